@@ -1,0 +1,366 @@
+//! Streams a tar or tar.gz archive into the matcher, entry by entry, without
+//! extracting anything.
+//!
+//! This module owns what `census-method.md` says about archives: which entries are
+//! files (type `0`, NUL and `7`), how a path is made relative to the top folder, where
+//! the commit id comes from (the pax global header's `comment`), and when an archive
+//! is whole (gzip inflated to its end with a good CRC and length, tar ended by its
+//! zero block). It takes any `impl Read`; where the bytes come from (network, cache,
+//! stdin, `git archive`) is the caller's business.
+
+use std::io::{self, BufReader, Read};
+use std::sync::mpsc;
+use std::thread;
+
+use anyhow::{anyhow, bail, Context, Result};
+use flate2::bufread::GzDecoder;
+use tar::EntryType;
+
+use crate::count::{Matcher, TreeCount};
+
+/// Size of the buffer each file's bytes are read through.
+const READ_BUF: usize = 256 * 1024;
+
+/// Holds what reading one archive found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArchiveCount {
+    /// The full commit id from the pax global header's `comment`, when there is one.
+    pub commit: Option<String>,
+    /// The counts of the archive's files.
+    pub tree: TreeCount,
+}
+
+/// Counts every regular file of the archive read from `reader`, gzip-compressed or not.
+///
+/// `on_file` is called after each file with its size in bytes, for progress. The
+/// archive must be whole: an error is returned for a truncated or corrupt gzip
+/// stream, a tar that stops before its end-of-archive block, or bytes that are no
+/// archive at all. On error nothing of the partial count is returned.
+pub fn count_archive<R: Read + Send + 'static>(
+    reader: R,
+    matcher: &Matcher,
+    on_file: &mut dyn FnMut(u64),
+) -> Result<ArchiveCount> {
+    // Peek at the first block to tell gzip from tar from neither; a pipe may hand
+    // it over in pieces, so read until the block is full or the input ends.
+    let mut reader = reader;
+    let mut head = Vec::with_capacity(512);
+    (&mut reader)
+        .take(512)
+        .read_to_end(&mut head)
+        .context("reading the archive")?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        // Inflating runs on its own thread so that tar parsing and counting hide
+        // behind it: a census is bounded by inflate speed, not by the matcher.
+        let input = BufReader::with_capacity(READ_BUF, io::Cursor::new(head).chain(reader));
+        let inflated = ReadAhead::spawn(GzDecoder::new(input));
+        count_tar(inflated, matcher, on_file)
+    } else if looks_like_tar(&head) {
+        count_tar(io::Cursor::new(head).chain(reader), matcher, on_file)
+    } else if head.is_empty() {
+        bail!("not an archive: it is empty")
+    } else {
+        bail!("not a gzip or tar archive: it starts with {}", preview(&head))
+    }
+}
+
+/// Returns true when `head` starts with a plausible tar header (ustar magic, or a
+/// valid header checksum for old-style archives).
+fn looks_like_tar(head: &[u8]) -> bool {
+    if head.len() < 512 {
+        return false;
+    }
+    if &head[257..262] == b"ustar" {
+        return true;
+    }
+    let stored = std::str::from_utf8(&head[148..156])
+        .ok()
+        .map(|s| s.trim_matches(|c: char| c == '\0' || c == ' '))
+        .and_then(|s| u32::from_str_radix(s, 8).ok());
+    let sum: u32 = head[..148]
+        .iter()
+        .chain(&head[156..512])
+        .map(|&b| u32::from(b))
+        .sum::<u32>()
+        + 8 * 32;
+    stored == Some(sum)
+}
+
+/// Returns the first bytes of a non-archive as a short quoted string for an error.
+fn preview(head: &[u8]) -> String {
+    let text: String = String::from_utf8_lossy(&head[..head.len().min(40)])
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("'{}' (an HTML page or an error message, not the archive?)", text.trim())
+}
+
+/// Streams the tar read from `reader` into the matcher.
+fn count_tar<R: Read>(
+    reader: R,
+    matcher: &Matcher,
+    on_file: &mut dyn FnMut(u64),
+) -> Result<ArchiveCount> {
+    let mut tracked = EofTracker::new(reader);
+    let mut result = ArchiveCount {
+        commit: None,
+        tree: TreeCount::new(matcher.len()),
+    };
+    let mut buf = vec![0u8; READ_BUF];
+    let mut top: Option<Vec<u8>> = None;
+    {
+        let mut archive = tar::Archive::new(&mut tracked);
+        let entries = archive.entries().context("reading the tar stream")?;
+        for entry in entries {
+            let mut entry = entry.context("reading a tar header")?;
+            let kind = entry.header().entry_type();
+            if kind == EntryType::XGlobalHeader {
+                let mut records = Vec::new();
+                entry
+                    .read_to_end(&mut records)
+                    .context("reading the pax global header")?;
+                if let Some(comment) = pax_record(&records, b"comment") {
+                    result.commit = Some(String::from_utf8_lossy(comment).trim().to_string());
+                }
+                continue;
+            }
+            let full = entry.path_bytes().into_owned();
+            if top.is_none() {
+                top = Some(top_folder(&full, kind == EntryType::Directory));
+            }
+            if !matches!(kind, EntryType::Regular | EntryType::Continuous) {
+                continue;
+            }
+            let path = relative_path(&full, top.as_deref().unwrap_or_default());
+            let mut counter = matcher.file_counter();
+            loop {
+                let n = match entry.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(e).with_context(|| {
+                            format!("reading '{}'", String::from_utf8_lossy(&path))
+                        })
+                    }
+                };
+                counter.feed(&buf[..n]);
+            }
+            let size = counter.bytes();
+            if size != entry.size() {
+                bail!(
+                    "'{}' ended after {} of its {} bytes",
+                    String::from_utf8_lossy(&path),
+                    size,
+                    entry.size()
+                );
+            }
+            result.tree.add_file(path, size, counter.finish());
+            on_file(size);
+        }
+    }
+    if tracked.is_eof {
+        bail!("the tar stream ended without its end-of-archive block (truncated archive)");
+    }
+    // Read what follows the end block so that a gzip stream is inflated to its end
+    // and its CRC and length are checked.
+    io::copy(&mut tracked, &mut io::sink()).context("reading the end of the archive")?;
+    Ok(result)
+}
+
+/// Returns the value of pax record `key` in `records` (`"<len> <key>=<value>\n"`...).
+pub fn pax_record<'a>(mut records: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    while !records.is_empty() {
+        let space = memchr::memchr(b' ', records)?;
+        let len: usize = std::str::from_utf8(&records[..space]).ok()?.parse().ok()?;
+        if len <= space || len > records.len() {
+            return None;
+        }
+        let record = &records[space + 1..len];
+        let record = record.strip_suffix(b"\n").unwrap_or(record);
+        if let Some(eq) = memchr::memchr(b'=', record) {
+            if &record[..eq] == key {
+                return Some(&record[eq + 1..]);
+            }
+        }
+        records = &records[len..];
+    }
+    None
+}
+
+/// Returns the archive's top folder (with its trailing `/`) from its first entry.
+fn top_folder(path: &[u8], is_dir: bool) -> Vec<u8> {
+    let path = strip_dot(path);
+    match memchr::memchr(b'/', path) {
+        Some(slash) => path[..=slash].to_vec(),
+        None if is_dir => [path, b"/"].concat(),
+        None => Vec::new(),
+    }
+}
+
+/// Returns `path` relative to `top`; a path outside the top folder is kept whole.
+fn relative_path(path: &[u8], top: &[u8]) -> Vec<u8> {
+    let path = strip_dot(path);
+    match path.strip_prefix(top) {
+        Some(rest) if !top.is_empty() && !rest.is_empty() => rest.to_vec(),
+        _ => path.to_vec(),
+    }
+}
+
+fn strip_dot(mut path: &[u8]) -> &[u8] {
+    while let Some(rest) = path.strip_prefix(b"./") {
+        path = rest;
+    }
+    path
+}
+
+/// Wraps a reader and notes whether it ever reached its end.
+///
+/// The tar reader treats an end of input at a header boundary as the end of the
+/// archive; the method does not, so the caller checks `is_eof` once the entries run
+/// out: a proper end-of-archive block stops the entries before the input ends.
+struct EofTracker<R> {
+    inner: R,
+    is_eof: bool,
+}
+
+impl<R> EofTracker<R> {
+    fn new(inner: R) -> EofTracker<R> {
+        EofTracker {
+            inner,
+            is_eof: false,
+        }
+    }
+}
+
+impl<R: Read> Read for EofTracker<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.is_eof = true;
+        }
+        Ok(n)
+    }
+}
+
+/// Reads from a source on a thread of its own, a few buffers ahead of the consumer.
+///
+/// Memory stays bounded: at most `DEPTH + 2` buffers of `READ_BUF` bytes exist at
+/// once. Buffers are handed back to the producer to be reused.
+struct ReadAhead {
+    full: mpsc::Receiver<io::Result<Vec<u8>>>,
+    empty: mpsc::SyncSender<Vec<u8>>,
+    current: Vec<u8>,
+    pos: usize,
+    is_done: bool,
+}
+
+const DEPTH: usize = 4;
+
+impl ReadAhead {
+    fn spawn<R: Read + Send + 'static>(mut source: R) -> ReadAhead {
+        let (full_tx, full) = mpsc::sync_channel::<io::Result<Vec<u8>>>(DEPTH);
+        let (empty, empty_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH + 2);
+        for _ in 0..DEPTH {
+            // Capacity is DEPTH + 2, so these cannot block or fail.
+            let _ = empty.send(vec![0u8; READ_BUF]);
+        }
+        thread::spawn(move || loop {
+            let mut buf = match empty_rx.recv() {
+                Ok(buf) => buf,
+                Err(_) => return, // the consumer is gone
+            };
+            buf.resize(READ_BUF, 0);
+            let result = read_full(&mut source, &mut buf).map(|n| {
+                buf.truncate(n);
+                buf
+            });
+            let stop = !matches!(&result, Ok(b) if !b.is_empty());
+            if full_tx.send(result).is_err() || stop {
+                return;
+            }
+        });
+        ReadAhead {
+            full,
+            empty,
+            current: Vec::new(),
+            pos: 0,
+            is_done: false,
+        }
+    }
+}
+
+/// Fills `buf` as far as the source allows; returns the bytes read (0 at the end).
+fn read_full<R: Read>(source: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match source.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if self.pos == self.current.len() {
+            if self.is_done {
+                return Ok(0);
+            }
+            let next = self
+                .full
+                .recv()
+                .map_err(|_| io::Error::other(anyhow!("the inflating thread stopped")))??;
+            let spent = std::mem::replace(&mut self.current, next);
+            let _ = self.empty.try_send(spent);
+            self.pos = 0;
+            if self.current.is_empty() {
+                self.is_done = true;
+                return Ok(0);
+            }
+        }
+        let n = out.len().min(self.current.len() - self.pos);
+        out[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pax_records_are_parsed() {
+        let records = b"52 comment=0123456789abcdef0123456789abcdef01234567\n12 path=ab\n";
+        assert_eq!(
+            pax_record(records, b"comment"),
+            Some(&b"0123456789abcdef0123456789abcdef01234567"[..])
+        );
+        assert_eq!(pax_record(records, b"path"), Some(&b"ab"[..]));
+        assert_eq!(pax_record(records, b"size"), None);
+        assert_eq!(pax_record(b"99 comment=x\n", b"comment"), None);
+    }
+
+    #[test]
+    fn paths_are_made_relative_to_the_top_folder() {
+        let top = top_folder(b"o-n-abc1234/", true);
+        assert_eq!(top, b"o-n-abc1234/");
+        assert_eq!(relative_path(b"o-n-abc1234/src/a.rs", &top), b"src/a.rs");
+        assert_eq!(relative_path(b"elsewhere/a.rs", &top), b"elsewhere/a.rs");
+        assert_eq!(top_folder(b"./pkg/a", false), b"pkg/");
+        assert_eq!(top_folder(b"README", false), b"");
+        assert_eq!(relative_path(b"README", b""), b"README");
+    }
+
+    #[test]
+    fn html_is_not_an_archive() {
+        let m = Matcher::new(&["x"]).unwrap();
+        let err = count_archive(&b"<!DOCTYPE html><html>sign in</html>"[..], &m, &mut |_| {})
+            .unwrap_err();
+        assert!(err.to_string().contains("<!DOCTYPE html>"), "{err}");
+    }
+}

@@ -1,0 +1,377 @@
+//! The matcher: counts terms in bytes, the way `census-method.md` defines a count.
+//!
+//! This module owns the counting rule and nothing else: ASCII-only case folding,
+//! non-overlapping occurrences per term, terms counted independently, no occurrence
+//! spanning two files. It takes bytes (whole, or chunk by chunk through
+//! [`FileCounter`]) and returns plain numbers. It never reads archives, never prints
+//! and never touches the network.
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use anyhow::{bail, Result};
+
+/// Holds the compiled search for one list of terms.
+///
+/// The terms are searched all at once with overlapping Aho-Corasick matching; the
+/// per-term non-overlap rule is applied afterwards, which is what makes every term
+/// count exactly as Python's `data.lower().count(term.lower())` would on its own.
+#[derive(Clone, Debug)]
+pub struct Matcher {
+    automaton: AhoCorasick,
+    lens: Vec<usize>,
+    max_len: usize,
+}
+
+impl Matcher {
+    /// Returns a matcher for `terms`, in that order.
+    ///
+    /// Fails when a term is empty or when two terms are equal under ASCII case
+    /// folding: both would make the counts ambiguous.
+    pub fn new<T: AsRef<[u8]>>(terms: &[T]) -> Result<Matcher> {
+        let mut folded: Vec<Vec<u8>> = Vec::with_capacity(terms.len());
+        for term in terms {
+            let term = term.as_ref();
+            if term.is_empty() {
+                bail!("a term is empty");
+            }
+            let lower = term.to_ascii_lowercase();
+            if folded.contains(&lower) {
+                bail!(
+                    "term '{}' is given twice (terms compare ASCII case-insensitively)",
+                    String::from_utf8_lossy(term)
+                );
+            }
+            folded.push(lower);
+        }
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&folded)?;
+        let lens: Vec<usize> = folded.iter().map(Vec::len).collect();
+        let max_len = lens.iter().copied().max().unwrap_or(0);
+        Ok(Matcher {
+            automaton,
+            lens,
+            max_len,
+        })
+    }
+
+    /// Returns how many terms this matcher counts.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Returns true when the matcher counts no term at all.
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+
+    /// Returns the counts of every term in `haystack`, one file's whole content.
+    pub fn count(&self, haystack: &[u8]) -> Vec<u64> {
+        let mut counter = FileCounter::new(self);
+        counter.feed(haystack);
+        counter.finish()
+    }
+
+    /// Returns a counter for one file whose bytes arrive in chunks.
+    pub fn file_counter(&self) -> FileCounter<'_> {
+        FileCounter::new(self)
+    }
+}
+
+/// Counts the terms of one file fed in chunks of any size.
+///
+/// The result never depends on how the file was split: the last `max_len - 1`
+/// bytes of what came before are kept so that a term straddling two chunks is found
+/// once, and each term remembers where its last counted occurrence ended so that
+/// occurrences never overlap.
+pub struct FileCounter<'m> {
+    matcher: &'m Matcher,
+    /// The tail of the bytes fed so far, at most `max_len - 1` bytes long.
+    carry: Vec<u8>,
+    /// Scratch space for the seam between `carry` and the next chunk.
+    seam: Vec<u8>,
+    /// Bytes fed so far.
+    offset: u64,
+    /// Per term: the absolute end of its last counted occurrence.
+    last_end: Vec<u64>,
+    counts: Vec<u64>,
+}
+
+impl<'m> FileCounter<'m> {
+    fn new(matcher: &'m Matcher) -> FileCounter<'m> {
+        FileCounter {
+            matcher,
+            carry: Vec::with_capacity(matcher.max_len),
+            seam: Vec::with_capacity(2 * matcher.max_len),
+            offset: 0,
+            last_end: vec![0; matcher.len()],
+            counts: vec![0; matcher.len()],
+        }
+    }
+
+    /// Feeds the next `chunk` of the file's bytes.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() || self.matcher.is_empty() {
+            self.offset += chunk.len() as u64;
+            return;
+        }
+        let keep = self.matcher.max_len - 1;
+        // Occurrences that start in the carried tail and end in this chunk. Those that
+        // lie wholly inside the tail were counted with the previous chunk; those that
+        // lie wholly inside this chunk are counted below.
+        if !self.carry.is_empty() {
+            let carry_len = self.carry.len();
+            self.seam.clear();
+            self.seam.extend_from_slice(&self.carry);
+            self.seam
+                .extend_from_slice(&chunk[..chunk.len().min(keep)]);
+            let seam_start = self.offset - carry_len as u64;
+            let seam = std::mem::take(&mut self.seam);
+            for m in self.matcher.automaton.find_overlapping_iter(&seam[..]) {
+                if m.start() < carry_len && m.end() > carry_len {
+                    self.record(m.pattern().as_usize(), seam_start + m.start() as u64);
+                }
+            }
+            self.seam = seam;
+        }
+        for m in self.matcher.automaton.find_overlapping_iter(chunk) {
+            self.record(m.pattern().as_usize(), self.offset + m.start() as u64);
+        }
+        self.offset += chunk.len() as u64;
+        // Keep the last `keep` bytes of everything fed so far.
+        if chunk.len() >= keep {
+            self.carry.clear();
+            self.carry.extend_from_slice(&chunk[chunk.len() - keep..]);
+        } else {
+            self.carry.extend_from_slice(chunk);
+            let excess = self.carry.len().saturating_sub(keep);
+            self.carry.drain(..excess);
+        }
+    }
+
+    /// Counts an occurrence of term `pattern` at absolute offset `start`, unless it
+    /// overlaps the previous counted occurrence of the same term.
+    ///
+    /// Overlapping matches of one term arrive in order of their end, and all of them
+    /// have the same length, so they also arrive in order of their start: accepting
+    /// each one that starts at or after the last accepted end is exactly the greedy
+    /// left-to-right scan that Python's `bytes.count` makes.
+    #[inline]
+    fn record(&mut self, pattern: usize, start: u64) {
+        if start >= self.last_end[pattern] {
+            self.counts[pattern] += 1;
+            self.last_end[pattern] = start + self.matcher.lens[pattern] as u64;
+        }
+    }
+
+    /// Returns the number of bytes fed so far.
+    pub fn bytes(&self) -> u64 {
+        self.offset
+    }
+
+    /// Returns the per-term counts, in the matcher's term order.
+    pub fn finish(self) -> Vec<u64> {
+        self.counts
+    }
+}
+
+/// Holds the counts of one tree: totals, and the files that matched anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeCount {
+    /// Number of files read.
+    pub files_walked: u64,
+    /// Sum of the sizes of the files read, in bytes.
+    pub bytes_read: u64,
+    /// Per term (terms first, then controls): occurrences summed over the files.
+    pub counts: Vec<u64>,
+    /// Every file with a nonzero count, in the order the files were read.
+    pub files: Vec<FileHit>,
+}
+
+/// Holds the counts of one file that matched at least one term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileHit {
+    /// The file's path as raw bytes, relative to the tree's top folder.
+    pub path: Vec<u8>,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// Per term, in the matcher's order.
+    pub counts: Vec<u64>,
+}
+
+impl TreeCount {
+    /// Returns an empty count for `terms` terms.
+    pub fn new(terms: usize) -> TreeCount {
+        TreeCount {
+            counts: vec![0; terms],
+            ..TreeCount::default()
+        }
+    }
+
+    /// Adds one file's counts to the tree, keeping it as a hit when any count is nonzero.
+    pub fn add_file(&mut self, path: Vec<u8>, bytes: u64, counts: Vec<u64>) {
+        self.files_walked += 1;
+        self.bytes_read += bytes;
+        for (total, n) in self.counts.iter_mut().zip(&counts) {
+            *total += n;
+        }
+        if counts.iter().any(|&n| n > 0) {
+            self.files.push(FileHit {
+                path,
+                bytes,
+                counts,
+            });
+        }
+    }
+
+    /// Adds another partial count of the same tree (used when files are counted in parallel).
+    pub fn merge(&mut self, other: TreeCount) {
+        self.files_walked += other.files_walked;
+        self.bytes_read += other.bytes_read;
+        for (total, n) in self.counts.iter_mut().zip(&other.counts) {
+            *total += n;
+        }
+        self.files.extend(other.files);
+    }
+
+    /// Sorts the file hits by the path's bytes, the order every table uses.
+    pub fn sort_files(&mut self) {
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Counts as `census-method.md` defines it, the slow and obvious way: lower-case
+    /// both sides (ASCII only), then scan left to right, jumping past each match.
+    fn naive(haystack: &[u8], term: &[u8]) -> u64 {
+        let hay = haystack.to_ascii_lowercase();
+        let term = term.to_ascii_lowercase();
+        let (mut i, mut n) = (0, 0);
+        while i + term.len() <= hay.len() {
+            if hay[i..i + term.len()] == term[..] {
+                n += 1;
+                i += term.len();
+            } else {
+                i += 1;
+            }
+        }
+        n
+    }
+
+    fn naive_all(haystack: &[u8], terms: &[Vec<u8>]) -> Vec<u64> {
+        terms.iter().map(|t| naive(haystack, t)).collect()
+    }
+
+    fn chunked(matcher: &Matcher, haystack: &[u8], cuts: &[usize]) -> Vec<u64> {
+        let mut counter = matcher.file_counter();
+        let mut at = 0;
+        for &cut in cuts {
+            let cut = cut.clamp(at, haystack.len());
+            counter.feed(&haystack[at..cut]);
+            at = cut;
+        }
+        counter.feed(&haystack[at..]);
+        counter.finish()
+    }
+
+    #[test]
+    fn default_terms_in_a_tool_declaration() {
+        let terms = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+        let m = Matcher::new(&terms).unwrap();
+        let src = br#"annotations: { readOnlyHint: true, READONLYHINT: 1, ReadOnly_Hint, openworldhint }"#;
+        assert_eq!(m.count(src), vec![2, 0, 0, 1]);
+    }
+
+    #[test]
+    fn self_overlapping_term_counts_like_python() {
+        // Python: b"aaaaa".count(b"aa") == 2, b"abababa".count(b"aba") == 2
+        let m = Matcher::new(&["aa", "aba"]).unwrap();
+        assert_eq!(m.count(b"aaaaa"), vec![2, 0]);
+        assert_eq!(m.count(b"abababa"), vec![0, 2]);
+    }
+
+    #[test]
+    fn term_inside_another_counts_for_both() {
+        let m = Matcher::new(&["annotations", "notation"]).unwrap();
+        assert_eq!(m.count(b"ANNOTATIONS notation"), vec![1, 2]);
+    }
+
+    #[test]
+    fn non_ascii_look_alikes_do_not_match() {
+        let m = Matcher::new(&["readonlyhint"]).unwrap();
+        // U+0130 (dotted capital I) and a fullwidth 'r', then UTF-16LE.
+        let utf16: Vec<u8> = "readOnlyHint".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(m.count("readOnlyHİnt".as_bytes()), vec![0]);
+        assert_eq!(m.count("ｒeadOnlyHint".as_bytes()), vec![0]);
+        assert_eq!(m.count(&utf16), vec![0]);
+    }
+
+    #[test]
+    fn duplicate_terms_under_case_folding_are_rejected() {
+        let err = Matcher::new(&["readOnlyHint", "READONLYHINT"]).unwrap_err();
+        assert!(err.to_string().contains("given twice"), "{err}");
+        assert!(Matcher::new(&[""]).is_err());
+    }
+
+    #[test]
+    fn straddling_chunks_is_counted_once() {
+        let m = Matcher::new(&["openWorldHint"]).unwrap();
+        let hay = b"xxopenWorldHintyyOPENWORLDHINT";
+        for cut in 0..=hay.len() {
+            assert_eq!(chunked(&m, hay, &[cut]), vec![2], "cut at {cut}");
+        }
+        // One byte at a time.
+        let cuts: Vec<usize> = (0..hay.len()).collect();
+        assert_eq!(chunked(&m, hay, &cuts), vec![2]);
+    }
+
+    fn alphabet_bytes() -> impl Strategy<Value = u8> {
+        // A small alphabet makes matches and overlaps frequent; a few other bytes
+        // (non-ASCII, NUL, the case-fold edges) keep the comparison honest.
+        prop_oneof![
+            8 => prop::sample::select(b"aAbB".to_vec()),
+            1 => prop::sample::select(vec![0u8, b'@', b'[', b'`', b'{', 0xC4, 0xB0, 0xE1, 0xFF]),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn matches_the_naive_oracle(
+            hay in prop::collection::vec(alphabet_bytes(), 0..200),
+            terms in prop::collection::vec(prop::collection::vec(alphabet_bytes(), 1..5), 1..5),
+            cuts in prop::collection::vec(0usize..200, 0..8),
+        ) {
+            let mut terms = terms;
+            let mut seen: Vec<Vec<u8>> = Vec::new();
+            terms.retain(|t| {
+                let l = t.to_ascii_lowercase();
+                if seen.contains(&l) { false } else { seen.push(l); true }
+            });
+            let m = Matcher::new(&terms).unwrap();
+            let expected = naive_all(&hay, &terms);
+            prop_assert_eq!(m.count(&hay), expected.clone());
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            prop_assert_eq!(chunked(&m, &hay, &cuts), expected);
+        }
+
+        #[test]
+        fn every_single_split_agrees(
+            hay in prop::collection::vec(alphabet_bytes(), 0..40),
+            term in prop::collection::vec(alphabet_bytes(), 1..6),
+        ) {
+            let m = Matcher::new(&[&term]).unwrap();
+            let expected = vec![naive(&hay, &term)];
+            for cut in 0..=hay.len() {
+                prop_assert_eq!(chunked(&m, &hay, &[cut]), expected.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The date stamped on tables and snapshots: `--date`, else `SOURCE_DATE_EPOCH`,
+//! else today in UTC.
+//!
+//! Only a calendar date is ever produced; no wall-clock time goes into an output,
+//! so that two runs on the same day give the same bytes.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+
+use crate::UsageError;
+
+/// Returns the date to stamp, as `YYYY-MM-DD`.
+///
+/// Fails when `--date` or `SOURCE_DATE_EPOCH` is given but malformed.
+pub fn resolve(flag: Option<&str>) -> Result<String> {
+    if let Some(date) = flag {
+        return parse(date)
+            .ok_or_else(|| UsageError(format!("--date '{date}' is not a date of the form YYYY-MM-DD")))
+            .map_err(Into::into);
+    }
+    if let Ok(epoch) = std::env::var("SOURCE_DATE_EPOCH") {
+        let secs: i64 = epoch.trim().parse().map_err(|_| {
+            UsageError(format!("SOURCE_DATE_EPOCH '{epoch}' is not a whole number of seconds"))
+        })?;
+        return Ok(from_unix(secs));
+    }
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .context("the system clock is before 1970")?
+        .as_secs();
+    Ok(from_unix(secs as i64))
+}
+
+/// Returns `text` when it is a real calendar date `YYYY-MM-DD`.
+fn parse(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return None;
+    }
+    let year: i64 = text[..4].parse().ok()?;
+    let month: u32 = text[5..7].parse().ok()?;
+    let day: u32 = text[8..].parse().ok()?;
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    Some(text.to_string())
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// Returns the UTC calendar date of a Unix time in seconds.
+///
+/// Howard Hinnant's `civil_from_days`, valid for every date in the proleptic
+/// Gregorian calendar.
+fn from_unix(secs: i64) -> String {
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unix_times_become_utc_dates() {
+        assert_eq!(from_unix(0), "1970-01-01");
+        assert_eq!(from_unix(951_782_400), "2000-02-29");
+        // 2026-09-07T23:59:59Z and one second later.
+        assert_eq!(from_unix(1_788_825_599), "2026-09-07");
+        assert_eq!(from_unix(1_788_825_600), "2026-09-08");
+        assert_eq!(from_unix(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn only_real_dates_parse() {
+        assert_eq!(parse("2026-09-07").as_deref(), Some("2026-09-07"));
+        assert_eq!(parse("2024-02-29").as_deref(), Some("2024-02-29"));
+        for bad in ["2026-02-29", "2026-13-01", "2026-9-7", "26-09-07", "2026/09/07", "2026-04-31"] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+}
