@@ -36,7 +36,7 @@ pub struct ArchiveCount {
 /// archive must be whole: an error is returned for a truncated or corrupt gzip
 /// stream, a tar that stops before its end-of-archive block, or bytes that are no
 /// archive at all. On error nothing of the partial count is returned.
-pub fn count_archive<R: Read + Send + 'static>(
+pub fn count_archive<R: Read + Send>(
     reader: R,
     matcher: &Matcher,
     on_file: &mut dyn FnMut(u64),
@@ -53,14 +53,19 @@ pub fn count_archive<R: Read + Send + 'static>(
         // Inflating runs on its own thread so that tar parsing and counting hide
         // behind it: a census is bounded by inflate speed, not by the matcher.
         let input = BufReader::with_capacity(READ_BUF, io::Cursor::new(head).chain(reader));
-        let inflated = ReadAhead::spawn(GzDecoder::new(input));
-        count_tar(inflated, matcher, on_file)
+        thread::scope(|scope| {
+            let inflated = ReadAhead::spawn(scope, GzDecoder::new(input));
+            count_tar(inflated, matcher, on_file)
+        })
     } else if looks_like_tar(&head) {
         count_tar(io::Cursor::new(head).chain(reader), matcher, on_file)
     } else if head.is_empty() {
         bail!("not an archive: it is empty")
     } else {
-        bail!("not a gzip or tar archive: it starts with {}", preview(&head))
+        bail!(
+            "not a gzip or tar archive: it starts with {}",
+            preview(&head)
+        )
     }
 }
 
@@ -92,7 +97,10 @@ fn preview(head: &[u8]) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    format!("'{}' (an HTML page or an error message, not the archive?)", text.trim())
+    format!(
+        "'{}' (an HTML page or an error message, not the archive?)",
+        text.trim()
+    )
 }
 
 /// Streams the tar read from `reader` into the matcher.
@@ -243,7 +251,9 @@ impl<R: Read> Read for EofTracker<R> {
     }
 }
 
-/// Reads from a source on a thread of its own, a few buffers ahead of the consumer.
+/// Reads from a source on a scoped thread of its own, a few buffers ahead of the
+/// consumer. When the consumer stops early (an error), the producer finds its
+/// channel closed and ends; the scope then joins it.
 ///
 /// Memory stays bounded: at most `DEPTH + 2` buffers of `READ_BUF` bytes exist at
 /// once. Buffers are handed back to the producer to be reused.
@@ -258,14 +268,17 @@ struct ReadAhead {
 const DEPTH: usize = 4;
 
 impl ReadAhead {
-    fn spawn<R: Read + Send + 'static>(mut source: R) -> ReadAhead {
+    fn spawn<'scope, R: Read + Send + 'scope>(
+        scope: &'scope thread::Scope<'scope, '_>,
+        mut source: R,
+    ) -> ReadAhead {
         let (full_tx, full) = mpsc::sync_channel::<io::Result<Vec<u8>>>(DEPTH);
         let (empty, empty_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH + 2);
         for _ in 0..DEPTH {
             // Capacity is DEPTH + 2, so these cannot block or fail.
             let _ = empty.send(vec![0u8; READ_BUF]);
         }
-        thread::spawn(move || loop {
+        scope.spawn(move || loop {
             let mut buf = match empty_rx.recv() {
                 Ok(buf) => buf,
                 Err(_) => return, // the consumer is gone
@@ -335,7 +348,7 @@ mod tests {
 
     #[test]
     fn pax_records_are_parsed() {
-        let records = b"52 comment=0123456789abcdef0123456789abcdef01234567\n12 path=ab\n";
+        let records = b"52 comment=0123456789abcdef0123456789abcdef01234567\n11 path=ab\n";
         assert_eq!(
             pax_record(records, b"comment"),
             Some(&b"0123456789abcdef0123456789abcdef01234567"[..])

@@ -97,9 +97,8 @@ struct RawTree {
 pub fn load(path: Option<&Path>) -> Result<Corpus> {
     let (name, text) = match path {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                UsageError(format!("reading corpus '{}': {e}", path.display()))
-            })?;
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("reading corpus '{}': {e}", path.display())))?;
             (path.display().to_string(), text)
         }
         None if Path::new("corpus.toml").is_file() => {
@@ -128,9 +127,8 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     });
     let default_url = match &census.archive_url {
         Some(url) => {
-            check_template(url.get_ref()).map_err(|why| {
-                at(url.span(), format!("key 'census.archive_url': {why}"))
-            })?;
+            check_template(url.get_ref())
+                .map_err(|why| at(url.span(), format!("key 'census.archive_url': {why}")))?;
             url.get_ref().clone()
         }
         None => DEFAULT_ARCHIVE_URL.to_string(),
@@ -157,7 +155,9 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         }
     }
     if terms.is_empty() {
-        return Err(UsageError(format!("{name}: key 'census.terms': the list is empty")));
+        return Err(UsageError(format!(
+            "{name}: key 'census.terms': the list is empty"
+        )));
     }
 
     let mut trees: Vec<Tree> = Vec::with_capacity(raw.trees.len());
@@ -176,7 +176,9 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         if !(4..=40).contains(&commit.len()) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(at(
                 raw_tree.commit.span(),
-                format!("tree {number} ('{repo}'): key 'commit': '{commit}' is not 4 to 40 hex digits"),
+                format!(
+                    "tree {number} ('{repo}'): key 'commit': '{commit}' is not 4 to 40 hex digits"
+                ),
             ));
         }
         if let Some(first) = trees.iter().position(|t| {
@@ -193,7 +195,10 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         let template = match &raw_tree.archive_url {
             Some(url) => {
                 check_template(url.get_ref()).map_err(|why| {
-                    at(url.span(), format!("tree {number} ('{repo}'): key 'archive_url': {why}"))
+                    at(
+                        url.span(),
+                        format!("tree {number} ('{repo}'): key 'archive_url': {why}"),
+                    )
                 })?;
                 url.get_ref().as_str()
             }
@@ -309,17 +314,30 @@ mod tests {
         let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\ncomit = \"x\"\n");
         assert!(e.starts_with("c.toml:4:") && e.contains("comit"), "{e}");
         let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"xyz1\"\n");
-        assert!(e.starts_with("c.toml:3:") && e.contains("'commit'") && e.contains("xyz1"), "{e}");
+        assert!(
+            e.starts_with("c.toml:3:") && e.contains("'commit'") && e.contains("xyz1"),
+            "{e}"
+        );
         let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abc\"\n");
         assert!(e.contains("4 to 40 hex digits"), "{e}");
         let e = err("[[tree]]\nrepo = \"ab\"\ncommit = \"abcd\"\n");
-        assert!(e.starts_with("c.toml:2:") && e.contains("owner/name"), "{e}");
+        assert!(
+            e.starts_with("c.toml:2:") && e.contains("owner/name"),
+            "{e}"
+        );
         let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"ABCD\"\n");
-        assert!(e.starts_with("c.toml:4:") && e.contains("already tree 1"), "{e}");
-        let e = err("[census]\nterms = [\"x\", \"\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(
+            e.starts_with("c.toml:4:") && e.contains("already tree 1"),
+            "{e}"
+        );
+        let e =
+            err("[census]\nterms = [\"x\", \"\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
         assert!(e.starts_with("c.toml:2:") && e.contains("empty"), "{e}");
         let e = err("[census]\nterms = [\"ReadOnlyHint\"]\ncontrols = [\"readonlyhint\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
-        assert!(e.starts_with("c.toml:3:") && e.contains("census.controls"), "{e}");
+        assert!(
+            e.starts_with("c.toml:3:") && e.contains("census.controls"),
+            "{e}"
+        );
         let e = err("[census]\narchive_url = \"https://x/{sha}\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
         assert!(e.starts_with("c.toml:2:") && e.contains("{sha}"), "{e}");
         let e = err("[census]\n");

@@ -124,8 +124,7 @@ impl<'m> FileCounter<'m> {
             let carry_len = self.carry.len();
             self.seam.clear();
             self.seam.extend_from_slice(&self.carry);
-            self.seam
-                .extend_from_slice(&chunk[..chunk.len().min(keep)]);
+            self.seam.extend_from_slice(&chunk[..chunk.len().min(keep)]);
             let seam_start = self.offset - carry_len as u64;
             let seam = std::mem::take(&mut self.seam);
             for m in self.matcher.automaton.find_overlapping_iter(&seam[..]) {
@@ -281,7 +280,12 @@ mod tests {
 
     #[test]
     fn default_terms_in_a_tool_declaration() {
-        let terms = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+        let terms = [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ];
         let m = Matcher::new(&terms).unwrap();
         let src = br#"annotations: { readOnlyHint: true, READONLYHINT: 1, ReadOnly_Hint, openworldhint }"#;
         assert_eq!(m.count(src), vec![2, 0, 0, 1]);
@@ -305,7 +309,10 @@ mod tests {
     fn non_ascii_look_alikes_do_not_match() {
         let m = Matcher::new(&["readonlyhint"]).unwrap();
         // U+0130 (dotted capital I) and a fullwidth 'r', then UTF-16LE.
-        let utf16: Vec<u8> = "readOnlyHint".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16: Vec<u8> = "readOnlyHint"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
         assert_eq!(m.count("readOnlyHİnt".as_bytes()), vec![0]);
         assert_eq!(m.count("ｒeadOnlyHint".as_bytes()), vec![0]);
         assert_eq!(m.count(&utf16), vec![0]);

@@ -16,12 +16,18 @@ use crate::UsageError;
 pub fn resolve(flag: Option<&str>) -> Result<String> {
     if let Some(date) = flag {
         return parse(date)
-            .ok_or_else(|| UsageError(format!("--date '{date}' is not a date of the form YYYY-MM-DD")))
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "--date '{date}' is not a date of the form YYYY-MM-DD"
+                ))
+            })
             .map_err(Into::into);
     }
     if let Ok(epoch) = std::env::var("SOURCE_DATE_EPOCH") {
         let secs: i64 = epoch.trim().parse().map_err(|_| {
-            UsageError(format!("SOURCE_DATE_EPOCH '{epoch}' is not a whole number of seconds"))
+            UsageError(format!(
+                "SOURCE_DATE_EPOCH '{epoch}' is not a whole number of seconds"
+            ))
         })?;
         return Ok(from_unix(secs));
     }
@@ -91,7 +97,14 @@ mod tests {
     fn only_real_dates_parse() {
         assert_eq!(parse("2026-09-07").as_deref(), Some("2026-09-07"));
         assert_eq!(parse("2024-02-29").as_deref(), Some("2024-02-29"));
-        for bad in ["2026-02-29", "2026-13-01", "2026-9-7", "26-09-07", "2026/09/07", "2026-04-31"] {
+        for bad in [
+            "2026-02-29",
+            "2026-13-01",
+            "2026-9-7",
+            "26-09-07",
+            "2026/09/07",
+            "2026-04-31",
+        ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
     }

@@ -1,1 +1,428 @@
-//! placeholder
+//! Gets a tree's archive, from the cache or over HTTP, and streams it into the
+//! archive reader while it arrives.
+//!
+//! This module owns the network and the cache: retries with backoff for transient
+//! failures (connection errors, 5xx, 429 with `Retry-After`), final failures for
+//! other 4xx, connect and stall timeouts, and a cache keyed by repository and pin
+//! whose archives are written to a temporary file and renamed into place only once
+//! complete, beside their sha256. It also checks that the archive is of the pinned
+//! commit. It does not format or print results.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use sha2::{Digest, Sha256};
+
+use crate::archive::{self, ArchiveCount};
+use crate::corpus::Tree;
+use crate::count::Matcher;
+use crate::report::CommitSource;
+
+/// Holds how archives are fetched.
+#[derive(Clone, Debug)]
+pub struct FetchOptions {
+    /// The cache folder; `None` disables the cache.
+    pub cache: Option<PathBuf>,
+    /// Uses only the cache.
+    pub is_offline: bool,
+    /// How many times a transient failure is retried.
+    pub retries: u32,
+    /// Connect and stall timeout.
+    pub timeout: Duration,
+    /// The first backoff delay; each retry doubles it.
+    pub backoff: Duration,
+}
+
+/// Holds a counted archive and what identifies it.
+#[derive(Clone, Debug)]
+pub struct Fetched {
+    pub count: ArchiveCount,
+    /// The full commit id, or the pin when the archive names none.
+    pub commit: String,
+    pub commit_source: CommitSource,
+    /// The sha256 of the archive's bytes, lower-case hex.
+    pub sha256: String,
+    /// True when the archive came from the cache.
+    pub is_cached: bool,
+}
+
+/// Reports progress of one tree to whoever displays it.
+pub trait Progress: Sync {
+    /// Called with the number of archive bytes received so far.
+    fn bytes(&self, total: u64);
+    /// Called after each file is counted.
+    fn file(&self);
+}
+
+/// Ignores progress.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn bytes(&self, _: u64) {}
+    fn file(&self) {}
+}
+
+/// Fetches and counts archives.
+pub struct Fetcher {
+    client: reqwest::blocking::Client,
+    options: FetchOptions,
+}
+
+/// Why one download attempt failed.
+enum Failure {
+    /// Worth another try, after the server's `Retry-After` if it gave one.
+    Transient(anyhow::Error, Option<Duration>),
+    /// Another try would fail the same way.
+    Final(anyhow::Error),
+}
+
+/// The longest wait a `Retry-After` may impose before it is capped.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+impl Fetcher {
+    /// Returns a fetcher; builds the HTTP client (rustls, no system proxy lookups
+    /// beyond reqwest's own).
+    pub fn new(options: FetchOptions) -> Result<Fetcher> {
+        let client = reqwest::blocking::Client::builder()
+            .user_agent(concat!("mcp-hint-census/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(options.timeout)
+            // The blocking client applies this to each read, so it bounds a stall,
+            // not the whole download.
+            .timeout(options.timeout)
+            .build()
+            .context("building the HTTP client")?;
+        Ok(Fetcher { client, options })
+    }
+
+    /// Returns where `tree`'s archive is cached, if the cache is on.
+    pub fn cache_path(&self, tree: &Tree) -> Option<PathBuf> {
+        let root = self.options.cache.as_ref()?;
+        Some(
+            root.join(tree.owner())
+                .join(tree.name())
+                .join(format!("{}.tar.gz", tree.commit.to_ascii_lowercase())),
+        )
+    }
+
+    /// Counts `tree`'s archive: from the cache when a complete copy is there, else
+    /// downloaded (and then cached).
+    pub fn count_tree(
+        &self,
+        tree: &Tree,
+        matcher: &Matcher,
+        progress: &dyn Progress,
+    ) -> Result<Fetched> {
+        let cached = self.cache_path(tree);
+        if let Some(path) = &cached {
+            let sidecar = sha_path(path);
+            if path.is_file() && sidecar.is_file() {
+                match count_cached(path, &sidecar, tree, matcher, progress) {
+                    Ok(fetched) => return Ok(fetched),
+                    Err(err) if self.options.is_offline => {
+                        return Err(err.context(format!(
+                            "cached archive '{}' is damaged (delete it and run without --offline)",
+                            path.display()
+                        )))
+                    }
+                    // A damaged copy is replaced by a fresh download.
+                    Err(_) => {
+                        let _ = fs::remove_file(path);
+                        let _ = fs::remove_file(&sidecar);
+                    }
+                }
+            }
+        }
+        if self.options.is_offline {
+            return Err(match &cached {
+                Some(path) => anyhow!(
+                    "not in the cache ('{}') and --offline was given",
+                    path.display()
+                ),
+                None => anyhow!("--offline was given but there is no cache folder"),
+            });
+        }
+        self.download(tree, matcher, progress, cached.as_deref())
+    }
+
+    /// Downloads and counts `tree`'s archive, retrying transient failures.
+    fn download(
+        &self,
+        tree: &Tree,
+        matcher: &Matcher,
+        progress: &dyn Progress,
+        cache: Option<&Path>,
+    ) -> Result<Fetched> {
+        let url = &tree.archive_url;
+        let mut attempt = 0;
+        loop {
+            let failure = match self.attempt(tree, matcher, progress, cache) {
+                Ok(fetched) => return Ok(fetched),
+                Err(failure) => failure,
+            };
+            match failure {
+                Failure::Final(err) => return Err(err.context(format!("GET {url}"))),
+                Failure::Transient(err, retry_after) => {
+                    if attempt >= self.options.retries {
+                        let tries = attempt + 1;
+                        return Err(err.context(format!(
+                            "GET {url} (gave up after {tries} {})",
+                            if tries == 1 { "try" } else { "tries" }
+                        )));
+                    }
+                    let backoff = self.options.backoff * 2u32.saturating_pow(attempt);
+                    thread::sleep(retry_after.unwrap_or(backoff).min(MAX_RETRY_AFTER));
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// Makes one GET and streams its body into the counter.
+    fn attempt(
+        &self,
+        tree: &Tree,
+        matcher: &Matcher,
+        progress: &dyn Progress,
+        cache: Option<&Path>,
+    ) -> std::result::Result<Fetched, Failure> {
+        let response = self
+            .client
+            .get(&tree.archive_url)
+            .send()
+            .map_err(|e| Failure::Transient(anyhow!(error_chain(&e.without_url())), None))?;
+        let status = response.status();
+        if !status.is_success() {
+            let why = anyhow!(
+                "HTTP {}{}",
+                status.as_u16(),
+                status
+                    .canonical_reason()
+                    .map(|r| format!(" {r}"))
+                    .unwrap_or_default()
+            );
+            return Err(if status.as_u16() == 429 || status.is_server_error() {
+                Failure::Transient(why, retry_after(&response))
+            } else {
+                Failure::Final(why)
+            });
+        }
+        let temp = match cache.and_then(Path::parent) {
+            Some(dir) => {
+                let made = fs::create_dir_all(dir)
+                    .and_then(|()| tempfile::NamedTempFile::new_in(dir))
+                    .with_context(|| {
+                        format!("creating a file in the cache folder '{}'", dir.display())
+                    })
+                    .map_err(Failure::Final)?;
+                Some(made)
+            }
+            None => None,
+        };
+        let sink = temp.as_ref().map(|t| t.as_file());
+        let mut tee = Tee::new(response, sink, progress);
+        let counted =
+            archive::count_archive(&mut tee, matcher, &mut |_| progress.file()).and_then(|count| {
+                // Read whatever follows the gzip stream so that the hash and the
+                // cached copy cover every byte of the archive.
+                io::copy(&mut tee, &mut io::sink()).context("reading the end of the download")?;
+                Ok(count)
+            });
+        let count = match counted {
+            Ok(count) => count,
+            // A body cut off by the network is worth another try; bytes that
+            // arrived whole but are not a good archive are not.
+            Err(err) if tee.is_transport_error => {
+                return Err(Failure::Transient(
+                    err.context("the download broke off"),
+                    None,
+                ))
+            }
+            Err(err) => return Err(Failure::Final(err)),
+        };
+        let sha256 = tee.finish().map_err(Failure::Final)?;
+        let (commit, commit_source) = verify_commit(tree, &count).map_err(Failure::Final)?;
+        if let (Some(temp), Some(path)) = (temp, cache) {
+            // The archive is complete and of the right commit: only now does it
+            // enter the cache, hash first so an archive is never there without one.
+            store(temp, path, &sha256).map_err(Failure::Final)?;
+        }
+        Ok(Fetched {
+            count,
+            commit,
+            commit_source,
+            sha256,
+            is_cached: false,
+        })
+    }
+}
+
+/// Counts a cached archive and checks it against its recorded sha256.
+fn count_cached(
+    path: &Path,
+    sidecar: &Path,
+    tree: &Tree,
+    matcher: &Matcher,
+    progress: &dyn Progress,
+) -> Result<Fetched> {
+    let expected =
+        fs::read_to_string(sidecar).with_context(|| format!("reading '{}'", sidecar.display()))?;
+    let file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
+    let mut tee = Tee::new(file, None, progress);
+    let count = archive::count_archive(&mut tee, matcher, &mut |_| progress.file())?;
+    io::copy(&mut tee, &mut io::sink())?;
+    let sha256 = tee.finish()?;
+    if sha256 != expected.trim() {
+        bail!(
+            "its sha256 is {sha256}, not the {} recorded",
+            expected.trim()
+        );
+    }
+    let (commit, commit_source) = verify_commit(tree, &count)?;
+    Ok(Fetched {
+        count,
+        commit,
+        commit_source,
+        sha256,
+        is_cached: true,
+    })
+}
+
+/// Returns the commit to stamp: the archive's own id when it starts with the pin,
+/// the pin when the archive names no commit; an error when they disagree.
+fn verify_commit(tree: &Tree, count: &ArchiveCount) -> Result<(String, CommitSource)> {
+    match &count.commit {
+        Some(full) => {
+            let pin = tree.commit.to_ascii_lowercase();
+            if full.to_ascii_lowercase().starts_with(&pin) {
+                Ok((full.clone(), CommitSource::Archive))
+            } else {
+                bail!(
+                    "the archive is of commit '{full}', which does not start with the pinned '{}'",
+                    tree.commit
+                )
+            }
+        }
+        None => Ok((tree.commit.clone(), CommitSource::Pinned)),
+    }
+}
+
+/// Moves a complete download into the cache at `path`, with `path.sha256` beside it.
+fn store(temp: tempfile::NamedTempFile, path: &Path, sha256: &str) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut sha_temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("writing to the cache folder '{}'", dir.display()))?;
+    writeln!(sha_temp, "{sha256}")?;
+    temp.as_file().sync_all().ok();
+    temp.persist(path)
+        .with_context(|| format!("moving the download to '{}'", path.display()))?;
+    sha_temp
+        .persist(sha_path(path))
+        .with_context(|| format!("writing '{}'", sha_path(path).display()))?;
+    Ok(())
+}
+
+fn sha_path(archive: &Path) -> PathBuf {
+    let mut name = archive.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
+/// Returns the delay a 429 or 503 asks for, in seconds or as an HTTP date.
+fn retry_after(response: &reqwest::blocking::Response) -> Option<Duration> {
+    let value = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?;
+    if let Ok(secs) = value.trim().parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(value.trim()).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
+/// Returns an error and its sources on one line: reqwest hides the useful part
+/// ("connection refused") in the source chain.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// Passes bytes through while hashing them, copying them to a file and reporting
+/// how many arrived; remembers whether the source itself failed.
+struct Tee<'a, R> {
+    inner: R,
+    file: Option<BufWriter<&'a File>>,
+    hasher: Sha256,
+    bytes: u64,
+    progress: &'a dyn Progress,
+    /// True when a read from the source failed (the network, not the archive).
+    is_transport_error: bool,
+    /// The first error writing the copy; reported by `finish`.
+    write_error: Option<io::Error>,
+}
+
+impl<'a, R: Read> Tee<'a, R> {
+    fn new(inner: R, file: Option<&'a File>, progress: &'a dyn Progress) -> Tee<'a, R> {
+        Tee {
+            inner,
+            file: file.map(|f| BufWriter::with_capacity(256 * 1024, f)),
+            hasher: Sha256::new(),
+            bytes: 0,
+            progress,
+            is_transport_error: false,
+            write_error: None,
+        }
+    }
+
+    /// Returns the sha256 of every byte read, once the copy is flushed.
+    fn finish(mut self) -> Result<String> {
+        if let Some(err) = self.write_error.take() {
+            return Err(err).context("writing the archive to the cache");
+        }
+        if let Some(mut file) = self.file.take() {
+            file.flush().context("writing the archive to the cache")?;
+        }
+        let digest = self.hasher.finalize();
+        Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+    }
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = match self.inner.read(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    self.is_transport_error = true;
+                }
+                return Err(e);
+            }
+        };
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        self.progress.bytes(self.bytes);
+        if let (Some(file), None) = (&mut self.file, &self.write_error) {
+            if let Err(e) = file.write_all(&buf[..n]) {
+                self.write_error = Some(e);
+            }
+        }
+        Ok(n)
+    }
+}

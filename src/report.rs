@@ -114,7 +114,9 @@ pub fn census_header(table: &Table) -> Vec<String> {
 ///
 /// An error row leaves every count empty and says why in `error`, on one line.
 pub fn write_census_csv<W: Write>(out: W, table: &Table) -> Result<()> {
-    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(out);
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out);
     w.write_record(census_header(table))?;
     let width = table.terms.len() + table.controls.len();
     for row in &table.rows {
@@ -147,7 +149,9 @@ pub fn write_census_csv<W: Write>(out: W, table: &Table) -> Result<()> {
 /// Writes every file with a nonzero count as CSV, rows in table order, then by the
 /// path's bytes.
 pub fn write_files_csv<W: Write>(out: W, table: &Table) -> Result<()> {
-    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(out);
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out);
     let header: Vec<&str> = ["repo", "commit", "path", "bytes"]
         .into_iter()
         .chain(table.columns())
@@ -259,7 +263,11 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(w)?;
     }
     writeln!(w)?;
-    let controls = table.controls.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>();
+    let controls = table
+        .controls
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>();
     writeln!(
         w,
         "All rows counted {}. Each tree is the archive of a repository at a pinned commit, \
@@ -280,7 +288,12 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(w, "## Notes")?;
         writeln!(w)?;
         for row in notes {
-            writeln!(w, "- **{}**: {}", cell(&row.repo), cell(row.note.as_deref().unwrap_or_default()))?;
+            writeln!(
+                w,
+                "- **{}**: {}",
+                cell(&row.repo),
+                cell(row.note.as_deref().unwrap_or_default())
+            )?;
         }
     }
     let silent: Vec<&Row> = table.silent_rows().collect();
@@ -307,7 +320,13 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(w, "## Trees not counted")?;
         writeln!(w)?;
         for (row, why) in failed {
-            writeln!(w, "- **{}** at `{}`: {}", cell(&row.repo), cell(&row.pinned), cell(why))?;
+            writeln!(
+                w,
+                "- **{}** at `{}`: {}",
+                cell(&row.repo),
+                cell(&row.pinned),
+                cell(why)
+            )?;
         }
     }
     writeln!(w)?;
@@ -381,7 +400,13 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     }
     let columns = lines[0].len();
     let widths: Vec<usize> = (0..columns)
-        .map(|i| lines.iter().map(|l| l[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for line in &lines {
         let mut text = String::new();
@@ -403,7 +428,12 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     }
     for row in &table.rows {
         if let Err(why) = &row.outcome {
-            writeln!(w, "error: {}: {}", sanitize(row.repo.as_bytes()), sanitize(one_line(why).as_bytes()))?;
+            writeln!(
+                w,
+                "error: {}: {}",
+                sanitize(row.repo.as_bytes()),
+                sanitize(one_line(why).as_bytes())
+            )?;
         }
     }
     for row in table.silent_rows() {
