@@ -446,6 +446,231 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `lines` as aligned columns, two spaces apart: the first `left` columns
+/// left-aligned (names), the others right-aligned (numbers).
+fn write_aligned<W: Write>(w: &mut W, lines: &[Vec<String>], left: usize) -> io::Result<()> {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l.get(i).map_or(0, |v| v.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for line in lines {
+        let mut text = String::new();
+        for (i, value) in line.iter().enumerate() {
+            let pad = widths[i] - value.chars().count();
+            if i > 0 {
+                text.push_str("  ");
+            }
+            if i < left {
+                text.push_str(value);
+                text.push_str(&" ".repeat(pad));
+            } else {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(value);
+            }
+        }
+        writeln!(w, "{}", text.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Prints, under each counted row, every file with a nonzero count, sorted by the
+/// path's bytes, with its size in bytes and its counts.
+pub fn print_files<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    for row in &table.rows {
+        let Ok(c) = &row.outcome else { continue };
+        writeln!(w)?;
+        writeln!(
+            w,
+            "files with a count in {}:",
+            sanitize(row.repo.as_bytes())
+        )?;
+        let mut header: Vec<String> = vec!["path".into(), "bytes".into()];
+        header.extend(table.columns().map(str::to_string));
+        let mut lines = vec![header];
+        let mut files: Vec<_> = c.count.files.iter().collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        for file in files {
+            let mut line = vec![sanitize(&file.path), thousands(file.bytes)];
+            line.extend(file.counts.iter().map(|&n| thousands(n)));
+            lines.push(line);
+        }
+        write_aligned(&mut w, &lines, 1)?;
+    }
+    Ok(())
+}
+
+/// Holds the counts of the files with one extension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtensionCount {
+    /// The extension without its dot; `None` for names without one.
+    pub extension: Option<Vec<u8>>,
+    /// How many files with a nonzero count have this extension.
+    pub files: u64,
+    /// Per term, in the table's column order.
+    pub counts: Vec<u64>,
+}
+
+/// Returns the extension of the file `path` names: the bytes after the last `.` of
+/// its last component, as `std::path::Path::extension` defines it (a name that
+/// starts with its only dot, like `.gitignore`, has none).
+pub fn extension(path: &[u8]) -> Option<&[u8]> {
+    let name = match memchr::memrchr(b'/', path) {
+        Some(slash) => &path[slash + 1..],
+        None => path,
+    };
+    match memchr::memrchr(b'.', name) {
+        Some(0) | None => None,
+        Some(dot) => Some(&name[dot + 1..]),
+    }
+}
+
+/// Returns the counts of a tree's files with a nonzero count, grouped by extension
+/// and sorted by it (no extension first). Every occurrence sits in such a file, so
+/// the groups sum to the tree's totals.
+pub fn by_extension(count: &TreeCount) -> Vec<ExtensionCount> {
+    let mut groups: std::collections::BTreeMap<Option<Vec<u8>>, ExtensionCount> =
+        std::collections::BTreeMap::new();
+    for file in &count.files {
+        let key = extension(&file.path).map(<[u8]>::to_vec);
+        let group = groups.entry(key.clone()).or_insert_with(|| ExtensionCount {
+            extension: key,
+            files: 0,
+            counts: vec![0; file.counts.len()],
+        });
+        group.files += 1;
+        for (total, n) in group.counts.iter_mut().zip(&file.counts) {
+            *total += n;
+        }
+    }
+    groups.into_values().collect()
+}
+
+/// Returns an extension as a person reads it: `.rs`, or `(none)`.
+fn extension_label(extension: Option<&[u8]>) -> String {
+    match extension {
+        Some(ext) => format!(".{}", sanitize(ext)),
+        None => "(none)".to_string(),
+    }
+}
+
+/// Prints, under each counted row, its counts grouped by file extension: where the
+/// hints sit (source, docs, schemas). `files` counts the files with a nonzero count.
+pub fn print_by_extension<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    for row in &table.rows {
+        let Ok(c) = &row.outcome else { continue };
+        writeln!(w)?;
+        writeln!(
+            w,
+            "counts by extension in {}:",
+            sanitize(row.repo.as_bytes())
+        )?;
+        let mut header: Vec<String> = vec!["extension".into(), "files".into()];
+        header.extend(table.columns().map(str::to_string));
+        let mut lines = vec![header];
+        for group in by_extension(&c.count) {
+            let mut line = vec![
+                extension_label(group.extension.as_deref()),
+                thousands(group.files),
+            ];
+            line.extend(group.counts.iter().map(|&n| thousands(n)));
+            lines.push(line);
+        }
+        write_aligned(&mut w, &lines, 1)?;
+    }
+    Ok(())
+}
+
+/// Returns `counts` as a JSON object keyed by the table's column names, in order.
+fn json_counts(table: &Table, counts: &[u64]) -> serde_json::Value {
+    table
+        .columns()
+        .zip(counts)
+        .map(|(name, &n)| (name.to_string(), serde_json::Value::from(n)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// Writes the rows as a JSON array, with the census table's columns (counts as an
+/// object keyed by term), and each tree's files with a count (`files`) and its
+/// counts by extension (`by_extension`) when asked for. Paths that are not UTF-8
+/// have their invalid bytes replaced.
+pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bool) -> Result<()> {
+    use serde_json::{json, Value};
+    let mut rows = Vec::with_capacity(table.rows.len());
+    for row in &table.rows {
+        let mut value = json!({ "repo": row.repo, "pinned": row.pinned });
+        let object = value
+            .as_object_mut()
+            .expect("a json! object literal is an object");
+        match &row.outcome {
+            Ok(c) => {
+                object.insert("commit".into(), json!(c.commit));
+                object.insert("commit_source".into(), json!(c.commit_source.as_str()));
+                object.insert("files_walked".into(), json!(c.count.files_walked));
+                object.insert("bytes_read".into(), json!(c.count.bytes_read));
+                object.insert("counts".into(), json_counts(table, &c.count.counts));
+                object.insert("archive_sha256".into(), json!(c.sha256));
+                object.insert("probed_on".into(), json!(table.date));
+                object.insert("status".into(), json!("ok"));
+                object.insert("error".into(), Value::Null);
+                if files {
+                    let mut hits: Vec<_> = c.count.files.iter().collect();
+                    hits.sort_by(|a, b| a.path.cmp(&b.path));
+                    let list: Vec<Value> = hits
+                        .into_iter()
+                        .map(|f| {
+                            json!({
+                                "path": String::from_utf8_lossy(&f.path),
+                                "bytes": f.bytes,
+                                "counts": json_counts(table, &f.counts),
+                            })
+                        })
+                        .collect();
+                    object.insert("files".into(), Value::Array(list));
+                }
+                if extensions {
+                    let list: Vec<Value> = by_extension(&c.count)
+                        .into_iter()
+                        .map(|g| {
+                            json!({
+                                "extension": g.extension.as_deref().map(String::from_utf8_lossy),
+                                "files": g.files,
+                                "counts": json_counts(table, &g.counts),
+                            })
+                        })
+                        .collect();
+                    object.insert("by_extension".into(), Value::Array(list));
+                }
+            }
+            Err(why) => {
+                for key in [
+                    "commit",
+                    "commit_source",
+                    "files_walked",
+                    "bytes_read",
+                    "counts",
+                    "archive_sha256",
+                ] {
+                    object.insert(key.into(), Value::Null);
+                }
+                object.insert("probed_on".into(), json!(table.date));
+                object.insert("status".into(), json!("error"));
+                object.insert("error".into(), json!(one_line(why)));
+            }
+        }
+        rows.push(value);
+    }
+    serde_json::to_writer_pretty(&mut w, &rows)?;
+    writeln!(w)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,6 +681,38 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1192), "1,192");
         assert_eq!(thousands(3_594_000), "3,594,000");
+    }
+
+    #[test]
+    fn extension_follows_std_path() {
+        assert_eq!(extension(b"src/a.rs"), Some(&b"rs"[..]));
+        assert_eq!(extension(b"a.tar.gz"), Some(&b"gz"[..]));
+        assert_eq!(extension(b"dir.d/.gitignore"), None);
+        assert_eq!(extension(b"dir.d/Makefile"), None);
+        assert_eq!(extension(b"x."), Some(&b""[..]));
+        assert_eq!(extension(b"caf\xe9.t\xffxt"), Some(&b"t\xffxt"[..]));
+    }
+
+    #[test]
+    fn by_extension_sums_to_the_totals() {
+        let mut tree = TreeCount::new(2);
+        tree.add_file(b"b.rs".to_vec(), 10, vec![1, 0]);
+        tree.add_file(b"README".to_vec(), 10, vec![0, 2]);
+        tree.add_file(b"x/a.rs".to_vec(), 10, vec![3, 1]);
+        tree.add_file(b"empty.md".to_vec(), 10, vec![0, 0]);
+        let expected = vec![
+            ExtensionCount {
+                extension: None,
+                files: 1,
+                counts: vec![0, 2],
+            },
+            ExtensionCount {
+                extension: Some(b"rs".to_vec()),
+                files: 2,
+                counts: vec![4, 1],
+            },
+        ];
+        assert_eq!(by_extension(&tree), expected);
     }
 
     #[test]

@@ -1,0 +1,541 @@
+//! End-to-end tests of `census` and `compare`: archives built in code, served from
+//! 127.0.0.1, counted by the built binary, checked against a naive counter and
+//! against Python's view of the same bytes.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use common::*;
+
+/// How the test server answers one path.
+#[derive(Clone)]
+enum Route {
+    Archive(Vec<u8>),
+    Status(u16),
+    /// Answers 500 this many times, then the archive.
+    FailThen(usize, Vec<u8>),
+    Html,
+}
+
+/// A tiny_http server on 127.0.0.1 that counts the requests of each path.
+struct Server {
+    port: u16,
+    hits: Arc<Mutex<HashMap<String, usize>>>,
+    server: Arc<tiny_http::Server>,
+}
+
+impl Server {
+    fn start(routes: HashMap<String, Route>) -> Server {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let (s, h) = (server.clone(), hits.clone());
+        thread::spawn(move || {
+            for request in s.incoming_requests() {
+                let path = request.url().to_string();
+                let n = {
+                    let mut hits = h.lock().unwrap();
+                    let n = hits.entry(path.clone()).or_insert(0);
+                    *n += 1;
+                    *n
+                };
+                let response = match routes.get(&path) {
+                    Some(Route::Archive(bytes)) => tiny_http::Response::from_data(bytes.clone()),
+                    Some(Route::Status(code)) => {
+                        tiny_http::Response::from_data(b"nope".to_vec()).with_status_code(*code)
+                    }
+                    Some(Route::FailThen(fails, bytes)) if n > *fails => {
+                        tiny_http::Response::from_data(bytes.clone())
+                    }
+                    Some(Route::FailThen(..)) => {
+                        tiny_http::Response::from_data(b"busy".to_vec()).with_status_code(500)
+                    }
+                    Some(Route::Html) => tiny_http::Response::from_data(
+                        b"<!DOCTYPE html><html><body>Sign in to continue</body></html>".to_vec(),
+                    ),
+                    None => {
+                        tiny_http::Response::from_data(b"no route".to_vec()).with_status_code(404)
+                    }
+                };
+                let _ = request.respond(response);
+            }
+        });
+        Server { port, hits, server }
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}
+
+/// Starts a raw server that promises `bytes` but sends half of them and hangs up.
+fn cut_short_server(bytes: Vec<u8>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for stream in listener.incoming().take(8) {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&bytes[..bytes.len() / 2]);
+        }
+    });
+    port
+}
+
+const COMMIT_A: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
+const COMMIT_B: &str = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
+
+fn write_corpus(dir: &Path, port: u16, trees: &[(&str, &str, Option<String>)]) -> String {
+    let mut text = format!(
+        "[census]\narchive_url = \"http://127.0.0.1:{port}/{{owner}}/{{name}}/{{commit}}\"\n"
+    );
+    for (repo, commit, url) in trees {
+        text.push_str(&format!(
+            "\n[[tree]]\nrepo = \"{repo}\"\ncommit = \"{commit}\"\n"
+        ));
+        if let Some(url) = url {
+            text.push_str(&format!("archive_url = \"{url}\"\n"));
+        }
+    }
+    let path = dir.join("corpus.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn census(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "census",
+        "--corpus",
+        "corpus.toml",
+        "--out",
+        "out",
+        "--cache",
+        "cache",
+        "--date",
+        "2026-09-07",
+        "--timeout",
+        "5",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    run(dir, &args)
+}
+
+/// Returns the census row of `repo` as a map from column to cell.
+fn row(dir: &Path, repo: &str) -> HashMap<String, String> {
+    let rows = read_csv(&dir.join("out/census-2026-09-07.csv"));
+    let header = &rows[0];
+    let found = rows[1..]
+        .iter()
+        .find(|r| r[0] == repo)
+        .unwrap_or_else(|| panic!("no row for {repo} in {rows:?}"));
+    header.iter().cloned().zip(found.iter().cloned()).collect()
+}
+
+fn assert_counts(row: &HashMap<String, String>, want: &Expected) {
+    let got: Vec<u64> = TERMS.iter().map(|t| row[*t].parse().unwrap()).collect();
+    assert_eq!(got, want.counts, "counts of {row:?}");
+    assert_eq!(
+        row["files_walked"],
+        want.files.to_string(),
+        "files_walked of {row:?}"
+    );
+    assert_eq!(
+        row["bytes_read"],
+        want.bytes.to_string(),
+        "bytes_read of {row:?}"
+    );
+}
+
+#[test]
+fn counts_agree_with_the_naive_oracle_and_with_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = rich_items();
+    let archive = targz("octo-tools-a1b2c3d", Some(COMMIT_A), &items);
+    let routes = HashMap::from([(
+        "/octo/tools/a1b2c3d".to_string(),
+        Route::Archive(archive.clone()),
+    )]);
+    let server = Server::start(routes);
+    write_corpus(dir.path(), server.port, &[("octo/tools", "a1b2c3d", None)]);
+    let out = census(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    let want = expected(&items, &TERMS);
+    let got = row(dir.path(), "octo/tools");
+    assert_counts(&got, &want);
+    assert_eq!(got["commit"], COMMIT_A);
+    assert_eq!(got["commit_source"], "archive");
+    assert_eq!(got["status"], "ok");
+    assert_eq!(got["probed_on"], "2026-09-07");
+
+    // Per-file rows: exactly the files with a nonzero count, sorted by path.
+    let files = read_csv(&dir.path().join("out/files-2026-09-07.csv"));
+    assert_eq!(
+        files[0],
+        ["repo", "commit", "path", "bytes"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(TERMS.iter().map(|s| s.to_string()))
+            .collect::<Vec<_>>()
+    );
+    let got_hits: Vec<(String, u64, Vec<u64>)> = files[1..]
+        .iter()
+        .map(|r| {
+            (
+                r[2].clone(),
+                r[3].parse().unwrap(),
+                r[4..].iter().map(|n| n.parse().unwrap()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(got_hits, want.hits);
+
+    // Python's tarfile and bytes.lower().count over the very same archive bytes.
+    let archive_path = dir.path().join("archive.tar.gz");
+    std::fs::write(&archive_path, &archive).unwrap();
+    let script = r#"
+import sys, tarfile
+terms = sys.argv[2:]
+files = size = 0
+counts = [0] * len(terms)
+with tarfile.open(sys.argv[1], "r:gz") as tar:
+    for member in tar:
+        if member.isreg():
+            data = tar.extractfile(member).read().lower()
+            files += 1
+            size += len(data)
+            for i, term in enumerate(terms):
+                counts[i] += data.count(term.lower().encode())
+print(files, size, *counts)
+"#;
+    let python = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&archive_path)
+        .args(TERMS)
+        .output()
+        .expect("python3 is needed as an oracle");
+    assert!(python.status.success(), "{}", show(&python));
+    let numbers: Vec<u64> = String::from_utf8(python.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(numbers[0].to_string(), got["files_walked"], "python files");
+    assert_eq!(numbers[1].to_string(), got["bytes_read"], "python bytes");
+    let ours: Vec<u64> = TERMS.iter().map(|t| got[*t].parse().unwrap()).collect();
+    assert_eq!(numbers[2..], ours[..], "python counts");
+
+    // The Markdown report carries the table, the sha256 and the limits.
+    let md = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.md")).unwrap();
+    assert!(md.contains(&got["archive_sha256"]), "{md}");
+    assert!(
+        md.contains("Literals, not tools") && md.contains("Absent is not false"),
+        "{md}"
+    );
+    assert!(md.contains("| octo/tools | a1b2c3d |"), "{md}");
+}
+
+#[test]
+fn failures_are_error_rows_and_the_other_trees_still_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![Item::File(
+        "a.ts".into(),
+        b"readOnlyHint annotations".to_vec(),
+    )];
+    let good = targz("o-good-abcd", Some(COMMIT_A), &items);
+    let mut corrupt = good.clone();
+    let middle = corrupt.len() / 2;
+    for b in &mut corrupt[middle - 4..middle + 4] {
+        *b ^= 0x5a;
+    }
+    // A whole gzip stream of a tar that stops without its end-of-archive block.
+    let mut tar = tar_bytes("o-notar-abcd", Some(COMMIT_A), &items);
+    tar.truncate(tar.len() - 1024);
+    let unended = gzip(&tar);
+    let no_pax = targz("o-nopax-cafe", None, &items);
+    let cut_port = cut_short_server(good.clone());
+    let routes = HashMap::from([
+        ("/o/good/a1b2".to_string(), Route::Archive(good.clone())),
+        ("/o/missing/a1b2".to_string(), Route::Status(404)),
+        (
+            "/o/flaky/a1b2".to_string(),
+            Route::FailThen(1, good.clone()),
+        ),
+        ("/o/down/a1b2".to_string(), Route::Status(503)),
+        ("/o/html/a1b2".to_string(), Route::Html),
+        ("/o/corrupt/a1b2".to_string(), Route::Archive(corrupt)),
+        ("/o/notar/a1b2".to_string(), Route::Archive(unended)),
+        ("/o/other/b0b0".to_string(), Route::Archive(good.clone())),
+        ("/o/nopax/cafe".to_string(), Route::Archive(no_pax)),
+    ]);
+    let server = Server::start(routes);
+    let cut_url = format!("http://127.0.0.1:{cut_port}/cut");
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[
+            ("o/good", "a1b2", None),
+            ("o/missing", "a1b2", None),
+            ("o/flaky", "a1b2", None),
+            ("o/down", "a1b2", None),
+            ("o/html", "a1b2", None),
+            ("o/corrupt", "a1b2", None),
+            ("o/notar", "a1b2", None),
+            ("o/cut", "a1b2", Some(cut_url)),
+            ("o/other", "b0b0", None),
+            ("o/nopax", "cafe", None),
+        ],
+    );
+    let out = census(dir.path(), &["--retries", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let want = expected(&items, &TERMS);
+
+    for ok in ["o/good", "o/flaky", "o/nopax"] {
+        let r = row(dir.path(), ok);
+        assert_eq!(r["status"], "ok", "{ok}: {r:?}");
+        assert_counts(&r, &want);
+    }
+    assert_eq!(server.hits("/o/flaky/a1b2"), 2, "one 500, then success");
+    let nopax = row(dir.path(), "o/nopax");
+    assert_eq!(
+        (nopax["commit"].as_str(), nopax["commit_source"].as_str()),
+        ("cafe", "pinned")
+    );
+
+    let cases = [
+        ("o/missing", "HTTP 404"),
+        ("o/down", "HTTP 503"),
+        ("o/html", "<!DOCTYPE html>"),
+        ("o/corrupt", "o/corrupt@a1b2"),
+        ("o/notar", "end-of-archive"),
+        ("o/cut", "broke off"),
+        ("o/other", "does not start with the pinned 'b0b0'"),
+    ];
+    for (repo, says) in cases {
+        let r = row(dir.path(), repo);
+        assert_eq!(r["status"], "error", "{repo}: {r:?}");
+        assert!(
+            r["error"].contains(says),
+            "{repo}: error {:?} should say {says:?}",
+            r["error"]
+        );
+        assert!(!r["error"].contains('\n'));
+        for column in TERMS
+            .iter()
+            .chain(&["files_walked", "bytes_read", "commit"])
+        {
+            assert_eq!(
+                r[*column], "",
+                "{repo}: {column} must be empty on an error row"
+            );
+        }
+    }
+    assert_eq!(
+        server.hits("/o/missing/a1b2"),
+        1,
+        "a 404 is final, not retried"
+    );
+    assert_eq!(
+        server.hits("/o/down/a1b2"),
+        2,
+        "a 503 is retried once with --retries 1"
+    );
+    // Nothing that failed entered the cache.
+    assert!(!dir
+        .path()
+        .join("cache/o/corrupt")
+        .join("a1b2.tar.gz")
+        .exists());
+    assert!(!dir
+        .path()
+        .join("cache/o/other")
+        .join("b0b0.tar.gz")
+        .exists());
+    assert!(dir.path().join("cache/o/good/a1b2.tar.gz.sha256").exists());
+}
+
+#[test]
+fn cached_runs_are_byte_identical_and_offline_names_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = rich_items();
+    let a = targz("o-a-a1b2c3d", Some(COMMIT_A), &items);
+    let b = targz("o-b-b0b0", Some(COMMIT_B), &items[..4]);
+    let server = Server::start(HashMap::from([
+        ("/o/a/a1b2c3d".to_string(), Route::Archive(a)),
+        ("/o/b/b0b0".to_string(), Route::Archive(b)),
+    ]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[("o/a", "a1b2c3d", None), ("o/b", "b0b0", None)],
+    );
+    let first = census(dir.path(), &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", show(&first));
+    let names = [
+        "census-2026-09-07.csv",
+        "files-2026-09-07.csv",
+        "census-2026-09-07.md",
+    ];
+    let read = |name: &str| std::fs::read(dir.path().join("out").join(name)).unwrap();
+    let before: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
+    drop(server);
+
+    // The server is gone: a second run must come from the cache alone.
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    let second = census(dir.path(), &[]);
+    assert_eq!(second.status.code(), Some(0), "{}", show(&second));
+    let after: Vec<Vec<u8>> = names.iter().map(|n| read(n)).collect();
+    assert_eq!(before, after, "cached run differs from downloaded run");
+    assert_eq!(first.stdout, second.stdout);
+
+    // --offline with a tree the cache lacks: that tree fails, by name; the other counts.
+    std::fs::remove_dir_all(dir.path().join("cache/o/b")).unwrap();
+    let offline = census(dir.path(), &["--offline"]);
+    assert_eq!(offline.status.code(), Some(1), "{}", show(&offline));
+    let b_row = row(dir.path(), "o/b");
+    assert!(
+        b_row["error"].contains("not in the cache") && b_row["error"].contains("o/b@b0b0"),
+        "{b_row:?}"
+    );
+    assert_eq!(row(dir.path(), "o/a")["status"], "ok");
+}
+
+#[test]
+fn a_damaged_cache_entry_is_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![Item::File("a".into(), b"openWorldHint".to_vec())];
+    let server = Server::start(HashMap::from([(
+        "/o/a/a1b2".to_string(),
+        Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
+    )]));
+    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
+    let cached = dir.path().join("cache/o/a/a1b2.tar.gz");
+    let mut bytes = std::fs::read(&cached).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1; // the gzip length field
+    std::fs::write(&cached, bytes).unwrap();
+    let offline = census(dir.path(), &["--offline"]);
+    assert_eq!(offline.status.code(), Some(1), "{}", show(&offline));
+    assert!(row(dir.path(), "o/a")["error"].contains("damaged"));
+    // Online, the damaged copy is replaced by a fresh download.
+    let online = census(dir.path(), &[]);
+    assert_eq!(online.status.code(), Some(0), "{}", show(&online));
+    assert_eq!(server.hits("/o/a/a1b2"), 2);
+}
+
+#[test]
+fn corpus_errors_exit_2_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("corpus.toml"),
+        "[[tree]]\nrepo = \"o/a\"\ncommit = \"abcd\"\n\n[[tree]]\nrepo = \"o/b\"\ncommit = \"not-hex\"\n",
+    )
+    .unwrap();
+    let out = census(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("corpus.toml:7:") && stderr.contains("'commit'"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn compare_agrees_on_a_match_and_flags_a_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![Item::File(
+        "a".into(),
+        b"readOnlyHint readOnlyHint annotations".to_vec(),
+    )];
+    let server = Server::start(HashMap::from([(
+        "/o/a/a1b2c3d".to_string(),
+        Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
+    )]));
+    write_corpus(dir.path(), server.port, &[("o/a", "a1b2c3d", None)]);
+    assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
+    let header = "repo,pinned,commit,commit_source,files_walked,bytes_read,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,annotations,archive_sha256,probed_on,status,error\n";
+    std::fs::write(
+        dir.path().join("agree.csv"),
+        format!("{header}o/a,a1b2c3d,a1b2c3d,pinned,1,,2,0,0,0,,,2026-09-07,ok,\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("differ.csv"),
+        format!("{header}o/a,fff1,fff1,pinned,1,,3,0,0,0,1,,2026-09-07,ok,\n"),
+    )
+    .unwrap();
+    let ours = "out/census-2026-09-07.csv";
+    let agree = run(dir.path(), &["compare", "agree.csv", ours]);
+    assert_eq!(agree.status.code(), Some(0), "{}", show(&agree));
+    assert!(String::from_utf8_lossy(&agree.stdout).contains("0 differ"));
+    let differ = run(dir.path(), &["compare", "differ.csv", ours]);
+    assert_eq!(differ.status.code(), Some(1), "{}", show(&differ));
+    let text = String::from_utf8_lossy(&differ.stdout);
+    let commits = text.find("commits differ").expect("commits are reported");
+    let cell = text
+        .find("readOnlyHint: 3 differs from 2")
+        .expect("the cell is reported");
+    assert!(commits < cell, "commits come first:\n{text}");
+}
+
+#[test]
+fn published_figures_compare_against_themselves() {
+    let dir = tempfile::tempdir().unwrap();
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/published-2026-09-07.csv");
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            published.to_str().unwrap(),
+            published.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // 8 trees x 5 given cells (files and the four hints), plus 4 control counts.
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("44 cells agree"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn census_help_documents_every_flag() {
+    let out = run(Path::new("."), &["census", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--corpus",
+        "--out",
+        "--cache",
+        "--offline",
+        "--jobs",
+        "--date",
+        "--quiet",
+        "--retries",
+        "--timeout",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+}

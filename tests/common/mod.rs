@@ -1,0 +1,275 @@
+//! Fixtures shared by the integration tests: archives built in code and a naive
+//! counter to check the tool against.
+#![allow(dead_code)] // each test binary uses its own part of this module
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use tar::{Builder, EntryType, Header};
+
+pub const HINTS: [&str; 4] = [
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+pub const TERMS: [&str; 5] = [
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+    "annotations",
+];
+
+/// Counts `term` in `haystack` as census-method.md defines it, the obvious way:
+/// ASCII-lower-case both, scan left to right, jump past each match.
+pub fn naive(haystack: &[u8], term: &str) -> u64 {
+    let hay = haystack.to_ascii_lowercase();
+    let term = term.to_ascii_lowercase().into_bytes();
+    let (mut i, mut n) = (0, 0);
+    while i + term.len() <= hay.len() {
+        if hay[i..i + term.len()] == term[..] {
+            n += 1;
+            i += term.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// One entry of an archive built for a test.
+pub enum Item {
+    /// A regular file (type `0`).
+    File(String, Vec<u8>),
+    /// A regular file with the old-style NUL type flag.
+    OldFile(String, Vec<u8>),
+    /// A contiguous file (type `7`).
+    Contiguous(String, Vec<u8>),
+    /// A file whose long path is carried by a pax `path` record.
+    PaxPath(String, Vec<u8>),
+    Dir(String),
+    Symlink(String, String),
+    HardLink(String, String),
+}
+
+impl Item {
+    /// Returns the path relative to the top folder and content of a counted file.
+    pub fn counted(&self) -> Option<(&str, &[u8])> {
+        match self {
+            Item::File(p, d)
+            | Item::OldFile(p, d)
+            | Item::Contiguous(p, d)
+            | Item::PaxPath(p, d) => Some((p, d)),
+            _ => None,
+        }
+    }
+}
+
+/// What the naive oracle expects of an archive.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub files: u64,
+    pub bytes: u64,
+    pub counts: Vec<u64>,
+    /// (path, bytes, counts) of each file with a nonzero count, sorted by path.
+    pub hits: Vec<(String, u64, Vec<u64>)>,
+}
+
+/// Returns what the naive oracle counts in `items` for `terms`.
+pub fn expected(items: &[Item], terms: &[&str]) -> Expected {
+    let mut e = Expected {
+        files: 0,
+        bytes: 0,
+        counts: vec![0; terms.len()],
+        hits: Vec::new(),
+    };
+    for (path, data) in items.iter().filter_map(Item::counted) {
+        e.files += 1;
+        e.bytes += data.len() as u64;
+        let counts: Vec<u64> = terms.iter().map(|t| naive(data, t)).collect();
+        for (total, n) in e.counts.iter_mut().zip(&counts) {
+            *total += n;
+        }
+        if counts.iter().any(|&n| n > 0) {
+            e.hits.push((path.to_string(), data.len() as u64, counts));
+        }
+    }
+    e.hits.sort();
+    e
+}
+
+fn header(kind: EntryType, size: u64) -> Header {
+    let mut h = Header::new_gnu();
+    h.set_entry_type(kind);
+    h.set_size(size);
+    h.set_mode(0o644);
+    h.set_mtime(1_700_000_000);
+    h
+}
+
+/// Returns an uncompressed tar of `items` under `top/`, with a pax global header
+/// naming `commit` when one is given.
+pub fn tar_bytes(top: &str, commit: Option<&str>, items: &[Item]) -> Vec<u8> {
+    let mut b = Builder::new(Vec::new());
+    if let Some(commit) = commit {
+        let record = pax("comment", commit);
+        let mut h = header(EntryType::XGlobalHeader, record.len() as u64);
+        h.set_path("pax_global_header").unwrap();
+        h.set_cksum();
+        b.append(&h, &record[..]).unwrap();
+    }
+    let mut h = header(EntryType::Directory, 0);
+    h.set_mode(0o755);
+    b.append_data(&mut h, format!("{top}/"), &[][..]).unwrap();
+    for item in items {
+        match item {
+            Item::File(p, d) => {
+                let mut h = header(EntryType::Regular, d.len() as u64);
+                // append_data writes a GNU long-name entry for paths over 100 bytes.
+                b.append_data(&mut h, format!("{top}/{p}"), &d[..]).unwrap();
+            }
+            Item::OldFile(p, d) => {
+                let mut h = header(EntryType::Regular, d.len() as u64);
+                h.set_path(format!("{top}/{p}")).unwrap();
+                h.as_mut_bytes()[156] = 0;
+                h.set_cksum();
+                b.append(&h, &d[..]).unwrap();
+            }
+            Item::Contiguous(p, d) => {
+                let mut h = header(EntryType::Continuous, d.len() as u64);
+                h.set_path(format!("{top}/{p}")).unwrap();
+                h.set_cksum();
+                b.append(&h, &d[..]).unwrap();
+            }
+            Item::PaxPath(p, d) => {
+                let record = pax("path", &format!("{top}/{p}"));
+                let mut x = header(EntryType::XHeader, record.len() as u64);
+                x.set_path("PaxHeaders/long").unwrap();
+                x.set_cksum();
+                b.append(&x, &record[..]).unwrap();
+                let mut h = header(EntryType::Regular, d.len() as u64);
+                h.set_path(format!("{top}/truncated-name")).unwrap();
+                h.set_cksum();
+                b.append(&h, &d[..]).unwrap();
+            }
+            Item::Dir(p) => {
+                let mut h = header(EntryType::Directory, 0);
+                b.append_data(&mut h, format!("{top}/{p}/"), &[][..])
+                    .unwrap();
+            }
+            Item::Symlink(p, target) => {
+                let mut h = header(EntryType::Symlink, 0);
+                b.append_link(&mut h, format!("{top}/{p}"), target).unwrap();
+            }
+            Item::HardLink(p, target) => {
+                let mut h = header(EntryType::Link, 0);
+                b.append_link(&mut h, format!("{top}/{p}"), format!("{top}/{target}"))
+                    .unwrap();
+            }
+        }
+    }
+    b.into_inner().unwrap()
+}
+
+/// Returns `bytes` gzip-compressed.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// Returns a tar.gz of `items` under `top/`.
+pub fn targz(top: &str, commit: Option<&str>, items: &[Item]) -> Vec<u8> {
+    gzip(&tar_bytes(top, commit, items))
+}
+
+/// Returns one pax record `"<len> key=value\n"`.
+fn pax(key: &str, value: &str) -> Vec<u8> {
+    let body = format!(" {key}={value}\n");
+    let mut len = body.len() + 1;
+    while format!("{len}{body}").len() != len {
+        len += 1;
+    }
+    format!("{len}{body}").into_bytes()
+}
+
+/// A file full of near-misses and real hits: every case the method names.
+pub fn rich_items() -> Vec<Item> {
+    let boundary = 256 * 1024;
+    let mut straddle = vec![b'x'; boundary - 5];
+    straddle.extend_from_slice(b"readOnlyHint idempotentHint");
+    straddle.extend(vec![b'y'; boundary]);
+    straddle.extend_from_slice(b"OPENWORLDHINT");
+    let mut binary: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    binary.extend_from_slice(b"\x00destructiveHint\xff\xfeannotations");
+    let utf16: Vec<u8> = "readOnlyHint"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let long = format!("{}/deep.ts", "d".repeat(120));
+    let pax_long = format!("{}/pax.py", "p".repeat(150));
+    vec![
+        Item::File(
+            "src/tools.ts".into(),
+            b"annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }\n".to_vec(),
+        ),
+        Item::File("README.md".into(), b"ReadOnlyHint READONLYHINT readonlyhint readOnly_Hint".to_vec()),
+        Item::File("empty.txt".into(), Vec::new()),
+        Item::File("straddle.bin".into(), straddle),
+        Item::File("binary.dat".into(), binary),
+        Item::File("utf16.txt".into(), utf16),
+        Item::File("lookalike.txt".into(), "readOnlyHİnt ｒeadOnlyHint".as_bytes().to_vec()),
+        // A term split across two files is not an occurrence.
+        Item::File("split-a.txt".into(), b"xx readOnly".to_vec()),
+        Item::File("split-b.txt".into(), b"Hint yy".to_vec()),
+        Item::File(long, b"openWorldHint openWorldHint".to_vec()),
+        Item::PaxPath(pax_long, b"idempotentHint".to_vec()),
+        Item::OldFile("old.txt".into(), b"destructiveHint".to_vec()),
+        Item::Contiguous("contig.txt".into(), b"annotations annotations".to_vec()),
+        Item::Dir("docs".into()),
+        Item::Symlink("link-to-tools".into(), "src/tools.ts".into()),
+        Item::HardLink("hard-to-tools".into(), "src/tools.ts".into()),
+        Item::File("docs/self-overlap.txt".into(), b"annotationsannotationsannotations".to_vec()),
+    ]
+}
+
+/// Returns the path of the built binary.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-hint-census"))
+}
+
+/// Runs the binary in `dir` with `args` and no SOURCE_DATE_EPOCH.
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .expect("running mcp-hint-census")
+}
+
+/// Returns a printable account of a run, for assertion messages.
+pub fn show(out: &Output) -> String {
+    format!(
+        "status: {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Reads a CSV file into rows of strings, header first.
+pub fn read_csv(path: &Path) -> Vec<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
