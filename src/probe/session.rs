@@ -1,0 +1,306 @@
+//! The MCP client conversation a probe holds: `initialize`, `notifications/initialized`,
+//! then `tools/list` page by page until `nextCursor` runs out.
+//!
+//! Owns the JSON-RPC message shapes and the paging rules. It does not move bytes (the
+//! `stdio` and `http` transports do) and it does not judge the hints it receives.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+/// Above this many `tools/list` pages a probe warns: real servers fit their tools in a
+/// handful, so hundreds of pages suggest a cursor that never ends.
+pub const PAGE_WARN_CAP: usize = 100;
+
+/// A JSON-RPC error object received in answer to a request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+}
+
+/// The JSON-RPC 2.0 code for "the method does not exist / is not available".
+pub const METHOD_NOT_FOUND: i64 = -32601;
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: '{}'", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// A way to send JSON-RPC messages to one server and wait for the answers.
+pub trait Transport {
+    /// Sends a request and returns its `result`; a JSON-RPC error comes back as an
+    /// [`RpcError`] in the chain.
+    fn request(&mut self, method: &str, params: Value) -> Result<Value>;
+
+    /// Sends a notification, which has no answer.
+    fn notify(&mut self, method: &str, params: Value) -> Result<()>;
+
+    /// Records the protocol version the server agreed to, for transports that repeat it
+    /// on every message (Streamable HTTP's `MCP-Protocol-Version` header).
+    fn set_protocol_version(&mut self, _version: &str) {}
+
+    /// Returns and clears the warnings the transport gathered (skipped lines and such).
+    fn take_warnings(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Builds a JSON-RPC 2.0 request.
+pub fn request_message(id: u64, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// Builds a JSON-RPC 2.0 notification.
+pub fn notification_message(method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+}
+
+/// Builds the answer to a request the server sent: an empty result for `ping`, a
+/// method-not-found error for anything else, since a probe offers no client features.
+pub fn answer_server_request(id: &Value, method: &str) -> Value {
+    if method == "ping" {
+        json!({ "jsonrpc": "2.0", "id": id, "result": {} })
+    } else {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": { "code": METHOD_NOT_FOUND, "message": format!("method '{method}' is not supported by this client") },
+        })
+    }
+}
+
+/// What one incoming message is, from the point of view of a client waiting on `id`.
+pub enum Incoming<'a> {
+    /// The answer to the awaited request: its result, or its error.
+    Answer(std::result::Result<Value, RpcError>),
+    /// A request from the server, which must be answered.
+    Request { id: &'a Value, method: &'a str },
+    /// A notification, an answer to something else, or a shape JSON-RPC does not know.
+    Other,
+}
+
+/// Classifies one incoming JSON-RPC message while waiting for the answer to `id`.
+pub fn classify(message: &Value, id: u64) -> Incoming<'_> {
+    if let (Some(method), Some(request_id)) = (
+        message.get("method").and_then(Value::as_str),
+        message.get("id"),
+    ) {
+        return Incoming::Request {
+            id: request_id,
+            method,
+        };
+    }
+    if message.get("id").and_then(Value::as_u64) != Some(id) {
+        return Incoming::Other;
+    }
+    if let Some(error) = message.get("error") {
+        return Incoming::Answer(Err(RpcError {
+            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        }));
+    }
+    match message.get("result") {
+        Some(result) => Incoming::Answer(Ok(result.clone())),
+        None => Incoming::Other,
+    }
+}
+
+/// What a server answered: who it is and every tool it listed, in its order.
+#[derive(Debug)]
+pub struct Listing {
+    pub server_name: String,
+    pub server_version: String,
+    pub protocol_version: String,
+    pub pages: usize,
+    pub tools: Vec<Value>,
+    pub warnings: Vec<String>,
+}
+
+/// Holds the conversation and returns every tool the server lists.
+pub fn list_tools(transport: &mut dyn Transport, offered_version: &str) -> Result<Listing> {
+    let init = transport
+        .request(
+            "initialize",
+            json!({
+                "protocolVersion": offered_version,
+                "capabilities": {},
+                "clientInfo": { "name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION") },
+            }),
+        )
+        .context("initialize")?;
+    let protocol_version = init
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .context("initialize: the answer has no 'protocolVersion'")?
+        .to_string();
+    let info = init.get("serverInfo");
+    let text = |key: &str| {
+        info.and_then(|i| i.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut warnings = Vec::new();
+    if init.pointer("/capabilities/tools").is_none() {
+        warnings.push("the server does not declare the 'tools' capability".to_string());
+    }
+    transport.set_protocol_version(&protocol_version);
+    transport
+        .notify("notifications/initialized", json!({}))
+        .context("notifications/initialized")?;
+
+    let mut tools = Vec::new();
+    let mut seen = HashSet::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let page = transport.request("tools/list", params).map_err(|err| {
+            let no_tools = err
+                .downcast_ref::<RpcError>()
+                .is_some_and(|e| e.code == METHOD_NOT_FOUND);
+            let err = err.context(format!("tools/list, page {}", pages + 1));
+            if no_tools {
+                err.context("the server offers no tools")
+            } else {
+                err
+            }
+        })?;
+        pages += 1;
+        let listed = page
+            .get("tools")
+            .and_then(Value::as_array)
+            .with_context(|| {
+                format!("tools/list, page {pages}: the answer has no 'tools' array")
+            })?;
+        tools.extend(listed.iter().cloned());
+        match page.get("nextCursor") {
+            None | Some(Value::Null) => break,
+            Some(Value::String(next)) => {
+                if !seen.insert(next.clone()) {
+                    bail!(
+                        "tools/list, page {pages}: the server sent cursor '{next}' a second time, so paging would never end"
+                    );
+                }
+                cursor = Some(next.clone());
+            }
+            Some(other) => bail!("tools/list, page {pages}: 'nextCursor' is {other}, not a string"),
+        }
+    }
+    if pages > PAGE_WARN_CAP {
+        warnings.push(format!(
+            "tools/list took {pages} pages, more than {PAGE_WARN_CAP}: check the server's paging"
+        ));
+    }
+    warnings.extend(transport.take_warnings());
+    Ok(Listing {
+        server_name: text("name"),
+        server_version: text("version"),
+        protocol_version,
+        pages,
+        tools,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    /// Answers requests from a script, in order.
+    struct Scripted {
+        answers: VecDeque<std::result::Result<Value, RpcError>>,
+        sent: Vec<(String, Value)>,
+    }
+
+    impl Transport for Scripted {
+        fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+            self.sent.push((method.to_string(), params));
+            Ok(self
+                .answers
+                .pop_front()
+                .expect("the script has an answer")?)
+        }
+        fn notify(&mut self, method: &str, params: Value) -> Result<()> {
+            self.sent.push((method.to_string(), params));
+            Ok(())
+        }
+    }
+
+    fn init() -> std::result::Result<Value, RpcError> {
+        Ok(json!({
+            "protocolVersion": "2025-03-26",
+            "capabilities": { "tools": {} },
+            "serverInfo": { "name": "s", "version": "1" },
+        }))
+    }
+
+    #[test]
+    fn pages_are_followed_in_order() {
+        let mut t = Scripted {
+            answers: VecDeque::from([
+                init(),
+                Ok(json!({ "tools": [{ "name": "a" }], "nextCursor": "x" })),
+                Ok(json!({ "tools": [{ "name": "b" }], "nextCursor": null })),
+            ]),
+            sent: Vec::new(),
+        };
+        let listing = list_tools(&mut t, "2025-06-18").expect("listing");
+        assert_eq!(listing.pages, 2);
+        assert_eq!(listing.protocol_version, "2025-03-26");
+        let names: Vec<_> = listing.tools.iter().map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, [Some("a"), Some("b")]);
+        assert_eq!(t.sent[1].0, "notifications/initialized");
+        assert_eq!(t.sent[3].1, json!({ "cursor": "x" }));
+    }
+
+    #[test]
+    fn a_repeated_cursor_is_a_loop() {
+        let mut t = Scripted {
+            answers: VecDeque::from([
+                init(),
+                Ok(json!({ "tools": [], "nextCursor": "x" })),
+                Ok(json!({ "tools": [], "nextCursor": "x" })),
+            ]),
+            sent: Vec::new(),
+        };
+        let err = list_tools(&mut t, "2025-06-18").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cursor 'x' a second time"),
+            "{err:#}"
+        );
+    }
+
+    #[test]
+    fn method_not_found_means_no_tools() {
+        let mut t = Scripted {
+            answers: VecDeque::from([
+                init(),
+                Err(RpcError {
+                    code: METHOD_NOT_FOUND,
+                    message: "nope".into(),
+                }),
+            ]),
+            sent: Vec::new(),
+        };
+        let err = list_tools(&mut t, "2025-06-18").unwrap_err();
+        assert!(
+            format!("{err:#}").starts_with("the server offers no tools"),
+            "{err:#}"
+        );
+    }
+}

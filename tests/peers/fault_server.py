@@ -1,0 +1,149 @@
+"""A small MCP stdio server, standard library only, that misbehaves on request.
+
+The probe tests drive it through the environment:
+
+  FAULT_TOOLS      JSON list of tool objects to serve (default: one plain tool)
+  FAULT_PAGE_SIZE  tools per tools/list page (default: all on one page)
+  FAULT_MODES      comma-separated faults, any of:
+                     interleave  before each answer, send a notification, a ping and an
+                                 unknown request, and insist on correct answers to both
+                     garbage     write lines that are not JSON before each answer
+                     crash       on tools/list, write to stderr and exit with status 7
+                     hang        on tools/list, never answer, ignore end of input and SIGTERM
+                     loop        every tools/list page names the same nextCursor
+                     error       answer tools/list with JSON-RPC error -32603
+                     linger      keep running after stdin closes
+  FAULT_PROTOCOL   protocol version to answer initialize with (default: the offered one)
+  FAULT_PIDFILE    file to write this process's id to
+  FAULT_RECORD     file to append every message received to, one JSON per line
+
+It is strict where a client could go wrong: tools/list before notifications/initialized,
+or a bad answer to its ping, ends it with an error on stderr and exit status 9.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+MODES = set(filter(None, os.environ.get("FAULT_MODES", "").split(",")))
+TOOLS = json.loads(os.environ.get("FAULT_TOOLS", '[{"name": "only", "inputSchema": {"type": "object"}}]'))
+PAGE_SIZE = int(os.environ.get("FAULT_PAGE_SIZE", "0")) or max(len(TOOLS), 1)
+RECORD = os.environ.get("FAULT_RECORD")
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def receive():
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    message = json.loads(line)
+    if RECORD:
+        with open(RECORD, "a") as record:
+            record.write(json.dumps(message) + "\n")
+    return message
+
+
+def die(reason):
+    sys.stderr.write(f"fault_server: {reason}\n")
+    sys.stderr.flush()
+    sys.exit(9)
+
+
+def expect_answer(request_id, want_error_code=None):
+    """Reads until the client answers `request_id`, and checks the answer."""
+    while True:
+        message = receive()
+        if message is None:
+            die(f"input ended before an answer to {request_id!r}")
+        if message.get("id") != request_id or "method" in message:
+            die(f"expected the answer to {request_id!r}, got {message!r}")
+        if want_error_code is None and message.get("result") != {}:
+            die(f"bad answer to ping: {message!r}")
+        if want_error_code is not None and message.get("error", {}).get("code") != want_error_code:
+            die(f"bad answer to an unknown request: {message!r}")
+        return
+
+
+def before_answer(counter):
+    if "garbage" in MODES:
+        sys.stdout.write("Starting server... this line is not JSON\n")
+        sys.stdout.write("{broken json\n")
+        sys.stdout.flush()
+    if "interleave" in MODES:
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "data": "hello"}})
+        ping_id = f"ping-{counter}"
+        send({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
+        expect_answer(ping_id)
+        other_id = 1000 + counter
+        send({"jsonrpc": "2.0", "id": other_id, "method": "roots/list"})
+        expect_answer(other_id, want_error_code=-32601)
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
+
+def main():
+    if os.environ.get("FAULT_PIDFILE"):
+        with open(os.environ["FAULT_PIDFILE"], "w") as pidfile:
+            pidfile.write(str(os.getpid()))
+    sys.stderr.write("fault_server: started\n")
+    sys.stderr.flush()
+    initialized = False
+    counter = 0
+    while True:
+        message = receive()
+        if message is None:
+            break
+        method = message.get("method")
+        counter += 1
+        if method == "initialize":
+            before_answer(counter)
+            offered = message["params"]["protocolVersion"]
+            send({"jsonrpc": "2.0", "id": message["id"], "result": {
+                "protocolVersion": os.environ.get("FAULT_PROTOCOL", offered),
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "fault-server", "version": "0.0.1"},
+            }})
+        elif method == "notifications/initialized":
+            initialized = True
+        elif method == "tools/list":
+            if not initialized:
+                die("tools/list before notifications/initialized")
+            if "crash" in MODES:
+                sys.stderr.write("fatal: the tool registry is corrupt\n")
+                sys.stderr.flush()
+                sys.exit(7)
+            if "hang" in MODES:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    time.sleep(1)
+            if "error" in MODES:
+                send({"jsonrpc": "2.0", "id": message["id"],
+                      "error": {"code": -32603, "message": "the tool registry is unavailable"}})
+                continue
+            before_answer(counter)
+            cursor = (message.get("params") or {}).get("cursor")
+            start = int(cursor.split("-")[1]) if cursor and cursor.startswith("page-") else 0
+            page = TOOLS[start:start + PAGE_SIZE]
+            result = {"tools": page}
+            if "loop" in MODES:
+                result["nextCursor"] = "again"
+            elif start + PAGE_SIZE < len(TOOLS):
+                result["nextCursor"] = f"page-{start + PAGE_SIZE}"
+            send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        elif "id" in message and method is not None:
+            send({"jsonrpc": "2.0", "id": message["id"],
+                  "error": {"code": -32601, "message": f"unknown method {method}"}})
+    if "linger" in MODES:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()
