@@ -17,13 +17,17 @@ use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
 use crate::count::Matcher;
 use crate::fetch::{FetchOptions, Fetcher};
+use crate::merge::Shard;
 use crate::progress::Bars;
 use crate::report::{self, Counted, Row, Table};
 use crate::{date, ExitStatus, UsageError};
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
-    let corpus = corpus::load(args.corpus.as_deref())?;
+    let mut corpus = corpus::load(args.corpus.as_deref())?;
+    if let Some(shard) = &args.shard {
+        corpus = Shard::parse(shard)?.select(&corpus);
+    }
     let date = date::resolve(args.date.as_deref())?;
     let cache = args
         .cache

@@ -29,6 +29,8 @@ pub enum Command {
     Diff(DiffArgs),
     /// Compares two census CSV tables tree by tree and column by column.
     Compare(CompareArgs),
+    /// Merges the tables of `census --shard` runs into the table of the whole corpus.
+    Merge(MergeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -72,6 +74,28 @@ pub struct CensusArgs {
     /// Prints no progress bars.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// Counts only shard K of N (the trees at positions K, K+N, K+2N, ... of the
+    /// corpus), for splitting a survey across machines; `merge` joins the shards.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The corpus the shards were counted from: it gives the row order and the notes.
+    /// Default: ./corpus.toml, else the built-in published corpus.
+    #[arg(long, value_name = "FILE")]
+    pub corpus: Option<PathBuf>,
+
+    /// Folder the merged tables are written to.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// The shards' census-DATE.csv tables; each one's files-DATE.csv is read from
+    /// beside it.
+    #[arg(value_name = "CENSUS.csv", required = true)]
+    pub tables: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

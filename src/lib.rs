@@ -14,6 +14,7 @@ pub mod corpus;
 pub mod count;
 pub mod date;
 pub mod fetch;
+pub mod merge;
 pub mod probe;
 pub mod progress;
 pub mod report;
@@ -54,5 +55,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Probe(args) => probe::run(&args),
         cli::Command::Diff(args) => probe::diff(&args),
         cli::Command::Compare(args) => compare::run(&args),
+        cli::Command::Merge(args) => merge::run(&args),
     }
 }

@@ -121,12 +121,11 @@ fn write_corpus(dir: &Path, port: u16, trees: &[(&str, &str, Option<String>)]) -
 }
 
 fn census(dir: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "census",
-        "--corpus",
-        "corpus.toml",
-        "--out",
-        "out",
+    let mut args = vec!["census", "--corpus", "corpus.toml"];
+    if !extra.contains(&"--out") {
+        args.extend(["--out", "out"]);
+    }
+    args.extend([
         "--cache",
         "cache",
         "--date",
@@ -134,7 +133,7 @@ fn census(dir: &Path, extra: &[&str]) -> std::process::Output {
         "--timeout",
         "5",
         "--quiet",
-    ];
+    ]);
     args.extend_from_slice(extra);
     run(dir, &args)
 }
@@ -535,7 +534,99 @@ fn census_help_documents_every_flag() {
         "--quiet",
         "--retries",
         "--timeout",
+        "--shard",
     ] {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }
+}
+
+#[test]
+fn shards_merged_equal_a_single_run_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = rich_items();
+    let mut routes = HashMap::new();
+    let mut trees = Vec::new();
+    for (i, name) in ["t1", "t2", "t3", "t4", "t5"].iter().enumerate() {
+        let archive = targz(&format!("o-{name}"), Some(COMMIT_A), &items[i..i + 6]);
+        routes.insert(format!("/o/{name}/a1b2"), Route::Archive(archive));
+        trees.push((format!("o/{name}"), "a1b2", None));
+    }
+    // One tree fails: its error row must survive the merge too.
+    routes.insert("/o/gone/a1b2".to_string(), Route::Status(404));
+    trees.insert(2, ("o/gone".to_string(), "a1b2", None));
+    let server = Server::start(routes);
+    let trees: Vec<(&str, &str, Option<String>)> = trees
+        .iter()
+        .map(|(r, c, u)| (r.as_str(), *c, u.clone()))
+        .collect();
+    write_corpus(dir.path(), server.port, &trees);
+
+    let whole = census(dir.path(), &[]);
+    assert_eq!(whole.status.code(), Some(1), "{}", show(&whole));
+    let mut tables = Vec::new();
+    for k in 1..=3 {
+        let out = format!("shard{k}");
+        let shard = format!("{k}/3");
+        let run = census(dir.path(), &["--shard", &shard, "--out", &out]);
+        assert!(matches!(run.status.code(), Some(0 | 1)), "{}", show(&run));
+        tables.push(format!("{out}/census-2026-09-07.csv"));
+    }
+    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
+    args.extend(tables.iter().map(String::as_str));
+    let merged = run(dir.path(), &args);
+    assert_eq!(merged.status.code(), Some(1), "{}", show(&merged));
+    for name in [
+        "census-2026-09-07.csv",
+        "files-2026-09-07.csv",
+        "census-2026-09-07.md",
+    ] {
+        let a = std::fs::read(dir.path().join("out").join(name)).unwrap();
+        let b = std::fs::read(dir.path().join("merged").join(name)).unwrap();
+        assert!(
+            a == b,
+            "{name} differs:\n{}\n---\n{}",
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b)
+        );
+    }
+
+    // A shard left out, or given twice, is refused and nothing is written.
+    let partial = run(
+        dir.path(),
+        &[
+            "merge",
+            "--corpus",
+            "corpus.toml",
+            "--out",
+            "partial",
+            &tables[0],
+            &tables[1],
+        ],
+    );
+    assert_eq!(partial.status.code(), Some(1), "{}", show(&partial));
+    assert!(
+        String::from_utf8_lossy(&partial.stderr).contains("in no shard"),
+        "{}",
+        show(&partial)
+    );
+    assert!(!dir.path().join("partial").exists());
+    let twice = run(
+        dir.path(),
+        &[
+            "merge",
+            "--corpus",
+            "corpus.toml",
+            "--out",
+            "twice",
+            &tables[0],
+            &tables[0],
+            &tables[1],
+            &tables[2],
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&twice.stderr).contains("one shard only"),
+        "{}",
+        show(&twice)
+    );
 }
