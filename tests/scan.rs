@@ -1,0 +1,1150 @@
+//! End-to-end tests of `scan` (issue 3): directories, archives, stdin and git
+//! revisions counted by the built binary, checked against a naive counter (and
+//! Python's `bytes.lower().count`) over the files each tree should hold.
+//!
+//! Every tree, archive and repository is built in code in a fresh temp dir.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The default columns: the four hint names, then the control.
+const COLUMNS: [&str; 5] = [
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+    "annotations",
+];
+
+/// Content that holds every column at least once, in mixed case.
+const HINTED: &[u8] = b"{ annotations: { readOnlyHint: true, DESTRUCTIVEHINT: false, \
+idempotentHint: true, openworldhint: false } } // readOnlyHint again";
+
+/// Content with the control and look-alike spellings but no hint name.
+const SILENT: &[u8] = b"annotations = ToolAnnotations(read_only_hint=True, ReadOnly = true, \
+destructive_hint=False)";
+
+// ---------------------------------------------------------------------------
+// Running the binary
+
+#[derive(Default)]
+struct Run<'a> {
+    args: &'a [&'a str],
+    stdin: Option<Vec<u8>>,
+    /// Runs as this user and group (tests that need a file root could read).
+    uid: Option<u32>,
+}
+
+/// Runs the binary in `dir`, with git's user and system configuration kept out and
+/// a fixed date; fails the test after a minute (a walk that follows a symlink loop
+/// would never end).
+fn run_with(dir: &Path, run: Run) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"));
+    cmd.arg("scan")
+        .args(run.args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(if run.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(uid) = run.uid {
+        cmd.uid(uid).gid(uid);
+    }
+    let mut child = cmd.spawn().expect("the binary starts");
+    if let Some(input) = run.stdin {
+        let mut stdin = child.stdin.take().unwrap();
+        thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = thread::spawn(move || {
+        let mut buf = Vec::new();
+        out.read_to_end(&mut buf).unwrap();
+        buf
+    });
+    let err = thread::spawn(move || {
+        let mut buf = Vec::new();
+        err.read_to_end(&mut buf).unwrap();
+        buf
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("scan {:?} did not finish within a minute", run.args);
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    run_with(
+        dir,
+        Run {
+            args,
+            ..Run::default()
+        },
+    )
+}
+
+/// Returns a printable account of a run, for assertion messages.
+fn show(out: &Output) -> String {
+    format!(
+        "status: {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn assert_code(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "expected exit {code}\n{}",
+        show(out)
+    );
+}
+
+/// Runs `scan --json --files ARGS` and returns the rows.
+fn json_rows(dir: &Path, args: &[&str], code: i32) -> Vec<Value> {
+    let mut all = vec!["--json", "--files"];
+    all.extend_from_slice(args);
+    let out = run(dir, &all);
+    assert_code(&out, code);
+    let value: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", show(&out)));
+    value.as_array().expect("an array of rows").clone()
+}
+
+// ---------------------------------------------------------------------------
+// The oracle
+
+/// Counts `term` in `haystack` the obvious way: ASCII-lower-case both, scan left to
+/// right, jump past each match (Python's `data.lower().count(term.lower())`).
+fn naive(haystack: &[u8], term: &str) -> u64 {
+    let hay = haystack.to_ascii_lowercase();
+    let term = term.as_bytes().to_ascii_lowercase();
+    let (mut i, mut n) = (0, 0);
+    while i + term.len() <= hay.len() {
+        if hay[i..i + term.len()] == term[..] {
+            n += 1;
+            i += term.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// Holds what a row says about a tree, in a form the oracle can produce too.
+#[derive(Debug, PartialEq, Eq)]
+struct Summary {
+    files_walked: u64,
+    bytes_read: u64,
+    counts: Vec<u64>,
+    /// Files with a nonzero count: path (invalid UTF-8 replaced) and counts.
+    files: Vec<(String, Vec<u64>)>,
+}
+
+/// Returns what the oracle counts in `files`, the (path, content) pairs a tree
+/// should be read as.
+fn oracle(files: &[(&[u8], &[u8])]) -> Summary {
+    let mut sorted: Vec<&(&[u8], &[u8])> = files.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let mut summary = Summary {
+        files_walked: files.len() as u64,
+        bytes_read: files.iter().map(|f| f.1.len() as u64).sum(),
+        counts: vec![0; COLUMNS.len()],
+        files: Vec::new(),
+    };
+    for (path, content) in sorted {
+        let counts: Vec<u64> = COLUMNS.iter().map(|t| naive(content, t)).collect();
+        for (total, n) in summary.counts.iter_mut().zip(&counts) {
+            *total += n;
+        }
+        if counts.iter().any(|&n| n > 0) {
+            summary
+                .files
+                .push((String::from_utf8_lossy(path).into_owned(), counts));
+        }
+    }
+    summary
+}
+
+fn counts_of(value: &Value) -> Vec<u64> {
+    COLUMNS
+        .iter()
+        .map(|c| {
+            value[*c]
+                .as_u64()
+                .unwrap_or_else(|| panic!("no count for {c} in {value}"))
+        })
+        .collect()
+}
+
+/// Returns the summary of one JSON row (which must be ok).
+fn summary(row: &Value) -> Summary {
+    assert_eq!(row["status"], "ok", "row is not ok: {row:#}");
+    Summary {
+        files_walked: row["files_walked"].as_u64().unwrap(),
+        bytes_read: row["bytes_read"].as_u64().unwrap(),
+        counts: counts_of(&row["counts"]),
+        files: row["files"]
+            .as_array()
+            .expect("--files lists the files")
+            .iter()
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap().to_string(),
+                    counts_of(&f["counts"]),
+                )
+            })
+            .collect(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Building trees, archives and repositories
+
+fn os(path: &[u8]) -> &Path {
+    Path::new(OsStr::from_bytes(path))
+}
+
+/// Writes `files` under `root`, making folders as needed.
+fn write_tree(root: &Path, files: &[(&[u8], &[u8])]) {
+    for (path, content) in files {
+        let path = root.join(os(path));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, content).unwrap();
+    }
+}
+
+/// One entry of a test archive.
+enum Entry<'a> {
+    Dir(&'a [u8]),
+    File(&'a [u8], &'a [u8]),
+    Symlink(&'a [u8], &'a str),
+}
+
+/// Returns a tar of `entries` under `top/`, with a pax global header naming `commit`.
+fn tar_bytes(top: &str, commit: Option<&str>, entries: &[Entry]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    if let Some(commit) = commit {
+        let record = format!("comment={commit}\n");
+        // The length counts itself: "52 comment=<40 hex>\n".
+        let mut len = record.len() + 3;
+        if format!("{len} {record}").len() != len {
+            len += 1;
+        }
+        let data = format!("{len} {record}");
+        let mut header = tar::Header::new_ustar();
+        header.set_entry_type(tar::EntryType::XGlobalHeader);
+        header.set_path("pax_global_header").unwrap();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append(&header, data.as_bytes()).unwrap();
+    }
+    let mut dir = tar::Header::new_gnu();
+    dir.set_entry_type(tar::EntryType::Directory);
+    dir.set_mode(0o755);
+    dir.set_size(0);
+    builder
+        .append_data(&mut dir, format!("{top}/"), &[][..])
+        .unwrap();
+    for entry in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_mode(0o644);
+        match entry {
+            Entry::Dir(path) => {
+                header.set_entry_type(tar::EntryType::Directory);
+                header.set_size(0);
+                let path = [top.as_bytes(), b"/", path].concat();
+                builder
+                    .append_data(&mut header, os(&path), &[][..])
+                    .unwrap();
+            }
+            Entry::File(path, content) => {
+                header.set_size(content.len() as u64);
+                let path = [top.as_bytes(), b"/", path].concat();
+                builder
+                    .append_data(&mut header, os(&path), *content)
+                    .unwrap();
+            }
+            Entry::Symlink(path, target) => {
+                header.set_entry_type(tar::EntryType::Symlink);
+                header.set_size(0);
+                let path = [top.as_bytes(), b"/", path].concat();
+                builder.append_link(&mut header, os(&path), target).unwrap();
+            }
+        }
+    }
+    builder.into_inner().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Runs git in `dir` with a fixed identity and no user or system configuration.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
+        .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn git_init(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q", "-b", "main"]);
+}
+
+/// Returns the sha256 of a file, hex, as Python's hashlib computes it.
+fn python_sha256(path: &Path) -> String {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],'rb').read()).hexdigest())",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Returns true when this process runs as root, which reads any file whatever its mode.
+fn is_root(dir: &Path) -> bool {
+    let probe = dir.join(".owner-probe");
+    fs::write(&probe, b"").unwrap();
+    let uid = fs::metadata(&probe).unwrap().uid();
+    fs::remove_file(&probe).unwrap();
+    uid == 0
+}
+
+/// Returns the user to run as so that a mode-000 file cannot be read: nobody when
+/// the tests run as root, else the current user. Opens `dir` to that user.
+fn reader_for(dir: &Path) -> Option<u32> {
+    if !is_root(dir) {
+        return None;
+    }
+    let mut path = Some(dir);
+    while let Some(p) = path {
+        if p.starts_with(std::env::temp_dir()) && p != std::env::temp_dir() {
+            fs::set_permissions(p, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        path = p.parent();
+    }
+    Some(65534)
+}
+
+// ---------------------------------------------------------------------------
+// Directories
+
+#[test]
+fn nested_gitignores_negations_and_hidden_files() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().join("tree");
+    let kept: Vec<(&[u8], &[u8])> = vec![
+        (
+            b".gitignore",
+            b"*.log\n!keep.log\nbuild/\n/top-only.txt\n# readOnlyHint\n",
+        ),
+        (b"keep.log", HINTED),
+        (b"src/lib.rs", HINTED),
+        (b"src/.gitignore", b"generated.rs\n!src-keep.txt\n"),
+        (b"src/nested/top-only.txt", b"openWorldHint"),
+        (b".hidden/config.json", b"{\"idempotentHint\": true}"),
+        (b".env", b"DESTRUCTIVEHINT=1"),
+        (b"docs/.ignore", b"draft.md\n"),
+        (b"docs/guide.md", b"annotations annotations"),
+    ];
+    let ignored: Vec<(&[u8], &[u8])> = vec![
+        (b"debug.log", HINTED),
+        (b"sub/trace.log", HINTED),
+        (b"build/out.rs", HINTED),
+        (b"src/build/out.rs", HINTED),
+        (b"top-only.txt", HINTED),
+        (b"src/generated.rs", HINTED),
+        (b"src/deeper/generated.rs", HINTED),
+        (b"docs/draft.md", HINTED),
+    ];
+    write_tree(&root, &kept);
+    write_tree(&root, &ignored);
+
+    let rows = json_rows(tmp.path(), &["tree"], 0);
+    assert_eq!(rows.len(), 1);
+    let expected = oracle(&kept);
+    let got = summary(&rows[0]);
+    assert_eq!(
+        got, expected,
+        "expected (left: got) the oracle over the kept files"
+    );
+    assert_eq!(rows[0]["commit_source"], "worktree");
+    assert_eq!(rows[0]["commit"], "");
+}
+
+#[test]
+fn git_dir_and_info_exclude_are_honoured_in_a_repository() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().join("repo");
+    git_init(&root);
+    // The repository's own files hold terms too: a walk into .git would count them.
+    fs::write(
+        root.join(".git/info/exclude"),
+        b"secret.txt\n# readOnlyHint\n",
+    )
+    .unwrap();
+    fs::write(root.join(".git/description"), HINTED).unwrap();
+    let kept: Vec<(&[u8], &[u8])> = vec![
+        (b"server.py", HINTED),
+        (b".github/ci.yml", b"openWorldHint"),
+    ];
+    write_tree(&root, &kept);
+    write_tree(
+        &root,
+        &[(b"secret.txt", HINTED), (b"deep/secret.txt", HINTED)],
+    );
+
+    let rows = json_rows(&root, &[], 0);
+    assert_eq!(rows[0]["repo"], ".", "no PATH means '.'");
+    assert_eq!(summary(&rows[0]), oracle(&kept));
+    // Untracked files: no commit describes this tree.
+    assert_eq!(rows[0]["commit_source"], "worktree");
+}
+
+#[test]
+fn symlinks_are_neither_followed_nor_counted() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().join("tree");
+    let outside = tmp.path().join("outside");
+    write_tree(
+        &outside,
+        &[(b"secret.ts", HINTED), (b"dir/more.ts", HINTED)],
+    );
+    let kept: Vec<(&[u8], &[u8])> = vec![(b"a/real.ts", b"readOnlyHint"), (b"b.ts", b"")];
+    write_tree(&root, &kept);
+    symlink(outside.join("secret.ts"), root.join("link-to-file.ts")).unwrap();
+    symlink(outside.join("dir"), root.join("link-to-dir")).unwrap();
+    symlink(root.join("a/real.ts"), root.join("a/same.ts")).unwrap();
+    // Loops: a link to its own folder, and two links to each other.
+    symlink(".", root.join("a/loop")).unwrap();
+    symlink("../a", root.join("a/up")).unwrap();
+    symlink("ping", root.join("pong")).unwrap();
+    symlink("pong", root.join("ping")).unwrap();
+    symlink("missing", root.join("dangling")).unwrap();
+
+    let rows = json_rows(tmp.path(), &["tree"], 0);
+    assert_eq!(summary(&rows[0]), oracle(&kept));
+
+    // A root given as a link to a folder is the folder.
+    symlink(&root, tmp.path().join("root-link")).unwrap();
+    let rows = json_rows(tmp.path(), &["root-link"], 0);
+    assert_eq!(summary(&rows[0]), oracle(&kept));
+}
+
+/// Returns a file of `len` bytes of filler with terms placed across every
+/// 256 KiB boundary (the read buffer) and across a few 64 KiB ones.
+fn large_file(len: usize) -> Vec<u8> {
+    let mut data: Vec<u8> = (0..len).map(|i| b"xyz \n"[i % 5]).collect();
+    let mut place = |at: usize, term: &[u8]| data[at..at + term.len()].copy_from_slice(term);
+    let chunk = 256 * 1024;
+    for k in 1..len / chunk {
+        // Straddle the boundary by a different amount each time.
+        let back = 1 + k % 11;
+        place(k * chunk - back, b"readOnlyHint");
+        place(k * chunk + 100 - back, b"OPENWORLDHINT");
+        place(k * chunk + 1000, b"annotations");
+    }
+    place(len - 15, b"destructiveHint");
+    data
+}
+
+#[test]
+fn non_utf8_names_empty_files_and_a_large_file() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().join("tree");
+    let large = large_file(3 * 1024 * 1024 + 333);
+    let kept: Vec<(&[u8], &[u8])> = vec![
+        // A file's name is not its content: the term in this name does not count.
+        (b"caf\xe9-readOnlyHint.txt", b"idempotentHint"),
+        (b"dir-\xff\xfe/x.json", b"openWorldHint"),
+        (b"empty.rs", b""),
+        (b"big/blob.bin", &large),
+    ];
+    write_tree(&root, &kept);
+
+    let rows = json_rows(tmp.path(), &["tree"], 0);
+    let got = summary(&rows[0]);
+    assert_eq!(got, oracle(&kept));
+    assert!(got.files_walked == 4, "the empty file is walked: {got:?}");
+
+    // A second oracle for the large file: Python over the same bytes.
+    let script = format!(
+        "import sys; d=open(sys.argv[1],'rb').read().lower(); print(*[d.count(t.lower().encode()) for t in {COLUMNS:?}])"
+    );
+    let py = Command::new("python3")
+        .args(["-c", &script])
+        .arg(root.join("big/blob.bin"))
+        .output()
+        .expect("python3 runs");
+    let py: Vec<u64> = String::from_utf8_lossy(&py.stdout)
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let blob = got
+        .files
+        .iter()
+        .find(|f| f.0 == "big/blob.bin")
+        .expect("blob listed");
+    assert_eq!(
+        blob.1, py,
+        "got (left) vs Python (right) for the large file"
+    );
+    assert_eq!(
+        py,
+        [11, 1, 0, 11, 11],
+        "the large file straddles every boundary"
+    );
+
+    // The table lists the non-UTF-8 name with the invalid byte replaced.
+    let out = run(tmp.path(), &["--files", "tree"]);
+    assert_code(&out, 0);
+    let text = String::from_utf8(out.stdout.clone()).expect("the table is UTF-8");
+    assert!(
+        text.contains("caf\u{fffd}-readOnlyHint.txt"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn files_and_by_extension_listings() {
+    let tmp = TempDir::new().unwrap();
+    let files: Vec<(&[u8], &[u8])> = vec![
+        (b"src/z.rs", b"readOnlyHint readOnlyHint"),
+        (b"src/a.rs", b"destructiveHint"),
+        (b"README.md", b"openWorldHint annotations"),
+        (b"Makefile", b"idempotentHint"),
+        (b"tests/t.rs", b"readOnlyHint"),
+        (b"nothing.txt", b"no terms here"),
+    ];
+    write_tree(tmp.path(), &files);
+    let out = run(tmp.path(), &["--files", "--by-extension"]);
+    assert_code(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+
+    // Files with a count, sorted by path bytes ('M' < 'R' < 's' < 't').
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("files with a count in"))
+        .unwrap_or_else(|| panic!("no file listing\n{}", show(&out)));
+    let listed: Vec<Vec<&str>> = lines[start + 2..start + 7]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let expected: Vec<Vec<&str>> = vec![
+        vec!["Makefile", "14", "0", "0", "1", "0", "0"],
+        vec!["README.md", "25", "0", "0", "0", "1", "1"],
+        vec!["src/a.rs", "15", "0", "1", "0", "0", "0"],
+        vec!["src/z.rs", "25", "2", "0", "0", "0", "0"],
+        vec!["tests/t.rs", "12", "1", "0", "0", "0", "0"],
+    ];
+    assert_eq!(listed, expected, "\n{}", show(&out));
+
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("counts by extension in"))
+        .unwrap_or_else(|| panic!("no extension listing\n{}", show(&out)));
+    let grouped: Vec<Vec<&str>> = lines[start + 2..]
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let expected: Vec<Vec<&str>> = vec![
+        vec!["(none)", "1", "0", "0", "1", "0", "0"],
+        vec![".md", "1", "0", "0", "0", "1", "1"],
+        vec![".rs", "3", "3", "1", "0", "0", "0"],
+    ];
+    assert_eq!(grouped, expected, "\n{}", show(&out));
+
+    // The JSON carries the same groups.
+    let rows = json_rows(tmp.path(), &["--by-extension"], 0);
+    let groups = rows[0]["by_extension"].as_array().unwrap();
+    let got: Vec<(Value, Vec<u64>)> = groups
+        .iter()
+        .map(|g| (g["extension"].clone(), counts_of(&g["counts"])))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Value::Null, vec![0, 0, 1, 0, 0]),
+            (Value::from("md"), vec![0, 0, 0, 1, 1]),
+            (Value::from("rs"), vec![3, 1, 0, 0, 0]),
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Archives
+
+#[test]
+fn an_extracted_archive_reads_as_the_archive() {
+    let tmp = TempDir::new().unwrap();
+    let large = large_file(600 * 1024);
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    let files: Vec<(&[u8], &[u8])> = vec![
+        (b".gitignore", b"*.log\ntarget/\n"),
+        (b".github/workflows/ci.yml", b"readOnlyHint: openWorldHint"),
+        (b"src/server.ts", HINTED),
+        (b"src/empty.ts", b""),
+        (b"caf\xe9.md", b"annotations"),
+        (b"data/large.bin", &large),
+        (b"docs/notes.txt", SILENT),
+    ];
+    let mut entries = vec![
+        Entry::Dir(b"src"),
+        Entry::Dir(b".github"),
+        Entry::Dir(b".github/workflows"),
+        Entry::Dir(b"data"),
+        Entry::Dir(b"docs"),
+        Entry::Symlink(b"src/link.ts", "server.ts"),
+    ];
+    entries.extend(files.iter().map(|(p, c)| Entry::File(p, c)));
+    let tar = tar_bytes("proj-0123456", Some(commit), &entries);
+    let targz = gzip(&tar);
+    fs::write(tmp.path().join("proj.tar.gz"), &targz).unwrap();
+    fs::write(tmp.path().join("proj.tar"), &tar).unwrap();
+    fs::create_dir(tmp.path().join("ext")).unwrap();
+    let untar = Command::new("tar")
+        .args(["-xzf", "proj.tar.gz", "-C", "ext"])
+        .current_dir(tmp.path())
+        .output()
+        .expect("tar runs");
+    assert!(
+        untar.status.success(),
+        "{}",
+        String::from_utf8_lossy(&untar.stderr)
+    );
+
+    let out = run_with(
+        tmp.path(),
+        Run {
+            args: &[
+                "--json",
+                "--files",
+                "proj.tar.gz",
+                "ext/proj-0123456",
+                "proj.tar",
+                "-",
+            ],
+            stdin: Some(targz.clone()),
+            ..Run::default()
+        },
+    );
+    assert_code(&out, 0);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let expected = oracle(&files);
+    for row in &rows {
+        assert_eq!(summary(row), expected, "row {}", row["repo"]);
+    }
+    let repos: Vec<&str> = rows.iter().map(|r| r["repo"].as_str().unwrap()).collect();
+    assert_eq!(repos, ["proj.tar.gz", "ext/proj-0123456", "proj.tar", "-"]);
+
+    // Archives carry the commit of their pax header and the sha256 of their bytes.
+    for (row, file) in [(&rows[0], "proj.tar.gz"), (&rows[2], "proj.tar")] {
+        assert_eq!(row["commit"], commit);
+        assert_eq!(row["commit_source"], "archive");
+        assert_eq!(
+            row["archive_sha256"],
+            python_sha256(&tmp.path().join(file)).as_str()
+        );
+    }
+    assert_eq!(rows[3]["archive_sha256"], rows[0]["archive_sha256"]);
+    assert_eq!(rows[1]["commit_source"], "worktree");
+    assert_eq!(rows[1]["archive_sha256"], "");
+}
+
+// ---------------------------------------------------------------------------
+// Git revisions
+
+#[test]
+fn git_revision_counts_the_commit_not_the_work_tree() {
+    let tmp = TempDir::new().unwrap();
+    let repo = tmp.path().join("repo");
+    git_init(&repo);
+
+    // Commit 1.
+    let one: Vec<(&[u8], &[u8])> = vec![(b"a.py", b"readOnlyHint"), (b"sub/s.md", b"annotations")];
+    write_tree(&repo, &one);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let id_one = git(&repo, &["rev-parse", "HEAD"]);
+    git(&repo, &["tag", "-a", "v1", "-m", "first"]);
+
+    // Commit 2: a tracked file that an ignore rule matches still belongs to the commit.
+    let two: Vec<(&[u8], &[u8])> = vec![
+        (b"a.py", b"readOnlyHint destructiveHint"),
+        (b"sub/s.md", b"annotations"),
+        (b"sub/t.rs", b"idempotentHint"),
+        (b".gitignore", b"*.gen\n"),
+        (b"forced.gen", b"openWorldHint"),
+    ];
+    write_tree(&repo, &two);
+    git(&repo, &["add", "."]);
+    git(&repo, &["add", "-f", "forced.gen"]);
+    git(&repo, &["commit", "-q", "-m", "two"]);
+    let id_two = git(&repo, &["rev-parse", "HEAD"]);
+
+    // Commit 3 removes a file.
+    fs::remove_file(repo.join("sub/t.rs")).unwrap();
+    git(&repo, &["commit", "-q", "-am", "three"]);
+    let three: Vec<(&[u8], &[u8])> = vec![
+        (b"a.py", b"readOnlyHint destructiveHint"),
+        (b"sub/s.md", b"annotations"),
+        (b".gitignore", b"*.gen\n"),
+        (b"forced.gen", b"openWorldHint"),
+    ];
+    let id_three = git(&repo, &["rev-parse", "HEAD"]);
+
+    // A dirty work tree: a change, an untracked file, an ignored one.
+    fs::write(repo.join("a.py"), b"readOnlyHint readOnlyHint readOnlyHint").unwrap();
+    fs::write(repo.join("untracked.js"), HINTED).unwrap();
+    fs::write(repo.join("local.gen"), HINTED).unwrap();
+
+    for (rev, id, files) in [
+        ("HEAD", &id_three, &three),
+        ("HEAD~1", &id_two, &two),
+        ("v1", &id_one, &one),
+        (id_two.as_str(), &id_two, &two),
+    ] {
+        let rows = json_rows(&repo, &["--git", rev], 0);
+        assert_eq!(summary(&rows[0]), oracle(files), "--git {rev}");
+        assert_eq!(rows[0]["commit"], id.as_str(), "--git {rev}");
+        assert_eq!(rows[0]["commit_source"], "archive");
+        assert_eq!(rows[0]["pinned"], rev);
+    }
+
+    // From a subfolder, or naming it, --git counts that folder of the commit.
+    let rows = json_rows(&repo, &["--git", "HEAD~1", "sub"], 0);
+    assert_eq!(
+        summary(&rows[0]),
+        oracle(&[(b"s.md", b"annotations"), (b"t.rs", b"idempotentHint")])
+    );
+
+    // The work tree itself: the change and the untracked file count, the ignored
+    // file and the force-added one do not; no commit describes it.
+    let rows = json_rows(&repo, &[], 0);
+    let worktree: Vec<(&[u8], &[u8])> = vec![
+        (b"a.py", b"readOnlyHint readOnlyHint readOnlyHint"),
+        (b"sub/s.md", b"annotations"),
+        (b".gitignore", b"*.gen\n"),
+        (b"untracked.js", HINTED),
+    ];
+    assert_eq!(summary(&rows[0]), oracle(&worktree));
+    assert_eq!(rows[0]["commit"], "");
+    assert_eq!(rows[0]["commit_source"], "worktree");
+
+    // The CSV stamps the revision's id.
+    let out = run(&repo, &["--git", "HEAD~2", "--csv", "out.csv"]);
+    assert_code(&out, 0);
+    let csv = fs::read_to_string(repo.join("out.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "repo,pinned,commit,commit_source,files_walked,bytes_read,readOnlyHint,destructiveHint,\
+         idempotentHint,openWorldHint,annotations,archive_sha256,probed_on,status,error"
+    );
+    assert_eq!(
+        lines[1],
+        format!(".,HEAD~2,{id_one},archive,2,23,1,0,0,0,1,,2023-11-14,ok,"),
+        "\n{csv}"
+    );
+}
+
+#[test]
+fn a_clean_work_tree_is_stamped_with_head() {
+    let tmp = TempDir::new().unwrap();
+    let repo = tmp.path().join("repo");
+    git_init(&repo);
+    let files: Vec<(&[u8], &[u8])> =
+        vec![(b"server.go", HINTED), (b"pkg/tools.go", b"readOnlyHint")];
+    write_tree(&repo, &files);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+
+    let out = run(tmp.path(), &["--csv", "out.csv", "repo", "repo/pkg"]);
+    assert_code(&out, 0);
+    let csv = fs::read_to_string(tmp.path().join("out.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows[0][..4], ["repo", "", head.as_str(), "head"], "\n{csv}");
+    assert_eq!(
+        rows[1][..4],
+        ["repo/pkg", "", head.as_str(), "head"],
+        "\n{csv}"
+    );
+
+    // A tracked file hidden by an ignore rule is in HEAD but not in the walk: the
+    // walk is no longer HEAD's tree, so it is not stamped as HEAD.
+    fs::write(repo.join(".ignore"), b"server.go\n").unwrap();
+    git(&repo, &["add", ".ignore"]);
+    git(&repo, &["commit", "-q", "-m", "hide"]);
+    let rows = json_rows(&repo, &[], 0);
+    assert_eq!(rows[0]["commit_source"], "worktree", "{:#}", rows[0]);
+    assert_eq!(rows[0]["commit"], "");
+}
+
+// ---------------------------------------------------------------------------
+// The gate
+
+#[test]
+fn require_hints_gates_a_tree_that_said_nothing() {
+    let tmp = TempDir::new().unwrap();
+    write_tree(
+        &tmp.path().join("hinted"),
+        &[(b"a.ts", b"x"), (b"b.ts", b"openWorldHint")],
+    );
+    write_tree(
+        &tmp.path().join("silent"),
+        &[(b"a.rs", SILENT), (b"b.cs", b"ReadOnly = true")],
+    );
+    fs::create_dir(tmp.path().join("empty")).unwrap();
+
+    let out = run(tmp.path(), &["--require-hints", "hinted"]);
+    assert_code(&out, 0);
+    assert!(out.stderr.is_empty(), "{}", show(&out));
+
+    let out = run(tmp.path(), &["--require-hints", "silent"]);
+    assert_code(&out, 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("'silent' said nothing"), "{}", show(&out));
+    assert!(
+        err.contains("read_only_hint") && err.contains("ReadOnly"),
+        "{}",
+        show(&out)
+    );
+    // The table is still printed.
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("tree"),
+        "{}",
+        show(&out)
+    );
+
+    // One silent tree among others is enough; an empty tree says nothing either.
+    let out = run(
+        tmp.path(),
+        &["--require-hints", "hinted", "silent", "empty"],
+    );
+    assert_code(&out, 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("'hinted'"), "{}", show(&out));
+    assert!(err.contains("'empty' said nothing"), "{}", show(&out));
+
+    // Without the gate a silent tree is no failure.
+    assert_code(&run(tmp.path(), &["silent"]), 0);
+
+    // A tree that failed cannot be judged: exit 1 beats the gate.
+    let out = run(tmp.path(), &["--require-hints", "silent", "missing"]);
+    assert_code(&out, 1);
+
+    // The gate checks the hint names among --terms; none at all is a usage error.
+    let out = run(
+        tmp.path(),
+        &["--require-hints", "--terms", "openWorldHint,foo", "hinted"],
+    );
+    assert_code(&out, 0);
+    let out = run(
+        tmp.path(),
+        &["--require-hints", "--terms", "readOnlyHint", "hinted"],
+    );
+    assert_code(&out, 3);
+    let out = run(
+        tmp.path(),
+        &["--require-hints", "--terms", "read_only_hint", "silent"],
+    );
+    assert_code(&out, 2);
+}
+
+#[test]
+fn custom_terms_and_bad_terms() {
+    let tmp = TempDir::new().unwrap();
+    let files: Vec<(&[u8], &[u8])> = vec![(b"a.rs", SILENT)];
+    write_tree(tmp.path(), &files);
+    let out = run(
+        tmp.path(),
+        &[
+            "--json",
+            "--terms",
+            "read_only_hint,ReadOnly",
+            "--controls",
+            "annotations",
+        ],
+    );
+    assert_code(&out, 0);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let counts = &rows[0]["counts"];
+    let expected = [
+        ("read_only_hint", naive(SILENT, "read_only_hint")),
+        ("ReadOnly", naive(SILENT, "ReadOnly")),
+        ("annotations", naive(SILENT, "annotations")),
+    ];
+    for (term, n) in expected {
+        assert_eq!(counts[term].as_u64(), Some(n), "{term} in {counts}");
+    }
+    // Terms equal under ASCII case folding, or empty: usage errors.
+    assert_code(
+        &run(tmp.path(), &["--terms", "readOnlyHint,READONLYHINT"]),
+        2,
+    );
+    assert_code(&run(tmp.path(), &["--terms", "a,,b"]), 2);
+    assert_code(&run(tmp.path(), &["--controls", "readonlyhint"]), 2);
+    assert_code(&run(tmp.path(), &["-", "-"]), 2);
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/// Asserts that row `i` of `rows` failed with a message containing every one of `parts`.
+fn assert_error(rows: &[Value], i: usize, parts: &[&str]) {
+    assert_eq!(rows[i]["status"], "error", "row {i}: {:#}", rows[i]);
+    let msg = rows[i]["error"].as_str().unwrap();
+    for part in parts {
+        assert!(msg.contains(part), "row {i}: expected {part:?} in {msg:?}");
+    }
+    assert_eq!(rows[i]["counts"], Value::Null, "an error row has no counts");
+}
+
+#[test]
+fn each_failing_path_is_named_and_the_others_still_count() {
+    let tmp = TempDir::new().unwrap();
+    let good: Vec<(&[u8], &[u8])> = vec![(b"ok.ts", HINTED)];
+    write_tree(&tmp.path().join("good"), &good);
+    fs::write(
+        tmp.path().join("notes.txt"),
+        b"readOnlyHint is not an archive",
+    )
+    .unwrap();
+    fs::write(
+        tmp.path().join("page.tar.gz"),
+        b"<!DOCTYPE html><html>sign in</html>",
+    )
+    .unwrap();
+    let targz = gzip(&tar_bytes("p", None, &[Entry::File(b"a", HINTED)]));
+    fs::write(tmp.path().join("cut.tar.gz"), &targz[..targz.len() - 20]).unwrap();
+    fs::write(tmp.path().join("empty.tar"), b"").unwrap();
+
+    let out = run(
+        tmp.path(),
+        &[
+            "--json",
+            "--files",
+            "good",
+            "missing",
+            "notes.txt",
+            "page.tar.gz",
+            "cut.tar.gz",
+            "empty.tar",
+            "good",
+        ],
+    );
+    assert_code(&out, 1);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 7);
+    assert_eq!(summary(&rows[0]), oracle(&good));
+    assert_eq!(summary(&rows[6]), oracle(&good));
+    assert_error(&rows, 1, &["no such file or directory"]);
+    assert_error(
+        &rows,
+        2,
+        &["not a gzip or tar archive", "readOnlyHint is not"],
+    );
+    assert_error(&rows, 3, &["<!DOCTYPE html>"]);
+    assert_error(&rows, 4, &[]);
+    assert_error(&rows, 5, &["empty"]);
+    // A person reads each failure on stderr, named by its path.
+    let err = String::from_utf8_lossy(&out.stderr);
+    for name in [
+        "missing",
+        "notes.txt",
+        "page.tar.gz",
+        "cut.tar.gz",
+        "empty.tar",
+    ] {
+        assert!(
+            err.contains(&format!("'{name}': ")),
+            "{name} not named\n{}",
+            show(&out)
+        );
+    }
+
+    // In the table, the error is spelled out under it.
+    let out = run(tmp.path(), &["missing", "good"]);
+    assert_code(&out, 1);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("error: missing: no such file or directory"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn unreadable_files_fail_their_tree() {
+    let tmp = TempDir::new().unwrap();
+    let user = reader_for(tmp.path());
+    let good: Vec<(&[u8], &[u8])> = vec![(b"ok.ts", HINTED)];
+    write_tree(&tmp.path().join("good"), &good);
+    write_tree(
+        &tmp.path().join("tree"),
+        &[(b"ok.ts", HINTED), (b"src/locked.ts", HINTED)],
+    );
+    let locked = tmp.path().join("tree/src/locked.ts");
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let archive = tmp.path().join("locked.tar");
+    fs::write(&archive, tar_bytes("p", None, &[Entry::File(b"a", HINTED)])).unwrap();
+    fs::set_permissions(&archive, fs::Permissions::from_mode(0o000)).unwrap();
+    write_tree(&tmp.path().join("tree2/closed"), &[(b"x.ts", HINTED)]);
+    fs::set_permissions(
+        tmp.path().join("tree2/closed"),
+        fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+
+    let out = run_with(
+        tmp.path(),
+        Run {
+            args: &["--json", "--files", "tree", "locked.tar", "tree2", "good"],
+            uid: user,
+            ..Run::default()
+        },
+    );
+    assert_code(&out, 1);
+    let rows: Vec<Value> =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{}", show(&out)));
+    assert_error(&rows, 0, &["tree/src/locked.ts", "ermission denied"]);
+    assert_error(&rows, 1, &["permission denied"]);
+    assert_error(&rows, 2, &["tree2/closed", "ermission denied"]);
+    assert_eq!(summary(&rows[3]), oracle(&good));
+}
+
+#[test]
+fn git_errors_name_the_path_and_the_revision() {
+    let tmp = TempDir::new().unwrap();
+    let repo = tmp.path().join("repo");
+    git_init(&repo);
+    write_tree(&repo, &[(b"a.ts", HINTED)]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let plain = tmp.path().join("plain");
+    write_tree(&plain, &[(b"a.ts", HINTED)]);
+    let empty_repo = tmp.path().join("unborn");
+    git_init(&empty_repo);
+    fs::write(tmp.path().join("file.tar"), b"").unwrap();
+
+    let rows = json_rows(
+        tmp.path(),
+        &[
+            "--git", "HEAD", "plain", "repo", "nowhere", "file.tar", "unborn",
+        ],
+        1,
+    );
+    assert_error(&rows, 0, &["not inside a git work tree"]);
+    assert_eq!(summary(&rows[1]), oracle(&[(b"a.ts", HINTED)]));
+    assert_error(&rows, 2, &["no such file or directory"]);
+    assert_error(&rows, 3, &["not a directory"]);
+    assert_error(&rows, 4, &["unknown revision 'HEAD'"]);
+
+    let rows = json_rows(tmp.path(), &["--git", "no-such-branch", "repo"], 1);
+    assert_error(&rows, 0, &["unknown revision 'no-such-branch'"]);
+    // A tree id is no commit.
+    let tree = git(&repo, &["rev-parse", "HEAD^{tree}"]);
+    let rows = json_rows(tmp.path(), &["--git", &tree, "repo"], 1);
+    assert_error(&rows, 0, &["unknown revision"]);
+
+    let out = run(tmp.path(), &["--git", "--upload-pack=x", "repo"]);
+    assert_code(&out, 2);
+    let out = run_with(
+        tmp.path(),
+        Run {
+            args: &["--git", "HEAD", "-"],
+            stdin: Some(Vec::new()),
+            ..Run::default()
+        },
+    );
+    assert_code(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("not an archive on stdin"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn the_path_given_is_the_row_name() {
+    // A check on the helper paths above: rows keep the order and spelling given.
+    let tmp = TempDir::new().unwrap();
+    write_tree(
+        tmp.path(),
+        &[(b"a/x.ts", b"readOnlyHint"), (b"b/y.ts", b"")],
+    );
+    let rows = json_rows(tmp.path(), &["b", "./a", "a/"], 0);
+    let repos: Vec<&str> = rows.iter().map(|r| r["repo"].as_str().unwrap()).collect();
+    assert_eq!(repos, ["b", "./a", "a/"]);
+    let a: PathBuf = tmp.path().join("a");
+    assert!(a.is_dir());
+    assert_eq!(summary(&rows[1]), summary(&rows[2]));
+    assert_eq!(summary(&rows[1]).counts, vec![1, 0, 0, 0, 0]);
+}
