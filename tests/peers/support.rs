@@ -1,0 +1,225 @@
+//! Helpers shared by the probe tests: finding the pinned peers, running the binary,
+//! reading its CSV, and an oracle for the CSV row a tool should produce.
+//!
+//! A peer that is missing fails the test under `CI=true` and skips it elsewhere, with
+//! a line saying why and how to install it (`tests/peers/install.sh`).
+#![allow(dead_code)] // each probe test binary uses its own part of this module
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const HEADER: &str = "tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,omits,resolved_readOnlyHint,resolved_destructiveHint,resolved_idempotentHint,resolved_openWorldHint";
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-hint-census"))
+}
+
+pub fn peers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
+}
+
+/// Returns the peer, or handles its absence: a panic under `CI=true`, else a skip line.
+pub fn require<T>(what: &str, peer: Option<T>) -> Option<T> {
+    if peer.is_some() {
+        return peer;
+    }
+    let message = format!("{what} is not installed; run tests/peers/install.sh");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{message} (CI=true: a missing peer fails the run)");
+    }
+    eprintln!("skipped: {message}");
+    None
+}
+
+/// Returns a python3 able to run the standard-library fault server.
+pub fn python3() -> Option<PathBuf> {
+    let ok = Command::new("python3")
+        .args(["-c", "import json, signal"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then(|| PathBuf::from("python3"))
+}
+
+/// Returns the pinned venv's python when it can import the official MCP SDK.
+pub fn python_with_mcp() -> Option<PathBuf> {
+    let python = peers().join(".venv/bin/python");
+    let ok = Command::new(&python)
+        .args(["-c", "import mcp.server.mcpserver, mcp.client.client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then_some(python)
+}
+
+/// Returns the pinned reference memory server's entry point, when npm installed it.
+pub fn memory_server() -> Option<PathBuf> {
+    let entry = peers().join("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    (node && entry.is_file()).then_some(entry)
+}
+
+/// Runs the binary in `dir` with `args` and extra environment variables.
+pub fn run(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    Command::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .envs(envs.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+pub fn show(out: &Output) -> String {
+    format!(
+        "status: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Reads a CSV file as its header line and its rows.
+pub fn read_csv(path: &Path) -> (String, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).expect("the CSV was written");
+    let header = text.lines().next().unwrap_or_default().to_string();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let rows = reader
+        .records()
+        .map(|r| {
+            r.expect("a CSV record")
+                .iter()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// Returns the CSV row issue 4 prescribes for one tool object, worked out here from
+/// the schema's rules independently of the crate.
+pub fn expected_row(tool: &Value) -> Vec<String> {
+    const NAMES: [&str; 4] = [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+    const DEFAULTS: [bool; 4] = [false, true, false, true];
+    let annotations = tool.get("annotations").filter(|a| a.is_object());
+    let declared: Vec<Option<Result<bool, ()>>> = NAMES
+        .iter()
+        .map(|name| match annotations.and_then(|a| a.get(*name)) {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(Ok(*b)),
+            Some(_) => Some(Err(())),
+        })
+        .collect();
+    let read_only = declared[0] == Some(Ok(true));
+    let meaningful = |i: usize| !(read_only && (i == 1 || i == 2));
+    let mut row = vec![tool["name"].as_str().expect("a tool name").to_string()];
+    for d in &declared {
+        row.push(
+            match d {
+                None => "absent",
+                Some(Ok(true)) => "true",
+                Some(Ok(false)) => "false",
+                Some(Err(())) => "invalid",
+            }
+            .to_string(),
+        );
+    }
+    let omits: Vec<&str> = (0..4)
+        .filter(|&i| meaningful(i) && !matches!(declared[i], Some(Ok(_))))
+        .map(|i| NAMES[i])
+        .collect();
+    row.push(omits.join(";"));
+    for i in 0..4 {
+        row.push(if !meaningful(i) {
+            "n/a".to_string()
+        } else {
+            match declared[i] {
+                Some(Ok(b)) => b.to_string(),
+                _ => DEFAULTS[i].to_string(),
+            }
+        });
+    }
+    row
+}
+
+/// Returns a port that was free on 127.0.0.1 a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("binding port 0")
+        .port()
+}
+
+/// Waits until something accepts connections on 127.0.0.1:`port`.
+pub fn wait_for_port(port: u16, server: &mut ServerGuard) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = server.0.try_wait() {
+            panic!("the test server exited early: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("nothing listens on 127.0.0.1:{port} after 30 s");
+}
+
+/// Kills and reaps a server the test started, however the test ends.
+pub struct ServerGuard(pub Child);
+
+impl Drop for ServerGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Returns true while process `pid` exists and is not a zombie.
+pub fn is_alive(pid: u32) -> bool {
+    let stat = Path::new("/proc").join(pid.to_string()).join("stat");
+    if Path::new("/proc/self/stat").exists() {
+        return match std::fs::read_to_string(stat) {
+            // The state follows the command name, which is in parentheses.
+            Ok(text) => text
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        };
+    }
+    Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Waits up to `grace` for process `pid` to be gone; returns true when it is.
+pub fn is_gone_within(pid: u32, grace: Duration) -> bool {
+    let until = Instant::now() + grace;
+    while is_alive(pid) {
+        if Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}

@@ -1,0 +1,318 @@
+//! Issue 4: `probe` against real, pinned peers installed by `tests/peers/install.sh`:
+//! the reference memory server from npm, and a server written with the official
+//! Python SDK from PyPI over stdio and over Streamable HTTP on 127.0.0.1.
+//!
+//! The oracles come from the other side: the SDK's own client listing the same server
+//! (`sdk_list_tools.py`), and the Python server's declaration list (`--expected`).
+
+#[path = "peers/support.rs"]
+mod support;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::*;
+
+/// Lists the tools of a server with the official Python SDK's client.
+fn sdk_listing(python: &Path, target: &[String], envs: &[(&str, &str)]) -> Vec<Value> {
+    let out = Command::new(python)
+        .arg(peers().join("sdk_list_tools.py"))
+        .args(target)
+        .envs(envs.iter().copied())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the SDK oracle runs");
+    assert!(
+        out.status.success(),
+        "the SDK oracle failed: {:?}",
+        out.status
+    );
+    let listing: Value = serde_json::from_slice(&out.stdout).expect("the SDK oracle prints JSON");
+    listing["tools"].as_array().expect("a tools array").clone()
+}
+
+/// Returns the mixed server's tools as a server sends them, from its own declaration list.
+fn mixed_expected(python: &Path) -> Vec<Value> {
+    let out = Command::new(python)
+        .arg(peers().join("mixed_server.py"))
+        .arg("--expected")
+        .output()
+        .expect("the mixed server runs");
+    assert!(out.status.success());
+    let declared: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    declared
+        .into_iter()
+        .map(|d| {
+            let mut tool = json!({ "name": d["name"] });
+            if !d["title"].is_null() {
+                tool["title"] = d["title"].clone();
+            }
+            if !d["annotations"].is_null() {
+                tool["annotations"] = d["annotations"].clone();
+            }
+            tool
+        })
+        .collect()
+}
+
+fn probe_stdio(
+    dir: &Path,
+    flags: &[&str],
+    server: &[String],
+    envs: &[(&str, &str)],
+) -> std::process::Output {
+    let mut args = vec!["probe"];
+    args.extend_from_slice(flags);
+    args.push("--");
+    args.extend(server.iter().map(String::as_str));
+    run(dir, &args, envs)
+}
+
+fn snapshot_tools(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("the snapshot was written");
+    let snapshot: Value = serde_json::from_str(&text).expect("the snapshot is JSON");
+    snapshot["tools"].as_array().expect("a tools array").clone()
+}
+
+/// Returns each tool's name and annotations, sorted by name: what a snapshot must hold.
+fn name_and_annotations_sorted(tools: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = tools
+        .iter()
+        .map(|t| match t.get("annotations") {
+            Some(a) => json!({ "name": t["name"], "annotations": a }),
+            None => json!({ "name": t["name"] }),
+        })
+        .collect();
+    out.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    out
+}
+
+#[test]
+fn the_reference_memory_server_declares_all_four_hints_on_nine_tools() {
+    let Some(entry) = require("@modelcontextprotocol/server-memory (npm)", memory_server()) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    let envs = [("MEMORY_FILE_PATH", memory_file.to_str().unwrap())];
+    let server = vec!["node".to_string(), entry.display().to_string()];
+
+    let oracle = sdk_listing(&python, &server, &envs);
+    assert_eq!(
+        oracle.len(),
+        9,
+        "the pinned memory server lists nine tools: {oracle:?}"
+    );
+
+    let out = probe_stdio(
+        dir.path(),
+        &[
+            "--csv",
+            "hints.csv",
+            "--save",
+            "snap.json",
+            "--require",
+            "all",
+        ],
+        &server,
+        &envs,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (header, rows) = read_csv(&dir.path().join("hints.csv"));
+    assert_eq!(header, HEADER);
+    let expected: Vec<Vec<String>> = oracle.iter().map(expected_row).collect();
+    assert_eq!(rows, expected);
+    assert!(rows
+        .iter()
+        .all(|r| r[1..5].iter().all(|c| c == "true" || c == "false")));
+    let text = stdout(&out);
+    assert!(
+        text.contains("9 tools: 9 declare every meaningful hint, 0 declare nothing"),
+        "{text}"
+    );
+    assert!(text.contains("require all: every tool passes"), "{text}");
+    assert_eq!(
+        snapshot_tools(&dir.path().join("snap.json")),
+        name_and_annotations_sorted(&oracle)
+    );
+}
+
+#[test]
+fn a_python_sdk_server_over_stdio_shows_absent_and_explicit_false_apart() {
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = vec![
+        python.display().to_string(),
+        peers().join("mixed_server.py").display().to_string(),
+    ];
+    let expected_tools = mixed_expected(&python);
+    // The SDK's own client must see what the server script declares, or the oracle is wrong.
+    assert_eq!(sdk_listing(&python, &server, &[]), expected_tools);
+
+    let out = probe_stdio(
+        dir.path(),
+        &[
+            "--csv",
+            "hints.csv",
+            "--save",
+            "snap.json",
+            "--date",
+            "2026-09-07",
+            "--require",
+            "meaningful",
+        ],
+        &server,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let expected: Vec<Vec<String>> = expected_tools.iter().map(expected_row).collect();
+    assert_eq!(rows, expected);
+
+    let breaking: Vec<String> = expected
+        .iter()
+        .filter(|row| !row[5].is_empty())
+        .map(|row| {
+            format!(
+                "require meaningful: tool '{}' lacks {}",
+                row[0],
+                row[5].replace(';', ", ")
+            )
+        })
+        .collect();
+    let got: Vec<String> = stdout(&out)
+        .lines()
+        .filter(|l| l.starts_with("require meaningful: tool "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(got, breaking);
+
+    let snapshot: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("snap.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        snapshot["server"],
+        json!({ "name": "mixed-hints", "version": "1.2.3" })
+    );
+    assert_eq!(snapshot["date"], "2026-09-07");
+    assert_eq!(
+        snapshot["tools"],
+        Value::Array(name_and_annotations_sorted(&expected_tools))
+    );
+}
+
+/// Starts the mixed server on Streamable HTTP; its output, uvicorn's access log
+/// included, goes to a file.
+fn start_http(python: &Path, dir: &Path, json_response: bool) -> (ServerGuard, u16, PathBuf) {
+    let port = free_port();
+    let log = dir.join("server.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut cmd = Command::new(python);
+    cmd.arg(peers().join("mixed_server.py"))
+        .args(["--http", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file);
+    if json_response {
+        cmd.arg("--json-response");
+    }
+    let mut guard = ServerGuard(cmd.spawn().expect("the HTTP server starts"));
+    wait_for_port(port, &mut guard);
+    (guard, port, log)
+}
+
+fn http_case(json_response: bool) {
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, port, log) = start_http(&python, dir.path(), json_response);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let expected_tools = mixed_expected(&python);
+    assert_eq!(
+        sdk_listing(&python, &["--url".to_string(), url.clone()], &[]),
+        expected_tools
+    );
+
+    let out = run(
+        dir.path(),
+        &["probe", "--url", &url, "--csv", "hints.csv"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let expected: Vec<Vec<String>> = expected_tools.iter().map(expected_row).collect();
+    assert_eq!(rows, expected);
+    assert!(
+        stdout(&out).contains("server 'mixed-hints' version '1.2.3'"),
+        "{}",
+        show(&out)
+    );
+
+    // The session is ended with a DELETE, which the server logs and accepts.
+    let until = Instant::now() + Duration::from_secs(5);
+    let mut text = String::new();
+    while Instant::now() < until {
+        text.clear();
+        std::fs::File::open(&log)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        if text.matches("\"DELETE /mcp HTTP/1.1\" 200").count() >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // One DELETE from the oracle's client, one from the probe.
+    assert_eq!(
+        text.matches("\"DELETE /mcp HTTP/1.1\" 200").count(),
+        2,
+        "{text}"
+    );
+}
+
+#[test]
+fn a_python_sdk_server_over_streamable_http_answering_with_event_streams() {
+    http_case(false);
+}
+
+#[test]
+fn a_python_sdk_server_over_streamable_http_answering_with_json() {
+    http_case(true);
+}
+
+#[test]
+fn an_http_server_that_never_answers_times_out() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accepts connections and reads, but never writes a byte back.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = run(dir.path(), &["probe", "--timeout", "2", "--url", &url], &[]);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("no answer to 'initialize' within 2 s (--timeout)"),
+        "{}",
+        show(&out)
+    );
+}
