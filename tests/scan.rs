@@ -664,6 +664,10 @@ fn an_extracted_archive_reads_as_the_archive() {
     fs::write(tmp.path().join("proj.tar.gz"), &targz).unwrap();
     fs::write(tmp.path().join("proj.tar"), &tar).unwrap();
     fs::create_dir(tmp.path().join("ext")).unwrap();
+    // Ignore files above the tree are not the tree's: wherever an archive is
+    // extracted, it reads the same.
+    fs::write(tmp.path().join(".gitignore"), b"*.md\n").unwrap();
+    fs::write(tmp.path().join("ext/.ignore"), b"*.ts\n").unwrap();
     let untar = Command::new("tar")
         .args(["-xzf", "proj.tar.gz", "-C", "ext"])
         .current_dir(tmp.path())
