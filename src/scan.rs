@@ -785,6 +785,28 @@ mod tests {
     }
 
     #[test]
+    fn walk_reports_paths_relative_to_the_root_as_bytes() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let root = tmp.path().join("t");
+        fs::create_dir_all(root.join("d")).unwrap();
+        fs::write(root.join(OsStr::from_bytes(b"n\xffame")), b"readOnlyHint").unwrap();
+        fs::write(root.join("d/b.txt"), b"x").unwrap();
+        fs::write(root.join(".hidden"), b"openWorldHint").unwrap();
+        let matcher = Matcher::new(&DEFAULT_TERMS).unwrap();
+        let walked = walk(&root, &matcher, true).unwrap();
+        let mut paths = walked.paths;
+        paths.sort();
+        assert_eq!(paths, [&b".hidden"[..], b"d/b.txt", b"n\xffame"]);
+        assert_eq!(walked.tree.files_walked, 3);
+        assert_eq!(walked.tree.bytes_read, 26);
+        assert_eq!(walked.tree.counts, [1, 0, 0, 1]);
+        let hits: Vec<&[u8]> = walked.tree.files.iter().map(|f| &f.path[..]).collect();
+        assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
+        // Without being asked, the walk keeps no path list.
+        assert!(walk(&root, &matcher, false).unwrap().paths.is_empty());
+    }
+
+    #[test]
     fn hashing_reader_hashes_every_byte() {
         let mut reader = HashingReader::new(&b"abc"[..]);
         let mut out = Vec::new();
