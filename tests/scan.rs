@@ -4,6 +4,9 @@
 //!
 //! Every tree, archive and repository is built in code in a fresh temp dir.
 
+mod common;
+
+use common::{gzip, naive};
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{Read, Write};
@@ -15,19 +18,11 @@ use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use flate2::write::GzEncoder;
-use flate2::Compression;
 use serde_json::Value;
 use tempfile::TempDir;
 
 /// The default columns: the four hint names, then the control.
-const COLUMNS: [&str; 5] = [
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
-    "annotations",
-];
+const COLUMNS: [&str; 5] = common::TERMS;
 
 /// Content that holds every column at least once, in mixed case.
 const HINTED: &[u8] = b"{ annotations: { readOnlyHint: true, DESTRUCTIVEHINT: false, \
@@ -148,23 +143,6 @@ fn json_rows(dir: &Path, args: &[&str], code: i32) -> Vec<Value> {
 
 // ---------------------------------------------------------------------------
 // The oracle
-
-/// Counts `term` in `haystack` the obvious way: ASCII-lower-case both, scan left to
-/// right, jump past each match (Python's `data.lower().count(term.lower())`).
-fn naive(haystack: &[u8], term: &str) -> u64 {
-    let hay = haystack.to_ascii_lowercase();
-    let term = term.as_bytes().to_ascii_lowercase();
-    let (mut i, mut n) = (0, 0);
-    while i + term.len() <= hay.len() {
-        if hay[i..i + term.len()] == term[..] {
-            n += 1;
-            i += term.len();
-        } else {
-            i += 1;
-        }
-    }
-    n
-}
 
 /// Holds what a row says about a tree, in a form the oracle can produce too.
 #[derive(Debug, PartialEq, Eq)]
@@ -310,12 +288,6 @@ fn tar_bytes(top: &str, commit: Option<&str>, entries: &[Entry]) -> Vec<u8> {
         }
     }
     builder.into_inner().unwrap()
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(bytes).unwrap();
-    encoder.finish().unwrap()
 }
 
 /// Runs git in `dir` with a fixed identity and no user or system configuration.
