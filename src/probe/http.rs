@@ -67,7 +67,6 @@ impl Http {
         let session = self.session.as_deref()?;
         let answer = self
             .with_headers(self.client.delete(self.url.clone()))
-            .header(SESSION_HEADER, session)
             .timeout(CLOSE_TIMEOUT)
             .send();
         match answer {
