@@ -77,6 +77,13 @@ impl Table {
         self.terms.iter().chain(&self.controls).map(String::as_str)
     }
 
+    /// Returns each row that failed, with why.
+    pub fn failed_rows(&self) -> impl Iterator<Item = (&Row, &String)> {
+        self.rows
+            .iter()
+            .filter_map(|r| r.outcome.as_ref().err().map(|why| (r, why)))
+    }
+
     /// Returns the rows that read zero on every term and control although the tree
     /// held files: worth a second look, since the files may not have been read.
     pub fn silent_rows(&self) -> impl Iterator<Item = &Row> {
@@ -310,11 +317,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             )?;
         }
     }
-    let failed: Vec<(&Row, &String)> = table
-        .rows
-        .iter()
-        .filter_map(|r| r.outcome.as_ref().err().map(|e| (r, e)))
-        .collect();
+    let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
     if !failed.is_empty() {
         writeln!(w)?;
         writeln!(w, "## Trees not counted")?;
@@ -426,15 +429,13 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         }
         writeln!(w, "{}", text.trim_end())?;
     }
-    for row in &table.rows {
-        if let Err(why) = &row.outcome {
-            writeln!(
-                w,
-                "error: {}: {}",
-                sanitize(row.repo.as_bytes()),
-                sanitize(one_line(why).as_bytes())
-            )?;
-        }
+    for (row, why) in table.failed_rows() {
+        writeln!(
+            w,
+            "error: {}: {}",
+            sanitize(row.repo.as_bytes()),
+            sanitize(one_line(why).as_bytes())
+        )?;
     }
     for row in table.silent_rows() {
         writeln!(

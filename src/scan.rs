@@ -180,11 +180,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
             status = ExitStatus::Gate;
         }
     }
-    let failed: Vec<(&Row, &String)> = table
-        .rows
-        .iter()
-        .filter_map(|r| r.outcome.as_ref().err().map(|e| (r, e)))
-        .collect();
+    let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
     if !failed.is_empty() {
         if args.json {
             // The table prints errors under it; JSON on stdout is for scripts, so
