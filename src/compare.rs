@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use crate::cli::CompareArgs;
-use crate::report::sanitize;
+use crate::sanitize::sanitize;
 use crate::ExitStatus;
 
 /// Columns that describe a row rather than count something.

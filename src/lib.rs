@@ -18,6 +18,7 @@ pub mod merge;
 pub mod probe;
 pub mod progress;
 pub mod report;
+pub mod sanitize;
 pub mod scan;
 
 use std::fmt;

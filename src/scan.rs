@@ -25,6 +25,7 @@ use crate::cli::ScanArgs;
 use crate::corpus::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::count::{Matcher, TreeCount};
 use crate::report::{self, CommitSource, Counted, Row, Table};
+use crate::sanitize::sanitize;
 use crate::{date, ExitStatus, UsageError};
 
 /// Size of the buffer each file's bytes are read through: files are never read whole.
@@ -161,7 +162,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
             writeln!(
                 err,
                 "mcp-hint-census: '{}' said nothing: zero {} in {} files",
-                report::sanitize(row.repo.as_bytes()),
+                sanitize(row.repo.as_bytes()),
                 columns
                     .iter()
                     .map(|&i| table.terms[i].as_str())
@@ -189,8 +190,8 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                 writeln!(
                     err,
                     "mcp-hint-census: '{}': {}",
-                    report::sanitize(row.repo.as_bytes()),
-                    report::sanitize(report::one_line(why).as_bytes())
+                    sanitize(row.repo.as_bytes()),
+                    sanitize(report::one_line(why).as_bytes())
                 )?;
             }
         }

@@ -13,9 +13,9 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::hints::{Declared, Hint, ToolHints};
-use super::sanitize::sanitize;
 use super::snapshot::{self, Snapshot};
 use crate::cli::DiffArgs;
+use crate::sanitize::sanitize;
 use crate::{ExitStatus, UsageError};
 
 /// Where a change moves the resolved value of a hint.
@@ -78,8 +78,8 @@ pub fn run(args: &DiffArgs) -> Result<ExitStatus> {
             "changed  tool '{}' {}: {} -> {} (resolved {} -> {}) {}",
             sanitize(&change.tool),
             change.hint.name(),
-            sanitize(&change.old.to_string()),
-            sanitize(&change.new.to_string()),
+            sanitize(change.old.to_string()),
+            sanitize(change.new.to_string()),
             resolved(change.old_resolved),
             resolved(change.new_resolved),
             change.direction.label()

@@ -15,8 +15,8 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use super::sanitize::excerpt;
 use super::session::{self, Incoming, Transport};
+use crate::sanitize::excerpt;
 use crate::UsageError;
 
 const SESSION_HEADER: &str = "Mcp-Session-Id";

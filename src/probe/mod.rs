@@ -10,7 +10,6 @@
 mod diff;
 mod hints;
 mod http;
-mod sanitize;
 mod session;
 mod snapshot;
 mod stdio;
@@ -24,9 +23,9 @@ use anyhow::{Context, Result};
 use crate::cli::ProbeArgs;
 use crate::{date, ExitStatus, UsageError};
 
+use crate::sanitize::sanitize;
 pub use diff::run as diff;
 use hints::{Declared, Hint, Rule, ToolHints};
-use sanitize::sanitize;
 use session::Listing;
 
 /// The CSV header, fixed by issue 4.

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 
-use super::sanitize::excerpt;
 use super::session::{self, Incoming, Transport};
+use crate::sanitize::excerpt;
 
 /// How many of the server's last stderr lines an error shows.
 const STDERR_TAIL: usize = 20;
