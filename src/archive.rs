@@ -16,7 +16,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use flate2::bufread::GzDecoder;
 use tar::EntryType;
 
-use crate::count::{Matcher, TreeCount};
+use crate::count::{FileHit, Matcher, TreeCount};
 
 /// Size of the buffer each file's bytes are read through.
 const READ_BUF: usize = 256 * 1024;
@@ -115,7 +115,7 @@ fn count_tar<R: Read>(
         tree: TreeCount::new(matcher.len()),
     };
     let mut buf = vec![0u8; READ_BUF];
-    let mut top: Option<Vec<u8>> = None;
+    let mut top = TopFolder::default();
     {
         let mut archive = tar::Archive::new(&mut tracked);
         let entries = archive.entries().context("reading the tar stream")?;
@@ -132,14 +132,11 @@ fn count_tar<R: Read>(
                 }
                 continue;
             }
-            let full = entry.path_bytes().into_owned();
-            if top.is_none() {
-                top = Some(top_folder(&full, kind == EntryType::Directory));
-            }
+            let path = strip_dot(&entry.path_bytes()).to_vec();
+            top.see(&path, kind == EntryType::Directory);
             if !matches!(kind, EntryType::Regular | EntryType::Continuous) {
                 continue;
             }
-            let path = relative_path(&full, top.as_deref().unwrap_or_default());
             let mut counter = matcher.file_counter();
             loop {
                 let n = match entry.read(&mut buf) {
@@ -170,6 +167,7 @@ fn count_tar<R: Read>(
     if tracked.is_eof {
         bail!("the tar stream ended without its end-of-archive block (truncated archive)");
     }
+    top.strip(&mut result.tree.files);
     // Read what follows the end block so that a gzip stream is inflated to its end
     // and its CRC and length are checked.
     io::copy(&mut tracked, &mut io::sink()).context("reading the end of the archive")?;
@@ -196,22 +194,55 @@ pub fn pax_record<'a>(mut records: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     None
 }
 
-/// Returns the archive's top folder (with its trailing `/`) from its first entry.
-fn top_folder(path: &[u8], is_dir: bool) -> Vec<u8> {
-    let path = strip_dot(path);
-    match memchr::memchr(b'/', path) {
-        Some(slash) => path[..=slash].to_vec(),
-        None if is_dir => [path, b"/"].concat(),
-        None => Vec::new(),
-    }
+/// Finds the archive's top folder (`owner-name-abc1234/`): the first component of
+/// the first entry, when every entry of the archive lies under it. An archive made
+/// without a prefix (`git archive` without `--prefix`, `tar -C dir .`) has none,
+/// and its paths are kept whole.
+#[derive(Default)]
+struct TopFolder {
+    /// The candidate, with its trailing `/`; empty when the first entry was a file
+    /// at the top level.
+    prefix: Option<Vec<u8>>,
+    /// True when some entry lies outside the candidate.
+    is_broken: bool,
 }
 
-/// Returns `path` relative to `top`; a path outside the top folder is kept whole.
-fn relative_path(path: &[u8], top: &[u8]) -> Vec<u8> {
-    let path = strip_dot(path);
-    match path.strip_prefix(top) {
-        Some(rest) if !top.is_empty() && !rest.is_empty() => rest.to_vec(),
-        _ => path.to_vec(),
+impl TopFolder {
+    /// Notes one entry's path (already without a leading `./`).
+    fn see(&mut self, path: &[u8], is_dir: bool) {
+        if path.is_empty() {
+            return; // `./` itself
+        }
+        match &self.prefix {
+            None => {
+                let prefix = match memchr::memchr(b'/', path) {
+                    Some(slash) => path[..=slash].to_vec(),
+                    None if is_dir => [path, b"/"].concat(),
+                    None => Vec::new(),
+                };
+                self.prefix = Some(prefix);
+            }
+            Some(prefix) => {
+                let is_inside =
+                    path.starts_with(prefix) || path == &prefix[..prefix.len().saturating_sub(1)];
+                if !is_inside {
+                    self.is_broken = true;
+                }
+            }
+        }
+    }
+
+    /// Makes the hits' paths relative to the top folder, if the archive has one.
+    fn strip(&self, files: &mut [FileHit]) {
+        let Some(prefix) = &self.prefix else { return };
+        if prefix.is_empty() || self.is_broken {
+            return;
+        }
+        for file in files {
+            if let Some(rest) = file.path.strip_prefix(prefix.as_slice()) {
+                file.path = rest.to_vec();
+            }
+        }
     }
 }
 
@@ -358,15 +389,47 @@ mod tests {
         assert_eq!(pax_record(b"99 comment=x\n", b"comment"), None);
     }
 
+    fn stripped(paths: &[(&str, bool)]) -> Vec<String> {
+        let mut top = TopFolder::default();
+        let mut files = Vec::new();
+        for &(path, is_dir) in paths {
+            top.see(strip_dot(path.as_bytes()), is_dir);
+            if !is_dir {
+                files.push(FileHit {
+                    path: strip_dot(path.as_bytes()).to_vec(),
+                    bytes: 0,
+                    counts: Vec::new(),
+                });
+            }
+        }
+        top.strip(&mut files);
+        files
+            .into_iter()
+            .map(|f| String::from_utf8(f.path).unwrap())
+            .collect()
+    }
+
     #[test]
     fn paths_are_made_relative_to_the_top_folder() {
-        let top = top_folder(b"o-n-abc1234/", true);
-        assert_eq!(top, b"o-n-abc1234/");
-        assert_eq!(relative_path(b"o-n-abc1234/src/a.rs", &top), b"src/a.rs");
-        assert_eq!(relative_path(b"elsewhere/a.rs", &top), b"elsewhere/a.rs");
-        assert_eq!(top_folder(b"./pkg/a", false), b"pkg/");
-        assert_eq!(top_folder(b"README", false), b"");
-        assert_eq!(relative_path(b"README", b""), b"README");
+        let github = [
+            ("o-n-abc1234/", true),
+            ("o-n-abc1234/src/a.rs", false),
+            ("o-n-abc1234/README", false),
+        ];
+        assert_eq!(stripped(&github), ["src/a.rs", "README"]);
+        let dotted = [("./", true), ("./pkg/", true), ("./pkg/a", false)];
+        assert_eq!(stripped(&dotted), ["a"]);
+        let here = [("./", true), ("./a", false), ("./pkg/b", false)];
+        assert_eq!(stripped(&here), ["a", "pkg/b"]);
+        // No common top folder: a directory first, then a file beside it.
+        let flat = [
+            (".github/", true),
+            (".github/ci.yml", false),
+            ("Cargo.toml", false),
+        ];
+        assert_eq!(stripped(&flat), [".github/ci.yml", "Cargo.toml"]);
+        let top_file = [("README", false), ("src/a.rs", false)];
+        assert_eq!(stripped(&top_file), ["README", "src/a.rs"]);
     }
 
     #[test]
