@@ -71,7 +71,7 @@ pub fn count_corpus(
         .thread_name(|i| format!("census-{i}"))
         .build()
         .context("starting the worker threads")?;
-    let bars = Bars::new(is_quiet);
+    let bars = Bars::new(is_quiet, corpus.trees.len());
     let rows: Vec<Row> = pool.install(|| {
         corpus
             .trees
@@ -79,6 +79,7 @@ pub fn count_corpus(
             .map(|tree| count_tree(tree, fetcher, &matcher, &bars))
             .collect()
     });
+    bars.finish();
     Ok(Table {
         terms: corpus.terms.clone(),
         controls: corpus.controls.clone(),
@@ -89,7 +90,11 @@ pub fn count_corpus(
 
 /// Counts one tree; a failure becomes the row's error, never a partial count.
 fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) -> Row {
-    let bar = bars.tree(&tree.label());
+    let bar = bars.tree(&format!(
+        "{}@{}",
+        tree.repo,
+        &tree.commit[..tree.commit.len().min(7)]
+    ));
     let outcome = fetcher
         .count_tree(tree, matcher, &bar)
         .map(|fetched| Counted {
@@ -99,7 +104,7 @@ fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) ->
             sha256: fetched.sha256,
         })
         .map_err(|err| format!("fetching '{}': {err:#}", tree.label()));
-    bar.finish(if outcome.is_ok() { "ok" } else { "error" });
+    bar.finish(outcome.is_ok());
     Row {
         repo: tree.repo.clone(),
         pinned: tree.commit.clone(),

@@ -52,6 +52,9 @@ pub struct Fetched {
 
 /// Reports progress of one tree to whoever displays it.
 pub trait Progress: Sync {
+    /// Called when reading an archive starts (again, on a retry), with its size in
+    /// bytes when known.
+    fn start(&self, length: Option<u64>);
     /// Called with the number of archive bytes received so far.
     fn bytes(&self, total: u64);
     /// Called after each file is counted.
@@ -62,6 +65,7 @@ pub trait Progress: Sync {
 pub struct NoProgress;
 
 impl Progress for NoProgress {
+    fn start(&self, _: Option<u64>) {}
     fn bytes(&self, _: u64) {}
     fn file(&self) {}
 }
@@ -222,6 +226,7 @@ impl Fetcher {
             }
             None => None,
         };
+        progress.start(response.content_length());
         let sink = temp.as_ref().map(|t| t.as_file());
         let mut tee = Tee::new(response, sink, progress);
         let counted =
@@ -271,6 +276,7 @@ fn count_cached(
     let expected =
         fs::read_to_string(sidecar).with_context(|| format!("reading '{}'", sidecar.display()))?;
     let file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
+    progress.start(file.metadata().ok().map(|m| m.len()));
     let mut tee = Tee::new(file, None, progress);
     let count = archive::count_archive(&mut tee, matcher, &mut |_| progress.file())?;
     io::copy(&mut tee, &mut io::sink())?;
