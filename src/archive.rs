@@ -8,7 +8,7 @@
 //! zero block). It takes any `impl Read`; where the bytes come from (network, cache,
 //! stdin, `git archive`) is the caller's business.
 
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, Read};
 use std::sync::mpsc;
 use std::thread;
 
@@ -52,9 +52,12 @@ pub fn count_archive<R: Read + Send>(
     if head.starts_with(&[0x1f, 0x8b]) {
         // Inflating runs on its own thread so that tar parsing and counting hide
         // behind it: a census is bounded by inflate speed, not by the matcher.
-        let input = BufReader::with_capacity(READ_BUF, io::Cursor::new(head).chain(reader));
+        // Reading the compressed bytes runs on a third one, because the caller's
+        // reader may do work of its own (the cache hashes every byte with
+        // SHA-256), which would otherwise sit on the inflating thread (issue 5).
         thread::scope(|scope| {
-            let inflated = ReadAhead::spawn(scope, GzDecoder::new(input));
+            let compressed = ReadAhead::spawn(scope, io::Cursor::new(head).chain(reader));
+            let inflated = ReadAhead::spawn(scope, GzDecoder::new(compressed));
             count_tar(inflated, matcher, on_file)
         })
     } else if looks_like_tar(&head) {
@@ -149,7 +152,8 @@ fn count_tar<R: Read>(
                         })
                     }
                 };
-                counter.feed(&buf[..n]);
+                // The buffer is refilled next, so the counter may lower-case it in place.
+                counter.feed_mut(&mut buf[..n]);
             }
             let size = counter.bytes();
             if size != entry.size() {
@@ -350,26 +354,34 @@ fn read_full<R: Read>(source: &mut R, buf: &mut [u8]) -> io::Result<usize> {
 
 impl Read for ReadAhead {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.pos == self.current.len() {
-            if self.is_done {
-                return Ok(0);
-            }
+        let available = self.fill_buf()?;
+        let n = out.len().min(available.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// Lends the buffers themselves, so that a `bufread` decoder reads them in place.
+impl BufRead for ReadAhead {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.current.len() && !self.is_done {
             let next = self
                 .full
                 .recv()
-                .map_err(|_| io::Error::other(anyhow!("the inflating thread stopped")))??;
+                .map_err(|_| io::Error::other(anyhow!("the reading thread stopped")))??;
             let spent = std::mem::replace(&mut self.current, next);
             let _ = self.empty.try_send(spent);
             self.pos = 0;
             if self.current.is_empty() {
                 self.is_done = true;
-                return Ok(0);
             }
         }
-        let n = out.len().min(self.current.len() - self.pos);
-        out[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        Ok(&self.current[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.current.len());
     }
 }
 

@@ -6,17 +6,35 @@
 //! [`FileCounter`]) and returns plain numbers. It never reads archives, never prints
 //! and never touches the network.
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind, Span};
 use anyhow::{bail, Result};
 
 /// Holds the compiled search for one list of terms.
 ///
-/// The terms are searched all at once with overlapping Aho-Corasick matching; the
-/// per-term non-overlap rule is applied afterwards, which is what makes every term
-/// count exactly as Python's `data.lower().count(term.lower())` would on its own.
+/// Every term counts exactly as Python's `data.lower().count(term.lower())` would
+/// on its own. Each chunk is ASCII-lower-cased first (in place, or into a scratch
+/// buffer), then searched for the lower-cased terms case-sensitively:
+///
+/// - with a packed SIMD searcher (Teddy; Rabin-Karp where there is no SIMD), which
+///   finds each position where some term starts; every term is then compared at
+///   that position, and the per-term non-overlap rule applied;
+/// - with an overlapping Aho-Corasick automaton when the terms are too many for the
+///   packed searcher, and always for the seams between chunks.
+///
+/// Why not only the automaton: it steps byte by byte, and the crate builds no
+/// prefilter for ASCII case-insensitive patterns (nor one that pays off in
+/// overlapping search over text, which leaves the start state every few bytes), so
+/// it ran slower than inflating the archive. Lower-casing first makes the patterns
+/// case-sensitive, which the packed searcher needs (issue 5).
 #[derive(Clone, Debug)]
 pub struct Matcher {
+    /// The lower-cased terms, case-sensitive: for the seams between chunks, and for
+    /// whole chunks when there is no packed searcher.
     automaton: AhoCorasick,
+    /// Finds where some lower-cased term starts; `None` past its pattern limit.
+    packed: Option<packed::Searcher>,
+    /// The terms, ASCII-lower-cased, in order.
+    folded: Vec<Vec<u8>>,
     lens: Vec<usize>,
     max_len: usize,
 }
@@ -27,6 +45,12 @@ impl Matcher {
     /// Fails when a term is empty or when two terms are equal under ASCII case
     /// folding: both would make the counts ambiguous.
     pub fn new<T: AsRef<[u8]>>(terms: &[T]) -> Result<Matcher> {
+        Matcher::build(terms, true)
+    }
+
+    /// Returns a matcher that searches whole chunks with the packed searcher when
+    /// `is_packed` and one can be built, else with the automaton.
+    fn build<T: AsRef<[u8]>>(terms: &[T], is_packed: bool) -> Result<Matcher> {
         let mut folded: Vec<Vec<u8>> = Vec::with_capacity(terms.len());
         for term in terms {
             let term = term.as_ref();
@@ -43,14 +67,19 @@ impl Matcher {
             folded.push(lower);
         }
         let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
             .kind(Some(AhoCorasickKind::DFA))
             .build(&folded)?;
+        let packed = match is_packed && !folded.is_empty() {
+            true => packed::Config::new().builder().extend(&folded).build(),
+            false => None,
+        };
         let lens: Vec<usize> = folded.iter().map(Vec::len).collect();
         let max_len = lens.iter().copied().max().unwrap_or(0);
         Ok(Matcher {
             automaton,
+            packed,
+            folded,
             lens,
             max_len,
         })
@@ -91,6 +120,8 @@ pub struct FileCounter<'m> {
     carry: Vec<u8>,
     /// Scratch space for the seam between `carry` and the next chunk.
     seam: Vec<u8>,
+    /// Scratch space for the lower-cased chunk.
+    lower: Vec<u8>,
     /// Bytes fed so far.
     offset: u64,
     /// Per term: the absolute end of its last counted occurrence.
@@ -104,6 +135,7 @@ impl<'m> FileCounter<'m> {
             matcher,
             carry: Vec::with_capacity(matcher.max_len),
             seam: Vec::with_capacity(2 * matcher.max_len),
+            lower: Vec::new(),
             offset: 0,
             last_end: vec![0; matcher.len()],
             counts: vec![0; matcher.len()],
@@ -116,6 +148,27 @@ impl<'m> FileCounter<'m> {
             self.offset += chunk.len() as u64;
             return;
         }
+        let mut lower = std::mem::take(&mut self.lower);
+        lower.clear();
+        lower.extend_from_slice(chunk);
+        lower.make_ascii_lowercase();
+        self.feed_lower(&lower);
+        self.lower = lower;
+    }
+
+    /// Feeds the next `chunk` of the file's bytes, lower-casing it (ASCII only) in
+    /// place: the same count as [`FileCounter::feed`], without copying the chunk.
+    pub fn feed_mut(&mut self, chunk: &mut [u8]) {
+        if chunk.is_empty() || self.matcher.is_empty() {
+            self.offset += chunk.len() as u64;
+            return;
+        }
+        chunk.make_ascii_lowercase();
+        self.feed_lower(chunk);
+    }
+
+    /// Feeds the next chunk, already ASCII-lower-cased.
+    fn feed_lower(&mut self, chunk: &[u8]) {
         let keep = self.matcher.max_len - 1;
         // Occurrences that start in the carried tail and end in this chunk. Those that
         // lie wholly inside the tail were counted with the previous chunk; those that
@@ -134,8 +187,13 @@ impl<'m> FileCounter<'m> {
             }
             self.seam = seam;
         }
-        for m in self.matcher.automaton.find_overlapping_iter(chunk) {
-            self.record(m.pattern().as_usize(), self.offset + m.start() as u64);
+        match &self.matcher.packed {
+            Some(searcher) => self.search_packed(searcher, chunk),
+            None => {
+                for m in self.matcher.automaton.find_overlapping_iter(chunk) {
+                    self.record(m.pattern().as_usize(), self.offset + m.start() as u64);
+                }
+            }
         }
         self.offset += chunk.len() as u64;
         // Keep the last `keep` bytes of everything fed so far.
@@ -146,6 +204,23 @@ impl<'m> FileCounter<'m> {
             self.carry.extend_from_slice(chunk);
             let excess = self.carry.len().saturating_sub(keep);
             self.carry.drain(..excess);
+        }
+    }
+
+    /// Counts the occurrences wholly inside `chunk`: the packed searcher finds the
+    /// leftmost position where some term starts, every term is compared there, and
+    /// the search resumes one byte on, so each start position is seen once and in
+    /// order, as [`FileCounter::record`] needs.
+    fn search_packed(&mut self, searcher: &packed::Searcher, chunk: &[u8]) {
+        let mut at = 0;
+        while let Some(m) = searcher.find_in(chunk, Span::from(at..chunk.len())) {
+            let start = m.start();
+            for k in 0..self.matcher.folded.len() {
+                if chunk[start..].starts_with(&self.matcher.folded[k]) {
+                    self.record(k, self.offset + start as u64);
+                }
+            }
+            at = start + 1;
         }
     }
 
@@ -267,14 +342,19 @@ mod tests {
     }
 
     fn chunked(matcher: &Matcher, haystack: &[u8], cuts: &[usize]) -> Vec<u64> {
+        // Every other chunk goes through `feed_mut`, which lower-cases in place.
         let mut counter = matcher.file_counter();
         let mut at = 0;
-        for &cut in cuts {
+        for (i, &cut) in cuts.iter().enumerate() {
             let cut = cut.clamp(at, haystack.len());
-            counter.feed(&haystack[at..cut]);
+            if i % 2 == 0 {
+                counter.feed(&haystack[at..cut]);
+            } else {
+                counter.feed_mut(&mut haystack[at..cut].to_vec());
+            }
             at = cut;
         }
-        counter.feed(&haystack[at..]);
+        counter.feed_mut(&mut haystack[at..].to_vec());
         counter.finish()
     }
 
@@ -362,6 +442,29 @@ mod tests {
                 if seen.contains(&l) { false } else { seen.push(l); true }
             });
             let m = Matcher::new(&terms).unwrap();
+            prop_assert!(m.packed.is_some());
+            let expected = naive_all(&hay, &terms);
+            prop_assert_eq!(m.count(&hay), expected.clone());
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            prop_assert_eq!(chunked(&m, &hay, &cuts), expected);
+        }
+
+        #[test]
+        fn automaton_matches_the_naive_oracle(
+            hay in prop::collection::vec(alphabet_bytes(), 0..200),
+            terms in prop::collection::vec(prop::collection::vec(alphabet_bytes(), 1..5), 1..12),
+            cuts in prop::collection::vec(0usize..200, 0..8),
+        ) {
+            // Past the packed searcher's limit, chunks go through the automaton.
+            let mut terms = terms;
+            let mut seen: Vec<Vec<u8>> = Vec::new();
+            terms.retain(|t| {
+                let l = t.to_ascii_lowercase();
+                if seen.contains(&l) { false } else { seen.push(l); true }
+            });
+            let m = Matcher::build(&terms, false).unwrap();
+            prop_assert!(m.packed.is_none());
             let expected = naive_all(&hay, &terms);
             prop_assert_eq!(m.count(&hay), expected.clone());
             let mut cuts = cuts;
