@@ -9,18 +9,19 @@
 //! commit. It does not format or print results.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
-use sha2::{Digest, Sha256};
 
 use crate::archive::{self, ArchiveCount};
 use crate::corpus::Tree;
 use crate::count::Matcher;
+use crate::progress::Progress;
 use crate::report::CommitSource;
+use crate::tee::Tee;
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]
@@ -48,26 +49,6 @@ pub struct Fetched {
     pub sha256: String,
     /// True when the archive came from the cache.
     pub is_cached: bool,
-}
-
-/// Reports progress of one tree to whoever displays it.
-pub trait Progress: Sync {
-    /// Called when reading an archive starts (again, on a retry), with its size in
-    /// bytes when known.
-    fn start(&self, length: Option<u64>);
-    /// Called with the number of archive bytes received so far.
-    fn bytes(&self, total: u64);
-    /// Called after each file is counted.
-    fn file(&self);
-}
-
-/// Ignores progress.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn start(&self, _: Option<u64>) {}
-    fn bytes(&self, _: u64) {}
-    fn file(&self) {}
 }
 
 /// Fetches and counts archives.
@@ -233,7 +214,7 @@ impl Fetcher {
             archive::count_archive(&mut tee, matcher, &mut |_| progress.file()).and_then(|count| {
                 // Read whatever follows the gzip stream so that the hash and the
                 // cached copy cover every byte of the archive.
-                io::copy(&mut tee, &mut io::sink()).context("reading the end of the download")?;
+                tee.drain().context("reading the end of the download")?;
                 Ok(count)
             });
         let count = match counted {
@@ -279,7 +260,7 @@ fn count_cached(
     progress.start(file.metadata().ok().map(|m| m.len()));
     let mut tee = Tee::new(file, None, progress);
     let count = archive::count_archive(&mut tee, matcher, &mut |_| progress.file())?;
-    io::copy(&mut tee, &mut io::sink())?;
+    tee.drain().context("reading the end of the archive")?;
     let sha256 = tee.finish()?;
     if sha256 != expected.trim() {
         bail!(
@@ -368,67 +349,4 @@ fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     text
-}
-
-/// Passes bytes through while hashing them, copying them to a file and reporting
-/// how many arrived; remembers whether the source itself failed.
-struct Tee<'a, R> {
-    inner: R,
-    file: Option<BufWriter<&'a File>>,
-    hasher: Sha256,
-    bytes: u64,
-    progress: &'a dyn Progress,
-    /// True when a read from the source failed (the network, not the archive).
-    is_transport_error: bool,
-    /// The first error writing the copy; reported by `finish`.
-    write_error: Option<io::Error>,
-}
-
-impl<'a, R: Read> Tee<'a, R> {
-    fn new(inner: R, file: Option<&'a File>, progress: &'a dyn Progress) -> Tee<'a, R> {
-        Tee {
-            inner,
-            file: file.map(|f| BufWriter::with_capacity(256 * 1024, f)),
-            hasher: Sha256::new(),
-            bytes: 0,
-            progress,
-            is_transport_error: false,
-            write_error: None,
-        }
-    }
-
-    /// Returns the sha256 of every byte read, once the copy is flushed.
-    fn finish(mut self) -> Result<String> {
-        if let Some(err) = self.write_error.take() {
-            return Err(err).context("writing the archive to the cache");
-        }
-        if let Some(mut file) = self.file.take() {
-            file.flush().context("writing the archive to the cache")?;
-        }
-        let digest = self.hasher.finalize();
-        Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
-    }
-}
-
-impl<R: Read> Read for Tee<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = match self.inner.read(buf) {
-            Ok(n) => n,
-            Err(e) => {
-                if e.kind() != io::ErrorKind::Interrupted {
-                    self.is_transport_error = true;
-                }
-                return Err(e);
-            }
-        };
-        self.hasher.update(&buf[..n]);
-        self.bytes += n as u64;
-        self.progress.bytes(self.bytes);
-        if let (Some(file), None) = (&mut self.file, &self.write_error) {
-            if let Err(e) = file.write_all(&buf[..n]) {
-                self.write_error = Some(e);
-            }
-        }
-        Ok(n)
-    }
 }

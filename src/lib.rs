@@ -20,6 +20,7 @@ pub mod progress;
 pub mod report;
 pub mod sanitize;
 pub mod scan;
+pub mod tee;
 
 use std::fmt;
 

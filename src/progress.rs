@@ -11,7 +11,25 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::fetch::Progress;
+/// Reports the progress of reading one archive to whoever displays it.
+pub trait Progress: Sync {
+    /// Called when reading an archive starts (again, on a retry), with its size in
+    /// bytes when known.
+    fn start(&self, length: Option<u64>);
+    /// Called with the number of archive bytes received so far.
+    fn bytes(&self, total: u64);
+    /// Called after each file is counted.
+    fn file(&self);
+}
+
+/// Ignores progress.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _: Option<u64>) {}
+    fn bytes(&self, _: u64) {}
+    fn file(&self) {}
+}
 
 /// Holds the bars of a run, or nothing when progress is off.
 pub struct Bars {

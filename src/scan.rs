@@ -13,19 +13,20 @@ use std::io::{self, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::thread;
 
 use anyhow::{anyhow, bail, Context, Result};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
-use sha2::{Digest, Sha256};
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::ScanArgs;
 use crate::corpus::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::count::{Matcher, TreeCount};
+use crate::progress::NoProgress;
 use crate::report::{self, CommitSource, Counted, Row, Table};
 use crate::sanitize::sanitize;
+use crate::tee::Tee;
 use crate::{date, ExitStatus, UsageError};
 
 /// Size of the buffer each file's bytes are read through: files are never read whole.
@@ -256,26 +257,12 @@ fn describe(err: &io::Error) -> String {
 /// Counts the archive read from `reader`, stamped with the commit its pax header names.
 ///
 /// The sha256 covers every byte of the input, including any after the archive's end.
-fn count_reader<R: Read + Send + 'static>(reader: R, matcher: &Matcher) -> Result<Counted> {
-    let hashing = HashingReader::new(reader);
-    let state = Arc::clone(&hashing.state);
-    let ArchiveCount { commit, mut tree } = archive::count_archive(hashing, matcher, &mut |_| {})?;
+fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted> {
+    let mut tee = Tee::new(reader, None, &NoProgress);
+    let ArchiveCount { commit, mut tree } = archive::count_archive(&mut tee, matcher, &mut |_| {})?;
+    tee.drain().context("reading the end of the archive")?;
+    let sha256 = tee.finish()?;
     tree.sort_files();
-    let sha256 = {
-        let mut state = state
-            .lock()
-            .map_err(|_| anyhow!("the archive reader stopped"))?;
-        let mut buf = vec![0u8; READ_BUF];
-        loop {
-            match state.inner.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => state.hasher.update(&buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e).context("reading the end of the archive"),
-            }
-        }
-        format!("{:x}", std::mem::take(&mut state.hasher).finalize())
-    };
     let (commit, commit_source) = match commit {
         Some(commit) => (commit, CommitSource::Archive),
         None => (String::new(), CommitSource::Worktree),
@@ -286,42 +273,6 @@ fn count_reader<R: Read + Send + 'static>(reader: R, matcher: &Matcher) -> Resul
         count: tree,
         sha256,
     })
-}
-
-/// Wraps a reader and hashes every byte read through it.
-///
-/// The state is shared so that the hash can be finished after the archive reader,
-/// which takes its input by value, has let go of it.
-struct HashingReader<R> {
-    state: Arc<Mutex<HashState<R>>>,
-}
-
-struct HashState<R> {
-    inner: R,
-    hasher: Sha256,
-}
-
-impl<R> HashingReader<R> {
-    fn new(inner: R) -> HashingReader<R> {
-        HashingReader {
-            state: Arc::new(Mutex::new(HashState {
-                inner,
-                hasher: Sha256::new(),
-            })),
-        }
-    }
-}
-
-impl<R: Read> Read for HashingReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let mut state = self
-            .state
-            .lock()
-            .map_err(|_| io::Error::other("the hashing reader was poisoned"))?;
-        let n = state.inner.read(buf)?;
-        state.hasher.update(&buf[..n]);
-        Ok(n)
-    }
 }
 
 /// Counts the files of a directory, stamped with `HEAD` when they are exactly
@@ -801,21 +752,5 @@ mod tests {
         assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
         // Without being asked, the walk keeps no path list.
         assert!(walk(&root, &matcher, false).unwrap().paths.is_empty());
-    }
-
-    #[test]
-    fn hashing_reader_hashes_every_byte() {
-        let mut reader = HashingReader::new(&b"abc"[..]);
-        let mut out = Vec::new();
-        reader.read_to_end(&mut out).unwrap();
-        let hash = format!(
-            "{:x}",
-            reader.state.lock().unwrap().hasher.clone().finalize()
-        );
-        // sha256("abc"), FIPS 180-2 appendix B.1.
-        assert_eq!(
-            hash,
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
     }
 }
