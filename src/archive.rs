@@ -119,6 +119,9 @@ fn count_tar<R: Read>(
     };
     let mut buf = vec![0u8; READ_BUF];
     let mut top = TopFolder::default();
+    // One counter and one path buffer serve every file of the archive.
+    let mut counter = matcher.file_counter();
+    let mut path: Vec<u8> = Vec::new();
     {
         let mut archive = tar::Archive::new(&mut tracked);
         let entries = archive.entries().context("reading the tar stream")?;
@@ -135,12 +138,13 @@ fn count_tar<R: Read>(
                 }
                 continue;
             }
-            let path = strip_dot(&entry.path_bytes()).to_vec();
+            path.clear();
+            path.extend_from_slice(strip_dot(&entry.path_bytes()));
             top.see(&path, kind == EntryType::Directory);
             if !matches!(kind, EntryType::Regular | EntryType::Continuous) {
                 continue;
             }
-            let mut counter = matcher.file_counter();
+            counter.reset();
             loop {
                 let n = match entry.read(&mut buf) {
                     Ok(0) => break,
@@ -164,7 +168,9 @@ fn count_tar<R: Read>(
                     entry.size()
                 );
             }
-            result.tree.add_file(path, size, counter.finish());
+            result
+                .tree
+                .add_file(|| path.clone(), size, counter.counts());
             on_file(size);
         }
     }
@@ -293,9 +299,13 @@ impl<R: Read> Read for EofTracker<R> {
 /// Memory stays bounded: at most `DEPTH + 2` buffers of `READ_BUF` bytes exist at
 /// once. Buffers are handed back to the producer to be reused.
 struct ReadAhead {
-    full: mpsc::Receiver<io::Result<Vec<u8>>>,
+    /// Buffers the producer filled, with how many of their bytes it filled. Buffers
+    /// keep their full length, so handing them back costs no clearing.
+    full: mpsc::Receiver<io::Result<(Vec<u8>, usize)>>,
     empty: mpsc::SyncSender<Vec<u8>>,
     current: Vec<u8>,
+    /// The bytes of `current` that hold data.
+    len: usize,
     pos: usize,
     is_done: bool,
 }
@@ -307,7 +317,7 @@ impl ReadAhead {
         scope: &'scope thread::Scope<'scope, '_>,
         mut source: R,
     ) -> ReadAhead {
-        let (full_tx, full) = mpsc::sync_channel::<io::Result<Vec<u8>>>(DEPTH);
+        let (full_tx, full) = mpsc::sync_channel::<io::Result<(Vec<u8>, usize)>>(DEPTH);
         let (empty, empty_rx) = mpsc::sync_channel::<Vec<u8>>(DEPTH + 2);
         for _ in 0..DEPTH {
             // Capacity is DEPTH + 2, so these cannot block or fail.
@@ -318,12 +328,8 @@ impl ReadAhead {
                 Ok(buf) => buf,
                 Err(_) => return, // the consumer is gone
             };
-            buf.resize(READ_BUF, 0);
-            let result = read_full(&mut source, &mut buf).map(|n| {
-                buf.truncate(n);
-                buf
-            });
-            let stop = !matches!(&result, Ok(b) if !b.is_empty());
+            let result = read_full(&mut source, &mut buf).map(|n| (buf, n));
+            let stop = !matches!(&result, Ok((_, n)) if *n > 0);
             if full_tx.send(result).is_err() || stop {
                 return;
             }
@@ -332,6 +338,7 @@ impl ReadAhead {
             full,
             empty,
             current: Vec::new(),
+            len: 0,
             pos: 0,
             is_done: false,
         }
@@ -365,23 +372,26 @@ impl Read for ReadAhead {
 /// Lends the buffers themselves, so that a `bufread` decoder reads them in place.
 impl BufRead for ReadAhead {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos == self.current.len() && !self.is_done {
-            let next = self
+        if self.pos == self.len && !self.is_done {
+            let (next, len) = self
                 .full
                 .recv()
                 .map_err(|_| io::Error::other(anyhow!("the reading thread stopped")))??;
             let spent = std::mem::replace(&mut self.current, next);
-            let _ = self.empty.try_send(spent);
+            if !spent.is_empty() {
+                let _ = self.empty.try_send(spent);
+            }
+            self.len = len;
             self.pos = 0;
-            if self.current.is_empty() {
+            if len == 0 {
                 self.is_done = true;
             }
         }
-        Ok(&self.current[self.pos..])
+        Ok(&self.current[self.pos..self.len])
     }
 
     fn consume(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.current.len());
+        self.pos = (self.pos + n).min(self.len);
     }
 }
 

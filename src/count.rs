@@ -248,6 +248,20 @@ impl<'m> FileCounter<'m> {
     pub fn finish(self) -> Vec<u64> {
         self.counts
     }
+
+    /// Returns the per-term counts so far, in the matcher's term order.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Makes the counter ready for the next file, keeping its buffers: an archive of
+    /// a hundred thousand files allocates one counter, not a hundred thousand.
+    pub fn reset(&mut self) {
+        self.carry.clear();
+        self.offset = 0;
+        self.last_end.fill(0);
+        self.counts.fill(0);
+    }
 }
 
 /// Holds the counts of one tree: totals, and the files that matched anything.
@@ -283,18 +297,19 @@ impl TreeCount {
         }
     }
 
-    /// Adds one file's counts to the tree, keeping it as a hit when any count is nonzero.
-    pub fn add_file(&mut self, path: Vec<u8>, bytes: u64, counts: Vec<u64>) {
+    /// Adds one file's counts to the tree, keeping it as a hit when any count is
+    /// nonzero; `path` is only called then, so files without a hit cost no path.
+    pub fn add_file(&mut self, path: impl FnOnce() -> Vec<u8>, bytes: u64, counts: &[u64]) {
         self.files_walked += 1;
         self.bytes_read += bytes;
-        for (total, n) in self.counts.iter_mut().zip(&counts) {
+        for (total, n) in self.counts.iter_mut().zip(counts) {
             *total += n;
         }
         if counts.iter().any(|&n| n > 0) {
             self.files.push(FileHit {
-                path,
+                path: path(),
                 bytes,
-                counts,
+                counts: counts.to_vec(),
             });
         }
     }
@@ -403,6 +418,19 @@ mod tests {
         let err = Matcher::new(&["readOnlyHint", "READONLYHINT"]).unwrap_err();
         assert!(err.to_string().contains("given twice"), "{err}");
         assert!(Matcher::new(&[""]).is_err());
+    }
+
+    #[test]
+    fn a_reset_counter_counts_like_a_fresh_one() {
+        let m = Matcher::new(&["aba", "hint"]).unwrap();
+        let mut counter = m.file_counter();
+        // Leave a carried tail ("ab") and a pending non-overlap end behind.
+        counter.feed(b"xxabab");
+        counter.reset();
+        counter.feed(b"aHINT");
+        counter.feed(b"aba");
+        assert_eq!(counter.counts(), [1, 1]);
+        assert_eq!(counter.bytes(), 8);
     }
 
     #[test]

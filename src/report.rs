@@ -682,10 +682,10 @@ mod tests {
     #[test]
     fn by_extension_sums_to_the_totals() {
         let mut tree = TreeCount::new(2);
-        tree.add_file(b"b.rs".to_vec(), 10, vec![1, 0]);
-        tree.add_file(b"README".to_vec(), 10, vec![0, 2]);
-        tree.add_file(b"x/a.rs".to_vec(), 10, vec![3, 1]);
-        tree.add_file(b"empty.md".to_vec(), 10, vec![0, 0]);
+        tree.add_file(|| b"b.rs".to_vec(), 10, &[1, 0]);
+        tree.add_file(|| b"README".to_vec(), 10, &[0, 2]);
+        tree.add_file(|| b"x/a.rs".to_vec(), 10, &[3, 1]);
+        tree.add_file(|| b"empty.md".to_vec(), 10, &[0, 0]);
         let expected = vec![
             ExtensionCount {
                 extension: None,

@@ -409,15 +409,6 @@ struct Worker<'s> {
 }
 
 impl Worker<'_> {
-    /// Returns the path relative to the walked directory, as raw bytes.
-    fn relative(&self, path: &Path) -> Vec<u8> {
-        path.strip_prefix(self.root)
-            .unwrap_or(path)
-            .as_os_str()
-            .as_bytes()
-            .to_vec()
-    }
-
     fn count_file(&mut self, entry: &DirEntry) -> Result<()> {
         let path = entry.path();
         let mut file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
@@ -433,14 +424,23 @@ impl Worker<'_> {
                 Err(e) => return Err(e).with_context(|| format!("reading '{}'", path.display())),
             }
         }
-        let relative = self.relative(path);
         if self.keep_paths {
-            self.paths.push(relative.clone());
+            self.paths.push(relative(self.root, path));
         }
-        let bytes = counter.bytes();
-        self.tree.add_file(relative, bytes, counter.finish());
+        let root = self.root;
+        self.tree
+            .add_file(|| relative(root, path), counter.bytes(), counter.counts());
         Ok(())
     }
+}
+
+/// Returns `path` relative to the walked directory `root`, as raw bytes.
+fn relative(root: &Path, path: &Path) -> Vec<u8> {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .as_os_str()
+        .as_bytes()
+        .to_vec()
 }
 
 impl ParallelVisitor for Worker<'_> {
