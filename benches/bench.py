@@ -17,7 +17,7 @@ process and its children). Missing optional tools are listed as not installed.
 The contenders, on the same archives:
   floor    examples/inflate: flate2 with the tool's backend, inflating and nothing else
   census   mcp-hint-census census --offline (the archives are in its cache)
-  scan     mcp-hint-census scan on the archive paths (one after another)
+  scan     mcp-hint-census scan on the archive paths (all in one command)
   gzip     gzip -dc > /dev/null
   igzip    igzip -dc > /dev/null (ISA-L, where installed)
   python   the article's method: tarfile plus bytes.lower().count (benches/article.py)
@@ -129,7 +129,7 @@ def contenders(workload, manifest, args, work):
         # scan names a row after its path; map it back to the tree.
         return {by_archive.get(k, k): v for k, v in got.items()}
     out["scan"] = Contender("scan", [args.bin, "scan", "--csv", scan_csv] + archives,
-                            counts=scan_counts, note="paths one after another")
+                            counts=scan_counts, note="all paths in one scan")
     out["gzip"] = Contender("gzip", ["gzip", "-dc"] + archives) if shutil.which("gzip") else None
     out["igzip"] = (Contender("igzip", ["igzip", "-dc"] + archives)
                     if shutil.which("igzip") else None)

@@ -454,6 +454,19 @@ mod tests {
         ]
     }
 
+    /// Returns `terms` without those equal under ASCII case folding to an earlier one,
+    /// which the matcher rejects.
+    fn distinct(mut terms: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        let mut seen: Vec<Vec<u8>> = Vec::new();
+        terms.retain(|t| {
+            let folded = t.to_ascii_lowercase();
+            let is_new = !seen.contains(&folded);
+            seen.push(folded);
+            is_new
+        });
+        terms
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -463,12 +476,7 @@ mod tests {
             terms in prop::collection::vec(prop::collection::vec(alphabet_bytes(), 1..5), 1..5),
             cuts in prop::collection::vec(0usize..200, 0..8),
         ) {
-            let mut terms = terms;
-            let mut seen: Vec<Vec<u8>> = Vec::new();
-            terms.retain(|t| {
-                let l = t.to_ascii_lowercase();
-                if seen.contains(&l) { false } else { seen.push(l); true }
-            });
+            let terms = distinct(terms);
             let m = Matcher::new(&terms).unwrap();
             prop_assert!(m.packed.is_some());
             let expected = naive_all(&hay, &terms);
@@ -485,12 +493,7 @@ mod tests {
             cuts in prop::collection::vec(0usize..200, 0..8),
         ) {
             // Past the packed searcher's limit, chunks go through the automaton.
-            let mut terms = terms;
-            let mut seen: Vec<Vec<u8>> = Vec::new();
-            terms.retain(|t| {
-                let l = t.to_ascii_lowercase();
-                if seen.contains(&l) { false } else { seen.push(l); true }
-            });
+            let terms = distinct(terms);
             let m = Matcher::build(&terms, false).unwrap();
             prop_assert!(m.packed.is_none());
             let expected = naive_all(&hay, &terms);
