@@ -34,6 +34,20 @@ fn probe(
     run(dir, &args, envs)
 }
 
+/// Asserts that the server whose pid the fault server wrote to `pidfile` is gone
+/// within two seconds.
+fn assert_server_gone(pidfile: &Path, which: &str) {
+    let pid: u32 = std::fs::read_to_string(pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        is_gone_within(pid, Duration::from_secs(2)),
+        "the {which} server {pid} is still running"
+    );
+}
+
 fn mixed_tools() -> Value {
     json!([
         { "name": "nothing", "inputSchema": { "type": "object" } },
@@ -201,15 +215,7 @@ fn a_hang_is_stopped_at_the_timeout_and_the_server_killed() {
         err.contains("no answer to 'tools/list' within 2 s (--timeout); the server was stopped"),
         "{err}"
     );
-    let pid: u32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(
-        is_gone_within(pid, Duration::from_secs(2)),
-        "the hung server {pid} is still running"
-    );
+    assert_server_gone(&pidfile, "hung");
 }
 
 #[test]
@@ -230,15 +236,7 @@ fn a_lingering_server_behind_a_wrapper_is_killed_after_a_clean_run() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let pid: u32 = std::fs::read_to_string(&pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(
-        is_gone_within(pid, Duration::from_secs(2)),
-        "the lingering server {pid} is still running"
-    );
+    assert_server_gone(&pidfile, "lingering");
 }
 
 #[test]
