@@ -422,7 +422,8 @@ impl Worker<'_> {
         loop {
             match file.read(&mut self.buf) {
                 Ok(0) => break,
-                Ok(n) => counter.feed(&self.buf[..n]),
+                // The buffer is refilled next, so the counter may lower-case it in place.
+                Ok(n) => counter.feed_mut(&mut self.buf[..n]),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e).with_context(|| format!("reading '{}'", path.display())),
             }
