@@ -20,20 +20,6 @@ fn fault_server() -> Option<Vec<String>> {
     ])
 }
 
-/// Runs `probe [flags] -- <fault server>` with the fault server's environment.
-fn probe(
-    dir: &Path,
-    server: &[String],
-    flags: &[&str],
-    envs: &[(&str, &str)],
-) -> std::process::Output {
-    let mut args = vec!["probe"];
-    args.extend_from_slice(flags);
-    args.push("--");
-    args.extend(server.iter().map(String::as_str));
-    run(dir, &args, envs)
-}
-
 /// Asserts that the server whose pid the fault server wrote to `pidfile` is gone
 /// within two seconds.
 fn assert_server_gone(pidfile: &Path, which: &str) {
@@ -74,7 +60,7 @@ fn paging_follows_every_cursor_and_keeps_the_servers_order() {
     let dir = tempfile::tempdir().unwrap();
     let tools = mixed_tools();
     let record = dir.path().join("record.jsonl");
-    let out = probe(
+    let out = probe_stdio(
         dir.path(),
         &server,
         &["--csv", "hints.csv"],
@@ -122,7 +108,7 @@ fn interleaved_notifications_and_server_requests_are_answered() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("record.jsonl");
     let tools = mixed_tools();
-    let out = probe(
+    let out = probe_stdio(
         dir.path(),
         &server,
         &["--csv", "hints.csv"],
@@ -153,7 +139,7 @@ fn interleaved_notifications_and_server_requests_are_answered() {
 fn lines_that_are_not_json_are_skipped_counted_and_warned_about() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let out = probe(dir.path(), &server, &[], &[("FAULT_MODES", "garbage")]);
+    let out = probe_stdio(dir.path(), &server, &[], &[("FAULT_MODES", "garbage")]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let err = stderr(&out);
     // Two stray lines before the initialize answer and two before the tools/list page.
@@ -176,7 +162,7 @@ fn lines_that_are_not_json_are_skipped_counted_and_warned_about() {
 fn a_crash_reports_the_exit_status_and_the_stderr_tail() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let out = probe(dir.path(), &server, &[], &[("FAULT_MODES", "crash")]);
+    let out = probe_stdio(dir.path(), &server, &[], &[("FAULT_MODES", "crash")]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let err = stderr(&out);
     assert!(
@@ -197,7 +183,7 @@ fn a_hang_is_stopped_at_the_timeout_and_the_server_killed() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pid");
     let started = Instant::now();
-    let out = probe(
+    let out = probe_stdio(
         dir.path(),
         &server,
         &["--timeout", "2"],
@@ -226,7 +212,7 @@ fn a_lingering_server_behind_a_wrapper_is_killed_after_a_clean_run() {
     // The shell does not exec the server, so the server is a grandchild of the probe.
     let script = format!("'{}' '{}'; echo wrapper done", server[0], server[1]);
     let wrapper = vec!["sh".to_string(), "-c".to_string(), script];
-    let out = probe(
+    let out = probe_stdio(
         dir.path(),
         &wrapper,
         &[],
@@ -243,7 +229,7 @@ fn a_lingering_server_behind_a_wrapper_is_killed_after_a_clean_run() {
 fn a_repeated_cursor_is_reported_as_a_loop() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let out = probe(dir.path(), &server, &[], &[("FAULT_MODES", "loop")]);
+    let out = probe_stdio(dir.path(), &server, &[], &[("FAULT_MODES", "loop")]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let err = stderr(&out);
     assert!(
@@ -256,7 +242,7 @@ fn a_repeated_cursor_is_reported_as_a_loop() {
 fn a_json_rpc_error_shows_its_code_and_message() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let out = probe(dir.path(), &server, &[], &[("FAULT_MODES", "error")]);
+    let out = probe_stdio(dir.path(), &server, &[], &[("FAULT_MODES", "error")]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let err = stderr(&out);
     assert!(
@@ -272,7 +258,7 @@ fn the_offered_protocol_version_goes_out_and_the_negotiated_one_is_reported() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("record.jsonl");
-    let out = probe(
+    let out = probe_stdio(
         dir.path(),
         &server,
         &["--protocol-version", "2025-03-26"],
@@ -305,7 +291,7 @@ fn contradictions_and_duplicates_are_warnings_not_failures() {
         { "name": "twice" },
         { "name": "both", "annotations": { "readOnlyHint": true, "destructiveHint": true } },
     ]);
-    let out = probe(
+    let out = probe_stdio(
         dir.path(),
         &server,
         &[],
@@ -375,7 +361,7 @@ fn each_require_rule_lists_the_tools_that_break_it() {
         ),
     ];
     for (rule, lacking) in cases {
-        let out = probe(
+        let out = probe_stdio(
             dir.path(),
             &server,
             &["--require", rule],
@@ -394,7 +380,7 @@ fn each_require_rule_lists_the_tools_that_break_it() {
         { "name": "a", "title": "A", "annotations": { "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false } },
     ]);
     for rule in ["meaningful", "all", "openai", "anthropic"] {
-        let out = probe(
+        let out = probe_stdio(
             dir.path(),
             &server,
             &["--require", rule],

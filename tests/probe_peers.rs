@@ -58,19 +58,6 @@ fn mixed_expected(python: &Path) -> Vec<Value> {
         .collect()
 }
 
-fn probe_stdio(
-    dir: &Path,
-    flags: &[&str],
-    server: &[String],
-    envs: &[(&str, &str)],
-) -> std::process::Output {
-    let mut args = vec!["probe"];
-    args.extend_from_slice(flags);
-    args.push("--");
-    args.extend(server.iter().map(String::as_str));
-    run(dir, &args, envs)
-}
-
 fn snapshot_tools(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).expect("the snapshot was written");
     let snapshot: Value = serde_json::from_str(&text).expect("the snapshot is JSON");
@@ -112,6 +99,7 @@ fn the_reference_memory_server_declares_all_four_hints_on_nine_tools() {
 
     let out = probe_stdio(
         dir.path(),
+        &server,
         &[
             "--csv",
             "hints.csv",
@@ -120,7 +108,6 @@ fn the_reference_memory_server_declares_all_four_hints_on_nine_tools() {
             "--require",
             "all",
         ],
-        &server,
         &envs,
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
@@ -159,6 +146,7 @@ fn a_python_sdk_server_over_stdio_shows_absent_and_explicit_false_apart() {
 
     let out = probe_stdio(
         dir.path(),
+        &server,
         &[
             "--csv",
             "hints.csv",
@@ -169,7 +157,6 @@ fn a_python_sdk_server_over_stdio_shows_absent_and_explicit_false_apart() {
             "--require",
             "meaningful",
         ],
-        &server,
         &[],
     );
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));

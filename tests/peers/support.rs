@@ -223,3 +223,12 @@ pub fn is_gone_within(pid: u32, grace: Duration) -> bool {
     }
     true
 }
+
+/// Runs `probe [flags] -- <server>` in `dir` with `envs` added to its environment.
+pub fn probe_stdio(dir: &Path, server: &[String], flags: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut args = vec!["probe"];
+    args.extend_from_slice(flags);
+    args.push("--");
+    args.extend(server.iter().map(String::as_str));
+    run(dir, &args, envs)
+}
