@@ -467,6 +467,20 @@ mod tests {
         terms
     }
 
+    /// Checks `m` against the naive counter on `hay`, whole and cut at `cuts`.
+    fn agrees_with_oracle(
+        m: &Matcher,
+        hay: &[u8],
+        terms: &[Vec<u8>],
+        mut cuts: Vec<usize>,
+    ) -> Result<(), TestCaseError> {
+        let expected = naive_all(hay, terms);
+        prop_assert_eq!(m.count(hay), expected.clone());
+        cuts.sort_unstable();
+        prop_assert_eq!(chunked(m, hay, &cuts), expected);
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -479,11 +493,7 @@ mod tests {
             let terms = distinct(terms);
             let m = Matcher::new(&terms).unwrap();
             prop_assert!(m.packed.is_some());
-            let expected = naive_all(&hay, &terms);
-            prop_assert_eq!(m.count(&hay), expected.clone());
-            let mut cuts = cuts;
-            cuts.sort_unstable();
-            prop_assert_eq!(chunked(&m, &hay, &cuts), expected);
+            agrees_with_oracle(&m, &hay, &terms, cuts)?;
         }
 
         #[test]
@@ -496,11 +506,7 @@ mod tests {
             let terms = distinct(terms);
             let m = Matcher::build(&terms, false).unwrap();
             prop_assert!(m.packed.is_none());
-            let expected = naive_all(&hay, &terms);
-            prop_assert_eq!(m.count(&hay), expected.clone());
-            let mut cuts = cuts;
-            cuts.sort_unstable();
-            prop_assert_eq!(chunked(&m, &hay, &cuts), expected);
+            agrees_with_oracle(&m, &hay, &terms, cuts)?;
         }
 
         #[test]
