@@ -598,9 +598,9 @@ fn files_and_by_extension_listings() {
     assert_eq!(
         got,
         vec![
-            (Value::Null, vec![0, 0, 1, 0, 0]),
-            (Value::from("md"), vec![0, 0, 0, 1, 1]),
-            (Value::from("rs"), vec![3, 1, 0, 0, 0]),
+            (Value::from("(none)"), vec![0, 0, 1, 0, 0]),
+            (Value::from(".md"), vec![0, 0, 0, 1, 1]),
+            (Value::from(".rs"), vec![3, 1, 0, 0, 0]),
         ]
     );
 }
