@@ -52,16 +52,21 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     let mut err = io::stderr().lock();
     writeln!(
         err,
-        "mcp-hint-census: counting {} trees of {}",
+        "mcp-hint-census: counting {} {} of {}",
         corpus.trees.len(),
+        if corpus.trees.len() == 1 {
+            "tree"
+        } else {
+            "trees"
+        },
         sanitize(&corpus.source)
     )?;
     drop(err);
     let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, args.quiet)?;
-    report::print_table(io::stdout().lock(), &table)?;
     let failed = table.failed_rows().count();
-    let mut err = io::stderr().lock();
     if failed == table.rows.len() && !table.rows.is_empty() {
+        report::print_table(io::stdout().lock(), &table)?;
+        let mut err = io::stderr().lock();
         // A table of nothing but errors is no result: nothing is written, so that
         // results/ keeps what it had and `compare` is not misled.
         writeln!(
@@ -78,7 +83,11 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Failed);
     }
+    // The tables are written before anything is printed, so that a reader who
+    // stops early (`census | head`) still leaves them complete.
     let written = report::write_tables(&args.out, &table)?;
+    report::print_table(io::stdout().lock(), &table)?;
+    let mut err = io::stderr().lock();
     for path in &written {
         writeln!(
             err,

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{gzip, naive};
+use common::{gzip, naive, run_into_closed_pipe};
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{Read, Write};
@@ -1123,4 +1123,20 @@ fn the_path_given_is_the_row_name() {
     assert!(a.is_dir());
     assert_eq!(summary(&rows[1]), summary(&rows[2]));
     assert_eq!(summary(&rows[1]).counts, vec![1, 0, 0, 0, 0]);
+}
+
+/// A reader that went away (`scan ... | head`) is no failure: exit 0, no noise.
+#[test]
+fn a_closed_stdout_ends_scan_quietly() {
+    let tmp = TempDir::new().unwrap();
+    fs::create_dir_all(tmp.path().join("tree")).unwrap();
+    fs::write(tmp.path().join("tree/a.ts"), HINTED).unwrap();
+    for args in [
+        &["scan", "tree"][..],
+        &["scan", "--json", "--files", "tree"][..],
+    ] {
+        let (code, stderr) = run_into_closed_pipe(tmp.path(), args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
 }

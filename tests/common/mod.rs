@@ -273,3 +273,28 @@ pub fn read_csv(path: &Path) -> Vec<Vec<String>> {
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
         .collect()
 }
+
+/// Runs the binary in `dir` with its stdout a pipe whose reading end is already
+/// closed, as `... | head` leaves it; returns the exit status and stderr. Python
+/// makes the pipe, so the test does not race the reader's exit.
+pub fn run_into_closed_pipe(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let script = "import os, subprocess, sys\n\
+                  r, w = os.pipe()\n\
+                  os.close(r)\n\
+                  p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n\
+                  sys.stderr.buffer.write(p.stderr)\n\
+                  sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)\n";
+    let out = Command::new("python3")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(script)
+        .arg(bin())
+        .args(args)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .expect("running python3");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
