@@ -18,7 +18,7 @@ use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
 use crate::count::Matcher;
 use crate::fetch::{FetchOptions, Fetcher};
-use crate::progress::{Bars, Progress};
+use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Row, Table};
@@ -62,7 +62,13 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         sanitize(&corpus.source)
     )?;
     drop(err);
-    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, args.quiet)?;
+    let display = match args.quiet {
+        true => Display::Quiet,
+        false => Display::Auto {
+            interval: Duration::from_secs(args.progress_every),
+        },
+    };
+    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, display)?;
     let failed = table.failed_rows().count();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
@@ -126,7 +132,7 @@ pub fn count_corpus(
     fetcher: &Fetcher,
     jobs: usize,
     date: &str,
-    is_quiet: bool,
+    display: Display,
 ) -> Result<Table> {
     let matcher = corpus
         .columns
@@ -137,7 +143,7 @@ pub fn count_corpus(
         .thread_name(|i| format!("census-{i}"))
         .build()
         .context("starting the worker threads")?;
-    let bars = Bars::new(is_quiet, corpus.trees.len());
+    let bars = Bars::new(display, corpus.trees.len());
     let rows: Vec<Row> = pool.install(|| {
         corpus
             .trees

@@ -85,9 +85,14 @@ pub struct CensusArgs {
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
     pub date: Option<String>,
 
-    /// Prints no progress bars.
+    /// Prints no progress: no bars on a terminal, no periodic lines in a log.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// Seconds between the plain progress lines written when stderr is not a
+    /// terminal (a batch log); bars on a terminal update continuously.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub progress_every: u64,
 
     /// Counts only shard K of N (the trees at positions K, K+N, K+2N, ... of the
     /// corpus), for splitting a survey across machines; `merge` joins the shards.

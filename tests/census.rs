@@ -814,3 +814,56 @@ fn a_closed_stdout_ends_census_quietly() {
         "{stderr}"
     );
 }
+
+/// In a log (stderr not a terminal) a survey reports its progress as plain lines,
+/// ending with the whole run's line, and names the corpus and the tables written.
+#[test]
+fn a_log_gets_plain_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![Item::File("a".into(), b"readOnlyHint".to_vec())];
+    let server = Server::start(HashMap::from([
+        (
+            "/o/a/a1b2".to_string(),
+            Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
+        ),
+        ("/o/gone/a1b2".to_string(), Route::Status(404)),
+    ]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[("o/a", "a1b2", None), ("o/gone", "a1b2", None)],
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--out",
+            "out",
+            "--cache",
+            "cache",
+            "--date",
+            "2026-09-07",
+            "--progress-every",
+            "0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("counting 2 trees of corpus.toml"),
+        "{stderr}"
+    );
+    let last = stderr
+        .lines()
+        .filter(|l| l.contains("progress: "))
+        .last()
+        .unwrap_or_else(|| panic!("no progress line:\n{stderr}"));
+    assert!(last.contains("progress: 2/2 trees, 1 failed, "), "{last}");
+    assert!(last.contains("done"), "{last}");
+    assert!(
+        stderr.contains("wrote out/census-2026-09-07.csv"),
+        "{stderr}"
+    );
+}

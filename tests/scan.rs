@@ -1,4 +1,4 @@
-//! End-to-end tests of `scan` (issue 3): directories, archives, stdin and git
+//! End-to-end tests of `scan`: directories, archives, stdin and git
 //! revisions counted by the built binary, checked against a naive counter (and
 //! Python's `bytes.lower().count`) over the files each tree should hold.
 //!

@@ -24,7 +24,7 @@ pub const TERMS: [&str; 5] = [
     "annotations",
 ];
 
-/// Counts `term` in `haystack` as census-method.md defines it, the obvious way:
+/// Counts `term` in `haystack` as docs/method.md defines it, the obvious way:
 /// ASCII-lower-case both, scan left to right, jump past each match.
 pub fn naive(haystack: &[u8], term: &str) -> u64 {
     let hay = haystack.to_ascii_lowercase();
