@@ -857,8 +857,7 @@ fn a_log_gets_plain_progress_lines() {
     );
     let last = stderr
         .lines()
-        .filter(|l| l.contains("progress: "))
-        .last()
+        .rfind(|l| l.contains("progress: "))
         .unwrap_or_else(|| panic!("no progress line:\n{stderr}"));
     assert!(last.contains("progress: 2/2 trees, 1 failed, "), "{last}");
     assert!(last.contains("done"), "{last}");
