@@ -121,7 +121,8 @@ pub struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Directories, .tar.gz/.tgz/.tar files, or - for an archive on stdin. Default: .
+    /// Directories, archives (.tar.gz, .tgz, .tar), single files, or - for an
+    /// archive on stdin. Default: the current directory
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
