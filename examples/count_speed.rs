@@ -1,7 +1,7 @@
 //! Times the matcher alone, as an archive reader feeds it: every file counted on its
 //! own, in 256 KiB chunks copied into one buffer that `feed_mut` may lower-case in
 //! place. `count_speed [--rounds N] PATH...` reads every file under the paths into
-//! memory, then times two matchers over the same bytes, round after round in turn:
+//! memory, then times two matchers over the same bytes, in turn, 4 MiB at a time:
 //!
 //! - `literal`: the four hint names and `annotations`, all insensitive;
 //! - `sdk`: the same five plus every other spelling of the `sdk` profile in
@@ -10,7 +10,9 @@
 //! Prints each one's MiB/s and the ratio of their times (`sdk / literal`), and
 //! checks that both agree on the five shared patterns. Used to check that
 //! counting is far cheaper than inflating (see docs/performance.md) and that the
-//! profile costs little on top of the literals.
+//! profile costs little on top of the literals. Realistic files: the archives that
+//! `python3 benches/gen_corpus.py --size small --out DIR` writes, unpacked with
+//! `tar xzf`, or any checkout of source code.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -68,6 +70,8 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) {
         }
     } else if path.is_file() {
         out.push(path.to_path_buf());
+    } else if !path.exists() {
+        panic!("'{}' does not exist", path.display());
     }
 }
 

@@ -83,8 +83,9 @@ struct Member {
 /// searched case-sensitively for the lower-cased form of every pattern (patterns that
 /// lower-case alike share one form):
 ///
-/// - with a packed SIMD searcher (Teddy), which finds each position where some form
-///   starts; the forms that can start there are compared, and the per-pattern
+/// - with a packed SIMD searcher (Teddy), which finds each position where some
+///   anchor starts (a piece of one or more forms, see [`anchors`]); the forms cut
+///   from the anchors found there are compared whole, and the per-pattern
 ///   non-overlap rule applied;
 /// - with an overlapping Aho-Corasick automaton when the forms are too many for the
 ///   packed searcher, and always for the seams between chunks.
@@ -283,7 +284,7 @@ fn anchors(forms: &[Vec<u8>]) -> (Vec<Vec<u8>>, Vec<Anchored>) {
                 anchors[a].truncate(common);
                 anchored[a].push((form, offset));
             }
-            _ => {
+            None => {
                 anchors.push(rest.to_vec());
                 anchored.push(vec![(form, offset)]);
             }
