@@ -63,7 +63,7 @@
 
 use std::ffi::OsStr;
 use std::fmt;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -151,7 +151,7 @@ pub fn is_head_tree(dir: &Path, head: &Head, mut walked: Vec<Vec<u8>>) -> bool {
     }
     files.par_iter().all(|file| {
         let path = dir.join(OsStr::from_bytes(&file.path));
-        holds_blob(&path, file.size, &file.id)
+        holds_blob(&path, &file.id)
     })
 }
 
@@ -171,10 +171,9 @@ pub fn count_revision(dir: &Path, rev: &str, matcher: &Matcher) -> Result<(Strin
             }
             bail!("not inside a git work tree or repository (--git needs one): {why}");
         }
-        Err(e) => return Err(e).context("running git"),
+        Err(e) => return Err(e.into()),
     };
-    let id = resolve(dir, rev)
-        .context("running git")?
+    let id = resolve(dir, rev)?
         .ok_or_else(|| anyhow!("unknown revision '{rev}'"))?;
     let files = list_files(dir, &id, &place.prefix)
         .with_context(|| format!("listing the files of commit '{id}'"))?;
@@ -241,8 +240,6 @@ fn is_object_id(id: &str) -> bool {
 struct BlobFile {
     /// The blob's id, lower-case hex.
     id: String,
-    /// The blob's size in bytes.
-    size: u64,
     /// The path relative to the folder listed, raw bytes.
     path: Vec<u8>,
 }
@@ -251,7 +248,9 @@ struct BlobFile {
 /// with paths relative to it. Symbolic links (120000) and submodules (160000) are no
 /// files.
 fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, GitError> {
-    let args = ["ls-tree", "-r", "-z", "-l", "--full-tree", commit];
+    // No `-l`: sizes would cost a read of every blob's header, and the size of a
+    // blob missing from a partial clone is printed as "BAD".
+    let args = ["ls-tree", "-r", "-z", "--full-tree", commit];
     let out = run(dir, &args, None, read_all)?;
     let mut files = Vec::new();
     for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
@@ -273,20 +272,14 @@ fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, 
     Ok(files)
 }
 
-/// Parses one `ls-tree -l -z` record, `<mode> <type> <id> <size>\t<path>` (the size
-/// padded with spaces, `-` for what is not a blob). Returns `Some(None)` for an entry
-/// that is no regular file, `None` for a record that does not parse.
+/// Parses one `ls-tree -z` record, `<mode> <type> <id>\t<path>`. Returns `Some(None)`
+/// for an entry that is no regular file, `None` for a record that does not parse.
 fn parse_ls_tree(record: &[u8]) -> Option<Option<BlobFile>> {
     let tab = memchr::memchr(b'\t', record)?;
     let meta = std::str::from_utf8(&record[..tab]).ok()?;
     let path = &record[tab + 1..];
     let mut fields = meta.split_ascii_whitespace();
-    let (mode, kind, id, size) = (
-        fields.next()?,
-        fields.next()?,
-        fields.next()?,
-        fields.next()?,
-    );
+    let (mode, kind, id) = (fields.next()?, fields.next()?, fields.next()?);
     if fields.next().is_some() || !is_object_id(id) || path.is_empty() {
         return None;
     }
@@ -295,7 +288,6 @@ fn parse_ls_tree(record: &[u8]) -> Option<Option<BlobFile>> {
     }
     Some(Some(BlobFile {
         id: id.to_ascii_lowercase(),
-        size: size.parse().ok()?,
         path: path.to_vec(),
     }))
 }
@@ -330,24 +322,27 @@ fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> R
             .with_context(|| format!("reading '{}'", name()))?;
         let header = String::from_utf8_lossy(&line);
         let header = header.trim_end();
-        let expected = format!("{} blob {}", file.id, file.size);
-        if header != expected {
-            if header == format!("{} missing", file.id) {
-                bail!(
-                    "'{}' (blob '{}') is not in the repository (a partial clone?)",
-                    name(),
-                    file.id
-                );
-            }
+        let size = match header.strip_prefix(file.id.as_str()) {
+            Some(" missing") => bail!(
+                "'{}' (blob '{}') is not in the repository (a partial clone?)",
+                name(),
+                file.id
+            ),
+            Some(rest) => rest
+                .strip_prefix(" blob ")
+                .and_then(|n| n.parse::<u64>().ok()),
+            None => None,
+        };
+        let Some(size) = size else {
             bail!(
                 "'{}': git cat-file answered '{}' for blob '{}'",
                 name(),
                 report::one_line(header),
                 file.id
             );
-        }
+        };
         counter.reset();
-        let mut blob = out.take(file.size);
+        let mut blob = out.take(size);
         loop {
             match blob.read(&mut buf) {
                 Ok(0) => break,
@@ -357,12 +352,12 @@ fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> R
                 Err(e) => return Err(e).with_context(|| format!("reading '{}'", name())),
             }
         }
-        if counter.bytes() != file.size {
+        if counter.bytes() != size {
             bail!(
                 "'{}' ended after {} of its {} bytes",
                 name(),
                 counter.bytes(),
-                file.size
+                size
             );
         }
         let mut end = [0u8; 1];
@@ -371,27 +366,29 @@ fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> R
         if end != *b"\n" {
             bail!("'{}': git cat-file wrote more than the blob", name());
         }
-        tree.add_file(|| file.path.clone(), file.size, counter.counts());
+        tree.add_file(|| file.path.clone(), size, counter.counts());
     }
     Ok(tree)
 }
 
 /// Returns true when the file at `path` is a regular file holding exactly the bytes
-/// of blob `id` of `size` bytes: git's object id of its bytes is `id`.
-fn holds_blob(path: &Path, size: u64, id: &str) -> bool {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_file() && meta.len() == size => {}
-        _ => return false,
-    }
-    let mut hasher = match BlobHasher::for_id(id) {
-        Some(hasher) => hasher,
-        None => return false,
-    };
-    let Ok(mut file) = File::open(path) else {
+/// of blob `id`: git's object id of its bytes is `id`.
+fn holds_blob(path: &Path, id: &str) -> bool {
+    let Some(mut hasher) = BlobHasher::for_id(id) else {
         return false;
     };
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    // The length goes first into the hash, so it is taken from the open file; a file
+    // that grows or shrinks while it is read then hashes to no id of its own.
+    let size = match file.metadata() {
+        Ok(meta) if meta.is_file() => meta.len(),
+        _ => return false,
+    };
     hasher.update(format!("blob {size}\0").as_bytes());
-    let mut buf = vec![0u8; READ_BUF.min(usize::try_from(size).unwrap_or(READ_BUF).max(1))];
+    let mut buf = vec![0u8; usize::try_from(size).map_or(READ_BUF, |n| n.clamp(1, READ_BUF))];
+    let mut file = file.take(size + 1);
     let mut read = 0u64;
     loop {
         match file.read(&mut buf) {
@@ -491,10 +488,10 @@ enum GitError {
 impl fmt::Display for GitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GitError::Start(e) => write!(f, "starting git: {e}"),
+            GitError::Start(e) => write!(f, "running git: {e}"),
             GitError::Silent(what) => write!(
                 f,
-                "git {what} wrote nothing for {} s and was stopped (a fifo or a hung \
+                "'git {what}' wrote nothing for {} s and was stopped (a fifo or a hung \
                  file system in the repository?)",
                 IDLE.as_secs()
             ),
