@@ -34,7 +34,10 @@ idempotentHint: true, openworldhint: false } } // readOnlyHint again\n";
 /// The files every attacked repository commits (beside its `.gitattributes`).
 const FILES: [(&str, &[u8]); 4] = [
     ("a.py", b"readOnlyHint = True  # annotations\n"),
-    ("docs/guide.md", b"# Annotations\nopenWorldHint, idempotentHint\n"),
+    (
+        "docs/guide.md",
+        b"# Annotations\nopenWorldHint, idempotentHint\n",
+    ),
     ("src/server.ts", HINTED),
     ("src/empty.txt", b""),
 ];
@@ -197,7 +200,12 @@ impl Lab {
         let mut all = vec!["--json", "--files"];
         all.extend_from_slice(args);
         let out = self.scan_with(&all, env);
-        assert_eq!(out.status.code(), Some(code), "scan {args:?}\n{}", show(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "scan {args:?}\n{}",
+            show(&out)
+        );
         let value: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", show(&out)));
         value.as_array().expect("an array of rows").clone()
@@ -584,7 +592,11 @@ fn the_default_hooks_folder_never_runs() {
     let lab = Lab::new();
     let repo = lab.path("repo");
     repo_with(&lab, &repo, &FILES);
-    for name in ["post-checkout", "reference-transaction", "post-index-change"] {
+    for name in [
+        "post-checkout",
+        "reference-transaction",
+        "post-index-change",
+    ] {
         let path = repo.join(".git/hooks").join(name);
         fs::write(
             &path,
@@ -635,7 +647,11 @@ fn a_signature_is_never_verified() {
     lab.git(&repo, &["update-ref", "HEAD", &signed]);
     // gpg.program is run as a program, not through the shell.
     let gpg = lab.path("gpg.sh");
-    fs::write(&gpg, format!("#!/bin/sh\n{}\n", lab.marker("gpg", "exit 1"))).unwrap();
+    fs::write(
+        &gpg,
+        format!("#!/bin/sh\n{}\n", lab.marker("gpg", "exit 1")),
+    )
+    .unwrap();
     fs::set_permissions(&gpg, fs::Permissions::from_mode(0o755)).unwrap();
     arm(
         &repo.join(".git"),
@@ -662,12 +678,7 @@ fn a_missing_object_is_never_fetched() {
     // A partial clone whose promisor remote runs a command when a missing object is
     // fetched: the blob of a.py is taken out of the object store.
     let blob = lab.git(&repo, &["rev-parse", "HEAD:a.py"]);
-    fs::remove_file(
-        repo.join(".git/objects")
-            .join(&blob[..2])
-            .join(&blob[2..]),
-    )
-    .unwrap();
+    fs::remove_file(repo.join(".git/objects").join(&blob[..2]).join(&blob[2..])).unwrap();
     lab.git(&repo, &["config", "core.repositoryformatversion", "1"]);
     lab.git(&repo, &["config", "extensions.partialClone", "origin"]);
     arm(
@@ -769,7 +780,10 @@ fn the_head_stamp_needs_head_s_files_byte_for_byte() {
     fs::write(repo.join("a.py"), &changed).unwrap();
     let mut files: Vec<(&str, &[u8])> = FILES.to_vec();
     files[0].1 = &changed;
-    assert_eq!(stamp("repo"), ("worktree".into(), String::new(), oracle(&files)));
+    assert_eq!(
+        stamp("repo"),
+        ("worktree".into(), String::new(), oracle(&files))
+    );
     fs::write(repo.join("a.py"), &original).unwrap();
     assert_eq!(stamp("repo"), is_head);
 
@@ -930,7 +944,10 @@ fn a_sha256_repository_is_read_and_stamped() {
     let lab = Lab::new();
     let repo = lab.path("repo");
     fs::create_dir(&repo).unwrap();
-    lab.git(&repo, &["init", "-q", "-b", "main", "--object-format=sha256"]);
+    lab.git(
+        &repo,
+        &["init", "-q", "-b", "main", "--object-format=sha256"],
+    );
     write_files(&repo, &FILES);
     lab.git(&repo, &["add", "-A"]);
     lab.git(&repo, &["commit", "-q", "-m", "one"]);
@@ -971,7 +988,10 @@ fn links_and_submodules_are_no_files() {
     lab.git(&repo, &["commit", "-q", "-m", "links"]);
     let head = lab.git(&repo, &["rev-parse", "HEAD"]);
     let tree = lab.git(&repo, &["ls-tree", "-r", "HEAD"]);
-    assert!(tree.contains("120000 blob") && tree.contains("160000 commit"), "{tree}");
+    assert!(
+        tree.contains("120000 blob") && tree.contains("160000 commit"),
+        "{tree}"
+    );
 
     let rows = lab.rows(&["--git", "HEAD", "repo"], 0);
     assert_eq!(summary(&rows[0]), oracle(&files));
