@@ -1011,3 +1011,54 @@ fn links_and_submodules_are_no_files() {
     let rows = lab.rows(&["--git", "HEAD", "repo"], 0);
     assert_eq!(summary(&rows[0]), oracle(&files));
 }
+
+#[test]
+fn odd_names_are_read_as_bytes() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let lab = Lab::new();
+    let repo = lab.path("repo");
+    fs::create_dir(&repo).unwrap();
+    lab.git(&repo, &["init", "-q", "-b", "main"]);
+    // A folder that is not UTF-8, names with a line feed, a tab, a quote and a space:
+    // git would quote them all in its default output.
+    let folder = OsStr::from_bytes(b"caf\xe9 \"x\"");
+    let names: [&[u8]; 3] = [b"line\nfeed.ts", b"tab\there.py", b"caf\xe9.md"];
+    for name in names {
+        let path = repo.join(folder).join(OsStr::from_bytes(name));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, HINTED).unwrap();
+    }
+    lab.git(&repo, &["add", "-A"]);
+    lab.git(&repo, &["commit", "-q", "-m", "odd"]);
+    let head = lab.git(&repo, &["rev-parse", "HEAD"]);
+
+    let folder_path = repo.join(folder);
+    let folder_arg = folder_path.strip_prefix(lab.tmp.path()).unwrap();
+    let expected = oracle(&[("1", HINTED), ("2", HINTED), ("3", HINTED)]);
+    let totals = |s: &Summary| (s.files, s.bytes, s.counts.clone());
+    for args in [
+        vec![OsStr::new("repo")],
+        vec![folder_arg.as_os_str()],
+        vec![OsStr::new("--git"), OsStr::new("HEAD"), OsStr::new("repo")],
+        vec![
+            OsStr::new("--git"),
+            OsStr::new("HEAD"),
+            folder_arg.as_os_str(),
+        ],
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"));
+        cmd.args(["scan", "--json", "--files"])
+            .args(&args)
+            .current_dir(lab.tmp.path());
+        lab.isolate(&mut cmd);
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}\n{}", show(&out));
+        let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = &rows[0];
+        assert_eq!(totals(&summary(row)), totals(&expected), "{args:?}");
+        let source = if args.len() == 1 { "head" } else { "archive" };
+        assert_stamp(row, source, &head);
+    }
+}
