@@ -37,8 +37,10 @@
 //! terminal (stdin and stdout are pipes). The only commands are:
 //!
 //! - `rev-parse --is-inside-work-tree --show-prefix` and `rev-parse --verify --quiet
-//!   --end-of-options REV^{commit}`: read the configuration, refs and commit objects.
-//!   They read no index, so `core.fsmonitor` (off anyway) has nothing to refresh.
+//!   --end-of-options REV` (then `ID^{commit}`): read the configuration, refs and
+//!   objects. Only a revision spelled `:path` reads the index, and reading it runs
+//!   nothing: `core.fsmonitor` is off, and nothing is refreshed or written, so no
+//!   clean filter or `post-index-change` hook has cause to run.
 //! - `ls-tree -r -z --full-tree COMMIT`: reads tree objects.
 //! - `cat-file --batch --buffer`: prints objects as stored; without `--filters` or
 //!   `--textconv` it consults no attribute, filter or textconv driver.
@@ -209,17 +211,20 @@ fn locate(dir: &Path) -> Result<Place, GitError> {
     })
 }
 
-/// Returns the full id of the commit `rev` names in the repository `dir` is in, or
-/// `None` when it names none.
+/// Returns the full id of the commit `rev` names in the repository `dir` is in (a
+/// tag is peeled to its commit), or `None` when it names none.
 fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, GitError> {
-    let spec = format!("{rev}^{{commit}}");
-    let args = [
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        "--end-of-options",
-        &spec,
-    ];
+    // Resolved first as given and then peeled, as `REV^{commit}` in one go would
+    // read `:/message^{commit}` as a search for "message^{commit}".
+    let Some(object) = verify(dir, rev)? else {
+        return Ok(None);
+    };
+    verify(dir, &format!("{object}^{{commit}}"))
+}
+
+/// Returns the id of the object `spec` names, or `None` when it names none.
+fn verify(dir: &Path, spec: &str) -> Result<Option<String>, GitError> {
+    let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", spec];
     match run(dir, &args, None, read_all) {
         Ok(out) => {
             let id = String::from_utf8_lossy(&out).trim().to_ascii_lowercase();

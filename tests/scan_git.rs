@@ -913,6 +913,7 @@ fn a_bare_repository_counts_any_commit() {
         ("HEAD", &id_two, &two),
         ("main~1", &id_one, &one),
         ("v1", &id_one, &one),
+        (":/two", &id_two, &two),
         (id_one.as_str(), &id_one, &one),
     ] {
         let rows = lab.rows(&["--git", rev, "repo.git"], 0);
