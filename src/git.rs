@@ -66,7 +66,7 @@
 
 use std::ffi::OsStr;
 use std::fmt;
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -382,6 +382,11 @@ fn holds_blob(path: &Path, id: &str) -> bool {
     let Some(mut hasher) = BlobHasher::for_id(id) else {
         return false;
     };
+    // The walk saw a regular file here; one that has since become a fifo would
+    // block the open.
+    if !fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file()) {
+        return false;
+    }
     let Ok(file) = File::open(path) else {
         return false;
     };
@@ -393,7 +398,7 @@ fn holds_blob(path: &Path, id: &str) -> bool {
     };
     hasher.update(format!("blob {size}\0").as_bytes());
     let mut buf = vec![0u8; usize::try_from(size).map_or(READ_BUF, |n| n.clamp(1, READ_BUF))];
-    let mut file = file.take(size + 1);
+    let mut file = file.take(size.saturating_add(1));
     let mut read = 0u64;
     loop {
         match file.read(&mut buf) {
