@@ -15,6 +15,7 @@ pub mod corpus;
 pub mod count;
 pub mod date;
 pub mod fetch;
+pub mod git;
 pub mod merge;
 pub mod probe;
 pub mod progress;

@@ -1,5 +1,5 @@
 //! Counts local trees for a maintainer: a directory, a tar or tar.gz file, an
-//! archive on stdin, or a git revision.
+//! archive on stdin, or a git revision read blob by blob through the `git` module.
 //!
 //! This module owns the `scan` command: what each path given is (a directory, an
 //! archive, a single file, stdin, a git revision), how its row is stamped with a
@@ -10,8 +10,6 @@
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::thread;
 
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
@@ -19,6 +17,7 @@ use rayon::prelude::*;
 use crate::archive::{self, ArchiveCount};
 use crate::cli::ScanArgs;
 use crate::count::Matcher;
+use crate::git;
 use crate::progress::NoProgress;
 use crate::report;
 use crate::sanitize::sanitize;
@@ -280,10 +279,10 @@ fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted>
 /// Counts the files of a directory, stamped with `HEAD` when they are exactly
 /// `HEAD`'s files, else as a work tree.
 fn count_dir(dir: &Path, matcher: &Matcher) -> Result<Counted> {
-    let head = clean_head(dir);
+    let head = git::head(dir);
     let walked = walk(dir, matcher, head.is_some())?;
     let (commit, commit_source) = match head {
-        Some(id) if is_head_tree(dir, walked.paths) => (id, CommitSource::Head),
+        Some(head) if git::is_head_tree(dir, &head, walked.paths) => (head.id, CommitSource::Head),
         _ => (String::new(), CommitSource::Worktree),
     };
     Ok(Counted {
@@ -294,137 +293,22 @@ fn count_dir(dir: &Path, matcher: &Matcher) -> Result<Counted> {
     })
 }
 
-/// Returns `git -C dir ARGS...`'s output, or an error when git cannot be started.
-fn git(dir: &Path, args: &[&str]) -> io::Result<std::process::Output> {
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-}
-
-/// Returns the trimmed stdout of a git command that succeeded.
-fn git_text(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = git(dir, args).ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// Returns `HEAD`'s full id when `dir` is in a git work tree with no change under
-/// it, tracked or untracked; `None` otherwise, or when git is not installed.
-fn clean_head(dir: &Path) -> Option<String> {
-    if git_text(dir, &["rev-parse", "--is-inside-work-tree"])? != "true" {
-        return None;
-    }
-    let status = git_text(
-        dir,
-        &[
-            "status",
-            "--porcelain",
-            "-z",
-            "--untracked-files=all",
-            "--",
-            ".",
-        ],
-    )?;
-    if !status.is_empty() {
-        return None;
-    }
-    git_text(dir, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
-        .filter(|id| !id.is_empty())
-}
-
-/// Returns true when the files walked under `dir` are exactly the regular files that
-/// `HEAD` has there.
-///
-/// A clean status is not enough: an ignore file can hide a tracked file from the
-/// walk, and a submodule's files are walked although the commit only links them.
-fn is_head_tree(dir: &Path, mut walked: Vec<Vec<u8>>) -> bool {
-    let Ok(out) = git(dir, &["ls-files", "-z", "--stage", "--", "."]) else {
-        return false;
-    };
-    if !out.status.success() {
-        return false;
-    }
-    // Each record is "<mode> <object> <stage>\t<path>".
-    let mut tracked: Vec<Vec<u8>> = Vec::new();
-    for record in out.stdout.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        let Some(tab) = memchr::memchr(b'\t', record) else {
-            return false;
-        };
-        let mode = &record[..record.iter().position(|&b| b == b' ').unwrap_or(0)];
-        if mode == b"100644" || mode == b"100755" {
-            tracked.push(record[tab + 1..].to_vec());
-        }
-    }
-    tracked.sort();
-    walked.sort();
-    tracked == walked
-}
-
-/// Counts the tree of revision `rev` of the work tree at `dir`, by streaming
-/// `git archive` through the archive reader. Uncommitted changes do not count.
+/// Counts the tree of revision `rev` of the git repository `dir` is in (a work tree
+/// or a bare repository), blob by blob. Uncommitted changes do not count.
 fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
     if dir.as_os_str() == "-" {
-        bail!("--git counts a revision of a git work tree, not an archive on stdin");
+        bail!("--git counts a revision of a git repository, not an archive on stdin");
     }
     let meta = fs::metadata(dir).map_err(|e| anyhow!(describe(&e)))?;
     if !meta.is_dir() {
-        bail!("not a directory: --git counts a revision of the git work tree it is in");
+        bail!("not a directory: --git counts a revision of the git repository it is in");
     }
-    let inside = git(dir, &["rev-parse", "--is-inside-work-tree"]).context("running git")?;
-    if !inside.status.success() || String::from_utf8_lossy(&inside.stdout).trim() != "true" {
-        bail!("not inside a git work tree (--git needs one)");
-    }
-    let spec = format!("{rev}^{{commit}}");
-    let id = git_text(dir, &["rev-parse", "--verify", "--quiet", &spec])
-        .filter(|id| !id.is_empty())
-        .ok_or_else(|| anyhow!("unknown revision '{rev}'"))?;
-
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["archive", "--format=tar", "--prefix=tree/", &id])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("running git archive")?;
-    let stdout = child.stdout.take().context("git archive's stdout")?;
-    let mut stderr = child.stderr.take().context("git archive's stderr")?;
-    // Drained on its own thread so that a chatty git never blocks on a full pipe.
-    let stderr = thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    // The reader is dropped when counting ends, early or not, so git cannot block
-    // on a pipe nobody reads before it is waited for.
-    let counted = archive::count_archive(stdout, matcher, &mut |_| {});
-    let status = child.wait().context("waiting for git archive")?;
-    let stderr = stderr.join().unwrap_or_default();
-    if !status.success() {
-        bail!(
-            "git archive '{id}' failed ({status}): {}",
-            one_line(stderr.trim())
-        );
-    }
-    let ArchiveCount { commit, mut tree } =
-        counted.with_context(|| format!("reading git archive '{id}'"))?;
-    tree.sort_files();
-    let commit_source = match commit {
-        Some(named) if named.eq_ignore_ascii_case(&id) => CommitSource::Archive,
-        Some(named) => bail!("git archive of '{id}' names commit '{named}' in its header"),
-        // git always writes the id for a commit; should it not, the id comes from
-        // the revision as resolved.
-        None => CommitSource::Pinned,
-    };
+    let (commit, mut count) = git::count_revision(dir, rev, matcher)?;
+    count.sort_files();
     Ok(Counted {
-        commit: id,
-        commit_source,
-        count: tree,
+        commit,
+        commit_source: CommitSource::Archive,
+        count,
         sha256: String::new(),
     })
 }

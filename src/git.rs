@@ -1,0 +1,756 @@
+//! Reads git repositories for `scan`: whether a directory is exactly `HEAD`'s files
+//! (the `head` stamp), and the regular files of a commit (`scan --git REV`), without
+//! ever running a program that the repository names.
+//!
+//! This module owns every call to git that `scan` makes and how each is hardened. It
+//! does not walk directories or decide what a row is stamped with when git has no
+//! answer; that is `scan`'s business. It counts with the matcher it is handed.
+//!
+//! # Why the git binary and not a library
+//!
+//! The files scanned come from strangers: an extracted tarball may carry a `.git`
+//! whose `config` names commands (`core.fsmonitor`, `filter.*.clean`, ...). Porcelain
+//! such as `git status` or `git archive` runs them. Two ways avoid it: a Rust reader
+//! of the object store (gitoxide), or the git binary restricted to plumbing that
+//! converts nothing. This module takes the second, because:
+//!
+//! - git is already what `scan` needs, and it already knows every revision spelling
+//!   (`v1~2`, `main@{1}`, `:/message`) and every repository layout (worktrees, packs,
+//!   alternates, sha256, reftable) as the user's own git does;
+//! - `cat-file --batch` streams each blob through a pipe, so memory stays bounded by
+//!   the read buffer; a library would hand back each blob whole, as packed deltas are
+//!   resolved in memory;
+//! - gitoxide (`gix` 0.90 with default features off and `revision`, `sha1` and
+//!   `sha256` on) brings 100 crates, 42 of them its own, and needs Rust 1.88, above
+//!   this crate's 1.85. Its cost in time is smaller than feared: a debug build of it
+//!   alone took 53 s on two shared cores.
+//!
+//! # What runs, and why none of it runs a configured program
+//!
+//! Every call goes through `command`, which puts `--no-pager -c core.fsmonitor=false
+//! -c core.hooksPath=/dev/null -c protocol.allow=never` before the subcommand (command
+//! line settings override every configuration file, including those pulled in by
+//! `include.path`), sets `GIT_PAGER=cat`, `GIT_TERMINAL_PROMPT=0`, `GIT_OPTIONAL_LOCKS=0`,
+//! `GIT_NO_REPLACE_OBJECTS=1`, `GIT_NO_LAZY_FETCH=1` and `GIT_ALLOW_PROTOCOL` to a list
+//! naming no transport, drops the variables that would point git at another
+//! repository (`GIT_DIR`, `GIT_INDEX_FILE`, ... as set inside a hook), and gives git no
+//! terminal (stdin and stdout are pipes). The only commands are:
+//!
+//! - `rev-parse --is-inside-work-tree --show-prefix` and `rev-parse --verify --quiet
+//!   --end-of-options REV` (then `ID^{commit}`): read the configuration, refs and
+//!   objects. Only a revision spelled `:path` reads the index, and reading it runs
+//!   nothing: `core.fsmonitor` is off, and nothing is refreshed or written, so no
+//!   clean filter or `post-index-change` hook has cause to run.
+//! - `ls-tree -r -z --full-tree COMMIT`: reads tree objects.
+//! - `cat-file --batch --buffer`: prints objects as stored; without `--filters` or
+//!   `--textconv` it consults no attribute, filter or textconv driver.
+//!
+//! None of these converts content, so no `filter.*` (`clean`, `smudge`, `process`),
+//! `diff.*.textconv` or `diff.external` runs; none is porcelain, so no hook runs and no
+//! editor, `gpg.program` or auto-maintenance is started; with no terminal no pager
+//! starts, whatever `core.pager` or `pager.*` say. The one path from reading objects to
+//! a program is a lazy fetch in a partial clone (a missing object fetched from a
+//! promisor remote, which may run `core.sshCommand`, a credential helper or an `ext::`
+//! remote's command): `GIT_NO_LAZY_FETCH` forbids it, and for gits older than 2.44 that
+//! do not know the variable, `GIT_ALLOW_PROTOCOL` leaves no transport to fetch with. A
+//! missing object is then an error, never a fetch. `trace2.*` is read from the system
+//! and user configuration only, never the repository's.
+//!
+//! A directory's files are hashed here, as git hashes a blob (`"blob <len>\0"` and the
+//! bytes, SHA-1 with collision detection or SHA-256 as the repository's ids are), never
+//! with `git status`, `diff-index` or `hash-object`, which refresh the index through
+//! `core.fsmonitor` and clean filters.
+//!
+//! A repository may also make git wait forever (a fifo for `.git/config`): every call
+//! is stopped after [`IDLE`] without output.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use rayon::prelude::*;
+use sha1_checked::Digest;
+
+use crate::count::{Matcher, TreeCount};
+use crate::table::one_line;
+
+/// How long git may go without writing a byte before it is stopped.
+pub const IDLE: Duration = Duration::from_secs(30);
+
+/// Size of the buffer each blob's bytes are read through: blobs are never held whole.
+const READ_BUF: usize = 256 * 1024;
+
+/// Variables that point git at a repository, an index or objects other than the
+/// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
+/// a hook that runs `scan` has some of them set for its own repository.
+const LOCAL_ENV: [&str; 15] = [
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_PREFIX",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR",
+];
+
+/// Holds a `HEAD` commit that a directory may be exactly.
+#[derive(Clone, Debug)]
+pub struct Head {
+    /// The full commit id, hex.
+    pub id: String,
+    /// The directory's path inside the work tree, with a trailing `/`, or empty.
+    prefix: Vec<u8>,
+}
+
+/// Returns `HEAD` when `dir` is inside a git work tree whose `HEAD` is a commit;
+/// `None` otherwise, or when git is not installed or gives no answer.
+pub fn head(dir: &Path) -> Option<Head> {
+    let place = locate(dir).ok()?;
+    if !place.is_work_tree {
+        return None;
+    }
+    let id = resolve(dir, "HEAD").ok()??;
+    Some(Head {
+        id,
+        prefix: place.prefix,
+    })
+}
+
+/// Returns true when `walked`, the paths of the files counted under `dir` (relative
+/// to it, in any order), are exactly the regular files that `head` has there, each
+/// holding the bytes of its blob.
+///
+/// A file's mode is not compared: it does not change a count. A file that a filter
+/// or a line-ending conversion changed on checkout differs from its blob, so such a
+/// tree is not `HEAD`'s as far as counting goes. Any failure reads as a difference.
+pub fn is_head_tree(dir: &Path, head: &Head, mut walked: Vec<Vec<u8>>) -> bool {
+    let Ok(mut files) = list_files(dir, &head.id, &head.prefix) else {
+        return false;
+    };
+    if files.len() != walked.len() {
+        return false;
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    walked.sort();
+    if !files.iter().map(|f| &f.path).eq(walked.iter()) {
+        return false;
+    }
+    files.par_iter().all(|file| {
+        let path = dir.join(OsStr::from_bytes(&file.path));
+        holds_blob(&path, &file.id)
+    })
+}
+
+/// Counts the regular files of revision `rev` of the repository `dir` is in, as
+/// stored: no attribute, filter or line-ending conversion applies. From a folder of
+/// a work tree, only that folder of the commit is counted, with paths relative to
+/// it. Returns the commit's full id and the unsorted counts.
+pub fn count_revision(dir: &Path, rev: &str, matcher: &Matcher) -> Result<(String, TreeCount)> {
+    let place = match locate(dir) {
+        Ok(place) => place,
+        Err(GitError::Failed { stderr, .. }) => {
+            // git says why when it refuses a repository it found (one owned by
+            // another user, an unknown format); "not a git repository" says nothing more.
+            let why = one_line(stderr.trim());
+            if why.is_empty() || why.contains("not a git repository") {
+                bail!("not inside a git work tree or repository (--git needs one)");
+            }
+            bail!("not inside a git work tree or repository (--git needs one): {why}");
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let id = resolve(dir, rev)?.ok_or_else(|| anyhow!("unknown revision '{rev}'"))?;
+    let files = list_files(dir, &id, &place.prefix)
+        .with_context(|| format!("listing the files of commit '{id}'"))?;
+    let tree = count_blobs(dir, &files, matcher)
+        .with_context(|| format!("reading the files of commit '{id}'"))?;
+    Ok((id, tree))
+}
+
+/// Holds where a directory is in its repository.
+struct Place {
+    is_work_tree: bool,
+    /// The directory's path inside the work tree, with a trailing `/`, or empty (in a
+    /// bare repository or a `.git` folder).
+    prefix: Vec<u8>,
+}
+
+/// Returns where `dir` is in its repository; [`GitError::Failed`] when it is in none.
+fn locate(dir: &Path) -> Result<Place, GitError> {
+    let out = run(
+        dir,
+        &["rev-parse", "--is-inside-work-tree", "--show-prefix"],
+        None,
+        read_all,
+    )?;
+    // "true\n<prefix>\n": the prefix is printed as is, so it may hold a newline itself.
+    let Some(newline) = memchr::memchr(b'\n', &out) else {
+        return Err(GitError::Output("rev-parse printed no line".into()));
+    };
+    let rest = &out[newline + 1..];
+    Ok(Place {
+        is_work_tree: &out[..newline] == b"true",
+        prefix: rest.strip_suffix(b"\n").unwrap_or(rest).to_vec(),
+    })
+}
+
+/// Returns the full id of the commit `rev` names in the repository `dir` is in (a
+/// tag is peeled to its commit), or `None` when it names none.
+fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, GitError> {
+    // Resolved first as given and then peeled, as `REV^{commit}` in one go would
+    // read `:/message^{commit}` as a search for "message^{commit}".
+    let Some(object) = verify(dir, rev)? else {
+        return Ok(None);
+    };
+    verify(dir, &format!("{object}^{{commit}}"))
+}
+
+/// Returns the id of the object `spec` names, or `None` when it names none.
+fn verify(dir: &Path, spec: &str) -> Result<Option<String>, GitError> {
+    let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", spec];
+    match run(dir, &args, None, read_all) {
+        Ok(out) => {
+            let id = String::from_utf8_lossy(&out).trim().to_ascii_lowercase();
+            Ok(is_object_id(&id).then_some(id))
+        }
+        Err(GitError::Failed { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Returns true when `id` is a SHA-1 or SHA-256 object id in hex.
+fn is_object_id(id: &str) -> bool {
+    matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Holds one regular file of a commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct BlobFile {
+    /// The blob's id, lower-case hex.
+    id: String,
+    /// The path relative to the folder listed, raw bytes.
+    path: Vec<u8>,
+}
+
+/// Returns the regular files (modes 100644 and 100755) of `commit` under `prefix`,
+/// with paths relative to it. Symbolic links (120000) and submodules (160000) are no
+/// files.
+fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, GitError> {
+    // No `-l`: sizes would cost a read of every blob's header, and the size of a
+    // blob missing from a partial clone is printed as "BAD".
+    let args = ["ls-tree", "-r", "-z", "--full-tree", commit];
+    let out = run(dir, &args, None, read_all)?;
+    let mut files = Vec::new();
+    for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+        let entry = parse_ls_tree(record).ok_or_else(|| {
+            GitError::Output(format!(
+                "ls-tree printed '{}'",
+                String::from_utf8_lossy(&record[..record.len().min(200)])
+            ))
+        })?;
+        if let Some(file) = entry {
+            if let Some(path) = file.path.strip_prefix(prefix) {
+                files.push(BlobFile {
+                    path: path.to_vec(),
+                    ..file
+                });
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Parses one `ls-tree -z` record, `<mode> <type> <id>\t<path>`. Returns `Some(None)`
+/// for an entry that is no regular file, `None` for a record that does not parse.
+fn parse_ls_tree(record: &[u8]) -> Option<Option<BlobFile>> {
+    let tab = memchr::memchr(b'\t', record)?;
+    let meta = std::str::from_utf8(&record[..tab]).ok()?;
+    let path = &record[tab + 1..];
+    let mut fields = meta.split_ascii_whitespace();
+    let (mode, kind, id) = (fields.next()?, fields.next()?, fields.next()?);
+    if fields.next().is_some() || !is_object_id(id) || path.is_empty() {
+        return None;
+    }
+    if !matches!(mode, "100644" | "100755") || kind != "blob" {
+        return Some(None);
+    }
+    Some(Some(BlobFile {
+        id: id.to_ascii_lowercase(),
+        path: path.to_vec(),
+    }))
+}
+
+/// Counts `files` by streaming their blobs out of one `git cat-file --batch`.
+fn count_blobs(dir: &Path, files: &[BlobFile], matcher: &Matcher) -> Result<TreeCount, GitError> {
+    let mut requests = Vec::with_capacity(files.len() * 65);
+    for file in files {
+        requests.extend_from_slice(file.id.as_bytes());
+        requests.push(b'\n');
+    }
+    run(
+        dir,
+        &["cat-file", "--batch", "--buffer"],
+        Some(&requests),
+        |out| read_blobs(out, files, matcher),
+    )
+}
+
+/// Reads the `cat-file --batch` answers to `files`, in order, into a count.
+fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> Result<TreeCount> {
+    let mut tree = TreeCount::new(matcher.len());
+    let mut counter = matcher.file_counter();
+    let mut buf = vec![0u8; READ_BUF];
+    let mut line = Vec::new();
+    for file in files {
+        let name = || String::from_utf8_lossy(&file.path).into_owned();
+        line.clear();
+        // A header is "<id> blob <size>\n", or "<id> missing\n": far below the limit.
+        out.take(256)
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("reading '{}'", name()))?;
+        let header = String::from_utf8_lossy(&line);
+        let header = header.trim_end();
+        let size = match header.strip_prefix(file.id.as_str()) {
+            Some(" missing") => bail!(
+                "'{}' (blob '{}') is not in the repository (a partial clone?)",
+                name(),
+                file.id
+            ),
+            Some(rest) => rest
+                .strip_prefix(" blob ")
+                .and_then(|n| n.parse::<u64>().ok()),
+            None => None,
+        };
+        let Some(size) = size else {
+            bail!(
+                "'{}': git cat-file answered '{}' for blob '{}'",
+                name(),
+                one_line(header),
+                file.id
+            );
+        };
+        counter.reset();
+        let mut blob = out.take(size);
+        loop {
+            match blob.read(&mut buf) {
+                Ok(0) => break,
+                // The buffer is refilled next, so the counter may lower-case it in place.
+                Ok(n) => counter.feed_mut(&mut buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e).with_context(|| format!("reading '{}'", name())),
+            }
+        }
+        if counter.bytes() != size {
+            bail!(
+                "'{}' ended after {} of its {} bytes",
+                name(),
+                counter.bytes(),
+                size
+            );
+        }
+        let mut end = [0u8; 1];
+        out.read_exact(&mut end)
+            .with_context(|| format!("reading past '{}'", name()))?;
+        if end != *b"\n" {
+            bail!("'{}': git cat-file wrote more than the blob", name());
+        }
+        tree.add_file(|| file.path.clone(), size, counter.counts());
+    }
+    Ok(tree)
+}
+
+/// Returns true when the file at `path` is a regular file holding exactly the bytes
+/// of blob `id`: git's object id of its bytes is `id`.
+fn holds_blob(path: &Path, id: &str) -> bool {
+    let Some(mut hasher) = BlobHasher::for_id(id) else {
+        return false;
+    };
+    // The walk saw a regular file here; one that has since become a fifo would
+    // block the open.
+    if !fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file()) {
+        return false;
+    }
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    // The length goes first into the hash, so it is taken from the open file; a file
+    // that grows or shrinks while it is read then hashes to no id of its own.
+    let size = match file.metadata() {
+        Ok(meta) if meta.is_file() => meta.len(),
+        _ => return false,
+    };
+    hasher.update(format!("blob {size}\0").as_bytes());
+    let mut buf = vec![0u8; usize::try_from(size).map_or(READ_BUF, |n| n.clamp(1, READ_BUF))];
+    let mut file = file.take(size.saturating_add(1));
+    let mut read = 0u64;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                read += n as u64;
+                hasher.update(&buf[..n]);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    read == size && hasher.finish().is_some_and(|hex| hex == id)
+}
+
+/// Hashes bytes as git names an object, with the algorithm an id's length tells.
+enum BlobHasher {
+    Sha1(Box<sha1_checked::Sha1>),
+    Sha256(sha2::Sha256),
+}
+
+impl BlobHasher {
+    /// Returns the hasher for ids like `id`: 40 hex digits are SHA-1, 64 SHA-256.
+    fn for_id(id: &str) -> Option<BlobHasher> {
+        match id.len() {
+            40 => Some(BlobHasher::Sha1(Box::default())),
+            64 => Some(BlobHasher::Sha256(sha2::Sha256::new())),
+            _ => None,
+        }
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        match self {
+            BlobHasher::Sha1(h) => h.update(bytes),
+            BlobHasher::Sha256(h) => h.update(bytes),
+        }
+    }
+
+    /// Returns the id in lower-case hex, or `None` for bytes built to collide under
+    /// SHA-1 (as git's own SHA-1 refuses them).
+    fn finish(self) -> Option<String> {
+        let digest: Vec<u8> = match self {
+            BlobHasher::Sha1(h) => {
+                let result = h.try_finalize();
+                if result.has_collision() {
+                    return None;
+                }
+                result.hash().to_vec()
+            }
+            BlobHasher::Sha256(h) => h.finalize().to_vec(),
+        };
+        Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+    }
+}
+
+/// Returns `git` set up to read the repository `dir` is in and run nothing else
+/// (see the module documentation).
+fn command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("--no-pager")
+        .args(["-c", "core.fsmonitor=false"])
+        .args(["-c", "core.hooksPath=/dev/null"])
+        .args(["-c", "protocol.allow=never"])
+        .arg("-C")
+        .arg(dir);
+    for name in LOCAL_ENV {
+        cmd.env_remove(name);
+    }
+    cmd.env("GIT_PAGER", "cat")
+        .env("PAGER", "cat")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        // A list of transports that names none: no protocol is allowed, whatever the
+        // repository's protocol.*.allow says.
+        .env("GIT_ALLOW_PROTOCOL", "none")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Holds why a git command gave no answer.
+#[derive(Debug)]
+enum GitError {
+    /// git could not be started (not installed?).
+    Start(io::Error),
+    /// git went [`IDLE`] without output and was stopped.
+    Silent(String),
+    /// git exited with a failure.
+    Failed { status: ExitStatus, stderr: String },
+    /// git's output could not be read or was not what was asked for.
+    Output(String),
+}
+
+impl fmt::Display for GitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GitError::Start(e) => write!(f, "running git: {e}"),
+            GitError::Silent(what) => write!(
+                f,
+                "'git {what}' wrote nothing for {} s and was stopped (a fifo or a hung \
+                 file system in the repository?)",
+                IDLE.as_secs()
+            ),
+            GitError::Failed { status, stderr } => {
+                write!(f, "git failed ({status})")?;
+                let why = one_line(stderr.trim());
+                if !why.is_empty() {
+                    write!(f, ": {why}")?;
+                }
+                Ok(())
+            }
+            GitError::Output(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for GitError {}
+
+/// Returns everything `out` holds.
+fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    out.read_to_end(&mut bytes)
+        .context("reading git's output")?;
+    Ok(bytes)
+}
+
+/// Runs `git ARGS` in `dir`, writing `input` to its stdin, and returns what `read`
+/// makes of its stdout. git is stopped when `read` fails or when it goes [`IDLE`]
+/// without output, and always waited for.
+fn run<T>(
+    dir: &Path,
+    args: &[&str],
+    input: Option<&[u8]>,
+    read: impl FnOnce(&mut dyn BufRead) -> Result<T>,
+) -> Result<T, GitError> {
+    let mut cmd = command(dir);
+    cmd.args(args);
+    if input.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    let mut child = cmd.spawn().map_err(GitError::Start)?;
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let child = Mutex::new(child);
+    let progress = AtomicU64::new(0);
+    let finished = (Mutex::new(false), Condvar::new());
+
+    thread::scope(|scope| {
+        // Fed on its own thread: git answers while it reads, and would block on a full
+        // stdout pipe if nobody read it. Killing git ends a blocked write (EPIPE).
+        if let (Some(mut stdin), Some(input)) = (stdin, input) {
+            scope.spawn(move || {
+                let _ = stdin.write_all(input);
+            });
+        }
+        let stderr = scope.spawn(move || stderr.map(read_capped).unwrap_or_default());
+        let watchdog = scope.spawn(|| watch(&child, &progress, &finished));
+
+        let result = match stdout {
+            Some(stdout) => {
+                let mut out = BufReader::with_capacity(
+                    64 * 1024,
+                    Progress {
+                        inner: stdout,
+                        progress: &progress,
+                    },
+                );
+                read(&mut out)
+            }
+            None => Err(anyhow!("git's stdout was not piped")),
+        };
+        if result.is_err() {
+            let _ = lock(&child).kill();
+        }
+        *lock(&finished.0) = true;
+        finished.1.notify_all();
+        let silent = watchdog.join().unwrap_or(false);
+        let status = lock(&child).wait();
+        let stderr = stderr.join().unwrap_or_default();
+        if silent {
+            return Err(GitError::Silent(args.first().unwrap_or(&"").to_string()));
+        }
+        let value = result.map_err(|e| GitError::Output(format!("{e:#}")))?;
+        let status = status.map_err(|e| GitError::Output(format!("waiting for git: {e}")))?;
+        if !status.success() {
+            return Err(GitError::Failed { status, stderr });
+        }
+        Ok(value)
+    })
+}
+
+/// Locks `mutex`, whether or not a thread panicked holding it.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Kills `child` when `progress` has not moved for [`IDLE`], until `finished` is set.
+/// Returns true when it killed.
+fn watch(child: &Mutex<Child>, progress: &AtomicU64, finished: &(Mutex<bool>, Condvar)) -> bool {
+    let (done, wake) = finished;
+    let mut seen = progress.load(Ordering::Relaxed);
+    let mut since = Instant::now();
+    let mut done = lock(done);
+    while !*done {
+        done = wake
+            .wait_timeout(done, Duration::from_millis(250))
+            .map(|(guard, _)| guard)
+            .unwrap_or_else(|poisoned| poisoned.into_inner().0);
+        let now = progress.load(Ordering::Relaxed);
+        if now != seen {
+            seen = now;
+            since = Instant::now();
+        } else if !*done && since.elapsed() >= IDLE {
+            let _ = lock(child).kill();
+            return true;
+        }
+    }
+    false
+}
+
+/// Reads git's stderr to its end, keeping the first 4 KiB for an error message.
+fn read_capped(mut stderr: impl Read) -> String {
+    let mut kept = Vec::new();
+    let _ = (&mut stderr).take(4096).read_to_end(&mut kept);
+    let _ = io::copy(&mut stderr, &mut io::sink());
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+/// Counts the bytes read through it, for the watchdog.
+struct Progress<'p, R> {
+    inner: R,
+    progress: &'p AtomicU64,
+}
+
+impl<R: Read> Read for Progress<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EMPTY_SHA1: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+    const HELLO_SHA1: &str = "ce013625030ba8dba906f756967f9e9ca394464a";
+    const HELLO_SHA256: &str = "2cf8d83d9ee29543b34a87727421fdecb7e3f3a183d337639025de576db9ebb4";
+
+    fn blob(id: &str, path: &str) -> BlobFile {
+        BlobFile {
+            id: id.to_string(),
+            path: path.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn ls_tree_records_keep_regular_files_only() {
+        let id = HELLO_SHA1;
+        let parse = |record: String| parse_ls_tree(record.as_bytes());
+        assert_eq!(
+            parse(format!("100644 blob {id}\ta b\tc.txt")),
+            Some(Some(blob(id, "a b\tc.txt")))
+        );
+        assert_eq!(
+            parse(format!("100755 blob {}\trun\nme", id.to_uppercase())),
+            Some(Some(blob(id, "run\nme")))
+        );
+        assert_eq!(parse(format!("120000 blob {id}\tlink")), Some(None));
+        assert_eq!(parse(format!("160000 commit {id}\tvendor/lib")), Some(None));
+        assert_eq!(parse(format!("040000 tree {id}\tsrc")), Some(None));
+        assert_eq!(parse(format!("100644 blob {id}")), None);
+        assert_eq!(parse(format!("100644 blob {id}\t")), None);
+        assert_eq!(parse("100644 blob 123\tshort".into()), None);
+        assert_eq!(parse(format!("100644 blob {id} 6\tsized")), None);
+    }
+
+    #[test]
+    fn files_hash_as_git_hashes_blobs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let hello = tmp.path().join("hello");
+        std::fs::write(&hello, b"hello\n").unwrap();
+        let empty = tmp.path().join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(holds_blob(&hello, HELLO_SHA1));
+        assert!(holds_blob(&hello, HELLO_SHA256));
+        assert!(holds_blob(&empty, EMPTY_SHA1));
+        assert!(!holds_blob(&empty, HELLO_SHA1));
+        assert!(!holds_blob(&hello, &HELLO_SHA1[..39]));
+        assert!(!holds_blob(tmp.path(), EMPTY_SHA1));
+        assert!(!holds_blob(&tmp.path().join("missing"), EMPTY_SHA1));
+    }
+
+    #[test]
+    fn object_ids_are_forty_or_sixty_four_hex_digits() {
+        assert!(is_object_id(HELLO_SHA1));
+        assert!(is_object_id(HELLO_SHA256));
+        assert!(!is_object_id(&HELLO_SHA1[1..]));
+        assert!(!is_object_id(&format!("{}g", &HELLO_SHA1[1..])));
+        assert!(!is_object_id(""));
+    }
+
+    /// Returns what `read_blobs` makes of `stream` as the answer to `files`.
+    fn read(stream: &[u8], files: &[BlobFile]) -> Result<TreeCount> {
+        let matcher = Matcher::new(&["readOnlyHint", "annotations"]).unwrap();
+        read_blobs(&mut io::Cursor::new(stream), files, &matcher)
+    }
+
+    #[test]
+    fn cat_file_answers_are_counted_blob_by_blob() {
+        let files = [blob(HELLO_SHA1, "a.py"), blob(EMPTY_SHA1, "e.txt")];
+        // Each blob is followed by a line feed of its own.
+        let content = "readOnlyHint\nREADONLYHINT";
+        let stream = format!(
+            "{HELLO_SHA1} blob {}\n{content}\n{EMPTY_SHA1} blob 0\n\n",
+            content.len()
+        );
+        let tree = read(stream.as_bytes(), &files).unwrap();
+        assert_eq!(tree.files_walked, 2);
+        assert_eq!(tree.bytes_read, content.len() as u64);
+        assert_eq!(tree.counts, [2, 0]);
+        assert_eq!(tree.files.len(), 1);
+        assert_eq!(tree.files[0].path, b"a.py");
+    }
+
+    #[test]
+    fn a_cat_file_answer_that_is_not_the_blob_fails() {
+        let files = [blob(HELLO_SHA1, "a.py")];
+        let error = |stream: String| format!("{:#}", read(stream.as_bytes(), &files).unwrap_err());
+        let missing = error(format!("{HELLO_SHA1} missing\n"));
+        assert!(
+            missing.contains("'a.py'") && missing.contains("not in the repository"),
+            "{missing}"
+        );
+        let other = error(format!("{EMPTY_SHA1} blob 0\n\n"));
+        assert!(other.contains("answered"), "{other}");
+        let tree = error(format!("{HELLO_SHA1} tree 6\nhello\n"));
+        assert!(tree.contains("answered"), "{tree}");
+        let short = error(format!("{HELLO_SHA1} blob 6\nhel"));
+        assert!(short.contains("ended after 3 of its 6 bytes"), "{short}");
+        let long = error(format!("{HELLO_SHA1} blob 6\nhello\nX"));
+        assert!(long.contains("more than the blob"), "{long}");
+        let cut = error(format!("{HELLO_SHA1} blob 6\nhello\n"));
+        assert!(cut.contains("reading past 'a.py'"), "{cut}");
+        let none = error(String::new());
+        assert!(none.contains("answered"), "{none}");
+    }
+}
