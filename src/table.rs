@@ -19,7 +19,8 @@ use crate::terms::Columns;
 /// Where the commit id stamped on a row came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommitSource {
-    /// The archive's pax global header `comment`.
+    /// The archive's pax global header `comment`, or the commit a `scan --git`
+    /// revision resolved to.
     Archive,
     /// The pin as written in the corpus (the archive carried no commit id).
     Pinned,
