@@ -54,7 +54,11 @@ pub enum CorpusSource {
 #[derive(Debug, Args)]
 pub struct CorpusRegistryArgs {
     /// The registry's base URL; pages are read from URL/v0.1/servers.
-    #[arg(long, value_name = "URL", default_value = "https://registry.modelcontextprotocol.io")]
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://registry.modelcontextprotocol.io"
+    )]
     pub url: String,
 
     /// Reads saved answer pages instead of the network: a page file, or a folder

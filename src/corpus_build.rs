@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
 use crate::corpus::{DEFAULT_ARCHIVE_URL, DEFAULT_CONTROLS, DEFAULT_TERMS};
-use crate::pin::{self, GitOptions, GitFailure, Listing, Want};
+use crate::pin::{self, GitFailure, GitOptions, Listing, Want};
 use crate::registry::{self, Entry};
 use crate::repo_url::{self, Forge, RepoUrl};
 use crate::sanitize::sanitize;
@@ -152,7 +152,12 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
         .map(|members| {
             let first = members
                 .iter()
-                .min_by_key(|r| (r.candidate.name.clone().unwrap_or_default(), r.url.repo.clone()))
+                .min_by_key(|r| {
+                    (
+                        r.candidate.name.clone().unwrap_or_default(),
+                        r.url.repo.clone(),
+                    )
+                })
                 .map(|r| r.url.clone())
                 .expect("a group has at least one member");
             let patterns = pin::patterns(members.iter().map(|r| &r.candidate.want));
@@ -187,7 +192,9 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
                     built.failures += 1;
                 }
                 for r in members {
-                    built.skipped.push(skip(&r.candidate, failure.message.clone()));
+                    built
+                        .skipped
+                        .push(skip(&r.candidate, failure.message.clone()));
                 }
                 continue;
             }
@@ -337,7 +344,10 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
          # the ref a list names. Each tree's note says which.\n\n",
     );
     out.push_str("[census]\n");
-    out.push_str(&format!("archive_url = {}\n", toml_string(DEFAULT_ARCHIVE_URL)));
+    out.push_str(&format!(
+        "archive_url = {}\n",
+        toml_string(DEFAULT_ARCHIVE_URL)
+    ));
     out.push_str(&format!("terms = {}\n", toml_list(&DEFAULT_TERMS)));
     out.push_str(&format!("controls = {}\n", toml_list(&DEFAULT_CONTROLS)));
     for tree in &built.trees {
@@ -404,7 +414,10 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
             };
             out.push('\n');
             let is_http = url.starts_with("https://") || url.starts_with("http://");
-            if !is_http || url.contains('{') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            if !is_http
+                || url.contains('{')
+                || url.chars().any(|c| c.is_whitespace() || c.is_control())
+            {
                 out.push_str(&format!(
                     "# {}: '{}' is not a plain http(s) URL (a template?); left out\n",
                     sanitize(&label),
@@ -419,7 +432,10 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
                     (false, true) => "optional, secret",
                     (false, false) => "optional",
                 };
-                out.push_str(&format!("# needs header '{}' ({kind})\n", sanitize(&h.name)));
+                out.push_str(&format!(
+                    "# needs header '{}' ({kind})\n",
+                    sanitize(&h.name)
+                ));
             }
             out.push_str("[[server]]\n");
             out.push_str(&format!("name = {}\n", toml_string(&label)));
@@ -571,7 +587,10 @@ fn finish(
             skipped_path.display()
         );
     }
-    write_atomic(&args.out, corpus_text(&built, &from(skipped_name)).as_bytes())?;
+    write_atomic(
+        &args.out,
+        corpus_text(&built, &from(skipped_name)).as_bytes(),
+    )?;
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(
         stderr,
@@ -632,13 +651,23 @@ mod tests {
             is_secret: true,
         };
         let entries = vec![
-            entry("b/x", vec![remote("streamable-http", "https://b.example/mcp", vec![secret])]),
-            entry("a/y", vec![
-                remote("sse", "https://a.example/sse", vec![]),
-                remote("streamable-http", "https://a.example/mcp", vec![]),
-                remote("streamable-http", "https://a2.example/mcp", vec![]),
-                remote("streamable-http", "https://{tenant}.example/mcp", vec![]),
-            ]),
+            entry(
+                "b/x",
+                vec![remote(
+                    "streamable-http",
+                    "https://b.example/mcp",
+                    vec![secret],
+                )],
+            ),
+            entry(
+                "a/y",
+                vec![
+                    remote("sse", "https://a.example/sse", vec![]),
+                    remote("streamable-http", "https://a.example/mcp", vec![]),
+                    remote("streamable-http", "https://a2.example/mcp", vec![]),
+                    remote("streamable-http", "https://{tenant}.example/mcp", vec![]),
+                ],
+            ),
         ];
         let from = Provenance {
             command: "corpus registry".into(),
@@ -663,8 +692,16 @@ mod tests {
             ]
         );
         assert!(servers.iter().all(|s| s.as_table().unwrap().len() == 2));
-        assert!(text.contains("# needs header 'Authorization' (required, secret)\n[[server]]\nname = \"b/x\""), "{text}");
-        assert!(text.contains("'https://{tenant}.example/mcp' is not a plain http(s) URL"), "{text}");
+        assert!(
+            text.contains(
+                "# needs header 'Authorization' (required, secret)\n[[server]]\nname = \"b/x\""
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("'https://{tenant}.example/mcp' is not a plain http(s) URL"),
+            "{text}"
+        );
         assert!(!text.contains("sse"), "{text}");
     }
 }

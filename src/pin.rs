@@ -262,7 +262,11 @@ pub fn ls_remote(
     }
 }
 
-fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<Listing, GitFailure> {
+fn ls_remote_once(
+    url: &str,
+    patterns: &[String],
+    timeout: Duration,
+) -> Result<Listing, GitFailure> {
     let mut command = Command::new("git");
     command
         .args(["-c", "credential.interactive=never"])
@@ -436,7 +440,10 @@ mod tests {
         assert_eq!(p.commit, A, "the annotated tag is peeled to its commit");
         assert_eq!(p.how, "version 1.2.0: tag 'v1.2.0'");
         let p = choose(&l, &Want::Version(Some("0.9.0".into()))).unwrap();
-        assert_eq!((p.commit.as_str(), p.how.as_str()), (B, "version 0.9.0: tag '0.9.0'"));
+        assert_eq!(
+            (p.commit.as_str(), p.how.as_str()),
+            (B, "version 0.9.0: tag '0.9.0'")
+        );
         let p = choose(&l, &Want::Version(Some("2.0.0".into()))).unwrap();
         assert_eq!(p.commit, H);
         assert_eq!(
@@ -458,7 +465,9 @@ mod tests {
         let p = choose(&l, &Want::Ref("dev".into())).unwrap();
         assert_eq!((p.commit.as_str(), p.how.as_str()), (B, "branch 'dev'"));
         assert_eq!(
-            choose(&l, &Want::Ref("refs/tags/v1.2.0".into())).unwrap().commit,
+            choose(&l, &Want::Ref("refs/tags/v1.2.0".into()))
+                .unwrap()
+                .commit,
             A
         );
         let e = choose(&l, &Want::Ref("nope".into())).unwrap_err();
@@ -492,7 +501,9 @@ mod tests {
         for good in ["1.2.0", "v1.0.0-rc.1+build.5", "2024_01"] {
             assert!(is_tag_name(good), "{good}");
         }
-        for bad in ["", "-x", ".x", "x.", "a..b", "x.lock", "1.*", "a b", "[a]", "a?", "a/b"] {
+        for bad in [
+            "", "-x", ".x", "x.", "a..b", "x.lock", "1.*", "a b", "[a]", "a?", "a/b",
+        ] {
             assert!(!is_tag_name(bad), "{bad}");
         }
         assert!(is_ref_name("release/2.x") && is_ref_name("refs/tags/v1"));
@@ -506,7 +517,11 @@ mod tests {
         let started = Instant::now();
         let ran = run_bounded(c, Duration::from_millis(200), 10).unwrap();
         assert!(ran.is_timed_out && ran.status.is_none());
-        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
@@ -514,7 +529,11 @@ mod tests {
         let mut c = Command::new("sh");
         c.args(["-c", "yes | head -c 100000; echo done >&2"]);
         let ran = run_bounded(c, Duration::from_secs(10), 1000).unwrap();
-        assert!(ran.is_truncated && ran.stdout.len() == 1000, "{}", ran.stdout.len());
+        assert!(
+            ran.is_truncated && ran.stdout.len() == 1000,
+            "{}",
+            ran.stdout.len()
+        );
         let mut c = Command::new("sh");
         c.args(["-c", "printf abc; read x; echo \"[$x]\" >&2"]);
         let ran = run_bounded(c, Duration::from_secs(10), 1000).unwrap();
@@ -530,6 +549,9 @@ mod tests {
             backoff: Duration::ZERO,
         };
         let e = ls_remote("--upload-pack=touch /tmp/x", &[], &options).unwrap_err();
-        assert!(e.is_answer && e.message.contains("starts with '-'"), "{e:?}");
+        assert!(
+            e.is_answer && e.message.contains("starts with '-'"),
+            "{e:?}"
+        );
     }
 }

@@ -238,7 +238,9 @@ pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest:
     let mut url = reqwest::Url::parse(&text)
         .map_err(|e| crate::UsageError(format!("--url '{base}' is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(crate::UsageError(format!("--url '{base}' is not an http:// or https:// URL")).into());
+        return Err(
+            crate::UsageError(format!("--url '{base}' is not an http:// or https:// URL")).into(),
+        );
     }
     {
         let mut query = url.query_pairs_mut();
@@ -402,17 +404,27 @@ mod tests {
         assert_eq!(e.subfolder.as_deref(), Some("src/b"));
         assert_eq!(e.remotes[0].headers[0].name, "Authorization");
         assert!(e.remotes[0].headers[0].is_required && e.remotes[0].headers[0].is_secret);
-        assert_eq!(listing.entries[1].repository, None, "an empty URL is no repository");
+        assert_eq!(
+            listing.entries[1].repository, None,
+            "an empty URL is no repository"
+        );
         assert_eq!(listing.bad.len(), 2);
         assert_eq!(listing.bad[0].name, "");
         assert_eq!(listing.bad[1].name, "x/y");
-        assert!(listing.bad[1].why.contains("type"), "{}", listing.bad[1].why);
+        assert!(
+            listing.bad[1].why.contains("type"),
+            "{}",
+            listing.bad[1].why
+        );
     }
 
     #[test]
     fn the_last_page_has_no_cursor() {
-        for end in [r#"{"servers":[]}"#, r#"{"servers":[],"metadata":{"nextCursor":null}}"#,
-                    r#"{"servers":[],"metadata":{"nextCursor":""}}"#] {
+        for end in [
+            r#"{"servers":[]}"#,
+            r#"{"servers":[],"metadata":{"nextCursor":null}}"#,
+            r#"{"servers":[],"metadata":{"nextCursor":""}}"#,
+        ] {
             assert_eq!(parse_page(end.as_bytes(), "p").unwrap().1, None, "{end}");
         }
         let e = parse_page(b"<html>", "p.json").unwrap_err();

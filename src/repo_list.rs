@@ -117,7 +117,10 @@ mod tests {
             ("a/b ref=\n", "l.txt:1: the key 'ref' has an empty value"),
             ("a/b main\n", "l.txt:1: 'main' is not KEY=VALUE"),
             ("a/b ref=1.*\n", "l.txt:1: ref '1.*' is neither"),
-            ("ref=x a/b\n", "l.txt:1: 'ref=x' comes before the repository"),
+            (
+                "ref=x a/b\n",
+                "l.txt:1: 'ref=x' comes before the repository",
+            ),
         ] {
             let e = parse("l.txt", text).unwrap_err().to_string();
             assert!(e.starts_with(needle), "{text:?}: {e}");

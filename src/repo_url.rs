@@ -118,7 +118,9 @@ pub fn parse(text: &str) -> Result<RepoUrl, UrlProblem> {
     let text = text.strip_prefix("git+").unwrap_or(text);
     let (authority, path) = if let Some((scheme, rest)) = text.split_once("://") {
         if !["https", "http", "git", "ssh"].contains(&scheme.to_ascii_lowercase().as_str()) {
-            return not(&format!("the scheme '{scheme}' is not https, http, git or ssh"));
+            return not(&format!(
+                "the scheme '{scheme}' is not https, http, git or ssh"
+            ));
         }
         rest.split_once('/').unwrap_or((rest, ""))
     } else if let Some((authority, path)) = scp_like(text) {
@@ -169,9 +171,7 @@ pub fn parse(text: &str) -> Result<RepoUrl, UrlProblem> {
             repo: format!("{owner}/{name}"),
         }),
         [_, _] => not("the owner or name has characters a repository name cannot have"),
-        [_, _, ..] => {
-            not("it points inside the repository; give repository.subfolder instead")
-        }
+        [_, _, ..] => not("it points inside the repository; give repository.subfolder instead"),
         _ => not("the path is not owner/name"),
     }
 }
@@ -212,7 +212,10 @@ pub fn check_subfolder(path: &str) -> Result<(), String> {
     if path.starts_with('/') || path.ends_with('/') {
         return Err("it starts or ends with '/'".into());
     }
-    match path.split('/').find(|s| s.is_empty() || *s == "." || *s == "..") {
+    match path
+        .split('/')
+        .find(|s| s.is_empty() || *s == "." || *s == "..")
+    {
         Some("") => Err("it has an empty segment".into()),
         Some(seg) => Err(format!("it has a '{seg}' segment")),
         None => Ok(()),
@@ -276,13 +279,25 @@ mod tests {
         let r = parse("https://gitlab.com/group/proj.git").unwrap();
         assert_eq!((r.forge, r.repo.as_str()), (Forge::GitLab, "group/proj"));
         assert_eq!(r.remote_url(), "https://gitlab.com/group/proj");
-        assert_eq!(ok("https://gitlab.com/group/proj/-/"), (Forge::GitLab, "group/proj".into()));
+        assert_eq!(
+            ok("https://gitlab.com/group/proj/-/"),
+            (Forge::GitLab, "group/proj".into())
+        );
         let e = parse("https://gitlab.com/group/proj/-/tree/main").unwrap_err();
         assert!(e.to_string().contains("inside the repository"), "{e}");
         let e = parse("https://gitlab.com/a/b/c").unwrap_err().to_string();
-        assert!(e.contains("nested GitLab group") && e.contains("a/b/c"), "{e}");
-        assert_eq!(ok("https://codeberg.org/o/n"), (Forge::Codeberg, "o/n".into()));
-        assert_eq!(ok("https://bitbucket.org/o/n"), (Forge::Bitbucket, "o/n".into()));
+        assert!(
+            e.contains("nested GitLab group") && e.contains("a/b/c"),
+            "{e}"
+        );
+        assert_eq!(
+            ok("https://codeberg.org/o/n"),
+            (Forge::Codeberg, "o/n".into())
+        );
+        assert_eq!(
+            ok("https://bitbucket.org/o/n"),
+            (Forge::Bitbucket, "o/n".into())
+        );
         assert_eq!(
             parse("https://git.example.org/o/n").unwrap_err(),
             UrlProblem::UnknownHost("git.example.org".into())
@@ -331,7 +346,10 @@ mod tests {
             redact("https://u:p@github.com/a/b"),
             "https://***@github.com/a/b"
         );
-        assert_eq!(redact("https://github.com/a/b@c"), "https://github.com/a/b@c");
+        assert_eq!(
+            redact("https://github.com/a/b@c"),
+            "https://github.com/a/b@c"
+        );
         assert_eq!(redact("a/b"), "a/b");
     }
 }
