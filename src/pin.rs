@@ -313,8 +313,16 @@ fn ls_remote_once(
             .map_or("killed".to_string(), |c| format!("exit {c}")),
         crate::sanitize::excerpt(&message)
     );
+    let is_answer = is_answer(&stderr);
+    Err(GitFailure { message, is_answer })
+}
+
+/// Returns true when git's `stderr` says the remote answered that the repository
+/// is missing or unreadable, which no retry will change; false for network
+/// errors, timeouts and HTTP 5xx or 429, which may pass.
+fn is_answer(stderr: &str) -> bool {
     let lower = stderr.to_ascii_lowercase();
-    let is_answer = [
+    [
         "not found",
         "does not appear to be a git repository",
         "could not read username",
@@ -325,8 +333,7 @@ fn ls_remote_once(
         "not allowed",
     ]
     .iter()
-    .any(|needle| lower.contains(needle));
-    Err(GitFailure { message, is_answer })
+    .any(|needle| lower.contains(needle))
 }
 
 /// Holds what a bounded command did.
@@ -508,6 +515,27 @@ mod tests {
         }
         assert!(is_ref_name("release/2.x") && is_ref_name("refs/tags/v1"));
         assert!(!is_ref_name("a//b") && !is_ref_name("/a") && !is_ref_name("a/"));
+    }
+
+    #[test]
+    fn missing_repositories_are_answers_and_network_errors_are_not() {
+        for answer in [
+            "remote: Repository not found.\nfatal: repository 'https://github.com/a/b/' not found",
+            "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+            "fatal: '/srv/a/b' does not appear to be a git repository",
+            "fatal: transport 'https' not allowed",
+            "fatal: Authentication failed for 'https://gitlab.com/a/b/'",
+        ] {
+            assert!(is_answer(answer), "{answer}");
+        }
+        for passing in [
+            "fatal: unable to access 'https://github.com/a/b/': Could not resolve host: github.com",
+            "fatal: unable to access 'https://github.com/a/b/': The requested URL returned error: 503",
+            "error: RPC failed; HTTP 429 curl 22 The requested URL returned error: 429",
+            "fatal: unable to access 'https://x/': Failed to connect to x port 443: Connection refused",
+        ] {
+            assert!(!is_answer(passing), "{passing}");
+        }
     }
 
     #[test]

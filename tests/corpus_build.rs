@@ -914,3 +914,123 @@ fn a_bad_list_line_is_an_error_naming_the_file_and_line() {
     );
     assert!(!work.path().join("l.toml").exists());
 }
+
+#[test]
+fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
+    // A smart-HTTP git server that is always busy, and one that never answers,
+    // stand in for github.com and gitlab.com.
+    let busy = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let busy_port = busy.server_addr().to_ip().unwrap().port();
+    let hits: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (s, h) = (busy.clone(), hits.clone());
+    thread::spawn(move || {
+        for request in s.incoming_requests() {
+            h.lock().unwrap().push(request.url().to_string());
+            let _ = request
+                .respond(tiny_http::Response::from_data(b"busy".to_vec()).with_status_code(503));
+        }
+    });
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().take(8) {
+            held.push(stream);
+        }
+    });
+    let work = tempfile::tempdir().unwrap();
+    let config = work.path().join("gitconfig");
+    std::fs::write(
+        &config,
+        format!(
+            "[url \"http://127.0.0.1:{busy_port}/\"]\n\tinsteadOf = https://github.com/\n\
+             [url \"http://127.0.0.1:{silent_port}/\"]\n\tinsteadOf = https://gitlab.com/\n\
+             [url \"file://{}/\"]\n\tinsteadOf = https://codeberg.org/\n",
+            work.path().display()
+        ),
+    )
+    .unwrap();
+    // One repository that answers, so that the corpus is written and the run
+    // still fails for the other two.
+    let good = work.path().join("cb/good");
+    std::fs::create_dir_all(&good).unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+    ] {
+        let ok = Command::new("git")
+            .current_dir(&good)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", &config)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    std::fs::write(
+        work.path().join("repos.txt"),
+        "acme/busy\nhttps://gitlab.com/acme/silent\nhttps://codeberg.org/cb/good\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(bin())
+        .current_dir(work.path())
+        .args([
+            "corpus",
+            "list",
+            "repos.txt",
+            "--out",
+            "l.toml",
+            "--retries",
+            "1",
+            "--timeout",
+            "2",
+        ])
+        .env("GIT_CONFIG_GLOBAL", &config)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_ALLOW_PROTOCOL", "http:file")
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .unwrap();
+    busy.unblock();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("git ls-remote failed for 2 repositories"),
+        "{stderr}"
+    );
+    let trees = read_trees(&std::fs::read_to_string(work.path().join("l.toml")).unwrap());
+    assert_eq!(trees.len(), 1);
+    assert_eq!(trees[0]["repo"], "cb/good");
+    let rows = read_csv(&work.path().join("l-skipped.csv"));
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    assert_eq!(rows[1][1], "acme/busy");
+    assert!(
+        rows[1][2].starts_with("line 1: git ls-remote failed (exit 128)")
+            && rows[1][2].contains("503")
+            && rows[1][2].ends_with("(gave up after 2 tries)"),
+        "{rows:#?}"
+    );
+    assert_eq!(rows[2][1], "https://gitlab.com/acme/silent");
+    assert_eq!(
+        rows[2][2],
+        "line 2: git ls-remote took longer than 2 s and was stopped (gave up after 2 tries)"
+    );
+    let asked: Vec<String> = hits.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2, "one try and one retry: {asked:#?}");
+    assert!(
+        asked.iter().all(|u| u.starts_with("/acme/busy/info/refs")),
+        "{asked:#?}"
+    );
+}
