@@ -267,9 +267,14 @@ fn ls_remote_once(
     patterns: &[String],
     timeout: Duration,
 ) -> Result<Listing, GitFailure> {
+    // Killing git on time does not reach the transport helper it started
+    // (git-remote-https): curl's own low-speed limit, one second past the
+    // time limit, makes a helper left stalled on a silent server end by itself.
+    let stall = format!("http.lowSpeedTime={}", timeout.as_secs() + 1);
     let mut command = Command::new("git");
     command
         .args(["-c", "credential.interactive=never"])
+        .args(["-c", "http.lowSpeedLimit=1", "-c", &stall])
         .args(["ls-remote", "--symref", "--", url])
         .args(patterns)
         // No prompt may wait for a person: not on the terminal, not through an

@@ -1027,6 +1027,15 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
         rows[2][2],
         "line 2: git ls-remote took longer than 2 s and was stopped (gave up after 2 tries)"
     );
+    // The silent server still holds its connections: git's HTTP helper must
+    // have given up by itself, a second after git was stopped.
+    thread::sleep(std::time::Duration::from_secs(2));
+    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let helper = format!("http://127.0.0.1:{silent_port}/");
+    assert!(
+        !String::from_utf8_lossy(&ps.stdout).contains(&helper),
+        "a git helper outlived its time limit"
+    );
     let asked: Vec<String> = hits.lock().unwrap().clone();
     assert_eq!(asked.len(), 2, "one try and one retry: {asked:#?}");
     assert!(
