@@ -15,7 +15,7 @@ Every archive is written straight into a census cache folder
 (`<cache>/<owner>/<name>/<pin>.tar.gz` plus the `.sha256` sidecar), with a
 `corpus.toml` naming it, so `census --offline` counts it without a network. The
 expected counts come from the bytes as they are written, counted the way
-census-method.md defines it (`data.lower().count(term.lower())` per file): that is
+docs/method.md defines it (`data.lower().count(term.lower())` per file): that is
 the oracle every contender is checked against.
 
 Stdlib only. Usage: gen_corpus.py --size {tiny,small,full} --out DIR [--seed N]

@@ -1,32 +1,37 @@
 //! Runs a census: every tree of a corpus, fetched and counted in parallel, written
 //! as commit-stamped tables.
 //!
-//! This module wires the stages together and owns the rule that one tree's failure
-//! never stops the others: a tree that fails becomes an error row with empty counts.
-//! The counting, fetching and formatting live in their own modules.
+//! This module wires the stages together and owns two rules: one tree's failure
+//! never stops the others (a tree that fails becomes an error row with empty
+//! counts), and the commit stamped on a row is the archive's own full id, which must
+//! start with the pin (docs/method.md, "Which commit"). Fetching, reading archives,
+//! counting and formatting live in their own modules.
 
-use std::fs;
-use std::io::{self, Write};
-use std::path::Path;
+use std::io::{self, Read, Write};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
+use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
 use crate::count::Matcher;
 use crate::fetch::{FetchOptions, Fetcher};
-use crate::merge::Shard;
-use crate::progress::Bars;
-use crate::report::{self, Counted, Row, Table};
+use crate::progress::{Bars, Display, Progress};
+use crate::report;
+use crate::sanitize::sanitize;
+use crate::table::{CommitSource, Counted, Row, Table};
+use crate::tee::Limits;
 use crate::{date, ExitStatus, UsageError};
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     let mut corpus = corpus::load(args.corpus.as_deref())?;
-    if let Some(shard) = &args.shard {
-        corpus = Shard::parse(shard)?.select(&corpus);
+    if let Some(spec) = args.shard {
+        corpus = spec
+            .resolve(|name| std::env::var(name).ok())?
+            .select(&corpus);
     }
     let date = date::resolve(args.date.as_deref())?;
     let cache = args
@@ -37,22 +42,87 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         cache,
         is_offline: args.offline,
         retries: args.retries,
-        timeout: Duration::from_secs(args.timeout.max(1)),
+        timeout: Duration::from_secs(args.timeout),
         backoff: Duration::from_millis(500),
+        limits: Limits {
+            max_bytes: args.max_archive.0,
+            max_time: Some(Duration::from_secs(args.max_time)),
+        },
     })?;
-    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, args.quiet)?;
-    write_tables(&args.out, &table)?;
+    let mut err = io::stderr().lock();
+    writeln!(
+        err,
+        "mcp-hint-census: counting {} {} of {}",
+        corpus.trees.len(),
+        if corpus.trees.len() == 1 {
+            "tree"
+        } else {
+            "trees"
+        },
+        sanitize(&corpus.source)
+    )?;
+    drop(err);
+    let display = match args.quiet {
+        true => Display::Quiet,
+        false => Display::Auto {
+            interval: Duration::from_secs(args.progress_every),
+        },
+    };
+    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, display)?;
+    let failed = table.failed_rows().count();
+    if failed == table.rows.len() && !table.rows.is_empty() {
+        report::print_table(io::stdout().lock(), &table)?;
+        let mut err = io::stderr().lock();
+        // A table of nothing but errors is no result: nothing is written, so that
+        // results/ keeps what it had and `compare` is not misled.
+        writeln!(
+            err,
+            "mcp-hint-census: no tree could be counted, so no table was written"
+        )?;
+        if table.failed_rows().any(|(_, why)| is_network_error(why)) {
+            writeln!(
+                err,
+                "hint: the downloads failed for network reasons; with archives already in a \
+                 cache folder, rerun with --offline (and --cache DIR), or point the corpus at a \
+                 reachable mirror with archive_url"
+            )?;
+        }
+        return Ok(ExitStatus::Failed);
+    }
+    // The tables are written before anything is printed, so that a reader who
+    // stops early (`census | head`) still leaves them complete.
+    let written = report::write_tables(&args.out, &table)?;
     report::print_table(io::stdout().lock(), &table)?;
-    let failed = table.rows.iter().filter(|r| r.outcome.is_err()).count();
+    let mut err = io::stderr().lock();
+    for path in &written {
+        writeln!(
+            err,
+            "mcp-hint-census: wrote {}",
+            sanitize(path.display().to_string())
+        )?;
+    }
     if failed > 0 {
-        let _ = writeln!(
-            io::stderr(),
+        writeln!(
+            err,
             "mcp-hint-census: {failed} of {} trees failed; their rows say why",
             table.rows.len()
-        );
+        )?;
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Ok)
+}
+
+/// Returns true when a row's error says the network failed (not the archive).
+fn is_network_error(why: &str) -> bool {
+    [
+        "dns error",
+        "connect",
+        "timed out",
+        "gave up after",
+        "broke off",
+    ]
+    .iter()
+    .any(|needle| why.contains(needle))
 }
 
 /// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
@@ -62,16 +132,18 @@ pub fn count_corpus(
     fetcher: &Fetcher,
     jobs: usize,
     date: &str,
-    is_quiet: bool,
+    display: Display,
 ) -> Result<Table> {
-    let terms: Vec<&String> = corpus.terms.iter().chain(&corpus.controls).collect();
-    let matcher = Matcher::new(&terms).map_err(|e| UsageError(format!("{e:#}")))?;
+    let matcher = corpus
+        .columns
+        .matcher()
+        .map_err(|e| UsageError(format!("{e:#}")))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .thread_name(|i| format!("census-{i}"))
         .build()
         .context("starting the worker threads")?;
-    let bars = Bars::new(is_quiet, corpus.trees.len());
+    let bars = Bars::new(display, corpus.trees.len());
     let rows: Vec<Row> = pool.install(|| {
         corpus
             .trees
@@ -81,8 +153,7 @@ pub fn count_corpus(
     });
     bars.finish();
     Ok(Table {
-        terms: corpus.terms.clone(),
-        controls: corpus.controls.clone(),
+        columns: corpus.columns.clone(),
         date: date.to_string(),
         rows,
     })
@@ -90,72 +161,60 @@ pub fn count_corpus(
 
 /// Counts one tree; a failure becomes the row's error, never a partial count.
 fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) -> Row {
-    let bar = bars.tree(&format!(
-        "{}@{}",
-        tree.repo,
-        &tree.commit[..tree.commit.len().min(7)]
+    let bar = bars.tree(&sanitize(
+        crate::table::TreeKey {
+            pinned: report::short(&tree.commit).to_string(),
+            ..tree.key()
+        }
+        .label(),
     ));
+    let consume = |reader: &mut (dyn Read + Send)| -> Result<Counted> {
+        let ArchiveCount {
+            commit,
+            tree: count,
+        } = archive::count_archive(reader, matcher, &mut |_| bar.file())?;
+        let (commit, commit_source) = stamp(tree, commit)?;
+        Ok(Counted {
+            commit,
+            commit_source,
+            count,
+            sha256: String::new(),
+        })
+    };
     let outcome = fetcher
-        .count_tree(tree, matcher, &bar)
-        .map(|fetched| Counted {
-            commit: fetched.commit,
-            commit_source: fetched.commit_source,
-            count: fetched.count.tree,
-            sha256: fetched.sha256,
+        .fetch(tree, &bar, &consume)
+        .map(|fetched| {
+            let mut counted = fetched.value;
+            counted.sha256 = fetched.sha256;
+            counted.count.sort_files();
+            counted
         })
         .map_err(|err| format!("fetching '{}': {err:#}", tree.label()));
     bar.finish(outcome.is_ok());
     Row {
-        repo: tree.repo.clone(),
-        pinned: tree.commit.clone(),
+        key: tree.key(),
         note: tree.note.clone(),
         outcome,
     }
 }
 
-/// Writes `census-DATE.csv`, `files-DATE.csv` and `census-DATE.md` into `out`, each
-/// through a temporary file renamed into place, so no half-written table is left.
-pub fn write_tables(out: &Path, table: &Table) -> Result<()> {
-    fs::create_dir_all(out).with_context(|| format!("creating '{}'", out.display()))?;
-    let date = &table.date;
-    write_atomic(&out.join(format!("census-{date}.csv")), |w| {
-        report::write_census_csv(w, table)
-    })?;
-    write_atomic(&out.join(format!("files-{date}.csv")), |w| {
-        report::write_files_csv(w, table)
-    })?;
-    write_atomic(&out.join(format!("census-{date}.md")), |w| {
-        Ok(report::write_markdown(w, table)?)
-    })?;
-    Ok(())
-}
-
-/// Writes a file through a temporary sibling renamed into place.
-fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("writing to '{}'", dir.display()))?;
-    {
-        let mut w = io::BufWriter::new(temp.as_file_mut());
-        write(&mut w).with_context(|| format!("writing '{}'", path.display()))?;
-        w.flush()
-            .with_context(|| format!("writing '{}'", path.display()))?;
+/// Returns the commit to stamp: the archive's own full id when it starts with the
+/// pin (hex, any case), the pin when the archive names no commit; an error when
+/// they disagree, with both values escaped.
+fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitSource)> {
+    match archive_commit {
+        Some(full) => {
+            let pin = tree.commit.to_ascii_lowercase();
+            if full.to_ascii_lowercase().starts_with(&pin) {
+                Ok((full, CommitSource::Archive))
+            } else {
+                bail!(
+                    "the archive is of commit '{}', which does not start with the pinned '{}'",
+                    sanitize(&full),
+                    sanitize(&tree.commit)
+                )
+            }
+        }
+        None => Ok((tree.commit.clone(), CommitSource::Pinned)),
     }
-    // A temporary file is private (0600); a table is for everyone to read.
-    set_readable(temp.as_file())?;
-    temp.persist(path)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_readable(file: &fs::File) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(0o644))?;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn set_readable(_: &fs::File) -> Result<()> {
-    Ok(())
 }

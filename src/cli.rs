@@ -4,8 +4,11 @@
 //! turning text into typed values; each command's module validates its options.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::corpus::ShardSpec;
 
 /// Counts how often MCP servers' source trees spell out the four tool-annotation
 /// hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), and reads
@@ -158,22 +161,40 @@ pub struct CensusArgs {
     pub retries: u32,
 
     /// Seconds a connection may take to open, or a download may stall, before it fails.
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+
+    /// The largest archive a tree may have, downloaded or cached (bytes, or with a
+    /// KiB, MiB or GiB suffix); a larger one fails its tree.
+    #[arg(long, value_name = "SIZE", default_value = "4GiB")]
+    pub max_archive: ByteSize,
+
+    /// Seconds reading one archive may take in all, however steadily it arrives.
+    #[arg(long, value_name = "SECS", default_value_t = 1800,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_time: u64,
 
     /// The date stamped on the tables and in their file names (YYYY-MM-DD).
     /// Default: SOURCE_DATE_EPOCH, else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD")]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
     pub date: Option<String>,
 
-    /// Prints no progress bars.
+    /// Prints no progress: no bars on a terminal, no periodic lines in a log.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
+    /// Seconds between the plain progress lines written when stderr is not a
+    /// terminal (a batch log); bars on a terminal update continuously.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub progress_every: u64,
+
     /// Counts only shard K of N (the trees at positions K, K+N, K+2N, ... of the
     /// corpus), for splitting a survey across machines; `merge` joins the shards.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
+    /// `env` takes K and N from a Slurm or AWS Batch array job's variables; `env/N`
+    /// takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or those.
+    #[arg(long, value_name = "K/N|env|env/N")]
+    pub shard: Option<ShardSpec>,
 }
 
 #[derive(Debug, Args)]
@@ -195,7 +216,8 @@ pub struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Directories, .tar.gz/.tgz/.tar files, or - for an archive on stdin. Default: .
+    /// Directories, archives (.tar.gz, .tgz, .tar), single files, or - for an
+    /// archive on stdin. Default: the current directory
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
@@ -285,6 +307,31 @@ pub struct CompareArgs {
     pub b: PathBuf,
 }
 
+/// A size in bytes, written as a number with an optional KiB, MiB or GiB suffix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ByteSize, String> {
+        let bad = || format!("'{text}' is not a size (a number of bytes, or with KiB, MiB or GiB)");
+        let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let unit: u64 = match &text[digits.len()..] {
+            "" | "B" => 1,
+            "K" | "KiB" => 1 << 10,
+            "M" | "MiB" => 1 << 20,
+            "G" | "GiB" => 1 << 30,
+            _ => return Err(bad()),
+        };
+        let n: u64 = digits.trim().parse().map_err(|_| bad())?;
+        match n.checked_mul(unit) {
+            Some(0) | None => Err(bad()),
+            Some(bytes) => Ok(ByteSize(bytes)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,5 +340,15 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!("4GiB".parse(), Ok(ByteSize(4 << 30)));
+        assert_eq!("512K".parse(), Ok(ByteSize(512 << 10)));
+        assert_eq!("1000".parse(), Ok(ByteSize(1000)));
+        for bad in ["", "0", "GiB", "1TB", "-1", "99999999999GiB"] {
+            assert!(bad.parse::<ByteSize>().is_err(), "{bad}");
+        }
     }
 }

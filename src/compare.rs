@@ -1,32 +1,23 @@
 //! Compares two census tables (for example the published figures and a rerun) tree
 //! by tree and column by column.
 //!
-//! Only counts are compared: `files_walked`, `bytes_read` and every term or control
-//! column the two tables share. A cell left empty in either table (a figure the
-//! source never gave) is not compared. Commits are compared first, because counts
-//! from different commits are expected to differ.
+//! Rows are matched by tree: repository (ASCII case-insensitively, as GitHub names
+//! them), pin and subfolder. Only counts are compared: the columns the table schema
+//! calls counts (`files_walked`, `bytes_read`, every term or control) that the two
+//! tables share. A cell left empty in either table (a figure the source never gave)
+//! is not compared. Commits are compared first, because counts from different
+//! commits are expected to differ. A tree in one table only is a difference.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 
 use crate::cli::CompareArgs;
 use crate::sanitize::sanitize;
-use crate::ExitStatus;
-
-/// Columns that describe a row rather than count something.
-const NOT_COUNTS: [&str; 8] = [
-    "repo",
-    "pinned",
-    "commit",
-    "commit_source",
-    "archive_sha256",
-    "probed_on",
-    "status",
-    "error",
-];
+use crate::table::is_count_column;
+use crate::{ExitStatus, UsageError};
 
 /// Holds a census table read back from CSV.
 struct Sheet {
@@ -35,36 +26,61 @@ struct Sheet {
 }
 
 impl Sheet {
+    /// Reads a census table; a file that is not one is a [`UsageError`].
     fn read(path: &Path) -> Result<Sheet> {
+        let name = sanitize(path.display().to_string());
         let mut reader = csv::Reader::from_path(path)
-            .with_context(|| format!("reading '{}'", path.display()))?;
+            .map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
         let header: Vec<String> = reader
             .headers()
-            .with_context(|| format!("reading '{}'", path.display()))?
+            .map_err(|e| UsageError(format!("reading '{name}': {e}")))?
             .iter()
             .map(str::to_string)
             .collect();
         if !header.iter().any(|h| h == "repo") {
-            bail!(
-                "'{}' has no 'repo' column: not a census table",
-                path.display()
+            return Err(
+                UsageError(format!("'{name}' has no 'repo' column: not a census table")).into(),
             );
         }
         let mut rows = Vec::new();
         for (i, record) in reader.records().enumerate() {
-            let record = record.with_context(|| format!("reading '{}'", path.display()))?;
+            let record = record.map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
             if record.len() != header.len() {
-                bail!(
-                    "'{}' line {}: {} cells where the header has {}",
-                    path.display(),
+                return Err(UsageError(format!(
+                    "'{name}' line {}: {} cells where the header has {}",
                     i + 2,
                     record.len(),
                     header.len()
-                );
+                ))
+                .into());
             }
             rows.push(record.iter().map(str::to_string).collect());
         }
         Ok(Sheet { header, rows })
+    }
+
+    /// Returns the key a row is matched by: repository (folded), pin, subfolder.
+    fn key(&self, row: &[String]) -> (String, String, String) {
+        (
+            self.cell(row, "repo").to_ascii_lowercase(),
+            self.cell(row, "pinned").to_ascii_lowercase(),
+            self.cell(row, "subfolder").to_string(),
+        )
+    }
+
+    /// Returns how a person reads the row's tree: `repo`, with `@pin` and
+    /// `:subfolder` when the table has them, escaped.
+    fn label(&self, row: &[String]) -> String {
+        let mut label = self.cell(row, "repo").to_string();
+        let pinned = self.cell(row, "pinned");
+        if !pinned.is_empty() {
+            label = format!("{label}@{pinned}");
+        }
+        let subfolder = self.cell(row, "subfolder");
+        if !subfolder.is_empty() {
+            label = format!("{label}:{subfolder}");
+        }
+        sanitize(label)
     }
 
     fn column(&self, name: &str) -> Option<usize> {
@@ -84,6 +100,8 @@ pub struct Tally {
     pub not_compared: usize,
     /// Trees whose row is an error in either table.
     pub failed: usize,
+    /// Trees in one table only.
+    pub unmatched: usize,
 }
 
 /// Runs `compare`: prints every tree's comparison and exits 0 only when every
@@ -92,11 +110,13 @@ pub fn run(args: &CompareArgs) -> Result<ExitStatus> {
     let a = Sheet::read(&args.a)?;
     let b = Sheet::read(&args.b)?;
     let tally = compare(&a, &b, &mut io::stdout().lock())?;
-    Ok(if tally.differ == 0 && tally.failed == 0 {
-        ExitStatus::Ok
-    } else {
-        ExitStatus::Failed
-    })
+    Ok(
+        if tally.differ == 0 && tally.failed == 0 && tally.unmatched == 0 {
+            ExitStatus::Ok
+        } else {
+            ExitStatus::Failed
+        },
+    )
 }
 
 fn compare(a: &Sheet, b: &Sheet, out: &mut dyn Write) -> Result<Tally> {
@@ -104,39 +124,25 @@ fn compare(a: &Sheet, b: &Sheet, out: &mut dyn Write) -> Result<Tally> {
         .header
         .iter()
         .map(String::as_str)
-        .filter(|h| !NOT_COUNTS.contains(h) && b.column(h).is_some())
+        .filter(|h| is_count_column(h) && b.column(h).is_some())
         .collect();
-    let b_rows: HashMap<String, &Vec<String>> = b
-        .rows
-        .iter()
-        .map(|row| (b.cell(row, "repo").to_ascii_lowercase(), row))
-        .collect();
+    let pairs = pair_rows(a, b);
     let mut tally = Tally::default();
-    for row_a in &a.rows {
-        let repo = a.cell(row_a, "repo");
-        let Some(row_b) = b_rows.get(&repo.to_ascii_lowercase()) else {
-            writeln!(
-                out,
-                "{}: only in the first table",
-                sanitize(repo.as_bytes())
-            )?;
+    for (i, row_a) in a.rows.iter().enumerate() {
+        let label = a.label(row_a);
+        let Some(row_b) = pairs[i].map(|j| &b.rows[j]) else {
+            writeln!(out, "{label}: only in the first table")?;
+            tally.unmatched += 1;
             continue;
         };
-        writeln!(out, "{}", sanitize(repo.as_bytes()))?;
-        let (commit_a, commit_b) = (a.cell(row_a, "commit"), b.cell(row_b, "commit"));
-        if !same_commit(commit_a, commit_b) {
-            writeln!(
-                out,
-                "  commits differ: '{commit_a}' and '{commit_b}'; counts of different commits are expected to differ"
-            )?;
-        }
+        writeln!(out, "{label}")?;
         let mut is_failed = false;
-        for (sheet, row, which) in [(a, row_a, "first"), (b, *row_b, "second")] {
+        for (sheet, row, which) in [(a, row_a, "first"), (b, row_b, "second")] {
             if sheet.cell(row, "status") == "error" {
                 writeln!(
                     out,
-                    "  error in the {which} table: {}",
-                    sanitize(sheet.cell(row, "error").as_bytes())
+                    "  no count (error) in the {which} table: {}",
+                    sanitize(sheet.cell(row, "error"))
                 )?;
                 is_failed = true;
             }
@@ -145,48 +151,96 @@ fn compare(a: &Sheet, b: &Sheet, out: &mut dyn Write) -> Result<Tally> {
             tally.failed += 1;
             continue;
         }
+        let (commit_a, commit_b) = (a.cell(row_a, "commit"), b.cell(row_b, "commit"));
+        if !same_commit(commit_a, commit_b) {
+            writeln!(
+                out,
+                "  commits differ: '{}' and '{}'; counts of different commits are expected to differ",
+                sanitize(commit_a),
+                sanitize(commit_b)
+            )?;
+        }
         for column in &columns {
             let (x, y) = (a.cell(row_a, column), b.cell(row_b, column));
             if x.is_empty() || y.is_empty() {
                 tally.not_compared += 1;
                 continue;
             }
+            let (name, x_shown, y_shown) = (sanitize(column), sanitize(x), sanitize(y));
             if x == y {
                 tally.agree += 1;
-                writeln!(out, "  {column}: {x} agrees")?;
+                writeln!(out, "  {name}: {x_shown} agrees")?;
             } else {
                 tally.differ += 1;
-                writeln!(out, "  {column}: {x} differs from {y}")?;
+                writeln!(out, "  {name}: {x_shown} differs from {y_shown}")?;
             }
         }
     }
-    for row_b in &b.rows {
-        let repo = b.cell(row_b, "repo");
-        if !a
-            .rows
-            .iter()
-            .any(|r| a.cell(r, "repo").eq_ignore_ascii_case(repo))
-        {
-            writeln!(
-                out,
-                "{}: only in the second table",
-                sanitize(repo.as_bytes())
-            )?;
+    let paired: std::collections::HashSet<usize> = pairs.iter().flatten().copied().collect();
+    for (j, row_b) in b.rows.iter().enumerate() {
+        if !paired.contains(&j) {
+            writeln!(out, "{}: only in the second table", b.label(row_b))?;
+            tally.unmatched += 1;
         }
     }
-    writeln!(
-        out,
-        "{} cells agree, {} differ, {} not compared (empty in either table){}",
-        tally.agree,
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut summary = format!(
+        "{} agree, {} differ, {} not compared (empty in either table)",
+        plural(tally.agree, "cell", "cells"),
         tally.differ,
-        tally.not_compared,
-        if tally.failed > 0 {
-            format!("; {} trees failed", tally.failed)
-        } else {
-            String::new()
-        }
-    )?;
+        tally.not_compared
+    );
+    if tally.failed > 0 {
+        summary.push_str(&format!(
+            "; {} failed",
+            plural(tally.failed, "tree", "trees")
+        ));
+    }
+    if tally.unmatched > 0 {
+        summary.push_str(&format!(
+            "; {} in one table only",
+            plural(tally.unmatched, "tree", "trees")
+        ));
+    }
+    writeln!(out, "{summary}")?;
     Ok(tally)
+}
+
+/// Returns, for each row of `a`, the row of `b` it is compared with.
+///
+/// Rows pair by their full key (repository, pin, subfolder). A row left over pairs
+/// with the one row left over in the other table that has its repository and
+/// subfolder, when there is exactly one on each side: a rerun at a new pin is then
+/// compared with the old figures (and its commits are reported as different),
+/// while a repository at two pins in both tables still pairs pin by pin.
+fn pair_rows(a: &Sheet, b: &Sheet) -> Vec<Option<usize>> {
+    let mut b_keys: HashMap<(String, String, String), usize> = HashMap::new();
+    for (j, row) in b.rows.iter().enumerate() {
+        b_keys.entry(b.key(row)).or_insert(j);
+    }
+    let mut pairs: Vec<Option<usize>> = a
+        .rows
+        .iter()
+        .map(|row| b_keys.remove(&a.key(row)))
+        .collect();
+    let loose = |key: (String, String, String)| (key.0, key.2);
+    let mut a_left: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    for (i, row) in a.rows.iter().enumerate() {
+        if pairs[i].is_none() {
+            a_left.entry(loose(a.key(row))).or_default().push(i);
+        }
+    }
+    let mut b_left: HashMap<(String, String), Vec<usize>> = HashMap::new();
+    for (key, j) in b_keys {
+        b_left.entry(loose(key)).or_default().push(j);
+    }
+    for (key, rows_a) in a_left {
+        if let (&[i], Some(&[j])) = (rows_a.as_slice(), b_left.get(&key).map(Vec::as_slice)) {
+            pairs[i] = Some(j);
+        }
+    }
+    pairs
 }
 
 /// Returns true when one commit id is a prefix of the other (hex, any case): a
@@ -229,7 +283,8 @@ mod tests {
                 agree: 4,
                 differ: 1,
                 not_compared: 1,
-                failed: 0
+                failed: 0,
+                unmatched: 0
             },
             "{text}"
         );

@@ -5,24 +5,16 @@
 //! to Rust. This module checks everything before anything is downloaded, and names
 //! the file, the line and the key of each mistake. It does not fetch or count.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::table::TreeKey;
+use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::UsageError;
-
-/// The four ToolAnnotations hint fields, the default terms.
-pub const DEFAULT_TERMS: [&str; 4] = [
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
-];
-
-/// The default control term: counted like the terms, it shows the files were read.
-pub const DEFAULT_CONTROLS: [&str; 1] = ["annotations"];
 
 /// GitHub's tarball endpoint, the default archive location.
 pub const DEFAULT_ARCHIVE_URL: &str = "https://codeload.github.com/{repo}/tar.gz/{commit}";
@@ -33,18 +25,23 @@ pub const PUBLISHED: &str = include_str!("../corpus.toml");
 /// Holds a validated corpus.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Corpus {
-    pub terms: Vec<String>,
-    pub controls: Vec<String>,
+    /// How messages name the corpus: its file, or `<built-in corpus>`.
+    pub source: String,
+    pub columns: Columns,
     pub trees: Vec<Tree>,
 }
 
-/// Holds one repository at a pinned commit.
+/// Holds one repository at a pinned commit, or one subfolder of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tree {
     /// `owner/name`.
     pub repo: String,
     /// 4 to 40 hex digits, as written.
     pub commit: String,
+    /// The folder counted, relative to the archive's top folder; empty for all of it.
+    pub subfolder: String,
+    /// The server's name (for a registry survey, the registry's name).
+    pub name: Option<String>,
     pub note: Option<String>,
     /// The archive's URL, its template filled in.
     pub archive_url: String,
@@ -61,9 +58,18 @@ impl Tree {
         self.repo.split_once('/').map_or("", |(_, name)| name)
     }
 
-    /// Returns `owner/name@commit`, how errors name the tree.
+    /// Returns `owner/name@commit` (with `:subfolder`), how errors name the tree.
     pub fn label(&self) -> String {
-        format!("{}@{}", self.repo, self.commit)
+        self.key().label()
+    }
+
+    /// Returns the key of the tree's row.
+    pub fn key(&self) -> TreeKey {
+        TreeKey {
+            repo: self.repo.clone(),
+            pinned: self.commit.clone(),
+            subfolder: self.subfolder.clone(),
+        }
     }
 }
 
@@ -88,6 +94,8 @@ struct RawCensus {
 struct RawTree {
     repo: Spanned<String>,
     commit: Spanned<String>,
+    subfolder: Option<Spanned<String>>,
+    name: Option<String>,
     note: Option<String>,
     archive_url: Option<Spanned<String>>,
 }
@@ -135,14 +143,14 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     };
     let terms = term_list(census.terms, &DEFAULT_TERMS);
     let controls = term_list(census.controls, &DEFAULT_CONTROLS);
-    let mut seen: Vec<(String, &'static str)> = Vec::new();
+    let mut seen: HashMap<String, &'static str> = HashMap::new();
     for (key, list) in [("census.terms", &terms), ("census.controls", &controls)] {
         for term in list {
             if term.get_ref().is_empty() {
                 return Err(at(term.span(), format!("key '{key}': a term is empty")));
             }
             let folded = term.get_ref().to_ascii_lowercase();
-            if let Some((_, first)) = seen.iter().find(|(f, _)| *f == folded) {
+            if let Some(first) = seen.get(&folded) {
                 return Err(at(
                     term.span(),
                     format!(
@@ -151,7 +159,7 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
                     ),
                 ));
             }
-            seen.push((folded, key));
+            seen.insert(folded, key);
         }
     }
     if terms.is_empty() {
@@ -161,6 +169,9 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     }
 
     let mut trees: Vec<Tree> = Vec::with_capacity(raw.trees.len());
+    // Trees by (repo, commit, subfolder), compared as the archive host compares them.
+    let mut keys: HashMap<(String, String, String), usize> =
+        HashMap::with_capacity(raw.trees.len());
     for (i, raw_tree) in raw.trees.iter().enumerate() {
         let whole = raw_tree.span();
         let raw_tree = raw_tree.get_ref();
@@ -181,17 +192,36 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
                 ),
             ));
         }
-        if let Some(first) = trees.iter().position(|t| {
-            t.repo.eq_ignore_ascii_case(repo) && t.commit.eq_ignore_ascii_case(commit)
-        }) {
+        let subfolder = match &raw_tree.subfolder {
+            Some(sub) => {
+                check_subfolder(sub.get_ref()).map_err(|why| {
+                    at(
+                        sub.span(),
+                        format!("tree {number} ('{repo}'): key 'subfolder': {why}"),
+                    )
+                })?;
+                sub.get_ref().clone()
+            }
+            None => String::new(),
+        };
+        let key = (
+            repo.to_ascii_lowercase(),
+            commit.to_ascii_lowercase(),
+            subfolder.clone(),
+        );
+        if let Some(first) = keys.get(&key) {
+            let label = TreeKey {
+                repo: repo.clone(),
+                pinned: commit.clone(),
+                subfolder: subfolder.clone(),
+            }
+            .label();
             return Err(at(
                 whole,
-                format!(
-                    "tree {number}: '{repo}@{commit}' is already tree {}",
-                    first + 1
-                ),
+                format!("tree {number}: '{label}' is already tree {}", first + 1),
             ));
         }
+        keys.insert(key, i);
         let template = match &raw_tree.archive_url {
             Some(url) => {
                 check_template(url.get_ref()).map_err(|why| {
@@ -213,6 +243,8 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         trees.push(Tree {
             repo: repo.clone(),
             commit: commit.clone(),
+            subfolder,
+            name: raw_tree.name.clone(),
             note: raw_tree.note.clone(),
             archive_url,
         });
@@ -220,9 +252,13 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     if trees.is_empty() {
         return Err(UsageError(format!("{name}: the corpus has no [[tree]]")));
     }
+    let terms: Vec<String> = terms.into_iter().map(Spanned::into_inner).collect();
+    let controls: Vec<String> = controls.into_iter().map(Spanned::into_inner).collect();
+    let columns = Columns::new(&terms, &controls)
+        .map_err(|why| UsageError(format!("{name}: key 'census.terms': {why}")))?;
     Ok(Corpus {
-        terms: terms.into_iter().map(Spanned::into_inner).collect(),
-        controls: controls.into_iter().map(Spanned::into_inner).collect(),
+        source: name.to_string(),
+        columns,
         trees,
     })
 }
@@ -234,6 +270,32 @@ fn term_list(given: Option<Vec<Spanned<String>>>, default: &[&str]) -> Vec<Spann
             .map(|t| Spanned::new(0..0, t.to_string()))
             .collect()
     })
+}
+
+/// Checks a subfolder: a relative path with `/` separators, no empty, `.` or `..`
+/// segment, no leading or trailing `/` (docs/method.md, "Subfolders").
+pub fn check_subfolder(path: &str) -> std::result::Result<(), String> {
+    if path.is_empty() {
+        return Err("the subfolder is empty (leave the key out to count the whole tree)".into());
+    }
+    if path.starts_with('/') || path.ends_with('/') {
+        return Err(format!("'{path}' starts or ends with '/'"));
+    }
+    if path.contains('\\') {
+        return Err(format!("'{path}' has a '\\'; separate folders with '/'"));
+    }
+    if path.chars().any(char::is_control) {
+        return Err(format!("{path:?} has a control character"));
+    }
+    if let Some(bad) = path
+        .split('/')
+        .find(|s| s.is_empty() || *s == "." || *s == "..")
+    {
+        return Err(format!(
+            "'{path}' has the segment '{bad}'; it must be a plain relative path"
+        ));
+    }
+    Ok(())
 }
 
 /// Returns true for `owner/name` made of the characters GitHub allows.
@@ -275,6 +337,131 @@ fn line_of(text: &str, offset: usize) -> usize {
     1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count()
 }
 
+/// Holds one shard of N: trees whose 1-based position p has `(p - 1) % n == k - 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl Shard {
+    /// Returns shard `k` of `n`, checking 1 <= k <= n.
+    pub fn new(k: usize, n: usize) -> std::result::Result<Shard, String> {
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k} of {n} does not exist (1 <= K <= N)"));
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// Returns the corpus restricted to this shard's trees, in corpus order.
+    pub fn select(self, corpus: &Corpus) -> Corpus {
+        Corpus {
+            trees: corpus
+                .trees
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % self.n == self.k - 1)
+                .map(|(_, tree)| tree.clone())
+                .collect(),
+            ..corpus.clone()
+        }
+    }
+}
+
+/// Says which shard to count: given as `K/N`, or read from a batch engine's own
+/// variables (`env`, or `env/N` where the engine gives only the index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShardSpec {
+    Given(Shard),
+    FromEnv { n: Option<usize> },
+}
+
+impl std::str::FromStr for ShardSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<ShardSpec, String> {
+        let bad = || format!("'{text}' is not K/N (1 <= K <= N), env, or env/N");
+        let number = |s: &str| s.trim().parse::<usize>().map_err(|_| bad());
+        match text.split_once('/') {
+            None if text == "env" => Ok(ShardSpec::FromEnv { n: None }),
+            Some(("env", n)) => match number(n)? {
+                0 => Err(bad()),
+                n => Ok(ShardSpec::FromEnv { n: Some(n) }),
+            },
+            Some((k, n)) => Shard::new(number(k)?, number(n)?)
+                .map(ShardSpec::Given)
+                .map_err(|_| bad()),
+            None => Err(bad()),
+        }
+    }
+}
+
+impl ShardSpec {
+    /// Returns the shard, reading the engine's variables through `var` for `env`:
+    /// a Slurm array (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_MIN`,
+    /// `SLURM_ARRAY_TASK_COUNT`), an AWS Batch array (`AWS_BATCH_JOB_ARRAY_INDEX`,
+    /// `AWS_BATCH_JOB_ARRAY_SIZE`) or a Kubernetes Indexed Job
+    /// (`JOB_COMPLETION_INDEX`, with N given as `env/N`).
+    pub fn resolve(
+        self,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> std::result::Result<Shard, UsageError> {
+        let n_given = match self {
+            ShardSpec::Given(shard) => return Ok(shard),
+            ShardSpec::FromEnv { n } => n,
+        };
+        let read = |name: &str| -> std::result::Result<Option<usize>, UsageError> {
+            match var(name) {
+                None => Ok(None),
+                Some(v) => v.trim().parse().map(Some).map_err(|_| {
+                    UsageError(format!("--shard env: {name}='{v}' is not a whole number"))
+                }),
+            }
+        };
+        let fail = |why: String| UsageError(format!("--shard env: {why}"));
+        let (k, n, from) = if let Some(id) = read("SLURM_ARRAY_TASK_ID")? {
+            let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let count = match (n_given, read("SLURM_ARRAY_TASK_COUNT")?) {
+                (Some(n), _) | (None, Some(n)) => n,
+                (None, None) => {
+                    return Err(fail(
+                        "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not".into(),
+                    ))
+                }
+            };
+            let index = id.checked_sub(min).ok_or_else(|| {
+                fail(format!(
+                    "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"
+                ))
+            })?;
+            (index + 1, count, "a Slurm array")
+        } else if let Some(index) = read("AWS_BATCH_JOB_ARRAY_INDEX")? {
+            let size = match (n_given, read("AWS_BATCH_JOB_ARRAY_SIZE")?) {
+                (Some(n), _) | (None, Some(n)) => n,
+                (None, None) => {
+                    return Err(fail(
+                        "AWS_BATCH_JOB_ARRAY_INDEX is set but AWS_BATCH_JOB_ARRAY_SIZE is not"
+                            .into(),
+                    ))
+                }
+            };
+            (index + 1, size, "an AWS Batch array")
+        } else if let Some(index) = read("JOB_COMPLETION_INDEX")? {
+            let n = n_given.ok_or_else(|| {
+                fail("JOB_COMPLETION_INDEX is set; give the number of shards as --shard env/N (the Job's completions)".into())
+            })?;
+            (index + 1, n, "a Kubernetes Indexed Job")
+        } else {
+            return Err(fail(
+                "none of SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX is set; \
+                 give the shard as K/N"
+                    .into(),
+            ));
+        };
+        Shard::new(k, n).map_err(|why| fail(format!("{from}: {why}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,8 +473,8 @@ mod tests {
     #[test]
     fn the_published_corpus_is_valid() {
         let corpus = parse("corpus.toml", PUBLISHED).unwrap();
-        assert_eq!(corpus.terms, DEFAULT_TERMS);
-        assert_eq!(corpus.controls, DEFAULT_CONTROLS);
+        assert_eq!(corpus.columns.terms(), DEFAULT_TERMS);
+        assert_eq!(corpus.columns.controls(), DEFAULT_CONTROLS);
         assert_eq!(corpus.trees.len(), 8);
         assert_eq!(corpus.trees[0].repo, "modelcontextprotocol/servers");
         assert_eq!(
@@ -342,5 +529,93 @@ mod tests {
         assert!(e.starts_with("c.toml:2:") && e.contains("{sha}"), "{e}");
         let e = err("[census]\n");
         assert!(e.contains("no [[tree]]"), "{e}");
+    }
+
+    #[test]
+    fn shards_parse_and_cover_the_corpus_once() {
+        let given = |t: &str| t.parse::<ShardSpec>();
+        assert_eq!(given("2/3"), Ok(ShardSpec::Given(Shard { k: 2, n: 3 })));
+        assert_eq!(given("env"), Ok(ShardSpec::FromEnv { n: None }));
+        assert_eq!(given("env/4"), Ok(ShardSpec::FromEnv { n: Some(4) }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", "env/0", "envy"] {
+            assert!(given(bad).is_err(), "{bad}");
+        }
+        let corpus = parse("c", PUBLISHED).unwrap();
+        let mut seen: Vec<String> = (1..=3)
+            .flat_map(|k| Shard { k, n: 3 }.select(&corpus).trees)
+            .map(|t| t.label())
+            .collect();
+        seen.sort();
+        let mut all: Vec<String> = corpus.trees.iter().map(|t| t.label()).collect();
+        all.sort();
+        assert_eq!(seen, all);
+    }
+
+    #[test]
+    fn shards_come_from_the_engines_variables() {
+        fn env<'p>(pairs: &'p [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'p {
+            move |name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        }
+        let from_env = ShardSpec::FromEnv { n: None };
+        let slurm = [
+            ("SLURM_ARRAY_TASK_ID", "7"),
+            ("SLURM_ARRAY_TASK_MIN", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        assert_eq!(from_env.resolve(env(&slurm)).unwrap(), Shard { k: 3, n: 4 });
+        let aws = [
+            ("AWS_BATCH_JOB_ARRAY_INDEX", "0"),
+            ("AWS_BATCH_JOB_ARRAY_SIZE", "2"),
+        ];
+        assert_eq!(from_env.resolve(env(&aws)).unwrap(), Shard { k: 1, n: 2 });
+        let k8s = [("JOB_COMPLETION_INDEX", "4")];
+        let e = from_env.resolve(env(&k8s)).unwrap_err().to_string();
+        assert!(e.contains("env/N"), "{e}");
+        assert_eq!(
+            ShardSpec::FromEnv { n: Some(5) }
+                .resolve(env(&k8s))
+                .unwrap(),
+            Shard { k: 5, n: 5 }
+        );
+        let e = ShardSpec::FromEnv { n: Some(4) }
+            .resolve(env(&k8s))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Kubernetes") && e.contains("5 of 4"), "{e}");
+        let e = from_env.resolve(env(&[])).unwrap_err().to_string();
+        assert!(e.contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        let e = from_env
+            .resolve(env(&[("SLURM_ARRAY_TASK_ID", "x")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'x'"), "{e}");
+    }
+
+    #[test]
+    fn subfolders_are_plain_relative_paths() {
+        for good in ["a", "src/mcp", "a.b/c-d_e"] {
+            assert_eq!(check_subfolder(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "", "/a", "a/", "a//b", "./a", "a/../b", "..", "a\\b", "a\nb",
+        ] {
+            assert!(check_subfolder(bad).is_err(), "{bad:?}");
+        }
+        let c = parse("c.toml", "[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"x\"\nname = \"io.github.a/x\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"y\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n").unwrap();
+        assert_eq!(c.trees.len(), 3);
+        assert_eq!(c.trees[0].label(), "a/b@abcd:x");
+        assert_eq!(c.trees[0].name.as_deref(), Some("io.github.a/x"));
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"x\"\n[[tree]]\nrepo = \"A/b\"\ncommit = \"ABCD\"\nsubfolder = \"x\"\n");
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("already tree 1"),
+            "{e}"
+        );
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"../x\"\n");
+        assert!(e.starts_with("c.toml:4:") && e.contains("subfolder"), "{e}");
     }
 }

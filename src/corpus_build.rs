@@ -17,11 +17,12 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
-use crate::corpus::{DEFAULT_ARCHIVE_URL, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::corpus::{self, DEFAULT_ARCHIVE_URL};
 use crate::pin::{self, GitFailure, GitOptions, Listing, Want};
 use crate::registry::{self, Entry};
 use crate::repo_url::{self, Forge, RepoUrl};
 use crate::sanitize::sanitize;
+use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::{date, repo_list, ExitStatus, UsageError};
 
 /// Holds one thing to pin: a registry entry or a line of a list.
@@ -133,8 +134,8 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
             }
         };
         if let Some(sub) = &candidate.subfolder {
-            if let Err(why) = repo_url::check_subfolder(sub) {
-                let reason = format!("subfolder '{sub}' is not a clean relative path: {why}");
+            if let Err(why) = corpus::check_subfolder(sub) {
+                let reason = format!("subfolder {why}");
                 built.skipped.push(skip(&candidate, reason));
                 continue;
             }
@@ -331,7 +332,7 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
     line(
         &mut out,
         &format!(
-            "{} read; {} trees; {} skipped, listed in {}.",
+            "{} entries read; {} trees; {} skipped, listed in {}.",
             from.read,
             built.trees.len(),
             built.skipped.len(),
@@ -489,6 +490,15 @@ pub fn run(args: &CorpusArgs) -> Result<ExitStatus> {
 
 fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
     let date = date::resolve(args.build.date.as_deref())?;
+    if let Some(path) = &args.remotes {
+        if *path == args.build.out || *path == skipped_path(&args.build) {
+            return Err(UsageError(format!(
+                "--remotes '{}' is also the corpus or the skipped list",
+                path.display()
+            ))
+            .into());
+        }
+    }
     let (listing, source) = if args.pages.is_empty() {
         let options = registry::HttpOptions {
             base: args.url.clone(),
@@ -572,10 +582,17 @@ fn finish(
     read: usize,
     from: &dyn Fn(String) -> Provenance,
 ) -> Result<ExitStatus> {
+    let skipped_path = skipped_path(args);
+    if skipped_path == args.out {
+        return Err(UsageError(format!(
+            "--skipped and --out are both '{}'",
+            args.out.display()
+        ))
+        .into());
+    }
     let mut built = build(candidates, &git_options(args), usize::from(args.jobs))?;
     built.skipped.extend(early);
     built.skipped.sort();
-    let skipped_path = skipped_path(args);
     let skipped_name = skipped_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
@@ -594,7 +611,7 @@ fn finish(
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(
         stderr,
-        "corpus: {read} read; {} trees written to '{}'; {} skipped, listed in '{}'",
+        "corpus: {read} entries read; {} trees written to '{}'; {} skipped, listed in '{}'",
         built.trees.len(),
         args.out.display(),
         built.skipped.len(),

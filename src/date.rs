@@ -10,6 +10,12 @@ use anyhow::{Context, Result};
 
 use crate::UsageError;
 
+/// Checks a `--date` value as clap parses it, so a bad date is a usage error before
+/// anything runs.
+pub fn parse_arg(text: &str) -> std::result::Result<String, String> {
+    parse(text).ok_or_else(|| format!("'{text}' is not a date of the form YYYY-MM-DD"))
+}
+
 /// Returns the date to stamp, as `YYYY-MM-DD`.
 ///
 /// Fails when `--date` or `SOURCE_DATE_EPOCH` is given but malformed.

@@ -1,27 +1,25 @@
-//! Gets a tree's archive, from the cache or over HTTP, and streams it into the
-//! archive reader while it arrives.
+//! Gets a tree's archive, from the cache or over HTTP, and hands its bytes to a
+//! consumer while they arrive.
 //!
 //! This module owns the network and the cache: retries with backoff for transient
 //! failures (connection errors, 5xx, 429 with `Retry-After`), final failures for
-//! other 4xx, connect and stall timeouts, and a cache keyed by repository and pin
-//! whose archives are written to a temporary file and renamed into place only once
-//! complete, beside their sha256. It also checks that the archive is of the pinned
-//! commit. It does not format or print results.
+//! other 4xx, connect and stall timeouts, a size and a time limit per archive, and a
+//! cache keyed by repository and pin whose archives are written to a temporary file
+//! and renamed into place only once the consumer accepted them, beside their sha256.
+//! It knows bytes and caching only: what the bytes mean (an archive, a commit, a
+//! count) is the consumer's business.
 
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 
-use crate::archive::{self, ArchiveCount};
 use crate::corpus::Tree;
-use crate::count::Matcher;
 use crate::progress::Progress;
-use crate::report::CommitSource;
-use crate::tee::Tee;
+use crate::tee::{Limits, Tee};
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]
@@ -36,22 +34,26 @@ pub struct FetchOptions {
     pub timeout: Duration,
     /// The first backoff delay; each retry doubles it.
     pub backoff: Duration,
+    /// The size and time one archive may take, downloaded or cached.
+    pub limits: Limits,
 }
 
-/// Holds a counted archive and what identifies it.
+/// Holds what a consumer made of an archive, and what identifies the bytes.
 #[derive(Clone, Debug)]
-pub struct Fetched {
-    pub count: ArchiveCount,
-    /// The full commit id, or the pin when the archive names none.
-    pub commit: String,
-    pub commit_source: CommitSource,
-    /// The sha256 of the archive's bytes, lower-case hex.
+pub struct Fetched<T> {
+    pub value: T,
+    /// The sha256 of exactly the bytes handed to the consumer, lower-case hex.
     pub sha256: String,
     /// True when the archive came from the cache.
     pub is_cached: bool,
 }
 
-/// Fetches and counts archives.
+/// Reads one archive's bytes. It is called once per attempt, so it may run again
+/// after a download broke off; an error it returns is final unless the bytes stopped
+/// coming (the network's fault), and then the download is retried.
+pub type Consumer<'c, T> = dyn Fn(&mut (dyn Read + Send)) -> Result<T> + Sync + 'c;
+
+/// Fetches archives.
 pub struct Fetcher {
     client: reqwest::blocking::Client,
     options: FetchOptions,
@@ -93,19 +95,19 @@ impl Fetcher {
         )
     }
 
-    /// Counts `tree`'s archive: from the cache when a complete copy is there, else
-    /// downloaded (and then cached).
-    pub fn count_tree(
+    /// Hands `tree`'s archive to `consume`: from the cache when a complete copy is
+    /// there, else downloaded, and cached once `consume` accepted it.
+    pub fn fetch<T>(
         &self,
         tree: &Tree,
-        matcher: &Matcher,
         progress: &dyn Progress,
-    ) -> Result<Fetched> {
+        consume: &Consumer<'_, T>,
+    ) -> Result<Fetched<T>> {
         let cached = self.cache_path(tree);
         if let Some(path) = &cached {
             let sidecar = sha_path(path);
             if path.is_file() && sidecar.is_file() {
-                match count_cached(path, &sidecar, tree, matcher, progress) {
+                match self.read_cached(path, progress, consume) {
                     Ok(fetched) => return Ok(fetched),
                     Err(err) if self.options.is_offline => {
                         return Err(err.context(format!(
@@ -130,21 +132,20 @@ impl Fetcher {
                 None => anyhow!("--offline was given but there is no cache folder"),
             });
         }
-        self.download(tree, matcher, progress, cached.as_deref())
+        self.download(&tree.archive_url, progress, cached.as_deref(), consume)
     }
 
-    /// Downloads and counts `tree`'s archive, retrying transient failures.
-    fn download(
+    /// Downloads `url` into `consume`, retrying transient failures.
+    fn download<T>(
         &self,
-        tree: &Tree,
-        matcher: &Matcher,
+        url: &str,
         progress: &dyn Progress,
         cache: Option<&Path>,
-    ) -> Result<Fetched> {
-        let url = &tree.archive_url;
+        consume: &Consumer<'_, T>,
+    ) -> Result<Fetched<T>> {
         let mut attempt = 0;
         loop {
-            let failure = match self.attempt(tree, matcher, progress, cache) {
+            let failure = match self.attempt(url, progress, cache, consume) {
                 Ok(fetched) => return Ok(fetched),
                 Err(failure) => failure,
             };
@@ -166,17 +167,17 @@ impl Fetcher {
         }
     }
 
-    /// Makes one GET and streams its body into the counter.
-    fn attempt(
+    /// Makes one GET and streams its body into `consume`.
+    fn attempt<T>(
         &self,
-        tree: &Tree,
-        matcher: &Matcher,
+        url: &str,
         progress: &dyn Progress,
         cache: Option<&Path>,
-    ) -> std::result::Result<Fetched, Failure> {
+        consume: &Consumer<'_, T>,
+    ) -> std::result::Result<Fetched<T>, Failure> {
         let response = self
             .client
-            .get(&tree.archive_url)
+            .get(url)
             .send()
             .map_err(|e| Failure::Transient(anyhow!(error_chain(&e.without_url())), None))?;
         let status = response.status();
@@ -209,16 +210,15 @@ impl Fetcher {
         };
         progress.start(response.content_length());
         let sink = temp.as_ref().map(|t| t.as_file());
-        let mut tee = Tee::new(response, sink, progress);
-        let counted =
-            archive::count_archive(&mut tee, matcher, &mut |_| progress.file()).and_then(|count| {
-                // Read whatever follows the gzip stream so that the hash and the
-                // cached copy cover every byte of the archive.
-                tee.drain().context("reading the end of the download")?;
-                Ok(count)
-            });
-        let count = match counted {
-            Ok(count) => count,
+        let mut tee = Tee::new(response, sink, progress).bounded(self.options.limits);
+        let consumed = consume(&mut tee).and_then(|value| {
+            // Read whatever the consumer left (bounded by the limits) so that the
+            // hash and the cached copy cover every byte of the download.
+            tee.drain().context("reading the end of the download")?;
+            Ok(value)
+        });
+        let value = match consumed {
+            Ok(value) => value,
             // A body cut off by the network is worth another try; bytes that
             // arrived whole but are not a good archive are not.
             Err(err) if tee.is_transport_error => {
@@ -230,74 +230,37 @@ impl Fetcher {
             Err(err) => return Err(Failure::Final(err)),
         };
         let sha256 = tee.finish().map_err(Failure::Final)?;
-        let (commit, commit_source) = verify_commit(tree, &count).map_err(Failure::Final)?;
         if let (Some(temp), Some(path)) = (temp, cache) {
-            // The archive is complete and of the right commit: only now does it
-            // enter the cache, hash first so an archive is never there without one.
+            // The consumer read the archive to its end and accepted it: only now
+            // does it enter the cache, with the sidecar that marks it complete.
             store(temp, path, &sha256).map_err(Failure::Final)?;
         }
         Ok(Fetched {
-            count,
-            commit,
-            commit_source,
+            value,
             sha256,
             is_cached: false,
         })
     }
-}
 
-/// Counts a cached archive and checks it against its recorded sha256.
-fn count_cached(
-    path: &Path,
-    sidecar: &Path,
-    tree: &Tree,
-    matcher: &Matcher,
-    progress: &dyn Progress,
-) -> Result<Fetched> {
-    let recorded =
-        fs::read_to_string(sidecar).with_context(|| format!("reading '{}'", sidecar.display()))?;
-    let sha256 = recorded.trim().to_string();
-    if sha256.len() != 64
-        || !sha256
-            .bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    {
-        bail!("'{}' does not hold a sha256", sidecar.display());
-    }
-    let file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
-    progress.start(file.metadata().ok().map(|m| m.len()));
-    // The hash was taken as the archive was downloaded. Reading it again checks the
-    // gzip CRC-32 and length and every tar header checksum, which catch a damaged
-    // copy; hashing it again on every run would cost a seventh of the census's CPU.
-    let count = archive::count_archive(Tee::unhashed(file, progress), matcher, &mut |_| {
-        progress.file()
-    })?;
-    let (commit, commit_source) = verify_commit(tree, &count)?;
-    Ok(Fetched {
-        count,
-        commit,
-        commit_source,
-        sha256,
-        is_cached: true,
-    })
-}
-
-/// Returns the commit to stamp: the archive's own id when it starts with the pin,
-/// the pin when the archive names no commit; an error when they disagree.
-fn verify_commit(tree: &Tree, count: &ArchiveCount) -> Result<(String, CommitSource)> {
-    match &count.commit {
-        Some(full) => {
-            let pin = tree.commit.to_ascii_lowercase();
-            if full.to_ascii_lowercase().starts_with(&pin) {
-                Ok((full.clone(), CommitSource::Archive))
-            } else {
-                bail!(
-                    "the archive is of commit '{full}', which does not start with the pinned '{}'",
-                    tree.commit
-                )
-            }
-        }
-        None => Ok((tree.commit.clone(), CommitSource::Pinned)),
+    /// Hands a cached archive to `consume`, hashing what it reads: the stamp is of
+    /// the bytes counted in this run, whatever the sidecar recorded at download.
+    fn read_cached<T>(
+        &self,
+        path: &Path,
+        progress: &dyn Progress,
+        consume: &Consumer<'_, T>,
+    ) -> Result<Fetched<T>> {
+        let file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
+        progress.start(file.metadata().ok().map(|m| m.len()));
+        let mut tee = Tee::new(file, None, progress).bounded(self.options.limits);
+        let value = consume(&mut tee)?;
+        tee.drain()
+            .with_context(|| format!("reading '{}'", path.display()))?;
+        Ok(Fetched {
+            value,
+            sha256: tee.finish()?,
+            is_cached: true,
+        })
     }
 }
 

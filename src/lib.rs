@@ -2,9 +2,10 @@
 //! reads what running servers declare.
 //!
 //! The data flows one way: `corpus` (configuration) → `fetch` (HTTP and cache) →
-//! `archive` (tar.gz streaming) → `count` (the matcher) → `report` (tables). `scan`
-//! counts local trees with the same `archive` and `count`; `probe` talks MCP to a
-//! running server; `cli` holds the clap definitions and nothing else.
+//! `archive` (tar.gz streaming) → `count` (the matcher) → `table` (rows and the CSV
+//! schema) → `report` (formats). `terms` names the hints and the columns. `scan`
+//! counts local trees with `walk` and `git` and the same `archive` and `count`;
+//! `probe` talks MCP to a running server; `cli` holds the clap definitions.
 
 pub mod archive;
 pub mod census;
@@ -25,7 +26,10 @@ pub mod repo_url;
 pub mod report;
 pub mod sanitize;
 pub mod scan;
+pub mod table;
 pub mod tee;
+pub mod terms;
+pub mod walk;
 
 use std::fmt;
 

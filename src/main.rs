@@ -1,4 +1,4 @@
-use std::io::Write;
+use std::io::{self, Write};
 use std::process;
 
 use clap::Parser;
@@ -9,9 +9,12 @@ fn main() {
     let cli = Cli::parse();
     let status = match mcp_hint_census::run(cli) {
         Ok(status) => status,
+        // A reader that went away (`... | head`) wants no more: stop quietly, as
+        // ripgrep does, rather than complain about a pipe nobody reads.
+        Err(err) if is_broken_pipe(&err) => ExitStatus::Ok,
         Err(err) => {
             // Printed once, here: the chain of contexts joined by ': '.
-            let _ = writeln!(std::io::stderr(), "mcp-hint-census: {err:#}");
+            let _ = writeln!(io::stderr(), "mcp-hint-census: {err:#}");
             if err.downcast_ref::<UsageError>().is_some() {
                 ExitStatus::Usage
             } else {
@@ -20,4 +23,19 @@ fn main() {
         }
     };
     process::exit(status as i32);
+}
+
+/// Returns true when the error, or any error it wraps, is a write to a closed pipe.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<csv::Error>()
+                .is_some_and(|e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == io::ErrorKind::BrokenPipe))
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
+    })
 }

@@ -1,13 +1,17 @@
-//! Progress bars on stderr: one line per tree being counted (bytes received, files
-//! counted) above one line for the whole run (trees done, trees failed).
+//! Progress on stderr: one line per tree being counted (bytes received, files
+//! counted) above one line for the whole run (trees done of total, failures so far,
+//! bytes received, an estimate of the time left).
 //!
-//! Shown only when stderr is a terminal and `--quiet` is not given; otherwise every
-//! call is a no-op, so piped output and logs carry no bar residue. A tree's line is
-//! cleared once it is done, so a survey of thousands of trees shows only the ones
-//! in flight. Nothing here touches the results on stdout.
+//! Bars are drawn only when stderr is a terminal. Elsewhere (a batch engine's log)
+//! a plain line for the whole run is written every few seconds and once at the end,
+//! so a long survey can be followed from its log. `--quiet` silences both. A tree's
+//! line is cleared once it is done, so a survey of thousands of trees shows only the
+//! ones in flight. Nothing here touches the results on stdout.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -34,27 +38,94 @@ impl Progress for NoProgress {
 /// Holds the bars of a run, or nothing when progress is off.
 pub struct Bars {
     multi: Option<(MultiProgress, ProgressBar)>,
+    /// For a log: when the last plain line was written, and how often to write one.
+    log: Option<(Mutex<Instant>, Duration)>,
+    started: Instant,
+    trees: u64,
+    done: AtomicU64,
     failed: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// How progress is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Display {
+    /// Nothing at all.
+    Quiet,
+    /// Bars on a terminal; a plain line every `interval` in a log.
+    Auto { interval: Duration },
 }
 
 impl Bars {
-    /// Returns bars drawn on stderr for a run of `trees` trees, unless `is_quiet`
-    /// or stderr is not a terminal.
-    pub fn new(is_quiet: bool, trees: usize) -> Bars {
-        let is_shown = !is_quiet && std::io::stderr().is_terminal();
-        let multi = is_shown.then(|| {
+    /// Returns the progress display for a run of `trees` trees: bars when stderr is
+    /// a terminal, plain periodic lines when it is not, nothing when quiet.
+    pub fn new(display: Display, trees: usize) -> Bars {
+        let interval = match display {
+            Display::Quiet => None,
+            Display::Auto { interval } => Some(interval),
+        };
+        let is_terminal = std::io::stderr().is_terminal();
+        let multi = (interval.is_some() && is_terminal).then(|| {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
             let total = multi.add(ProgressBar::new(trees as u64));
             total.set_style(
-                ProgressStyle::with_template("[{bar:30}] {pos}/{len} trees {msg}")
-                    .expect("the template is valid")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "[{bar:30}] {pos}/{len} trees, {msg} ({per_sec}, eta {eta})",
+                )
+                .expect("the template is valid")
+                .progress_chars("=> "),
             );
+            total.set_message("0 failed, 0 B");
             (multi, total)
         });
+        let log = interval
+            .filter(|_| !is_terminal)
+            .map(|every| (Mutex::new(Instant::now()), every));
         Bars {
             multi,
+            log,
+            started: Instant::now(),
+            trees: trees as u64,
+            done: AtomicU64::new(0),
             failed: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// Returns the whole run's progress as one plain line.
+    fn summary(&self) -> String {
+        let done = self.done.load(Ordering::Relaxed);
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let rate = if elapsed > 0.0 {
+            done as f64 / elapsed
+        } else {
+            0.0
+        };
+        let eta = match (rate > 0.0, self.trees.saturating_sub(done)) {
+            (_, 0) => "done".to_string(),
+            (true, left) => format!("eta {}", clock(left as f64 / rate)),
+            (false, _) => "eta unknown".to_string(),
+        };
+        format!(
+            "progress: {done}/{} trees, {} failed, {} received, {:.1} trees/s, {}, {} elapsed",
+            self.trees,
+            self.failed.load(Ordering::Relaxed),
+            indicatif::HumanBytes(self.bytes.load(Ordering::Relaxed)),
+            rate,
+            eta,
+            clock(elapsed),
+        )
+    }
+
+    /// Writes the plain line to a log when its interval has passed (or `always`).
+    fn log_line(&self, always: bool) {
+        let Some((last, every)) = &self.log else {
+            return;
+        };
+        let Ok(mut last) = last.lock() else { return };
+        if always || last.elapsed() >= *every {
+            *last = Instant::now();
+            let _ = writeln!(std::io::stderr(), "mcp-hint-census: {}", self.summary());
         }
     }
 
@@ -70,15 +141,28 @@ impl Bars {
             bars: self,
             bar,
             files: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
         }
     }
 
-    /// Clears every bar once the run is over, before the table is printed.
+    /// Clears every bar once the run is over, before the table is printed; a log
+    /// gets its last line.
     pub fn finish(&self) {
         if let Some((multi, total)) = &self.multi {
             total.finish_and_clear();
             let _ = multi.clear();
         }
+        self.log_line(true);
+    }
+}
+
+/// Returns seconds as `1h02m03s`, `2m03s` or `3s`.
+fn clock(secs: f64) -> String {
+    let secs = secs.round() as u64;
+    match (secs / 3600, secs / 60 % 60, secs % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m{s:02}s"),
+        (h, m, s) => format!("{h}h{m:02}m{s:02}s"),
     }
 }
 
@@ -91,6 +175,8 @@ pub struct TreeBar<'b> {
     bars: &'b Bars,
     bar: Option<ProgressBar>,
     files: AtomicU64,
+    /// Bytes of this tree's current attempt seen so far.
+    bytes: AtomicU64,
 }
 
 impl TreeBar<'_> {
@@ -99,18 +185,26 @@ impl TreeBar<'_> {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
-        if let Some((_, total)) = &self.bars.multi {
-            if !is_ok {
-                let failed = self.bars.failed.fetch_add(1, Ordering::Relaxed) + 1;
-                total.set_message(format!("({failed} failed)"));
-            }
+        let bars = self.bars;
+        bars.done.fetch_add(1, Ordering::Relaxed);
+        if !is_ok {
+            bars.failed.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some((_, total)) = &bars.multi {
+            total.set_message(format!(
+                "{} failed, {}",
+                bars.failed.load(Ordering::Relaxed),
+                indicatif::HumanBytes(bars.bytes.load(Ordering::Relaxed))
+            ));
             total.inc(1);
         }
+        bars.log_line(false);
     }
 }
 
 impl Progress for TreeBar<'_> {
     fn start(&self, length: Option<u64>) {
+        self.bytes.store(0, Ordering::Relaxed);
         let Some(bar) = &self.bar else { return };
         bar.set_position(0);
         match length {
@@ -129,6 +223,10 @@ impl Progress for TreeBar<'_> {
     }
 
     fn bytes(&self, total: u64) {
+        let before = self.bytes.swap(total, Ordering::Relaxed);
+        self.bars
+            .bytes
+            .fetch_add(total.saturating_sub(before), Ordering::Relaxed);
         if let Some(bar) = &self.bar {
             bar.set_position(total);
         }
@@ -141,5 +239,35 @@ impl Progress for TreeBar<'_> {
                 bar.set_message(format!("{files} files"));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_trees_failures_and_bytes() {
+        let bars = Bars::new(Display::Quiet, 3);
+        for (ok, bytes) in [(true, 2048u64), (false, 10)] {
+            let tree = bars.tree("t");
+            tree.start(None);
+            tree.bytes(bytes / 2);
+            tree.bytes(bytes);
+            tree.finish(ok);
+        }
+        let line = bars.summary();
+        assert!(
+            line.starts_with("progress: 2/3 trees, 1 failed, 2.01 KiB received"),
+            "{line}"
+        );
+        assert!(line.contains("eta "), "{line}");
+    }
+
+    #[test]
+    fn clock_reads_like_a_clock() {
+        assert_eq!(clock(3.0), "3s");
+        assert_eq!(clock(123.0), "2m03s");
+        assert_eq!(clock(3723.0), "1h02m03s");
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! This module owns URL normalisation (scheme, `git+`, `www.`, the host's case, a
 //! `.git` suffix, a trailing slash, a query or fragment, credentials) and the list
-//! of forges whose archive URL is known. It also checks subfolders. It runs no
-//! command and opens no connection.
+//! of forges whose archive URL is known. It runs no command and opens no
+//! connection.
 
 use std::fmt;
 
@@ -200,28 +200,6 @@ fn is_part(part: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
-/// Checks that `path` is a clean relative path: `/` separators, no empty, `.` or
-/// `..` segment, no leading or trailing `/`, no `\` and no control character.
-pub fn check_subfolder(path: &str) -> Result<(), String> {
-    if path.is_empty() {
-        return Err("it is empty".into());
-    }
-    if path.chars().any(|c| c.is_control() || c == '\\') {
-        return Err("it contains a backslash or a control character".into());
-    }
-    if path.starts_with('/') || path.ends_with('/') {
-        return Err("it starts or ends with '/'".into());
-    }
-    match path
-        .split('/')
-        .find(|s| s.is_empty() || *s == "." || *s == "..")
-    {
-        Some("") => Err("it has an empty segment".into()),
-        Some(seg) => Err(format!("it has a '{seg}' segment")),
-        None => Ok(()),
-    }
-}
-
 /// Returns `url` with any `user:password@` replaced by `***@`, for writing
 /// a URL from a stranger into a file or a message.
 pub fn redact(url: &str) -> String {
@@ -325,18 +303,6 @@ mod tests {
                 "{text}: {:?}",
                 parse(text)
             );
-        }
-    }
-
-    #[test]
-    fn only_clean_relative_subfolders_pass() {
-        for good in ["src", "src/everything", "a.b/c-d_e", "..x/y.."] {
-            assert_eq!(check_subfolder(good), Ok(()), "{good}");
-        }
-        for bad in [
-            "", "/src", "src/", "a//b", "./a", "a/.", "../x", "a/../b", "a\\b", "a\nb",
-        ] {
-            assert!(check_subfolder(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -1,46 +1,40 @@
 //! Counts local trees for a maintainer: a directory, a tar or tar.gz file, an
-//! archive on stdin, or a git revision streamed through `git archive`.
+//! archive on stdin, or a git revision.
 //!
-//! This module owns what a local tree is: which files of a directory are walked
-//! (ignore files honoured, hidden files read, `.git` and symbolic links skipped), how a
-//! row is stamped with a commit, and the `--require-hints` gate. It counts with the
-//! same matcher and archive reader as `census` (census-method.md, issue 3); it never
-//! counts on its own, and it leaves every table format to `report`.
+//! This module owns the `scan` command: what each path given is (a directory, an
+//! archive, a single file, stdin, a git revision), how its row is stamped with a
+//! commit, and the `--require-hints` gate. Directories are walked by `walk`, git
+//! repositories read by `git`, archives by `archive`; it counts with the same matcher
+//! as `census`, and leaves every table format to `report`.
 
-use std::ffi::OsStr;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
 use std::thread;
 
 use anyhow::{anyhow, bail, Context, Result};
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::ScanArgs;
-use crate::corpus::{DEFAULT_CONTROLS, DEFAULT_TERMS};
-use crate::count::{Matcher, TreeCount};
+use crate::count::Matcher;
 use crate::progress::NoProgress;
-use crate::report::{self, CommitSource, Counted, Row, Table};
+use crate::report;
 use crate::sanitize::sanitize;
+use crate::table::{one_line, CommitSource, Counted, Row, Table, TreeKey};
 use crate::tee::Tee;
+use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::walk::walk;
 use crate::{date, ExitStatus, UsageError};
-
-/// Size of the buffer each file's bytes are read through: files are never read whole.
-const READ_BUF: usize = 256 * 1024;
 
 /// Holds a validated `scan` command line.
 #[derive(Debug)]
 struct Config {
     targets: Vec<PathBuf>,
     git: Option<String>,
-    terms: Vec<String>,
-    controls: Vec<String>,
-    /// The columns (indices into terms) that `--require-hints` checks.
+    columns: Columns,
+    /// The columns that `--require-hints` checks: those that spell a hint.
     gate: Option<Vec<usize>>,
 }
 
@@ -68,8 +62,10 @@ fn configure(args: &ScanArgs) -> Result<Config> {
             return Err(UsageError(format!("--git '{rev}' is not a revision")).into());
         }
     }
+    let columns = Columns::new(&terms, &controls)
+        .map_err(|why| UsageError(format!("--terms/--controls: {why}")))?;
     let gate = if args.require_hints {
-        let checked = hint_columns(&terms);
+        let checked = columns.hint_columns();
         if checked.is_empty() {
             return Err(UsageError(format!(
                 "--require-hints checks the hint names ({}), and --terms names none of them",
@@ -84,21 +80,9 @@ fn configure(args: &ScanArgs) -> Result<Config> {
     Ok(Config {
         targets,
         git: args.git.clone(),
-        terms,
-        controls,
+        columns,
         gate,
     })
-}
-
-/// Returns the indices of the terms that are hint names (compared ASCII
-/// case-insensitively, as the matcher compares them).
-fn hint_columns(terms: &[String]) -> Vec<usize> {
-    terms
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| DEFAULT_TERMS.iter().any(|h| h.eq_ignore_ascii_case(t)))
-        .map(|(i, _)| i)
-        .collect()
 }
 
 /// Runs `scan`: counts each path, prints the table (or JSON), writes the CSV and
@@ -108,14 +92,10 @@ fn hint_columns(terms: &[String]) -> Vec<usize> {
 /// precedence over the gate: a tree that could not be read cannot be judged.
 pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     let config = configure(args)?;
-    let names: Vec<&str> = config
-        .terms
-        .iter()
-        .chain(&config.controls)
-        .map(String::as_str)
-        .collect();
-    let matcher =
-        Matcher::new(&names).map_err(|e| UsageError(format!("--terms/--controls: {e}")))?;
+    let matcher = config
+        .columns
+        .matcher()
+        .map_err(|e| UsageError(format!("--terms/--controls: {e}")))?;
     let date = date::resolve(None)?;
 
     // Paths are counted side by side (rows keep the command line's order): several
@@ -126,8 +106,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         .map(|target| scan_target(target, config.git.as_deref(), &matcher))
         .collect();
     let table = Table {
-        terms: config.terms.clone(),
-        controls: config.controls.clone(),
+        columns: config.columns.clone(),
         date,
         rows,
     };
@@ -160,16 +139,17 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     let mut err = stderr.lock();
     let mut status = ExitStatus::Ok;
     if let Some(columns) = &config.gate {
-        let silent = said_nothing(&table, columns);
+        let names: Vec<&str> = table.columns.names().collect();
+        let silent: Vec<&Row> = table.zero_in(columns).collect();
         for row in &silent {
             let files = row.outcome.as_ref().map_or(0, |c| c.count.files_walked);
             writeln!(
                 err,
                 "mcp-hint-census: '{}' said nothing: zero {} in {} files",
-                sanitize(row.repo.as_bytes()),
+                sanitize(row.repo()),
                 columns
                     .iter()
-                    .map(|&i| table.terms[i].as_str())
+                    .map(|&i| sanitize(names[i]))
                     .collect::<Vec<_>>()
                     .join(", "),
                 report::thousands(files),
@@ -194,26 +174,14 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                 writeln!(
                     err,
                     "mcp-hint-census: '{}': {}",
-                    sanitize(row.repo.as_bytes()),
-                    sanitize(report::one_line(why).as_bytes())
+                    sanitize(row.repo()),
+                    sanitize(one_line(why))
                 )?;
             }
         }
         status = ExitStatus::Failed;
     }
     Ok(status)
-}
-
-/// Returns the counted rows that read zero on every column of `columns`.
-fn said_nothing<'t>(table: &'t Table, columns: &[usize]) -> Vec<&'t Row> {
-    table
-        .rows
-        .iter()
-        .filter(|row| match &row.outcome {
-            Ok(c) => columns.iter().all(|&i| c.count.counts[i] == 0),
-            Err(_) => false,
-        })
-        .collect()
 }
 
 /// Returns the row for one path given on the command line.
@@ -227,8 +195,11 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
         None => count_path(target, matcher),
     };
     Row {
-        repo,
-        pinned: git.unwrap_or_default().to_string(),
+        key: TreeKey {
+            repo,
+            pinned: git.unwrap_or_default().to_string(),
+            subfolder: String::new(),
+        },
         note: None,
         outcome: outcome.map_err(|e| format!("{e:#}")),
     }
@@ -293,218 +264,6 @@ fn count_dir(dir: &Path, matcher: &Matcher) -> Result<Counted> {
         count: walked.tree,
         sha256: String::new(),
     })
-}
-
-/// Holds the result of walking a directory.
-struct Walked {
-    tree: TreeCount,
-    /// Every file counted, when asked for; unsorted.
-    paths: Vec<Vec<u8>>,
-}
-
-/// Walks `dir` in parallel and counts each regular file it keeps.
-///
-/// What is kept is what a clean checkout would archive, as far as a directory can
-/// tell: `.gitignore`, `.ignore` and `.git/info/exclude` are honoured whether or not
-/// `dir` is in a git repository, hidden files are read, `.git` is skipped and symbolic
-/// links are neither followed nor counted. Only the ignore files inside `dir` are
-/// read, never those of its parents or the user's global excludes, so that the count
-/// depends on the tree alone: an extracted archive reads as the archive does
-/// wherever it is extracted.
-///
-/// A file or directory that cannot be read fails the whole walk, naming it: a
-/// partial count is never returned.
-fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool) -> Result<Walked> {
-    // The walker lists the root without following it; a root given as a symbolic
-    // link to a directory is the directory the user meant.
-    let is_link = fs::symlink_metadata(dir)
-        .map(|m| m.file_type().is_symlink())
-        .unwrap_or(false);
-    let root = if is_link {
-        fs::canonicalize(dir).with_context(|| format!("resolving '{}'", dir.display()))?
-    } else {
-        dir.to_path_buf()
-    };
-    let walker = WalkBuilder::new(&root)
-        .hidden(false)
-        .ignore(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .parents(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != OsStr::new(".git"))
-        .build_parallel();
-    let shared = Mutex::new(Merged::default());
-    let mut builder = Workers {
-        root: &root,
-        matcher,
-        keep_paths,
-        shared: &shared,
-    };
-    walker.visit(&mut builder);
-    let merged = shared
-        .into_inner()
-        .map_err(|_| anyhow!("a walking thread panicked"))?;
-    let mut errors = merged.errors;
-    if !errors.is_empty() {
-        // Threads finish in any order; the first error by path is reported so that
-        // the message does not change from run to run.
-        errors.sort();
-        let more = errors.len() - 1;
-        let first = errors.swap_remove(0);
-        if more > 0 {
-            bail!("{first} (and {more} more unreadable)");
-        }
-        bail!("{first}");
-    }
-    let mut tree = merged.tree.unwrap_or_else(|| TreeCount::new(matcher.len()));
-    tree.sort_files();
-    Ok(Walked {
-        tree,
-        paths: merged.paths,
-    })
-}
-
-/// Holds what every worker has handed back.
-#[derive(Default)]
-struct Merged {
-    tree: Option<TreeCount>,
-    paths: Vec<Vec<u8>>,
-    errors: Vec<String>,
-}
-
-/// Builds one [`Worker`] per walking thread.
-struct Workers<'s> {
-    root: &'s Path,
-    matcher: &'s Matcher,
-    keep_paths: bool,
-    shared: &'s Mutex<Merged>,
-}
-
-impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Worker {
-            root: self.root,
-            matcher: self.matcher,
-            shared: self.shared,
-            keep_paths: self.keep_paths,
-            tree: TreeCount::new(self.matcher.len()),
-            paths: Vec::new(),
-            errors: Vec::new(),
-            buf: Vec::new(),
-        })
-    }
-}
-
-/// Counts the files one walking thread is given, without locking, and merges its
-/// counts into the shared total when the walk is over (on drop).
-struct Worker<'s> {
-    root: &'s Path,
-    matcher: &'s Matcher,
-    shared: &'s Mutex<Merged>,
-    keep_paths: bool,
-    tree: TreeCount,
-    paths: Vec<Vec<u8>>,
-    errors: Vec<String>,
-    buf: Vec<u8>,
-}
-
-impl Worker<'_> {
-    fn count_file(&mut self, entry: &DirEntry) -> Result<()> {
-        let path = entry.path();
-        let mut file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
-        if self.buf.is_empty() {
-            self.buf = vec![0u8; READ_BUF];
-        }
-        let mut counter = self.matcher.file_counter();
-        loop {
-            match file.read(&mut self.buf) {
-                Ok(0) => break,
-                // The buffer is refilled next, so the counter may lower-case it in place.
-                Ok(n) => counter.feed_mut(&mut self.buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e).with_context(|| format!("reading '{}'", path.display())),
-            }
-        }
-        if self.keep_paths {
-            self.paths.push(relative(self.root, path));
-        }
-        let root = self.root;
-        self.tree
-            .add_file(|| relative(root, path), counter.bytes(), counter.counts());
-        Ok(())
-    }
-}
-
-/// Returns `path` relative to the walked directory `root`, as raw bytes.
-fn relative(root: &Path, path: &Path) -> Vec<u8> {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .as_os_str()
-        .as_bytes()
-        .to_vec()
-}
-
-impl ParallelVisitor for Worker<'_> {
-    fn visit(&mut self, entry: std::result::Result<DirEntry, ignore::Error>) -> WalkState {
-        match entry {
-            // Only regular files count: symbolic links (never followed), sockets,
-            // fifos and devices are skipped, as the archive reader skips them.
-            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                if let Err(e) = self.count_file(&entry) {
-                    self.errors.push(format!("{e:#}"));
-                }
-            }
-            Ok(_) => {}
-            // An unreadable directory hides files from the count. A malformed line in
-            // an ignore file is no I/O error: git skips such lines, and so does the walk.
-            Err(e) if e.io_error().is_some() => self.errors.push(walk_error(e)),
-            Err(_) => {}
-        }
-        WalkState::Continue
-    }
-}
-
-impl Drop for Worker<'_> {
-    fn drop(&mut self) {
-        // A poisoned lock means another worker panicked; that panic is reported.
-        if let Ok(mut shared) = self.shared.lock() {
-            let tree = std::mem::take(&mut self.tree);
-            match &mut shared.tree {
-                Some(total) => total.merge(tree),
-                None => shared.tree = Some(tree),
-            }
-            shared.paths.append(&mut self.paths);
-            shared.errors.append(&mut self.errors);
-        }
-    }
-}
-
-/// Returns a walking error as "listing 'path': why", the path unwrapped from the
-/// walker's layers of context.
-fn walk_error(mut err: ignore::Error) -> String {
-    let mut path = None;
-    loop {
-        match err {
-            ignore::Error::WithDepth { err: inner, .. } => err = *inner,
-            ignore::Error::WithPath {
-                path: p,
-                err: inner,
-            } => {
-                path.get_or_insert(p);
-                err = *inner;
-            }
-            ignore::Error::Io(io) => {
-                return match path {
-                    Some(p) => format!("listing '{}': {io}", p.display()),
-                    None => format!("listing a directory: {io}"),
-                };
-            }
-            other => return other.to_string(),
-        }
-    }
 }
 
 /// Returns `git -C dir ARGS...`'s output, or an error when git cannot be started.
@@ -621,7 +380,7 @@ fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
     if !status.success() {
         bail!(
             "git archive '{id}' failed ({status}): {}",
-            report::one_line(stderr.trim())
+            one_line(stderr.trim())
         );
     }
     let ArchiveCount { commit, mut tree } =
@@ -645,6 +404,7 @@ fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::TreeCount;
     use clap::Parser;
 
     fn args(line: &[&str]) -> ScanArgs {
@@ -667,8 +427,7 @@ mod tests {
     fn no_path_means_the_current_directory() {
         let config = configure(&args(&[])).unwrap();
         assert_eq!(config.targets, vec![PathBuf::from(".")]);
-        assert_eq!(config.terms, DEFAULT_TERMS);
-        assert_eq!(config.controls, DEFAULT_CONTROLS);
+        assert_eq!(config.columns, Columns::default_columns());
         assert_eq!(config.gate, None);
     }
 
@@ -709,14 +468,16 @@ mod tests {
             })
         };
         let row = |repo: &str, outcome| Row {
-            repo: repo.into(),
-            pinned: String::new(),
+            key: TreeKey {
+                repo: repo.into(),
+                pinned: String::new(),
+                subfolder: String::new(),
+            },
             note: None,
             outcome,
         };
         let table = Table {
-            terms: vec!["readOnlyHint".into(), "destructiveHint".into()],
-            controls: vec!["annotations".into()],
+            columns: Columns::new(&["readOnlyHint", "destructiveHint"], &["annotations"]).unwrap(),
             date: "2026-01-01".into(),
             rows: vec![
                 row("silent", counted(vec![0, 0, 5])),
@@ -724,37 +485,9 @@ mod tests {
                 row("broken", Err("x".into())),
             ],
         };
-        let silent: Vec<&str> = said_nothing(&table, &[0, 1])
-            .iter()
-            .map(|r| r.repo.as_str())
-            .collect();
+        let silent: Vec<&str> = table.zero_in(&[0, 1]).map(Row::repo).collect();
         assert_eq!(silent, ["silent"]);
-        let silent: Vec<&str> = said_nothing(&table, &[0])
-            .iter()
-            .map(|r| r.repo.as_str())
-            .collect();
+        let silent: Vec<&str> = table.zero_in(&[0]).map(Row::repo).collect();
         assert_eq!(silent, ["silent", "hinted"]);
-    }
-
-    #[test]
-    fn walk_reports_paths_relative_to_the_root_as_bytes() {
-        let tmp = tempfile::TempDir::new().unwrap();
-        let root = tmp.path().join("t");
-        fs::create_dir_all(root.join("d")).unwrap();
-        fs::write(root.join(OsStr::from_bytes(b"n\xffame")), b"readOnlyHint").unwrap();
-        fs::write(root.join("d/b.txt"), b"x").unwrap();
-        fs::write(root.join(".hidden"), b"openWorldHint").unwrap();
-        let matcher = Matcher::new(&DEFAULT_TERMS).unwrap();
-        let walked = walk(&root, &matcher, true).unwrap();
-        let mut paths = walked.paths;
-        paths.sort();
-        assert_eq!(paths, [&b".hidden"[..], b"d/b.txt", b"n\xffame"]);
-        assert_eq!(walked.tree.files_walked, 3);
-        assert_eq!(walked.tree.bytes_read, 26);
-        assert_eq!(walked.tree.counts, [1, 0, 0, 1]);
-        let hits: Vec<&[u8]> = walked.tree.files.iter().map(|f| &f.path[..]).collect();
-        assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
-        // Without being asked, the walk keeps no path list.
-        assert!(walk(&root, &matcher, false).unwrap().paths.is_empty());
     }
 }

@@ -1,11 +1,14 @@
 //! Passes an archive's bytes through on their way to the archive reader: hashes
 //! them, optionally copies them to a file, and reports how many arrived.
 //!
-//! Used wherever an archive is read, so that the sha256 a table carries is always
-//! the hash of exactly the bytes that were counted. It neither parses nor counts.
+//! Used wherever an archive is read, downloaded or cached, so that the sha256 a table
+//! carries is always the hash of exactly the bytes that were counted in that run. It
+//! also bounds what one archive may cost: a size limit and a deadline, each an error
+//! naming the limit when passed. It neither parses nor counts.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
@@ -17,14 +20,32 @@ use crate::progress::Progress;
 pub struct Tee<'a, R> {
     inner: R,
     file: Option<BufWriter<&'a File>>,
-    /// `None` when the bytes are not hashed (see [`Tee::unhashed`]).
-    hasher: Option<Sha256>,
+    hasher: Sha256,
     bytes: u64,
     progress: &'a dyn Progress,
     /// True when a read from the source failed (the network, not the archive).
     pub is_transport_error: bool,
     /// The first error writing the copy; reported by `finish`.
     write_error: Option<io::Error>,
+    limits: Limits,
+    started: Instant,
+}
+
+/// Bounds one archive's bytes and the time reading them may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes the archive may have.
+    pub max_bytes: u64,
+    /// The longest reading the whole archive may take.
+    pub max_time: Option<Duration>,
+}
+
+impl Limits {
+    /// Returns limits that bound nothing.
+    pub const NONE: Limits = Limits {
+        max_bytes: u64::MAX,
+        max_time: None,
+    };
 }
 
 impl<'a, R: Read> Tee<'a, R> {
@@ -34,22 +55,22 @@ impl<'a, R: Read> Tee<'a, R> {
         Tee {
             inner,
             file: file.map(|f| BufWriter::with_capacity(256 * 1024, f)),
-            hasher: Some(Sha256::new()),
+            hasher: Sha256::new(),
             bytes: 0,
             progress,
             is_transport_error: false,
             write_error: None,
+            limits: Limits::NONE,
+            started: Instant::now(),
         }
     }
 
-    /// Returns a tee that only reports progress: no copy, no hash. For an archive whose
-    /// hash is already known (a cached download), since hashing costs a seventh of
-    /// the CPU a census spends.
-    pub fn unhashed(inner: R, progress: &'a dyn Progress) -> Tee<'a, R> {
-        Tee {
-            hasher: None,
-            ..Tee::new(inner, None, progress)
-        }
+    /// Returns this tee bounded by `limits`: a read past `max_bytes` or after
+    /// `max_time` fails, and the failure is not the network's (no retry helps).
+    pub fn bounded(mut self, limits: Limits) -> Tee<'a, R> {
+        self.limits = limits;
+        self.started = Instant::now();
+        self
     }
 
     /// Reads whatever is left of the source (bytes after the archive's end), so that
@@ -58,7 +79,7 @@ impl<'a, R: Read> Tee<'a, R> {
         io::copy(self, &mut io::sink())
     }
 
-    /// Returns the sha256 of every byte read, lower-case hex (empty when unhashed),
+    /// Returns the sha256 of every byte read, lower-case hex,
     /// once the copy is flushed.
     pub fn finish(mut self) -> Result<String> {
         if let Some(err) = self.write_error.take() {
@@ -67,19 +88,34 @@ impl<'a, R: Read> Tee<'a, R> {
         if let Some(mut file) = self.file.take() {
             file.flush().context("writing the archive to the cache")?;
         }
-        Ok(match self.hasher.take() {
-            Some(hasher) => hasher
-                .finalize()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-            None => String::new(),
-        })
+        Ok(self
+            .hasher
+            .finalize_reset()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect())
     }
 }
 
 impl<R: Read> Read for Tee<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(max) = self.limits.max_time {
+            if self.started.elapsed() > max {
+                return Err(io::Error::other(format!(
+                    "reading the archive took longer than the limit of {} s (--max-time)",
+                    max.as_secs()
+                )));
+            }
+        }
+        // One byte more than the limit is asked for, so that an archive of exactly
+        // the limit passes and a larger one is caught without reading on.
+        let room = self
+            .limits
+            .max_bytes
+            .saturating_sub(self.bytes)
+            .saturating_add(1);
+        let want = buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let buf = &mut buf[..want];
         let n = match self.inner.read(buf) {
             Ok(n) => n,
             Err(e) => {
@@ -89,10 +125,14 @@ impl<R: Read> Read for Tee<'_, R> {
                 return Err(e);
             }
         };
-        if let Some(hasher) = &mut self.hasher {
-            hasher.update(&buf[..n]);
-        }
+        self.hasher.update(&buf[..n]);
         self.bytes += n as u64;
+        if self.bytes > self.limits.max_bytes {
+            return Err(io::Error::other(format!(
+                "the archive is larger than the limit of {} bytes (--max-archive)",
+                self.limits.max_bytes
+            )));
+        }
         self.progress.bytes(self.bytes);
         if let (Some(file), None) = (&mut self.file, &self.write_error) {
             if let Err(e) = file.write_all(&buf[..n]) {
@@ -130,11 +170,30 @@ mod tests {
     }
 
     #[test]
-    fn an_unhashed_tee_passes_bytes_and_hashes_nothing() {
-        let mut tee = Tee::unhashed(&b"abc"[..], &NoProgress);
-        let mut out = String::new();
-        tee.read_to_string(&mut out).unwrap();
-        assert_eq!(out, "abc");
-        assert_eq!(tee.finish().unwrap(), "");
+    fn the_size_limit_admits_exactly_its_bytes() {
+        let limits = |max_bytes| Limits {
+            max_bytes,
+            max_time: None,
+        };
+        let mut out = Vec::new();
+        let mut tee = Tee::new(&b"abcd"[..], None, &NoProgress).bounded(limits(4));
+        tee.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"abcd");
+        let mut tee = Tee::new(&b"abcde"[..], None, &NoProgress).bounded(limits(4));
+        let err = tee.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("limit of 4 bytes"), "{err}");
+        assert!(!tee.is_transport_error);
+    }
+
+    #[test]
+    fn the_time_limit_stops_a_slow_archive() {
+        let limits = Limits {
+            max_bytes: u64::MAX,
+            max_time: Some(Duration::from_millis(0)),
+        };
+        let mut tee = Tee::new(&b"abc"[..], None, &NoProgress).bounded(limits);
+        std::thread::sleep(Duration::from_millis(5));
+        let err = tee.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("--max-time"), "{err}");
     }
 }

@@ -436,7 +436,17 @@ fn a_damaged_cache_entry_is_not_trusted() {
     std::fs::write(&cached, bytes).unwrap();
     let offline = census(dir.path(), &["--offline"]);
     assert_eq!(offline.status.code(), Some(1), "{}", show(&offline));
-    assert!(row(dir.path(), "o/a")["error"].contains("damaged"));
+    // The only tree failed, so no table was written: the terminal says why.
+    assert!(
+        String::from_utf8_lossy(&offline.stdout).contains("damaged"),
+        "{}",
+        show(&offline)
+    );
+    assert!(
+        String::from_utf8_lossy(&offline.stderr).contains("no table was written"),
+        "{}",
+        show(&offline)
+    );
     // Online, the damaged copy is replaced by a fresh download.
     let online = census(dir.path(), &[]);
     assert_eq!(online.status.code(), Some(0), "{}", show(&online));
@@ -603,7 +613,8 @@ fn shards_merged_equal_a_single_run_byte_for_byte() {
             &tables[1],
         ],
     );
-    assert_eq!(partial.status.code(), Some(1), "{}", show(&partial));
+    // A missing shard is the input being wrong: exit 2, nothing written.
+    assert_eq!(partial.status.code(), Some(2), "{}", show(&partial));
     assert!(
         String::from_utf8_lossy(&partial.stderr).contains("in no shard"),
         "{}",
@@ -628,5 +639,230 @@ fn shards_merged_equal_a_single_run_byte_for_byte() {
         String::from_utf8_lossy(&twice.stderr).contains("one shard only"),
         "{}",
         show(&twice)
+    );
+}
+
+/// A corpus may hold one repository at two pins (a time series): each pin is its
+/// own row in the census, in the shards and their merge, and in compare.
+#[test]
+fn one_repository_at_two_pins_is_two_trees_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let old_items = vec![
+        Item::File("server.ts".into(), b"readOnlyHint: true".to_vec()),
+        Item::File("README".into(), b"annotations".to_vec()),
+    ];
+    let new_items = vec![
+        Item::File(
+            "server.ts".into(),
+            b"readOnlyHint: true, destructiveHint: false, openWorldHint: false".to_vec(),
+        ),
+        Item::File("tools.ts".into(), b"idempotentHint idempotentHint".to_vec()),
+    ];
+    let other_items = vec![Item::File("x".into(), b"openWorldHint".to_vec())];
+    let server = Server::start(HashMap::from([
+        (
+            "/o/ts/a1b2".to_string(),
+            Route::Archive(targz("o-ts-a1b2", Some(COMMIT_A), &old_items)),
+        ),
+        (
+            "/o/ts/b0b0".to_string(),
+            Route::Archive(targz("o-ts-b0b0", Some(COMMIT_B), &new_items)),
+        ),
+        (
+            "/o/other/a1b2".to_string(),
+            Route::Archive(targz("o-other", Some(COMMIT_A), &other_items)),
+        ),
+    ]));
+    // Shard 1/2 takes trees 1 and 3, shard 2/2 tree 2: the two pins are split.
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[
+            ("o/ts", "a1b2", None),
+            ("o/ts", "b0b0", None),
+            ("o/other", "a1b2", None),
+        ],
+    );
+    let whole = census(dir.path(), &[]);
+    assert_eq!(whole.status.code(), Some(0), "{}", show(&whole));
+    let rows = read_csv(&dir.path().join("out/census-2026-09-07.csv"));
+    let header = &rows[0];
+    let cell =
+        |row: &[String], name: &str| row[header.iter().position(|h| h == name).unwrap()].clone();
+    for (row, items, commit) in [
+        (&rows[1], &old_items, COMMIT_A),
+        (&rows[2], &new_items, COMMIT_B),
+    ] {
+        assert_eq!(cell(row, "repo"), "o/ts");
+        assert_eq!(cell(row, "commit"), commit);
+        let want = expected(items, &TERMS);
+        let got: Vec<u64> = TERMS
+            .iter()
+            .map(|t| cell(row, t).parse().unwrap())
+            .collect();
+        assert_eq!(got, want.counts, "{row:?}");
+    }
+    assert_eq!(
+        (cell(&rows[1], "pinned"), cell(&rows[2], "pinned")),
+        ("a1b2".into(), "b0b0".into())
+    );
+    // The files table keeps each pin's hits under its own commit.
+    let files = read_csv(&dir.path().join("out/files-2026-09-07.csv"));
+    let ts: Vec<(String, String)> = files[1..]
+        .iter()
+        .filter(|r| r[0] == "o/ts")
+        .map(|r| (r[1].clone(), r[2].clone()))
+        .collect();
+    assert_eq!(
+        ts,
+        [
+            (COMMIT_A.to_string(), "README".to_string()),
+            (COMMIT_A.to_string(), "server.ts".to_string()),
+            (COMMIT_B.to_string(), "server.ts".to_string()),
+            (COMMIT_B.to_string(), "tools.ts".to_string()),
+        ]
+    );
+
+    let mut tables = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shard{k}");
+        let shard = format!("{k}/2");
+        let run = census(dir.path(), &["--shard", &shard, "--out", &out]);
+        assert_eq!(run.status.code(), Some(0), "{}", show(&run));
+        tables.push(format!("{out}/census-2026-09-07.csv"));
+    }
+    let merged = run(
+        dir.path(),
+        &[
+            "merge",
+            "--corpus",
+            "corpus.toml",
+            "--out",
+            "merged",
+            &tables[0],
+            &tables[1],
+        ],
+    );
+    assert_eq!(merged.status.code(), Some(0), "{}", show(&merged));
+    for name in [
+        "census-2026-09-07.csv",
+        "files-2026-09-07.csv",
+        "census-2026-09-07.md",
+    ] {
+        let a = std::fs::read(dir.path().join("out").join(name)).unwrap();
+        let b = std::fs::read(dir.path().join("merged").join(name)).unwrap();
+        assert!(a == b, "{name} differs after the merge");
+    }
+
+    // compare pairs the rows pin by pin: a change in the newer pin's row is
+    // reported under that pin, and the older pin agrees.
+    let ours = "out/census-2026-09-07.csv";
+    let same = run(dir.path(), &["compare", ours, ours]);
+    assert_eq!(same.status.code(), Some(0), "{}", show(&same));
+    let text = std::fs::read_to_string(dir.path().join(ours)).unwrap();
+    let edited: Vec<String> = text
+        .lines()
+        .map(|line| match line.starts_with("o/ts,b0b0,") {
+            // readOnlyHint is the 7th column.
+            true => {
+                let mut cells: Vec<&str> = line.split(',').collect();
+                cells[6] = "9";
+                cells.join(",")
+            }
+            false => line.to_string(),
+        })
+        .collect();
+    std::fs::write(dir.path().join("edited.csv"), edited.join("\n") + "\n").unwrap();
+    let differ = run(dir.path(), &["compare", ours, "edited.csv"]);
+    assert_eq!(differ.status.code(), Some(1), "{}", show(&differ));
+    let out = String::from_utf8_lossy(&differ.stdout);
+    let at_b0b0 = out.find("o/ts@b0b0").expect("the second pin is named");
+    let diff_at = out
+        .find("readOnlyHint: 1 differs from 9")
+        .expect("the cell differs");
+    assert!(diff_at > at_b0b0, "{out}");
+    assert!(out.contains("1 differ,"), "{out}");
+    assert!(!out.contains("only in"), "{out}");
+}
+
+/// A reader that went away (`census ... | head`) is no failure: exit 0, no noise.
+#[test]
+fn a_closed_stdout_ends_census_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![Item::File("a".into(), b"readOnlyHint".to_vec())];
+    let server = Server::start(HashMap::from([(
+        "/o/a/a1b2".to_string(),
+        Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
+    )]));
+    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    let args = [
+        "census",
+        "--corpus",
+        "corpus.toml",
+        "--out",
+        "out",
+        "--cache",
+        "cache",
+        "--date",
+        "2026-09-07",
+        "--quiet",
+    ];
+    let (code, stderr) = run_into_closed_pipe(dir.path(), &args);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}
+
+/// In a log (stderr not a terminal) a survey reports its progress as plain lines,
+/// ending with the whole run's line, and names the corpus and the tables written.
+#[test]
+fn a_log_gets_plain_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![Item::File("a".into(), b"readOnlyHint".to_vec())];
+    let server = Server::start(HashMap::from([
+        (
+            "/o/a/a1b2".to_string(),
+            Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
+        ),
+        ("/o/gone/a1b2".to_string(), Route::Status(404)),
+    ]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[("o/a", "a1b2", None), ("o/gone", "a1b2", None)],
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--out",
+            "out",
+            "--cache",
+            "cache",
+            "--date",
+            "2026-09-07",
+            "--progress-every",
+            "0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("counting 2 trees of corpus.toml"),
+        "{stderr}"
+    );
+    let last = stderr
+        .lines()
+        .rfind(|l| l.contains("progress: "))
+        .unwrap_or_else(|| panic!("no progress line:\n{stderr}"));
+    assert!(last.contains("progress: 2/2 trees, 1 failed, "), "{last}");
+    assert!(last.contains("done"), "{last}");
+    assert!(
+        stderr.contains("wrote out/census-2026-09-07.csv"),
+        "{stderr}"
     );
 }

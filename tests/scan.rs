@@ -1,4 +1,4 @@
-//! End-to-end tests of `scan` (issue 3): directories, archives, stdin and git
+//! End-to-end tests of `scan`: directories, archives, stdin and git
 //! revisions counted by the built binary, checked against a naive counter (and
 //! Python's `bytes.lower().count`) over the files each tree should hold.
 //!
@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{gzip, naive};
+use common::{gzip, naive, run_into_closed_pipe};
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{Read, Write};
@@ -598,9 +598,9 @@ fn files_and_by_extension_listings() {
     assert_eq!(
         got,
         vec![
-            (Value::Null, vec![0, 0, 1, 0, 0]),
-            (Value::from("md"), vec![0, 0, 0, 1, 1]),
-            (Value::from("rs"), vec![3, 1, 0, 0, 0]),
+            (Value::from("(none)"), vec![0, 0, 1, 0, 0]),
+            (Value::from(".md"), vec![0, 0, 0, 1, 1]),
+            (Value::from(".rs"), vec![3, 1, 0, 0, 0]),
         ]
     );
 }
@@ -1123,4 +1123,20 @@ fn the_path_given_is_the_row_name() {
     assert!(a.is_dir());
     assert_eq!(summary(&rows[1]), summary(&rows[2]));
     assert_eq!(summary(&rows[1]).counts, vec![1, 0, 0, 0, 0]);
+}
+
+/// A reader that went away (`scan ... | head`) is no failure: exit 0, no noise.
+#[test]
+fn a_closed_stdout_ends_scan_quietly() {
+    let tmp = TempDir::new().unwrap();
+    fs::create_dir_all(tmp.path().join("tree")).unwrap();
+    fs::write(tmp.path().join("tree/a.ts"), HINTED).unwrap();
+    for args in [
+        &["scan", "tree"][..],
+        &["scan", "--json", "--files", "tree"][..],
+    ] {
+        let (code, stderr) = run_into_closed_pipe(tmp.path(), args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
 }

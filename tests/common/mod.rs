@@ -24,7 +24,7 @@ pub const TERMS: [&str; 5] = [
     "annotations",
 ];
 
-/// Counts `term` in `haystack` as census-method.md defines it, the obvious way:
+/// Counts `term` in `haystack` as docs/method.md defines it, the obvious way:
 /// ASCII-lower-case both, scan left to right, jump past each match.
 pub fn naive(haystack: &[u8], term: &str) -> u64 {
     let hay = haystack.to_ascii_lowercase();
@@ -272,4 +272,29 @@ pub fn read_csv(path: &Path) -> Vec<Vec<String>> {
         .records()
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
         .collect()
+}
+
+/// Runs the binary in `dir` with its stdout a pipe whose reading end is already
+/// closed, as `... | head` leaves it; returns the exit status and stderr. Python
+/// makes the pipe, so the test does not race the reader's exit.
+pub fn run_into_closed_pipe(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let script = "import os, subprocess, sys\n\
+                  r, w = os.pipe()\n\
+                  os.close(r)\n\
+                  p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n\
+                  sys.stderr.buffer.write(p.stderr)\n\
+                  sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)\n";
+    let out = Command::new("python3")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(script)
+        .arg(bin())
+        .args(args)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .output()
+        .expect("running python3");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

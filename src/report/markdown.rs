@@ -1,0 +1,166 @@
+//! Writes the census report in Markdown: the table, the method, notes, the trees
+//! worth a second look or not counted, each archive's sha256, and the method's limits.
+
+use std::io::{self, Write};
+
+use super::{short, thousands};
+use crate::table::{one_line, CommitSource, Row, Table};
+
+/// Returns the text of a Markdown table cell: pipes escaped, on one line.
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}
+
+/// Writes the census report in Markdown: the table, the method, the date, each
+/// archive's sha256 and the method's limits.
+pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    writeln!(w, "# MCP tool-annotation hint census, {}", table.date)?;
+    writeln!(w)?;
+    write!(w, "| Source tree | Commit | Files walked |")?;
+    for name in table.columns.names() {
+        write!(w, " {} |", cell(name))?;
+    }
+    writeln!(w)?;
+    write!(w, "|---|---|---:|")?;
+    for _ in table.columns.names() {
+        write!(w, "---:|")?;
+    }
+    writeln!(w)?;
+    for row in &table.rows {
+        match &row.outcome {
+            Ok(c) => {
+                write!(
+                    w,
+                    "| {} | {} | {} |",
+                    cell(row.repo()),
+                    short(&c.commit),
+                    thousands(c.count.files_walked)
+                )?;
+                for &n in &c.count.counts {
+                    write!(w, " {} |", thousands(n))?;
+                }
+            }
+            Err(_) => {
+                write!(
+                    w,
+                    "| {} | {} | error |",
+                    cell(row.repo()),
+                    cell(&row.key.pinned)
+                )?;
+                for _ in table.columns.names() {
+                    write!(w, " |")?;
+                }
+            }
+        }
+        writeln!(w)?;
+    }
+    writeln!(w)?;
+    let controls = table
+        .columns
+        .controls()
+        .into_iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>();
+    writeln!(
+        w,
+        "All rows counted {}. Each tree is the archive of a repository at a pinned commit, \
+         read as a stream without extracting it. Every regular file is read, at any depth \
+         and whatever its name, size or content. A count is the number of non-overlapping \
+         occurrences of the name in the file's bytes, ASCII letters compared \
+         case-insensitively and every other byte exactly, summed over the files. The \
+         control{} {} {} counted the same way, to show that the files were read. The \
+         commit is the full id the archive names in its pax header.",
+        table.date,
+        if controls.len() == 1 { "" } else { "s" },
+        controls.join(", "),
+        if controls.len() == 1 { "is" } else { "are" },
+    )?;
+    let notes: Vec<&Row> = table.rows.iter().filter(|r| r.note.is_some()).collect();
+    if !notes.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "## Notes")?;
+        writeln!(w)?;
+        for row in notes {
+            writeln!(
+                w,
+                "- **{}**: {}",
+                cell(row.repo()),
+                cell(row.note.as_deref().unwrap_or_default())
+            )?;
+        }
+    }
+    let silent: Vec<&Row> = table.silent_rows().collect();
+    if !silent.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "## Worth a second look")?;
+        writeln!(w)?;
+        for row in silent {
+            writeln!(
+                w,
+                "- **{}** held files but read zero on every term and every control: check \
+                 that the archive is the tree you meant.",
+                cell(row.repo())
+            )?;
+        }
+    }
+    let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
+    if !failed.is_empty() {
+        writeln!(w)?;
+        writeln!(w, "## Trees not counted")?;
+        writeln!(w)?;
+        for (row, why) in failed {
+            writeln!(
+                w,
+                "- **{}** at `{}`: {}",
+                cell(row.repo()),
+                cell(&row.key.pinned),
+                cell(why)
+            )?;
+        }
+    }
+    writeln!(w)?;
+    writeln!(w, "## Archives")?;
+    writeln!(w)?;
+    for row in &table.rows {
+        if let Ok(c) = &row.outcome {
+            let from_pin = if c.commit_source == CommitSource::Pinned {
+                " (commit from the pin: the archive names none)"
+            } else {
+                ""
+            };
+            writeln!(
+                w,
+                "- {} `{}`{}: sha256 `{}`",
+                cell(row.repo()),
+                c.commit,
+                from_pin,
+                if c.sha256.is_empty() { "-" } else { &c.sha256 }
+            )?;
+        }
+    }
+    writeln!(w)?;
+    w.write_all(LIMITS.as_bytes())?;
+    Ok(())
+}
+
+/// The method's limits, carried by every report (docs/method.md, "Limits").
+pub const LIMITS: &str = "\
+## What these counts cannot tell
+
+1. **Literals, not tools.** A count is of the field name wherever it appears: \
+declarations, comments, docs, tests, copies of the schema. A preset that sets all four \
+fields once and is imported by many tools counts once. In the published census, one \
+tree reads 6 in every column while its presets annotate about fifteen tools, a \
+two-and-a-half-fold undercount of annotated tools.
+2. **A zero is about the tree, not the wire.** It says the literals are absent from \
+that tree at that commit. A framework can attach annotations at registration or \
+serialization, and some SDKs spell the fields differently (Rust SDKs use \
+`read_only_hint`; the C# SDK uses `ReadOnly`, `Destructive`, `Idempotent`, \
+`OpenWorld`), so a zero does not say that `tools/list` omits them.
+3. **Source is not a deployment.** No running server is checked by a census. What a \
+server actually declares is read with `mcp-hint-census probe`.
+4. **Counts move with every commit.** A row names a commit, never a branch; rerun with \
+the same pins to compare.
+5. **Absent is not false.** The census cannot tell a tool that omitted a hint from one \
+that declared it false; only the wire can.
+";

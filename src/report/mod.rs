@@ -1,0 +1,119 @@
+//! Formats count tables: the census CSV, the per-file CSV, the Markdown report, JSON
+//! and the aligned tables a person reads on a terminal.
+//!
+//! This module only formats. It is handed finished [`Table`]s and writes them to any
+//! `io::Write`; it never counts, downloads or decides an exit status. Everything it
+//! writes to a file is a function of the rows and the date alone, so that the same
+//! inputs give the same bytes. Text from outside is escaped before it reaches a
+//! terminal (see `sanitize`), never in the files.
+
+mod csv;
+mod json;
+mod markdown;
+mod terminal;
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::table::Table;
+
+pub use self::csv::{write_census_csv, write_files_csv};
+pub use self::json::write_json;
+pub use self::markdown::{write_markdown, LIMITS};
+pub use self::terminal::{print_by_extension, print_files, print_table, write_aligned, Align};
+
+/// Returns `n` with a comma between each group of three digits, as the published
+/// table prints counts.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Returns the short form of a commit id for tables a person reads: its first seven
+/// characters (whole characters, whatever the text holds).
+pub fn short(commit: &str) -> &str {
+    match commit.char_indices().nth(7) {
+        Some((end, _)) => &commit[..end],
+        None => commit,
+    }
+}
+
+/// Writes `census-DATE.csv`, `files-DATE.csv` and `census-DATE.md` into `out`, each
+/// through a temporary file renamed into place, so no half-written table is left.
+/// Returns the paths written, in that order.
+pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
+    fs::create_dir_all(out).with_context(|| format!("creating '{}'", out.display()))?;
+    let date = &table.date;
+    let paths = [
+        out.join(format!("census-{date}.csv")),
+        out.join(format!("files-{date}.csv")),
+        out.join(format!("census-{date}.md")),
+    ];
+    write_atomic(&paths[0], |w| write_census_csv(w, table))?;
+    write_atomic(&paths[1], |w| write_files_csv(w, table))?;
+    write_atomic(&paths[2], |w| Ok(write_markdown(w, table)?))?;
+    Ok(paths.to_vec())
+}
+
+/// Writes a file through a temporary sibling renamed into place.
+pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("writing to '{}'", dir.display()))?;
+    {
+        let mut w = io::BufWriter::new(temp.as_file_mut());
+        write(&mut w).with_context(|| format!("writing '{}'", path.display()))?;
+        w.flush()
+            .with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    // A temporary file is private (0600); a table is for everyone to read.
+    set_readable(temp.as_file())?;
+    temp.persist(path)
+        .with_context(|| format!("writing '{}'", path.display()))?;
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_readable(file: &fs::File) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(0o644))?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn set_readable(_: &fs::File) -> Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_by_three() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1192), "1,192");
+        assert_eq!(thousands(3_594_000), "3,594,000");
+    }
+
+    #[test]
+    fn short_cuts_whole_characters() {
+        assert_eq!(short("d73f99e0123"), "d73f99e");
+        assert_eq!(short("abc"), "abc");
+        assert_eq!(short("abcdeféééé"), "abcdefé");
+    }
+}

@@ -1,0 +1,155 @@
+//! Prints tables for a person: aligned columns, thousands separators, every cell
+//! from outside escaped, errors spelled out under the table.
+
+use std::io::{self, Write};
+
+use super::{short, thousands};
+use crate::sanitize::sanitize;
+use crate::table::{by_extension, one_line, Table};
+
+/// How the cells of a column line up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    /// The first `n` columns left-aligned (names), the others right-aligned (numbers).
+    LeftThenRight(usize),
+    /// Every column left-aligned.
+    Left,
+}
+
+/// Writes `lines` as aligned columns, two spaces apart, each line trimmed at its end.
+///
+/// Widths count characters, so the cells must already be escaped: an escape
+/// sequence would make the count wrong and the terminal lie.
+pub fn write_aligned<W: Write>(w: &mut W, lines: &[Vec<String>], align: Align) -> io::Result<()> {
+    let columns = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l.get(i).map_or(0, |v| v.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let is_left = |i: usize| match align {
+        Align::LeftThenRight(n) => i < n,
+        Align::Left => true,
+    };
+    for line in lines {
+        let mut text = String::new();
+        for (i, value) in line.iter().enumerate() {
+            let pad = widths[i] - value.chars().count();
+            if i > 0 {
+                text.push_str("  ");
+            }
+            if is_left(i) {
+                text.push_str(value);
+                text.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                text.extend(std::iter::repeat_n(' ', pad));
+                text.push_str(value);
+            }
+        }
+        writeln!(w, "{}", text.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Returns the escaped column names of `table`, for a header line.
+fn column_names(table: &Table) -> impl Iterator<Item = String> + '_ {
+    table.columns.names().map(sanitize)
+}
+
+/// Prints the table for a person: aligned columns, thousands separators, errors
+/// spelled out under the table.
+pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    let mut header: Vec<String> = vec!["tree".into(), "commit".into(), "files".into()];
+    header.extend(column_names(table));
+    let mut lines: Vec<Vec<String>> = vec![header];
+    for row in &table.rows {
+        let mut line = vec![sanitize(row.repo())];
+        match &row.outcome {
+            Ok(c) => {
+                line.push(sanitize(short(&c.commit)));
+                line.push(thousands(c.count.files_walked));
+                line.extend(c.count.counts.iter().map(|&n| thousands(n)));
+            }
+            Err(_) => {
+                line.push(sanitize(&row.key.pinned));
+                line.push("error".into());
+                line.extend(table.columns.names().map(|_| String::new()));
+            }
+        }
+        lines.push(line);
+    }
+    write_aligned(&mut w, &lines, Align::LeftThenRight(2))?;
+    for (row, why) in table.failed_rows() {
+        writeln!(
+            w,
+            "error: {}: {}",
+            sanitize(row.repo()),
+            sanitize(one_line(why))
+        )?;
+    }
+    for row in table.silent_rows() {
+        writeln!(
+            w,
+            "note: {} held files but read zero on every term and control; worth a second look",
+            sanitize(row.repo())
+        )?;
+    }
+    Ok(())
+}
+
+/// Prints, under each counted row, every file with a nonzero count, sorted by the
+/// path's bytes, with its size in bytes and its counts.
+pub fn print_files<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    for row in &table.rows {
+        let Ok(c) = &row.outcome else { continue };
+        writeln!(w)?;
+        writeln!(w, "files with a count in {}:", sanitize(row.repo()))?;
+        let mut header: Vec<String> = vec!["path".into(), "bytes".into()];
+        header.extend(column_names(table));
+        let mut lines = vec![header];
+        let mut files: Vec<_> = c.count.files.iter().collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        for file in files {
+            let mut line = vec![sanitize(&file.path), thousands(file.bytes)];
+            line.extend(file.counts.iter().map(|&n| thousands(n)));
+            lines.push(line);
+        }
+        write_aligned(&mut w, &lines, Align::LeftThenRight(1))?;
+    }
+    Ok(())
+}
+
+/// Returns an extension as every output spells it: `.rs`, or `(none)`.
+pub fn extension_label(extension: Option<&[u8]>) -> String {
+    match extension {
+        Some(ext) => format!(".{}", String::from_utf8_lossy(ext)),
+        None => "(none)".to_string(),
+    }
+}
+
+/// Prints, under each counted row, its counts grouped by file extension: where the
+/// hints sit (source, docs, schemas). `files` counts the files with a nonzero count.
+pub fn print_by_extension<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    for row in &table.rows {
+        let Ok(c) = &row.outcome else { continue };
+        writeln!(w)?;
+        writeln!(w, "counts by extension in {}:", sanitize(row.repo()))?;
+        let mut header: Vec<String> = vec!["extension".into(), "files".into()];
+        header.extend(column_names(table));
+        let mut lines = vec![header];
+        for group in by_extension(&c.count) {
+            let mut line = vec![
+                sanitize(extension_label(group.extension.as_deref())),
+                thousands(group.files),
+            ];
+            line.extend(group.counts.iter().map(|&n| thousands(n)));
+            lines.push(line);
+        }
+        write_aligned(&mut w, &lines, Align::LeftThenRight(1))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,523 @@
+//! The count table: one row per tree, its columns, and the one CSV schema that
+//! writes and reads it.
+//!
+//! Every command that makes or reads a census table goes through here: `census` and
+//! `scan` build rows, `report` formats them, `merge` and `compare` read tables back.
+//! A row is identified by its [`TreeKey`] (repository, pin and subfolder), never by
+//! its repository alone, because a corpus may hold one repository at two pins or
+//! several servers of one repository. This module computes nothing about counts
+//! beyond grouping them; it never prints.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use anyhow::{bail, Context, Result};
+
+use crate::count::{FileHit, TreeCount};
+use crate::terms::Columns;
+
+/// Where the commit id stamped on a row came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommitSource {
+    /// The archive's pax global header `comment`.
+    Archive,
+    /// The pin as written in the corpus (the archive carried no commit id).
+    Pinned,
+    /// A git work tree's `HEAD`, which had no uncommitted change.
+    Head,
+    /// Files on disk that no commit describes.
+    Worktree,
+}
+
+impl CommitSource {
+    /// Returns the word used in the `commit_source` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommitSource::Archive => "archive",
+            CommitSource::Pinned => "pinned",
+            CommitSource::Head => "head",
+            CommitSource::Worktree => "worktree",
+        }
+    }
+
+    /// Returns the source the `commit_source` column names.
+    pub fn parse(text: &str) -> Option<CommitSource> {
+        [
+            CommitSource::Archive,
+            CommitSource::Pinned,
+            CommitSource::Head,
+            CommitSource::Worktree,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// Holds a counted tree: the commit it was counted at and its counts.
+#[derive(Clone, Debug)]
+pub struct Counted {
+    /// The full commit id, or the pin, or empty for a work tree.
+    pub commit: String,
+    pub commit_source: CommitSource,
+    pub count: TreeCount,
+    /// The sha256 of the archive's bytes, hex; empty when no archive was read.
+    pub sha256: String,
+}
+
+/// Identifies a row: a repository at a pin, and a subfolder of it (empty for the
+/// whole tree). Repository names compare as written.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TreeKey {
+    pub repo: String,
+    pub pinned: String,
+    pub subfolder: String,
+}
+
+impl TreeKey {
+    /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, how messages name a tree.
+    pub fn label(&self) -> String {
+        match (self.pinned.is_empty(), self.subfolder.is_empty()) {
+            (true, _) => self.repo.clone(),
+            (false, true) => format!("{}@{}", self.repo, self.pinned),
+            (false, false) => format!("{}@{}:{}", self.repo, self.pinned, self.subfolder),
+        }
+    }
+}
+
+/// Holds one row of a count table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// `owner/name` and pin (for a scan: the path as given, and the `--git`
+    /// revision or nothing), and the subfolder counted.
+    pub key: TreeKey,
+    /// The corpus note, shown in the Markdown report.
+    pub note: Option<String>,
+    /// The counts, or why there are none.
+    pub outcome: std::result::Result<Counted, String>,
+}
+
+impl Row {
+    /// Returns the repository (or path) of the row.
+    pub fn repo(&self) -> &str {
+        &self.key.repo
+    }
+}
+
+/// Holds a whole table: the columns and the rows, in order.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub columns: Columns,
+    /// The date stamped in the `probed_on` column, `YYYY-MM-DD`.
+    pub date: String,
+    pub rows: Vec<Row>,
+}
+
+impl Table {
+    /// Returns each row that failed, with why.
+    pub fn failed_rows(&self) -> impl Iterator<Item = (&Row, &String)> {
+        self.rows
+            .iter()
+            .filter_map(|r| r.outcome.as_ref().err().map(|why| (r, why)))
+    }
+
+    /// Returns the rows that read zero on every term and control although the tree
+    /// held files: worth a second look, since the files may not have been read.
+    pub fn silent_rows(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|row| match &row.outcome {
+            Ok(c) => c.count.files_walked > 0 && c.count.counts.iter().all(|&n| n == 0),
+            Err(_) => false,
+        })
+    }
+
+    /// Returns the rows that were counted and read zero on every column in `columns`.
+    pub fn zero_in<'t>(&'t self, columns: &'t [usize]) -> impl Iterator<Item = &'t Row> {
+        self.rows.iter().filter(move |row| match &row.outcome {
+            Ok(c) => columns.iter().all(|&i| c.count.counts[i] == 0),
+            Err(_) => false,
+        })
+    }
+}
+
+/// The census table's leading columns, before the count columns.
+const LEADING: [&str; 6] = [
+    "repo",
+    "pinned",
+    "commit",
+    "commit_source",
+    "files_walked",
+    "bytes_read",
+];
+/// The census table's trailing columns, after the count columns.
+const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
+
+/// The files table's leading columns, before the count columns.
+const FILES_LEADING: [&str; 4] = ["repo", "commit", "path", "bytes"];
+
+/// Returns true when a census column holds a count that two tables can compare:
+/// `files_walked`, `bytes_read` and every term or control column.
+pub fn is_count_column(name: &str) -> bool {
+    !(LEADING.contains(&name) || TRAILING.contains(&name))
+        || name == "files_walked"
+        || name == "bytes_read"
+}
+
+/// Returns the census table's header for `columns`, in order.
+pub fn census_header(columns: &Columns) -> Vec<String> {
+    LEADING
+        .iter()
+        .copied()
+        .chain(columns.names())
+        .chain(TRAILING)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Returns the census table's cells for `row`: an error row leaves every count
+/// empty and says why in `error`, on one line.
+pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
+    let mut record: Vec<String> = vec![row.key.repo.clone(), row.key.pinned.clone()];
+    match &row.outcome {
+        Ok(c) => {
+            record.push(c.commit.clone());
+            record.push(c.commit_source.as_str().to_string());
+            record.push(c.count.files_walked.to_string());
+            record.push(c.count.bytes_read.to_string());
+            record.extend(c.count.counts.iter().map(u64::to_string));
+            record.push(c.sha256.clone());
+            record.push(date.to_string());
+            record.push("ok".to_string());
+            record.push(String::new());
+        }
+        Err(why) => {
+            record.extend(std::iter::repeat_n(String::new(), 4 + width + 1));
+            record.push(date.to_string());
+            record.push("error".to_string());
+            record.push(one_line(why));
+        }
+    }
+    record
+}
+
+/// Returns the files table's header for `columns`, in order.
+pub fn files_header(columns: &Columns) -> Vec<String> {
+    FILES_LEADING
+        .iter()
+        .copied()
+        .chain(columns.names())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Returns the files table's records for a counted row: every file with a nonzero
+/// count, sorted by the path's bytes. Paths stay raw bytes.
+pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = Vec<Vec<u8>>> + 'r {
+    let hits: Vec<&FileHit> = match &row.outcome {
+        Ok(c) => {
+            let mut hits: Vec<&FileHit> = c.count.files.iter().collect();
+            hits.sort_by(|a, b| a.path.cmp(&b.path));
+            hits
+        }
+        Err(_) => Vec::new(),
+    };
+    let commit = row.outcome.as_ref().map_or("", |c| c.commit.as_str());
+    hits.into_iter().map(move |file| {
+        let mut record: Vec<Vec<u8>> = vec![
+            row.key.repo.clone().into_bytes(),
+            commit.as_bytes().to_vec(),
+            file.path.clone(),
+            file.bytes.to_string().into_bytes(),
+        ];
+        record.extend(file.counts.iter().map(|n| n.to_string().into_bytes()));
+        record
+    })
+}
+
+/// Holds a census table read back from CSV.
+pub struct ReadTable {
+    /// The rows, in file order, with the line each came from (1-based).
+    pub rows: Vec<(usize, Row)>,
+    /// The `probed_on` date of each row, in the same order.
+    pub dates: Vec<String>,
+}
+
+/// Reads a census table that must have exactly the header `columns` gives.
+///
+/// `name` is how errors name the input. Rows come back without their file hits
+/// (see [`read_files`]).
+pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<ReadTable> {
+    let header = census_header(columns);
+    let mut reader = csv::Reader::from_reader(input);
+    let got: Vec<String> = reader
+        .headers()
+        .with_context(|| format!("reading '{name}'"))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    if got != header {
+        bail!(
+            "'{name}' has the columns '{}', but the corpus gives '{}'",
+            got.join(","),
+            header.join(",")
+        );
+    }
+    let width = columns.len();
+    let mut table = ReadTable {
+        rows: Vec::new(),
+        dates: Vec::new(),
+    };
+    for (i, record) in reader.records().enumerate() {
+        let line = i + 2;
+        let at = || format!("'{name}' line {line}");
+        let record = record.with_context(at)?;
+        let cells: Vec<&str> = record.iter().collect();
+        let row = parse_census_record(&cells, width).with_context(at)?;
+        table.rows.push((line, row));
+        table
+            .dates
+            .push(cells[LEADING.len() + width + 1].to_string());
+    }
+    Ok(table)
+}
+
+/// Returns the row a census record describes (without its file hits).
+fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
+    let number = |i: usize| -> Result<u64> {
+        cells[i]
+            .parse()
+            .with_context(|| format!("'{}' is not a count", cells[i]))
+    };
+    let after = LEADING.len() + width;
+    let outcome = match cells[after + 2] {
+        "ok" => {
+            let commit_source = CommitSource::parse(cells[3])
+                .with_context(|| format!("'{}' is not a commit source", cells[3]))?;
+            Ok(Counted {
+                commit: cells[2].to_string(),
+                commit_source,
+                count: TreeCount {
+                    files_walked: number(4)?,
+                    bytes_read: number(5)?,
+                    counts: (LEADING.len()..after).map(number).collect::<Result<_>>()?,
+                    files: Vec::new(),
+                },
+                sha256: cells[after].to_string(),
+            })
+        }
+        "error" => Err(cells[after + 3].to_string()),
+        other => bail!("status '{other}' is neither ok nor error"),
+    };
+    Ok(Row {
+        key: TreeKey {
+            repo: cells[0].to_string(),
+            pinned: cells[1].to_string(),
+            subfolder: String::new(),
+        },
+        note: None,
+        outcome,
+    })
+}
+
+/// Holds the file hits of a files table, grouped by the tree they belong to:
+/// (repository, full commit).
+pub type FilesByTree = BTreeMap<(String, String), Vec<FileHit>>;
+
+/// Reads a files table with `columns`' count columns; paths are kept as raw bytes.
+pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<FilesByTree> {
+    let width = columns.len();
+    let mut reader = csv::Reader::from_reader(input);
+    let header: Vec<Vec<u8>> = reader
+        .byte_headers()
+        .with_context(|| format!("reading '{name}'"))?
+        .iter()
+        .map(<[u8]>::to_vec)
+        .collect();
+    let expected: Vec<Vec<u8>> = files_header(columns)
+        .into_iter()
+        .map(String::into_bytes)
+        .collect();
+    if header != expected {
+        bail!(
+            "'{name}' has the columns '{}', but the corpus gives '{}'",
+            String::from_utf8_lossy(&header.join(&b","[..])),
+            String::from_utf8_lossy(&expected.join(&b","[..]))
+        );
+    }
+    let mut files = FilesByTree::new();
+    for (i, record) in reader.byte_records().enumerate() {
+        let at = || format!("'{name}' line {}", i + 2);
+        let record = record.with_context(at)?;
+        let number = |cell: &[u8]| -> Result<u64> {
+            std::str::from_utf8(cell)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .with_context(|| {
+                    format!(
+                        "{}: '{}' is not a count",
+                        at(),
+                        String::from_utf8_lossy(cell)
+                    )
+                })
+        };
+        let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
+        let lead = FILES_LEADING.len();
+        let hit = FileHit {
+            path: record[2].to_vec(),
+            bytes: number(&record[3])?,
+            counts: (lead..lead + width)
+                .map(|j| number(&record[j]))
+                .collect::<Result<_>>()?,
+        };
+        files
+            .entry((text(&record[0]), text(&record[1])))
+            .or_default()
+            .push(hit);
+    }
+    Ok(files)
+}
+
+/// Returns `text` on one line: line breaks and tabs become spaces.
+pub fn one_line(text: &str) -> String {
+    text.split(['\n', '\r', '\t'])
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Holds the counts of the files with one extension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtensionCount {
+    /// The extension without its dot; `None` for names without one.
+    pub extension: Option<Vec<u8>>,
+    /// How many files with a nonzero count have this extension.
+    pub files: u64,
+    /// Per column, in the table's column order.
+    pub counts: Vec<u64>,
+}
+
+/// Returns the extension of the file `path` names: the bytes after the last `.` of
+/// its last component, as `std::path::Path::extension` defines it (a name that
+/// starts with its only dot, like `.gitignore`, has none).
+pub fn extension(path: &[u8]) -> Option<&[u8]> {
+    let name = match memchr::memrchr(b'/', path) {
+        Some(slash) => &path[slash + 1..],
+        None => path,
+    };
+    match memchr::memrchr(b'.', name) {
+        Some(0) | None => None,
+        Some(dot) => Some(&name[dot + 1..]),
+    }
+}
+
+/// Returns the counts of a tree's files with a nonzero count, grouped by extension
+/// and sorted by it (no extension first). Every occurrence sits in such a file, so
+/// the groups sum to the tree's totals.
+pub fn by_extension(count: &TreeCount) -> Vec<ExtensionCount> {
+    let mut groups: BTreeMap<Option<Vec<u8>>, ExtensionCount> = BTreeMap::new();
+    for file in &count.files {
+        let key = extension(&file.path).map(<[u8]>::to_vec);
+        let group = groups.entry(key.clone()).or_insert_with(|| ExtensionCount {
+            extension: key,
+            files: 0,
+            counts: vec![0; file.counts.len()],
+        });
+        group.files += 1;
+        for (total, n) in group.counts.iter_mut().zip(&file.counts) {
+            *total += n;
+        }
+    }
+    groups.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extension_follows_std_path() {
+        assert_eq!(extension(b"src/a.rs"), Some(&b"rs"[..]));
+        assert_eq!(extension(b"a.tar.gz"), Some(&b"gz"[..]));
+        assert_eq!(extension(b"dir.d/.gitignore"), None);
+        assert_eq!(extension(b"dir.d/Makefile"), None);
+        assert_eq!(extension(b"x."), Some(&b""[..]));
+        assert_eq!(extension(b"caf\xe9.t\xffxt"), Some(&b"t\xffxt"[..]));
+    }
+
+    #[test]
+    fn by_extension_sums_to_the_totals() {
+        let mut tree = TreeCount::new(2);
+        tree.add_file(|| b"b.rs".to_vec(), 10, &[1, 0]);
+        tree.add_file(|| b"README".to_vec(), 10, &[0, 2]);
+        tree.add_file(|| b"x/a.rs".to_vec(), 10, &[3, 1]);
+        tree.add_file(|| b"empty.md".to_vec(), 10, &[0, 0]);
+        let expected = vec![
+            ExtensionCount {
+                extension: None,
+                files: 1,
+                counts: vec![0, 2],
+            },
+            ExtensionCount {
+                extension: Some(b"rs".to_vec()),
+                files: 2,
+                counts: vec![4, 1],
+            },
+        ];
+        assert_eq!(by_extension(&tree), expected);
+    }
+
+    #[test]
+    fn one_line_folds_line_breaks() {
+        assert_eq!(one_line("a\nb\r\nc"), "a b c");
+    }
+
+    #[test]
+    fn a_census_record_reads_back_as_the_same_row() {
+        let columns = Columns::default_columns();
+        let row = Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: "abcd".into(),
+                subfolder: String::new(),
+            },
+            note: None,
+            outcome: Ok(Counted {
+                commit: "abcd".repeat(10),
+                commit_source: CommitSource::Archive,
+                count: TreeCount {
+                    files_walked: 3,
+                    bytes_read: 99,
+                    counts: vec![1, 2, 3, 4, 5],
+                    files: Vec::new(),
+                },
+                sha256: "f".repeat(64),
+            }),
+        };
+        let failed = Row {
+            outcome: Err("line one\nline two".into()),
+            ..row.clone()
+        };
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(census_header(&columns)).unwrap();
+        for r in [&row, &failed] {
+            w.write_record(census_record(r, columns.len(), "2026-01-02"))
+                .unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let read = read_census(&bytes[..], "t.csv", &columns).unwrap();
+        assert_eq!(read.dates, ["2026-01-02", "2026-01-02"]);
+        let (line, back) = &read.rows[0];
+        assert_eq!(*line, 2);
+        assert_eq!(back.key, row.key);
+        let (c, d) = (
+            back.outcome.as_ref().unwrap(),
+            row.outcome.as_ref().unwrap(),
+        );
+        assert_eq!(
+            (&c.commit, c.commit_source, &c.count, &c.sha256),
+            (&d.commit, d.commit_source, &d.count, &d.sha256)
+        );
+        assert_eq!(
+            read.rows[1].1.outcome.as_ref().unwrap_err(),
+            "line one line two"
+        );
+    }
+}
