@@ -1004,8 +1004,9 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
         "line 2: git ls-remote took longer than 2 s and was stopped (gave up after 2 tries)"
     );
     // The silent server still holds its connections: git's HTTP helper must
-    // have given up by itself, a second after git was stopped.
-    thread::sleep(std::time::Duration::from_secs(2));
+    // have given up by itself, a second after git was stopped (3 s leaves room
+    // for a slow machine).
+    thread::sleep(std::time::Duration::from_secs(3));
     let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
     let helper = format!("http://127.0.0.1:{silent_port}/");
     assert!(
