@@ -23,6 +23,7 @@ use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Row, Table};
 use crate::tee::Limits;
+use crate::terms::Columns;
 use crate::{date, ExitStatus, UsageError};
 
 /// Runs `census` and returns its exit status.
@@ -148,7 +149,7 @@ pub fn count_corpus(
         corpus
             .trees
             .par_iter()
-            .map(|tree| count_tree(tree, fetcher, &matcher, &bars))
+            .map(|tree| count_tree(tree, fetcher, (&matcher, &corpus.columns), &bars))
             .collect()
     });
     bars.finish();
@@ -160,7 +161,12 @@ pub fn count_corpus(
 }
 
 /// Counts one tree; a failure becomes the row's error, never a partial count.
-fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) -> Row {
+fn count_tree(
+    tree: &Tree,
+    fetcher: &Fetcher,
+    (matcher, columns): (&Matcher, &Columns),
+    bars: &Bars,
+) -> Row {
     let bar = bars.tree(&sanitize(
         crate::table::TreeKey {
             pinned: report::short(&tree.commit).to_string(),
@@ -177,7 +183,7 @@ fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) ->
         Ok(Counted {
             commit,
             commit_source,
-            count,
+            count: columns.fold(count),
             sha256: String::new(),
         })
     };

@@ -250,7 +250,13 @@ pub struct ScanArgs {
     #[arg(long, value_name = "C,...", value_delimiter = ',')]
     pub controls: Option<Vec<String>>,
 
-    /// Exits with status 3 when a tree reads zero on all four hint names.
+    /// Adds a spelling profile's columns: `sdk` (the spellings each MCP SDK makes
+    /// authors write) or a TOML file of [[column]] tables. May be repeated.
+    #[arg(long, value_name = "sdk|FILE")]
+    pub profile: Vec<String>,
+
+    /// Exits with status 3 when a tree reads zero in every column that spells a
+    /// hint (the four names, and with --profile their other spellings).
     #[arg(long)]
     pub require_hints: bool,
 }

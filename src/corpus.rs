@@ -13,7 +13,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::table::TreeKey;
-use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::UsageError;
 
 /// GitHub's tarball endpoint, the default archive location.
@@ -77,6 +77,9 @@ impl Tree {
 #[serde(deny_unknown_fields)]
 struct RawCorpus {
     census: Option<RawCensus>,
+    /// The corpus's own spelling-profile columns, in the form a profile file has.
+    #[serde(default)]
+    column: Vec<RawColumn>,
     #[serde(default, rename = "tree")]
     trees: Vec<Spanned<RawTree>>,
 }
@@ -87,6 +90,8 @@ struct RawCensus {
     archive_url: Option<Spanned<String>>,
     terms: Option<Vec<Spanned<String>>>,
     controls: Option<Vec<Spanned<String>>>,
+    /// Spelling profiles whose columns every table gains: built-in names or files.
+    profiles: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -132,6 +137,7 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         archive_url: None,
         terms: None,
         controls: None,
+        profiles: None,
     });
     let default_url = match &census.archive_url {
         Some(url) => {
@@ -254,8 +260,23 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     }
     let terms: Vec<String> = terms.into_iter().map(Spanned::into_inner).collect();
     let controls: Vec<String> = controls.into_iter().map(Spanned::into_inner).collect();
-    let columns = Columns::new(&terms, &controls)
+    let mut columns = Columns::new(&terms, &controls)
         .map_err(|why| UsageError(format!("{name}: key 'census.terms': {why}")))?;
+    let mut profile = Vec::new();
+    for spec in census.profiles.iter().flatten() {
+        let added = terms::load_profile(spec.get_ref())
+            .map_err(|e| at(spec.span(), format!("key 'census.profiles': {e}")))?;
+        profile.extend(added);
+    }
+    for raw_column in &raw.column {
+        let column = terms::profile_column(raw_column).map_err(|(span, why)| at(span, why))?;
+        profile.push(column);
+    }
+    if !profile.is_empty() {
+        columns = columns
+            .with_profile(profile)
+            .map_err(|why| UsageError(format!("{name}: {why}")))?;
+    }
     Ok(Corpus {
         source: name.to_string(),
         columns,
@@ -330,11 +351,6 @@ fn check_template(url: &str) -> std::result::Result<(), String> {
         rest = &rest[open + close + 1..];
     }
     Ok(())
-}
-
-/// Returns the 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count()
 }
 
 /// Holds one shard of N: trees whose 1-based position p has `(p - 1) % n == k - 1`.
@@ -594,6 +610,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("'x'"), "{e}");
+    }
+
+    #[test]
+    fn profiles_add_columns_from_a_built_in_name_or_the_corpus() {
+        let c = parse(
+            "c.toml",
+            "[census]\nprofiles = [\"sdk\"]\n[[column]]\nname = \"mine\"\nexact = [\"X\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = c.columns.names().collect();
+        assert_eq!(
+            names[4..],
+            [
+                "readOnlyHint_sdk",
+                "destructiveHint_sdk",
+                "idempotentHint_sdk",
+                "openWorldHint_sdk",
+                "mine",
+                "annotations"
+            ]
+        );
+        let e =
+            err("[census]\nprofiles = [\"nope\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(e.starts_with("c.toml:2:") && e.contains("nope"), "{e}");
+        let e = err("[[column]]\nname = \"x\"\ninsensitive = [\"ab\", \"xaby\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(
+            e.starts_with("c.toml:3:") && e.contains("'ab' and 'xaby'"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -62,13 +62,25 @@ fn configure(args: &ScanArgs) -> Result<Config> {
             return Err(UsageError(format!("--git '{rev}' is not a revision")).into());
         }
     }
-    let columns = Columns::new(&terms, &controls)
+    let mut columns = Columns::new(&terms, &controls)
         .map_err(|why| UsageError(format!("--terms/--controls: {why}")))?;
+    let mut profile = Vec::new();
+    for spec in &args.profile {
+        profile.extend(
+            crate::terms::load_profile(spec).map_err(|e| UsageError(format!("--profile: {e}")))?,
+        );
+    }
+    if !profile.is_empty() {
+        columns = columns
+            .with_profile(profile)
+            .map_err(|why| UsageError(format!("--profile: {why}")))?;
+    }
     let gate = if args.require_hints {
         let checked = columns.hint_columns();
         if checked.is_empty() {
             return Err(UsageError(format!(
-                "--require-hints checks the hint names ({}), and --terms names none of them",
+                "--require-hints checks the columns that spell a hint ({}, their spellings in \
+                 the sdk profile, or a --profile column with a hint), and there is none",
                 DEFAULT_TERMS.join(", ")
             ))
             .into());
@@ -103,7 +115,13 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     let rows: Vec<Row> = config
         .targets
         .par_iter()
-        .map(|target| scan_target(target, config.git.as_deref(), &matcher))
+        .map(|target| {
+            let mut row = scan_target(target, config.git.as_deref(), &matcher);
+            if let Ok(counted) = &mut row.outcome {
+                counted.count = config.columns.fold(std::mem::take(&mut counted.count));
+            }
+            row
+        })
         .collect();
     let table = Table {
         columns: config.columns.clone(),
@@ -155,13 +173,23 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                 report::thousands(files),
             )?;
         }
-        if !silent.is_empty() {
+        if !silent.is_empty() && !table.columns.has_profile() {
             writeln!(
                 err,
                 "hint: a zero is about the literals in the tree, not what the server sends: an SDK \
                  may spell the fields differently (read_only_hint in Rust SDKs, ReadOnly in the C# \
-                 SDK) or attach them at registration; see the limits in the README"
+                 SDK; --profile sdk counts those too) or attach them at registration; see the \
+                 limits in the README"
             )?;
+        } else if !silent.is_empty() {
+            writeln!(
+                err,
+                "hint: a zero is about the tree, not what the server sends: a framework may attach \
+                 the hints at registration, or spell them in a way no profile knows (a positional \
+                 constructor names none); `probe` reads what the server declares"
+            )?;
+        }
+        if !silent.is_empty() {
             status = ExitStatus::Gate;
         }
     }
@@ -442,8 +470,20 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(config.gate, Some(vec![1, 2]));
-        let msg = usage_message(&["--require-hints", "--terms", "read_only_hint"]);
-        assert!(msg.contains("names none of them"), "{msg}");
+        let msg = usage_message(&["--require-hints", "--terms", "readonly,x"]);
+        assert!(msg.contains("there is none"), "{msg}");
+        // A spelling the sdk profile declares spells its hint.
+        let config = configure(&args(&["--require-hints", "--terms", "read_only_hint,x"])).unwrap();
+        assert_eq!(config.gate, Some(vec![0]));
+        let config = configure(&args(&[
+            "--require-hints",
+            "--terms",
+            "x",
+            "--profile",
+            "sdk",
+        ]))
+        .unwrap();
+        assert_eq!(config.gate, Some(vec![1, 2, 3, 4]));
     }
 
     #[test]

@@ -866,3 +866,176 @@ fn a_log_gets_plain_progress_lines() {
         "{stderr}"
     );
 }
+
+/// Counts `term` exactly (bytes, case-sensitive), non-overlapping, left to right.
+fn naive_exact(haystack: &[u8], term: &[u8]) -> u64 {
+    let (mut n, mut i) = (0, 0);
+    while i + term.len() <= haystack.len() {
+        if &haystack[i..i + term.len()] == term {
+            n += 1;
+            i += term.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// The sdk spelling profile of docs/method.md, written out again here as the oracle
+/// reads it: per hint, its insensitive and exact spellings.
+fn sdk_oracle(data: &[u8]) -> Vec<u64> {
+    [
+        ("readOnlyHint", "read_only_hint", "ReadOnly", ".read_only("),
+        (
+            "destructiveHint",
+            "destructive_hint",
+            "Destructive",
+            ".destructive(",
+        ),
+        (
+            "idempotentHint",
+            "idempotent_hint",
+            "Idempotent",
+            ".idempotent(",
+        ),
+        (
+            "openWorldHint",
+            "open_world_hint",
+            "OpenWorld",
+            ".open_world(",
+        ),
+    ]
+    .iter()
+    .map(|(camel, snake, pascal, builder)| {
+        let insensitive = naive(data, camel) + naive(data, snake);
+        let exact: u64 = ["true", "false"]
+            .iter()
+            .flat_map(|v| [format!("{pascal} = {v}"), format!("{pascal}={v}")])
+            .chain([builder.to_string()])
+            .map(|s| naive_exact(data, s.as_bytes()))
+            .sum();
+        insensitive + exact
+    })
+    .collect()
+}
+
+/// `[census] profiles = ["sdk"]` adds the four `_sdk` columns to every table; they
+/// match the oracle, and merge and compare carry them.
+#[test]
+fn the_sdk_profile_adds_columns_that_merge_and_compare_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let rust: &[u8] = b"#[tool(annotations(read_only_hint = true, destructive_hint = false))]\n\
+        let a = ToolAnnotations::new().read_only(true).open_world(false);\n";
+    let csharp: &[u8] = b"[McpServerTool(ReadOnly = true, Idempotent=true), Description(\"x\")]\n\
+        [McpServerTool(Destructive = false, OpenWorld = FALSE)] // not the exact spelling\n\
+        var b = new ToolAnnotations { ReadOnlyHint = true };\n";
+    let ts: &[u8] =
+        b"annotations: { readOnlyHint: true, openWorldHint: false }, readonly x: string;\n";
+    let items = vec![
+        Item::File("src/server.rs".into(), rust.to_vec()),
+        Item::File("Tools.cs".into(), csharp.to_vec()),
+        Item::File("index.ts".into(), ts.to_vec()),
+    ];
+    let server = Server::start(HashMap::from([
+        (
+            "/o/a/a1b2".to_string(),
+            Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
+        ),
+        (
+            "/o/b/b0b0".to_string(),
+            Route::Archive(targz("o-b", Some(COMMIT_B), &items[1..2])),
+        ),
+    ]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[("o/a", "a1b2", None), ("o/b", "b0b0", None)],
+    );
+    let corpus = std::fs::read_to_string(dir.path().join("corpus.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("corpus.toml"),
+        corpus.replacen("[census]\n", "[census]\nprofiles = [\"sdk\"]\n", 1),
+    )
+    .unwrap();
+    let out = census(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let rows = read_csv(&dir.path().join("out/census-2026-09-07.csv"));
+    let header = &rows[0];
+    let sdk = [
+        "readOnlyHint_sdk",
+        "destructiveHint_sdk",
+        "idempotentHint_sdk",
+        "openWorldHint_sdk",
+    ];
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(at("readOnlyHint_sdk"), at("openWorldHint") + 1);
+    assert_eq!(at("annotations"), at("openWorldHint_sdk") + 1);
+    for (row, files) in [(&rows[1], &items[..]), (&rows[2], &items[1..2])] {
+        let mut want = vec![0u64; 4];
+        for item in files {
+            let (_, data) = item.counted().unwrap();
+            for (w, n) in want.iter_mut().zip(sdk_oracle(data)) {
+                *w += n;
+            }
+        }
+        let got: Vec<u64> = sdk.iter().map(|c| row[at(c)].parse().unwrap()).collect();
+        assert_eq!(got, want, "{row:?}");
+    }
+    // Known by hand for the C# file alone: ReadOnly = true, Idempotent=true,
+    // Destructive = false and the ReadOnlyHint initializer (counted once, as the
+    // literal); `OpenWorld = FALSE` is no exact spelling. The literal column sees
+    // only the initializer.
+    let b = &rows[2];
+    assert_eq!(
+        sdk.iter().map(|c| b[at(c)].as_str()).collect::<Vec<_>>(),
+        ["2", "1", "1", "0"]
+    );
+    assert_eq!(b[at("readOnlyHint")], "1");
+    let md = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.md")).unwrap();
+    assert!(
+        md.contains("| readOnlyHint_sdk |") && md.contains("Positional constructors"),
+        "{md}"
+    );
+    let files = read_csv(&dir.path().join("out/files-2026-09-07.csv"));
+    assert_eq!(files[0].len(), 4 + 9);
+
+    // Shards and their merge carry the columns byte for byte; compare reads them.
+    let mut tables = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shard{k}");
+        let shard = format!("{k}/2");
+        let run = census(dir.path(), &["--shard", &shard, "--out", &out]);
+        assert_eq!(run.status.code(), Some(0), "{}", show(&run));
+        tables.push(format!("{out}/census-2026-09-07.csv"));
+    }
+    let merged = run(
+        dir.path(),
+        &[
+            "merge",
+            "--corpus",
+            "corpus.toml",
+            "--out",
+            "merged",
+            &tables[0],
+            &tables[1],
+        ],
+    );
+    assert_eq!(merged.status.code(), Some(0), "{}", show(&merged));
+    for name in [
+        "census-2026-09-07.csv",
+        "files-2026-09-07.csv",
+        "census-2026-09-07.md",
+    ] {
+        let a = std::fs::read(dir.path().join("out").join(name)).unwrap();
+        let b = std::fs::read(dir.path().join("merged").join(name)).unwrap();
+        assert!(a == b, "{name} differs after the merge");
+    }
+    let ours = "out/census-2026-09-07.csv";
+    let same = run(dir.path(), &["compare", ours, ours]);
+    assert_eq!(same.status.code(), Some(0), "{}", show(&same));
+    assert!(
+        String::from_utf8_lossy(&same.stdout).contains("readOnlyHint_sdk: "),
+        "{}",
+        show(&same)
+    );
+}

@@ -876,7 +876,8 @@ fn require_hints_gates_a_tree_that_said_nothing() {
     let out = run(tmp.path(), &["--require-hints", "silent", "missing"]);
     assert_code(&out, 1);
 
-    // The gate checks the hint names among --terms; none at all is a usage error.
+    // The gate checks the columns that spell a hint among --terms: a hint name, or
+    // a spelling the sdk profile declares; none at all is a usage error.
     let out = run(
         tmp.path(),
         &["--require-hints", "--terms", "openWorldHint,foo", "hinted"],
@@ -890,6 +891,11 @@ fn require_hints_gates_a_tree_that_said_nothing() {
     let out = run(
         tmp.path(),
         &["--require-hints", "--terms", "read_only_hint", "silent"],
+    );
+    assert_code(&out, 0);
+    let out = run(
+        tmp.path(),
+        &["--require-hints", "--terms", "readonly,foo", "silent"],
     );
     assert_code(&out, 2);
 }

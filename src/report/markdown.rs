@@ -140,8 +140,22 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     }
     writeln!(w)?;
     w.write_all(LIMITS.as_bytes())?;
+    if table.columns.has_profile() {
+        w.write_all(PROFILE_LIMITS.as_bytes())?;
+    }
     Ok(())
 }
+
+/// What a spelling profile can and cannot see, carried by every report that has
+/// profile columns (docs/method.md, "Spelling profiles").
+pub const PROFILE_LIMITS: &str = "\
+6. **A profile sees spellings, not declarations.** A `_sdk` column sums the spellings \
+the SDKs make authors write (`read_only_hint`, `ReadOnly = true`, `.read_only(`, the \
+camelCase name), each under its own case rule; the literal columns keep their meaning. \
+Positional constructors (Java, Kotlin, PHP) name no hint and stay invisible to any \
+count, and a spelling can appear in unrelated code (a C# `ReadOnly = true` of some \
+other attribute).
+";
 
 /// The method's limits, carried by every report (docs/method.md, "Limits").
 pub const LIMITS: &str = "\
