@@ -34,6 +34,101 @@ pub enum Command {
     Compare(CompareArgs),
     /// Merges the tables of `census --shard` runs into the table of the whole corpus.
     Merge(MergeArgs),
+    /// Builds a pinned corpus file from the MCP Registry or from a list of repositories.
+    Corpus(CorpusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CorpusArgs {
+    #[command(subcommand)]
+    pub source: CorpusSource,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CorpusSource {
+    /// Reads the MCP Registry's servers (or saved answer pages) and pins each
+    /// server's repository to its release tag, else its default branch's HEAD.
+    Registry(CorpusRegistryArgs),
+    /// Reads a list of repositories, one a line, and pins each:
+    /// `REPOSITORY [ref=REF] [subfolder=PATH] [name=NAME]`, `#` comments.
+    List(CorpusListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CorpusRegistryArgs {
+    /// The registry's base URL; pages are read from URL/v0.1/servers.
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://registry.modelcontextprotocol.io"
+    )]
+    pub url: String,
+
+    /// Reads saved answer pages instead of the network: a page file, or a folder
+    /// whose *.json files are pages. May be given more than once.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["url", "save_pages"])]
+    pub pages: Vec<PathBuf>,
+
+    /// Saves each page read from the registry in this folder (page-0001.json, ...),
+    /// for a later --pages.
+    #[arg(long, value_name = "DIR")]
+    pub save_pages: Option<PathBuf>,
+
+    /// Servers asked for per page.
+    #[arg(long, value_name = "N", default_value_t = 100,
+          value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub limit: u16,
+
+    /// Fails past this many pages.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_pages: usize,
+
+    /// Writes the servers' Streamable HTTP endpoints to this file, for `probe --servers`.
+    #[arg(long, value_name = "FILE")]
+    pub remotes: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub build: CorpusBuildArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CorpusListArgs {
+    /// The list of repositories.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    #[command(flatten)]
+    pub build: CorpusBuildArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CorpusBuildArgs {
+    /// The corpus file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// The CSV list of what was skipped and why. Default: STEM-skipped.csv beside --out.
+    #[arg(long, value_name = "FILE")]
+    pub skipped: Option<PathBuf>,
+
+    /// The date written in the corpus's opening comment (YYYY-MM-DD).
+    /// Default: SOURCE_DATE_EPOCH, else today in UTC.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+
+    /// How many repositories are resolved with git ls-remote at once.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 8,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+
+    /// How many times a failure that may pass (HTTP 5xx or 429, a network error, a
+    /// timeout) is retried, with exponential backoff.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+
+    /// Seconds one registry request or one git ls-remote may take.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
 }
 
 #[derive(Debug, Args)]

@@ -12,13 +12,18 @@ pub mod census;
 pub mod cli;
 pub mod compare;
 pub mod corpus;
+pub mod corpus_build;
 pub mod count;
 pub mod date;
 pub mod fetch;
 pub mod git;
 pub mod merge;
+pub mod pin;
 pub mod probe;
 pub mod progress;
+pub mod registry;
+pub mod repo_list;
+pub mod repo_url;
 pub mod report;
 pub mod sanitize;
 pub mod scan;
@@ -63,5 +68,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Diff(args) => probe::diff(&args),
         cli::Command::Compare(args) => compare::run(&args),
         cli::Command::Merge(args) => merge::run(&args),
+        cli::Command::Corpus(args) => corpus_build::run(&args),
     }
 }

@@ -1,0 +1,724 @@
+//! Builds a pinned corpus file for `census` from the MCP Registry or from a list of
+//! repositories: `corpus registry` and `corpus list`.
+//!
+//! Candidates (a registry entry or a list line) are normalised by `repo_url`,
+//! pinned by `pin` (one `git ls-remote` per repository, in parallel), reduced to
+//! one tree per (repository, commit, subfolder), sorted and written with a list of
+//! what was skipped and why. From the registry it also writes the servers'
+//! Streamable HTTP endpoints for the probe. It never writes a wall-clock time, so
+//! the same input and the same refs give the same bytes. It does not count.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+
+use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
+use crate::corpus::{self, DEFAULT_ARCHIVE_URL};
+use crate::pin::{self, GitFailure, GitOptions, Listing, Want};
+use crate::registry::{self, Entry};
+use crate::repo_url::{self, Forge, RepoUrl};
+use crate::sanitize::sanitize;
+use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::{date, repo_list, ExitStatus, UsageError};
+
+/// Holds one thing to pin: a registry entry or a line of a list.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The registry name, or a list line's `name=`.
+    pub name: Option<String>,
+    /// The repository as given.
+    pub repository: String,
+    pub subfolder: Option<String>,
+    pub want: Want,
+    /// Where it came from when that helps a reader (`line 3`), put before a skip's reason.
+    pub origin: Option<String>,
+}
+
+/// Holds a candidate that gave no tree, and why.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skip {
+    pub name: String,
+    /// The repository as given, any password removed.
+    pub repository: String,
+    pub reason: String,
+}
+
+/// Holds one tree of the corpus to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuiltTree {
+    /// `owner/name`.
+    pub repo: String,
+    pub forge: Forge,
+    /// 40 lower-case hex digits.
+    pub commit: String,
+    pub subfolder: Option<String>,
+    pub name: Option<String>,
+    pub note: String,
+}
+
+/// Holds the outcome of pinning every candidate.
+#[derive(Debug, Default)]
+pub struct Built {
+    /// Sorted by repository (ASCII case-insensitively), subfolder, commit.
+    pub trees: Vec<BuiltTree>,
+    /// Sorted.
+    pub skipped: Vec<Skip>,
+    /// How many repositories `git ls-remote` could not list for a reason that may
+    /// pass (a timeout, the network), after its retries.
+    pub failures: usize,
+}
+
+/// Returns the candidates of registry entries; an entry without a repository
+/// becomes a skip.
+pub fn candidates_of(entries: &[Entry]) -> (Vec<Candidate>, Vec<Skip>) {
+    let mut candidates = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in entries {
+        match &entry.repository {
+            Some(url) => candidates.push(Candidate {
+                name: Some(entry.name.clone()),
+                repository: url.clone(),
+                subfolder: entry.subfolder.clone(),
+                want: Want::Version(entry.version.clone()),
+                origin: None,
+            }),
+            None => skipped.push(Skip {
+                name: entry.name.clone(),
+                repository: String::new(),
+                reason: "no repository".to_string(),
+            }),
+        }
+    }
+    (candidates, skipped)
+}
+
+/// A candidate whose repository is on a known forge.
+struct Ready {
+    candidate: Candidate,
+    url: RepoUrl,
+}
+
+/// A candidate pinned to a commit.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Pinned {
+    forge: Forge,
+    /// Unnamed candidates sort after named ones.
+    is_unnamed: bool,
+    name: String,
+    how: String,
+    repo: String,
+}
+
+/// Pins `candidates`, `jobs` repositories at a time.
+pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Result<Built> {
+    let mut built = Built::default();
+    let skip = |c: &Candidate, reason: String| Skip {
+        name: c.name.clone().unwrap_or_default(),
+        repository: repo_url::redact(&c.repository),
+        reason: match &c.origin {
+            Some(origin) => format!("{origin}: {reason}"),
+            None => reason,
+        },
+    };
+    let mut groups: BTreeMap<(Forge, String), Vec<Ready>> = BTreeMap::new();
+    for candidate in candidates {
+        let url = match repo_url::parse(&candidate.repository) {
+            Ok(url) => url,
+            Err(problem) => {
+                built.skipped.push(skip(&candidate, problem.to_string()));
+                continue;
+            }
+        };
+        if let Some(sub) = &candidate.subfolder {
+            if let Err(why) = corpus::check_subfolder(sub) {
+                let reason = format!("subfolder {why}");
+                built.skipped.push(skip(&candidate, reason));
+                continue;
+            }
+        }
+        groups
+            .entry(url.key())
+            .or_default()
+            .push(Ready { candidate, url });
+    }
+
+    // One spelling per repository, so that its trees agree: the spelling of the
+    // entry whose name sorts first.
+    let work: Vec<(RepoUrl, Vec<String>)> = groups
+        .values()
+        .map(|members| {
+            let first = members
+                .iter()
+                .min_by_key(|r| {
+                    (
+                        r.candidate.name.clone().unwrap_or_default(),
+                        r.url.repo.clone(),
+                    )
+                })
+                .map(|r| r.url.clone())
+                .expect("a group has at least one member");
+            let patterns = pin::patterns(members.iter().map(|r| &r.candidate.want));
+            (first, patterns)
+        })
+        .collect();
+    if work.iter().any(|(_, patterns)| !patterns.is_empty()) {
+        check_git()?;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .context("starting the worker threads")?;
+    let listings: Vec<Result<Listing, GitFailure>> = pool.install(|| {
+        work.par_iter()
+            .map(|(url, patterns)| {
+                if patterns.is_empty() {
+                    Ok(Listing::default())
+                } else {
+                    pin::ls_remote(&url.remote_url(), patterns, git)
+                }
+            })
+            .collect()
+    });
+
+    let mut trees: BTreeMap<(String, String, String), Vec<Pinned>> = BTreeMap::new();
+    for ((members, (spelling, _)), listing) in groups.values().zip(&work).zip(&listings) {
+        let listing = match listing {
+            Ok(listing) => listing,
+            Err(failure) => {
+                if !failure.is_answer {
+                    built.failures += 1;
+                }
+                for r in members {
+                    built
+                        .skipped
+                        .push(skip(&r.candidate, failure.message.clone()));
+                }
+                continue;
+            }
+        };
+        for r in members {
+            match pin::choose(listing, &r.candidate.want) {
+                Ok(p) => {
+                    let key = (
+                        spelling.repo.to_ascii_lowercase(),
+                        r.candidate.subfolder.clone().unwrap_or_default(),
+                        p.commit,
+                    );
+                    trees.entry(key).or_default().push(Pinned {
+                        forge: spelling.forge,
+                        is_unnamed: r.candidate.name.is_none(),
+                        name: r.candidate.name.clone().unwrap_or_default(),
+                        how: p.how,
+                        repo: spelling.repo.clone(),
+                    });
+                }
+                Err(why) => built.skipped.push(skip(&r.candidate, why)),
+            }
+        }
+    }
+
+    for ((_, subfolder, commit), mut members) in trees {
+        members.sort();
+        let first = &members[0];
+        let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
+        let mut names = BTreeSet::new();
+        for m in &members {
+            if m.forge != forge {
+                built.skipped.push(Skip {
+                    name: m.name.clone(),
+                    repository: format!("https://{}/{}", m.forge.host(), m.repo),
+                    reason: format!(
+                        "the tree of '{}' on {} has the same owner/name, commit and subfolder",
+                        repo,
+                        forge.host()
+                    ),
+                });
+            } else if !m.is_unnamed {
+                names.insert(m.name.clone());
+            }
+        }
+        let mut names = names.into_iter();
+        let name = names.next();
+        let others: Vec<String> = names.collect();
+        let note = if others.is_empty() {
+            how
+        } else {
+            format!("{how}; also listed as {}", others.join(", "))
+        };
+        built.trees.push(BuiltTree {
+            repo,
+            forge,
+            commit,
+            subfolder: (!subfolder.is_empty()).then_some(subfolder),
+            name,
+            note,
+        });
+    }
+    built.skipped.sort();
+    built.skipped.dedup();
+    Ok(built)
+}
+
+/// Fails with a clear message when `git` cannot be run.
+fn check_git() -> Result<()> {
+    let mut command = std::process::Command::new("git");
+    command.arg("--version");
+    let ran = pin::run_bounded(command, Duration::from_secs(30), 4096)
+        .context("running 'git --version' (building a corpus needs git on the PATH)")?;
+    if !ran.status.is_some_and(|s| s.success()) {
+        bail!("'git --version' failed (building a corpus needs git on the PATH)");
+    }
+    Ok(())
+}
+
+/// Returns `text` as a TOML basic string, quoted and escaped.
+pub fn toml_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn toml_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|t| toml_string(t)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// Says where a corpus came from, for the comment that opens it.
+pub struct Provenance {
+    /// The command, e.g. `corpus registry`.
+    pub command: String,
+    /// The source in words, e.g. `the MCP Registry at https://...`.
+    pub source: String,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// How many entries or lines were read.
+    pub read: usize,
+    /// The skipped list's file name.
+    pub skipped_file: String,
+}
+
+/// Returns the corpus file: a comment saying how it was built, `[census]` with
+/// the default terms and controls, and one `[[tree]]` per tree.
+pub fn corpus_text(built: &Built, from: &Provenance) -> String {
+    let mut out = String::new();
+    let line = |out: &mut String, text: &str| {
+        out.push_str("# ");
+        out.push_str(&sanitize(text));
+        out.push('\n');
+    };
+    line(
+        &mut out,
+        &format!(
+            "Built by `mcp-hint-census {}` from {} on {}.",
+            from.command, from.source, from.date
+        ),
+    );
+    line(
+        &mut out,
+        &format!(
+            "{} entries read; {} trees; {} skipped, listed in {}.",
+            from.read,
+            built.trees.len(),
+            built.skipped.len(),
+            from.skipped_file
+        ),
+    );
+    out.push_str(
+        "# Each commit was resolved with git ls-remote: the release tag of the server's version\n\
+         # (v{version}, then {version}) when there is one, else the default branch's HEAD, or\n\
+         # the ref a list names. Each tree's note says which.\n\n",
+    );
+    out.push_str("[census]\n");
+    out.push_str(&format!(
+        "archive_url = {}\n",
+        toml_string(DEFAULT_ARCHIVE_URL)
+    ));
+    out.push_str(&format!("terms = {}\n", toml_list(&DEFAULT_TERMS)));
+    out.push_str(&format!("controls = {}\n", toml_list(&DEFAULT_CONTROLS)));
+    for tree in &built.trees {
+        out.push_str("\n[[tree]]\n");
+        out.push_str(&format!("repo = {}\n", toml_string(&tree.repo)));
+        out.push_str(&format!("commit = {}\n", toml_string(&tree.commit)));
+        if let Some(sub) = &tree.subfolder {
+            out.push_str(&format!("subfolder = {}\n", toml_string(sub)));
+        }
+        if let Some(name) = &tree.name {
+            out.push_str(&format!("name = {}\n", toml_string(name)));
+        }
+        out.push_str(&format!("note = {}\n", toml_string(&tree.note)));
+        if let Some(template) = tree.forge.archive_template() {
+            out.push_str(&format!("archive_url = {}\n", toml_string(template)));
+        }
+    }
+    out
+}
+
+/// Returns the skipped list as CSV: `name,repository,reason`.
+pub fn skipped_csv(skipped: &[Skip]) -> Result<Vec<u8>> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(["name", "repository", "reason"])?;
+    for s in skipped {
+        writer.write_record([&s.name, &s.repository, &s.reason])?;
+    }
+    writer.into_inner().context("writing the skipped list")
+}
+
+/// Returns the servers file for `probe --servers`: one `[[server]]` with `name` and
+/// `url` per Streamable HTTP endpoint. No header value is ever written; a server
+/// that declares headers gets a comment naming them.
+pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
+    let mut endpoints: BTreeMap<&str, BTreeMap<&str, Vec<&registry::Header>>> = BTreeMap::new();
+    for entry in entries {
+        for remote in &entry.remotes {
+            if remote.kind == "streamable-http" {
+                endpoints
+                    .entry(entry.name.as_str())
+                    .or_default()
+                    .entry(remote.url.as_str())
+                    .or_insert_with(|| remote.headers.iter().collect());
+            }
+        }
+    }
+    let mut out = String::new();
+    out.push_str(&format!(
+        "# Streamable HTTP endpoints of the servers in {}, {}, for `probe --servers`.\n",
+        sanitize(&from.source),
+        from.date
+    ));
+    out.push_str(
+        "# No header value is written. A server that declares headers has a comment naming\n\
+         # them; to send one, add e.g. headers = { Authorization = { env = \"MY_TOKEN\" } }.\n\
+         # URL templates with {variables} and SSE-only endpoints are left out.\n",
+    );
+    for (name, urls) in endpoints {
+        for (i, (url, headers)) in urls.into_iter().enumerate() {
+            let label = if i == 0 {
+                name.to_string()
+            } else {
+                format!("{name}#{}", i + 1)
+            };
+            out.push('\n');
+            let is_http = url.starts_with("https://") || url.starts_with("http://");
+            if !is_http
+                || url.contains('{')
+                || url.chars().any(|c| c.is_whitespace() || c.is_control())
+            {
+                out.push_str(&format!(
+                    "# {}: '{}' is not a plain http(s) URL (a template?); left out\n",
+                    sanitize(&label),
+                    sanitize(url)
+                ));
+                continue;
+            }
+            for h in headers {
+                let kind = match (h.is_required, h.is_secret) {
+                    (true, true) => "required, secret",
+                    (true, false) => "required",
+                    (false, true) => "optional, secret",
+                    (false, false) => "optional",
+                };
+                out.push_str(&format!(
+                    "# needs header '{}' ({kind})\n",
+                    sanitize(&h.name)
+                ));
+            }
+            out.push_str("[[server]]\n");
+            out.push_str(&format!("name = {}\n", toml_string(&label)));
+            out.push_str(&format!("url = {}\n", toml_string(url)));
+        }
+    }
+    out
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed into place.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a file in '{}'", dir.display()))?;
+    temp.write_all(bytes)
+        .with_context(|| format!("writing '{}'", path.display()))?;
+    temp.persist(path)
+        .with_context(|| format!("writing '{}'", path.display()))?;
+    Ok(())
+}
+
+/// Returns `--skipped`, else `STEM-skipped.csv` beside `--out`.
+fn skipped_path(args: &CorpusBuildArgs) -> PathBuf {
+    args.skipped.clone().unwrap_or_else(|| {
+        let stem = args
+            .out
+            .file_stem()
+            .map_or("corpus".into(), |s| s.to_string_lossy().into_owned());
+        args.out.with_file_name(format!("{stem}-skipped.csv"))
+    })
+}
+
+fn git_options(args: &CorpusBuildArgs) -> GitOptions {
+    GitOptions {
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        retries: args.retries,
+        backoff: Duration::from_millis(500),
+    }
+}
+
+/// Runs `corpus registry` or `corpus list`.
+pub fn run(args: &CorpusArgs) -> Result<ExitStatus> {
+    match &args.source {
+        CorpusSource::Registry(a) => run_registry(a),
+        CorpusSource::List(a) => run_list(a),
+    }
+}
+
+fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
+    let date = date::resolve(args.build.date.as_deref())?;
+    if let Some(path) = &args.remotes {
+        if *path == args.build.out || *path == skipped_path(&args.build) {
+            return Err(UsageError(format!(
+                "--remotes '{}' is also the corpus or the skipped list",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let (listing, source) = if args.pages.is_empty() {
+        let options = registry::HttpOptions {
+            base: args.url.clone(),
+            limit: args.limit,
+            max_pages: args.max_pages,
+            timeout: Duration::from_secs(args.build.timeout.max(1)),
+            retries: args.build.retries,
+            backoff: Duration::from_millis(500),
+            save: args.save_pages.clone(),
+        };
+        registry::page_url(&options.base, options.limit, None)?;
+        let listing = registry::fetch_all(&options)?;
+        let source = format!(
+            "the MCP Registry at {} (version=latest, {} pages)",
+            args.url.trim_end_matches('/'),
+            listing.pages
+        );
+        (listing, source)
+    } else {
+        let listing = registry::read_saved(&args.pages)?;
+        let source = format!("{} saved MCP Registry answer pages", listing.pages);
+        (listing, source)
+    };
+    let (candidates, mut early) = candidates_of(&listing.entries);
+    early.extend(listing.bad.iter().map(|b| Skip {
+        name: b.name.clone(),
+        repository: String::new(),
+        reason: b.why.clone(),
+    }));
+    let read = listing.entries.len() + listing.bad.len();
+    let from = |skipped_file: String| Provenance {
+        command: "corpus registry".to_string(),
+        source: source.clone(),
+        date: date.clone(),
+        read,
+        skipped_file,
+    };
+    let status = finish(&args.build, candidates, early, read, &from)?;
+    if let Some(path) = &args.remotes {
+        let text = remotes_text(&listing.entries, &from(String::new()));
+        write_atomic(path, text.as_bytes())?;
+    }
+    Ok(status)
+}
+
+fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
+    let date = date::resolve(args.build.date.as_deref())?;
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| UsageError(format!("reading the list '{}': {e}", args.file.display())))?;
+    let entries = repo_list::parse(&args.file.display().to_string(), &text)?;
+    let candidates: Vec<Candidate> = entries
+        .into_iter()
+        .map(|e| Candidate {
+            name: e.name,
+            repository: e.repository,
+            subfolder: e.subfolder,
+            want: e.want,
+            origin: Some(format!("line {}", e.line)),
+        })
+        .collect();
+    let read = candidates.len();
+    let file_name = args
+        .file
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let from = |skipped_file: String| Provenance {
+        command: "corpus list".to_string(),
+        source: format!("the list '{file_name}'"),
+        date: date.clone(),
+        read,
+        skipped_file,
+    };
+    finish(&args.build, candidates, Vec::new(), read, &from)
+}
+
+/// Pins `candidates`, writes the corpus and the skipped list, and reports.
+fn finish(
+    args: &CorpusBuildArgs,
+    candidates: Vec<Candidate>,
+    early: Vec<Skip>,
+    read: usize,
+    from: &dyn Fn(String) -> Provenance,
+) -> Result<ExitStatus> {
+    let skipped_path = skipped_path(args);
+    if skipped_path == args.out {
+        return Err(UsageError(format!(
+            "--skipped and --out are both '{}'",
+            args.out.display()
+        ))
+        .into());
+    }
+    let mut built = build(candidates, &git_options(args), usize::from(args.jobs))?;
+    built.skipped.extend(early);
+    built.skipped.sort();
+    let skipped_name = skipped_path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    write_atomic(&skipped_path, &skipped_csv(&built.skipped)?)?;
+    if built.trees.is_empty() {
+        bail!(
+            "no tree could be pinned, so '{}' was not written; '{}' says why",
+            args.out.display(),
+            skipped_path.display()
+        );
+    }
+    write_atomic(
+        &args.out,
+        corpus_text(&built, &from(skipped_name)).as_bytes(),
+    )?;
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(
+        stderr,
+        "corpus: {read} entries read; {} trees written to '{}'; {} skipped, listed in '{}'",
+        built.trees.len(),
+        args.out.display(),
+        built.skipped.len(),
+        skipped_path.display()
+    );
+    if built.failures > 0 {
+        let _ = writeln!(
+            stderr,
+            "corpus: git ls-remote failed for {} repositories after its retries; rerun to try them again",
+            built.failures
+        );
+        return Ok(ExitStatus::Failed);
+    }
+    Ok(ExitStatus::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn toml_strings_read_back_as_written(text in any::<String>()) {
+            let doc = format!("k = {}\n", toml_string(&text));
+            let value: toml::Value = toml::from_str(&doc).unwrap();
+            prop_assert_eq!(value["k"].as_str(), Some(text.as_str()));
+        }
+    }
+
+    fn entry(name: &str, remotes: Vec<registry::Remote>) -> Entry {
+        Entry {
+            name: name.into(),
+            version: None,
+            repository: None,
+            subfolder: None,
+            remotes,
+        }
+    }
+
+    fn remote(kind: &str, url: &str, headers: Vec<registry::Header>) -> registry::Remote {
+        registry::Remote {
+            kind: kind.into(),
+            url: url.into(),
+            headers,
+        }
+    }
+
+    #[test]
+    fn remotes_never_carry_header_values() {
+        let secret = registry::Header {
+            name: "Authorization".into(),
+            is_required: true,
+            is_secret: true,
+        };
+        let entries = vec![
+            entry(
+                "b/x",
+                vec![remote(
+                    "streamable-http",
+                    "https://b.example/mcp",
+                    vec![secret],
+                )],
+            ),
+            entry(
+                "a/y",
+                vec![
+                    remote("sse", "https://a.example/sse", vec![]),
+                    remote("streamable-http", "https://a.example/mcp", vec![]),
+                    remote("streamable-http", "https://a2.example/mcp", vec![]),
+                    remote("streamable-http", "https://{tenant}.example/mcp", vec![]),
+                ],
+            ),
+        ];
+        let from = Provenance {
+            command: "corpus registry".into(),
+            source: "the registry".into(),
+            date: "2026-11-30".into(),
+            read: 2,
+            skipped_file: String::new(),
+        };
+        let text = remotes_text(&entries, &from);
+        let value: toml::Value = toml::from_str(&text).unwrap();
+        let servers = value["server"].as_array().unwrap();
+        let got: Vec<(&str, &str)> = servers
+            .iter()
+            .map(|s| (s["name"].as_str().unwrap(), s["url"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a/y", "https://a.example/mcp"),
+                ("a/y#2", "https://a2.example/mcp"),
+                ("b/x", "https://b.example/mcp")
+            ]
+        );
+        assert!(servers.iter().all(|s| s.as_table().unwrap().len() == 2));
+        assert!(
+            text.contains(
+                "# needs header 'Authorization' (required, secret)\n[[server]]\nname = \"b/x\""
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("'https://{tenant}.example/mcp' is not a plain http(s) URL"),
+            "{text}"
+        );
+        assert!(!text.contains("sse"), "{text}");
+    }
+}

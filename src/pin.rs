@@ -1,0 +1,590 @@
+//! Pins a repository to a full commit id with `git ls-remote`, without cloning:
+//! the release tag of a version, a named ref, or the default branch's HEAD.
+//!
+//! This module owns the `git` invocation and its hardening (no prompts, stdin
+//! closed, `--` before the URL, a time limit that kills the process, a cap on what
+//! is read) and the choice among the refs a listing names. Because it runs plain
+//! `git`, the user's `url.<base>.insteadOf` rewrites apply, so a mirror can stand in
+//! for a forge. It does not know about registries or corpus files.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How many bytes of `git ls-remote` output are read before the listing is
+/// refused: far more than the few refs asked for.
+const MAX_LISTING: usize = 4 << 20;
+
+/// How many bytes of a command's stderr are kept.
+const MAX_STDERR: usize = 64 << 10;
+
+/// The longest pause between two retries.
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// Holds how `git ls-remote` is run.
+#[derive(Clone, Debug)]
+pub struct GitOptions {
+    /// The time one call may take before it is killed.
+    pub timeout: Duration,
+    /// How many times a failure that may pass (a timeout, a network error) is retried.
+    pub retries: u32,
+    /// The first pause before a retry; each retry doubles it.
+    pub backoff: Duration,
+}
+
+/// Names what a tree should be pinned to.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Want {
+    /// The release tag of this version (`v{version}`, then `{version}`), else HEAD.
+    Version(Option<String>),
+    /// A tag, a branch or a full ref name; nothing else will do.
+    Ref(String),
+    /// A full commit id, taken as given.
+    Commit(String),
+}
+
+/// Holds a pinned commit and how it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pin {
+    /// 40 lower-case hex digits.
+    pub commit: String,
+    /// Says which ref gave the commit, for the tree's note.
+    pub how: String,
+}
+
+/// Holds the refs a remote listed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// The branch HEAD points to, when the remote says.
+    pub head_branch: Option<String>,
+    /// Ref name (and `HEAD`) → object id.
+    pub refs: BTreeMap<String, String>,
+    /// Tag name → the commit an annotated tag peels to (`^{}` lines).
+    pub peeled: BTreeMap<String, String>,
+}
+
+impl Listing {
+    /// Parses `git ls-remote --symref` output.
+    pub fn parse(text: &str) -> Listing {
+        let mut listing = Listing::default();
+        for line in text.lines() {
+            let Some((left, name)) = line.split_once('\t') else {
+                continue;
+            };
+            if let Some(target) = left.strip_prefix("ref: ") {
+                if name == "HEAD" {
+                    let branch = target.strip_prefix("refs/heads/").unwrap_or(target);
+                    listing.head_branch = Some(branch.to_string());
+                }
+            } else if let Some(tag) = name.strip_suffix("^{}") {
+                listing.peeled.insert(tag.to_string(), left.to_string());
+            } else {
+                listing.refs.insert(name.to_string(), left.to_string());
+            }
+        }
+        listing
+    }
+
+    /// Returns the commit `name` names: peeled for an annotated tag.
+    fn commit_of(&self, name: &str) -> Option<&str> {
+        self.peeled
+            .get(name)
+            .or_else(|| self.refs.get(name))
+            .map(String::as_str)
+    }
+}
+
+/// Returns the ref patterns `git ls-remote` needs to answer `wants`; empty when
+/// every want is a commit id.
+pub fn patterns<'a>(wants: impl IntoIterator<Item = &'a Want>) -> Vec<String> {
+    let mut out = Vec::new();
+    let tag = |name: String, out: &mut Vec<String>| {
+        out.push(format!("refs/tags/{name}^{{}}"));
+        out.push(format!("refs/tags/{name}"));
+    };
+    for want in wants {
+        match want {
+            Want::Version(version) => {
+                out.push("HEAD".to_string());
+                if let Some(v) = version.as_deref().filter(|v| is_tag_name(v)) {
+                    tag(format!("v{v}"), &mut out);
+                    tag(v.to_string(), &mut out);
+                }
+            }
+            Want::Ref(name) if name.starts_with("refs/") => {
+                out.push(format!("{name}^{{}}"));
+                out.push(name.clone());
+            }
+            Want::Ref(name) => {
+                tag(name.clone(), &mut out);
+                out.push(format!("refs/heads/{name}"));
+            }
+            Want::Commit(_) => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Chooses the commit for `want` from `listing`; the error says why none fits.
+pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
+    let pin = |commit: &str, how: String| {
+        if is_commit_id(commit) {
+            Ok(Pin {
+                commit: commit.to_ascii_lowercase(),
+                how,
+            })
+        } else {
+            Err(format!(
+                "the remote named object '{commit}', not a 40-digit SHA-1 commit id"
+            ))
+        }
+    };
+    match want {
+        Want::Commit(commit) => pin(commit, "commit given".to_string()),
+        Want::Ref(name) if name.starts_with("refs/") => match listing.commit_of(name) {
+            Some(commit) => pin(commit, format!("ref '{name}'")),
+            None => Err(format!("ref '{name}' not found")),
+        },
+        Want::Ref(name) => {
+            if let Some(commit) = listing.commit_of(&format!("refs/tags/{name}")) {
+                pin(commit, format!("tag '{name}'"))
+            } else if let Some(commit) = listing.commit_of(&format!("refs/heads/{name}")) {
+                pin(commit, format!("branch '{name}'"))
+            } else {
+                Err(format!("ref '{name}' not found as a tag or a branch"))
+            }
+        }
+        Want::Version(version) => {
+            let mut why = String::new();
+            if let Some(v) = version.as_deref() {
+                if is_tag_name(v) {
+                    for tag in [format!("v{v}"), v.to_string()] {
+                        if let Some(commit) = listing.commit_of(&format!("refs/tags/{tag}")) {
+                            return pin(commit, format!("version {v}: tag '{tag}'"));
+                        }
+                    }
+                    why = format!("version {v}: no tag 'v{v}' or '{v}', so ");
+                } else {
+                    why = format!("version '{v}' is not a tag name, so ");
+                }
+            }
+            let Some(head) = listing.refs.get("HEAD") else {
+                return Err(format!("{why}HEAD, but the remote lists no HEAD"));
+            };
+            let branch = match &listing.head_branch {
+                Some(b) => format!("default branch '{b}'"),
+                None => "the default branch".to_string(),
+            };
+            pin(head, format!("{why}{branch} at HEAD"))
+        }
+    }
+}
+
+/// Returns true for a version that may stand in a tag name and a ref pattern:
+/// ASCII letters, digits, `.`, `_`, `+` and `-`, no `..`, not starting with `-`
+/// or `.`, not ending with `.` or `.lock`. Glob characters never pass.
+pub fn is_tag_name(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 200
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._+-".contains(&b))
+        && !text.starts_with(['-', '.'])
+        && !text.ends_with('.')
+        && !text.ends_with(".lock")
+        && !text.contains("..")
+}
+
+/// Returns true for a ref a list may name: tag-name characters and `/`, no
+/// empty segment, and each segment a valid tag name.
+pub fn is_ref_name(text: &str) -> bool {
+    text.len() <= 255 && text.split('/').all(is_tag_name)
+}
+
+/// Returns true for 40 hex digits.
+pub fn is_commit_id(text: &str) -> bool {
+    text.len() == 40 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Why `git ls-remote` gave no listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitFailure {
+    /// What went wrong, on one line.
+    pub message: String,
+    /// True when the remote answered that the repository is not there or not
+    /// readable; false when the failure might pass (network, timeout) but lasted
+    /// through every retry.
+    pub is_answer: bool,
+}
+
+/// Lists `patterns` of the repository at `url`, retrying failures that may pass.
+pub fn ls_remote(
+    url: &str,
+    patterns: &[String],
+    options: &GitOptions,
+) -> Result<Listing, GitFailure> {
+    if url.starts_with('-') {
+        return Err(GitFailure {
+            message: format!("refusing the URL '{url}', which starts with '-'"),
+            is_answer: true,
+        });
+    }
+    let mut attempt = 0;
+    loop {
+        match ls_remote_once(url, patterns, options.timeout) {
+            Ok(listing) => return Ok(listing),
+            Err(failure) if failure.is_answer || attempt >= options.retries => {
+                let tries = attempt + 1;
+                return Err(GitFailure {
+                    message: if failure.is_answer {
+                        failure.message
+                    } else {
+                        format!(
+                            "{} (gave up after {tries} {})",
+                            failure.message,
+                            if tries == 1 { "try" } else { "tries" }
+                        )
+                    },
+                    is_answer: failure.is_answer,
+                });
+            }
+            Err(_) => {
+                let pause = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
+                thread::sleep(pause.min(MAX_BACKOFF));
+                attempt += 1;
+            }
+        }
+    }
+}
+
+fn ls_remote_once(
+    url: &str,
+    patterns: &[String],
+    timeout: Duration,
+) -> Result<Listing, GitFailure> {
+    // Killing git on time does not reach the transport helper it started
+    // (git-remote-https): curl's own low-speed limit, one second past the
+    // time limit, makes a helper left stalled on a silent server end by itself.
+    let stall = format!("http.lowSpeedTime={}", timeout.as_secs() + 1);
+    let mut command = Command::new("git");
+    command
+        .args(["-c", "credential.interactive=never"])
+        .args(["-c", "http.lowSpeedLimit=1", "-c", &stall])
+        .args(["ls-remote", "--symref", "--", url])
+        .args(patterns)
+        // No prompt may wait for a person: not on the terminal, not through an
+        // askpass program (an empty GIT_ASKPASS disables them all).
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_ASKPASS", "");
+    let ran = run_bounded(command, timeout, MAX_LISTING).map_err(|e| GitFailure {
+        message: format!("running 'git ls-remote': {e}"),
+        is_answer: true,
+    })?;
+    let transient = |message: String| GitFailure {
+        message,
+        is_answer: false,
+    };
+    if ran.is_timed_out {
+        return Err(transient(format!(
+            "git ls-remote took longer than {} s and was stopped",
+            timeout.as_secs_f64()
+        )));
+    }
+    if ran.is_truncated {
+        return Err(GitFailure {
+            message: format!("git ls-remote printed more than {MAX_LISTING} bytes"),
+            is_answer: true,
+        });
+    }
+    if ran.status.is_some_and(|s| s.success()) {
+        return Ok(Listing::parse(&String::from_utf8_lossy(&ran.stdout)));
+    }
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    let message = stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("no message")
+        .to_string();
+    let message = format!(
+        "git ls-remote failed ({}): {}",
+        ran.status
+            .and_then(|s| s.code())
+            .map_or("killed".to_string(), |c| format!("exit {c}")),
+        crate::sanitize::excerpt(&message)
+    );
+    let is_answer = is_answer(&stderr);
+    Err(GitFailure { message, is_answer })
+}
+
+/// Returns true when git's `stderr` says the remote answered that the repository
+/// is missing or unreadable, which no retry will change; false for network
+/// errors, timeouts and HTTP 5xx or 429, which may pass.
+fn is_answer(stderr: &str) -> bool {
+    let lower = stderr.to_ascii_lowercase();
+    [
+        "not found",
+        "does not appear to be a git repository",
+        "could not read username",
+        "could not read password",
+        "terminal prompts disabled",
+        "authentication failed",
+        "access denied",
+        "not allowed",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle))
+}
+
+/// Holds what a bounded command did.
+#[derive(Debug)]
+pub struct Ran {
+    /// `None` when the command was killed.
+    pub status: Option<ExitStatus>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// True when the time ran out and the command was killed.
+    pub is_timed_out: bool,
+    /// True when stdout passed its cap; reading stopped there.
+    pub is_truncated: bool,
+}
+
+/// Runs `command` with stdin closed, killing it after `timeout`, and keeps at
+/// most `max_stdout` bytes of stdout (and 64 KiB of stderr).
+///
+/// Past the cap the pipe is closed, so a command that keeps writing fails on
+/// its next write instead of filling memory.
+pub fn run_bounded(
+    mut command: Command,
+    timeout: Duration,
+    max_stdout: usize,
+) -> std::io::Result<Ran> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn()?;
+    let (tx, rx) = mpsc::channel();
+    if let Some(out) = child.stdout.take() {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let _ = tx.send((true, read_capped(out, max_stdout)));
+        });
+    }
+    if let Some(err) = child.stderr.take() {
+        thread::spawn(move || {
+            let _ = tx.send((false, read_capped(err, MAX_STDERR)));
+        });
+    }
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    let mut is_timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            is_timed_out = true;
+            break None;
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    };
+    let (mut stdout, mut stderr, mut is_truncated) = (Vec::new(), Vec::new(), false);
+    // The pipes close when the process ends, unless a child of it still holds
+    // them: then what was read so far is all there is.
+    for _ in 0..2 {
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok((true, (bytes, cut))) => {
+                stdout = bytes;
+                is_truncated = cut;
+            }
+            Ok((false, (bytes, _))) => stderr = bytes,
+            Err(_) => break,
+        }
+    }
+    Ok(Ran {
+        status,
+        stdout,
+        stderr,
+        is_timed_out,
+        is_truncated,
+    })
+}
+
+/// Reads `reader` to its end or to `cap` bytes; true when the cap was passed.
+fn read_capped(reader: impl Read, cap: usize) -> (Vec<u8>, bool) {
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    let _ = reader.take(limit).read_to_end(&mut bytes);
+    let is_cut = bytes.len() > cap;
+    bytes.truncate(cap);
+    (bytes, is_cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+    const T: &str = "3333333333333333333333333333333333333333";
+    const H: &str = "4444444444444444444444444444444444444444";
+
+    fn listing() -> Listing {
+        Listing::parse(&format!(
+            "ref: refs/heads/main\tHEAD\n{H}\tHEAD\n{T}\trefs/tags/v1.2.0\n{A}\trefs/tags/v1.2.0^{{}}\n\
+             {B}\trefs/tags/0.9.0\n{B}\trefs/heads/dev\n"
+        ))
+    }
+
+    #[test]
+    fn versions_prefer_the_peeled_v_tag_then_the_bare_tag_then_head() {
+        let l = listing();
+        let p = choose(&l, &Want::Version(Some("1.2.0".into()))).unwrap();
+        assert_eq!(p.commit, A, "the annotated tag is peeled to its commit");
+        assert_eq!(p.how, "version 1.2.0: tag 'v1.2.0'");
+        let p = choose(&l, &Want::Version(Some("0.9.0".into()))).unwrap();
+        assert_eq!(
+            (p.commit.as_str(), p.how.as_str()),
+            (B, "version 0.9.0: tag '0.9.0'")
+        );
+        let p = choose(&l, &Want::Version(Some("2.0.0".into()))).unwrap();
+        assert_eq!(p.commit, H);
+        assert_eq!(
+            p.how,
+            "version 2.0.0: no tag 'v2.0.0' or '2.0.0', so default branch 'main' at HEAD"
+        );
+        let p = choose(&l, &Want::Version(Some("1.*".into()))).unwrap();
+        assert_eq!(p.commit, H);
+        assert!(p.how.contains("not a tag name"), "{}", p.how);
+        let p = choose(&l, &Want::Version(None)).unwrap();
+        assert_eq!(p.how, "default branch 'main' at HEAD");
+        assert!(choose(&Listing::default(), &Want::Version(None)).is_err());
+    }
+
+    #[test]
+    fn named_refs_must_exist() {
+        let l = listing();
+        assert_eq!(choose(&l, &Want::Ref("v1.2.0".into())).unwrap().commit, A);
+        let p = choose(&l, &Want::Ref("dev".into())).unwrap();
+        assert_eq!((p.commit.as_str(), p.how.as_str()), (B, "branch 'dev'"));
+        assert_eq!(
+            choose(&l, &Want::Ref("refs/tags/v1.2.0".into()))
+                .unwrap()
+                .commit,
+            A
+        );
+        let e = choose(&l, &Want::Ref("nope".into())).unwrap_err();
+        assert!(e.contains("'nope' not found"), "{e}");
+        let up = A.to_ascii_uppercase();
+        assert_eq!(choose(&l, &Want::Commit(up)).unwrap().commit, A);
+    }
+
+    #[test]
+    fn patterns_ask_for_peeled_tags_and_skip_glob_characters() {
+        let p = patterns(&[
+            Want::Version(Some("1.2.0".into())),
+            Want::Version(Some("1.*".into())),
+            Want::Commit(A.into()),
+        ]);
+        assert_eq!(
+            p,
+            [
+                "HEAD",
+                "refs/tags/1.2.0",
+                "refs/tags/1.2.0^{}",
+                "refs/tags/v1.2.0",
+                "refs/tags/v1.2.0^{}"
+            ]
+        );
+        assert!(patterns(&[Want::Commit(A.into())]).is_empty());
+    }
+
+    #[test]
+    fn tag_and_ref_names_are_checked() {
+        for good in ["1.2.0", "v1.0.0-rc.1+build.5", "2024_01"] {
+            assert!(is_tag_name(good), "{good}");
+        }
+        for bad in [
+            "", "-x", ".x", "x.", "a..b", "x.lock", "1.*", "a b", "[a]", "a?", "a/b",
+        ] {
+            assert!(!is_tag_name(bad), "{bad}");
+        }
+        assert!(is_ref_name("release/2.x") && is_ref_name("refs/tags/v1"));
+        assert!(!is_ref_name("a//b") && !is_ref_name("/a") && !is_ref_name("a/"));
+    }
+
+    #[test]
+    fn missing_repositories_are_answers_and_network_errors_are_not() {
+        for answer in [
+            "remote: Repository not found.\nfatal: repository 'https://github.com/a/b/' not found",
+            "fatal: could not read Username for 'https://github.com': terminal prompts disabled",
+            "fatal: '/srv/a/b' does not appear to be a git repository",
+            "fatal: transport 'https' not allowed",
+            "fatal: Authentication failed for 'https://gitlab.com/a/b/'",
+        ] {
+            assert!(is_answer(answer), "{answer}");
+        }
+        for passing in [
+            "fatal: unable to access 'https://github.com/a/b/': Could not resolve host: github.com",
+            "fatal: unable to access 'https://github.com/a/b/': The requested URL returned error: 503",
+            "error: RPC failed; HTTP 429 curl 22 The requested URL returned error: 429",
+            "fatal: unable to access 'https://x/': Failed to connect to x port 443: Connection refused",
+        ] {
+            assert!(!is_answer(passing), "{passing}");
+        }
+    }
+
+    #[test]
+    fn a_command_past_its_time_is_killed() {
+        let mut c = Command::new("sleep");
+        c.arg("20");
+        let started = Instant::now();
+        let ran = run_bounded(c, Duration::from_millis(200), 10).unwrap();
+        assert!(ran.is_timed_out && ran.status.is_none());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn output_past_its_cap_is_cut() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "yes | head -c 100000; echo done >&2"]);
+        let ran = run_bounded(c, Duration::from_secs(10), 1000).unwrap();
+        assert!(
+            ran.is_truncated && ran.stdout.len() == 1000,
+            "{}",
+            ran.stdout.len()
+        );
+        let mut c = Command::new("sh");
+        c.args(["-c", "printf abc; read x; echo \"[$x]\" >&2"]);
+        let ran = run_bounded(c, Duration::from_secs(10), 1000).unwrap();
+        assert_eq!(ran.stdout, b"abc");
+        assert_eq!(ran.stderr, b"[]\n", "stdin is closed");
+    }
+
+    #[test]
+    fn urls_starting_with_a_dash_never_reach_git() {
+        let options = GitOptions {
+            timeout: Duration::from_secs(5),
+            retries: 0,
+            backoff: Duration::ZERO,
+        };
+        let e = ls_remote("--upload-pack=touch /tmp/x", &[], &options).unwrap_err();
+        assert!(
+            e.is_answer && e.message.contains("starts with '-'"),
+            "{e:?}"
+        );
+    }
+}

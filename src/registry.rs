@@ -1,0 +1,444 @@
+//! Reads the server list of an MCP Registry: over HTTP from `GET {base}/v0.1/servers`,
+//! following `metadata.nextCursor`, or from answer pages saved on disk.
+//!
+//! This module owns the registry's answer format (`{"servers": [{"server":
+//! server.json, "_meta": ...}], "metadata": {"nextCursor": ...}}`, as in the
+//! registry's `docs/reference/api/openapi.yaml`) and the bounds on reading it: page
+//! size, page count, cursor loops, body size, timeouts and retries. It keeps only
+//! what a corpus and a servers file need from each server.json and does not
+//! resolve or pin anything.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Deserialize;
+
+/// The official registry.
+pub const DEFAULT_URL: &str = "https://registry.modelcontextprotocol.io";
+
+/// The largest answer page read, in bytes: a page of 100 server.json documents
+/// is well under a megabyte.
+const MAX_PAGE_BYTES: u64 = 32 << 20;
+
+/// The longest pause a `Retry-After` may ask for before it is capped.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// Holds what a corpus and a servers file need from one server.json.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The registry name, e.g. `io.github.owner/server`.
+    pub name: String,
+    pub version: Option<String>,
+    /// `repository.url`, when given and not empty.
+    pub repository: Option<String>,
+    /// `repository.subfolder`, when given and not empty.
+    pub subfolder: Option<String>,
+    pub remotes: Vec<Remote>,
+}
+
+/// Holds one entry of `remotes`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Remote {
+    /// `streamable-http` or `sse`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub headers: Vec<Header>,
+}
+
+/// Holds one header a remote declares; its value is never kept.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Header {
+    pub name: String,
+    #[serde(default, rename = "isRequired")]
+    pub is_required: bool,
+    #[serde(default, rename = "isSecret")]
+    pub is_secret: bool,
+}
+
+/// Holds a registry entry that could not be read, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadEntry {
+    /// The entry's name when it has one, else empty.
+    pub name: String,
+    pub why: String,
+}
+
+/// Holds everything read from a registry.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub entries: Vec<Entry>,
+    pub bad: Vec<BadEntry>,
+    pub pages: usize,
+}
+
+/// Holds how the registry is read over HTTP.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// The base URL, e.g. [`DEFAULT_URL`].
+    pub base: String,
+    /// Servers per page, 1 to 100.
+    pub limit: u16,
+    /// The most pages read before giving up.
+    pub max_pages: usize,
+    pub timeout: Duration,
+    pub retries: u32,
+    /// The first pause before a retry; each retry doubles it.
+    pub backoff: Duration,
+    /// A folder each page is saved to as `page-NNNN.json`.
+    pub save: Option<PathBuf>,
+}
+
+#[derive(Deserialize)]
+struct RawPage {
+    servers: Vec<serde_json::Value>,
+    #[serde(default)]
+    metadata: Option<RawMetadata>,
+}
+
+#[derive(Deserialize)]
+struct RawMetadata {
+    #[serde(default, rename = "nextCursor")]
+    next_cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawResponse {
+    server: RawServer,
+}
+
+#[derive(Deserialize)]
+struct RawServer {
+    name: String,
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    repository: Option<RawRepository>,
+    #[serde(default)]
+    remotes: Vec<Remote>,
+}
+
+#[derive(Deserialize)]
+struct RawRepository {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    subfolder: Option<String>,
+}
+
+/// Parses one answer page; `source` names it in errors. Returns the page's entries
+/// and its next cursor (`None` when absent, null or empty).
+///
+/// A page that is not the registry's answer format is an error; one entry that
+/// is malformed becomes a [`BadEntry`] and the rest are kept.
+pub fn parse_page(bytes: &[u8], source: &str) -> Result<(Listing, Option<String>)> {
+    let page: RawPage = serde_json::from_slice(bytes)
+        .with_context(|| format!("'{source}' is not a registry answer page"))?;
+    let mut listing = Listing {
+        pages: 1,
+        ..Listing::default()
+    };
+    for value in page.servers {
+        let name = value
+            .pointer("/server/name")
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
+            .to_string();
+        match serde_json::from_value::<RawResponse>(value) {
+            Ok(raw) => {
+                let (repository, subfolder) = match raw.server.repository {
+                    Some(r) => (non_empty(r.url), non_empty(r.subfolder)),
+                    None => (None, None),
+                };
+                listing.entries.push(Entry {
+                    name: raw.server.name,
+                    version: non_empty(raw.server.version),
+                    repository,
+                    subfolder,
+                    remotes: raw.server.remotes,
+                });
+            }
+            Err(e) => listing.bad.push(BadEntry {
+                name,
+                why: format!("malformed registry entry: {e}"),
+            }),
+        }
+    }
+    let next = non_empty(page.metadata.and_then(|m| m.next_cursor));
+    Ok((listing, next))
+}
+
+fn non_empty(text: Option<String>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty())
+}
+
+impl Listing {
+    fn append(&mut self, other: Listing) {
+        self.entries.extend(other.entries);
+        self.bad.extend(other.bad);
+        self.pages += other.pages;
+    }
+}
+
+/// Reads saved answer pages: each path is a page file, or a folder whose `*.json`
+/// files are pages. Cursors are not followed; the pages are taken as the list.
+pub fn read_saved(paths: &[PathBuf]) -> Result<Listing> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = fs::read_dir(path)
+                .with_context(|| format!("reading the folder '{}'", path.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+                .collect();
+            if found.is_empty() {
+                bail!("the folder '{}' holds no *.json page", path.display());
+            }
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let mut listing = Listing::default();
+    for file in files {
+        let bytes = read_file_capped(&file)?;
+        let (page, _) = parse_page(&bytes, &file.display().to_string())?;
+        listing.append(page);
+    }
+    Ok(listing)
+}
+
+fn read_file_capped(path: &Path) -> Result<Vec<u8>> {
+    let file = fs::File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_PAGE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading '{}'", path.display()))?;
+    if bytes.len() as u64 > MAX_PAGE_BYTES {
+        bail!(
+            "'{}' is larger than {MAX_PAGE_BYTES} bytes, too large for a page",
+            path.display()
+        );
+    }
+    Ok(bytes)
+}
+
+/// Returns the URL of one page: `{base}/v0.1/servers?limit=N&version=latest`, and
+/// the cursor form-encoded when there is one.
+pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest::Url> {
+    let text = format!("{}/v0.1/servers", base.trim_end_matches('/'));
+    let mut url = reqwest::Url::parse(&text)
+        .map_err(|e| crate::UsageError(format!("--url '{base}' is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(
+            crate::UsageError(format!("--url '{base}' is not an http:// or https:// URL")).into(),
+        );
+    }
+    {
+        let mut query = url.query_pairs_mut();
+        query.append_pair("limit", &limit.to_string());
+        query.append_pair("version", "latest");
+        if let Some(cursor) = cursor {
+            query.append_pair("cursor", cursor);
+        }
+    }
+    Ok(url)
+}
+
+/// Reads every page of the registry at `options.base`, following cursors.
+///
+/// Fails when a cursor comes back after it was followed (the pages would loop),
+/// past `max_pages` pages, or when a page fails after its retries.
+pub fn fetch_all(options: &HttpOptions) -> Result<Listing> {
+    let client = reqwest::blocking::Client::builder()
+        .user_agent(concat!("mcp-hint-census/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(options.timeout)
+        .timeout(options.timeout)
+        .build()
+        .context("building the HTTP client")?;
+    if let Some(dir) = &options.save {
+        fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
+    }
+    let mut listing = Listing::default();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        if listing.pages >= options.max_pages {
+            bail!(
+                "the registry has more than {} pages (raise --max-pages to read more)",
+                options.max_pages
+            );
+        }
+        let url = page_url(&options.base, options.limit, cursor.as_deref())?;
+        let bytes = get_with_retries(&client, &url, options)?;
+        if let Some(dir) = &options.save {
+            let path = dir.join(format!("page-{:04}.json", listing.pages + 1));
+            fs::write(&path, &bytes).with_context(|| format!("writing '{}'", path.display()))?;
+        }
+        let (page, next) = parse_page(&bytes, url.as_str())?;
+        listing.append(page);
+        match next {
+            None => return Ok(listing),
+            Some(next) => {
+                if !seen.insert(next.clone()) {
+                    bail!(
+                        "the registry's pages loop: cursor '{}' came back after it was followed (GET {url})",
+                        crate::sanitize::excerpt(&next)
+                    );
+                }
+                cursor = Some(next);
+            }
+        }
+    }
+}
+
+/// Gets one page, retrying connection errors, HTTP 5xx and 429.
+fn get_with_retries(
+    client: &reqwest::blocking::Client,
+    url: &reqwest::Url,
+    options: &HttpOptions,
+) -> Result<Vec<u8>> {
+    let mut attempt = 0;
+    loop {
+        let (err, wait) = match get_once(client, url) {
+            Ok(bytes) => return Ok(bytes),
+            Err(Failure::Final(err)) => return Err(err.context(format!("GET {url}"))),
+            Err(Failure::Transient(err, wait)) => (err, wait),
+        };
+        if attempt >= options.retries {
+            let tries = attempt + 1;
+            return Err(err.context(format!(
+                "GET {url} (gave up after {tries} {})",
+                if tries == 1 { "try" } else { "tries" }
+            )));
+        }
+        let backoff = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
+        thread::sleep(wait.unwrap_or(backoff).min(MAX_RETRY_AFTER));
+        attempt += 1;
+    }
+}
+
+enum Failure {
+    Transient(anyhow::Error, Option<Duration>),
+    Final(anyhow::Error),
+}
+
+fn get_once(client: &reqwest::blocking::Client, url: &reqwest::Url) -> Result<Vec<u8>, Failure> {
+    let response = client
+        .get(url.clone())
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .map_err(|e| Failure::Transient(anyhow!(error_chain(&e.without_url())), None))?;
+    let status = response.status();
+    if !status.is_success() {
+        let why = anyhow!("HTTP {}", status.as_u16());
+        return Err(if status.as_u16() == 429 || status.is_server_error() {
+            let wait = response
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            Failure::Transient(why, wait)
+        } else {
+            Failure::Final(why)
+        });
+    }
+    let mut bytes = Vec::new();
+    response
+        .take(MAX_PAGE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Transient(anyhow!("reading the answer: {e}"), None))?;
+    if bytes.len() as u64 > MAX_PAGE_BYTES {
+        return Err(Failure::Final(anyhow!(
+            "the answer is larger than {MAX_PAGE_BYTES} bytes, too large for a page"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Returns an error and its sources on one line.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_keep_what_a_corpus_needs() {
+        let page = br#"{"servers":[
+            {"server":{"name":"io.github.a/b","description":"d","version":"1.0.0",
+              "repository":{"url":"https://github.com/a/b","source":"github","subfolder":"src/b"},
+              "remotes":[{"type":"streamable-http","url":"https://x/mcp",
+                "headers":[{"name":"Authorization","isRequired":true,"isSecret":true,"value":"Bearer {t}"}]}]},
+             "_meta":{"io.modelcontextprotocol.registry/official":{"status":"active","isLatest":true}}},
+            {"server":{"name":"io.github.c/d","version":"2","repository":{"url":"","source":""}}},
+            {"server":{"version":"1"}},
+            {"server":{"name":"x/y","version":"1","remotes":[{"url":"https://x"}]}}
+          ],"metadata":{"nextCursor":"io.github.c/d:2","count":4}}"#;
+        let (listing, next) = parse_page(page, "p.json").unwrap();
+        assert_eq!(next.as_deref(), Some("io.github.c/d:2"));
+        assert_eq!(listing.entries.len(), 2);
+        let e = &listing.entries[0];
+        assert_eq!(e.repository.as_deref(), Some("https://github.com/a/b"));
+        assert_eq!(e.subfolder.as_deref(), Some("src/b"));
+        assert_eq!(e.remotes[0].headers[0].name, "Authorization");
+        assert!(e.remotes[0].headers[0].is_required && e.remotes[0].headers[0].is_secret);
+        assert_eq!(
+            listing.entries[1].repository, None,
+            "an empty URL is no repository"
+        );
+        assert_eq!(listing.bad.len(), 2);
+        assert_eq!(listing.bad[0].name, "");
+        assert_eq!(listing.bad[1].name, "x/y");
+        assert!(
+            listing.bad[1].why.contains("type"),
+            "{}",
+            listing.bad[1].why
+        );
+    }
+
+    #[test]
+    fn the_last_page_has_no_cursor() {
+        for end in [
+            r#"{"servers":[]}"#,
+            r#"{"servers":[],"metadata":{"nextCursor":null}}"#,
+            r#"{"servers":[],"metadata":{"nextCursor":""}}"#,
+        ] {
+            assert_eq!(parse_page(end.as_bytes(), "p").unwrap().1, None, "{end}");
+        }
+        let e = parse_page(b"<html>", "p.json").unwrap_err();
+        assert!(format!("{e:#}").contains("'p.json' is not a registry answer page"));
+    }
+
+    #[test]
+    fn cursors_are_form_encoded() {
+        let url = page_url("http://127.0.0.1:9/base/", 100, Some("a/b:1.0 +&=")).unwrap();
+        assert_eq!(
+            url.as_str(),
+            "http://127.0.0.1:9/base/v0.1/servers?limit=100&version=latest&cursor=a%2Fb%3A1.0+%2B%26%3D"
+        );
+        assert!(page_url("ftp://x", 1, None).is_err());
+        assert!(page_url("not a url", 1, None).is_err());
+    }
+}
