@@ -23,7 +23,6 @@ use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Row, Table};
 use crate::tee::Limits;
-use crate::terms::Columns;
 use crate::{date, ExitStatus, UsageError};
 
 /// Runs `census` and returns its exit status.
@@ -149,7 +148,7 @@ pub fn count_corpus(
         corpus
             .trees
             .par_iter()
-            .map(|tree| count_tree(tree, fetcher, (&matcher, &corpus.columns), &bars))
+            .map(|tree| count_tree(tree, fetcher, &matcher, &bars))
             .collect()
     });
     bars.finish();
@@ -161,12 +160,7 @@ pub fn count_corpus(
 }
 
 /// Counts one tree; a failure becomes the row's error, never a partial count.
-fn count_tree(
-    tree: &Tree,
-    fetcher: &Fetcher,
-    (matcher, columns): (&Matcher, &Columns),
-    bars: &Bars,
-) -> Row {
+fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) -> Row {
     let bar = bars.tree(&sanitize(
         crate::table::TreeKey {
             pinned: report::short(&tree.commit).to_string(),
@@ -183,7 +177,7 @@ fn count_tree(
         Ok(Counted {
             commit,
             commit_source,
-            count: columns.fold(count),
+            count,
             sha256: String::new(),
         })
     };

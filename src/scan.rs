@@ -114,13 +114,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     let rows: Vec<Row> = config
         .targets
         .par_iter()
-        .map(|target| {
-            let mut row = scan_target(target, config.git.as_deref(), &matcher);
-            if let Ok(counted) = &mut row.outcome {
-                counted.count = config.columns.fold(std::mem::take(&mut counted.count));
-            }
-            row
-        })
+        .map(|target| scan_target(target, config.git.as_deref(), &matcher))
         .collect();
     let table = Table {
         columns: config.columns.clone(),
