@@ -1,4 +1,4 @@
-//! Issue 4: `diff OLD.json NEW.json` on snapshots written here by hand, and on
+//! `diff OLD.json NEW.json` on snapshots written here by hand, and on
 //! snapshots `probe --save` took of the fault server serving two releases.
 
 #[path = "peers/support.rs"]
@@ -51,7 +51,7 @@ fn every_change_is_listed_and_marked_and_permissive_ones_fail() {
     );
     let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    // Worked out by hand from issue 4's directions; tools in name order, hints in schema order.
+    // Worked out by hand from the README's directions; tools in name order, hints in schema order.
     assert_eq!(
         change_lines(&out),
         [

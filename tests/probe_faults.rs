@@ -1,7 +1,8 @@
-//! Issue 4: `probe` over stdio against `tests/peers/fault_server.py`, a small server
-//! that pages, interleaves, prints garbage, crashes, hangs, loops and errs on request.
-//! The tools it serves are written here, and the expected CSV rows are worked out from
-//! them by `support::expected_row`, not by the crate.
+//! `probe` over stdio against `tests/peers/fault_server.py`, a small server that pages,
+//! interleaves, prints garbage, crashes, hangs, loops, errs, floods, nests and orphans on
+//! request, and over Streamable HTTP against scripted servers that send what no server
+//! should. The tools it serves are written here, and the expected CSV rows are worked
+//! out from them by `support::expected_row`, not by the crate.
 
 #[path = "peers/support.rs"]
 mod support;
@@ -314,7 +315,7 @@ fn each_require_rule_lists_the_tools_that_break_it() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
     let tools = mixed_tools();
-    // Worked out by hand from issue 4's rules for the seven tools of `mixed_tools`.
+    // Worked out by hand from the README's rules for the seven tools of `mixed_tools`.
     let cases: [(&str, &[&str]); 4] = [
         (
             "meaningful",
@@ -351,12 +352,12 @@ fn each_require_rule_lists_the_tools_that_break_it() {
         (
             "anthropic",
             &[
-                "tool 'nothing' lacks title, readOnlyHint or destructiveHint",
-                "tool 'null_annotations' lacks title, readOnlyHint or destructiveHint",
+                "tool 'nothing' lacks title, both readOnlyHint and destructiveHint (declaring either passes)",
+                "tool 'null_annotations' lacks title, both readOnlyHint and destructiveHint (declaring either passes)",
                 "tool 'read_only' lacks title",
                 "tool 'read_only_closed' lacks title",
                 "tool 'explicit_false' lacks title",
-                "tool 'invalid' lacks title, readOnlyHint or destructiveHint",
+                "tool 'invalid' lacks title, both readOnlyHint and destructiveHint (declaring either passes)",
             ],
         ),
     ];
@@ -417,6 +418,512 @@ fn bad_command_lines_are_usage_errors_and_start_nothing() {
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         stderr(&out).contains("starting '/nonexistent/server'"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn client_requests_are_answered_as_the_offered_capabilities_allow() {
+    let Some(server) = fault_server() else { return };
+    // The answers the MCP schema allows a client that runs no model and asks no user:
+    // no roots, a sampling request the user rejected (code -1, the sampling section's
+    // example), an elicitation declined; without the capability, method-not-found.
+    let offered = json!({ "roots": {}, "sampling": {}, "elicitation": {} });
+    let cases = [
+        (
+            "default",
+            offered.clone(),
+            [
+                json!({ "result": { "roots": [] } }),
+                json!({ "error": -1 }),
+                json!({ "result": { "action": "decline" } }),
+            ],
+        ),
+        (
+            "none",
+            json!({}),
+            [
+                json!({ "error": -32601 }),
+                json!({ "error": -32601 }),
+                json!({ "error": -32601 }),
+            ],
+        ),
+        (
+            r#"{"roots":{"listChanged":true}}"#,
+            json!({ "roots": { "listChanged": true } }),
+            [
+                json!({ "result": { "roots": [] } }),
+                json!({ "error": -32601 }),
+                json!({ "error": -32601 }),
+            ],
+        ),
+    ];
+    for (flag, capabilities, answers) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("record.jsonl");
+        let out = probe_stdio(
+            dir.path(),
+            &server,
+            &["--capabilities", flag],
+            &[
+                ("FAULT_MODES", "ask"),
+                ("FAULT_RECORD", record.to_str().unwrap()),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", show(&out));
+        let sent = records(&record);
+        assert_eq!(sent[0]["params"]["capabilities"], capabilities, "{flag}");
+        let got: Vec<Value> = sent
+            .iter()
+            .filter(|m| m.get("method").is_none())
+            .map(|m| match m.get("error") {
+                Some(e) => json!({ "error": e["code"] }),
+                None => json!({ "result": m["result"] }),
+            })
+            .collect();
+        assert_eq!(got, answers, "{flag}");
+        let names: Vec<&str> = capabilities
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let shown = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        };
+        assert!(
+            stdout(&out).contains(&format!("client capabilities offered: {shown}\n")),
+            "{flag}: {}",
+            show(&out)
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = probe_stdio(dir.path(), &server, &["--capabilities", "[1]"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+#[test]
+fn a_stdout_line_past_max_message_fails_naming_the_limit() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let started = Instant::now();
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--max-message", "10KiB"],
+        &[
+            ("FAULT_MODES", "huge"),
+            ("FAULT_HUGE", "300000"),
+            ("FAULT_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr(&out)
+            .contains("a line on the server's stdout is longer than 10240 bytes (--max-message)"),
+        "{}",
+        show(&out)
+    );
+    assert_server_gone(&pidfile, "flooding");
+
+    // The same line fits under a limit above its size; the server then hangs.
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--max-message", "400000", "--timeout", "2"],
+        &[("FAULT_MODES", "huge"), ("FAULT_HUGE", "300000")],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("no answer to 'tools/list' within 2 s"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_server_that_exits_while_a_grandchild_holds_its_stdout_is_noticed_promptly() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let started = Instant::now();
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--timeout", "30"],
+        &[
+            ("FAULT_MODES", "orphan"),
+            ("FAULT_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("the server exited before answering 'tools/list' (exit status 5); a process it started still holds its stdout open"),
+        "{err}"
+    );
+    assert!(
+        err.contains("| fault_server: leaving a child behind"),
+        "{err}"
+    );
+    assert_server_gone(&pidfile, "exited");
+    assert_server_gone(&dir.path().join("pid.child"), "grandchild");
+}
+
+#[test]
+fn json_nested_past_the_parser_limit_is_named_not_dropped_silently() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--timeout", "30"],
+        &[("FAULT_MODES", "deep-answer")],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr(&out).contains(
+            "the answer to 'tools/list' is JSON nested deeper than 128 levels, more than this client reads"
+        ),
+        "{}",
+        show(&out)
+    );
+
+    let out = probe_stdio(dir.path(), &server, &[], &[("FAULT_MODES", "deep-notice")]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "warning: dropped a notification 'notifications/message' nested deeper than 128 levels"
+        ),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_program_that_echoes_is_not_an_mcp_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = probe_stdio(dir.path(), &["cat".to_string()], &["--timeout", "20"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr(&out).contains(
+            "the program sent our 'initialize' request back unchanged: it echoes its input and is not an MCP server"
+        ),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn a_protocol_version_the_client_does_not_know_ends_the_probe() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &[],
+        &[
+            ("FAULT_PROTOCOL", "2099-01-01"),
+            ("FAULT_RECORD", record.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "the server answered protocol version '2099-01-01', which this client does not support (it offered '2025-06-18'"
+        ),
+        "{}",
+        show(&out)
+    );
+    // Disconnected after initialize: nothing more was sent.
+    let methods: Vec<Value> = records(&record)
+        .iter()
+        .map(|m| m["method"].clone())
+        .collect();
+    assert_eq!(methods, [json!("initialize")]);
+
+    // A published version above the one offered is read, with a warning.
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--protocol-version", "2025-03-26"],
+        &[("FAULT_PROTOCOL", "2025-06-18")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "warning: the server answered protocol version '2025-06-18', newer than the '2025-03-26' offered"
+        ),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn date_flags_that_cannot_be_used_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        &["probe", "--date", "2026-09-07", "--", "/nonexistent/server"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("--date stamps the --save snapshot or the --servers tables"),
+        "{}",
+        show(&out)
+    );
+    let out = run(
+        dir.path(),
+        &[
+            "probe",
+            "--date",
+            "2026-02-30",
+            "--save",
+            "s.json",
+            "--",
+            "/nonexistent/server",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("--date '2026-02-30' does not exist: February 2026 has 28 days"),
+        "{}",
+        show(&out)
+    );
+}
+
+/// Runs the binary with its stdout on a socket whose other end is already closed, so
+/// that every write to stdout fails with EPIPE.
+fn run_with_closed_stdout(
+    dir: &Path,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> std::process::Output {
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    drop(ours);
+    std::process::Command::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .envs(envs.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::from(OwnedFd::from(theirs)))
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn a_closed_stdout_stops_probe_and_diff_quietly() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tools = mixed_tools();
+    let mut args = vec!["probe", "--save", "snap.json", "--date", "2026-09-07", "--"];
+    args.extend(server.iter().map(String::as_str));
+    let out = run_with_closed_stdout(dir.path(), &args, &[("FAULT_TOOLS", &tools.to_string())]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", show(&out));
+    // The work was still done.
+    assert!(dir.path().join("snap.json").is_file());
+
+    let out = run_with_closed_stdout(dir.path(), &["diff", "snap.json", "snap.json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(out.stderr.is_empty(), "{}", show(&out));
+}
+
+/// Serves raw HTTP on 127.0.0.1: `initialize` is answered with `answer`'s bytes (a
+/// whole response, status line included), notifications with 202, anything else
+/// with `tools/list` of one plain tool as JSON, DELETE with 200.
+fn raw_http(answer: Vec<u8>) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut stream = stream;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let verb = line.split(' ').next().unwrap_or_default().to_string();
+                    let mut length = 0;
+                    loop {
+                        let mut header = String::new();
+                        reader.read_line(&mut header).unwrap();
+                        if header.trim().is_empty() {
+                            break;
+                        }
+                        if let Some((k, v)) = header.split_once(':') {
+                            if k.eq_ignore_ascii_case("content-length") {
+                                length = v.trim().parse().unwrap();
+                            }
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    reader.read_exact(&mut body).unwrap();
+                    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let reply = match (verb.as_str(), message["method"].as_str()) {
+                        ("POST", Some("initialize")) => answer.clone(),
+                        ("POST", Some("tools/list")) => {
+                            let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": { "tools": [{ "name": "only" }] } }).to_string();
+                            format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+                        }
+                        ("POST", _) => {
+                            b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".to_vec()
+                        }
+                        _ => b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec(),
+                    };
+                    if stream.write_all(&reply).is_err() {
+                        return;
+                    }
+                    if reply
+                        .windows(17)
+                        .any(|w| w.eq_ignore_ascii_case(b"connection: close"))
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+fn init_result() -> String {
+    json!({ "jsonrpc": "2.0", "id": 1, "result": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": { "tools": {} },
+        "serverInfo": { "name": "raw", "version": "1" },
+    }})
+    .to_string()
+}
+
+fn sse_response(body: &[u8]) -> Vec<u8> {
+    let mut out =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".to_vec();
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn http_messages_past_max_message_fail_naming_the_limit() {
+    let long = "x".repeat(300_000);
+    let json_body = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"pad\":\"{long}\"}}}}"
+    );
+    let mut chunked =
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            .to_vec();
+    for piece in json_body.as_bytes().chunks(4096) {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "one data line",
+            sse_response(format!("data: {json_body}\n\n").as_bytes()),
+            "a line of the event stream answering 'initialize' is longer than 10240 bytes (--max-message)",
+        ),
+        (
+            "a data line without a newline",
+            sse_response(format!("data: {long}").as_bytes()),
+            "a line of the event stream answering 'initialize' is longer than 10240 bytes (--max-message)",
+        ),
+        (
+            "many data lines and no blank line",
+            sse_response("data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(5000).as_bytes()),
+            "an event of the stream answering 'initialize' is longer than 10240 bytes (--max-message)",
+        ),
+        (
+            "a JSON body with its length",
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json_body}",
+                json_body.len()
+            )
+            .into_bytes(),
+            "the answer to 'initialize' is longer than 10240 bytes (--max-message)",
+        ),
+        (
+            "a chunked JSON body",
+            chunked,
+            "the answer to 'initialize' is longer than 10240 bytes (--max-message)",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (what, answer, says) in cases {
+        let url = raw_http(answer);
+        let out = run(
+            dir.path(),
+            &[
+                "probe",
+                "--max-message",
+                "10KiB",
+                "--timeout",
+                "10",
+                "--url",
+                &url,
+            ],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", show(&out));
+        assert!(stderr(&out).contains(says), "{what}: {}", show(&out));
+    }
+}
+
+#[test]
+fn an_event_that_is_not_utf8_is_skipped_and_the_answer_after_it_read() {
+    let mut body = b"id: 0\ndata: \xff\xfe priming\n\n".to_vec();
+    body.extend_from_slice(format!("data: {}\n\n", init_result()).as_bytes());
+    let url = raw_http(sse_response(&body));
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        &["probe", "--timeout", "10", "--url", &url],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(
+            "warning: skipped an event that is not UTF-8 in the stream answering 'initialize'"
+        ),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stdout(&out).contains("server 'raw' version '1'"),
         "{}",
         show(&out)
     );

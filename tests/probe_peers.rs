@@ -1,4 +1,4 @@
-//! Issue 4: `probe` against real, pinned peers installed by `tests/peers/install.sh`:
+//! `probe` against real, pinned peers installed by `tests/peers/install.sh`:
 //! the reference memory server from npm, and a server written with the official
 //! Python SDK from PyPI over stdio and over Streamable HTTP on 127.0.0.1.
 //!

@@ -109,7 +109,7 @@ pub fn read_csv(path: &Path) -> (String, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// Returns the CSV row issue 4 prescribes for one tool object, worked out here from
+/// Returns the CSV row the README prescribes for one tool object, worked out here from
 /// the schema's rules independently of the crate.
 pub fn expected_row(tool: &Value) -> Vec<String> {
     const NAMES: [&str; 4] = [
