@@ -64,13 +64,19 @@ fn snapshot_tools(path: &Path) -> Vec<Value> {
     snapshot["tools"].as_array().expect("a tools array").clone()
 }
 
-/// Returns each tool's name and annotations, sorted by name: what a snapshot must hold.
+/// Returns each tool's name, title and annotations, sorted by name: what a snapshot
+/// must hold.
 fn name_and_annotations_sorted(tools: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = tools
         .iter()
-        .map(|t| match t.get("annotations") {
-            Some(a) => json!({ "name": t["name"], "annotations": a }),
-            None => json!({ "name": t["name"] }),
+        .map(|t| {
+            let mut entry = json!({ "name": t["name"] });
+            for key in ["title", "annotations"] {
+                if let Some(value) = t.get(key) {
+                    entry[key] = value.clone();
+                }
+            }
+            entry
         })
         .collect();
     out.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
@@ -301,5 +307,74 @@ fn an_http_server_that_never_answers_times_out() {
         stderr(&out).contains("no answer to 'initialize' within 2 s (--timeout)"),
         "{}",
         show(&out)
+    );
+}
+
+#[test]
+fn the_everything_server_lists_what_the_offered_capabilities_unlock() {
+    let Some(entry) = require(
+        "@modelcontextprotocol/server-everything (npm)",
+        everything_server(),
+    ) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = vec![
+        "node".to_string(),
+        entry.display().to_string(),
+        "stdio".to_string(),
+    ];
+    let mut seen = Vec::new();
+    for (flag, offered, tools) in [
+        (
+            "default",
+            r#"{"roots":{},"sampling":{},"elicitation":{}}"#,
+            16,
+        ),
+        ("none", "{}", 13),
+    ] {
+        // The SDK's client offering the same object is the oracle.
+        let mut target = vec!["--capabilities".to_string(), offered.to_string()];
+        target.extend(server.iter().cloned());
+        let oracle = sdk_listing(&python, &target, &[]);
+        assert_eq!(oracle.len(), tools, "{flag}: {oracle:?}");
+
+        let out = probe_stdio(
+            dir.path(),
+            &server,
+            &["--capabilities", flag, "--csv", "hints.csv"],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", show(&out));
+        let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+        let expected: Vec<Vec<String>> = oracle.iter().map(expected_row).collect();
+        let mut rows_sorted = rows.clone();
+        let mut expected_sorted = expected.clone();
+        // Tools registered once the client is known may come in either order.
+        rows_sorted.sort();
+        expected_sorted.sort();
+        assert_eq!(rows_sorted, expected_sorted, "{flag}");
+        assert!(
+            stdout(&out).contains(&format!("\n{tools} tools: ")),
+            "{flag}: {}",
+            show(&out)
+        );
+        seen.push(
+            rows.iter()
+                .map(|r| r[0].clone())
+                .collect::<std::collections::BTreeSet<_>>(),
+        );
+    }
+    let unlocked: Vec<&String> = seen[0].difference(&seen[1]).collect();
+    assert_eq!(
+        unlocked,
+        [
+            "get-roots-list",
+            "trigger-elicitation-request",
+            "trigger-sampling-request"
+        ]
     );
 }
