@@ -8,6 +8,7 @@
 mod support;
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -762,12 +763,20 @@ fn a_closed_stdout_stops_probe_and_diff_quietly() {
 /// whole response, status line included), notifications with 202, anything else
 /// with `tools/list` of one plain tool as JSON, DELETE with 200.
 fn raw_http(answer: Vec<u8>) -> String {
+    raw_http_seeing(answer).0
+}
+
+/// [`raw_http`], also returning every `Authorization` header the server received.
+fn raw_http_seeing(answer: Vec<u8>) -> (String, Arc<Mutex<Vec<String>>>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let answer = answer.clone();
+            let log = Arc::clone(&log);
             std::thread::spawn(move || {
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
                 let mut stream = stream;
@@ -787,6 +796,9 @@ fn raw_http(answer: Vec<u8>) -> String {
                         if let Some((k, v)) = header.split_once(':') {
                             if k.eq_ignore_ascii_case("content-length") {
                                 length = v.trim().parse().unwrap();
+                            }
+                            if k.eq_ignore_ascii_case("authorization") {
+                                log.lock().unwrap().push(v.trim().to_string());
                             }
                         }
                     }
@@ -817,7 +829,7 @@ fn raw_http(answer: Vec<u8>) -> String {
             });
         }
     });
-    format!("http://127.0.0.1:{port}/mcp")
+    (format!("http://127.0.0.1:{port}/mcp"), seen)
 }
 
 fn init_result() -> String {
@@ -927,4 +939,201 @@ fn an_event_that_is_not_utf8_is_skipped_and_the_answer_after_it_read() {
         "{}",
         show(&out)
     );
+}
+
+/// Quotes a string for TOML.
+fn toml_str(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+#[test]
+fn a_servers_file_gives_one_table_with_a_row_per_failure_and_leaves_no_process() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let tools = mixed_tools();
+    let (url, authorizations) = raw_http_seeing(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+            init_result().len(),
+            init_result()
+        )
+        .into_bytes(),
+    );
+    let (python, script) = (toml_str(&server[0]), toml_str(&server[1]));
+    let hung_pid = dir.path().join("hung.pid");
+    let wrapped_pid = dir.path().join("wrapped.pid");
+    let wrapper = toml_str(&format!(
+        "'{}' '{}'; echo wrapper done",
+        server[0], server[1]
+    ));
+    let file = format!(
+        r#"
+[[server]]
+name = "paged"
+command = {python}
+args = [{script}]
+env = {{ FAULT_TOOLS = {tools}, FAULT_PAGE_SIZE = "3" }}
+
+[[server]]
+name = "hung"
+command = {python}
+args = [{script}]
+env = {{ FAULT_MODES = "hang", FAULT_PIDFILE = {hung} }}
+
+[[server]]
+name = "wrapped"
+command = "sh"
+args = ["-c", {wrapper}]
+env = {{ FAULT_MODES = "linger", FAULT_PIDFILE = {wrapped} }}
+
+[[server]]
+name = "crashing"
+command = {python}
+args = [{script}]
+env = {{ FAULT_MODES = "crash" }}
+
+[[server]]
+name = "no-token"
+url = {url}
+headers = {{ Authorization = {{ env = "MCP_HINT_CENSUS_TEST_NOT_SET", prefix = "Bearer " }} }}
+
+[[server]]
+name = "token"
+url = {url}
+headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} }}
+"#,
+        tools = toml_str(&tools.to_string()),
+        hung = toml_str(hung_pid.to_str().unwrap()),
+        wrapped = toml_str(wrapped_pid.to_str().unwrap()),
+        url = toml_str(&url),
+    );
+    std::fs::write(dir.path().join("servers.toml"), file).unwrap();
+    let args = [
+        "probe",
+        "--servers",
+        "servers.toml",
+        "--jobs",
+        "3",
+        "--timeout",
+        "2",
+        "--date",
+        "2026-09-07",
+        "--out",
+        "out",
+    ];
+    let envs = [("PROBE_TEST_TOKEN", "s3cret")];
+    let started = Instant::now();
+    let first = run(dir.path(), &args, &envs);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(first.status.code(), Some(1), "{}", show(&first));
+    assert_server_gone(&hung_pid, "hung");
+    assert_server_gone(&wrapped_pid, "lingering");
+    let csv_path = dir.path().join("out/wire-2026-09-07.csv");
+    let md_path = dir.path().join("out/wire-2026-09-07.md");
+    let (csv_one, md_one) = (
+        std::fs::read(&csv_path).unwrap(),
+        std::fs::read(&md_path).unwrap(),
+    );
+
+    let (header, rows) = read_csv(&csv_path);
+    assert_eq!(
+        header,
+        format!("server,server_version,protocol,capabilities,{HEADER},error")
+    );
+    let caps = "roots;sampling;elicitation";
+    let ok_rows = |name: &str, version: &str, tools: &[Value]| -> Vec<Vec<String>> {
+        tools
+            .iter()
+            .map(|tool| {
+                let mut row = vec![
+                    name.to_string(),
+                    version.to_string(),
+                    "2025-06-18".to_string(),
+                    caps.to_string(),
+                ];
+                row.extend(expected_row(tool));
+                row.push(String::new());
+                row
+            })
+            .collect()
+    };
+    let mut expected = ok_rows("paged", "0.0.1", tools.as_array().unwrap());
+    let error_row = |name: &str| {
+        let mut row = vec![
+            name.to_string(),
+            String::new(),
+            String::new(),
+            caps.to_string(),
+        ];
+        // Ten empty tool cells, and the reason, checked below.
+        row.extend((0..11).map(|_| String::new()));
+        row
+    };
+    expected.push(error_row("hung"));
+    expected.extend(ok_rows("wrapped", "0.0.1", &[json!({ "name": "only" })]));
+    expected.push(error_row("crashing"));
+    expected.push(error_row("no-token"));
+    expected.extend(ok_rows("token", "1", &[json!({ "name": "only" })]));
+    // The reasons are checked apart; the rest of each row is exact.
+    let reasons: Vec<String> = rows.iter().map(|r| r[r.len() - 1].clone()).collect();
+    let without_reason: Vec<Vec<String>> = rows.iter().map(|r| r[..r.len() - 1].to_vec()).collect();
+    let expected_without: Vec<Vec<String>> =
+        expected.iter().map(|r| r[..r.len() - 1].to_vec()).collect();
+    assert_eq!(without_reason, expected_without, "{}", show(&first));
+    assert!(
+        reasons[7].contains("no answer to 'tools/list' within 2 s"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[9].contains("the server exited before answering 'tools/list' (exit status 7)"),
+        "{reasons:?}"
+    );
+    assert_eq!(
+        reasons[10],
+        "the environment variable 'MCP_HINT_CENSUS_TEST_NOT_SET' for header 'Authorization' is not set"
+    );
+    // The token came from the environment, behind its prefix, on every request.
+    let seen = authorizations.lock().unwrap().clone();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|a| a == "Bearer s3cret"),
+        "{seen:?}"
+    );
+
+    let md = String::from_utf8(md_one.clone()).unwrap();
+    for line in [
+        "| paged | 0.0.1 | 2025-06-18 | 7 | 2 | 2 | |",
+        "| wrapped | 0.0.1 | 2025-06-18 | 1 | 0 | 1 | |",
+        "| token | 1 | 2025-06-18 | 1 | 0 | 1 | |",
+    ] {
+        assert!(md.contains(&format!("{line}\n")), "{line}\n{md}");
+    }
+    assert!(md.contains("| hung | | | | | | "), "{md}");
+
+    // The same answers on the same date give the same bytes.
+    let second = run(dir.path(), &args, &envs);
+    assert_eq!(second.status.code(), Some(1), "{}", show(&second));
+    assert_eq!(std::fs::read(&csv_path).unwrap(), csv_one);
+    assert_eq!(std::fs::read(&md_path).unwrap(), md_one);
+}
+
+#[test]
+fn a_servers_file_with_a_literal_header_is_refused_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("servers.toml"),
+        "[[server]]\nname = \"r\"\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = { Authorization = \"Bearer s3cret\" }\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["probe", "--servers", "servers.toml"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("header 'Authorization' is written in the file"),
+        "{}",
+        show(&out)
+    );
+    assert!(!dir.path().join("results").exists());
 }
