@@ -378,3 +378,130 @@ fn the_everything_server_lists_what_the_offered_capabilities_unlock() {
         ]
     );
 }
+
+#[test]
+fn a_servers_file_of_real_peers_gives_the_rows_their_own_clients_see() {
+    let Some(memory) = require("@modelcontextprotocol/server-memory (npm)", memory_server()) else {
+        return;
+    };
+    let Some(everything) = require(
+        "@modelcontextprotocol/server-everything (npm)",
+        everything_server(),
+    ) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    let quote = |text: &str| serde_json::to_string(text).unwrap();
+    let file = format!(
+        r#"
+[[server]]
+name = "memory"
+command = "node"
+args = [{memory}]
+env = {{ MEMORY_FILE_PATH = {memory_file} }}
+
+[[server]]
+name = "everything"
+command = "node"
+args = [{everything}, "stdio"]
+
+[[server]]
+name = "mixed"
+command = {python}
+args = [{mixed}]
+"#,
+        memory = quote(&memory.display().to_string()),
+        memory_file = quote(memory_file.to_str().unwrap()),
+        everything = quote(&everything.display().to_string()),
+        python = quote(&python.display().to_string()),
+        mixed = quote(&peers().join("mixed_server.py").display().to_string()),
+    );
+    std::fs::write(dir.path().join("servers.toml"), file).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "probe",
+            "--servers",
+            "servers.toml",
+            "--date",
+            "2026-09-07",
+            "--jobs",
+            "2",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    let offered = r#"{"roots":{},"sampling":{},"elicitation":{}}"#;
+    let oracle = |target: Vec<String>, envs: &[(&str, &str)]| {
+        let mut args = vec!["--capabilities".to_string(), offered.to_string()];
+        args.extend(target);
+        sdk_listing(&python, &args, envs)
+    };
+    let memory_tools = oracle(
+        vec!["node".into(), memory.display().to_string()],
+        &[("MEMORY_FILE_PATH", memory_file.to_str().unwrap())],
+    );
+    let everything_tools = oracle(
+        vec![
+            "node".into(),
+            everything.display().to_string(),
+            "stdio".into(),
+        ],
+        &[],
+    );
+    let mixed_tools = oracle(
+        vec![
+            python.display().to_string(),
+            peers().join("mixed_server.py").display().to_string(),
+        ],
+        &[],
+    );
+    let (_, rows) = read_csv(&dir.path().join("results/wire-2026-09-07.csv"));
+    for (name, tools) in [
+        ("memory", &memory_tools),
+        ("everything", &everything_tools),
+        ("mixed", &mixed_tools),
+    ] {
+        let mut got: Vec<Vec<String>> = rows
+            .iter()
+            .filter(|r| r[0] == name)
+            .map(|r| {
+                assert_eq!(r[3], "roots;sampling;elicitation", "{r:?}");
+                assert_eq!(r[r.len() - 1], "", "{r:?}");
+                r[4..r.len() - 1].to_vec()
+            })
+            .collect();
+        let mut want: Vec<Vec<String>> = tools.iter().map(expected_row).collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{name}");
+    }
+    // The summary's counts, worked out from the oracle's rows: omits empty means every
+    // meaningful hint, four omitted names with no read-only means nothing declared.
+    let md = std::fs::read_to_string(dir.path().join("results/wire-2026-09-07.md")).unwrap();
+    for (name, tools) in [
+        ("memory", &memory_tools),
+        ("everything", &everything_tools),
+        ("mixed", &mixed_tools),
+    ] {
+        let rows: Vec<Vec<String>> = tools.iter().map(expected_row).collect();
+        let complete = rows.iter().filter(|r| r[5].is_empty()).count();
+        let nothing = rows
+            .iter()
+            .filter(|r| r[1..5].iter().all(|c| c == "absent" || c == "invalid"))
+            .count();
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} | ")))
+            .unwrap_or_else(|| panic!("no line for {name}: {md}"));
+        assert!(
+            line.ends_with(&format!("| {} | {complete} | {nothing} | |", rows.len())),
+            "{line}"
+        );
+    }
+}
