@@ -30,10 +30,13 @@ fn assert_server_gone(pidfile: &Path, which: &str) {
         .trim()
         .parse()
         .unwrap();
-    assert!(
-        is_gone_within(pid, Duration::from_secs(2)),
-        "the {which} server {pid} is still running"
-    );
+    if !is_gone_within(pid, Duration::from_secs(2)) {
+        // Not left behind for the next test run to trip over.
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+        panic!("the {which} server {pid} is still running");
+    }
 }
 
 fn mixed_tools() -> Value {
@@ -1136,4 +1139,60 @@ fn a_servers_file_with_a_literal_header_is_refused_before_anything_starts() {
         show(&out)
     );
     assert!(!dir.path().join("results").exists());
+}
+
+#[test]
+fn an_interrupted_probe_takes_its_servers_with_it() {
+    let Some(server) = fault_server() else { return };
+    for signal in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pids: Vec<_> = (0..2)
+            .map(|i| dir.path().join(format!("{i}.pid")))
+            .collect();
+        let mut file = String::new();
+        for (i, pid) in pids.iter().enumerate() {
+            file.push_str(&format!(
+                "[[server]]\nname = \"s{i}\"\ncommand = {}\nargs = [{}]\nenv = {{ FAULT_MODES = \"hang\", FAULT_PIDFILE = {} }}\n",
+                toml_str(&server[0]),
+                toml_str(&server[1]),
+                toml_str(pid.to_str().unwrap())
+            ));
+        }
+        std::fs::write(dir.path().join("servers.toml"), file).unwrap();
+        let mut probe = std::process::Command::new(bin())
+            .current_dir(dir.path())
+            .args([
+                "probe",
+                "--servers",
+                "servers.toml",
+                "--timeout",
+                "60",
+                "--jobs",
+                "2",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        while !pids
+            .iter()
+            .all(|p| p.is_file() && std::fs::read_to_string(p).is_ok_and(|t| !t.is_empty()))
+        {
+            assert!(Instant::now() < until, "the servers did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Both servers are waiting on tools/list once the probe has sent it.
+        std::thread::sleep(Duration::from_millis(500));
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &probe.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = probe.wait().unwrap();
+        assert!(!status.success(), "{signal}: {status:?}");
+        for pid in &pids {
+            assert_server_gone(pid, &format!("SIG{signal}ed probe's"));
+        }
+    }
 }

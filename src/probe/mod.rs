@@ -8,6 +8,7 @@
 //! says nothing about the wire, which is why this half exists.
 
 mod diff;
+mod groups;
 mod hints;
 mod http;
 mod lines;

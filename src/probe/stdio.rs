@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 
+use super::groups::{self, Registered};
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::Options;
@@ -52,6 +53,9 @@ enum Chunk {
 /// A running server spoken to over its stdin and stdout.
 pub struct Stdio {
     child: Child,
+    /// Keeps the child's group on the list killed if the probe is interrupted; dropped
+    /// after the group is killed.
+    _group: Option<Registered>,
     stdin: Option<ChildStdin>,
     stdout: Receiver<Chunk>,
     stderr: Arc<Mutex<VecDeque<String>>>,
@@ -90,6 +94,7 @@ impl Stdio {
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting '{program}'"))?;
+        let group = i32::try_from(child.id()).ok().map(groups::register);
         let stdin = child.stdin.take();
         let stdout = child
             .stdout
@@ -124,6 +129,7 @@ impl Stdio {
         };
         Ok(Stdio {
             child,
+            _group: group,
             stdin,
             stdout: rx,
             stderr: tail,
