@@ -193,6 +193,11 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub date: Option<String>,
 
+    /// Sets the wire beside a literal count of the server's source in DIR (as `scan`
+    /// counts it), with a verdict on whether they agree.
+    #[arg(long, value_name = "DIR", conflicts_with = "servers")]
+    pub source: Option<PathBuf>,
+
     /// The server to start, speaking MCP over stdin and stdout.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

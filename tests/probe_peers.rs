@@ -505,3 +505,92 @@ args = [{mixed}]
         );
     }
 }
+
+/// Counts `term` in every file under `dir` the naive way: lower-case both, count the
+/// non-overlapping occurrences.
+fn naive_count(dir: &Path, term: &str) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).to_lowercase();
+            total += text.matches(&term.to_lowercase()).count() as u64;
+        }
+    }
+    total
+}
+
+#[test]
+fn the_memory_servers_source_and_wire_agree() {
+    let Some(entry) = require("@modelcontextprotocol/server-memory (npm)", memory_server()) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    let envs = [("MEMORY_FILE_PATH", memory_file.to_str().unwrap())];
+    let server = vec!["node".to_string(), entry.display().to_string()];
+    let source = peers().join("node_modules/@modelcontextprotocol/server-memory");
+    let oracle = sdk_listing(&python, &server, &envs);
+
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--source", source.to_str().unwrap()],
+        &envs,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let hints = [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+    let literal: Vec<String> = hints
+        .iter()
+        .map(|h| format!("{h} {}", naive_count(&source, h)))
+        .collect();
+    let declared: Vec<String> = hints
+        .iter()
+        .map(|h| {
+            let n = oracle
+                .iter()
+                .filter(|t| t["annotations"][*h].is_boolean())
+                .count();
+            format!("{h} {n}")
+        })
+        .collect();
+    assert_eq!(literal, declared, "the pinned memory server's halves agree");
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "literal counts: {}, annotations {}\n",
+            literal.join(", "),
+            naive_count(&source, "annotations")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "wire: {} tools; tools declaring: {}\n",
+            oracle.len(),
+            declared.join(", ")
+        )),
+        "{text}"
+    );
+    assert!(text.contains("verdict: source and wire agree"), "{text}");
+
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--source", "/nonexistent/src"],
+        &envs,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}

@@ -16,6 +16,7 @@ mod out;
 mod servers;
 mod session;
 mod snapshot;
+mod source;
 mod stdio;
 
 use std::collections::HashSet;
@@ -150,6 +151,15 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
         capabilities: parse_capabilities(&args.capabilities)?,
         protocol_version: args.protocol_version.clone(),
     };
+    if let Some(dir) = &args.source {
+        if let Err(err) = std::fs::metadata(dir) {
+            return Err(UsageError(format!(
+                "--source '{}': {err}",
+                sanitize(dir.display().to_string())
+            ))
+            .into());
+        }
+    }
     if args.date.is_some() && args.save.is_none() && args.servers.is_none() {
         return Err(UsageError(
             "--date stamps the --save snapshot or the --servers tables, and neither was asked for"
@@ -201,6 +211,10 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
     let mut out = Out::new();
     out.print(&table(&tools))?;
     out.print(&summary(&listing, &tools))?;
+    if let Some(dir) = &args.source {
+        let beside = source::beside(dir, &tools)?;
+        out.print(&source::render(dir, &beside))?;
+    }
     match rule {
         Some(rule) => gate(rule, &tools, &mut out),
         None => Ok(ExitStatus::Ok),
