@@ -379,11 +379,32 @@ fn each_require_rule_lists_the_tools_that_break_it() {
             .map(|l| format!("tool {l}"))
             .collect();
         assert_eq!(got, lacking, "{rule}: {}", show(&out));
+        assert!(
+            stdout(&out).contains(&format!(
+                "require {rule}: {} of 7 tools break the rule\n",
+                lacking.len()
+            )),
+            "{rule}: {}",
+            show(&out)
+        );
     }
 
     let complete = json!([
         { "name": "a", "title": "A", "annotations": { "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false } },
     ]);
+    let one_bare = json!([{ "name": "bare" }]);
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--require", "all"],
+        &[("FAULT_TOOLS", &one_bare.to_string())],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(
+        stdout(&out).contains("require all: 1 of 1 tool breaks the rule\n"),
+        "{}",
+        show(&out)
+    );
     for rule in ["meaningful", "all", "openai", "anthropic"] {
         let out = probe_stdio(
             dir.path(),
@@ -1195,4 +1216,45 @@ fn an_interrupted_probe_takes_its_servers_with_it() {
             assert_server_gone(pid, &format!("SIG{signal}ed probe's"));
         }
     }
+}
+
+#[test]
+fn a_server_that_floods_requests_and_reads_nothing_cannot_block_the_probe() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let mut probe = std::process::Command::new(bin())
+        .current_dir(dir.path())
+        .args(["probe", "--timeout", "30", "--"])
+        .args(&server)
+        .env("FAULT_MODES", "flood")
+        .env("FAULT_PIDFILE", &pidfile)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = probe.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = probe.kill();
+            let _ = probe.wait();
+            assert_server_gone(&pidfile, "flooding");
+            panic!("the probe was still blocked after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(probe.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(err.contains("it does not read its input"), "{err}");
+    assert_server_gone(&pidfile, "flooding");
 }

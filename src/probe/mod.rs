@@ -422,9 +422,14 @@ fn gate(rule: Rule, tools: &[ToolHints], out: &mut Out) -> Result<ExitStatus> {
         Ok(ExitStatus::Ok)
     } else {
         out.line(&format!(
-            "require {}: {broken} of {} tools break the rule",
+            "require {}: {broken} of {} {} the rule",
             rule.name(),
-            tools.len()
+            if tools.len() == 1 {
+                "1 tool".to_string()
+            } else {
+                format!("{} tools", tools.len())
+            },
+            if broken == 1 { "breaks" } else { "break" }
         ))?;
         Ok(ExitStatus::Gate)
     }

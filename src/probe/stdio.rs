@@ -13,6 +13,7 @@
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio as Pipe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
@@ -29,6 +30,8 @@ use crate::sanitize::excerpt;
 
 /// How many of the server's last stderr lines an error shows.
 const STDERR_TAIL: usize = 20;
+/// How many bytes sent to the server may wait unread before the probe gives up on it.
+const WRITE_BACKLOG: usize = 1 << 20;
 /// How many bytes of one stderr line are read; the rest is skipped.
 const STDERR_LINE: usize = 4096;
 /// How long a server may take to exit by itself once its stdin is closed.
@@ -56,7 +59,12 @@ pub struct Stdio {
     /// Keeps the child's group on the list killed if the probe is interrupted; dropped
     /// after the group is killed.
     _group: Option<Registered>,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread; `None` once stdin is closed.
+    stdin: Option<mpsc::Sender<Vec<u8>>>,
+    /// Bytes handed to the writer thread and not yet written.
+    unwritten: Arc<AtomicUsize>,
+    /// Set by the writer thread when a write fails (the server has gone).
+    write_failed: Arc<AtomicBool>,
     stdout: Receiver<Chunk>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     stderr_reader: JoinHandle<()>,
@@ -95,7 +103,28 @@ impl Stdio {
             .spawn()
             .with_context(|| format!("starting '{program}'"))?;
         let group = i32::try_from(child.id()).ok().map(groups::register);
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().context("the child has no stdin pipe")?;
+        let unwritten = Arc::new(AtomicUsize::new(0));
+        let write_failed = Arc::new(AtomicBool::new(false));
+        let stdin = {
+            let (tx, rx) = mpsc::channel::<Vec<u8>>();
+            let unwritten = Arc::clone(&unwritten);
+            let write_failed = Arc::clone(&write_failed);
+            // Writes happen here, so that a server that stops reading its stdin cannot
+            // block the probe past its timeout; the backlog is bounded in `send`.
+            thread::spawn(move || {
+                let mut stdin: ChildStdin = stdin;
+                for line in rx {
+                    let written = stdin.write_all(&line).and_then(|()| stdin.flush());
+                    unwritten.fetch_sub(line.len(), Ordering::SeqCst);
+                    if written.is_err() {
+                        write_failed.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            });
+            tx
+        };
         let stdout = child
             .stdout
             .take()
@@ -130,7 +159,9 @@ impl Stdio {
         Ok(Stdio {
             child,
             _group: group,
-            stdin,
+            stdin: Some(stdin),
+            unwritten,
+            write_failed,
             stdout: rx,
             stderr: tail,
             stderr_reader,
@@ -162,14 +193,25 @@ impl Stdio {
     fn send(&mut self, message: &Value, waiting_for: &str) -> Result<()> {
         let mut line = message.to_string();
         line.push('\n');
-        let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| stdin.flush()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
         // A write fails when the server has gone; its exit status says more than EPIPE.
-        written.map_err(|_| self.gone(waiting_for))
+        if self.write_failed.load(Ordering::SeqCst) {
+            return Err(self.gone(waiting_for));
+        }
+        let backlog = self.unwritten.load(Ordering::SeqCst);
+        if backlog + line.len() > WRITE_BACKLOG {
+            bail!(
+                "the server has not read the last {backlog} bytes sent to its stdin while sending requests of its own; it does not read its input"
+            );
+        }
+        self.unwritten.fetch_add(line.len(), Ordering::SeqCst);
+        let sent = match &self.stdin {
+            Some(stdin) => stdin.send(line.into_bytes()).is_ok(),
+            None => false,
+        };
+        if !sent {
+            return Err(self.gone(waiting_for));
+        }
+        Ok(())
     }
 
     /// Describes a server that stopped talking: its exit status and its last stderr lines.

@@ -14,6 +14,8 @@ The probe tests drive it through the environment:
                                  sleeps, and exit with status 5 (its pid goes to FAULT_PIDFILE.child)
                      huge        on tools/list, write FAULT_HUGE bytes (default 1000000) with
                                  no newline, then hang
+                     flood       on tools/list, send 200000 pings without reading the
+                                 answers, then hang
                      deep-answer answer tools/list with a tool nested 200 levels deep
                      deep-notice before the tools/list answer, send a notification nested
                                  200 levels deep
@@ -178,6 +180,12 @@ def main():
                     sys.stdout.write(block[:left])
                     left -= len(block)
                 sys.stdout.flush()
+                while True:
+                    time.sleep(1)
+            if "flood" in MODES:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                for number in range(200000):
+                    send({"jsonrpc": "2.0", "id": f"flood-{number}", "method": "ping"})
                 while True:
                     time.sleep(1)
             if "ask" in MODES:
