@@ -228,7 +228,7 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
 
 /// Counts a directory or an archive file.
 /// Errors about the path itself do not repeat it: the row they end up in names it.
-fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
+pub fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
     let meta = fs::metadata(path).map_err(|e| anyhow!(describe(&e)))?;
     if meta.is_dir() {
         return count_dir(path, matcher);
