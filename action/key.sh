@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Works out the cache key of an mcp-hint-census build for action.yml: the sha256 of
+# the files the binary is built from (Cargo.toml, Cargo.lock, corpus.toml, src/),
+# so that a cached binary is reused exactly while they are unchanged, whatever ref
+# the action was used at. Writes key=HEX to GITHUB_OUTPUT when that is set, else
+# prints it.
+set -euo pipefail
+cd "${GITHUB_ACTION_PATH:?names the action checkout}"
+sum() {
+    if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi
+}
+key=$(find Cargo.toml Cargo.lock corpus.toml src -type f -print0 |
+    LC_ALL=C sort -z | xargs -0 sum | sum | cut -c1-64)
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf 'key=%s\n' "$key" >>"$GITHUB_OUTPUT"
+else
+    printf 'key=%s\n' "$key"
+fi
