@@ -6,11 +6,11 @@
 # prints it.
 set -euo pipefail
 cd "${GITHUB_ACTION_PATH:?names the action checkout}"
-sum() {
-    if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi
-}
+# A command, not a function: xargs runs it. (macOS has shasum, not sha256sum.)
+sha256=(sha256sum)
+if ! command -v sha256sum >/dev/null 2>&1; then sha256=(shasum -a 256); fi
 key=$(find Cargo.toml Cargo.lock corpus.toml src -type f -print0 |
-    LC_ALL=C sort -z | xargs -0 sum | sum | cut -c1-64)
+    LC_ALL=C sort -z | xargs -0 "${sha256[@]}" | "${sha256[@]}" | cut -c1-64)
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
     printf 'key=%s\n' "$key" >>"$GITHUB_OUTPUT"
 else
