@@ -15,6 +15,9 @@
 #
 # Exits with the tool's status (0 passed, 1 failed, 2 usage, 3 a gate failed), or 2
 # when the inputs make no command line (an unknown mode, no server to probe, ...).
+
+# Backticks inside single quotes below are Markdown for the summary, not commands.
+# shellcheck disable=SC2016
 set -eu
 
 # What one output may add to the summary (GitHub takes at most 1 MiB a step); the

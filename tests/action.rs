@@ -1203,7 +1203,14 @@ fn the_cache_key_is_the_hash_of_the_files_the_binary_is_built_from() {
     }
     let expected = format!("{:x}", Sha256::digest(listing.as_bytes()));
 
-    assert_eq!(key_of(&repo()), expected);
+    let key = key_of(&repo());
+    let (platform, source) = key.split_once('-').expect("PLATFORM-SOURCE");
+    assert!(
+        platform.len() == 12 && platform.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{key}"
+    );
+    assert_eq!(source, expected);
+    let expected = key.clone();
     assert_eq!(
         key_of(copy.path()),
         expected,
