@@ -26,6 +26,7 @@ max_bytes=196608
 max_lines=2000
 
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
+headed=
 work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/mcp-hint-census.XXXXXX")
 
 # Appends each argument to the summary as a line.
@@ -47,7 +48,8 @@ set_output() {
 usage() {
     printf 'mcp-hint-census action: %s\n' "$1" >&2
     if [ $# -gt 1 ]; then printf '  got: %q\n' "$2" >&2; fi
-    say "## mcp-hint-census" "" "**Usage error** (exit 2): $1."
+    if [ -z "$headed" ]; then say "## mcp-hint-census"; fi
+    say "" "**Usage error** (exit 2): $1."
     set_output status 2
     exit 2
 }
@@ -188,6 +190,7 @@ case $bin in
 esac
 
 say "## mcp-hint-census $mode"
+headed=yes
 case $mode in
 scan)
     split_lines "${INPUT_PATHS:-.}"

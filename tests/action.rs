@@ -997,7 +997,7 @@ fn a_probe_diffed_against_a_more_cautious_snapshot_fails_naming_the_tool() {
 #[test]
 fn inputs_that_make_no_command_line_exit_2() {
     let dir = TempDir::new().unwrap();
-    let cases: [&[(&str, &str)]; 7] = [
+    let cases: [&[(&str, &str)]; 8] = [
         &[("mode", "census")],
         &[("require-hints", "yes")],
         &[("mode", "probe")],
@@ -1008,12 +1008,20 @@ fn inputs_that_make_no_command_line_exit_2() {
         ],
         &[("command", "node\nx.js")],
         &[("mode", "diff"), ("new", "b.json")],
+        &[
+            ("mode", "diff"),
+            ("old", "a.json"),
+            ("new", "b.json"),
+            ("url", "http://127.0.0.1:9/"),
+        ],
         &[("binary", "/no/such/mcp-hint-census")],
     ];
     for inputs in cases {
         let ran = run_action(dir.path(), inputs, &[]);
         assert_eq!(ran.code, Some(2), "{inputs:?}\n{}", ran.show());
         assert_eq!(ran.output("status"), "2");
+        let headings = ran.summary.lines().filter(|l| l.starts_with("## ")).count();
+        assert_eq!(headings, 1, "{}", ran.show());
         assert!(
             verdict(&ran).starts_with("**Usage error** (exit 2)"),
             "{}",
