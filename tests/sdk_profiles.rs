@@ -16,7 +16,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{naive, run, show, targz, Item};
+use common::{naive, read_csv, run, show, targz, Item};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -131,7 +131,11 @@ fn oracle_file(data: &[u8]) -> [u64; 9] {
         counts[i] = naive(data, term);
     }
     for (i, column) in SDK.iter().enumerate() {
-        counts[4 + i] = column.insensitive.iter().map(|s| naive(data, s)).sum::<u64>()
+        counts[4 + i] = column
+            .insensitive
+            .iter()
+            .map(|s| naive(data, s))
+            .sum::<u64>()
             + column.exact.iter().map(|s| exact(data, s)).sum::<u64>();
     }
     counts[8] = naive(data, CONTROL);
@@ -995,7 +999,10 @@ fn fixtures_declare_the_hints_they_claim() {
     }
     // The oracle itself: exact spellings are case-sensitive and non-overlapping,
     // insensitive ones are not case-sensitive.
-    assert_eq!(exact(b"ReadOnly = true ReadOnly = True", "ReadOnly = true"), 1);
+    assert_eq!(
+        exact(b"ReadOnly = true ReadOnly = True", "ReadOnly = true"),
+        1
+    );
     assert_eq!(exact(b"aaaa", "aa"), 2);
     assert_eq!(oracle_file(b"READ_ONLY_HINT ReadOnlyHint")[4], 2);
     assert_eq!(oracle_file(b"READ_ONLY_HINT ReadOnlyHint")[0], 1);
@@ -1008,13 +1015,30 @@ fn fixtures_declare_the_hints_they_claim() {
 fn sdk_profile_counts_each_sdk_fixture() {
     let tmp = TempDir::new().unwrap();
     write_fixtures(tmp.path(), &FIXTURES);
-    let mut args = vec!["--profile", "sdk"];
+    let mut args = vec!["--profile", "sdk", "--csv", "sdks.csv"];
     args.extend(FIXTURES.iter().map(|f| f.name));
     let rows = json_rows(tmp.path(), &args, 0);
     assert_eq!(rows.len(), FIXTURES.len());
     for (row, fixture) in rows.iter().zip(FIXTURES) {
         check_row(row, fixture);
     }
+
+    // The CSV has the same columns in the same order, and the same counts.
+    let csv = read_csv(&tmp.path().join("sdks.csv"));
+    let header = &csv[0];
+    let first = header
+        .iter()
+        .position(|h| h == COLUMNS[0])
+        .unwrap_or_else(|| panic!("no {} in {header:?}", COLUMNS[0]));
+    assert_eq!(header[first..first + 9], COLUMNS, "{header:?}");
+    for (record, fixture) in csv[1..].iter().zip(FIXTURES) {
+        let got: Vec<u64> = record[first..first + 9]
+            .iter()
+            .map(|c| c.parse().unwrap_or_else(|e| panic!("{c:?}: {e}")))
+            .collect();
+        assert_eq!(got, oracle_tree(fixture.files), "{}: CSV", fixture.name);
+    }
+    assert_eq!(csv.len(), FIXTURES.len() + 1);
 
     // Each SDK family in one line: where the camelCase SDKs read the same in both
     // columns, the snake_case and C# ones read only in the profile's.
