@@ -600,9 +600,10 @@ fun Server.registerCatalogTools() {
     hints: [1, 1, 1, 1, 1, 1, 1, 1],
 };
 
-/// Swift SDK: modelled on modelcontextprotocol/swift-sdk `Tool(name:description:
-/// inputSchema:annotations:)` with `annotations: .init(title:readOnlyHint:...)`, listed
-/// from a `ListTools` method handler as its README does.
+/// Swift SDK: modelled on modelcontextprotocol/swift-sdk `Sources/MCP/Server/Tools.swift`
+/// (`Tool.Annotations.init(title:readOnlyHint:destructiveHint:idempotentHint:
+/// openWorldHint:)`), the tools listed from a `ListTools` method handler as its README
+/// lists them.
 const SWIFT: Fixture = Fixture {
     name: "swift",
     files: &[(
