@@ -66,7 +66,7 @@ work=$(cd "$work" && pwd)
 sl=$work/slurm
 mkdir -p "$sl/state" "$sl/spool" "$work/www" "$work/job"
 # munged refuses a socket folder that others cannot enter, or a key others can read.
-mkdir -m 0755 -p "$work/munge"
+mkdir -m 0755 "$work/munge"
 
 # Variables of an enclosing Slurm job would point sbatch and census at it.
 while IFS='=' read -r name _; do
