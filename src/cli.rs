@@ -291,8 +291,9 @@ pub struct ProbeArgs {
     pub save: Option<PathBuf>,
 
     /// Exits with status 3 when a tool breaks RULE: meaningful, all, openai or anthropic.
-    #[arg(long, value_name = "RULE")]
-    pub require: Option<crate::probe::hints::Rule>,
+    #[arg(long, value_name = "RULE",
+          value_parser = ["meaningful", "all", "openai", "anthropic"])]
+    pub require: Option<String>,
 
     /// Seconds to wait for the whole exchange with one server before it is stopped.
     #[arg(long, value_name = "SECS", default_value_t = 30,

@@ -9,7 +9,7 @@
 
 mod diff;
 mod groups;
-pub mod hints;
+mod hints;
 mod http;
 mod lines;
 mod out;
@@ -104,7 +104,13 @@ fn parse_capabilities(text: &str) -> Result<Value, UsageError> {
 /// Runs `probe`: lists the server's tools and reports, saves and gates on their hints;
 /// with `--servers`, probes every server of the file into one table.
 pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
-    let rule = args.require;
+    // clap admits only the rules' names.
+    let rule: Option<Rule> = args
+        .require
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(UsageError)?;
     let max_message = usize::try_from(args.max_message.0).unwrap_or(usize::MAX);
     let options = Options {
         timeout: Duration::from_secs(args.timeout),
