@@ -1039,3 +1039,114 @@ fn the_sdk_profile_adds_columns_that_merge_and_compare_carry() {
         show(&same)
     );
 }
+
+/// The sha256 stamped on a row is of the bytes counted in that run: a cached
+/// archive replaced by another valid archive of the same commit is hashed anew.
+#[test]
+fn a_cached_archive_is_stamped_with_its_own_hash() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let first = targz(
+        "o-a",
+        Some(COMMIT_A),
+        &[Item::File("a".into(), b"readOnlyHint".to_vec())],
+    );
+    let server = Server::start(HashMap::from([(
+        "/o/a/a1b2".to_string(),
+        Route::Archive(first.clone()),
+    )]));
+    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
+    let hex = |bytes: &[u8]| -> String {
+        Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert_eq!(row(dir.path(), "o/a")["archive_sha256"], hex(&first));
+    let second = targz(
+        "o-a",
+        Some(COMMIT_A),
+        &[Item::File(
+            "a".into(),
+            b"readOnlyHint openWorldHint".to_vec(),
+        )],
+    );
+    std::fs::write(dir.path().join("cache/o/a/a1b2.tar.gz"), &second).unwrap();
+    let offline = census(dir.path(), &["--offline"]);
+    assert_eq!(offline.status.code(), Some(0), "{}", show(&offline));
+    let row = row(dir.path(), "o/a");
+    assert_eq!(row["archive_sha256"], hex(&second));
+    assert_eq!(row["openWorldHint"], "1");
+}
+
+/// A download is bounded in size and in time, whatever pace the server keeps.
+#[test]
+fn downloads_are_bounded_in_size_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = targz(
+        "o-a",
+        Some(COMMIT_A),
+        &[Item::File("a".into(), vec![b'x'; 4000])],
+    );
+    // One byte every 50 ms: never a stall, but a 2 s limit ends it.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let slow_port = listener.local_addr().unwrap().port();
+    let body = archive.clone();
+    thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            let body = body.clone();
+            thread::spawn(move || {
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(head.as_bytes());
+                for byte in &body {
+                    if stream.write_all(&[*byte]).is_err() {
+                        return;
+                    }
+                    thread::sleep(std::time::Duration::from_millis(50));
+                }
+            });
+        }
+    });
+    let server = Server::start(HashMap::from([(
+        "/o/big/a1b2".to_string(),
+        Route::Archive(archive.clone()),
+    )]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[
+            (
+                "o/slow",
+                "a1b2",
+                Some(format!("http://127.0.0.1:{slow_port}/x")),
+            ),
+            ("o/big", "a1b2", None),
+        ],
+    );
+    let started = std::time::Instant::now();
+    let out = census(
+        dir.path(),
+        &["--max-time", "2", "--max-archive", "200", "--retries", "0"],
+    );
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("--max-time"), "{}", show(&out));
+    assert!(
+        stdout.contains("limit of 200 bytes (--max-archive)"),
+        "{}",
+        show(&out)
+    );
+    assert!(!dir.path().join("cache/o/big/a1b2.tar.gz").exists());
+}
