@@ -262,7 +262,9 @@ fn describe(err: &io::Error) -> String {
 /// The sha256 covers every byte of the input, including any after the archive's end.
 fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
-    let ArchiveCount { commit, mut tree } = archive::count_archive(&mut tee, matcher, &mut |_| {})?;
+    let ArchiveCount { commit, trees } =
+        archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    let mut tree = trees.into_iter().next().unwrap_or_default();
     tee.drain().context("reading the end of the archive")?;
     let sha256 = tee.finish()?;
     tree.sort_files();
@@ -615,7 +617,7 @@ fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
     });
     // The reader is dropped when counting ends, early or not, so git cannot block
     // on a pipe nobody reads before it is waited for.
-    let counted = archive::count_archive(stdout, matcher, &mut |_| {});
+    let counted = archive::count_archive(stdout, matcher, &[Vec::new()], &mut |_| {});
     let status = child.wait().context("waiting for git archive")?;
     let stderr = stderr.join().unwrap_or_default();
     if !status.success() {
@@ -624,8 +626,9 @@ fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
             report::one_line(stderr.trim())
         );
     }
-    let ArchiveCount { commit, mut tree } =
+    let ArchiveCount { commit, trees } =
         counted.with_context(|| format!("reading git archive '{id}'"))?;
+    let mut tree = trees.into_iter().next().unwrap_or_default();
     tree.sort_files();
     let commit_source = match commit {
         Some(named) if named.eq_ignore_ascii_case(&id) => CommitSource::Archive,
