@@ -302,10 +302,7 @@ impl Pending {
 /// newline is an error, and nothing after it is read: GNU tar stops there with an
 /// error, Python's tarfile reads on in ways of its own. The records may be followed
 /// by NUL bytes only (where both readers stop).
-pub fn pax_records(
-    data: &[u8],
-    mut each: impl FnMut(&[u8], &[u8]) -> Result<()>,
-) -> Result<()> {
+pub fn pax_records(data: &[u8], mut each: impl FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()> {
     let mut rest = data;
     while !rest.is_empty() {
         let at = data.len() - rest.len();
@@ -398,8 +395,8 @@ fn count_tar<S: Source>(
             break;
         }
         has_header = true;
-        let header =
-            Header::parse(&block).with_context(|| format!("reading the tar header at byte {at}"))?;
+        let header = Header::parse(&block)
+            .with_context(|| format!("reading the tar header at byte {at}"))?;
         let kind = header.kind;
         match kind {
             b'x' | b'X' | b'g' => {
@@ -419,8 +416,7 @@ fn count_tar<S: Source>(
             }
             b'L' | b'K' => {
                 let is_name = kind == b'L';
-                if (is_name && pending.long_name.is_some()) || (!is_name && pending.has_long_link)
-                {
+                if (is_name && pending.long_name.is_some()) || (!is_name && pending.has_long_link) {
                     bail!("the GNU long-name header at byte {at} follows another one for the same entry");
                 }
                 tar.read_meta(header.size, &mut meta)
@@ -431,10 +427,12 @@ fn count_tar<S: Source>(
                     pending.has_long_link = true;
                 }
             }
-            b'S' => bail!("the GNU sparse entry at byte {at} is not read (sparse files are refused)"),
-            b'M' | b'V' => bail!(
-                "the GNU multi-volume or volume-label entry at byte {at} is not read"
-            ),
+            b'S' => {
+                bail!("the GNU sparse entry at byte {at} is not read (sparse files are refused)")
+            }
+            b'M' | b'V' => {
+                bail!("the GNU multi-volume or volume-label entry at byte {at} is not read")
+            }
             _ => {
                 let entry = std::mem::take(&mut pending);
                 let name = entry_name(&header, &entry)
@@ -449,9 +447,8 @@ fn count_tar<S: Source>(
                 match what {
                     Kind::File => {
                         counter.reset();
-                        tar.feed(size, &mut counter).with_context(|| {
-                            format!("reading '{}'", sanitize(&path))
-                        })?;
+                        tar.feed(size, &mut counter)
+                            .with_context(|| format!("reading '{}'", sanitize(&path)))?;
                         trees.add_file(&path, &counter);
                         on_file(size);
                     }
@@ -597,7 +594,9 @@ fn classify(header: &Header<'_>, name: &[u8], size: u64, pax_size: Option<u64>) 
         }
         b'1' => Kind::NoData,
         b'2' | b'3' | b'4' | b'6' if size != 0 => {
-            bail!("a link, device or fifo with a size: GNU tar skips that much data, Python does not")
+            bail!(
+                "a link, device or fifo with a size: GNU tar skips that much data, Python does not"
+            )
         }
         b'2' | b'3' | b'4' | b'6' => Kind::NoData,
         _ => Kind::Skip,
@@ -851,7 +850,10 @@ impl<S: Source> TarStream<S> {
         let limit = BLOCK as u64 + MAX_TRAILING_ZEROS;
         let mut zeros: u64 = 0;
         loop {
-            let buf = self.source.fill().context("reading the end of the archive")?;
+            let buf = self
+                .source
+                .fill()
+                .context("reading the end of the archive")?;
             if buf.is_empty() {
                 return Ok(());
             }

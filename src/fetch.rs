@@ -211,12 +211,13 @@ impl Fetcher {
         let sink = temp.as_ref().map(|t| t.as_file());
         let mut tee = Tee::new(response, sink, progress);
         let counted =
-            archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| progress.file()).and_then(|count| {
-                // Read whatever follows the gzip stream so that the hash and the
-                // cached copy cover every byte of the archive.
-                tee.drain().context("reading the end of the download")?;
-                Ok(count)
-            });
+            archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| progress.file())
+                .and_then(|count| {
+                    // Read whatever follows the gzip stream so that the hash and the
+                    // cached copy cover every byte of the archive.
+                    tee.drain().context("reading the end of the download")?;
+                    Ok(count)
+                });
         let count = match counted {
             Ok(count) => count,
             // A body cut off by the network is worth another try; bytes that
@@ -269,9 +270,12 @@ fn count_cached(
     // The hash was taken as the archive was downloaded. Reading it again checks the
     // gzip CRC-32 and length and every tar header checksum, which catch a damaged
     // copy; hashing it again on every run would cost a seventh of the census's CPU.
-    let count = archive::count_archive(Tee::unhashed(file, progress), matcher, &[Vec::new()], &mut |_| {
-        progress.file()
-    })?;
+    let count = archive::count_archive(
+        Tee::unhashed(file, progress),
+        matcher,
+        &[Vec::new()],
+        &mut |_| progress.file(),
+    )?;
     let (commit, commit_source) = verify_commit(tree, &count)?;
     Ok(Fetched {
         count,
