@@ -302,7 +302,7 @@ impl Pending {
 /// newline is an error, and nothing after it is read: GNU tar stops there with an
 /// error, Python's tarfile reads on in ways of its own. The records may be followed
 /// by NUL bytes only (where both readers stop).
-pub fn pax_records(data: &[u8], mut each: impl FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()> {
+fn pax_records(data: &[u8], mut each: impl FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()> {
     let mut rest = data;
     while !rest.is_empty() {
         let at = data.len() - rest.len();
@@ -1035,5 +1035,151 @@ impl BufRead for ReadAhead {
 
     fn consume(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_read_only_where_both_readers_agree() {
+        let field = |s: &[u8]| {
+            let mut f = [0u8; 12];
+            f[..s.len()].copy_from_slice(s);
+            number(&f)
+        };
+        assert_eq!(field(b"00000000017\0"), Some(15));
+        assert_eq!(field(b"17 "), Some(15));
+        assert_eq!(field(b"   17\0 \0"), Some(15));
+        assert_eq!(field(b""), Some(0));
+        assert_eq!(
+            field(b"\x80\0\0\0\0\0\0\0\0\0\x01\0"),
+            Some(256),
+            "base-256"
+        );
+        assert_eq!(number(&[0xff; 8]), Some(-1));
+        // GNU tar skips a leading NUL, Python stops at it.
+        assert_eq!(field(b"\x0017"), None);
+        // Python accepts these, GNU tar does not (or reads them otherwise).
+        for odd in [
+            &b"1_7"[..],
+            b"+17",
+            b"\t17",
+            b"0o17",
+            b"17 1",
+            b"8",
+            b"  ",
+            b"\x81",
+        ] {
+            assert_eq!(field(odd), None, "{:?}", String::from_utf8_lossy(odd));
+        }
+    }
+
+    fn records(data: &[u8]) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        pax_records(data, |k, v| {
+            out.push((
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            ));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn pax_records_are_parsed_strictly() {
+        let data = b"52 comment=0123456789abcdef0123456789abcdef01234567\n11 path=ab\n";
+        let got = records(data).unwrap();
+        assert_eq!(got[1], ("path".to_string(), "ab".to_string()));
+        assert_eq!(got[0].1.len(), 40);
+        // A value may hold '=' and spaces; NUL bytes may follow the last record.
+        let got = records(b"14 path=a=b c\n\0\0\0").unwrap();
+        assert_eq!(got, [("path".to_string(), "a=b c".to_string())]);
+        for bad in [
+            &b"99 comment=x\n"[..],
+            b"12 path=ab\n",
+            b"10 path=ab\n",
+            b"9 pathab\n",
+            b"10 path=abc",
+            b"5 x\n52 comment=0123456789abcdef0123456789abcdef01234567\n",
+            b"11 path=ab\nrubbish",
+            b"007 =ab\n",
+            b" 11 path=a\n",
+            b"99999999999999999999999 a=b\n",
+        ] {
+            assert!(records(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn a_commit_is_40_or_64_hex_digits() {
+        let id = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(commit_id(id.as_bytes()).unwrap(), id);
+        assert!(commit_id(&[b'a'; 64]).is_ok());
+        for bad in [&id.as_bytes()[..39], b"", &[b'g'; 40], &[b'a'; 41]] {
+            assert!(commit_id(bad).is_err());
+        }
+        let err = commit_id("abcdeféééé\u{1b}[31m".as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("'abcdeféééé\\u{1b}[31m'"), "{err}");
+    }
+
+    fn stripped(paths: &[(&str, bool)]) -> Vec<String> {
+        let mut trees = Trees::new(0, &[Vec::new()]);
+        let matcher = Matcher::new(&["x"]).unwrap();
+        let mut counter = matcher.file_counter();
+        counter.feed(b"x");
+        for &(path, is_dir) in paths {
+            let path = strip_dot(path.as_bytes());
+            trees.see(path, is_dir);
+            if !is_dir {
+                trees.add_file(path, &counter);
+            }
+        }
+        trees.finish()[0]
+            .files
+            .iter()
+            .map(|f| String::from_utf8(f.path.clone()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn paths_are_made_relative_to_the_top_folder() {
+        let github = [
+            ("o-n-abc1234/", true),
+            ("o-n-abc1234/src/a.rs", false),
+            ("o-n-abc1234/README", false),
+        ];
+        assert_eq!(stripped(&github), ["src/a.rs", "README"]);
+        let dotted = [("./", true), ("./pkg/", true), ("./pkg/a", false)];
+        assert_eq!(stripped(&dotted), ["a"]);
+        let here = [("./", true), ("./a", false), ("./pkg/b", false)];
+        assert_eq!(stripped(&here), ["a", "pkg/b"]);
+        // No common top folder: a directory first, then a file beside it.
+        let flat = [
+            (".github/", true),
+            (".github/ci.yml", false),
+            ("Cargo.toml", false),
+        ];
+        assert_eq!(stripped(&flat), [".github/ci.yml", "Cargo.toml"]);
+        let top_file = [("README", false), ("src/a.rs", false)];
+        assert_eq!(stripped(&top_file), ["README", "src/a.rs"]);
+        // A file named as the top folder lies outside it.
+        let clash = [("top/", true), ("top/a", false), ("top", false)];
+        assert_eq!(stripped(&clash), ["top/a", "top"]);
+    }
+
+    #[test]
+    fn html_is_not_an_archive() {
+        let m = Matcher::new(&["x"]).unwrap();
+        let err = count_archive(
+            &b"<!DOCTYPE html><html>sign in</html>"[..],
+            &m,
+            &[Vec::new()],
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("<!DOCTYPE html>"), "{err}");
     }
 }
