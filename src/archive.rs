@@ -435,21 +435,20 @@ fn count_tar<S: Source>(
             }
             _ => {
                 let entry = std::mem::take(&mut pending);
-                let name = entry_name(&header, &entry)
+                entry_name(&header, &entry, &mut path)
                     .with_context(|| format!("reading the tar entry at byte {at}"))?;
-                path.clear();
-                path.extend_from_slice(strip_dot(&name));
                 let size = entry.pax_size.unwrap_or(header.size);
-                let what = classify(&header, &name, size, entry.pax_size).with_context(|| {
-                    format!("reading '{}' (byte {at} of the tar)", sanitize(&name))
+                let what = classify(&header, &path, size, entry.pax_size).with_context(|| {
+                    format!("reading '{}' (byte {at} of the tar)", sanitize(&path))
                 })?;
-                trees.see(&path, what == Kind::Dir);
+                let relative = strip_dot(&path);
+                trees.see(relative, what == Kind::Dir);
                 match what {
                     Kind::File => {
                         counter.reset();
                         tar.feed(size, &mut counter)
                             .with_context(|| format!("reading '{}'", sanitize(&path)))?;
-                        trees.add_file(&path, &counter);
+                        trees.add_file(relative, &counter);
                         on_file(size);
                     }
                     Kind::Dir | Kind::NoData => {}
@@ -522,9 +521,10 @@ fn read_extended(data: &[u8], pending: &mut Pending) -> Result<()> {
     })
 }
 
-/// Returns the entry's full name: the pax `path`, else the GNU long name, else the
-/// header's prefix and name.
-fn entry_name(header: &Header<'_>, pending: &Pending) -> Result<Vec<u8>> {
+/// Puts the entry's full name in `name`: the pax `path`, else the GNU long name,
+/// else the header's prefix and name.
+fn entry_name(header: &Header<'_>, pending: &Pending, name: &mut Vec<u8>) -> Result<()> {
+    name.clear();
     match (&pending.pax_path, &pending.long_name) {
         (Some(pax), Some(long)) if pax != long => {
             // GNU tar takes the pax path; Python takes whichever header came first.
@@ -534,21 +534,23 @@ fn entry_name(header: &Header<'_>, pending: &Pending) -> Result<Vec<u8>> {
                 sanitize(long)
             )
         }
-        (Some(name), _) | (None, Some(name)) => Ok(name.clone()),
+        (Some(given), _) | (None, Some(given)) => name.extend_from_slice(given),
         (None, None) => {
             let prefix = header.prefix();
-            if prefix.is_empty() {
-                Ok(header.name().to_vec())
-            } else if header.is_ustar() {
-                Ok([prefix, b"/", header.name()].concat())
-            } else {
-                bail!(
-                    "its prefix field '{}' is read by Python but not by GNU tar (no ustar magic)",
-                    sanitize(prefix)
-                )
+            if !prefix.is_empty() {
+                if !header.is_ustar() {
+                    bail!(
+                        "its prefix field '{}' is read by Python but not by GNU tar (no ustar magic)",
+                        sanitize(prefix)
+                    )
+                }
+                name.extend_from_slice(prefix);
+                name.push(b'/');
             }
+            name.extend_from_slice(header.name());
         }
     }
+    Ok(())
 }
 
 /// What an entry is to the count.
