@@ -100,7 +100,12 @@ fn count_tree(tree: &Tree, fetcher: &Fetcher, matcher: &Matcher, bars: &Bars) ->
         .map(|fetched| Counted {
             commit: fetched.commit,
             commit_source: fetched.commit_source,
-            count: fetched.count.trees.into_iter().next().unwrap_or_default(),
+            count: fetched
+                .count
+                .trees
+                .into_iter()
+                .next()
+                .expect("one tree per subfolder asked"),
             sha256: fetched.sha256,
         })
         .map_err(|err| format!("fetching '{}': {err:#}", tree.label()));

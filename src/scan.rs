@@ -264,7 +264,10 @@ fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted>
     let mut tee = Tee::new(reader, None, &NoProgress);
     let ArchiveCount { commit, trees } =
         archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
-    let mut tree = trees.into_iter().next().unwrap_or_default();
+    let mut tree = trees
+        .into_iter()
+        .next()
+        .expect("one tree per subfolder asked");
     tee.drain().context("reading the end of the archive")?;
     let sha256 = tee.finish()?;
     tree.sort_files();
@@ -628,7 +631,10 @@ fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
     }
     let ArchiveCount { commit, trees } =
         counted.with_context(|| format!("reading git archive '{id}'"))?;
-    let mut tree = trees.into_iter().next().unwrap_or_default();
+    let mut tree = trees
+        .into_iter()
+        .next()
+        .expect("one tree per subfolder asked");
     tree.sort_files();
     let commit_source = match commit {
         Some(named) if named.eq_ignore_ascii_case(&id) => CommitSource::Archive,
