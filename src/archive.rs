@@ -345,8 +345,11 @@ fn pax_records(data: &[u8], mut each: impl FnMut(&[u8], &[u8]) -> Result<()>) ->
             bail!("malformed pax record at byte {at}: it has no '='");
         };
         let key = &body[..eq];
-        if key.is_empty() || key[0] == b' ' || key[0] == b'\t' {
-            bail!("malformed pax record at byte {at}: its key is empty or starts with a blank");
+        // GNU tar skips blanks before a key and ends it at a NUL; Python does neither.
+        if key.is_empty() || key[0] == b' ' || key[0] == b'\t' || key.contains(&0) {
+            bail!(
+                "malformed pax record at byte {at}: its key is empty, starts with a blank or holds a NUL"
+            );
         }
         each(key, &body[eq + 1..])?;
         rest = &rest[len..];
@@ -1118,6 +1121,7 @@ mod tests {
             b"5 x\n52 comment=0123456789abcdef0123456789abcdef01234567\n",
             b"11 path=ab\nrubbish",
             b"007 =ab\n",
+            b"14 path\0x=abc\n",
             b" 11 path=a\n",
             b"99999999999999999999999 a=b\n",
         ] {

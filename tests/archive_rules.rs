@@ -636,6 +636,7 @@ fn malformed_pax_records_make_the_archive_an_error() {
             b"11  path=a\n".to_vec(),
             "blank",
         ),
+        ("key holding a NUL", b"12 path\0x=a\n".to_vec(), "NUL"),
     ];
     for (case, records, says) in &cases {
         for kind in [b'x', b'g'] {
