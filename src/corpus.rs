@@ -294,29 +294,10 @@ fn term_list(given: Option<Vec<Spanned<String>>>, default: &[&str]) -> Vec<Spann
 }
 
 /// Checks a subfolder: a relative path with `/` separators, no empty, `.` or `..`
-/// segment, no leading or trailing `/` (docs/method.md, "Subfolders").
+/// segment, no leading or trailing `/` (docs/method.md, "Subfolders"). The archive
+/// reader holds the rule; the corpus applies it before anything is downloaded.
 pub fn check_subfolder(path: &str) -> std::result::Result<(), String> {
-    if path.is_empty() {
-        return Err("the subfolder is empty (leave the key out to count the whole tree)".into());
-    }
-    if path.starts_with('/') || path.ends_with('/') {
-        return Err(format!("'{path}' starts or ends with '/'"));
-    }
-    if path.contains('\\') {
-        return Err(format!("'{path}' has a '\\'; separate folders with '/'"));
-    }
-    if path.chars().any(char::is_control) {
-        return Err(format!("{path:?} has a control character"));
-    }
-    if let Some(bad) = path
-        .split('/')
-        .find(|s| s.is_empty() || *s == "." || *s == "..")
-    {
-        return Err(format!(
-            "'{path}' has the segment '{bad}'; it must be a plain relative path"
-        ));
-    }
-    Ok(())
+    crate::archive::check_subfolder(path).map_err(|e| format!("{e:#}"))
 }
 
 /// Returns true for `owner/name` made of the characters GitHub allows.

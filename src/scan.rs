@@ -221,6 +221,7 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
             pinned: git.unwrap_or_default().to_string(),
             subfolder: String::new(),
         },
+        server: None,
         note: None,
         outcome: outcome.map_err(|e| format!("{e:#}")),
     }
@@ -254,7 +255,12 @@ fn describe(err: &io::Error) -> String {
 /// The sha256 covers every byte of the input, including any after the archive's end.
 fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
-    let ArchiveCount { commit, mut tree } = archive::count_archive(&mut tee, matcher, &mut |_| {})?;
+    let ArchiveCount { commit, trees } =
+        archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    let mut tree = trees
+        .into_iter()
+        .next()
+        .expect("one tree per subfolder asked");
     tee.drain().context("reading the end of the archive")?;
     let sha256 = tee.finish()?;
     tree.sort_files();
@@ -391,6 +397,7 @@ mod tests {
                 pinned: String::new(),
                 subfolder: String::new(),
             },
+            server: None,
             note: None,
             outcome,
         };
