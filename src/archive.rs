@@ -37,11 +37,9 @@ use std::thread;
 use anyhow::{anyhow, bail, Context, Result};
 use flate2::bufread::MultiGzDecoder;
 
+use crate::count::READ_BUF;
 use crate::count::{FileCounter, FileHit, Matcher, TreeCount};
 use crate::sanitize::{excerpt, sanitize};
-
-/// Size of the buffers the archive's bytes are read through.
-const READ_BUF: usize = 256 * 1024;
 
 /// The largest pax extended header (`x`, `g`) or GNU long name or long link entry
 /// (`L`, `K`) read, in bytes: 1 MiB. A larger one makes the archive an error.
@@ -151,10 +149,17 @@ pub fn count_archive<R: Read + Send>(
     }
 }
 
-/// Returns true when `head`, one block, starts with a plausible tar header (ustar
-/// magic, or a valid header checksum for old-style archives).
+/// Returns true when `head`, the first block of a file (or all of a shorter one),
+/// starts a gzip stream or a tar archive: what `scan` reads as an archive rather
+/// than as one file.
+pub fn is_archive(head: &[u8]) -> bool {
+    head.starts_with(&[0x1f, 0x8b]) || looks_like_tar(head)
+}
+
+/// Returns true when `head` is one whole block holding a plausible tar header
+/// (ustar magic, or a valid header checksum for old-style archives).
 fn looks_like_tar(head: &[u8]) -> bool {
-    &head[257..262] == b"ustar" || checksum_ok(head)
+    head.len() >= BLOCK && (&head[257..262] == b"ustar" || checksum_ok(head))
 }
 
 /// Returns the first bytes of a non-archive as a short quoted string for an error.

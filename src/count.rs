@@ -324,6 +324,10 @@ fn anchors(forms: &[Vec<u8>]) -> (Vec<Vec<u8>>, Vec<Anchored>) {
     (anchors, anchored)
 }
 
+/// Size of the buffer a file's bytes are read through, wherever they come from:
+/// files are never read whole.
+pub const READ_BUF: usize = 256 * 1024;
+
 /// Counts the patterns of one file fed in chunks of any size.
 ///
 /// The result never depends on how the file was split: the last `max_len - 1`
@@ -507,6 +511,26 @@ impl<'m> FileCounter<'m> {
                 self.counts[column] += 1;
             }
             self.last_end[pattern] = start + self.matcher.lens[pattern] as u64;
+        }
+    }
+
+    /// Feeds every byte `reader` yields, read through `buf` (which the counter may
+    /// lower-case in place between reads), until its end; returns how many bytes
+    /// that was. The one read loop of every file counted from a reader.
+    pub fn feed_reader<R: std::io::Read>(
+        &mut self,
+        reader: &mut R,
+        buf: &mut [u8],
+    ) -> std::io::Result<u64> {
+        let before = self.offset;
+        loop {
+            match reader.read(buf) {
+                Ok(0) => return Ok(self.offset - before),
+                // The buffer is refilled next, so the counter may lower-case it in place.
+                Ok(n) => self.feed_mut(&mut buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
         }
     }
 

@@ -80,14 +80,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha1_checked::Digest;
 
-use crate::count::{Matcher, TreeCount};
+use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::table::one_line;
 
 /// How long git may go without writing a byte before it is stopped.
 pub const IDLE: Duration = Duration::from_secs(30);
-
-/// Size of the buffer each blob's bytes are read through: blobs are never held whole.
-const READ_BUF: usize = 256 * 1024;
 
 /// Variables that point git at a repository, an index or objects other than the
 /// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
@@ -347,16 +344,9 @@ fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> R
             );
         };
         counter.reset();
-        let mut blob = out.take(size);
-        loop {
-            match blob.read(&mut buf) {
-                Ok(0) => break,
-                // The buffer is refilled next, so the counter may lower-case it in place.
-                Ok(n) => counter.feed_mut(&mut buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e).with_context(|| format!("reading '{}'", name())),
-            }
-        }
+        counter
+            .feed_reader(&mut out.take(size), &mut buf)
+            .with_context(|| format!("reading '{}'", name()))?;
         if counter.bytes() != size {
             bail!(
                 "'{}' ended after {} of its {} bytes",

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::ScanArgs;
-use crate::count::Matcher;
+use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::git;
 use crate::progress::NoProgress;
 use crate::report;
@@ -235,10 +235,64 @@ pub fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
         return count_dir(path, matcher);
     }
     if !meta.is_file() {
-        bail!("neither a directory nor an archive file");
+        bail!("neither a directory nor a regular file");
     }
-    let file = File::open(path).map_err(|e| anyhow!("opening it: {}", describe(&e)))?;
-    count_reader(file, matcher)
+    let mut file = File::open(path).map_err(|e| anyhow!("opening it: {}", describe(&e)))?;
+    let mut head = Vec::with_capacity(512);
+    (&mut file)
+        .take(512)
+        .read_to_end(&mut head)
+        .map_err(|e| anyhow!("reading it: {}", describe(&e)))?;
+    // A file named as an archive must be one (a saved sign-in page is an error, not
+    // a tree); any other file is an archive only when its bytes say so.
+    if is_archive_name(path) || archive::is_archive(&head) {
+        return count_reader(io::Cursor::new(head).chain(file), matcher);
+    }
+    count_file(path, head, file, matcher)
+}
+
+/// Returns true when `path`'s name ends as an archive's does: `.tar`, `.tar.gz`,
+/// `.tgz` or `.gz`, in any case.
+fn is_archive_name(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.as_encoded_bytes().to_ascii_lowercase())
+        .unwrap_or_default();
+    [&b".tar"[..], b".tgz", b".gz"]
+        .iter()
+        .any(|end| name.ends_with(end))
+}
+
+/// Counts a regular file that is no archive as a tree of that one file, named by
+/// its file name, reading at most the size it had when opened.
+fn count_file(path: &Path, head: Vec<u8>, file: File, matcher: &Matcher) -> Result<Counted> {
+    let size = file
+        .metadata()
+        .map_err(|e| anyhow!("reading it: {}", describe(&e)))?
+        .len();
+    let mut counter = matcher.file_counter();
+    let mut buf = head;
+    let read = buf.len() as u64;
+    counter.feed_mut(&mut buf);
+    buf.resize(READ_BUF, 0);
+    let rest = size.saturating_sub(read) + 1;
+    counter
+        .feed_reader(&mut file.take(rest), &mut buf)
+        .map_err(|e| anyhow!("reading it: {}", describe(&e)))?;
+    if counter.bytes() != size {
+        bail!("it changed while it was read ({size} bytes when opened)");
+    }
+    let name = path
+        .file_name()
+        .map_or_else(Vec::new, |n| n.as_encoded_bytes().to_vec());
+    let mut count = TreeCount::new(matcher.len());
+    count.add_file(|| name, size, counter.counts());
+    Ok(Counted {
+        commit: String::new(),
+        commit_source: CommitSource::Worktree,
+        count,
+        sha256: String::new(),
+    })
 }
 
 /// Returns an I/O error as a short lower-case phrase for a row's message.

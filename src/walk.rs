@@ -15,10 +15,7 @@ use std::sync::Mutex;
 use anyhow::{anyhow, bail, Context, Result};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use crate::count::{Matcher, TreeCount};
-
-/// Size of the buffer each file's bytes are read through: files are never read whole.
-const READ_BUF: usize = 256 * 1024;
+use crate::count::{Matcher, TreeCount, READ_BUF};
 
 /// Holds the result of walking a directory.
 pub struct Walked {
@@ -152,16 +149,9 @@ impl Worker<'_> {
         }
         let mut counter = self.matcher.file_counter();
         // One byte past the size seen at open tells a growing file from a whole one.
-        let mut file = file.take(size + 1);
-        loop {
-            match file.read(&mut self.buf) {
-                Ok(0) => break,
-                // The buffer is refilled next, so the counter may lower-case it in place.
-                Ok(n) => counter.feed_mut(&mut self.buf[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e).with_context(|| format!("reading '{}'", path.display())),
-            }
-        }
+        counter
+            .feed_reader(&mut file.take(size + 1), &mut self.buf)
+            .with_context(|| format!("reading '{}'", path.display()))?;
         if counter.bytes() != size {
             bail!(
                 "'{}' changed while it was read ({} bytes when opened, {} read)",

@@ -992,23 +992,17 @@ fn each_failing_path_is_named_and_the_others_still_count() {
     assert_eq!(summary(&rows[0]), oracle(&good));
     assert_eq!(summary(&rows[6]), oracle(&good));
     assert_error(&rows, 1, &["no such file or directory"]);
-    assert_error(
-        &rows,
-        2,
-        &["not a gzip or tar archive", "readOnlyHint is not"],
-    );
+    // A file that is no archive (and not named as one) is a tree of one file.
+    assert_eq!(rows[2]["status"], "ok", "{:?}", rows[2]);
+    assert_eq!(rows[2]["files_walked"], 1);
+    assert_eq!(rows[2]["counts"]["readOnlyHint"], 1);
+    assert_eq!(rows[2]["files"][0]["path"], "notes.txt");
     assert_error(&rows, 3, &["<!DOCTYPE html>"]);
     assert_error(&rows, 4, &[]);
     assert_error(&rows, 5, &["empty"]);
     // A person reads each failure on stderr, named by its path.
     let err = String::from_utf8_lossy(&out.stderr);
-    for name in [
-        "missing",
-        "notes.txt",
-        "page.tar.gz",
-        "cut.tar.gz",
-        "empty.tar",
-    ] {
+    for name in ["missing", "page.tar.gz", "cut.tar.gz", "empty.tar"] {
         assert!(
             err.contains(&format!("'{name}': ")),
             "{name} not named\n{}",
@@ -1148,5 +1142,29 @@ fn a_closed_stdout_ends_scan_quietly() {
         let (code, stderr) = run_into_closed_pipe(tmp.path(), args);
         assert_eq!(code, Some(0), "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+/// A regular file that is no archive (and not named as one) is a tree of one file,
+/// however short: `scan path/to/server.ts` counts that file.
+#[test]
+fn a_single_source_file_is_a_tree_of_one_file() {
+    let tmp = TempDir::new().unwrap();
+    let big = large_file(700 * 1024);
+    let files: Vec<(&[u8], &[u8])> = vec![
+        (b"server.ts", HINTED),
+        (b"x.ts", b"r"),
+        (b"empty.ts", b""),
+        (b"big.txt", &big),
+    ];
+    write_tree(tmp.path(), &files);
+    let names: Vec<&str> = files
+        .iter()
+        .map(|(n, _)| std::str::from_utf8(n).unwrap())
+        .collect();
+    let rows = json_rows(tmp.path(), &names, 0);
+    for (row, file) in rows.iter().zip(&files) {
+        assert_eq!(summary(row), oracle(&[*file]), "{row:#}");
+        assert_eq!(row["commit_source"], "worktree");
     }
 }
