@@ -38,7 +38,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use flate2::bufread::MultiGzDecoder;
 
 use crate::count::READ_BUF;
-use crate::count::{FileCounter, FileHit, Matcher, TreeCount};
+use crate::count::{FileCounter, Matcher, TreeCount};
 use crate::sanitize::{excerpt, sanitize};
 
 /// The largest pax extended header (`x`, `g`) or GNU long name or long link entry
@@ -696,7 +696,8 @@ impl Trees {
             .zip(&self.subfolders)
             .map(|((mut under_top, whole), subfolder)| match prefix {
                 Some(prefix) => {
-                    strip(&mut under_top.files, prefix);
+                    // Every file counted under the top folder starts with it.
+                    under_top.files.strip_prefix(prefix.len());
                     under_top
                 }
                 None if subfolder.is_empty() => under_top,
@@ -749,15 +750,6 @@ impl TopFolder {
         match &self.prefix {
             Some(prefix) if !prefix.is_empty() && !self.is_broken => Some(prefix),
             _ => None,
-        }
-    }
-}
-
-/// Makes the hits' paths relative to `prefix`.
-fn strip(files: &mut [FileHit], prefix: &[u8]) {
-    for file in files {
-        if let Some(rest) = file.path.strip_prefix(prefix) {
-            file.path = rest.to_vec();
         }
     }
 }
@@ -1160,8 +1152,10 @@ mod tests {
         }
         trees.finish()[0]
             .files
-            .iter()
-            .map(|f| String::from_utf8(f.path.clone()).unwrap())
+            .sorted()
+            .unwrap()
+            .into_iter()
+            .map(|f| String::from_utf8(f.path).unwrap())
             .collect()
     }
 
@@ -1172,7 +1166,8 @@ mod tests {
             ("o-n-abc1234/src/a.rs", false),
             ("o-n-abc1234/README", false),
         ];
-        assert_eq!(stripped(&github), ["src/a.rs", "README"]);
+        // Hits read back in the order of their paths' bytes.
+        assert_eq!(stripped(&github), ["README", "src/a.rs"]);
         let dotted = [("./", true), ("./pkg/", true), ("./pkg/a", false)];
         assert_eq!(stripped(&dotted), ["a"]);
         let here = [("./", true), ("./a", false), ("./pkg/b", false)];
@@ -1188,7 +1183,7 @@ mod tests {
         assert_eq!(stripped(&top_file), ["README", "src/a.rs"]);
         // A file named as the top folder lies outside it.
         let clash = [("top/", true), ("top/a", false), ("top", false)];
-        assert_eq!(stripped(&clash), ["top/a", "top"]);
+        assert_eq!(stripped(&clash), ["top", "top/a"]);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! numbers, one per pattern. It never reads archives, never sums profile columns,
 //! never prints and never touches the network.
 
+pub use crate::hits::FileHit;
+use crate::hits::Hits;
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind, Span};
 use anyhow::{bail, Result};
 
@@ -568,19 +570,8 @@ pub struct TreeCount {
     pub bytes_read: u64,
     /// Per term (terms first, then controls): occurrences summed over the files.
     pub counts: Vec<u64>,
-    /// Every file with a nonzero count, in the order the files were read.
-    pub files: Vec<FileHit>,
-}
-
-/// Holds the counts of one file that matched at least one term.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileHit {
-    /// The file's path as raw bytes, relative to the tree's top folder.
-    pub path: Vec<u8>,
-    /// The file's size in bytes.
-    pub bytes: u64,
-    /// Per term, in the matcher's order.
-    pub counts: Vec<u64>,
+    /// Every file with a nonzero count, in bounded memory (see `hits`).
+    pub files: Hits,
 }
 
 impl TreeCount {
@@ -616,12 +607,13 @@ impl TreeCount {
         for (total, n) in self.counts.iter_mut().zip(&other.counts) {
             *total += n;
         }
-        self.files.extend(other.files);
+        self.files.append(other.files);
     }
 
-    /// Sorts the file hits by the path's bytes, the order every table uses.
+    /// Marks the count as finished: the hits are sorted by the path's bytes, the
+    /// order every table uses, and kept in memory only if they are few.
     pub fn sort_files(&mut self) {
-        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.files.seal();
     }
 }
 

@@ -718,7 +718,7 @@ mod tests {
         assert_eq!(tree.bytes_read, content.len() as u64);
         assert_eq!(tree.counts, [2, 0]);
         assert_eq!(tree.files.len(), 1);
-        assert_eq!(tree.files[0].path, b"a.py");
+        assert_eq!(tree.files.sorted().unwrap()[0].path, b"a.py");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod count;
 pub mod date;
 pub mod fetch;
 pub mod git;
+pub mod hits;
 pub mod merge;
 pub mod pin;
 pub mod probe;

@@ -82,7 +82,11 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
             row.note = corpus.trees[i].note.clone();
             row.server = corpus.trees[i].name.clone();
             if let Ok(counted) = &mut row.outcome {
-                counted.count.files = files.remove(&row.key).unwrap_or_default();
+                counted.count.files = files
+                    .remove(&row.key)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
             }
             found[i] = Some((row, path.clone()));
         }

@@ -14,6 +14,7 @@ use std::io::Read;
 use anyhow::{bail, Context, Result};
 
 use crate::count::{FileHit, TreeCount};
+
 use crate::terms::Columns;
 
 /// Where the commit id stamped on a row came from.
@@ -234,18 +235,12 @@ pub fn files_header(columns: &Columns) -> Vec<String> {
 }
 
 /// Returns the files table's records for a counted row: every file with a nonzero
-/// count, sorted by the path's bytes. Paths stay raw bytes.
-pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = Vec<Vec<u8>>> + 'r {
-    let hits: Vec<&FileHit> = match &row.outcome {
-        Ok(c) => {
-            let mut hits: Vec<&FileHit> = c.count.files.iter().collect();
-            hits.sort_by(|a, b| a.path.cmp(&b.path));
-            hits
-        }
-        Err(_) => Vec::new(),
-    };
+/// count, in the order of the path's bytes. Paths stay raw bytes.
+pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = std::io::Result<Vec<Vec<u8>>>> + 'r {
+    let hits = row.outcome.as_ref().ok().map(|c| c.count.files.iter());
     let commit = row.outcome.as_ref().map_or("", |c| c.commit.as_str());
-    hits.into_iter().map(move |file| {
+    hits.into_iter().flatten().map(move |file| {
+        let file = file?;
         let mut record: Vec<Vec<u8>> = vec![
             row.key.repo.clone().into_bytes(),
             row.key.pinned.clone().into_bytes(),
@@ -255,7 +250,7 @@ pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = Vec<Vec<u8>>> + '
             file.bytes.to_string().into_bytes(),
         ];
         record.extend(file.counts.iter().map(|n| n.to_string().into_bytes()));
-        record
+        Ok(record)
     })
 }
 
@@ -325,7 +320,7 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
                     files_walked: number(FILES_WALKED)?,
                     bytes_read: number(BYTES_READ)?,
                     counts: (LEADING.len()..after).map(number).collect::<Result<_>>()?,
-                    files: Vec::new(),
+                    files: Default::default(),
                 },
                 sha256: cells[after].to_string(),
             })
@@ -440,9 +435,10 @@ pub fn extension(path: &[u8]) -> Option<&[u8]> {
 /// Returns the counts of a tree's files with a nonzero count, grouped by extension
 /// and sorted by it (no extension first). Every occurrence sits in such a file, so
 /// the groups sum to the tree's totals.
-pub fn by_extension(count: &TreeCount) -> Vec<ExtensionCount> {
+pub fn by_extension(count: &TreeCount) -> std::io::Result<Vec<ExtensionCount>> {
     let mut groups: BTreeMap<Option<Vec<u8>>, ExtensionCount> = BTreeMap::new();
-    for file in &count.files {
+    for file in count.files.iter() {
+        let file = file?;
         let key = extension(&file.path).map(<[u8]>::to_vec);
         let group = groups.entry(key.clone()).or_insert_with(|| ExtensionCount {
             extension: key,
@@ -454,7 +450,7 @@ pub fn by_extension(count: &TreeCount) -> Vec<ExtensionCount> {
             *total += n;
         }
     }
-    groups.into_values().collect()
+    Ok(groups.into_values().collect())
 }
 
 #[cfg(test)]
@@ -490,7 +486,7 @@ mod tests {
                 counts: vec![4, 1],
             },
         ];
-        assert_eq!(by_extension(&tree), expected);
+        assert_eq!(by_extension(&tree).unwrap(), expected);
     }
 
     #[test]
@@ -516,7 +512,7 @@ mod tests {
                     files_walked: 3,
                     bytes_read: 99,
                     counts: vec![1, 2, 3, 4, 5],
-                    files: Vec::new(),
+                    files: Default::default(),
                 },
                 sha256: "f".repeat(64),
             }),

@@ -283,7 +283,7 @@ mod tests {
         assert_eq!(walked.tree.files_walked, 3);
         assert_eq!(walked.tree.bytes_read, 26);
         assert_eq!(walked.tree.counts, [1, 0, 0, 1]);
-        let hits: Vec<&[u8]> = walked.tree.files.iter().map(|f| &f.path[..]).collect();
+        let hits: Vec<Vec<u8>> = walked.tree.files.iter().map(|f| f.unwrap().path).collect();
         assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
         // Without being asked, the walk keeps no path list.
         assert!(walk(&root, &matcher, false).unwrap().paths.is_empty());

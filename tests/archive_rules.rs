@@ -134,7 +134,8 @@ fn ours(archive: &[u8]) -> Result<(Summary, Option<String>), String> {
     let mut hits: Vec<_> = tree
         .files
         .iter()
-        .map(|f| (f.path.clone(), f.bytes, f.counts.clone()))
+        .map(|f| f.unwrap())
+        .map(|f| (f.path, f.bytes, f.counts))
         .collect();
     hits.sort();
     Ok((
@@ -1020,7 +1021,8 @@ fn tree_summary(tree: &mcp_hint_census::count::TreeCount) -> Summary {
     let mut hits: Vec<_> = tree
         .files
         .iter()
-        .map(|f| (f.path.clone(), f.bytes, f.counts.clone()))
+        .map(|f| f.unwrap())
+        .map(|f| (f.path, f.bytes, f.counts))
         .collect();
     hits.sort();
     Summary {
@@ -1087,7 +1089,7 @@ fn subfolders_are_counted_in_one_pass() {
         let mut p: Vec<String> = count.trees[i]
             .files
             .iter()
-            .map(|f| String::from_utf8(f.path.clone()).unwrap())
+            .map(|f| String::from_utf8(f.unwrap().path).unwrap())
             .collect();
         p.sort();
         p

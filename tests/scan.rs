@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{gzip, naive, run_into_closed_pipe};
+use common::{bin, gzip, naive, run_into_closed_pipe};
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{Read, Write};
@@ -1167,4 +1167,61 @@ fn a_single_source_file_is_a_tree_of_one_file() {
         assert_eq!(summary(row), oracle(&[*file]), "{row:#}");
         assert_eq!(row["commit_source"], "worktree");
     }
+}
+
+/// A tree with very many matching files under long names holds them in bounded
+/// memory: 20,000 hits with 8 KiB names (160 MiB of paths) are counted in a small
+/// fraction of that.
+#[test]
+fn many_long_named_hits_stay_in_bounded_memory() {
+    let tmp = TempDir::new().unwrap();
+    let script = r#"
+import gzip, io, sys, tarfile
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+    for i in range(20000):
+        name = "top/" + ("d" * 200 + "/") * 40 + "f%06d" % (19999 - i)
+        data = b"readOnlyHint"
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+open(sys.argv[2], "wb").write(gzip.compress(buf.getvalue(), 1))
+"#;
+    // A second, small Python runs the scan, so that the peak it reports is the
+    // scan's and not the generator's (a fork starts with its parent's memory).
+    let measure = r#"
+import resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+print(out.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"#;
+    let archive = tmp.path().join("many.tar.gz");
+    let csv = tmp.path().join("out.csv");
+    let made = Command::new("python3")
+        .args(["-c", script, "-"])
+        .arg(&archive)
+        .output()
+        .expect("running python3");
+    assert!(made.status.success(), "{}", show(&made));
+    let out = Command::new("python3")
+        .args(["-c", measure])
+        .arg(bin())
+        .args(["scan", "--csv"])
+        .arg(&csv)
+        .arg(&archive)
+        .output()
+        .expect("running python3");
+    assert!(out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, peak_kib) = text.trim().split_once(' ').unwrap();
+    assert_eq!(code, "0", "{}", show(&out));
+    let peak_kib: u64 = peak_kib.parse().unwrap();
+    let table = fs::read_to_string(&csv).unwrap();
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split(',').collect();
+    // files_walked and readOnlyHint, after repo, pinned, subfolder, server,
+    // commit and commit_source.
+    assert_eq!((row[6], row[8]), ("20000", "20000"), "{table}");
+    assert!(
+        peak_kib < 64 * 1024,
+        "peak RSS {peak_kib} KiB for 160 MiB of names"
+    );
 }

@@ -31,7 +31,7 @@ pub fn write_files_csv<W: Write>(out: W, table: &Table) -> Result<()> {
     w.write_record(table::files_header(&table.columns))?;
     for row in &table.rows {
         for record in table::files_records(row) {
-            w.write_record(&record)?;
+            w.write_record(&record?)?;
         }
     }
     w.flush()?;

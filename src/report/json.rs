@@ -50,22 +50,24 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                 object.insert("status".into(), json!("ok"));
                 object.insert("error".into(), json!(""));
                 if files {
-                    let mut hits: Vec<_> = c.count.files.iter().collect();
-                    hits.sort_by(|a, b| a.path.cmp(&b.path));
-                    let list: Vec<Value> = hits
-                        .into_iter()
+                    let list: Vec<Value> = c
+                        .count
+                        .files
+                        .iter()
                         .map(|f| {
-                            json!({
-                                "path": String::from_utf8_lossy(&f.path),
-                                "bytes": f.bytes,
-                                "counts": json_counts(table, &f.counts),
+                            f.map(|f| {
+                                json!({
+                                    "path": String::from_utf8_lossy(&f.path),
+                                    "bytes": f.bytes,
+                                    "counts": json_counts(table, &f.counts),
+                                })
                             })
                         })
-                        .collect();
+                        .collect::<std::io::Result<_>>()?;
                     object.insert("files".into(), Value::Array(list));
                 }
                 if extensions {
-                    let list: Vec<Value> = by_extension(&c.count)
+                    let list: Vec<Value> = by_extension(&c.count)?
                         .into_iter()
                         .map(|g| {
                             json!({

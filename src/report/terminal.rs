@@ -111,9 +111,8 @@ pub fn print_files<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         let mut header: Vec<String> = vec!["path".into(), "bytes".into()];
         header.extend(column_names(table));
         let mut lines = vec![header];
-        let mut files: Vec<_> = c.count.files.iter().collect();
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        for file in files {
+        for file in c.count.files.iter() {
+            let file = file?;
             let mut line = vec![sanitize(&file.path), thousands(file.bytes)];
             line.extend(file.counts.iter().map(|&n| thousands(n)));
             lines.push(line);
@@ -141,7 +140,7 @@ pub fn print_by_extension<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         let mut header: Vec<String> = vec!["extension".into(), "files".into()];
         header.extend(column_names(table));
         let mut lines = vec![header];
-        for group in by_extension(&c.count) {
+        for group in by_extension(&c.count)? {
             let mut line = vec![
                 sanitize(extension_label(group.extension.as_deref())),
                 thousands(group.files),
