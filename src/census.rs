@@ -105,8 +105,13 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     if failed > 0 {
         writeln!(
             err,
-            "mcp-hint-census: {failed} of {} trees failed; their rows say why",
-            table.rows.len()
+            "mcp-hint-census: {failed} of {} {} failed; their rows say why",
+            table.rows.len(),
+            if table.rows.len() == 1 {
+                "tree"
+            } else {
+                "trees"
+            }
         )?;
         return Ok(ExitStatus::Failed);
     }

@@ -156,7 +156,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
             let files = row.outcome.as_ref().map_or(0, |c| c.count.files_walked);
             writeln!(
                 err,
-                "mcp-hint-census: '{}' said nothing: zero {} in {} files",
+                "mcp-hint-census: '{}' said nothing: zero {} in {} {}",
                 sanitize(row.repo()),
                 columns
                     .iter()
@@ -164,6 +164,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                     .collect::<Vec<_>>()
                     .join(", "),
                 report::thousands(files),
+                if files == 1 { "file" } else { "files" },
             )?;
         }
         if !silent.is_empty() && !table.columns.has_profile() {

@@ -46,6 +46,19 @@ impl Hint {
         }
     }
 
+    /// Returns the value the schema documents for a tool that does not declare the
+    /// hint: readOnlyHint false, destructiveHint true, idempotentHint false,
+    /// openWorldHint true.
+    pub fn default_value(self) -> bool {
+        matches!(self, Hint::Destructive | Hint::OpenWorld)
+    }
+
+    /// Returns the value that asks a client for less caution: read-only, not
+    /// destructive, idempotent, closed world.
+    pub fn permissive_value(self) -> bool {
+        matches!(self, Hint::ReadOnly | Hint::Idempotent)
+    }
+
     /// Returns the hint whose name is `text`, compared ASCII case-insensitively, as
     /// the matcher compares terms.
     pub fn from_name(text: &str) -> Option<Hint> {

@@ -15,48 +15,11 @@ use std::fmt;
 
 use serde_json::Value;
 
-/// One of the four tool-annotation hints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hint {
-    ReadOnly,
-    Destructive,
-    Idempotent,
-    OpenWorld,
-}
+pub use crate::terms::Hint;
 
-impl Hint {
-    /// Lists the four hints in the schema's order, which is also the column order.
-    pub const ALL: [Hint; 4] = [
-        Hint::ReadOnly,
-        Hint::Destructive,
-        Hint::Idempotent,
-        Hint::OpenWorld,
-    ];
-
-    /// Returns the hint's name as it appears on the wire.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hint::ReadOnly => "readOnlyHint",
-            Hint::Destructive => "destructiveHint",
-            Hint::Idempotent => "idempotentHint",
-            Hint::OpenWorld => "openWorldHint",
-        }
-    }
-
-    /// Returns the value the schema documents for a tool that does not declare the hint.
-    pub fn default_value(self) -> bool {
-        matches!(self, Hint::Destructive | Hint::OpenWorld)
-    }
-
-    /// Returns the value that asks a client for less caution: read-only, not
-    /// destructive, idempotent, closed world.
-    pub fn permissive_value(self) -> bool {
-        matches!(self, Hint::ReadOnly | Hint::Idempotent)
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
+/// Returns the position of `hint` in [`Hint::ALL`], the column order.
+fn index(hint: Hint) -> usize {
+    hint as usize
 }
 
 /// What a tool declares for one hint.
@@ -154,7 +117,7 @@ impl ToolHints {
 
     /// Returns what the tool declares for `hint`.
     pub fn declared(&self, hint: Hint) -> &Declared {
-        &self.declared[hint.index()]
+        &self.declared[index(hint)]
     }
 
     /// Returns true when the tool declares `hint` as a boolean.

@@ -29,25 +29,23 @@ use serde_json::Value;
 use crate::cli::ProbeArgs;
 use crate::{date, ExitStatus, UsageError};
 
+use crate::report::{self, Align};
 use crate::sanitize::sanitize;
 pub use diff::run as diff;
 use hints::{Declared, Hint, Rule, ToolHints};
 use out::Out;
 use session::{Listing, Offer};
 
-/// The per-tool columns of `--csv`, also the tool columns of the `--servers` table.
-const CSV_HEADER: [&str; 10] = [
-    "tool",
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
-    "omits",
-    "resolved_readOnlyHint",
-    "resolved_destructiveHint",
-    "resolved_idempotentHint",
-    "resolved_openWorldHint",
-];
+/// Returns the per-tool columns of `--csv`, also the tool columns of the
+/// `--servers` table: the tool, each hint as declared, what it omits, and each hint
+/// as a client resolves it.
+fn csv_header() -> Vec<String> {
+    let mut header = vec!["tool".to_string()];
+    header.extend(Hint::ALL.map(|h| h.name().to_string()));
+    header.push("omits".to_string());
+    header.extend(Hint::ALL.map(|h| format!("resolved_{}", h.name())));
+    header
+}
 
 /// What every probe of a run shares: the limits and what is offered to the server.
 #[derive(Clone, Debug)]
@@ -308,20 +306,9 @@ fn table(tools: &[ToolHints]) -> String {
         });
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, &w)| format!("{cell:<w$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    let mut out = Vec::new();
+    report::write_aligned(&mut out, &rows, Align::Left).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("the cells are strings")
 }
 
 /// Renders the summary lines under the table.
@@ -350,7 +337,7 @@ fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
     )
 }
 
-/// Returns one tool's cells under [`CSV_HEADER`].
+/// Returns one tool's cells under [`csv_header`].
 fn tool_cells(tool: &ToolHints) -> Vec<String> {
     let mut record = vec![tool.name.clone()];
     record.extend(Hint::ALL.map(|h| tool.declared(h).cell().to_string()));
@@ -361,7 +348,7 @@ fn tool_cells(tool: &ToolHints) -> Vec<String> {
 
 fn write_csv(path: &Path, tools: &[ToolHints]) -> Result<()> {
     let mut out = csv::Writer::from_path(path)?;
-    out.write_record(CSV_HEADER)?;
+    out.write_record(csv_header())?;
     for tool in tools {
         out.write_record(tool_cells(tool))?;
     }

@@ -34,7 +34,7 @@ use serde::Deserialize;
 use super::hints::ToolHints;
 use super::out::Out;
 use super::session::{capability_names, Listing};
-use super::{probe, tool_cells, Options, Target, CSV_HEADER};
+use super::{csv_header, probe, tool_cells, Options, Target};
 use crate::cli::ProbeArgs;
 use crate::sanitize::sanitize;
 use crate::{ExitStatus, UsageError};
@@ -264,8 +264,9 @@ fn counts(listing: &Listing) -> (usize, usize, usize) {
 
 fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<()> {
     let mut out = csv::Writer::from_path(path)?;
+    let tool_columns = csv_header();
     let mut header: Vec<&str> = SERVER_COLUMNS.to_vec();
-    header.extend(CSV_HEADER);
+    header.extend(tool_columns.iter().map(String::as_str));
     header.push("error");
     out.write_record(&header)?;
     for outcome in outcomes {
@@ -290,7 +291,7 @@ fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<
                     String::new(),
                     capabilities.to_string(),
                 ];
-                record.extend(CSV_HEADER.iter().map(|_| String::new()));
+                record.extend(tool_columns.iter().map(|_| String::new()));
                 record.push(reason.clone());
                 out.write_record(&record)?;
             }
