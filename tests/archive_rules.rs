@@ -1309,3 +1309,91 @@ mod never_panics {
         }
     }
 }
+
+/// No crafted archive makes the binary panic: mutations of the specimen, as tar and
+/// as tar.gz, and the hostile commits of this suite go through `scan` (all in one
+/// run) and through `census --offline` (each a cached tree); every row is ok or an
+/// error row, and the exit status is never 101.
+#[test]
+fn no_crafted_archive_panics_census_or_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tar, headers) = specimen();
+    let mut archives: Vec<Vec<u8>> = vec![tar.clone(), gzip(&tar)];
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for _ in 0..60 {
+        let mutated = mutate(&tar, &headers, &mut rng);
+        archives.push(gzip(&mutated));
+        archives.push(mutated);
+    }
+    for comment in [
+        "abcdeféééé".as_bytes(),
+        b"abcd not a commit",
+        format!("{COMMIT}\n| injected | row |").as_bytes(),
+        b"abcd\x1b[2Jabcd",
+    ] {
+        let mut archive = pax(b'g', &record("comment", comment));
+        archive.extend(member(b"t/a", b'0', b"readOnlyHint"));
+        archive.extend_from_slice(&END);
+        archives.push(gzip(&archive));
+    }
+    let cache = dir.path().join("cache/o");
+    let mut corpus = String::from("[census]\narchive_url = \"http://127.0.0.1:9/{repo}\"\n");
+    let mut names = Vec::new();
+    for (i, archive) in archives.iter().enumerate() {
+        let name = format!("a{i}.tar");
+        std::fs::write(dir.path().join(&name), archive).unwrap();
+        names.push(name);
+        let tree = cache.join(format!("t{i}"));
+        std::fs::create_dir_all(&tree).unwrap();
+        // Pinned to the specimen's commit, so that the unmutated archives count.
+        std::fs::write(tree.join("0123.tar.gz"), archive).unwrap();
+        std::fs::write(
+            tree.join("0123.tar.gz.sha256"),
+            format!("{}\n", "0".repeat(64)),
+        )
+        .unwrap();
+        corpus.push_str(&format!("[[tree]]\nrepo = \"o/t{i}\"\ncommit = \"0123\"\n"));
+    }
+    std::fs::write(dir.path().join("corpus.toml"), corpus).unwrap();
+    let scan = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"))
+        .current_dir(dir.path())
+        .arg("scan")
+        .arg("--json")
+        .args(&names)
+        .output()
+        .unwrap();
+    assert!(matches!(scan.status.code(), Some(0 | 1)), "scan: {scan:?}");
+    let rows: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), archives.len());
+    let census = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"))
+        .current_dir(dir.path())
+        .args([
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--offline",
+            "--cache",
+            "cache",
+        ])
+        .args(["--out", "out", "--date", "2026-09-07", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(census.status.code(), Some(0 | 1)),
+        "census: {census:?}"
+    );
+    let table = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.csv")).unwrap();
+    assert_eq!(table.lines().count(), archives.len() + 1);
+    assert!(
+        table.contains(",ok,"),
+        "the specimen itself counts: {table}"
+    );
+    // Every row that counted is stamped with the specimen's own commit: no
+    // malformed comment became a commit.
+    for line in table.lines().skip(1).filter(|l| l.contains(",ok,")) {
+        assert_eq!(line.split(',').nth(4), Some(COMMIT), "{line}");
+    }
+    // The injected comment cannot add a row to the Markdown table.
+    let md = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.md")).unwrap();
+    assert!(!md.contains("| injected | row |"), "{md}");
+}
