@@ -778,10 +778,21 @@ fn a_missing_path_fails_with_exit_1() {
 fn a_profile_is_passed_only_when_given() {
     let dir = TempDir::new().unwrap();
     fs::create_dir(dir.path().join("t")).unwrap();
+    // A C# server spells the hints as attribute arguments: no literal hint name.
+    fs::write(
+        dir.path().join("t/Tools.cs"),
+        "[McpServerTool(Name = \"search\", ReadOnly = true, OpenWorld = false)]\n",
+    )
+    .unwrap();
     let ran = run_action(dir.path(), &[("paths", "t"), ("profile", "sdk")], &[]);
     let blocks = fenced_blocks(&ran.summary);
     let command = block_starting(&blocks, "$ mcp-hint-census scan", &ran);
     assert!(command.contains(" --profile sdk "), "{}", ran.show());
+    // With the profile the gate sees the C# spellings and passes; without it, the
+    // same tree says nothing.
+    assert_eq!(ran.code, Some(0), "{}", ran.show());
+    let without = run_action(dir.path(), &[("paths", "t")], &[]);
+    assert_eq!(without.code, Some(3), "{}", without.show());
 }
 
 // ---------------------------------------------------------------------------
