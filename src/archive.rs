@@ -70,7 +70,9 @@ pub fn check_subfolder(subfolder: &str) -> Result<()> {
     check_subfolder_bytes(subfolder.as_bytes())
 }
 
-fn check_subfolder_bytes(subfolder: &[u8]) -> Result<()> {
+/// Returns what is wrong with `subfolder` as a subfolder, or `None` when it is a
+/// plain relative path.
+pub fn subfolder_problem(subfolder: &[u8]) -> Option<&'static str> {
     let why = if subfolder.is_empty() {
         "it is empty"
     } else if subfolder.starts_with(b"/") {
@@ -89,9 +91,16 @@ fn check_subfolder_bytes(subfolder: &[u8]) -> Result<()> {
     {
         "it has a '.' or '..' segment"
     } else {
-        return Ok(());
+        return None;
     };
-    bail!("subfolder '{}' is not valid: {why}", sanitize(subfolder))
+    Some(why)
+}
+
+fn check_subfolder_bytes(subfolder: &[u8]) -> Result<()> {
+    match subfolder_problem(subfolder) {
+        None => Ok(()),
+        Some(why) => bail!("subfolder '{}' is not valid: {why}", sanitize(subfolder)),
+    }
 }
 
 /// Counts every regular file of the archive read from `reader`, gzip-compressed or

@@ -90,19 +90,9 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Failed);
     }
-    // The tables are written before anything is printed, so that a reader who
-    // stops early (`census | head`) still leaves them complete.
-    let written = report::write_tables(&args.out, &table)?;
-    report::print_table(io::stdout().lock(), &table)?;
-    let mut err = io::stderr().lock();
-    for path in &written {
-        writeln!(
-            err,
-            "mcp-hint-census: wrote {}",
-            sanitize(path.display().to_string())
-        )?;
-    }
+    report::write_and_print(&args.out, &table)?;
     if failed > 0 {
+        let mut err = io::stderr().lock();
         writeln!(
             err,
             "mcp-hint-census: {failed} of {} {} failed; their rows say why",

@@ -12,6 +12,7 @@ use anyhow::Result;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::sanitize::sanitize;
 use crate::table::TreeKey;
 use crate::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::UsageError;
@@ -297,20 +298,26 @@ fn term_list(given: Option<Vec<Spanned<String>>>, default: &[&str]) -> Vec<Spann
 /// segment, no leading or trailing `/` (docs/method.md, "Subfolders"). The archive
 /// reader holds the rule; the corpus applies it before anything is downloaded.
 pub fn check_subfolder(path: &str) -> std::result::Result<(), String> {
-    crate::archive::check_subfolder(path).map_err(|e| format!("{e:#}"))
+    match crate::archive::subfolder_problem(path.as_bytes()) {
+        None => Ok(()),
+        Some(why) => Err(format!("'{}' is not valid: {why}", sanitize(path))),
+    }
+}
+
+/// Returns true for an owner or a repository name made of the characters GitHub
+/// allows: ASCII letters, digits, `-`, `_` and `.`, and neither `.` nor `..`.
+pub fn is_repo_part(part: &str) -> bool {
+    !part.is_empty()
+        && part != "."
+        && part != ".."
+        && part
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
 /// Returns true for `owner/name` made of the characters GitHub allows.
 fn is_repo(repo: &str) -> bool {
-    let ok = |part: &str| {
-        !part.is_empty()
-            && part != "."
-            && part != ".."
-            && part
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
-    };
-    matches!(repo.split_once('/'), Some((owner, name)) if ok(owner) && ok(name))
+    matches!(repo.split_once('/'), Some((owner, name)) if is_repo_part(owner) && is_repo_part(name))
 }
 
 /// Checks an archive URL template: http(s), and no placeholder but the four known.

@@ -304,7 +304,7 @@ fn retry_after(response: &reqwest::blocking::Response) -> Option<Duration> {
 
 /// Returns an error and its sources on one line: reqwest hides the useful part
 /// ("connection refused") in the source chain.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

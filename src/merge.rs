@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -15,7 +14,6 @@ use anyhow::{bail, Context, Result};
 use crate::cli::MergeArgs;
 use crate::corpus::{self, Corpus};
 use crate::report;
-use crate::sanitize::sanitize;
 use crate::table::{self, Row, Table, TreeKey};
 use crate::{ExitStatus, UsageError};
 
@@ -24,16 +22,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitStatus> {
     let corpus = corpus::load(args.corpus.as_deref())?;
     // A missing, doubled or foreign shard is the input being wrong: nothing is written.
     let table = merge(&corpus, &args.tables).map_err(|e| UsageError(format!("{e:#}")))?;
-    let written = report::write_tables(&args.out, &table)?;
-    report::print_table(io::stdout().lock(), &table)?;
-    let mut err = io::stderr().lock();
-    for path in &written {
-        writeln!(
-            err,
-            "mcp-hint-census: wrote {}",
-            sanitize(path.display().to_string())
-        )?;
-    }
+    report::write_and_print(&args.out, &table)?;
     Ok(if table.failed_rows().next().is_some() {
         ExitStatus::Failed
     } else {

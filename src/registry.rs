@@ -18,6 +18,8 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Deserialize;
 
+use crate::fetch::error_chain;
+
 /// The official registry.
 pub const DEFAULT_URL: &str = "https://registry.modelcontextprotocol.io";
 
@@ -363,21 +365,6 @@ fn get_once(client: &reqwest::blocking::Client, url: &reqwest::Url) -> Result<Ve
         )));
     }
     Ok(bytes)
-}
-
-/// Returns an error and its sources on one line.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use crate::corpus::is_repo_part;
+
 /// A forge whose archive URL scheme is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Forge {
@@ -166,7 +168,7 @@ pub fn parse(text: &str) -> Result<RepoUrl, UrlProblem> {
         }
     }
     match segments.as_slice() {
-        [owner, name] if is_part(owner) && is_part(name) => Ok(RepoUrl {
+        [owner, name] if is_repo_part(owner) && is_repo_part(name) => Ok(RepoUrl {
             forge,
             repo: format!("{owner}/{name}"),
         }),
@@ -187,17 +189,6 @@ fn scp_like(text: &str) -> Option<(&str, &str)> {
     let (authority, path) = text.split_once(':')?;
     let (_, host) = authority.split_once('@')?;
     (!host.is_empty() && !host.contains('/')).then_some((authority, path))
-}
-
-/// Returns true for an owner or name the corpus accepts: ASCII letters, digits,
-/// `-`, `_` and `.`, and neither `.` nor `..`.
-fn is_part(part: &str) -> bool {
-    !part.is_empty()
-        && part != "."
-        && part != ".."
-        && part
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
 /// Returns `url` with any `user:password@` replaced by `***@`, for writing

@@ -501,7 +501,7 @@ fn expected_skipped() -> Vec<[&'static str; 3]> {
          "not a repository URL: 'a/b/c' is in a nested GitLab group; a corpus repo is owner/name"],
         ["io.github.acme/missing", "https://github.com/acme/missing", "git ls-remote failed"],
         ["io.github.acme/mono-evil", "https://github.com/acme/mono",
-         "subfolder '../x' has the segment '..'; it must be a plain relative path"],
+         "subfolder '../x' is not valid: it has a '.' or '..' segment"],
         ["io.github.acme/web", "https://github.com/acme/tools/tree/main/src",
          "not a repository URL: it points inside the repository; give repository.subfolder instead"],
         ["org.example/selfhosted", "https://git.example.org/x/y",
@@ -863,7 +863,7 @@ fn a_list_pins_refs_heads_and_commits() {
             [
                 "",
                 "https://github.com/acme/tools",
-                "line 9: subfolder '/abs' starts or ends with '/'",
+                "line 9: subfolder '/abs' is not valid: it starts with '/' (it must be relative to the top folder)",
             ],
         ],
     );

@@ -65,6 +65,23 @@ pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     Ok(paths.to_vec())
 }
 
+/// Writes the tables (see [`write_tables`]), then prints the table on stdout and
+/// names each file written on stderr. The files come first, so that a reader who
+/// stops early (`census | head`) still leaves them whole.
+pub fn write_and_print(out: &Path, table: &Table) -> Result<()> {
+    let written = write_tables(out, table)?;
+    print_table(io::stdout().lock(), table)?;
+    let mut err = io::stderr().lock();
+    for path in &written {
+        writeln!(
+            err,
+            "mcp-hint-census: wrote {}",
+            crate::sanitize::sanitize(path.display().to_string())
+        )?;
+    }
+    Ok(())
+}
+
 /// Writes a file through a temporary sibling renamed into place.
 pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     let dir = match path.parent() {
