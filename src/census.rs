@@ -7,6 +7,7 @@
 //! start with the pin (docs/method.md, "Which commit"). Fetching, reading archives,
 //! counting and formatting live in their own modules.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::time::Duration;
 
@@ -16,14 +17,13 @@ use rayon::prelude::*;
 use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
-use crate::count::Matcher;
+use crate::count::{Matcher, TreeCount};
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Row, Table};
 use crate::tee::Limits;
-use crate::terms::Columns;
 use crate::{date, ExitStatus, UsageError};
 
 /// Runs `census` and returns its exit status.
@@ -145,60 +145,110 @@ pub fn count_corpus(
         .build()
         .context("starting the worker threads")?;
     let bars = Bars::new(display, corpus.trees.len());
-    let rows: Vec<Row> = pool.install(|| {
-        corpus
-            .trees
+    let groups = archive_groups(&corpus.trees);
+    let counted: Vec<Vec<(usize, Row)>> = pool.install(|| {
+        groups
             .par_iter()
-            .map(|tree| count_tree(tree, fetcher, (&matcher, &corpus.columns), &bars))
+            .map(|group| count_group(&corpus.trees, group, fetcher, &matcher, &bars))
             .collect()
     });
     bars.finish();
+    let mut rows: Vec<Option<Row>> = vec![None; corpus.trees.len()];
+    for (i, row) in counted.into_iter().flatten() {
+        rows[i] = Some(row);
+    }
     Ok(Table {
         columns: corpus.columns.clone(),
         date: date.to_string(),
-        rows,
+        rows: rows.into_iter().flatten().collect(),
     })
 }
 
-/// Counts one tree; a failure becomes the row's error, never a partial count.
-fn count_tree(
-    tree: &Tree,
+/// Returns the trees grouped by the archive they are counted from: one group per
+/// (repository, pin, archive URL), in corpus order, each listing its trees'
+/// indices. A monorepo's servers (one tree per subfolder) make one group, so their
+/// archive is downloaded once and read once (docs/method.md, "Subfolders").
+fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
+    let mut index: HashMap<(String, String, &str), usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, tree) in trees.iter().enumerate() {
+        let key = (
+            tree.repo.to_ascii_lowercase(),
+            tree.commit.to_ascii_lowercase(),
+            tree.archive_url.as_str(),
+        );
+        let at = *index.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[at].push(i);
+    }
+    groups
+}
+
+/// Counts the trees of one group from one read of their archive; a failure
+/// becomes every one of their rows' error, never a partial count.
+fn count_group(
+    trees: &[Tree],
+    group: &[usize],
     fetcher: &Fetcher,
-    (matcher, columns): (&Matcher, &Columns),
+    matcher: &Matcher,
     bars: &Bars,
-) -> Row {
-    let bar = bars.tree(&sanitize(
-        crate::table::TreeKey {
-            pinned: report::short(&tree.commit).to_string(),
-            ..tree.key()
-        }
-        .label(),
-    ));
-    let consume = |reader: &mut (dyn Read + Send)| -> Result<Counted> {
-        let ArchiveCount {
-            commit,
-            tree: count,
-        } = archive::count_archive(reader, matcher, &mut |_| bar.file())?;
-        let (commit, commit_source) = stamp(tree, commit)?;
-        Ok(Counted {
-            commit,
-            commit_source,
-            count: columns.fold(count),
-            sha256: String::new(),
-        })
+) -> Vec<(usize, Row)> {
+    let first = &trees[group[0]];
+    let label = match group.len() {
+        1 => first.label(),
+        n => format!("{}@{} ({n} subfolders)", first.repo, first.commit),
     };
-    let outcome = fetcher
-        .fetch(tree, &bar, &consume)
-        .map(|fetched| {
-            let mut counted = fetched.value;
-            counted.sha256 = fetched.sha256;
-            counted.count.sort_files();
-            counted
-        })
-        .map_err(|err| format!("fetching '{}': {err:#}", tree.label()));
-    bar.finish(outcome.is_ok());
+    let bar = bars.tree(&sanitize(&label));
+    let subfolders: Vec<Vec<u8>> = group
+        .iter()
+        .map(|&i| trees[i].subfolder.as_bytes().to_vec())
+        .collect();
+    let consume =
+        |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, Vec<TreeCount>)> {
+            let ArchiveCount {
+                commit,
+                trees: counts,
+            } = archive::count_archive(reader, matcher, &subfolders, &mut |_| bar.file())?;
+            let (commit, commit_source) = stamp(first, commit)?;
+            Ok((commit, commit_source, counts))
+        };
+    let fetched = fetcher.fetch(first, &bar, &consume);
+    bar.finish_trees(group.len() as u64, fetched.is_ok());
+    match fetched {
+        Ok(fetched) => {
+            let (commit, commit_source, counts) = fetched.value;
+            group
+                .iter()
+                .zip(counts)
+                .map(|(&i, mut count)| {
+                    count.sort_files();
+                    let counted = Counted {
+                        commit: commit.clone(),
+                        commit_source,
+                        count,
+                        sha256: fetched.sha256.clone(),
+                    };
+                    (i, row(&trees[i], Ok(counted)))
+                })
+                .collect()
+        }
+        Err(err) => group
+            .iter()
+            .map(|&i| {
+                let why = format!("fetching '{}': {err:#}", trees[i].label());
+                (i, row(&trees[i], Err(why)))
+            })
+            .collect(),
+    }
+}
+
+/// Returns the row of `tree`.
+fn row(tree: &Tree, outcome: std::result::Result<Counted, String>) -> Row {
     Row {
         key: tree.key(),
+        server: tree.name.clone(),
         note: tree.note.clone(),
         outcome,
     }

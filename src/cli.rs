@@ -113,7 +113,7 @@ pub struct CorpusBuildArgs {
 
     /// The date written in the corpus's opening comment (YYYY-MM-DD).
     /// Default: SOURCE_DATE_EPOCH, else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD")]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
     pub date: Option<String>,
 
     /// How many repositories are resolved with git ls-remote at once.
@@ -127,7 +127,8 @@ pub struct CorpusBuildArgs {
     pub retries: u32,
 
     /// Seconds one registry request or one git ls-remote may take.
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
 }
 
@@ -267,30 +268,61 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub url: Option<String>,
 
+    /// Probes every server listed in FILE (TOML) into one table, wire-DATE.csv, and a
+    /// summary, wire-DATE.md, in --out.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["url", "command", "csv", "save", "require"])]
+    pub servers: Option<PathBuf>,
+
+    /// Folder the --servers table and summary are written to. Default: results.
+    #[arg(long, value_name = "DIR", requires = "servers")]
+    pub out: Option<PathBuf>,
+
+    /// How many servers of --servers are probed at once. Default: 4.
+    #[arg(long, short = 'j', value_name = "N", requires = "servers",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+
     /// Writes one row per tool as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
-    /// Saves a snapshot of every tool's annotations as received, for `diff`.
+    /// Saves a snapshot of every tool's name, title and annotations as received, for `diff`.
     #[arg(long, value_name = "FILE.json")]
     pub save: Option<PathBuf>,
 
     /// Exits with status 3 when a tool breaks RULE: meaningful, all, openai or anthropic.
-    #[arg(long, value_name = "RULE")]
+    #[arg(long, value_name = "RULE",
+          value_parser = ["meaningful", "all", "openai", "anthropic"])]
     pub require: Option<String>,
 
-    /// Seconds to wait for the whole exchange before the server is stopped.
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    /// Seconds to wait for the whole exchange with one server before it is stopped.
+    #[arg(long, value_name = "SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
 
     /// The protocol version offered in initialize (the server may negotiate down).
     #[arg(long, value_name = "V", default_value = "2025-06-18")]
     pub protocol_version: String,
 
-    /// The date stamped in the snapshot (YYYY-MM-DD). Default: SOURCE_DATE_EPOCH,
-    /// else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD")]
+    /// The client capabilities offered in initialize: `default` (roots, sampling and
+    /// elicitation, as MCP Inspector and desktop clients offer), `none`, or a JSON object.
+    #[arg(long, value_name = "default|none|JSON", default_value = "default")]
+    pub capabilities: String,
+
+    /// The most bytes one JSON-RPC message may take (a stdout line, an event, an HTTP
+    /// body); a longer one fails the probe. Accepts KiB, MiB and GiB.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB")]
+    pub max_message: ByteSize,
+
+    /// The date stamped in the --save snapshot or the --servers file names
+    /// (YYYY-MM-DD). Default: SOURCE_DATE_EPOCH, else today in UTC.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
     pub date: Option<String>,
+
+    /// Sets the wire beside a literal count of the server's source in DIR (as `scan`
+    /// counts it), with a verdict on whether they agree.
+    #[arg(long, value_name = "DIR", conflicts_with = "servers")]
+    pub source: Option<PathBuf>,
 
     /// The server to start, speaking MCP over stdin and stdout.
     #[arg(last = true, value_name = "COMMAND")]

@@ -124,6 +124,11 @@ pub struct Matcher {
     max_len: usize,
     /// Whether some pattern is exact, so that raw bytes must be kept.
     has_exact: bool,
+    /// Per pattern: the columns its occurrences count in (itself alone, unless the
+    /// matcher was built with columns).
+    columns_of: Vec<Vec<usize>>,
+    /// How many counts a counter returns: one per column.
+    width: usize,
 }
 
 impl Matcher {
@@ -145,6 +150,29 @@ impl Matcher {
     /// counted on its own.
     pub fn with_patterns(patterns: &[Pattern]) -> Result<Matcher> {
         Matcher::build(patterns, true)
+    }
+
+    /// Returns a matcher for `patterns` whose counts are per column: column `c`
+    /// counts the sum of the patterns `columns[c]` lists (a pattern may serve
+    /// several columns). Each pattern is still counted on its own, non-overlapping
+    /// with itself; summing happens as occurrences are recorded.
+    pub fn with_columns(patterns: &[Pattern], columns: &[Vec<usize>]) -> Result<Matcher> {
+        let mut matcher = Matcher::build(patterns, true)?;
+        let mut columns_of = vec![Vec::new(); patterns.len()];
+        for (c, sources) in columns.iter().enumerate() {
+            for &p in sources {
+                let Some(of) = columns_of.get_mut(p) else {
+                    bail!(
+                        "column {c} names pattern {p}, and there are {}",
+                        patterns.len()
+                    );
+                };
+                of.push(c);
+            }
+        }
+        matcher.columns_of = columns_of;
+        matcher.width = columns.len();
+        Ok(matcher)
     }
 
     /// Returns a matcher that searches whole chunks with the packed searcher when
@@ -219,17 +247,20 @@ impl Matcher {
             lens,
             max_len,
             has_exact: patterns.iter().any(|p| p.case == Case::Exact),
+            columns_of: (0..patterns.len()).map(|p| vec![p]).collect(),
+            width: patterns.len(),
         })
     }
 
-    /// Returns how many patterns this matcher counts.
+    /// Returns how many counts a counter returns: one per pattern, or one per
+    /// column when the matcher was built with columns.
     pub fn len(&self) -> usize {
-        self.lens.len()
+        self.width
     }
 
     /// Returns true when the matcher counts no pattern at all.
     pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
+        self.lens.is_empty() || self.width == 0
     }
 
     /// Returns the counts of every pattern in `haystack`, one file's whole content.
@@ -326,8 +357,8 @@ impl<'m> FileCounter<'m> {
             seam_lower: Vec::with_capacity(2 * matcher.max_len),
             lower: Vec::new(),
             offset: 0,
-            last_end: vec![0; matcher.len()],
-            counts: vec![0; matcher.len()],
+            last_end: vec![0; matcher.lens.len()],
+            counts: vec![0; matcher.width],
         }
     }
 
@@ -472,7 +503,9 @@ impl<'m> FileCounter<'m> {
     #[inline]
     fn record(&mut self, pattern: usize, start: u64) {
         if start >= self.last_end[pattern] {
-            self.counts[pattern] += 1;
+            for &column in &self.matcher.columns_of[pattern] {
+                self.counts[column] += 1;
+            }
             self.last_end[pattern] = start + self.matcher.lens[pattern] as u64;
         }
     }
@@ -1131,5 +1164,28 @@ mod tests {
             let m = Matcher::build(&patterns, is_packed).unwrap();
             agrees_with_oracle(&m, &hay, &patterns, Vec::new())?;
         }
+    }
+
+    #[test]
+    fn columns_sum_their_patterns_as_they_are_recorded() {
+        let patterns = [
+            Pattern::insensitive("ab"),
+            Pattern::exact("AB"),
+            Pattern::insensitive("b"),
+        ];
+        let columns = [vec![0, 1], vec![2], vec![0]];
+        let matcher = Matcher::with_columns(&patterns, &columns).unwrap();
+        assert_eq!(matcher.len(), 3);
+        let data = b"xABab abAB";
+        let each: Vec<u64> = patterns.iter().map(|p| naive_pattern(data, p)).collect();
+        assert_eq!(each, [4, 2, 4]);
+        let want = vec![each[0] + each[1], each[2], each[0]];
+        assert_eq!(matcher.count(data), want);
+        let mut counter = matcher.file_counter();
+        for byte in data {
+            counter.feed(&[*byte]);
+        }
+        assert_eq!(counter.counts(), &want[..]);
+        assert!(Matcher::with_columns(&patterns, &[vec![3]]).is_err());
     }
 }

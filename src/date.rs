@@ -13,7 +13,20 @@ use crate::UsageError;
 /// Checks a `--date` value as clap parses it, so a bad date is a usage error before
 /// anything runs.
 pub fn parse_arg(text: &str) -> std::result::Result<String, String> {
-    parse(text).ok_or_else(|| format!("'{text}' is not a date of the form YYYY-MM-DD"))
+    parse(text).map_err(|bad| why(text, bad))
+}
+
+/// Returns what is wrong with `date`, for a message that goes on to name the flag.
+fn why(date: &str, bad: Bad) -> String {
+    match bad {
+        Bad::Form => format!("'{date}' is not a date of the form YYYY-MM-DD"),
+        Bad::NoSuchDay { year, month } => format!(
+            "'{date}' does not exist: {} {year} has {} days",
+            MONTHS[month as usize - 1],
+            days_in_month(year, month)
+        ),
+        Bad::NoSuchMonth => format!("'{date}' does not exist: there is no month {}", &date[5..7]),
+    }
 }
 
 /// Returns the date to stamp, as `YYYY-MM-DD`.
@@ -21,13 +34,7 @@ pub fn parse_arg(text: &str) -> std::result::Result<String, String> {
 /// Fails when `--date` or `SOURCE_DATE_EPOCH` is given but malformed.
 pub fn resolve(flag: Option<&str>) -> Result<String> {
     if let Some(date) = flag {
-        return parse(date)
-            .ok_or_else(|| {
-                UsageError(format!(
-                    "--date '{date}' is not a date of the form YYYY-MM-DD"
-                ))
-            })
-            .map_err(Into::into);
+        return parse(date).map_err(|bad| UsageError(format!("--date {}", why(date, bad))).into());
     }
     if let Ok(epoch) = std::env::var("SOURCE_DATE_EPOCH") {
         let secs: i64 = epoch.trim().parse().map_err(|_| {
@@ -44,19 +51,56 @@ pub fn resolve(flag: Option<&str>) -> Result<String> {
     Ok(from_unix(secs as i64))
 }
 
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Why a `--date` is refused.
+#[derive(Debug, PartialEq, Eq)]
+enum Bad {
+    /// Not `YYYY-MM-DD` digits.
+    Form,
+    /// Month 00 or above 12.
+    NoSuchMonth,
+    /// Day 00 or past the month's end.
+    NoSuchDay { year: i64, month: u32 },
+}
+
 /// Returns `text` when it is a real calendar date `YYYY-MM-DD`.
-fn parse(text: &str) -> Option<String> {
+fn parse(text: &str) -> Result<String, Bad> {
     let bytes = text.as_bytes();
-    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
-        return None;
+    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+    if bytes.len() != 10
+        || bytes[4] != b'-'
+        || bytes[7] != b'-'
+        || !digits(0..4)
+        || !digits(5..7)
+        || !digits(8..10)
+    {
+        return Err(Bad::Form);
     }
-    let year: i64 = text[..4].parse().ok()?;
-    let month: u32 = text[5..7].parse().ok()?;
-    let day: u32 = text[8..].parse().ok()?;
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-        return None;
+    let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().map_err(|_| Bad::Form);
+    let year = i64::from(number(0..4)?);
+    let month = number(5..7)?;
+    let day = number(8..10)?;
+    if !(1..=12).contains(&month) {
+        return Err(Bad::NoSuchMonth);
     }
-    Some(text.to_string())
+    if day == 0 || day > days_in_month(year, month) {
+        return Err(Bad::NoSuchDay { year, month });
+    }
+    Ok(text.to_string())
 }
 
 fn days_in_month(year: i64, month: u32) -> u32 {
@@ -101,17 +145,44 @@ mod tests {
 
     #[test]
     fn only_real_dates_parse() {
-        assert_eq!(parse("2026-09-07").as_deref(), Some("2026-09-07"));
-        assert_eq!(parse("2024-02-29").as_deref(), Some("2024-02-29"));
+        assert_eq!(parse("2026-09-07").as_deref(), Ok("2026-09-07"));
+        assert_eq!(parse("2024-02-29").as_deref(), Ok("2024-02-29"));
         for bad in [
-            "2026-02-29",
-            "2026-13-01",
             "2026-9-7",
             "26-09-07",
             "2026/09/07",
-            "2026-04-31",
+            "2026-+9-07",
+            "２０２６-09-07",
         ] {
-            assert_eq!(parse(bad), None, "{bad}");
+            assert_eq!(parse(bad), Err(Bad::Form), "{bad}");
         }
+        assert_eq!(parse("2026-13-01"), Err(Bad::NoSuchMonth));
+        for (bad, year, month) in [
+            ("2026-02-29", 2026, 2),
+            ("2026-04-31", 2026, 4),
+            ("1900-02-29", 1900, 2),
+            ("2026-01-00", 2026, 1),
+        ] {
+            assert_eq!(parse(bad), Err(Bad::NoSuchDay { year, month }), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_date_that_does_not_exist_is_named_so() {
+        let err = resolve(Some("2026-02-30")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--date '2026-02-30' does not exist: February 2026 has 28 days"
+        );
+        let err = resolve(Some("2026-00-10")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--date '2026-00-10' does not exist: there is no month 00"
+        );
+        let err = resolve(Some("30.02.2026")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--date '30.02.2026' is not a date of the form YYYY-MM-DD"
+        );
     }
 }

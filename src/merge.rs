@@ -80,14 +80,9 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
                 _ => date = Some(row_date),
             }
             row.note = corpus.trees[i].note.clone();
+            row.server = corpus.trees[i].name.clone();
             if let Ok(counted) = &mut row.outcome {
-                // Two rows share hits only when they are of one repository at one
-                // full commit, and then their hits are the same.
-                let key = (row.key.repo.clone(), counted.commit.clone());
-                counted.count.files = match files.get(&key) {
-                    Some(hits) => hits.clone(),
-                    None => Vec::new(),
-                };
+                counted.count.files = files.remove(&row.key).unwrap_or_default();
             }
             found[i] = Some((row, path.clone()));
         }

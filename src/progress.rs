@@ -182,13 +182,19 @@ pub struct TreeBar<'b> {
 impl TreeBar<'_> {
     /// Clears the tree's line and counts the tree as done, failed or not.
     pub fn finish(&self, is_ok: bool) {
+        self.finish_trees(1, is_ok);
+    }
+
+    /// Clears the line and counts `trees` trees read from it as done (several
+    /// subfolders of one archive), failed or not.
+    pub fn finish_trees(&self, trees: u64, is_ok: bool) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
         let bars = self.bars;
-        bars.done.fetch_add(1, Ordering::Relaxed);
+        bars.done.fetch_add(trees, Ordering::Relaxed);
         if !is_ok {
-            bars.failed.fetch_add(1, Ordering::Relaxed);
+            bars.failed.fetch_add(trees, Ordering::Relaxed);
         }
         if let Some((_, total)) = &bars.multi {
             total.set_message(format!(
@@ -196,7 +202,7 @@ impl TreeBar<'_> {
                 bars.failed.load(Ordering::Relaxed),
                 indicatif::HumanBytes(bars.bytes.load(Ordering::Relaxed))
             ));
-            total.inc(1);
+            total.inc(trees);
         }
         bars.log_line(false);
     }

@@ -114,13 +114,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     let rows: Vec<Row> = config
         .targets
         .par_iter()
-        .map(|target| {
-            let mut row = scan_target(target, config.git.as_deref(), &matcher);
-            if let Ok(counted) = &mut row.outcome {
-                counted.count = config.columns.fold(std::mem::take(&mut counted.count));
-            }
-            row
-        })
+        .map(|target| scan_target(target, config.git.as_deref(), &matcher))
         .collect();
     let table = Table {
         columns: config.columns.clone(),
@@ -227,6 +221,7 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
             pinned: git.unwrap_or_default().to_string(),
             subfolder: String::new(),
         },
+        server: None,
         note: None,
         outcome: outcome.map_err(|e| format!("{e:#}")),
     }
@@ -234,7 +229,7 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
 
 /// Counts a directory or an archive file.
 /// Errors about the path itself do not repeat it: the row they end up in names it.
-fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
+pub fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
     let meta = fs::metadata(path).map_err(|e| anyhow!(describe(&e)))?;
     if meta.is_dir() {
         return count_dir(path, matcher);
@@ -260,7 +255,12 @@ fn describe(err: &io::Error) -> String {
 /// The sha256 covers every byte of the input, including any after the archive's end.
 fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
-    let ArchiveCount { commit, mut tree } = archive::count_archive(&mut tee, matcher, &mut |_| {})?;
+    let ArchiveCount { commit, trees } =
+        archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    let mut tree = trees
+        .into_iter()
+        .next()
+        .expect("one tree per subfolder asked");
     tee.drain().context("reading the end of the archive")?;
     let sha256 = tee.finish()?;
     tree.sort_files();
@@ -397,6 +397,7 @@ mod tests {
                 pinned: String::new(),
                 subfolder: String::new(),
             },
+            server: None,
             note: None,
             outcome,
         };

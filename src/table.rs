@@ -91,6 +91,8 @@ pub struct Row {
     /// `owner/name` and pin (for a scan: the path as given, and the `--git`
     /// revision or nothing), and the subfolder counted.
     pub key: TreeKey,
+    /// The server's name (a registry survey's), when the corpus gives one.
+    pub server: Option<String>,
     /// The corpus note, shown in the Markdown report.
     pub note: Option<String>,
     /// The counts, or why there are none.
@@ -101,6 +103,15 @@ impl Row {
     /// Returns the repository (or path) of the row.
     pub fn repo(&self) -> &str {
         &self.key.repo
+    }
+
+    /// Returns how tables a person reads name the row's tree: the repository, with
+    /// `:subfolder` when only a subfolder was counted.
+    pub fn tree_name(&self) -> String {
+        match self.key.subfolder.is_empty() {
+            true => self.key.repo.clone(),
+            false => format!("{}:{}", self.key.repo, self.key.subfolder),
+        }
     }
 }
 
@@ -140,26 +151,34 @@ impl Table {
 }
 
 /// The census table's leading columns, before the count columns.
-const LEADING: [&str; 6] = [
+const LEADING: [&str; 8] = [
     "repo",
     "pinned",
+    "subfolder",
+    "server",
     "commit",
     "commit_source",
     "files_walked",
     "bytes_read",
 ];
+/// Where the census table's leading columns stand.
+const COMMIT: usize = 4;
+const COMMIT_SOURCE: usize = 5;
+const FILES_WALKED: usize = 6;
+const BYTES_READ: usize = 7;
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
-/// The files table's leading columns, before the count columns.
-const FILES_LEADING: [&str; 4] = ["repo", "commit", "path", "bytes"];
+/// The files table's leading columns, before the count columns: the tree's key,
+/// its commit, then the file.
+const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path", "bytes"];
 
 /// Returns true when a census column holds a count that two tables can compare:
 /// `files_walked`, `bytes_read` and every term or control column.
 pub fn is_count_column(name: &str) -> bool {
     !(LEADING.contains(&name) || TRAILING.contains(&name))
-        || name == "files_walked"
-        || name == "bytes_read"
+        || name == LEADING[FILES_WALKED]
+        || name == LEADING[BYTES_READ]
 }
 
 /// Returns the census table's header for `columns`, in order.
@@ -176,7 +195,12 @@ pub fn census_header(columns: &Columns) -> Vec<String> {
 /// Returns the census table's cells for `row`: an error row leaves every count
 /// empty and says why in `error`, on one line.
 pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
-    let mut record: Vec<String> = vec![row.key.repo.clone(), row.key.pinned.clone()];
+    let mut record: Vec<String> = vec![
+        row.key.repo.clone(),
+        row.key.pinned.clone(),
+        row.key.subfolder.clone(),
+        row.server.clone().unwrap_or_default(),
+    ];
     match &row.outcome {
         Ok(c) => {
             record.push(c.commit.clone());
@@ -224,6 +248,8 @@ pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = Vec<Vec<u8>>> + '
     hits.into_iter().map(move |file| {
         let mut record: Vec<Vec<u8>> = vec![
             row.key.repo.clone().into_bytes(),
+            row.key.pinned.clone().into_bytes(),
+            row.key.subfolder.clone().into_bytes(),
             commit.as_bytes().to_vec(),
             file.path.clone(),
             file.bytes.to_string().into_bytes(),
@@ -290,14 +316,14 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
     let after = LEADING.len() + width;
     let outcome = match cells[after + 2] {
         "ok" => {
-            let commit_source = CommitSource::parse(cells[3])
-                .with_context(|| format!("'{}' is not a commit source", cells[3]))?;
+            let commit_source = CommitSource::parse(cells[COMMIT_SOURCE])
+                .with_context(|| format!("'{}' is not a commit source", cells[COMMIT_SOURCE]))?;
             Ok(Counted {
-                commit: cells[2].to_string(),
+                commit: cells[COMMIT].to_string(),
                 commit_source,
                 count: TreeCount {
-                    files_walked: number(4)?,
-                    bytes_read: number(5)?,
+                    files_walked: number(FILES_WALKED)?,
+                    bytes_read: number(BYTES_READ)?,
                     counts: (LEADING.len()..after).map(number).collect::<Result<_>>()?,
                     files: Vec::new(),
                 },
@@ -311,16 +337,16 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
         key: TreeKey {
             repo: cells[0].to_string(),
             pinned: cells[1].to_string(),
-            subfolder: String::new(),
+            subfolder: cells[2].to_string(),
         },
+        server: Some(cells[3].to_string()).filter(|s| !s.is_empty()),
         note: None,
         outcome,
     })
 }
 
-/// Holds the file hits of a files table, grouped by the tree they belong to:
-/// (repository, full commit).
-pub type FilesByTree = BTreeMap<(String, String), Vec<FileHit>>;
+/// Holds the file hits of a files table, grouped by the tree they belong to.
+pub type FilesByTree = BTreeMap<TreeKey, Vec<FileHit>>;
 
 /// Reads a files table with `columns`' count columns; paths are kept as raw bytes.
 pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<FilesByTree> {
@@ -362,16 +388,18 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
         let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
         let lead = FILES_LEADING.len();
         let hit = FileHit {
-            path: record[2].to_vec(),
-            bytes: number(&record[3])?,
+            path: record[4].to_vec(),
+            bytes: number(&record[5])?,
             counts: (lead..lead + width)
                 .map(|j| number(&record[j]))
                 .collect::<Result<_>>()?,
         };
-        files
-            .entry((text(&record[0]), text(&record[1])))
-            .or_default()
-            .push(hit);
+        let key = TreeKey {
+            repo: text(&record[0]),
+            pinned: text(&record[1]),
+            subfolder: text(&record[2]),
+        };
+        files.entry(key).or_default().push(hit);
     }
     Ok(files)
 }
@@ -477,8 +505,9 @@ mod tests {
             key: TreeKey {
                 repo: "o/n".into(),
                 pinned: "abcd".into(),
-                subfolder: String::new(),
+                subfolder: "pkg/a".into(),
             },
+            server: Some("io.github.o/a".into()),
             note: None,
             outcome: Ok(Counted {
                 commit: "abcd".repeat(10),
@@ -508,6 +537,7 @@ mod tests {
         let (line, back) = &read.rows[0];
         assert_eq!(*line, 2);
         assert_eq!(back.key, row.key);
+        assert_eq!(back.server, row.server);
         let (c, d) = (
             back.outcome.as_ref().unwrap(),
             row.outcome.as_ref().unwrap(),

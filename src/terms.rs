@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::count::{contains_another, Case, Matcher, Pattern, TreeCount};
+use crate::count::{contains_another, Case, Matcher, Pattern};
 use crate::UsageError;
 
 /// One of the four tool-annotation hints of the MCP schema's `ToolAnnotations`.
@@ -275,34 +275,10 @@ impl Columns {
         self.columns.iter().any(Column::is_profile)
     }
 
-    /// Returns the matcher that counts these columns' distinct patterns; its counts
-    /// become column counts through [`Columns::fold`].
+    /// Returns the matcher that counts these columns: each distinct pattern once,
+    /// its occurrences summed into every column that spells it.
     pub fn matcher(&self) -> anyhow::Result<Matcher> {
-        Matcher::with_patterns(&self.patterns)
-    }
-
-    /// Returns per-column counts from the matcher's per-pattern counts.
-    pub fn fold_counts(&self, pattern_counts: &[u64]) -> Vec<u64> {
-        self.sources
-            .iter()
-            .map(|sources| sources.iter().map(|&i| pattern_counts[i]).sum())
-            .collect()
-    }
-
-    /// Returns `count` (per pattern, as the matcher counted it) per column: totals
-    /// and every file's counts. Files with a count keep one: every pattern belongs
-    /// to some column.
-    pub fn fold(&self, mut count: TreeCount) -> TreeCount {
-        let is_identity = self.sources.len() == self.patterns.len()
-            && self.sources.iter().enumerate().all(|(i, s)| s == &[i]);
-        if is_identity {
-            return count;
-        }
-        count.counts = self.fold_counts(&count.counts);
-        for file in &mut count.files {
-            file.counts = self.fold_counts(&file.counts);
-        }
-        count
+        Matcher::with_columns(&self.patterns, &self.sources)
     }
 }
 
@@ -514,7 +490,7 @@ mod tests {
         let data =
             b"readOnlyHint read_only_hint ReadOnly = true READONLY = TRUE .read_only( annotations";
         let matcher = columns.matcher().unwrap();
-        let counts = columns.fold_counts(&matcher.count(data));
+        let counts = matcher.count(data);
         assert_eq!(counts, [1, 0, 0, 0, 4, 0, 0, 0, 1]);
     }
 

@@ -190,7 +190,7 @@ fn counts_agree_with_the_naive_oracle_and_with_python() {
     let files = read_csv(&dir.path().join("out/files-2026-09-07.csv"));
     assert_eq!(
         files[0],
-        ["repo", "commit", "path", "bytes"]
+        ["repo", "pinned", "subfolder", "commit", "path", "bytes"]
             .iter()
             .map(|s| s.to_string())
             .chain(TERMS.iter().map(|s| s.to_string()))
@@ -200,9 +200,9 @@ fn counts_agree_with_the_naive_oracle_and_with_python() {
         .iter()
         .map(|r| {
             (
-                r[2].clone(),
-                r[3].parse().unwrap(),
-                r[4..].iter().map(|n| n.parse().unwrap()).collect(),
+                r[4].clone(),
+                r[5].parse().unwrap(),
+                r[6..].iter().map(|n| n.parse().unwrap()).collect(),
             )
         })
         .collect();
@@ -711,7 +711,7 @@ fn one_repository_at_two_pins_is_two_trees_everywhere() {
     let ts: Vec<(String, String)> = files[1..]
         .iter()
         .filter(|r| r[0] == "o/ts")
-        .map(|r| (r[1].clone(), r[2].clone()))
+        .map(|r| (r[3].clone(), r[4].clone()))
         .collect();
     assert_eq!(
         ts,
@@ -763,10 +763,10 @@ fn one_repository_at_two_pins_is_two_trees_everywhere() {
     let edited: Vec<String> = text
         .lines()
         .map(|line| match line.starts_with("o/ts,b0b0,") {
-            // readOnlyHint is the 7th column.
+            // readOnlyHint is the 9th column.
             true => {
                 let mut cells: Vec<&str> = line.split(',').collect();
-                cells[6] = "9";
+                cells[8] = "9";
                 cells.join(",")
             }
             false => line.to_string(),
@@ -997,7 +997,7 @@ fn the_sdk_profile_adds_columns_that_merge_and_compare_carry() {
         "{md}"
     );
     let files = read_csv(&dir.path().join("out/files-2026-09-07.csv"));
-    assert_eq!(files[0].len(), 4 + 9);
+    assert_eq!(files[0].len(), 6 + 9);
 
     // Shards and their merge carry the columns byte for byte; compare reads them.
     let mut tables = Vec::new();
@@ -1035,6 +1035,257 @@ fn the_sdk_profile_adds_columns_that_merge_and_compare_carry() {
     assert_eq!(same.status.code(), Some(0), "{}", show(&same));
     assert!(
         String::from_utf8_lossy(&same.stdout).contains("readOnlyHint_sdk: "),
+        "{}",
+        show(&same)
+    );
+}
+
+/// The sha256 stamped on a row is of the bytes counted in that run: a cached
+/// archive replaced by another valid archive of the same commit is hashed anew.
+#[test]
+fn a_cached_archive_is_stamped_with_its_own_hash() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let first = targz(
+        "o-a",
+        Some(COMMIT_A),
+        &[Item::File("a".into(), b"readOnlyHint".to_vec())],
+    );
+    let server = Server::start(HashMap::from([(
+        "/o/a/a1b2".to_string(),
+        Route::Archive(first.clone()),
+    )]));
+    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
+    let hex = |bytes: &[u8]| -> String {
+        Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert_eq!(row(dir.path(), "o/a")["archive_sha256"], hex(&first));
+    let second = targz(
+        "o-a",
+        Some(COMMIT_A),
+        &[Item::File(
+            "a".into(),
+            b"readOnlyHint openWorldHint".to_vec(),
+        )],
+    );
+    std::fs::write(dir.path().join("cache/o/a/a1b2.tar.gz"), &second).unwrap();
+    let offline = census(dir.path(), &["--offline"]);
+    assert_eq!(offline.status.code(), Some(0), "{}", show(&offline));
+    let row = row(dir.path(), "o/a");
+    assert_eq!(row["archive_sha256"], hex(&second));
+    assert_eq!(row["openWorldHint"], "1");
+}
+
+/// A download is bounded in size and in time, whatever pace the server keeps.
+#[test]
+fn downloads_are_bounded_in_size_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = targz(
+        "o-a",
+        Some(COMMIT_A),
+        &[Item::File("a".into(), vec![b'x'; 4000])],
+    );
+    // One byte every 50 ms: never a stall, but a 2 s limit ends it.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let slow_port = listener.local_addr().unwrap().port();
+    let body = archive.clone();
+    thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            let body = body.clone();
+            thread::spawn(move || {
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(head.as_bytes());
+                for byte in &body {
+                    if stream.write_all(&[*byte]).is_err() {
+                        return;
+                    }
+                    thread::sleep(std::time::Duration::from_millis(50));
+                }
+            });
+        }
+    });
+    let server = Server::start(HashMap::from([(
+        "/o/big/a1b2".to_string(),
+        Route::Archive(archive.clone()),
+    )]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[
+            (
+                "o/slow",
+                "a1b2",
+                Some(format!("http://127.0.0.1:{slow_port}/x")),
+            ),
+            ("o/big", "a1b2", None),
+        ],
+    );
+    let started = std::time::Instant::now();
+    let out = census(
+        dir.path(),
+        &["--max-time", "2", "--max-archive", "200", "--retries", "0"],
+    );
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("--max-time"), "{}", show(&out));
+    assert!(
+        stdout.contains("limit of 200 bytes (--max-archive)"),
+        "{}",
+        show(&out)
+    );
+    assert!(!dir.path().join("cache/o/big/a1b2.tar.gz").exists());
+}
+
+/// Trees of one repository and pin that differ in subfolder are one download and
+/// one read: each row counts its subfolder's files alone (nested subfolders both
+/// count a file), and shards and their merge keep them apart by (repo, pin,
+/// subfolder), beside the same repository at a second pin.
+#[test]
+fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = vec![
+        Item::File(
+            "servers/fs/index.ts".into(),
+            b"readOnlyHint: true, openWorldHint".to_vec(),
+        ),
+        Item::File(
+            "servers/fs/deep/tools.ts".into(),
+            b"destructiveHint destructiveHint".to_vec(),
+        ),
+        Item::File(
+            "servers/git/main.py".into(),
+            b"idempotentHint annotations".to_vec(),
+        ),
+        Item::File("servers/fsx/not-fs.ts".into(), b"readOnlyHint".to_vec()),
+        Item::File("README.md".into(), b"readOnlyHint annotations".to_vec()),
+    ];
+    let later = vec![Item::File(
+        "servers/fs/index.ts".into(),
+        b"openWorldHint".to_vec(),
+    )];
+    let server = Server::start(HashMap::from([
+        (
+            "/o/mono/a1b2".to_string(),
+            Route::Archive(targz("o-mono-a1b2", Some(COMMIT_A), &items)),
+        ),
+        (
+            "/o/mono/b0b0".to_string(),
+            Route::Archive(targz("o-mono-b0b0", Some(COMMIT_B), &later)),
+        ),
+    ]));
+    let port = server.port;
+    let subfolders = [
+        "servers/fs",
+        "servers/git",
+        "servers/fs/deep",
+        "",
+        "servers/none",
+    ];
+    let mut text = format!(
+        "[census]\narchive_url = \"http://127.0.0.1:{port}/{{owner}}/{{name}}/{{commit}}\"\n"
+    );
+    for sub in subfolders {
+        text.push_str("\n[[tree]]\nrepo = \"o/mono\"\ncommit = \"a1b2\"\n");
+        if !sub.is_empty() {
+            text.push_str(&format!(
+                "subfolder = \"{sub}\"\nname = \"io.github.o/{}\"\n",
+                sub.replace('/', "-")
+            ));
+        }
+    }
+    text.push_str("\n[[tree]]\nrepo = \"o/mono\"\ncommit = \"b0b0\"\nsubfolder = \"servers/fs\"\n");
+    std::fs::write(dir.path().join("corpus.toml"), text).unwrap();
+
+    let out = census(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(server.hits("/o/mono/a1b2"), 1, "five trees, one download");
+    let rows = read_csv(&dir.path().join("out/census-2026-09-07.csv"));
+    let header = &rows[0];
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (row, sub) in rows[1..6].iter().zip(subfolders) {
+        assert_eq!(row[at("subfolder")], sub);
+        let prefix = format!("{sub}/");
+        let inside: Vec<Item> = items
+            .iter()
+            .filter_map(Item::counted)
+            .filter(|(path, _)| sub.is_empty() || path.starts_with(&prefix))
+            .map(|(path, data)| Item::File(path.to_string(), data.to_vec()))
+            .collect();
+        let want = expected(&inside, &TERMS);
+        let got: Vec<u64> = TERMS.iter().map(|t| row[at(t)].parse().unwrap()).collect();
+        assert_eq!(got, want.counts, "{sub}: {row:?}");
+        assert_eq!(row[at("files_walked")], want.files.to_string(), "{sub}");
+        assert_eq!(row[at("commit")], COMMIT_A);
+    }
+    assert_eq!(rows[1][at("server")], "io.github.o/servers-fs");
+    assert_eq!(
+        rows[5][at("files_walked")],
+        "0",
+        "a subfolder with no file reads zero"
+    );
+    assert_eq!(rows[6][at("commit")], COMMIT_B);
+    assert_eq!(rows[6][at("openWorldHint")], "1");
+    // The files table keeps paths relative to the top folder, under each tree.
+    let files = read_csv(&dir.path().join("out/files-2026-09-07.csv"));
+    let deep: Vec<&str> = files[1..]
+        .iter()
+        .filter(|r| r[2] == "servers/fs/deep")
+        .map(|r| r[4].as_str())
+        .collect();
+    assert_eq!(deep, ["servers/fs/deep/tools.ts"]);
+
+    let mut tables = Vec::new();
+    for k in 1..=3 {
+        let out = format!("shard{k}");
+        let shard = format!("{k}/3");
+        let run = census(dir.path(), &["--shard", &shard, "--out", &out]);
+        assert_eq!(run.status.code(), Some(0), "{}", show(&run));
+        tables.push(format!("{out}/census-2026-09-07.csv"));
+    }
+    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
+    args.extend(tables.iter().map(String::as_str));
+    let merged = run(dir.path(), &args);
+    assert_eq!(merged.status.code(), Some(0), "{}", show(&merged));
+    for name in [
+        "census-2026-09-07.csv",
+        "files-2026-09-07.csv",
+        "census-2026-09-07.md",
+    ] {
+        let a = std::fs::read(dir.path().join("out").join(name)).unwrap();
+        let b = std::fs::read(dir.path().join("merged").join(name)).unwrap();
+        assert!(
+            a == b,
+            "{name} differs after the merge:\n{}\n---\n{}",
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b)
+        );
+    }
+    let same = run(
+        dir.path(),
+        &[
+            "compare",
+            "out/census-2026-09-07.csv",
+            "merged/census-2026-09-07.csv",
+        ],
+    );
+    assert_eq!(same.status.code(), Some(0), "{}", show(&same));
+    assert!(
+        !String::from_utf8_lossy(&same.stdout).contains("only in"),
         "{}",
         show(&same)
     );

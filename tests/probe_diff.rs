@@ -1,4 +1,4 @@
-//! Issue 4: `diff OLD.json NEW.json` on snapshots written here by hand, and on
+//! `diff OLD.json NEW.json` on snapshots written here by hand, and on
 //! snapshots `probe --save` took of the fault server serving two releases.
 
 #[path = "peers/support.rs"]
@@ -51,7 +51,7 @@ fn every_change_is_listed_and_marked_and_permissive_ones_fail() {
     );
     let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    // Worked out by hand from issue 4's directions; tools in name order, hints in schema order.
+    // Worked out by hand from the README's directions; tools in name order, hints in schema order.
     assert_eq!(
         change_lines(&out),
         [
@@ -66,7 +66,7 @@ fn every_change_is_listed_and_marked_and_permissive_ones_fail() {
         show(&out)
     );
     assert!(
-        stdout(&out).contains("1 tools added, 1 removed; 4 hint changes: 1 more-permissive, 2 more-cautious, 1 neutral"),
+        stdout(&out).contains("1 tool added, 1 removed; 4 hint changes: 1 more-permissive, 2 more-cautious, 1 neutral\n"),
         "{}",
         show(&out)
     );
@@ -160,6 +160,7 @@ fn probe_snapshots_of_two_releases_diff_as_expected() {
         json!({
             "server": { "name": "fault-server", "version": "0.0.1" },
             "protocolVersion": "2025-06-18",
+            "capabilities": { "roots": {}, "sampling": {}, "elicitation": {} },
             "date": "2026-09-07",
             "tools": [
                 { "name": "add", "annotations": null },
@@ -184,4 +185,153 @@ fn probe_snapshots_of_two_releases_diff_as_expected() {
     let out = run(dir.path(), &["diff", "two.json", "two-again.json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(change_lines(&out).is_empty(), "{}", show(&out));
+}
+
+fn write_snapshot_of(path: &Path, server: &str, tools: Value) {
+    let snapshot = json!({
+        "server": { "name": server, "version": "1" },
+        "protocolVersion": "2025-06-18",
+        "date": "2026-09-07",
+        "tools": tools,
+    });
+    std::fs::write(path, serde_json::to_string_pretty(&snapshot).unwrap()).unwrap();
+}
+
+#[test]
+fn a_permissive_duplicate_shows_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    write_snapshot(
+        &dir.path().join("old.json"),
+        json!([{ "name": "drop", "annotations": { "destructiveHint": true } }]),
+    );
+    write_snapshot(
+        &dir.path().join("new.json"),
+        json!([
+            { "name": "drop", "annotations": { "destructiveHint": true } },
+            { "name": "drop", "annotations": { "destructiveHint": false } },
+        ]),
+    );
+    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        stdout(&out).contains("duplicate tool 'drop' listed 2 times in the new snapshot\n"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        change_lines(&out),
+        ["changed  tool 'drop' (listing 2 of 2) destructiveHint: true -> false (resolved true -> false) more-permissive"],
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stdout(&out).contains("0 tools added, 0 removed; 1 hint change: 1 more-permissive, 0 more-cautious, 0 neutral\n"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn titles_are_compared_and_other_servers_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write_snapshot_of(
+        &dir.path().join("old.json"),
+        "alpha",
+        json!([
+            { "name": "a", "title": "Read A" },
+            { "name": "b", "annotations": { "title": "Bee" } },
+            { "name": "c", "title": "C" },
+        ]),
+    );
+    write_snapshot_of(
+        &dir.path().join("new.json"),
+        "beta",
+        json!([
+            { "name": "a", "title": "Read all of A" },
+            { "name": "b" },
+            { "name": "c", "title": "C", "annotations": { "title": "ignored: title wins" } },
+        ]),
+    );
+    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(
+        change_lines(&out),
+        [
+            "changed  tool 'a' title: 'Read A' -> 'Read all of A'",
+            "changed  tool 'b' title: 'Bee' -> absent",
+        ],
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stdout(&out).contains("; 2 title changes\n"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stderr(&out)
+            .contains("warning: the snapshots are of two different servers, 'alpha' and 'beta'"),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn whatever_probe_saves_diff_reads() {
+    let Some(python) = require("python3", python3()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = python.display().to_string();
+    let script = peers().join("fault_server.py").display().to_string();
+    // Shapes the schema forbids but a server can send.
+    let tools = json!([
+        { "name": 12345, "annotations": { "readOnlyHint": true } },
+        { "annotations": { "readOnlyHint": true } },
+        7,
+        "text",
+        { "name": "ok", "title": "OK", "annotations": { "readOnlyHint": true } },
+    ]);
+    let out = run(
+        dir.path(),
+        &[
+            "probe",
+            "--save",
+            "odd.json",
+            "--date",
+            "2026-09-07",
+            "--",
+            &server,
+            &script,
+        ],
+        &[("FAULT_TOOLS", &tools.to_string())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let out = run(dir.path(), &["diff", "odd.json", "odd.json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(change_lines(&out).is_empty(), "{}", show(&out));
+    assert!(
+        stdout(&out).contains("5 tools, dated 2026-09-07"),
+        "{}",
+        show(&out)
+    );
+    // Each entry went into the snapshot as the server sent it.
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("odd.json")).unwrap())
+            .unwrap();
+    let mut names: Vec<String> = saved["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    let mut sent: Vec<String> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    names.sort();
+    sent.sort();
+    assert_eq!(names, sent);
 }

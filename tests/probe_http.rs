@@ -1,4 +1,4 @@
-//! Issue 4: `probe --url` against a scripted Streamable HTTP server on 127.0.0.1, for
+//! `probe --url` against a scripted Streamable HTTP server on 127.0.0.1, for
 //! what the Python SDK's server does not exercise: a ping sent on the event stream,
 //! an answer split over several `data:` lines, a batch, a negotiated-down protocol
 //! version carried on every request, a DELETE refused with 405, and HTTP errors.

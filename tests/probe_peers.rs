@@ -1,4 +1,4 @@
-//! Issue 4: `probe` against real, pinned peers installed by `tests/peers/install.sh`:
+//! `probe` against real, pinned peers installed by `tests/peers/install.sh`:
 //! the reference memory server from npm, and a server written with the official
 //! Python SDK from PyPI over stdio and over Streamable HTTP on 127.0.0.1.
 //!
@@ -64,13 +64,19 @@ fn snapshot_tools(path: &Path) -> Vec<Value> {
     snapshot["tools"].as_array().expect("a tools array").clone()
 }
 
-/// Returns each tool's name and annotations, sorted by name: what a snapshot must hold.
+/// Returns each tool's name, title and annotations, sorted by name: what a snapshot
+/// must hold.
 fn name_and_annotations_sorted(tools: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = tools
         .iter()
-        .map(|t| match t.get("annotations") {
-            Some(a) => json!({ "name": t["name"], "annotations": a }),
-            None => json!({ "name": t["name"] }),
+        .map(|t| {
+            let mut entry = json!({ "name": t["name"] });
+            for key in ["title", "annotations"] {
+                if let Some(value) = t.get(key) {
+                    entry[key] = value.clone();
+                }
+            }
+            entry
         })
         .collect();
     out.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
@@ -302,4 +308,289 @@ fn an_http_server_that_never_answers_times_out() {
         "{}",
         show(&out)
     );
+}
+
+#[test]
+fn the_everything_server_lists_what_the_offered_capabilities_unlock() {
+    let Some(entry) = require(
+        "@modelcontextprotocol/server-everything (npm)",
+        everything_server(),
+    ) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = vec![
+        "node".to_string(),
+        entry.display().to_string(),
+        "stdio".to_string(),
+    ];
+    let mut seen = Vec::new();
+    for (flag, offered, tools) in [
+        (
+            "default",
+            r#"{"roots":{},"sampling":{},"elicitation":{}}"#,
+            16,
+        ),
+        ("none", "{}", 13),
+    ] {
+        // The SDK's client offering the same object is the oracle.
+        let mut target = vec!["--capabilities".to_string(), offered.to_string()];
+        target.extend(server.iter().cloned());
+        let oracle = sdk_listing(&python, &target, &[]);
+        assert_eq!(oracle.len(), tools, "{flag}: {oracle:?}");
+
+        let out = probe_stdio(
+            dir.path(),
+            &server,
+            &["--capabilities", flag, "--csv", "hints.csv"],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", show(&out));
+        let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+        let expected: Vec<Vec<String>> = oracle.iter().map(expected_row).collect();
+        let mut rows_sorted = rows.clone();
+        let mut expected_sorted = expected.clone();
+        // Tools registered once the client is known may come in either order.
+        rows_sorted.sort();
+        expected_sorted.sort();
+        assert_eq!(rows_sorted, expected_sorted, "{flag}");
+        assert!(
+            stdout(&out).contains(&format!("\n{tools} tools: ")),
+            "{flag}: {}",
+            show(&out)
+        );
+        seen.push(
+            rows.iter()
+                .map(|r| r[0].clone())
+                .collect::<std::collections::BTreeSet<_>>(),
+        );
+    }
+    let unlocked: Vec<&String> = seen[0].difference(&seen[1]).collect();
+    assert_eq!(
+        unlocked,
+        [
+            "get-roots-list",
+            "trigger-elicitation-request",
+            "trigger-sampling-request"
+        ]
+    );
+}
+
+#[test]
+fn a_servers_file_of_real_peers_gives_the_rows_their_own_clients_see() {
+    let Some(memory) = require("@modelcontextprotocol/server-memory (npm)", memory_server()) else {
+        return;
+    };
+    let Some(everything) = require(
+        "@modelcontextprotocol/server-everything (npm)",
+        everything_server(),
+    ) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    let quote = |text: &str| serde_json::to_string(text).unwrap();
+    let file = format!(
+        r#"
+[[server]]
+name = "memory"
+command = "node"
+args = [{memory}]
+env = {{ MEMORY_FILE_PATH = {memory_file} }}
+
+[[server]]
+name = "everything"
+command = "node"
+args = [{everything}, "stdio"]
+
+[[server]]
+name = "mixed"
+command = {python}
+args = [{mixed}]
+"#,
+        memory = quote(&memory.display().to_string()),
+        memory_file = quote(memory_file.to_str().unwrap()),
+        everything = quote(&everything.display().to_string()),
+        python = quote(&python.display().to_string()),
+        mixed = quote(&peers().join("mixed_server.py").display().to_string()),
+    );
+    std::fs::write(dir.path().join("servers.toml"), file).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "probe",
+            "--servers",
+            "servers.toml",
+            "--date",
+            "2026-09-07",
+            "--jobs",
+            "2",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    let offered = r#"{"roots":{},"sampling":{},"elicitation":{}}"#;
+    let oracle = |target: Vec<String>, envs: &[(&str, &str)]| {
+        let mut args = vec!["--capabilities".to_string(), offered.to_string()];
+        args.extend(target);
+        sdk_listing(&python, &args, envs)
+    };
+    let memory_tools = oracle(
+        vec!["node".into(), memory.display().to_string()],
+        &[("MEMORY_FILE_PATH", memory_file.to_str().unwrap())],
+    );
+    let everything_tools = oracle(
+        vec![
+            "node".into(),
+            everything.display().to_string(),
+            "stdio".into(),
+        ],
+        &[],
+    );
+    let mixed_tools = oracle(
+        vec![
+            python.display().to_string(),
+            peers().join("mixed_server.py").display().to_string(),
+        ],
+        &[],
+    );
+    let (_, rows) = read_csv(&dir.path().join("results/wire-2026-09-07.csv"));
+    for (name, tools) in [
+        ("memory", &memory_tools),
+        ("everything", &everything_tools),
+        ("mixed", &mixed_tools),
+    ] {
+        let mut got: Vec<Vec<String>> = rows
+            .iter()
+            .filter(|r| r[0] == name)
+            .map(|r| {
+                assert_eq!(r[3], "roots;sampling;elicitation", "{r:?}");
+                assert_eq!(r[r.len() - 1], "", "{r:?}");
+                r[4..r.len() - 1].to_vec()
+            })
+            .collect();
+        let mut want: Vec<Vec<String>> = tools.iter().map(expected_row).collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{name}");
+    }
+    // The summary's counts, worked out from the oracle's rows: omits empty means every
+    // meaningful hint, four omitted names with no read-only means nothing declared.
+    let md = std::fs::read_to_string(dir.path().join("results/wire-2026-09-07.md")).unwrap();
+    for (name, tools) in [
+        ("memory", &memory_tools),
+        ("everything", &everything_tools),
+        ("mixed", &mixed_tools),
+    ] {
+        let rows: Vec<Vec<String>> = tools.iter().map(expected_row).collect();
+        let complete = rows.iter().filter(|r| r[5].is_empty()).count();
+        let nothing = rows
+            .iter()
+            .filter(|r| r[1..5].iter().all(|c| c == "absent" || c == "invalid"))
+            .count();
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} | ")))
+            .unwrap_or_else(|| panic!("no line for {name}: {md}"));
+        assert!(
+            line.ends_with(&format!("| {} | {complete} | {nothing} | |", rows.len())),
+            "{line}"
+        );
+    }
+}
+
+/// Counts `term` in every file under `dir` the naive way: lower-case both, count the
+/// non-overlapping occurrences.
+fn naive_count(dir: &Path, term: &str) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                stack.push(entry.unwrap().path());
+            }
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).to_lowercase();
+            total += text.matches(&term.to_lowercase()).count() as u64;
+        }
+    }
+    total
+}
+
+#[test]
+fn the_memory_servers_source_and_wire_agree() {
+    let Some(entry) = require("@modelcontextprotocol/server-memory (npm)", memory_server()) else {
+        return;
+    };
+    let Some(python) = require("the mcp Python SDK (tests/peers/.venv)", python_with_mcp()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let memory_file = dir.path().join("memory.jsonl");
+    let envs = [("MEMORY_FILE_PATH", memory_file.to_str().unwrap())];
+    let server = vec!["node".to_string(), entry.display().to_string()];
+    let source = peers().join("node_modules/@modelcontextprotocol/server-memory");
+    let oracle = sdk_listing(&python, &server, &envs);
+
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--source", source.to_str().unwrap()],
+        &envs,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let hints = [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+    let literal: Vec<String> = hints
+        .iter()
+        .map(|h| format!("{h} {}", naive_count(&source, h)))
+        .collect();
+    let declared: Vec<String> = hints
+        .iter()
+        .map(|h| {
+            let n = oracle
+                .iter()
+                .filter(|t| t["annotations"][*h].is_boolean())
+                .count();
+            format!("{h} {n}")
+        })
+        .collect();
+    assert_eq!(literal, declared, "the pinned memory server's halves agree");
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!(
+            "literal counts: {}, annotations {}\n",
+            literal.join(", "),
+            naive_count(&source, "annotations")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "wire: {} tools; tools declaring: {}\n",
+            oracle.len(),
+            declared.join(", ")
+        )),
+        "{text}"
+    );
+    assert!(text.contains("verdict: source and wire agree"), "{text}");
+
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &["--source", "/nonexistent/src"],
+        &envs,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
 }

@@ -776,12 +776,12 @@ fn git_revision_counts_the_commit_not_the_work_tree() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "repo,pinned,commit,commit_source,files_walked,bytes_read,readOnlyHint,destructiveHint,\
-         idempotentHint,openWorldHint,annotations,archive_sha256,probed_on,status,error"
+        "repo,pinned,subfolder,server,commit,commit_source,files_walked,bytes_read,readOnlyHint,\
+         destructiveHint,idempotentHint,openWorldHint,annotations,archive_sha256,probed_on,status,error"
     );
     assert_eq!(
         lines[1],
-        format!(".,HEAD~2,{id_one},archive,2,23,1,0,0,0,1,,2023-11-14,ok,"),
+        format!(".,HEAD~2,,,{id_one},archive,2,23,1,0,0,0,1,,2023-11-14,ok,"),
         "\n{csv}"
     );
 }
@@ -806,10 +806,14 @@ fn a_clean_work_tree_is_stamped_with_head() {
         .skip(1)
         .map(|l| l.split(',').collect())
         .collect();
-    assert_eq!(rows[0][..4], ["repo", "", head.as_str(), "head"], "\n{csv}");
     assert_eq!(
-        rows[1][..4],
-        ["repo/pkg", "", head.as_str(), "head"],
+        rows[0][..6],
+        ["repo", "", "", "", head.as_str(), "head"],
+        "\n{csv}"
+    );
+    assert_eq!(
+        rows[1][..6],
+        ["repo/pkg", "", "", "", head.as_str(), "head"],
         "\n{csv}"
     );
 

@@ -6,13 +6,19 @@
 //! e.g. an absent readOnlyHint declared as its default `false`). Only a
 //! `more-permissive` change fails the run, since that is the one a client could be
 //! hurt by without noticing.
+//!
+//! A name listed more than once is shown, and each of its listings is compared: the
+//! k-th listing in one snapshot against the k-th in the other, or against the other's
+//! last when it has fewer, since a client may act on any of them. Title changes (the
+//! tool's `title`, else `annotations.title`) are listed too, and fail nothing.
 
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use serde_json::json;
 
 use super::hints::{Declared, Hint, ToolHints};
+use super::out::Out;
+use super::session::capability_names;
 use super::snapshot::{self, Snapshot};
 use crate::cli::DiffArgs;
 use crate::sanitize::sanitize;
@@ -39,6 +45,7 @@ impl Direction {
 /// One hint of one tool that changed between the snapshots.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Change {
+    /// The tool's name and, for a name listed more than once, which listing.
     pub tool: String,
     pub hint: Hint,
     pub old: Declared,
@@ -48,12 +55,36 @@ pub struct Change {
     pub direction: Direction,
 }
 
+/// A tool whose title changed; `None` is no title.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TitleChange {
+    pub tool: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// A name listed more than once in a snapshot.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Duplicate {
+    /// `old` or `new`.
+    pub side: &'static str,
+    pub name: String,
+    pub times: usize,
+}
+
 /// What changed between two snapshots.
 #[derive(Debug, Default)]
 pub struct Comparison {
     pub added: Vec<String>,
     pub removed: Vec<String>,
+    pub duplicates: Vec<Duplicate>,
+    pub titles: Vec<TitleChange>,
     pub changes: Vec<Change>,
+}
+
+/// Returns `n` and the noun, singular for one.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Runs `diff`: prints the comparison and exits 1 when any change is more permissive.
@@ -63,44 +94,89 @@ pub fn run(args: &DiffArgs) -> Result<ExitStatus> {
     let load = |path| snapshot::load(path).map_err(|err| UsageError(format!("{err:#}")));
     let old = load(&args.old)?;
     let new = load(&args.new)?;
-    println!("old: {}", describe(&old));
-    println!("new: {}", describe(&new));
+    let mut out = Out::new();
+    out.line(&format!("old: {}", describe(&old)))?;
+    out.line(&format!("new: {}", describe(&new)))?;
+    if old.server_name != new.server_name {
+        eprintln!(
+            "mcp-hint-census: warning: the snapshots are of two different servers, '{}' and '{}'",
+            sanitize(&old.server_name),
+            sanitize(&new.server_name)
+        );
+    }
+    if let (Some(a), Some(b)) = (&old.capabilities, &new.capabilities) {
+        if a != b {
+            eprintln!(
+                "mcp-hint-census: warning: the snapshots were taken offering different client capabilities ({} and {}); a server may list other tools for that alone",
+                sanitize(capability_names(a)),
+                sanitize(capability_names(b))
+            );
+        }
+    }
     let comparison = compare(&old, &new);
+    for duplicate in &comparison.duplicates {
+        out.line(&format!(
+            "duplicate tool '{}' listed {} times in the {} snapshot",
+            sanitize(&duplicate.name),
+            duplicate.times,
+            duplicate.side
+        ))?;
+    }
     for name in &comparison.added {
-        println!("added    tool '{}'", sanitize(name));
+        out.line(&format!("added    tool '{}'", sanitize(name)))?;
     }
     for name in &comparison.removed {
-        println!("removed  tool '{}'", sanitize(name));
+        out.line(&format!("removed  tool '{}'", sanitize(name)))?;
+    }
+    let title = |t: &Option<String>| match t {
+        Some(t) => format!("'{}'", sanitize(t)),
+        None => "absent".to_string(),
+    };
+    for change in &comparison.titles {
+        out.line(&format!(
+            "changed  tool {} title: {} -> {}",
+            change.tool,
+            title(&change.old),
+            title(&change.new)
+        ))?;
     }
     let resolved = |v: Option<bool>| v.map_or("n/a".to_string(), |b| b.to_string());
     for change in &comparison.changes {
-        println!(
-            "changed  tool '{}' {}: {} -> {} (resolved {} -> {}) {}",
-            sanitize(&change.tool),
+        out.line(&format!(
+            "changed  tool {} {}: {} -> {} (resolved {} -> {}) {}",
+            change.tool,
             change.hint.name(),
             sanitize(change.old.to_string()),
             sanitize(change.new.to_string()),
             resolved(change.old_resolved),
             resolved(change.new_resolved),
             change.direction.label()
-        );
+        ))?;
     }
-    let count = |d: Direction| {
+    let by = |d: Direction| {
         comparison
             .changes
             .iter()
             .filter(|c| c.direction == d)
             .count()
     };
-    let permissive = count(Direction::MorePermissive);
-    println!(
-        "{} tools added, {} removed; {} hint changes: {permissive} more-permissive, {} more-cautious, {} neutral",
-        comparison.added.len(),
+    let permissive = by(Direction::MorePermissive);
+    let titles = if comparison.titles.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {}",
+            count(comparison.titles.len(), "title change", "title changes")
+        )
+    };
+    out.line(&format!(
+        "{} added, {} removed; {}: {permissive} more-permissive, {} more-cautious, {} neutral{titles}",
+        count(comparison.added.len(), "tool", "tools"),
         comparison.removed.len(),
-        comparison.changes.len(),
-        count(Direction::MoreCautious),
-        count(Direction::Neutral),
-    );
+        count(comparison.changes.len(), "hint change", "hint changes"),
+        by(Direction::MoreCautious),
+        by(Direction::Neutral),
+    ))?;
     Ok(if permissive > 0 {
         ExitStatus::Failed
     } else {
@@ -110,26 +186,23 @@ pub fn run(args: &DiffArgs) -> Result<ExitStatus> {
 
 fn describe(snapshot: &Snapshot) -> String {
     format!(
-        "'{}' version '{}', protocol '{}', {} tools, dated {}",
+        "'{}' version '{}', protocol '{}', {}, dated {}",
         sanitize(&snapshot.server_name),
         sanitize(&snapshot.server_version),
         sanitize(&snapshot.protocol_version),
-        snapshot.tools.len(),
+        count(snapshot.tools.len(), "tool", "tools"),
         sanitize(&snapshot.date)
     )
 }
 
-/// Compares two snapshots; tools are matched by name, the first of a duplicate name wins.
+/// Compares two snapshots; tools are matched by name, listing by listing.
 pub fn compare(old: &Snapshot, new: &Snapshot) -> Comparison {
     let index = |s: &Snapshot| {
-        let mut map = BTreeMap::new();
+        let mut map: BTreeMap<String, Vec<ToolHints>> = BTreeMap::new();
         for tool in &s.tools {
-            let value = match &tool.annotations {
-                Some(a) => json!({ "name": tool.name, "annotations": a }),
-                None => json!({ "name": tool.name }),
-            };
             map.entry(tool.name.clone())
-                .or_insert_with(|| ToolHints::from_tool(&value));
+                .or_default()
+                .push(ToolHints::from_tool(&tool.entry));
         }
         map
     };
@@ -145,25 +218,55 @@ pub fn compare(old: &Snapshot, new: &Snapshot) -> Comparison {
             .filter(|n| !new.contains_key(*n))
             .cloned()
             .collect(),
-        changes: Vec::new(),
+        ..Comparison::default()
     };
-    for (name, before) in &old {
-        let Some(after) = new.get(name) else { continue };
-        for hint in Hint::ALL {
-            let (was, is) = (before.declared(hint), after.declared(hint));
-            if was == is {
-                continue;
+    for (side, map) in [("old", &old), ("new", &new)] {
+        for (name, listings) in map {
+            if listings.len() > 1 {
+                comparison.duplicates.push(Duplicate {
+                    side,
+                    name: name.clone(),
+                    times: listings.len(),
+                });
             }
-            let (old_resolved, new_resolved) = (before.resolved(hint), after.resolved(hint));
-            comparison.changes.push(Change {
-                tool: name.clone(),
-                hint,
-                old: was.clone(),
-                new: is.clone(),
-                old_resolved,
-                new_resolved,
-                direction: direction(hint, old_resolved, new_resolved),
-            });
+        }
+    }
+    for (name, before_all) in &old {
+        let Some(after_all) = new.get(name) else {
+            continue;
+        };
+        let pairs = before_all.len().max(after_all.len());
+        for k in 0..pairs {
+            let before = &before_all[k.min(before_all.len() - 1)];
+            let after = &after_all[k.min(after_all.len() - 1)];
+            let tool = if pairs > 1 {
+                format!("'{}' (listing {} of {pairs})", sanitize(name), k + 1)
+            } else {
+                format!("'{}'", sanitize(name))
+            };
+            if before.title != after.title {
+                comparison.titles.push(TitleChange {
+                    tool: tool.clone(),
+                    old: before.title.clone(),
+                    new: after.title.clone(),
+                });
+            }
+            for hint in Hint::ALL {
+                let (was, is) = (before.declared(hint), after.declared(hint));
+                if was == is {
+                    continue;
+                }
+                let (old_resolved, new_resolved) = (before.resolved(hint), after.resolved(hint));
+                comparison.changes.push(Change {
+                    tool: tool.clone(),
+                    hint,
+                    old: was.clone(),
+                    new: is.clone(),
+                    old_resolved,
+                    new_resolved,
+                    direction: direction(hint, old_resolved, new_resolved),
+                });
+            }
         }
     }
     comparison
@@ -189,22 +292,47 @@ fn direction(hint: Hint, old: Option<bool>, new: Option<bool>) -> Direction {
 mod tests {
     use super::*;
     use crate::probe::snapshot::SnapshotTool;
-    use serde_json::Value;
+    use serde_json::{json, Value};
 
     fn snap(tools: &[(&str, Option<Value>)]) -> Snapshot {
         Snapshot {
             server_name: "s".into(),
             server_version: "1".into(),
             protocol_version: "p".into(),
+            capabilities: None,
             date: "2026-09-07".into(),
             tools: tools
                 .iter()
                 .map(|(n, a)| SnapshotTool {
                     name: n.to_string(),
-                    annotations: a.clone(),
+                    entry: match a {
+                        Some(a) => json!({ "name": n, "annotations": a }),
+                        None => json!({ "name": n }),
+                    },
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn every_listing_of_a_duplicate_is_compared() {
+        let old = snap(&[("t", Some(json!({ "readOnlyHint": false })))]);
+        let new = snap(&[
+            ("t", Some(json!({ "readOnlyHint": false }))),
+            ("t", Some(json!({ "readOnlyHint": true }))),
+        ]);
+        let c = compare(&old, &new);
+        assert_eq!(
+            c.duplicates,
+            [Duplicate {
+                side: "new",
+                name: "t".into(),
+                times: 2
+            }]
+        );
+        assert_eq!(c.changes.len(), 1);
+        assert_eq!(c.changes[0].tool, "'t' (listing 2 of 2)");
+        assert_eq!(c.changes[0].direction, Direction::MorePermissive);
     }
 
     #[test]

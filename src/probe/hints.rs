@@ -110,6 +110,20 @@ impl fmt::Display for Declared {
     }
 }
 
+/// Returns the name a tool entry goes by: its `name` string; else, for a `name` that is
+/// not a string (a number, say), its compact JSON text; else, for an entry that is not
+/// an object, the entry's compact JSON text; else the empty string.
+pub fn display_name(tool: &Value) -> String {
+    match tool {
+        Value::Object(map) => match map.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(other) => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
 /// The hints one tool declares, read from its `tools/list` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolHints {
@@ -122,7 +136,7 @@ pub struct ToolHints {
 impl ToolHints {
     /// Reads a tool object as received; a missing or `null` `annotations` declares nothing.
     ///
-    /// A tool without a string `name` gets the empty name; the caller warns about it.
+    /// The name is [`display_name`]'s; the caller warns about a name that is not a string.
     pub fn from_tool(tool: &Value) -> ToolHints {
         let annotations = tool.get("annotations").filter(|a| a.is_object());
         let non_empty = |v: Option<&Value>| {
@@ -131,11 +145,7 @@ impl ToolHints {
                 .map(str::to_string)
         };
         ToolHints {
-            name: tool
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
+            name: display_name(tool),
             title: non_empty(tool.get("title"))
                 .or_else(|| non_empty(annotations.and_then(|a| a.get("title")))),
             declared: Hint::ALL.map(|hint| Declared::read(annotations, hint)),
@@ -214,12 +224,27 @@ pub enum Rule {
     Anthropic,
 }
 
+impl std::str::FromStr for Rule {
+    type Err = String;
+
+    /// Parses a rule as `--require` spells it.
+    fn from_str(text: &str) -> Result<Rule, String> {
+        Rule::parse(text).ok_or_else(|| {
+            format!(
+                "'{}' is not a rule; the rules are {}",
+                crate::sanitize::sanitize(text),
+                Rule::NAMES
+            )
+        })
+    }
+}
+
 impl Rule {
     /// Lists the rule names `--require` accepts.
     pub const NAMES: &'static str = "meaningful, all, openai, anthropic";
 
     /// Parses a `--require` value.
-    pub fn parse(text: &str) -> Option<Rule> {
+    fn parse(text: &str) -> Option<Rule> {
         match text {
             "meaningful" => Some(Rule::Meaningful),
             "all" => Some(Rule::All),
@@ -258,7 +283,10 @@ impl Rule {
                     lacks.push("title".to_string());
                 }
                 if !tool.is_declared(Hint::ReadOnly) && !tool.is_declared(Hint::Destructive) {
-                    lacks.push("readOnlyHint or destructiveHint".to_string());
+                    lacks.push(
+                        "both readOnlyHint and destructiveHint (declaring either passes)"
+                            .to_string(),
+                    );
                 }
                 lacks
             }
@@ -334,7 +362,7 @@ mod tests {
         let titled = ToolHints::from_tool(&json!({ "name": "t", "title": "T" }));
         assert_eq!(
             Rule::Anthropic.lacks(&titled),
-            ["readOnlyHint or destructiveHint"]
+            ["both readOnlyHint and destructiveHint (declaring either passes)"]
         );
         let annotated_title = tool(json!({ "title": "T", "destructiveHint": false }));
         assert!(Rule::Anthropic.lacks(&annotated_title).is_empty());

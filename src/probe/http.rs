@@ -2,11 +2,13 @@
 //! `application/json` or as a `text/event-stream`.
 //!
 //! Owns the HTTP side of a session: the `Mcp-Session-Id` the server assigns, the
-//! `MCP-Protocol-Version` header after initialization, and the closing DELETE. It knows
-//! nothing of MCP beyond answering `ping`. The rules are the specification's
+//! `MCP-Protocol-Version` header after initialization, extra headers (such as a token)
+//! on every request, and the closing DELETE. It knows nothing of MCP beyond answering the
+//! server's requests as `session` says. Bodies and event lines are read in bounded chunks
+//! up to `--max-message`. The rules are the specification's
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http>).
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufReader, Read};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -15,7 +17,9 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use super::session::{self, Incoming, Transport};
+use super::lines::{self, Line};
+use super::session::{self, Incoming, Parsed, Transport};
+use super::Options;
 use crate::sanitize::excerpt;
 use crate::UsageError;
 
@@ -23,6 +27,8 @@ const SESSION_HEADER: &str = "Mcp-Session-Id";
 const VERSION_HEADER: &str = "MCP-Protocol-Version";
 /// How long the closing DELETE may take; it is a courtesy, not part of the answer.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How much of an error body is read to quote it.
+const ERROR_BODY: u64 = 4096;
 
 /// A session with one Streamable HTTP server.
 pub struct Http {
@@ -33,11 +39,16 @@ pub struct Http {
     deadline: Instant,
     timeout: Duration,
     next_id: u64,
+    headers: Vec<(String, String)>,
+    max_message: usize,
+    capabilities: Value,
+    warnings: Vec<String>,
 }
 
 impl Http {
-    /// Prepares a session with the server at `url`; the whole exchange must end within `timeout`.
-    pub fn new(url: &str, timeout: Duration) -> Result<Http> {
+    /// Prepares a session with the server at `url`, sending `headers` on every request;
+    /// the whole exchange must end within `options.timeout`.
+    pub fn new(url: &str, headers: &[(String, String)], options: &Options) -> Result<Http> {
         let parsed = reqwest::Url::parse(url)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"))
@@ -55,9 +66,13 @@ impl Http {
             url: parsed,
             session: None,
             protocol_version: None,
-            deadline: Instant::now() + timeout,
-            timeout,
+            deadline: Instant::now() + options.timeout,
+            timeout: options.timeout,
             next_id: 1,
+            headers: headers.to_vec(),
+            max_message: options.max_message,
+            capabilities: options.capabilities.clone(),
+            warnings: Vec::new(),
         })
     }
 
@@ -83,6 +98,9 @@ impl Http {
 
     fn with_headers(&self, builder: RequestBuilder) -> RequestBuilder {
         let mut builder = builder;
+        for (name, value) in &self.headers {
+            builder = builder.header(name, value);
+        }
         if let Some(session) = &self.session {
             builder = builder.header(SESSION_HEADER, session);
         }
@@ -134,7 +152,9 @@ impl Http {
         if status.is_success() {
             return Ok(response);
         }
-        let body = response.text().unwrap_or_default();
+        let mut body = Vec::new();
+        let _ = response.take(ERROR_BODY).read_to_end(&mut body);
+        let body = String::from_utf8_lossy(&body);
         if status == StatusCode::NOT_FOUND && self.session.is_some() {
             bail!(
                 "POST {}: HTTP 404: the server no longer knows this session",
@@ -150,60 +170,120 @@ impl Http {
 
     /// Handles one message from the server; returns the answer when it is the one awaited.
     fn handle(&mut self, message: &Value, id: u64, method: &str) -> Result<Option<Result<Value>>> {
-        match session::classify(message, id) {
+        match session::classify(message, id, method) {
             Incoming::Answer(answer) => Ok(Some(answer.map_err(Into::into))),
             Incoming::Request {
                 id: request_id,
                 method: asked,
             } => {
-                let answer = session::answer_server_request(request_id, asked);
+                let answer = session::answer_server_request(request_id, asked, &self.capabilities);
                 self.post(&answer, method)
                     .with_context(|| format!("answering the server's '{asked}'"))?;
                 Ok(None)
             }
+            Incoming::Echo => bail!(
+                "the server sent our '{method}' request back unchanged: it echoes its input and is not an MCP server"
+            ),
             Incoming::Other => Ok(None),
         }
+    }
+
+    /// Handles the text of one message or batch; returns the answer when it is the one
+    /// awaited. Text that is not JSON is an error only in a JSON body (`strict`).
+    fn handle_text(
+        &mut self,
+        text: &[u8],
+        id: u64,
+        method: &str,
+        strict: bool,
+    ) -> Result<Option<Result<Value>>> {
+        let parsed = match session::parse(text) {
+            Parsed::Message(value) => value,
+            // An event that is not JSON (a priming event, a keep-alive) carries no message.
+            Parsed::NotJson if !strict => return Ok(None),
+            Parsed::NotJson => bail!(
+                "the answer to '{method}' is not JSON: '{}'",
+                excerpt(String::from_utf8_lossy(text).trim())
+            ),
+            Parsed::TooDeep {
+                id: their_id,
+                method: their_method,
+            } => {
+                let warning =
+                    session::too_deep(id, method, their_id.as_ref(), their_method.as_deref())?;
+                self.warnings.push(warning);
+                return Ok(None);
+            }
+        };
+        let messages = match parsed {
+            Value::Array(batch) => batch,
+            single => vec![single],
+        };
+        for message in &messages {
+            if let Some(answer) = self.handle(message, id, method)? {
+                return Ok(Some(answer));
+            }
+        }
+        Ok(None)
+    }
+
+    fn too_long(&self, what: &str) -> anyhow::Error {
+        anyhow!(
+            "{what} is longer than {} bytes (--max-message), the most one message may take",
+            self.max_message
+        )
     }
 
     /// Reads an event stream until the answer to `id` arrives.
     fn read_events(&mut self, response: Response, id: u64, method: &str) -> Result<Value> {
         let mut reader = BufReader::new(response);
-        let mut data = String::new();
-        let mut line = String::new();
+        let mut data: Vec<u8> = Vec::new();
+        let mut line = Vec::new();
         loop {
-            line.clear();
-            let read = reader.read_line(&mut line).map_err(|err| {
-                if Instant::now() >= self.deadline {
-                    self.timed_out(method)
-                } else {
-                    anyhow!(err).context(format!("reading the event stream answering '{method}'"))
-                }
-            })?;
-            let ended = read == 0;
-            let line_text = line.trim_end_matches(['\r', '\n']);
-            if !ended && !line_text.is_empty() {
-                // Only `data:` carries JSON-RPC; `event:`, `id:`, `retry:` and comments do not.
-                if let Some(value) = line_text.strip_prefix("data:") {
-                    if !data.is_empty() {
-                        data.push('\n');
+            let read =
+                lines::read_line(&mut reader, &mut line, self.max_message).map_err(|err| {
+                    if Instant::now() >= self.deadline {
+                        self.timed_out(method)
+                    } else {
+                        anyhow!(err)
+                            .context(format!("reading the event stream answering '{method}'"))
                     }
-                    data.push_str(value.strip_prefix(' ').unwrap_or(value));
+                })?;
+            if read == Line::TooLong {
+                return Err(
+                    self.too_long(&format!("a line of the event stream answering '{method}'"))
+                );
+            }
+            let ended = read == Line::End;
+            let mut text: &[u8] = &line;
+            while let [rest @ .., b'\r' | b'\n'] = text {
+                text = rest;
+            }
+            if !ended && !text.is_empty() {
+                // Only `data:` carries JSON-RPC; `event:`, `id:`, `retry:` and comments do not.
+                if let Some(value) = text.strip_prefix(b"data:") {
+                    let value = value.strip_prefix(b" ").unwrap_or(value);
+                    if data.len() + value.len() + 1 > self.max_message {
+                        return Err(
+                            self.too_long(&format!("an event of the stream answering '{method}'"))
+                        );
+                    }
+                    if !data.is_empty() {
+                        data.push(b'\n');
+                    }
+                    data.extend_from_slice(value);
                 }
                 continue;
             }
             if !data.is_empty() {
                 let event = std::mem::take(&mut data);
-                // An event that is not JSON (a priming event, a keep-alive) carries no message.
-                if let Ok(message) = serde_json::from_str::<Value>(&event) {
-                    let messages = match message {
-                        Value::Array(batch) => batch,
-                        single => vec![single],
-                    };
-                    for message in &messages {
-                        if let Some(answer) = self.handle(message, id, method)? {
-                            return answer;
-                        }
-                    }
+                if std::str::from_utf8(&event).is_err() {
+                    self.warnings.push(format!(
+                        "skipped an event that is not UTF-8 in the stream answering '{method}': '{}'",
+                        excerpt(&String::from_utf8_lossy(&event))
+                    ));
+                } else if let Some(answer) = self.handle_text(&event, id, method, false)? {
+                    return answer;
                 }
             }
             if ended {
@@ -229,32 +309,34 @@ impl Transport for Http {
         }
         if !content_type.starts_with("application/json") {
             bail!(
-                "the answer to '{method}' is '{content_type}', neither application/json nor text/event-stream"
+                "the answer to '{method}' is '{}', neither application/json nor text/event-stream",
+                excerpt(&content_type)
             );
         }
-        let body = response.text().map_err(|err| {
-            if err.is_timeout() {
-                self.timed_out(method)
-            } else {
-                anyhow!(err).context(format!("reading the answer to '{method}'"))
-            }
-        })?;
-        let parsed: Value = serde_json::from_str(&body).with_context(|| {
-            format!(
-                "the answer to '{method}' is not JSON: '{}'",
-                excerpt(body.trim())
-            )
-        })?;
-        let messages = match parsed {
-            Value::Array(batch) => batch,
-            single => vec![single],
-        };
-        for message in &messages {
-            if let Some(answer) = self.handle(message, id, method)? {
-                return answer;
-            }
+        if response
+            .content_length()
+            .is_some_and(|length| length > self.max_message as u64)
+        {
+            return Err(self.too_long(&format!("the answer to '{method}'")));
         }
-        bail!("the answer to '{method}' does not carry its id {id}")
+        let mut body = Vec::new();
+        response
+            .take(self.max_message as u64 + 1)
+            .read_to_end(&mut body)
+            .map_err(|err| {
+                if Instant::now() >= self.deadline {
+                    self.timed_out(method)
+                } else {
+                    anyhow!(err).context(format!("reading the answer to '{method}'"))
+                }
+            })?;
+        if body.len() > self.max_message {
+            return Err(self.too_long(&format!("the answer to '{method}'")));
+        }
+        match self.handle_text(&body, id, method, true)? {
+            Some(answer) => answer,
+            None => bail!("the answer to '{method}' does not carry its id {id}"),
+        }
     }
 
     fn notify(&mut self, method: &str, params: Value) -> Result<()> {
@@ -264,5 +346,9 @@ impl Transport for Http {
 
     fn set_protocol_version(&mut self, version: &str) {
         self.protocol_version = Some(version.to_string());
+    }
+
+    fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 }

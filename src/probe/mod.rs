@@ -8,10 +8,15 @@
 //! says nothing about the wire, which is why this half exists.
 
 mod diff;
+mod groups;
 mod hints;
 mod http;
+mod lines;
+mod out;
+mod servers;
 mod session;
 mod snapshot;
+mod source;
 mod stdio;
 
 use std::collections::HashSet;
@@ -19,6 +24,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use serde_json::Value;
 
 use crate::cli::ProbeArgs;
 use crate::{date, ExitStatus, UsageError};
@@ -26,9 +32,10 @@ use crate::{date, ExitStatus, UsageError};
 use crate::sanitize::sanitize;
 pub use diff::run as diff;
 use hints::{Declared, Hint, Rule, ToolHints};
-use session::Listing;
+use out::Out;
+use session::{Listing, Offer};
 
-/// The CSV header, fixed by issue 4.
+/// The per-tool columns of `--csv`, also the tool columns of the `--servers` table.
 const CSV_HEADER: [&str; 10] = [
     "tool",
     "readOnlyHint",
@@ -42,57 +49,125 @@ const CSV_HEADER: [&str; 10] = [
     "resolved_openWorldHint",
 ];
 
-/// Runs `probe`: lists the server's tools and reports, saves and gates on their hints.
+/// What every probe of a run shares: the limits and what is offered to the server.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How long the whole exchange with one server may take.
+    pub timeout: Duration,
+    /// The most bytes one JSON-RPC message (a line, an event, a body) may take.
+    pub max_message: usize,
+    /// The client capabilities offered in `initialize`.
+    pub capabilities: Value,
+    /// The protocol version offered in `initialize`.
+    pub protocol_version: String,
+}
+
+impl Options {
+    fn offer(&self) -> Offer {
+        Offer {
+            protocol_version: self.protocol_version.clone(),
+            capabilities: self.capabilities.clone(),
+        }
+    }
+}
+
+/// Where a server is and how to reach it.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A command started with extra environment variables, spoken to over stdio.
+    Stdio {
+        command: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    /// A Streamable HTTP URL, with headers sent on every request.
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// Parses `--capabilities`: `default`, `none` or a JSON object sent as is.
+fn parse_capabilities(text: &str) -> Result<Value, UsageError> {
+    match text {
+        "default" => Ok(session::default_capabilities()),
+        "none" => Ok(Value::Object(serde_json::Map::new())),
+        json => match serde_json::from_str::<Value>(json) {
+            Ok(value @ Value::Object(_)) => Ok(value),
+            _ => Err(UsageError(format!(
+                "--capabilities '{}' is not 'default', 'none' or a JSON object",
+                sanitize(text)
+            ))),
+        },
+    }
+}
+
+/// Runs `probe`: lists the server's tools and reports, saves and gates on their hints;
+/// with `--servers`, probes every server of the file into one table.
 pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
-    let rule = args
+    // clap admits only the rules' names.
+    let rule: Option<Rule> = args
         .require
         .as_deref()
-        .map(|text| {
-            Rule::parse(text).ok_or_else(|| {
-                UsageError(format!(
-                    "--require '{text}' is not a rule; the rules are {}",
-                    Rule::NAMES
-                ))
-            })
-        })
-        .transpose()?;
-    if args.timeout == 0 {
-        return Err(UsageError("--timeout must be at least 1 second".to_string()).into());
-    }
-    // Resolved before the server starts, so a bad --date costs no server run.
-    let date = match &args.save {
-        Some(_) => Some(date::resolve(args.date.as_deref())?),
-        None => None,
+        .map(str::parse)
+        .transpose()
+        .map_err(UsageError)?;
+    let max_message = usize::try_from(args.max_message.0).unwrap_or(usize::MAX);
+    let options = Options {
+        timeout: Duration::from_secs(args.timeout),
+        max_message,
+        capabilities: parse_capabilities(&args.capabilities)?,
+        protocol_version: args.protocol_version.clone(),
     };
-    let timeout = Duration::from_secs(args.timeout);
-
-    let (target, listing) = match (&args.url, args.command.is_empty()) {
-        (Some(url), _) => (
-            url.clone(),
-            probe_http(url, timeout, &args.protocol_version),
-        ),
-        (None, false) => {
-            let target = args.command.join(" ");
-            (
-                target,
-                probe_stdio(&args.command, timeout, &args.protocol_version),
-            )
+    if let Some(dir) = &args.source {
+        if let Err(err) = std::fs::metadata(dir) {
+            return Err(UsageError(format!(
+                "--source '{}': {err}",
+                sanitize(dir.display().to_string())
+            ))
+            .into());
         }
+    }
+    if args.date.is_some() && args.save.is_none() && args.servers.is_none() {
+        return Err(UsageError(
+            "--date stamps the --save snapshot or the --servers tables, and neither was asked for"
+                .to_string(),
+        )
+        .into());
+    }
+    // Resolved before any server starts, so a bad --date costs no server run.
+    let date = match (&args.save, &args.servers) {
+        (None, None) => None,
+        _ => Some(date::resolve(args.date.as_deref())?),
+    };
+    if let (Some(file), Some(date)) = (&args.servers, &date) {
+        return servers::run(file, args, &options, date);
+    }
+
+    let target = match (&args.url, args.command.is_empty()) {
+        (Some(url), _) => Target::Http {
+            url: url.clone(),
+            headers: Vec::new(),
+        },
+        (None, false) => Target::Stdio {
+            command: args.command.clone(),
+            env: Vec::new(),
+        },
         (None, true) => {
             return Err(UsageError(
-                "probe needs a server: a COMMAND after '--', or '--url URL'".to_string(),
+                "probe needs a server: a COMMAND after '--', '--url URL' or '--servers FILE'"
+                    .to_string(),
             )
             .into())
         }
     };
-    let listing = listing.with_context(|| format!("probing '{}'", sanitize(&target)))?;
+    let listing = probe(&target, &options)
+        .with_context(|| format!("probing '{}'", sanitize(describe_target(&target))))?;
 
     let tools: Vec<ToolHints> = listing.tools.iter().map(ToolHints::from_tool).collect();
     for warning in warnings(&listing, &tools) {
         eprintln!("mcp-hint-census: warning: {warning}");
     }
-    print!("{}", table(&tools));
-    print!("{}", summary(&listing, &tools));
+    // Files first: a reader that closes stdout early does not cost them.
     if let Some(path) = &args.csv {
         write_csv(path, &tools).with_context(|| format!("writing '{}'", path.display()))?;
     }
@@ -100,28 +175,47 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
         let text = snapshot::render(&listing, date);
         std::fs::write(path, text).with_context(|| format!("writing '{}'", path.display()))?;
     }
-    Ok(match rule {
-        Some(rule) => gate(rule, &tools),
-        None => ExitStatus::Ok,
-    })
+    let mut out = Out::new();
+    out.print(&table(&tools))?;
+    out.print(&summary(&listing, &tools))?;
+    if let Some(dir) = &args.source {
+        let beside = source::beside(dir, &tools)?;
+        out.print(&source::render(dir, &beside))?;
+    }
+    match rule {
+        Some(rule) => gate(rule, &tools, &mut out),
+        None => Ok(ExitStatus::Ok),
+    }
 }
 
-fn probe_stdio(command: &[String], timeout: Duration, version: &str) -> Result<Listing> {
-    let mut server = stdio::Stdio::spawn(command, timeout)?;
-    // On an error the server is dropped, which kills it at once.
-    let listing = session::list_tools(&mut server, version)?;
-    server.finish();
-    Ok(listing)
+/// Returns how a target is named in messages: its command line or its URL.
+fn describe_target(target: &Target) -> String {
+    match target {
+        Target::Stdio { command, .. } => command.join(" "),
+        Target::Http { url, .. } => url.clone(),
+    }
 }
 
-fn probe_http(url: &str, timeout: Duration, version: &str) -> Result<Listing> {
-    let mut server = http::Http::new(url, timeout)?;
-    let listing = session::list_tools(&mut server, version);
-    // The session is ended whether or not the listing worked.
-    let close_warning = server.finish();
-    let mut listing = listing?;
-    listing.warnings.extend(close_warning);
-    Ok(listing)
+/// Holds the whole conversation with one server and returns what it lists.
+pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
+    match target {
+        Target::Stdio { command, env } => {
+            let mut server = stdio::Stdio::spawn(command, env, options)?;
+            // On an error the server is dropped, which kills it at once.
+            let listing = session::list_tools(&mut server, &options.offer())?;
+            server.finish();
+            Ok(listing)
+        }
+        Target::Http { url, headers } => {
+            let mut server = http::Http::new(url, headers, options)?;
+            let listing = session::list_tools(&mut server, &options.offer());
+            // The session is ended whether or not the listing worked.
+            let close_warning = server.finish();
+            let mut listing = listing?;
+            listing.warnings.extend(close_warning);
+            Ok(listing)
+        }
+    }
 }
 
 /// Lists the shapes worth a second look; none of them fails the probe.
@@ -133,9 +227,17 @@ fn warnings(listing: &Listing, tools: &[ToolHints]) -> Vec<String> {
     let mut seen = HashSet::new();
     for (index, tool) in tools.iter().enumerate() {
         let name = sanitize(&tool.name);
+        let raw_name = listing.tools.get(index).and_then(|t| t.get("name"));
         if tool.name.is_empty() {
             out.push(format!("tool {} of {} has no name", index + 1, tools.len()));
-        } else if !seen.insert(tool.name.as_str()) {
+        } else if !matches!(raw_name, Some(Value::String(_))) {
+            out.push(format!(
+                "tool {} of {} is named {name}, which is not a string",
+                index + 1,
+                tools.len()
+            ));
+        }
+        if !tool.name.is_empty() && !seen.insert(tool.name.as_str()) {
             out.push(format!("tool '{name}' is listed more than once"));
         }
         if tool.is_read_only_and_destructive() {
@@ -236,7 +338,7 @@ fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
         }
     };
     format!(
-        "\n{}: {} every meaningful hint, {} nothing\nserver {} version {}, protocol {}, {} read\n",
+        "\n{}: {} every meaningful hint, {} nothing\nserver {} version {}, protocol {}, {} read\nclient capabilities offered: {}\n",
         plural(tools.len(), "tool", "tools"),
         plural(complete, "declares", "declare"),
         plural(nothing, "declares", "declare"),
@@ -244,48 +346,59 @@ fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
         quoted(&listing.server_version),
         quoted(&listing.protocol_version),
         plural(listing.pages, "tools/list page", "tools/list pages"),
+        sanitize(session::capability_names(&listing.capabilities).replace(';', ", ")),
     )
+}
+
+/// Returns one tool's cells under [`CSV_HEADER`].
+fn tool_cells(tool: &ToolHints) -> Vec<String> {
+    let mut record = vec![tool.name.clone()];
+    record.extend(Hint::ALL.map(|h| tool.declared(h).cell().to_string()));
+    record.push(omits_cell(tool));
+    record.extend(Hint::ALL.map(|h| resolved_cell(tool.resolved(h)).to_string()));
+    record
 }
 
 fn write_csv(path: &Path, tools: &[ToolHints]) -> Result<()> {
     let mut out = csv::Writer::from_path(path)?;
     out.write_record(CSV_HEADER)?;
     for tool in tools {
-        let mut record = vec![tool.name.clone()];
-        record.extend(Hint::ALL.map(|h| tool.declared(h).cell().to_string()));
-        record.push(omits_cell(tool));
-        record.extend(Hint::ALL.map(|h| resolved_cell(tool.resolved(h)).to_string()));
-        out.write_record(&record)?;
+        out.write_record(tool_cells(tool))?;
     }
     out.flush()?;
     Ok(())
 }
 
 /// Prints every tool that breaks `rule` and what it lacks; returns the exit status.
-fn gate(rule: Rule, tools: &[ToolHints]) -> ExitStatus {
+fn gate(rule: Rule, tools: &[ToolHints], out: &mut Out) -> Result<ExitStatus> {
     let mut broken = 0;
     for tool in tools {
         let lacks = rule.lacks(tool);
         if !lacks.is_empty() {
             broken += 1;
-            println!(
+            out.line(&format!(
                 "require {}: tool '{}' lacks {}",
                 rule.name(),
                 sanitize(&tool.name),
                 lacks.join(", ")
-            );
+            ))?;
         }
     }
     if broken == 0 {
-        println!("require {}: every tool passes", rule.name());
-        ExitStatus::Ok
+        out.line(&format!("require {}: every tool passes", rule.name()))?;
+        Ok(ExitStatus::Ok)
     } else {
-        println!(
-            "require {}: {broken} of {} tools break the rule",
+        out.line(&format!(
+            "require {}: {broken} of {} {} the rule",
             rule.name(),
-            tools.len()
-        );
-        ExitStatus::Gate
+            if tools.len() == 1 {
+                "1 tool".to_string()
+            } else {
+                format!("{} tools", tools.len())
+            },
+            if broken == 1 { "breaks" } else { "break" }
+        ))?;
+        Ok(ExitStatus::Gate)
     }
 }
 
@@ -299,6 +412,7 @@ mod tests {
             server_name: "s".into(),
             server_version: "1".into(),
             protocol_version: "2025-06-18".into(),
+            capabilities: session::default_capabilities(),
             pages: 1,
             tools,
             warnings: Vec::new(),
@@ -333,5 +447,20 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("1 tools/list page read"), "{s}");
+        assert!(
+            s.contains("client capabilities offered: roots, sampling, elicitation"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn sizes_and_capabilities_parse() {
+        assert_eq!(parse_capabilities("none").unwrap(), serde_json::json!({}));
+        assert_eq!(
+            parse_capabilities(r#"{"roots":{"listChanged":true}}"#).unwrap(),
+            serde_json::json!({ "roots": { "listChanged": true } })
+        );
+        assert!(parse_capabilities("[1]").is_err());
+        assert!(parse_capabilities("sampling").is_err());
     }
 }

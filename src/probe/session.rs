@@ -61,18 +61,120 @@ pub fn notification_message(method: &str, params: Value) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }
 
-/// Builds the answer to a request the server sent: an empty result for `ping`, a
-/// method-not-found error for anything else, since a probe offers no client features.
-pub fn answer_server_request(id: &Value, method: &str) -> Value {
-    if method == "ping" {
-        json!({ "jsonrpc": "2.0", "id": id, "result": {} })
-    } else {
-        json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": { "code": METHOD_NOT_FOUND, "message": format!("method '{method}' is not supported by this client") },
-        })
+/// The client capabilities a probe offers by default: those MCP Inspector and desktop
+/// clients offer, since servers such as `server-everything` list more tools to a client
+/// that has them.
+pub fn default_capabilities() -> Value {
+    json!({ "roots": {}, "sampling": {}, "elicitation": {} })
+}
+
+/// Returns the names of the capabilities in `capabilities` joined with `;`, or `none`.
+pub fn capability_names(capabilities: &Value) -> String {
+    match capabilities.as_object() {
+        Some(map) if !map.is_empty() => map.keys().cloned().collect::<Vec<_>>().join(";"),
+        _ => "none".to_string(),
     }
+}
+
+/// The JSON-RPC error code the specification's sampling section gives for a request the
+/// user rejected.
+pub const USER_REJECTED: i64 = -1;
+
+/// Builds the answer to a request the server sent, without side effects: an empty
+/// result for `ping`; for a capability offered in `capabilities`, an empty root list
+/// (`roots/list`), a rejected sampling request (`sampling/createMessage`) or a declined
+/// elicitation (`elicitation/create`); method-not-found for anything else.
+pub fn answer_server_request(id: &Value, method: &str, capabilities: &Value) -> Value {
+    let offered = |name: &str| capabilities.get(name).is_some();
+    let error = |code: i64, message: String| json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+    let result = |result: Value| json!({ "jsonrpc": "2.0", "id": id, "result": result });
+    match method {
+        "ping" => result(json!({})),
+        "roots/list" if offered("roots") => result(json!({ "roots": [] })),
+        "elicitation/create" if offered("elicitation") => result(json!({ "action": "decline" })),
+        "sampling/createMessage" if offered("sampling") => error(
+            USER_REJECTED,
+            "User rejected sampling request: this client only lists tools".to_string(),
+        ),
+        _ => error(
+            METHOD_NOT_FOUND,
+            format!("method '{method}' is not supported by this client"),
+        ),
+    }
+}
+
+/// How deep serde_json reads nested arrays and objects before giving up.
+pub const NESTING_LIMIT: usize = 128;
+
+/// One message read off the wire.
+pub enum Parsed {
+    Message(Value),
+    /// Not JSON at all.
+    NotJson,
+    /// JSON nested deeper than [`NESTING_LIMIT`]: its top-level `id` and `method`, when
+    /// they could be read.
+    TooDeep {
+        id: Option<Value>,
+        method: Option<String>,
+    },
+}
+
+/// Parses one message, telling JSON that is too deeply nested from text that is not JSON.
+pub fn parse(bytes: &[u8]) -> Parsed {
+    match serde_json::from_slice(bytes) {
+        Ok(value) => Parsed::Message(value),
+        Err(err) if err.to_string().starts_with("recursion limit exceeded") => {
+            // Skipping fields does not count depth, so the head of the message can
+            // still be read.
+            #[derive(serde::Deserialize)]
+            struct Head {
+                id: Option<Value>,
+                method: Option<String>,
+            }
+            match serde_json::from_slice::<Head>(bytes) {
+                Ok(head) => Parsed::TooDeep {
+                    id: head.id,
+                    method: head.method,
+                },
+                Err(_) => Parsed::TooDeep {
+                    id: None,
+                    method: None,
+                },
+            }
+        }
+        Err(_) => Parsed::NotJson,
+    }
+}
+
+/// Judges a message too deeply nested to read while waiting for the answer to `id`
+/// (`method`): an error when it is that answer, else a warning naming what was dropped.
+pub fn too_deep(
+    id: u64,
+    method: &str,
+    their_id: Option<&Value>,
+    their_method: Option<&str>,
+) -> std::result::Result<String, anyhow::Error> {
+    if their_method.is_none() && their_id.and_then(Value::as_u64) == Some(id) {
+        return Err(anyhow::anyhow!(
+            "the answer to '{method}' is JSON nested deeper than {NESTING_LIMIT} levels, more than this client reads"
+        ));
+    }
+    let what = match (their_method, their_id) {
+        (Some(m), Some(i)) => format!(
+            "a request '{}' (id {})",
+            crate::sanitize::excerpt(m),
+            crate::sanitize::excerpt(&i.to_string())
+        ),
+        (Some(m), None) => format!("a notification '{}'", crate::sanitize::excerpt(m)),
+        (None, Some(i)) => format!(
+            "an answer to id {}",
+            crate::sanitize::excerpt(&i.to_string())
+        ),
+        (None, None) => "a message".to_string(),
+    };
+    Ok(format!(
+        "dropped {what} nested deeper than {NESTING_LIMIT} levels, more than this client reads"
+    ))
 }
 
 /// What one incoming message is, from the point of view of a client waiting on `id`.
@@ -81,16 +183,22 @@ pub enum Incoming<'a> {
     Answer(std::result::Result<Value, RpcError>),
     /// A request from the server, which must be answered.
     Request { id: &'a Value, method: &'a str },
+    /// Our own request coming back: the program echoes its input.
+    Echo,
     /// A notification, an answer to something else, or a shape JSON-RPC does not know.
     Other,
 }
 
-/// Classifies one incoming JSON-RPC message while waiting for the answer to `id`.
-pub fn classify(message: &Value, id: u64) -> Incoming<'_> {
+/// Classifies one incoming JSON-RPC message while waiting for the answer to `id`, the
+/// request `awaited`.
+pub fn classify<'a>(message: &'a Value, id: u64, awaited: &str) -> Incoming<'a> {
     if let (Some(method), Some(request_id)) = (
         message.get("method").and_then(Value::as_str),
         message.get("id"),
     ) {
+        if method == awaited && request_id.as_u64() == Some(id) {
+            return Incoming::Echo;
+        }
         return Incoming::Request {
             id: request_id,
             method,
@@ -115,25 +223,40 @@ pub fn classify(message: &Value, id: u64) -> Incoming<'_> {
     }
 }
 
+/// The protocol versions the specification has published, oldest first. A server may
+/// answer `initialize` with any of them, or with the one offered.
+pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// What a probe offers the server in `initialize`.
+#[derive(Clone, Debug)]
+pub struct Offer {
+    pub protocol_version: String,
+    /// The client capabilities object, sent as is.
+    pub capabilities: Value,
+}
+
 /// What a server answered: who it is and every tool it listed, in its order.
 #[derive(Debug)]
 pub struct Listing {
     pub server_name: String,
     pub server_version: String,
     pub protocol_version: String,
+    /// The client capabilities the probe offered.
+    pub capabilities: Value,
     pub pages: usize,
     pub tools: Vec<Value>,
     pub warnings: Vec<String>,
 }
 
 /// Holds the conversation and returns every tool the server lists.
-pub fn list_tools(transport: &mut dyn Transport, offered_version: &str) -> Result<Listing> {
+pub fn list_tools(transport: &mut dyn Transport, offer: &Offer) -> Result<Listing> {
+    let offered_version = offer.protocol_version.as_str();
     let init = transport
         .request(
             "initialize",
             json!({
                 "protocolVersion": offered_version,
-                "capabilities": {},
+                "capabilities": offer.capabilities,
                 "clientInfo": { "name": env!("CARGO_PKG_NAME"), "version": env!("CARGO_PKG_VERSION") },
             }),
         )
@@ -151,6 +274,23 @@ pub fn list_tools(transport: &mut dyn Transport, offered_version: &str) -> Resul
             .to_string()
     };
     let mut warnings = Vec::new();
+    // The lifecycle section: a client that does not support the version the server
+    // answers with should disconnect. A probe supports the published versions and
+    // whatever it was told to offer.
+    if protocol_version != offered_version {
+        if !KNOWN_VERSIONS.contains(&protocol_version.as_str()) {
+            bail!(
+                "initialize: the server answered protocol version '{}', which this client does not support (it offered '{offered_version}' and knows {}); disconnecting, as the specification's lifecycle asks",
+                crate::sanitize::excerpt(&protocol_version),
+                KNOWN_VERSIONS.join(", ")
+            );
+        }
+        if protocol_version.as_str() > offered_version {
+            warnings.push(format!(
+                "the server answered protocol version '{protocol_version}', newer than the '{offered_version}' offered; a server supporting the offered version must answer with it"
+            ));
+        }
+    }
     if init.pointer("/capabilities/tools").is_none() {
         warnings.push("the server does not declare the 'tools' capability".to_string());
     }
@@ -210,6 +350,7 @@ pub fn list_tools(transport: &mut dyn Transport, offered_version: &str) -> Resul
         server_name: text("name"),
         server_version: text("version"),
         protocol_version,
+        capabilities: offer.capabilities.clone(),
         pages,
         tools,
         warnings,
@@ -241,6 +382,13 @@ mod tests {
         }
     }
 
+    fn offer() -> Offer {
+        Offer {
+            protocol_version: "2025-06-18".into(),
+            capabilities: default_capabilities(),
+        }
+    }
+
     fn init() -> std::result::Result<Value, RpcError> {
         Ok(json!({
             "protocolVersion": "2025-03-26",
@@ -259,7 +407,7 @@ mod tests {
             ]),
             sent: Vec::new(),
         };
-        let listing = list_tools(&mut t, "2025-06-18").expect("listing");
+        let listing = list_tools(&mut t, &offer()).expect("listing");
         assert_eq!(listing.pages, 2);
         assert_eq!(listing.protocol_version, "2025-03-26");
         let names: Vec<_> = listing.tools.iter().map(|t| t["name"].as_str()).collect();
@@ -278,7 +426,7 @@ mod tests {
             ]),
             sent: Vec::new(),
         };
-        let err = list_tools(&mut t, "2025-06-18").unwrap_err();
+        let err = list_tools(&mut t, &offer()).unwrap_err();
         assert!(
             format!("{err:#}").contains("cursor 'x' a second time"),
             "{err:#}"
@@ -297,7 +445,7 @@ mod tests {
             ]),
             sent: Vec::new(),
         };
-        let err = list_tools(&mut t, "2025-06-18").unwrap_err();
+        let err = list_tools(&mut t, &offer()).unwrap_err();
         assert!(
             format!("{err:#}").starts_with("the server offers no tools"),
             "{err:#}"

@@ -1,16 +1,19 @@
 //! Probe snapshots: what `probe --save` writes and what `diff` reads back.
 //!
-//! A snapshot keeps each tool's `annotations` exactly as the server sent them (an
-//! absent object stays absent, `null` stays `null`, `false` stays `false`), sorted by
-//! tool name, pretty-printed, so that two snapshots of the same answer are the same
-//! bytes and a line diff of them reads well. It judges nothing; `hints` does that.
+//! A snapshot keeps what the hint rules read of each tool exactly as the server sent it:
+//! `name`, `title` and `annotations` (an absent field stays absent, `null` stays `null`,
+//! `false` stays `false`; an entry that is not an object is kept whole), sorted by tool
+//! name, pretty-printed, so that two snapshots of the same answer are the same bytes and
+//! a line diff of them reads well. It judges nothing; `hints` does that. Whatever
+//! [`render`] writes, [`load`] reads back.
 //!
 //! ```json
 //! {
 //!   "server": { "name": "memory-server", "version": "0.6.3" },
 //!   "protocolVersion": "2025-06-18",
+//!   "capabilities": { "roots": {}, "sampling": {}, "elicitation": {} },
 //!   "date": "2026-09-07",
-//!   "tools": [ { "name": "read_graph", "annotations": { "readOnlyHint": true } } ]
+//!   "tools": [ { "name": "read_graph", "title": "Read graph", "annotations": { "readOnlyHint": true } } ]
 //! }
 //! ```
 
@@ -19,14 +22,19 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
+use super::hints::display_name;
 use super::session::Listing;
+
+/// The fields of a tool object a snapshot keeps, in this order.
+const KEPT: [&str; 3] = ["name", "title", "annotations"];
 
 /// One tool as a snapshot holds it.
 #[derive(Debug)]
 pub struct SnapshotTool {
+    /// The name it goes by ([`display_name`]).
     pub name: String,
-    /// The tool's `annotations` as received; `None` when the tool had none at all.
-    pub annotations: Option<Value>,
+    /// The entry as saved: the kept fields of a tool object, or a non-object as received.
+    pub entry: Value,
 }
 
 /// A snapshot read back from disk.
@@ -35,6 +43,8 @@ pub struct Snapshot {
     pub server_name: String,
     pub server_version: String,
     pub protocol_version: String,
+    /// The client capabilities offered; `None` in snapshots that predate the field.
+    pub capabilities: Option<Value>,
     pub date: String,
     pub tools: Vec<SnapshotTool>,
 }
@@ -44,33 +54,31 @@ pub fn render(listing: &Listing, date: &str) -> String {
     let mut tools: Vec<Value> = listing
         .tools
         .iter()
-        .map(|tool| {
-            let mut entry = Map::new();
-            entry.insert(
-                "name".to_string(),
-                tool.get("name").cloned().unwrap_or(Value::Null),
-            );
-            if let Some(annotations) = tool.get("annotations") {
-                entry.insert("annotations".to_string(), annotations.clone());
+        .map(|tool| match tool {
+            Value::Object(fields) => {
+                let mut entry = Map::new();
+                for key in KEPT {
+                    if let Some(value) = fields.get(key) {
+                        entry.insert(key.to_string(), value.clone());
+                    }
+                }
+                Value::Object(entry)
             }
-            Value::Object(entry)
+            other => other.clone(),
         })
         .collect();
     // Stable: tools listed twice under one name keep the server's order.
-    tools.sort_by(|a, b| name_of(a).cmp(name_of(b)));
+    tools.sort_by_cached_key(display_name);
     let snapshot = json!({
         "server": { "name": listing.server_name, "version": listing.server_version },
         "protocolVersion": listing.protocol_version,
+        "capabilities": listing.capabilities,
         "date": date,
         "tools": tools,
     });
     let mut text = serde_json::to_string_pretty(&snapshot).expect("a JSON value always serializes");
     text.push('\n');
     text
-}
-
-fn name_of(tool: &Value) -> &str {
-    tool.get("name").and_then(Value::as_str).unwrap_or_default()
 }
 
 /// Reads a snapshot written by `probe --save`.
@@ -93,20 +101,18 @@ fn parse(value: &Value) -> Result<Snapshot> {
     let Some(listed) = value.get("tools").and_then(Value::as_array) else {
         bail!("it has no 'tools' array");
     };
-    let mut tools = Vec::with_capacity(listed.len());
-    for (index, tool) in listed.iter().enumerate() {
-        let Some(name) = tool.get("name").and_then(Value::as_str) else {
-            bail!("tool {} has no 'name' string", index + 1);
-        };
-        tools.push(SnapshotTool {
-            name: name.to_string(),
-            annotations: tool.get("annotations").cloned(),
-        });
-    }
+    let tools = listed
+        .iter()
+        .map(|entry| SnapshotTool {
+            name: display_name(entry),
+            entry: entry.clone(),
+        })
+        .collect();
     Ok(Snapshot {
         server_name: text("/server/name"),
         server_version: text("/server/version"),
         protocol_version: text("/protocolVersion"),
+        capabilities: value.get("capabilities").cloned(),
         date: text("/date"),
         tools,
     })
@@ -117,16 +123,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn render_keeps_annotations_as_received_and_sorts_by_name() {
+    fn render_keeps_what_the_rules_read_as_received_and_sorts_by_name() {
         let listing = Listing {
             server_name: "s".into(),
             server_version: "1".into(),
             protocol_version: "2025-06-18".into(),
+            capabilities: json!({}),
             pages: 1,
             tools: vec![
-                json!({ "name": "b", "description": "dropped", "annotations": { "openWorldHint": false, "readOnlyHint": false } }),
+                json!({ "name": "b", "description": "dropped", "title": "B", "annotations": { "openWorldHint": false, "readOnlyHint": false, "title": "Bee" } }),
                 json!({ "name": "a" }),
                 json!({ "name": "c", "annotations": null }),
+                json!({ "name": 12345 }),
+                json!(7),
             ],
             warnings: Vec::new(),
         };
@@ -135,22 +144,31 @@ mod tests {
         assert_eq!(
             back["tools"],
             json!([
+                { "name": 12345 },
+                7,
                 { "name": "a" },
-                { "name": "b", "annotations": { "openWorldHint": false, "readOnlyHint": false } },
+                { "name": "b", "title": "B", "annotations": { "openWorldHint": false, "readOnlyHint": false, "title": "Bee" } },
                 { "name": "c", "annotations": null },
             ])
         );
+        assert_eq!(back["capabilities"], json!({}));
         // Key order as received, not alphabetical.
         assert!(text.find("openWorldHint") < text.find("readOnlyHint"));
         let parsed = parse(&back).expect("snapshot");
         assert_eq!(parsed.date, "2026-09-07");
-        assert!(parsed.tools[0].annotations.is_none());
-        assert_eq!(parsed.tools[2].annotations, Some(Value::Null));
+        let names: Vec<&str> = parsed.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["12345", "7", "a", "b", "c"]);
     }
 
     #[test]
-    fn a_tool_without_a_name_is_rejected() {
-        let err = parse(&json!({ "tools": [{ "annotations": {} }] })).unwrap_err();
-        assert_eq!(err.to_string(), "tool 1 has no 'name' string");
+    fn a_tool_without_a_name_is_read_with_the_empty_name() {
+        let parsed = parse(&json!({ "tools": [{ "annotations": {} }] })).expect("snapshot");
+        assert_eq!(parsed.tools[0].name, "");
+    }
+
+    #[test]
+    fn a_snapshot_needs_a_tools_array() {
+        let err = parse(&json!({ "tools": 3 })).unwrap_err();
+        assert_eq!(err.to_string(), "it has no 'tools' array");
     }
 }

@@ -5,11 +5,15 @@
 //! stdout and stderr on one thread each, and stops it, killing the group, on every path
 //! out, including errors and panics (`Drop`). It tolerates what real servers print
 //! (lines that are not JSON, logs on stderr, requests of their own) and knows nothing
-//! of MCP beyond answering `ping`.
+//! of MCP beyond answering the server's requests as `session` says. Each line is read in
+//! bounded chunks up to `--max-message`, and the child is watched while the probe
+//! waits, so that a server that exits is noticed even when a process it started keeps
+//! its stdout open.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio as Pipe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
@@ -18,34 +22,76 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::Value;
 
-use super::session::{self, Incoming, Transport};
+use super::groups::{self, Registered};
+use super::lines::{self, Line};
+use super::session::{self, Incoming, Parsed, Transport};
+use super::Options;
 use crate::sanitize::excerpt;
 
 /// How many of the server's last stderr lines an error shows.
 const STDERR_TAIL: usize = 20;
+/// How many bytes sent to the server may wait unread before the probe gives up on it.
+const WRITE_BACKLOG: usize = 1 << 20;
+/// How many bytes of one stderr line are read; the rest is skipped.
+const STDERR_LINE: usize = 4096;
 /// How long a server may take to exit by itself once its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How often a waiting probe checks whether the server has exited.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+/// How long lines already written by a server that exited are still read.
+const EXIT_DRAIN: Duration = Duration::from_millis(300);
+/// How many read lines may wait for the probe; the reader stops reading past that, so
+/// memory stays within a few `--max-message`.
+const LINES_IN_FLIGHT: usize = 4;
+
+/// What the stdout reader passes on.
+enum Chunk {
+    Line(Vec<u8>),
+    /// A line longer than `--max-message`; reading stopped there.
+    TooLong,
+    /// The pipe closed: every process holding it has exited or closed it.
+    End,
+}
 
 /// A running server spoken to over its stdin and stdout.
 pub struct Stdio {
     child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: Receiver<Option<Vec<u8>>>,
+    /// Keeps the child's group on the list killed if the probe is interrupted; dropped
+    /// after the group is killed.
+    _group: Option<Registered>,
+    /// Lines for the writer thread; `None` once stdin is closed.
+    stdin: Option<mpsc::Sender<Vec<u8>>>,
+    /// Bytes handed to the writer thread and not yet written.
+    unwritten: Arc<AtomicUsize>,
+    /// Set by the writer thread when a write fails (the server has gone).
+    write_failed: Arc<AtomicBool>,
+    stdout: Receiver<Chunk>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     stderr_reader: JoinHandle<()>,
     deadline: Instant,
     timeout: Duration,
     next_id: u64,
+    max_message: usize,
+    capabilities: Value,
     skipped: usize,
     skipped_example: Option<String>,
+    warnings: Vec<String>,
+    /// When the server was seen to have exited while the probe waited.
+    exited_at: Option<Instant>,
 }
 
 impl Stdio {
-    /// Starts `command` (program and arguments); the whole exchange must end within `timeout`.
-    pub fn spawn(command: &[String], timeout: Duration) -> Result<Stdio> {
+    /// Starts `command` (program and arguments) with `envs` added to its environment;
+    /// the whole exchange must end within `options.timeout`.
+    pub fn spawn(
+        command: &[String],
+        envs: &[(String, String)],
+        options: &Options,
+    ) -> Result<Stdio> {
         let (program, args) = command.split_first().context("no command to start")?;
         let mut cmd = Command::new(program);
         cmd.args(args)
+            .envs(envs.iter().map(|(k, v)| (k, v)))
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())
             .stderr(Pipe::piped());
@@ -56,7 +102,29 @@ impl Stdio {
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting '{program}'"))?;
-        let stdin = child.stdin.take();
+        let group = i32::try_from(child.id()).ok().map(groups::register);
+        let stdin = child.stdin.take().context("the child has no stdin pipe")?;
+        let unwritten = Arc::new(AtomicUsize::new(0));
+        let write_failed = Arc::new(AtomicBool::new(false));
+        let stdin = {
+            let (tx, rx) = mpsc::channel::<Vec<u8>>();
+            let unwritten = Arc::clone(&unwritten);
+            let write_failed = Arc::clone(&write_failed);
+            // Writes happen here, so that a server that stops reading its stdin cannot
+            // block the probe past its timeout; the backlog is bounded in `send`.
+            thread::spawn(move || {
+                let mut stdin: ChildStdin = stdin;
+                for line in rx {
+                    let written = stdin.write_all(&line).and_then(|()| stdin.flush());
+                    unwritten.fetch_sub(line.len(), Ordering::SeqCst);
+                    if written.is_err() {
+                        write_failed.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            });
+            tx
+        };
         let stdout = child
             .stdout
             .take()
@@ -66,21 +134,22 @@ impl Stdio {
             .take()
             .context("the child has no stderr pipe")?;
 
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(LINES_IN_FLIGHT);
+        let max_message = options.max_message;
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
+            let mut line = Vec::new();
             loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if tx.send(Some(line)).is_err() {
-                            return;
-                        }
-                    }
+                let chunk = match lines::read_line(&mut reader, &mut line, max_message) {
+                    Ok(Line::Complete) => Chunk::Line(std::mem::take(&mut line)),
+                    Ok(Line::TooLong) => Chunk::TooLong,
+                    Ok(Line::End) | Err(_) => Chunk::End,
+                };
+                let last = !matches!(chunk, Chunk::Line(_));
+                if tx.send(chunk).is_err() || last {
+                    return;
                 }
             }
-            let _ = tx.send(None);
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let stderr_reader = {
@@ -89,15 +158,22 @@ impl Stdio {
         };
         Ok(Stdio {
             child,
-            stdin,
+            _group: group,
+            stdin: Some(stdin),
+            unwritten,
+            write_failed,
             stdout: rx,
             stderr: tail,
             stderr_reader,
-            deadline: Instant::now() + timeout,
-            timeout,
+            deadline: Instant::now() + options.timeout,
+            timeout: options.timeout,
             next_id: 1,
+            max_message: options.max_message,
+            capabilities: options.capabilities.clone(),
             skipped: 0,
             skipped_example: None,
+            warnings: Vec::new(),
+            exited_at: None,
         })
     }
 
@@ -117,14 +193,25 @@ impl Stdio {
     fn send(&mut self, message: &Value, waiting_for: &str) -> Result<()> {
         let mut line = message.to_string();
         line.push('\n');
-        let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| stdin.flush()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
         // A write fails when the server has gone; its exit status says more than EPIPE.
-        written.map_err(|_| self.gone(waiting_for))
+        if self.write_failed.load(Ordering::SeqCst) {
+            return Err(self.gone(waiting_for));
+        }
+        let backlog = self.unwritten.load(Ordering::SeqCst);
+        if backlog + line.len() > WRITE_BACKLOG {
+            bail!(
+                "the server has not read the last {backlog} bytes sent to its stdin while sending requests of its own; it does not read its input"
+            );
+        }
+        self.unwritten.fetch_add(line.len(), Ordering::SeqCst);
+        let sent = match &self.stdin {
+            Some(stdin) => stdin.send(line.into_bytes()).is_ok(),
+            None => false,
+        };
+        if !sent {
+            return Err(self.gone(waiting_for));
+        }
+        Ok(())
     }
 
     /// Describes a server that stopped talking: its exit status and its last stderr lines.
@@ -135,9 +222,14 @@ impl Stdio {
         while !self.stderr_reader.is_finished() && Instant::now() < until {
             thread::sleep(Duration::from_millis(10));
         }
+        let held = if self.exited_at.is_some() {
+            "; a process it started still holds its stdout open"
+        } else {
+            ""
+        };
         let what = match status {
             Some(status) => format!(
-                "the server exited before answering '{waiting_for}' ({})",
+                "the server exited before answering '{waiting_for}' ({}){held}",
                 describe(status)
             ),
             None => format!("the server closed its stdout before answering '{waiting_for}'"),
@@ -163,17 +255,49 @@ impl Stdio {
 
     /// Handles one parsed message; returns the answer when it is the one awaited.
     fn handle(&mut self, message: &Value, id: u64, method: &str) -> Result<Option<Result<Value>>> {
-        match session::classify(message, id) {
+        match session::classify(message, id, method) {
             Incoming::Answer(answer) => Ok(Some(answer.map_err(Into::into))),
             Incoming::Request {
                 id: request_id,
                 method: asked,
             } => {
-                let answer = session::answer_server_request(request_id, asked);
+                let answer = session::answer_server_request(request_id, asked, &self.capabilities);
                 self.send(&answer, method)?;
                 Ok(None)
             }
+            Incoming::Echo => bail!(
+                "the program sent our '{method}' request back unchanged: it echoes its input and is not an MCP server"
+            ),
             Incoming::Other => Ok(None),
+        }
+    }
+
+    /// Waits for the next line of stdout, watching the server: returns `None` once it
+    /// has exited and the lines it wrote before have been read.
+    fn next_chunk(&mut self, method: &str) -> Result<Option<Chunk>> {
+        loop {
+            let now = Instant::now();
+            let left = self.deadline.saturating_duration_since(now);
+            if left.is_zero() {
+                bail!(
+                    "no answer to '{method}' within {} s (--timeout); the server was stopped{}",
+                    self.timeout.as_secs(),
+                    self.stderr_tail()
+                );
+            }
+            match self.stdout.recv_timeout(left.min(EXIT_POLL)) {
+                Ok(chunk) => return Ok(Some(chunk)),
+                Err(RecvTimeoutError::Disconnected) => return Ok(Some(Chunk::End)),
+                Err(RecvTimeoutError::Timeout) => match self.exited_at {
+                    Some(at) if now.duration_since(at) >= EXIT_DRAIN => return Ok(None),
+                    Some(_) => {}
+                    None => {
+                        if let Ok(Some(_)) = self.child.try_wait() {
+                            self.exited_at = Some(now);
+                        }
+                    }
+                },
+            }
         }
     }
 }
@@ -184,27 +308,38 @@ impl Transport for Stdio {
         self.next_id += 1;
         self.send(&session::request_message(id, method, params), method)?;
         loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
-            let line = match self.stdout.recv_timeout(left) {
-                Ok(Some(line)) => line,
-                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.gone(method)),
-                Err(RecvTimeoutError::Timeout) => bail!(
-                    "no answer to '{method}' within {} s (--timeout); the server was stopped{}",
-                    self.timeout.as_secs(),
-                    self.stderr_tail()
+            let line = match self.next_chunk(method)? {
+                Some(Chunk::Line(line)) => line,
+                Some(Chunk::TooLong) => bail!(
+                    "a line on the server's stdout is longer than {} bytes (--max-message), the most one message may take",
+                    self.max_message
                 ),
+                Some(Chunk::End) => {
+                    self.exited_at = None;
+                    return Err(self.gone(method));
+                }
+                None => return Err(self.gone(method)),
             };
             let trimmed = line.trim_ascii();
             if trimmed.is_empty() {
                 continue;
             }
-            let parsed: Value = match serde_json::from_slice(trimmed) {
-                Ok(value) => value,
-                Err(_) => {
+            let parsed: Value = match session::parse(trimmed) {
+                Parsed::Message(value) => value,
+                Parsed::NotJson => {
                     self.skipped += 1;
                     if self.skipped_example.is_none() {
                         self.skipped_example = Some(excerpt(&String::from_utf8_lossy(trimmed)));
                     }
+                    continue;
+                }
+                Parsed::TooDeep {
+                    id: their_id,
+                    method: their_method,
+                } => {
+                    let warning =
+                        session::too_deep(id, method, their_id.as_ref(), their_method.as_deref())?;
+                    self.warnings.push(warning);
                     continue;
                 }
             };
@@ -226,16 +361,16 @@ impl Transport for Stdio {
     }
 
     fn take_warnings(&mut self) -> Vec<String> {
-        if self.skipped == 0 {
-            return Vec::new();
+        let mut warnings = std::mem::take(&mut self.warnings);
+        if self.skipped > 0 {
+            let example = self.skipped_example.take().unwrap_or_default();
+            warnings.push(format!(
+                "skipped {} line(s) on the server's stdout that are not JSON, the first: '{example}'",
+                self.skipped
+            ));
+            self.skipped = 0;
         }
-        let example = self.skipped_example.take().unwrap_or_default();
-        let warning = format!(
-            "skipped {} line(s) on the server's stdout that are not JSON, the first: '{example}'",
-            self.skipped
-        );
-        self.skipped = 0;
-        vec![warning]
+        warnings
     }
 }
 
@@ -247,25 +382,34 @@ impl Drop for Stdio {
     }
 }
 
-/// Keeps the last [`STDERR_TAIL`] lines the server writes on stderr.
+/// Keeps the last [`STDERR_TAIL`] lines the server writes on stderr, each cut to
+/// [`STDERR_LINE`] bytes as it is read.
 fn keep_tail(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
     let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    let mut rest = Vec::new();
     loop {
-        let mut line = Vec::new();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {
-                let text = excerpt(String::from_utf8_lossy(&line).trim_end());
-                let mut tail = match tail.lock() {
-                    Ok(tail) => tail,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
-                if tail.len() == STDERR_TAIL {
-                    tail.pop_front();
-                }
-                tail.push_back(text);
+        let cut = match lines::read_line(&mut reader, &mut line, STDERR_LINE) {
+            Ok(Line::End) | Err(_) => return,
+            Ok(Line::Complete) => false,
+            Ok(Line::TooLong) => true,
+        };
+        let mut text = excerpt(String::from_utf8_lossy(&line).trim_end());
+        if cut {
+            if !text.ends_with('…') {
+                text.push('…');
             }
+            // Skip the rest of the long line, a bounded piece at a time.
+            while let Ok(Line::TooLong) = lines::read_line(&mut reader, &mut rest, STDERR_LINE) {}
         }
+        let mut tail = match tail.lock() {
+            Ok(tail) => tail,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if tail.len() == STDERR_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(text);
     }
 }
 

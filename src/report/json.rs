@@ -33,6 +33,11 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
         let mut object = Map::new();
         object.insert("repo".into(), json!(row.key.repo));
         object.insert("pinned".into(), json!(row.key.pinned));
+        object.insert("subfolder".into(), json!(row.key.subfolder));
+        object.insert(
+            "server".into(),
+            json!(row.server.clone().unwrap_or_default()),
+        );
         match &row.outcome {
             Ok(c) => {
                 object.insert("commit".into(), json!(c.commit));

@@ -32,7 +32,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 write!(
                     w,
                     "| {} | {} | {} |",
-                    cell(row.repo()),
+                    cell(&row.tree_name()),
                     short(&c.commit),
                     thousands(c.count.files_walked)
                 )?;
@@ -44,7 +44,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 write!(
                     w,
                     "| {} | {} | error |",
-                    cell(row.repo()),
+                    cell(&row.tree_name()),
                     cell(&row.key.pinned)
                 )?;
                 for _ in table.columns.names() {
@@ -84,7 +84,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             writeln!(
                 w,
                 "- **{}**: {}",
-                cell(row.repo()),
+                cell(&row.tree_name()),
                 cell(row.note.as_deref().unwrap_or_default())
             )?;
         }
@@ -99,7 +99,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 w,
                 "- **{}** held files but read zero on every term and every control: check \
                  that the archive is the tree you meant.",
-                cell(row.repo())
+                cell(&row.tree_name())
             )?;
         }
     }
@@ -112,7 +112,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             writeln!(
                 w,
                 "- **{}** at `{}`: {}",
-                cell(row.repo()),
+                cell(&row.tree_name()),
                 cell(&row.key.pinned),
                 cell(why)
             )?;
@@ -131,7 +131,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             writeln!(
                 w,
                 "- {} `{}`{}: sha256 `{}`",
-                cell(row.repo()),
+                cell(&row.tree_name()),
                 c.commit,
                 from_pin,
                 if c.sha256.is_empty() { "-" } else { &c.sha256 }

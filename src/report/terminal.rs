@@ -67,7 +67,7 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     header.extend(column_names(table));
     let mut lines: Vec<Vec<String>> = vec![header];
     for row in &table.rows {
-        let mut line = vec![sanitize(row.repo())];
+        let mut line = vec![sanitize(row.tree_name())];
         match &row.outcome {
             Ok(c) => {
                 line.push(sanitize(short(&c.commit)));
@@ -87,7 +87,7 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(
             w,
             "error: {}: {}",
-            sanitize(row.repo()),
+            sanitize(row.tree_name()),
             sanitize(one_line(why))
         )?;
     }
@@ -95,7 +95,7 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(
             w,
             "note: {} held files but read zero on every term and control; worth a second look",
-            sanitize(row.repo())
+            sanitize(row.tree_name())
         )?;
     }
     Ok(())
@@ -107,7 +107,7 @@ pub fn print_files<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     for row in &table.rows {
         let Ok(c) = &row.outcome else { continue };
         writeln!(w)?;
-        writeln!(w, "files with a count in {}:", sanitize(row.repo()))?;
+        writeln!(w, "files with a count in {}:", sanitize(row.tree_name()))?;
         let mut header: Vec<String> = vec!["path".into(), "bytes".into()];
         header.extend(column_names(table));
         let mut lines = vec![header];
@@ -137,7 +137,7 @@ pub fn print_by_extension<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     for row in &table.rows {
         let Ok(c) = &row.outcome else { continue };
         writeln!(w)?;
-        writeln!(w, "counts by extension in {}:", sanitize(row.repo()))?;
+        writeln!(w, "counts by extension in {}:", sanitize(row.tree_name()))?;
         let mut header: Vec<String> = vec!["extension".into(), "files".into()];
         header.extend(column_names(table));
         let mut lines = vec![header];

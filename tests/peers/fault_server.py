@@ -7,6 +7,18 @@ The probe tests drive it through the environment:
   FAULT_MODES      comma-separated faults, any of:
                      interleave  before each answer, send a notification, a ping and an
                                  unknown request, and insist on correct answers to both
+                     ask         before the tools/list answer, ask the client for roots/list,
+                                 sampling/createMessage and elicitation/create (the answers
+                                 are recorded, not judged)
+                     orphan      on tools/list, start a grandchild that keeps stdout open and
+                                 sleeps, and exit with status 5 (its pid goes to FAULT_PIDFILE.child)
+                     huge        on tools/list, write FAULT_HUGE bytes (default 1000000) with
+                                 no newline, then hang
+                     flood       on tools/list, send 200000 pings without reading the
+                                 answers, then hang
+                     deep-answer answer tools/list with a tool nested 200 levels deep
+                     deep-notice before the tools/list answer, send a notification nested
+                                 200 levels deep
                      garbage     write lines that are not JSON before each answer
                      crash       on tools/list, write to stderr and exit with status 7
                      hang        on tools/list, never answer, ignore end of input and SIGTERM
@@ -82,9 +94,46 @@ def before_answer(counter):
         send({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
         expect_answer(ping_id)
         other_id = 1000 + counter
-        send({"jsonrpc": "2.0", "id": other_id, "method": "roots/list"})
+        send({"jsonrpc": "2.0", "id": other_id, "method": "custom/unknown"})
         expect_answer(other_id, want_error_code=-32601)
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
+
+def ask_client(counter):
+    """Sends the three client-feature requests and reads one answer to each."""
+    asks = [
+        ("roots/list", {}),
+        ("sampling/createMessage", {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10}),
+        ("elicitation/create", {"message": "Your name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}),
+    ]
+    for number, (method, params) in enumerate(asks):
+        request_id = f"ask-{counter}-{number}"
+        send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        message = receive()
+        if message is None or message.get("id") != request_id:
+            die(f"expected the answer to {request_id!r}, got {message!r}")
+
+
+def nested(depth):
+    value = {"type": "object"}
+    for _ in range(depth):
+        value = {"type": "object", "properties": {"x": value}}
+    return value
+
+
+def orphan_and_exit():
+    pid = os.fork()
+    if pid == 0:
+        # The grandchild: keeps the inherited stdout open and outlives its parent.
+        if os.environ.get("FAULT_PIDFILE"):
+            with open(os.environ["FAULT_PIDFILE"] + ".child", "w") as pidfile:
+                pidfile.write(str(os.getpid()))
+        time.sleep(120)
+        os._exit(0)
+    time.sleep(0.2)
+    sys.stderr.write("fault_server: leaving a child behind\n")
+    sys.stderr.flush()
+    os._exit(5)
 
 
 def main():
@@ -122,6 +171,32 @@ def main():
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 while True:
                     time.sleep(1)
+            if "orphan" in MODES:
+                orphan_and_exit()
+            if "huge" in MODES:
+                left = int(os.environ.get("FAULT_HUGE", "1000000"))
+                block = "x" * 65536
+                while left > 0:
+                    sys.stdout.write(block[:left])
+                    left -= len(block)
+                sys.stdout.flush()
+                while True:
+                    time.sleep(1)
+            if "flood" in MODES:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                for number in range(200000):
+                    send({"jsonrpc": "2.0", "id": f"flood-{number}", "method": "ping"})
+                while True:
+                    time.sleep(1)
+            if "ask" in MODES:
+                ask_client(counter)
+            if "deep-notice" in MODES:
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": nested(200)}})
+            if "deep-answer" in MODES:
+                send({"jsonrpc": "2.0", "id": message["id"],
+                      "result": {"tools": [{"name": "deep", "inputSchema": nested(200)}]}})
+                continue
             if "error" in MODES:
                 send({"jsonrpc": "2.0", "id": message["id"],
                       "error": {"code": -32603, "message": "the tool registry is unavailable"}})

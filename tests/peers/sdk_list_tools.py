@@ -1,11 +1,14 @@
 """Lists a server's tools with the official MCP Python SDK client: the probe tests' oracle.
 
-    python sdk_list_tools.py COMMAND [ARGS...]   # a server over stdio
-    python sdk_list_tools.py --url URL           # a Streamable HTTP server
+    python sdk_list_tools.py [--capabilities JSON] COMMAND [ARGS...]   # a server over stdio
+    python sdk_list_tools.py [--capabilities JSON] --url URL           # a Streamable HTTP server
 
 Prints one JSON object: the server's name and version and, in the server's order, every
 tool's name, title and annotations as the SDK parsed them (fields the server left out are
 left out here too).
+
+--capabilities makes the SDK's client offer exactly that client capabilities object in
+initialize, in place of the one it builds from its callbacks (default: `{}`, no callbacks).
 """
 
 import asyncio
@@ -13,9 +16,20 @@ import json
 import sys
 
 from mcp import Client, StdioServerParameters
+from mcp import types
+from mcp.client.session import ClientSession
+
+
+def offer_exactly(capabilities: dict) -> None:
+    """Makes every client session offer `capabilities` as they are."""
+    fixed = types.ClientCapabilities.model_validate(capabilities)
+    ClientSession._build_capabilities = lambda self, version: fixed
 
 
 async def main(argv: list[str]) -> None:
+    if argv[0] == "--capabilities":
+        offer_exactly(json.loads(argv[1]))
+        argv = argv[2:]
     if argv[0] == "--url":
         server = argv[1]
     else:

@@ -64,6 +64,16 @@ pub fn memory_server() -> Option<PathBuf> {
     (node && entry.is_file()).then_some(entry)
 }
 
+/// Returns the pinned reference "everything" server's entry point, when npm installed it.
+pub fn everything_server() -> Option<PathBuf> {
+    let entry = peers().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    (node && entry.is_file()).then_some(entry)
+}
+
 /// Runs the binary in `dir` with `args` and extra environment variables.
 pub fn run(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     Command::new(bin())
@@ -109,7 +119,7 @@ pub fn read_csv(path: &Path) -> (String, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// Returns the CSV row issue 4 prescribes for one tool object, worked out here from
+/// Returns the CSV row the README prescribes for one tool object, worked out here from
 /// the schema's rules independently of the crate.
 pub fn expected_row(tool: &Value) -> Vec<String> {
     const NAMES: [&str; 4] = [
