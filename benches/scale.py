@@ -378,6 +378,9 @@ def compare_rows(rows, want, label):
         expect = {k: w[k] for k in got}
         if got != expect or row["repo"] != w["repo"]:
             return "{}: {} counts {}, the oracle {}".format(label, row["repo"], got, expect)
+        if "subfolder" in row and row["subfolder"] != w.get("subfolder", ""):
+            return "{}: row of {} names subfolder '{}', the corpus '{}'".format(
+                label, row["repo"], row["subfolder"], w.get("subfolder", ""))
         if "commit" in w and row["commit"] != w["commit"]:
             return "{}: {} stamped {}, the archive holds {}".format(
                 label, row["repo"], row["commit"], w["commit"])
@@ -450,13 +453,21 @@ def measure_memory(args, trees, cache, work, checks):
             diff = compare_rows(read_rows(os.path.join(work, "mem-out")), trees[:n],
                                 "{} trees".format(n))
             checks.add("memory: {} rows equal the oracle".format(n), diff is None, diff or "")
+        # The same corpus read and one tree of it tried (and failed, from an empty
+        # cache): the part of the peak that reading the corpus takes.
+        empty = os.path.join(work, "mem-empty-cache")
+        os.makedirs(empty, exist_ok=True)
+        load = census(args, corpus, empty, os.path.join(work, "mem-load-out"),
+                      ["--offline", "--shard", "1/{}".format(n)])
         out.append({"trees": n, "seconds": statistics.median(r[0] for r in runs),
-                    "rss": max(r[1] for r in runs)})
+                    "rss": max(r[1] for r in runs), "load_rss": load[1]})
     if len(out) >= 2 and out[-1]["trees"] > out[0]["trees"]:
         growth = (out[-1]["rss"] - out[0]["rss"]) / (out[-1]["trees"] - out[0]["trees"])
+        load_growth = (out[-1]["load_rss"] - out[0]["load_rss"]) / (
+            out[-1]["trees"] - out[0]["trees"])
     else:
-        growth = None
-    return {"sizes": out, "bytes_per_tree": growth}
+        growth = load_growth = None
+    return {"sizes": out, "bytes_per_tree": growth, "load_bytes_per_tree": load_growth}
 
 
 def measure_load(args, work, checks):
@@ -591,11 +602,12 @@ def print_table(fig):
     mem = fig.get("memory")
     if mem:
         for m in mem["sizes"]:
-            print("| warm census | {} | {:.2f} | {:.0f} | {} | memory curve |".format(
-                m["trees"], m["seconds"], m["trees"] / m["seconds"], mib(m["rss"])))
+            print("| warm census | {} | {:.2f} | {:.0f} | {} | reading the corpus alone: {} MiB |"
+                  .format(m["trees"], m["seconds"], m["trees"] / m["seconds"], mib(m["rss"]),
+                          mib(m["load_rss"])))
         if mem["bytes_per_tree"] is not None:
-            print("| growth | | | | | {:.0f} bytes of peak RSS per tree |".format(
-                mem["bytes_per_tree"]))
+            print("| growth | | | | | {:.0f} bytes of peak RSS per tree ({:.0f} reading the "
+                  "corpus alone) |".format(mem["bytes_per_tree"], mem["load_bytes_per_tree"]))
     ld = fig.get("load")
     if ld:
         print("| corpus load | {} | {:.3f} | | {} | {} MiB of TOML; 1-tree corpus {:.3f} s |"
