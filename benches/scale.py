@@ -629,8 +629,8 @@ def print_table(fig):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trees", type=int, default=10000, help="small trees (default 10000)")
-    parser.add_argument("--sizes", default="1000,5000,10000",
-                        help="tree counts of the memory curve (at most --trees)")
+    parser.add_argument("--sizes", help="tree counts of the memory curve, at most --trees "
+                        "(default 1000,5000,10000 cut to --trees)")
     parser.add_argument("--load-trees", type=int, default=50000,
                         help="trees in the corpus whose loading is timed")
     parser.add_argument("--subfolders", type=int, default=20, help="monorepo folders")
@@ -646,6 +646,9 @@ def main():
     parser.add_argument("--bin", help="the mcp-hint-census binary (default: build release)")
     parser.add_argument("--json", help="where the figures go (default DATA/../scale.json)")
     args = parser.parse_args()
+    if args.sizes is None:
+        args.sizes = ",".join(str(n) for n in sorted(
+            {n for n in (1000, 5000, 10000) if n < args.trees} | {args.trees}))
     try:
         args.sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     except ValueError:
