@@ -141,21 +141,31 @@ pub fn count_corpus(
         .context("starting the worker threads")?;
     let bars = Bars::new(display, corpus.trees.len());
     let groups = archive_groups(&corpus.trees);
-    let counted: Vec<Vec<(usize, Row)>> = pool.install(|| {
-        groups
-            .par_iter()
-            .map(|group| count_group(&corpus.trees, group, fetcher, &matcher, &bars))
-            .collect()
+    // Each row goes to its corpus position as soon as its group is counted.
+    let slots: Vec<std::sync::Mutex<Option<Row>>> = (0..corpus.trees.len())
+        .map(|_| Default::default())
+        .collect();
+    pool.install(|| {
+        groups.par_iter().for_each(|group| {
+            for (i, row) in count_group(&corpus.trees, group, fetcher, &matcher, &bars) {
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(row);
+                }
+            }
+        })
     });
     bars.finish();
-    let mut rows: Vec<Option<Row>> = vec![None; corpus.trees.len()];
-    for (i, row) in counted.into_iter().flatten() {
-        rows[i] = Some(row);
+    let rows: Vec<Row> = slots
+        .into_iter()
+        .filter_map(|slot| slot.into_inner().ok().flatten())
+        .collect();
+    if rows.len() != corpus.trees.len() {
+        anyhow::bail!("a worker thread stopped before its trees were counted");
     }
     Ok(Table {
         columns: corpus.columns.clone(),
         date: date.to_string(),
-        rows: rows.into_iter().flatten().collect(),
+        rows,
     })
 }
 

@@ -360,14 +360,15 @@ impl Shard {
     /// Returns the corpus restricted to this shard's trees, in corpus order.
     pub fn select(self, corpus: &Corpus) -> Corpus {
         Corpus {
+            source: corpus.source.clone(),
+            columns: corpus.columns.clone(),
             trees: corpus
                 .trees
                 .iter()
-                .enumerate()
-                .filter(|(i, _)| i % self.n == self.k - 1)
-                .map(|(_, tree)| tree.clone())
+                .skip(self.k - 1)
+                .step_by(self.n)
+                .cloned()
                 .collect(),
-            ..corpus.clone()
         }
     }
 }
