@@ -9,7 +9,7 @@ sh tests/peers/install.sh
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --locked --all-targets 2>&1 | tee "$log" || status=$?
+cargo test --locked --all-targets --no-fail-fast 2>&1 | tee "$log" || status=$?
 # cargo prints one "test result" line per test binary, the last often for a binary
 # with no tests; the total says what the whole suite did.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
