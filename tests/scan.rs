@@ -1225,3 +1225,49 @@ print(out.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
         "peak RSS {peak_kib} KiB for 160 MiB of names"
     );
 }
+
+/// A file that grows while it is read is an error for its tree, found at once: the
+/// walk reads at most the size the file had when it was opened.
+#[test]
+fn a_file_growing_while_read_fails_its_tree() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let tmp = TempDir::new().unwrap();
+    let tree = tmp.path().join("tree");
+    fs::create_dir_all(&tree).unwrap();
+    let path = tree.join("grow.log");
+    let stop = Arc::new(AtomicBool::new(false));
+    let (writer_path, writer_stop) = (path.clone(), stop.clone());
+    let writer = thread::spawn(move || {
+        let mut file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(writer_path)
+            .unwrap();
+        let chunk = vec![b'x'; 1 << 20];
+        let started = std::time::Instant::now();
+        while !writer_stop.load(Ordering::Relaxed) && started.elapsed().as_secs() < 20 {
+            file.write_all(&chunk).unwrap();
+            // About 250 MiB a second at most: always growing, never filling the disk.
+            thread::sleep(std::time::Duration::from_millis(4));
+        }
+    });
+    while fs::metadata(&path).map_or(0, |m| m.len()) < 64 << 20 {
+        thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let started = std::time::Instant::now();
+    let out = run(tmp.path(), &["tree"]);
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    assert_code(&out, 1);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("changed while it was read"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        started.elapsed().as_secs() < 15,
+        "took {:?}",
+        started.elapsed()
+    );
+}
