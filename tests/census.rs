@@ -1290,3 +1290,30 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
         show(&same)
     );
 }
+
+/// A tree in one table and not the other is a difference: the published figures
+/// against a table with no rows agree on nothing and say so.
+#[test]
+fn compare_counts_a_tree_missing_from_one_table_as_a_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/published-2026-09-07.csv");
+    let text = std::fs::read_to_string(&published).unwrap();
+    let header = text.lines().next().unwrap();
+    std::fs::write(dir.path().join("empty.csv"), format!("{header}\n")).unwrap();
+    let out = run(
+        dir.path(),
+        &["compare", published.to_str().unwrap(), "empty.csv"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.matches("only in the first table").count(),
+        8,
+        "{stdout}"
+    );
+    assert!(stdout.contains("8 trees in one table only"), "{stdout}");
+    // Not a census table at all: the input is wrong, exit 2.
+    std::fs::write(dir.path().join("x.csv"), "a,b\n1,2\n").unwrap();
+    let out = run(dir.path(), &["compare", "x.csv", "empty.csv"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
