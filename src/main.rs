@@ -1,3 +1,6 @@
+//! The binary: parses the command line, runs the command, prints an error once and
+//! exits with the status the README documents.
+
 use std::io::{self, Write};
 use std::process;
 
