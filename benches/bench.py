@@ -111,7 +111,7 @@ def census_csv_counts(path, terms, at_least=None):
         out[row["repo"]] = [int(row[t]) for t in terms]
         for column, term in (at_least or {}).items():
             if row.get(column) in (None, "") or int(row[column]) < int(row[term]):
-                raise RuntimeError("{}: column '{}' is {!r}, below '{}' ({})".format(
+                raise RuntimeError("{}: column '{}' is {!r}: missing, or below '{}' ({})".format(
                     row["repo"], column, row.get(column), term, row[term]))
     return out
 
