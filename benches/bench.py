@@ -17,6 +17,8 @@ process and its children). Missing optional tools are listed as not installed.
 The contenders, on the same archives:
   floor    examples/inflate: flate2 with the tool's backend, inflating and nothing else
   census   mcp-hint-census census --offline (the archives are in its cache)
+  census-sdk  the same census with the `sdk` spelling profile on (`profiles = ["sdk"]`
+           under [census] in a copy of the corpus): four more columns to count
   scan     mcp-hint-census scan on the archive paths (all in one command)
   gzip     gzip -dc > /dev/null
   igzip    igzip -dc > /dev/null (ISA-L, where installed)
@@ -43,9 +45,9 @@ sys.path.insert(0, HERE)
 import gen_corpus  # noqa: E402
 
 DATE = "2026-01-01"
-CONTENDERS = ["floor", "census", "scan", "gzip", "igzip", "python", "tar+rg"]
+CONTENDERS = ["floor", "census", "census-sdk", "scan", "gzip", "igzip", "python", "tar+rg"]
 # Contenders that count, and so are checked against the oracle.
-COUNTING = {"census", "scan", "python", "tar+rg"}
+COUNTING = {"census", "census-sdk", "scan", "python", "tar+rg"}
 
 
 class Contender:
@@ -93,8 +95,13 @@ def run(argv, stdout_path=None):
     return elapsed, peak
 
 
-def census_csv_counts(path, terms):
-    """Returns {repo: [counts]} from a census CSV table."""
+def census_csv_counts(path, terms, at_least=None):
+    """Returns {repo: [counts]} from a census CSV table.
+
+    `at_least` maps extra columns to a term each: every row's count in such a column
+    must be present and at least the term's (a profile column counts the term's own
+    spelling among others), or this raises.
+    """
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     out = {}
@@ -102,6 +109,21 @@ def census_csv_counts(path, terms):
         if row["status"] != "ok":
             raise RuntimeError("{}: {}".format(row["repo"], row["error"]))
         out[row["repo"]] = [int(row[t]) for t in terms]
+        for column, term in (at_least or {}).items():
+            if row.get(column) in (None, "") or int(row[column]) < int(row[term]):
+                raise RuntimeError("{}: column '{}' is {!r}: missing, or below '{}' ({})".format(
+                    row["repo"], column, row.get(column), term, row[term]))
+    return out
+
+
+def with_profile(corpus, profile, out):
+    """Writes a copy of a corpus file with `profiles = [profile]` under [census]; returns out."""
+    with open(corpus) as f:
+        lines = f.read().split("\n")
+    at = lines.index("[census]") + 1
+    lines.insert(at, 'profiles = ["{}"]'.format(profile))
+    with open(out, "w") as f:
+        f.write("\n".join(lines))
     return out
 
 
@@ -122,6 +144,20 @@ def contenders(workload, manifest, args, work):
         counts=lambda _: census_csv_counts(
             os.path.join(census_out, "census-{}.csv".format(DATE)), terms),
         note="--jobs {}".format(args.jobs))
+    # The same census counting the sdk profile too. Its literal columns must not
+    # change; its profile columns count near misses the oracle leaves out (such as
+    # `read_only_hint`), so they are only checked to be there and at least the
+    # literal count of their hint.
+    sdk_out = os.path.join(work, "census-sdk-out")
+    sdk_corpus = with_profile(workload["corpus"], "sdk", os.path.join(work, "corpus-sdk.toml"))
+    out["census-sdk"] = Contender(
+        "census-sdk",
+        [args.bin, "census", "--offline", "--cache", manifest["cache"], "--corpus",
+         sdk_corpus, "--out", sdk_out, "--date", DATE, "-q", "--jobs", str(args.jobs)],
+        counts=lambda _: census_csv_counts(
+            os.path.join(sdk_out, "census-{}.csv".format(DATE)), terms,
+            at_least={t + "_sdk": t for t in manifest["terms"]}),
+        note="--jobs {}, profiles = [\"sdk\"]".format(args.jobs))
     scan_csv = os.path.join(work, "scan.csv")
 
     def scan_counts(_):
@@ -299,6 +335,16 @@ def print_table(rows, args):
             r["inflated"] / 1048576 / r["seconds"],
             "{:.2f}".format(r["seconds"] / base) if base else "-",
             fmt_rss(r["rss"]), r["check"]))
+    print()
+    # The ratios the targets are stated in (README, "Performance"), workload by workload.
+    secs = {(r["workload"], r["contender"]): r.get("seconds") for r in rows}
+    for w in dict.fromkeys(r["workload"] for r in rows):
+        ratios = []
+        for a, b in (("census", "igzip"), ("census", "floor"), ("census-sdk", "census")):
+            if secs.get((w, a)) and secs.get((w, b)):
+                ratios.append("{}/{} {:.2f}".format(a, b, secs[(w, a)] / secs[(w, b)]))
+        if ratios:
+            print("- {}: {}".format(w, ", ".join(ratios)))
     print()
     print("Medians of {} runs; MiB/s of inflated tar stream; floor = {}; "
           "census --jobs {}; peak RSS is the largest of the runs.".format(
