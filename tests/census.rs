@@ -1317,3 +1317,34 @@ fn compare_counts_a_tree_missing_from_one_table_as_a_difference() {
     let out = run(dir.path(), &["compare", "x.csv", "empty.csv"]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
 }
+
+/// Without a network no table is written (results/ keeps what it had), and the
+/// message says what to try.
+#[test]
+fn a_census_that_counts_nothing_writes_nothing_and_says_what_to_try() {
+    let dir = tempfile::tempdir().unwrap();
+    // Port 9 (discard) on loopback: nothing listens, every connection is refused.
+    write_corpus(
+        dir.path(),
+        9,
+        &[("o/a", "a1b2", None), ("o/b", "a1b2", None)],
+    );
+    let out = census(dir.path(), &["--retries", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no tree could be counted, so no table was written"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--offline") && stderr.contains("archive_url"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").exists(), "{}", show(&out));
+    // Each tree still says why on the terminal.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("error: o/a:") && stdout.contains("error: o/b:"),
+        "{stdout}"
+    );
+}
