@@ -180,11 +180,6 @@ pub struct TreeBar<'b> {
 }
 
 impl TreeBar<'_> {
-    /// Clears the tree's line and counts the tree as done, failed or not.
-    pub fn finish(&self, is_ok: bool) {
-        self.finish_trees(1, is_ok);
-    }
-
     /// Clears the line and counts `trees` trees read from it as done (several
     /// subfolders of one archive), failed or not.
     pub fn finish_trees(&self, trees: u64, is_ok: bool) {
@@ -260,7 +255,7 @@ mod tests {
             tree.start(None);
             tree.bytes(bytes / 2);
             tree.bytes(bytes);
-            tree.finish(ok);
+            tree.finish_trees(1, ok);
         }
         let line = bars.summary();
         assert!(

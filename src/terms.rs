@@ -11,6 +11,7 @@
 //! files, count bytes or format anything.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -87,11 +88,12 @@ pub const BUILT_IN_PROFILES: [(&str, &str); 1] = [("sdk", include_str!("profiles
 pub enum ColumnKind {
     /// The literal name of one of the hints.
     Hint(Hint),
-    /// Spellings of a hint (or of nothing the schema names), from a profile, or a
-    /// term that the built-in profile knows as a spelling of a hint.
-    Spelling(Option<Hint>),
-    /// A term that is no hint (a user's own term).
-    Term,
+    /// A spelling profile's column: spellings of a hint, or of nothing the schema
+    /// names.
+    Profile(Option<Hint>),
+    /// A user's own term: a spelling of a hint when the built-in profile knows it as
+    /// one (`read_only_hint`), else of nothing.
+    Term(Option<Hint>),
     /// A control: counted the same way, to show that the files were read.
     Control,
 }
@@ -110,7 +112,9 @@ impl Column {
     /// Returns the hint this column spells, if any.
     pub fn hint(&self) -> Option<Hint> {
         match self.kind {
-            ColumnKind::Hint(hint) | ColumnKind::Spelling(Some(hint)) => Some(hint),
+            ColumnKind::Hint(hint)
+            | ColumnKind::Profile(Some(hint))
+            | ColumnKind::Term(Some(hint)) => Some(hint),
             _ => None,
         }
     }
@@ -122,7 +126,7 @@ impl Column {
 
     /// Returns true for a column that a spelling profile added.
     pub fn is_profile(&self) -> bool {
-        matches!(self.kind, ColumnKind::Spelling(_)) && self.patterns.len() > 1
+        matches!(self.kind, ColumnKind::Profile(_))
     }
 }
 
@@ -160,10 +164,7 @@ impl Columns {
                 let kind = match (is_control, Hint::from_name(name)) {
                     (true, _) => ColumnKind::Control,
                     (false, Some(hint)) => ColumnKind::Hint(hint),
-                    (false, None) => match known_spelling(name) {
-                        Some(hint) => ColumnKind::Spelling(Some(hint)),
-                        None => ColumnKind::Term,
-                    },
+                    (false, None) => ColumnKind::Term(known_spelling(name)),
                 };
                 columns.push(Column {
                     name: name.to_string(),
@@ -298,9 +299,12 @@ impl Columns {
 /// Returns the hint whose built-in spellings include `term`, compared as an
 /// insensitive term compares: `read_only_hint` is a spelling of readOnlyHint.
 fn known_spelling(term: &str) -> Option<Hint> {
-    let (_, text) = BUILT_IN_PROFILES[0];
-    let columns = parse_profile("<built-in>", text).ok()?;
-    columns.into_iter().find_map(|column| {
+    static SDK: OnceLock<Vec<Column>> = OnceLock::new();
+    let columns = SDK.get_or_init(|| {
+        let (name, text) = BUILT_IN_PROFILES[0];
+        parse_profile(name, text).expect("the built-in profile parses")
+    });
+    columns.iter().find_map(|column| {
         let is_spelled = column
             .patterns
             .iter()
@@ -413,7 +417,7 @@ pub fn profile_column(raw: &RawColumn) -> Result<Column, (std::ops::Range<usize>
     }
     Ok(Column {
         name: name.clone(),
-        kind: ColumnKind::Spelling(hint),
+        kind: ColumnKind::Profile(hint),
         patterns: patterns.into_iter().map(|(p, _)| p).collect(),
     })
 }
@@ -550,7 +554,7 @@ mod tests {
         assert_eq!(columns.hint_columns(), [0, 1]);
         assert_eq!(
             columns.iter().next().unwrap().kind,
-            ColumnKind::Spelling(Some(Hint::ReadOnly))
+            ColumnKind::Term(Some(Hint::ReadOnly))
         );
     }
 
