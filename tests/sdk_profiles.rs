@@ -16,7 +16,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{naive, read_csv, run, show, targz, Item};
+use common::{naive, naive_exact, read_csv, run, show, targz, Item};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -111,17 +111,7 @@ const COLUMNS: [&str; 9] = [
 /// Counts `needle` in `hay` byte for byte, non-overlapping, left to right: Python's
 /// `data.count(needle)` on bytes.
 fn exact(hay: &[u8], needle: &str) -> u64 {
-    let needle = needle.as_bytes();
-    let (mut i, mut n) = (0, 0);
-    while i + needle.len() <= hay.len() {
-        if &hay[i..i + needle.len()] == needle {
-            n += 1;
-            i += needle.len();
-        } else {
-            i += 1;
-        }
-    }
-    n
+    naive_exact(hay, needle.as_bytes())
 }
 
 /// Returns what the oracle reads in one file, in [`COLUMNS`] order.

@@ -27,11 +27,18 @@ pub const TERMS: [&str; 5] = [
 /// Counts `term` in `haystack` as docs/method.md defines it, the obvious way:
 /// ASCII-lower-case both, scan left to right, jump past each match.
 pub fn naive(haystack: &[u8], term: &str) -> u64 {
-    let hay = haystack.to_ascii_lowercase();
-    let term = term.to_ascii_lowercase().into_bytes();
+    naive_exact(
+        &haystack.to_ascii_lowercase(),
+        &term.to_ascii_lowercase().into_bytes(),
+    )
+}
+
+/// Counts `term` in `haystack` byte for byte (an exact spelling), scanning left to
+/// right and jumping past each match: Python's `data.count(term)` on bytes.
+pub fn naive_exact(haystack: &[u8], term: &[u8]) -> u64 {
     let (mut i, mut n) = (0, 0);
-    while i + term.len() <= hay.len() {
-        if hay[i..i + term.len()] == term[..] {
+    while i + term.len() <= haystack.len() {
+        if haystack[i..i + term.len()] == term[..] {
             n += 1;
             i += term.len();
         } else {
