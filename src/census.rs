@@ -18,13 +18,14 @@ use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
 use crate::count::{Matcher, TreeCount};
+use crate::date;
+use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
+use crate::intake::Limits;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Row, Table};
-use crate::tee::Limits;
-use crate::{date, ExitStatus, UsageError};
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {

@@ -15,9 +15,9 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::cli::CompareArgs;
+use crate::error::{ExitStatus, UsageError};
 use crate::sanitize::sanitize;
 use crate::table::is_count_column;
-use crate::{ExitStatus, UsageError};
 
 /// Holds a census table read back from CSV.
 struct Sheet {

@@ -7,8 +7,8 @@
 //! numbers, one per pattern. It never reads archives, never sums profile columns,
 //! never prints and never touches the network.
 
-pub use crate::hits::FileHit;
-use crate::hits::Hits;
+pub use crate::hit_store::FileHit;
+use crate::hit_store::Hits;
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind, Span};
 use anyhow::{bail, Result};
 

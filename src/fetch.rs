@@ -18,8 +18,8 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 
 use crate::corpus::Tree;
+use crate::intake::{Limits, Tee};
 use crate::progress::Progress;
-use crate::tee::{Limits, Tee};
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]

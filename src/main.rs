@@ -6,11 +6,13 @@ use std::process;
 
 use clap::Parser;
 
-use mcp_hint_census::{cli::Cli, ExitStatus, UsageError};
+use mcp_hint_census::cli::{self, Cli};
+use mcp_hint_census::error::{ExitStatus, UsageError};
+use mcp_hint_census::{census, compare, corpus, merge, probe, scan};
 
 fn main() {
     let cli = Cli::parse();
-    let status = match mcp_hint_census::run(cli) {
+    let status = match run(cli) {
         Ok(status) => status,
         // A reader that went away (`... | head`) wants no more: stop quietly, as
         // ripgrep does, rather than complain about a pipe nobody reads.
@@ -41,4 +43,17 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
                 .downcast_ref::<serde_json::Error>()
                 .is_some_and(|e| e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
     })
+}
+
+/// Runs the parsed command line and returns the exit status.
+fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    match cli.command {
+        cli::Command::Census(args) => census::run(&args),
+        cli::Command::Scan(args) => scan::run(&args),
+        cli::Command::Probe(args) => probe::run(&args),
+        cli::Command::Diff(args) => probe::diff(&args),
+        cli::Command::Compare(args) => compare::run(&args),
+        cli::Command::Merge(args) => merge::run(&args),
+        cli::Command::Corpus(args) => corpus::build::run(&args),
+    }
 }

@@ -13,9 +13,9 @@ use anyhow::{bail, Context, Result};
 
 use crate::cli::MergeArgs;
 use crate::corpus::{self, Corpus};
+use crate::error::{ExitStatus, UsageError};
 use crate::report;
 use crate::table::{self, Row, Table, TreeKey};
-use crate::{ExitStatus, UsageError};
 
 /// Runs `merge`: joins shard tables into the whole corpus's tables.
 pub fn run(args: &MergeArgs) -> Result<ExitStatus> {

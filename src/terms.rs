@@ -17,7 +17,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::count::{contains_another, Case, Matcher, Pattern};
-use crate::UsageError;
+use crate::error::UsageError;
 
 /// One of the four tool-annotation hints of the MCP schema's `ToolAnnotations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -21,8 +21,8 @@ use super::out::Out;
 use super::session::capability_names;
 use super::snapshot::{self, Snapshot};
 use crate::cli::DiffArgs;
+use crate::error::{ExitStatus, UsageError};
 use crate::sanitize::sanitize;
-use crate::{ExitStatus, UsageError};
 
 /// Where a change moves the resolved value of a hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,7 +27,8 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::cli::ProbeArgs;
-use crate::{date, ExitStatus, UsageError};
+use crate::date;
+use crate::error::{ExitStatus, UsageError};
 
 use crate::report::{self, Align};
 use crate::sanitize::sanitize;

@@ -36,8 +36,8 @@ use super::out::Out;
 use super::session::{capability_names, Listing};
 use super::{csv_header, probe, tool_cells, Options, Target};
 use crate::cli::ProbeArgs;
+use crate::error::{ExitStatus, UsageError};
 use crate::sanitize::sanitize;
-use crate::{ExitStatus, UsageError};
 
 /// The columns before the per-tool ones.
 const SERVER_COLUMNS: [&str; 4] = ["server", "server_version", "protocol", "capabilities"];

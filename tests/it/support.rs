@@ -3,7 +3,6 @@
 //!
 //! A peer that is missing fails the test under `CI=true` and skips it elsewhere, with
 //! a line saying why and how to install it (`tests/peers/install.sh`).
-#![allow(dead_code)] // each probe test binary uses its own part of this module
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -10,8 +10,6 @@
 //! marker, so a scan that created none was shown an armed repository. Counts are
 //! checked against a naive counter over the bytes the test wrote.
 
-mod common;
-
 use std::fs::{self, File};
 use std::io::Read;
 use std::os::unix::fs::{symlink, PermissionsExt};
@@ -20,12 +18,12 @@ use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
-use common::naive;
+use crate::common::naive;
 use serde_json::Value;
 use tempfile::TempDir;
 
 /// The default columns: the four hint names, then the control.
-const COLUMNS: [&str; 5] = common::TERMS;
+const COLUMNS: [&str; 5] = crate::common::TERMS;
 
 /// Content that holds every column at least once, in mixed case.
 const HINTED: &[u8] = b"{ annotations: { readOnlyHint: true, DESTRUCTIVEHINT: false, \

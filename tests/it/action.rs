@@ -10,11 +10,6 @@
 //! over the built-from files (the cache key), and PyYAML's reading of action.yml when
 //! it is installed.
 
-#[path = "peers/support.rs"]
-mod support;
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -25,8 +20,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-use common::{naive, TERMS};
-use support::{memory_server, peers, python_with_mcp, require};
+use crate::common::{naive, TERMS};
+use crate::support::{memory_server, peers, python_with_mcp, require};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

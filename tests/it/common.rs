@@ -1,6 +1,5 @@
 //! Fixtures shared by the integration tests: archives built in code and a naive
 //! counter to check the tool against.
-#![allow(dead_code)] // each test binary uses its own part of this module
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,12 +9,6 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use tar::{Builder, EntryType, Header};
 
-pub const HINTS: [&str; 4] = [
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
-];
 pub const TERMS: [&str; 5] = [
     "readOnlyHint",
     "destructiveHint",

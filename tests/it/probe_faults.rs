@@ -4,15 +4,12 @@
 //! should. The tools it serves are written here, and the expected CSV rows are worked
 //! out from them by `support::expected_row`, not by the crate.
 
-#[path = "peers/support.rs"]
-mod support;
-
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use serde_json::{json, Value};
-use support::*;
 
 fn fault_server() -> Option<Vec<String>> {
     let python = require("python3", python3())?;

@@ -6,8 +6,8 @@
 //! begins a comment. This module checks the syntax and names `file:line` in each
 //! error; whether a repository or subfolder is usable is decided later, per entry.
 
-use crate::pin::{self, Want};
-use crate::UsageError;
+use crate::corpus::pin::{self, Want};
+use crate::error::UsageError;
 
 /// Holds one line of a list.
 #[derive(Clone, Debug, PartialEq, Eq)]

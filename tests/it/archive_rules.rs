@@ -8,8 +8,6 @@
 //! where it refuses one on the grounds that the readers disagree, the test shows
 //! that they do.
 
-mod common;
-
 use std::io::{self, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -17,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{gzip, naive, TERMS};
+use crate::common::{gzip, naive, TERMS};
 use mcp_hint_census::archive::{check_subfolder, count_archive, ArchiveCount};
 use mcp_hint_census::count::Matcher;
 
@@ -926,7 +924,7 @@ fn scan_of_endless_gzip_zeros_ends_quickly_with_an_error() {
     let zeros = gzip_zeros.stdout.take().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    let mut scan = Command::new(common::bin())
+    let mut scan = Command::new(crate::common::bin())
         .args(["scan", "-"])
         .current_dir(tmp.path())
         .stdin(zeros)

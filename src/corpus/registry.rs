@@ -238,11 +238,12 @@ fn read_file_capped(path: &Path) -> Result<Vec<u8>> {
 pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest::Url> {
     let text = format!("{}/v0.1/servers", base.trim_end_matches('/'));
     let mut url = reqwest::Url::parse(&text)
-        .map_err(|e| crate::UsageError(format!("--url '{base}' is not a URL: {e}")))?;
+        .map_err(|e| crate::error::UsageError(format!("--url '{base}' is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(
-            crate::UsageError(format!("--url '{base}' is not an http:// or https:// URL")).into(),
-        );
+        return Err(crate::error::UsageError(format!(
+            "--url '{base}' is not an http:// or https:// URL"
+        ))
+        .into());
     }
     {
         let mut query = url.query_pairs_mut();

@@ -10,13 +10,11 @@
 //!
 //! Every tree is built in code in a fresh temp dir.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{naive, naive_exact, read_csv, run, show, targz, Item};
+use crate::common::{naive, naive_exact, read_csv, run, show, targz, Item};
 use serde_json::Value;
 use tempfile::TempDir;
 

@@ -2,8 +2,6 @@
 //! 127.0.0.1, counted by the built binary, checked against a naive counter and
 //! against Python's view of the same bytes.
 
-mod common;
-
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -11,7 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use common::*;
+use crate::common::*;
 
 /// How the test server answers one path.
 #[derive(Clone)]

@@ -1,13 +1,10 @@
 //! `diff OLD.json NEW.json` on snapshots written here by hand, and on
 //! snapshots `probe --save` took of the fault server serving two releases.
 
-#[path = "peers/support.rs"]
-mod support;
-
 use std::path::Path;
 
+use crate::support::*;
 use serde_json::{json, Value};
-use support::*;
 
 fn write_snapshot(path: &Path, tools: Value) {
     let snapshot = json!({

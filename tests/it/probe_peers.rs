@@ -5,16 +5,13 @@
 //! The oracles come from the other side: the SDK's own client listing the same server
 //! (`sdk_list_tools.py`), and the Python server's declaration list (`--expected`).
 
-#[path = "peers/support.rs"]
-mod support;
-
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use serde_json::{json, Value};
-use support::*;
 
 /// Lists the tools of a server with the official Python SDK's client.
 fn sdk_listing(python: &Path, target: &[String], envs: &[(&str, &str)]) -> Vec<Value> {

@@ -4,9 +4,7 @@
 //!
 //! Every tree, archive and repository is built in code in a fresh temp dir.
 
-mod common;
-
-use common::{bin, gzip, naive, run_into_closed_pipe};
+use crate::common::{bin, gzip, naive, run_into_closed_pipe};
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{Read, Write};
@@ -22,7 +20,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// The default columns: the four hint names, then the control.
-const COLUMNS: [&str; 5] = common::TERMS;
+const COLUMNS: [&str; 5] = crate::common::TERMS;
 
 /// Content that holds every column at least once, in mixed case.
 const HINTED: &[u8] = b"{ annotations: { readOnlyHint: true, DESTRUCTIVEHINT: false, \

@@ -7,6 +7,9 @@
 //! repositories read by `git`, archives by `archive`; it counts with the same matcher
 //! as `census`, and leaves every table format to `report`.
 
+pub mod git;
+pub mod walk;
+
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -17,15 +20,15 @@ use rayon::prelude::*;
 use crate::archive::{self, ArchiveCount};
 use crate::cli::ScanArgs;
 use crate::count::{Matcher, TreeCount, READ_BUF};
-use crate::git;
+use crate::date;
+use crate::error::{ExitStatus, UsageError};
+use crate::intake::Tee;
 use crate::progress::NoProgress;
 use crate::report;
 use crate::sanitize::sanitize;
+use crate::scan::walk::walk;
 use crate::table::{one_line, CommitSource, Counted, Row, Table, TreeKey};
-use crate::tee::Tee;
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
-use crate::walk::walk;
-use crate::{date, ExitStatus, UsageError};
 
 /// Holds a validated `scan` command line.
 #[derive(Debug)]

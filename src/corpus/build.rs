@@ -17,13 +17,15 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
+use crate::corpus::pin::{self, GitFailure, GitOptions, Listing, Want};
+use crate::corpus::registry::{self, Entry};
+use crate::corpus::repo_list;
+use crate::corpus::repo_url::{self, Forge, RepoUrl};
 use crate::corpus::{self, DEFAULT_ARCHIVE_URL};
-use crate::pin::{self, GitFailure, GitOptions, Listing, Want};
-use crate::registry::{self, Entry};
-use crate::repo_url::{self, Forge, RepoUrl};
+use crate::date;
+use crate::error::{ExitStatus, UsageError};
 use crate::sanitize::sanitize;
 use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
-use crate::{date, repo_list, ExitStatus, UsageError};
 
 /// Holds one thing to pin: a registry entry or a line of a list.
 #[derive(Clone, Debug)]

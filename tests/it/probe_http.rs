@@ -3,14 +3,11 @@
 //! an answer split over several `data:` lines, a batch, a negotiated-down protocol
 //! version carried on every request, a DELETE refused with 405, and HTTP errors.
 
-#[path = "peers/support.rs"]
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use crate::support::*;
 use serde_json::{json, Value};
-use support::*;
 use tiny_http::{Header, Response, Server};
 
 /// One request the scripted server received.

@@ -6,15 +6,13 @@
 //! the written files read back with the `toml` and `csv` crates, the census's
 //! own corpus parser, and the cursors the test server handed out.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use common::{bin, read_csv, show};
+use crate::common::{bin, read_csv, show};
 use serde_json::{json, Value};
 
 const DATE: &str = "2026-11-30";

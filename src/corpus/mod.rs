@@ -5,6 +5,12 @@
 //! to Rust. This module checks everything before anything is downloaded, and names
 //! the file, the line and the key of each mistake. It does not fetch or count.
 
+pub mod build;
+pub mod pin;
+pub mod registry;
+pub mod repo_list;
+pub mod repo_url;
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -12,16 +18,16 @@ use anyhow::Result;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::error::UsageError;
 use crate::sanitize::sanitize;
 use crate::table::TreeKey;
 use crate::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
-use crate::UsageError;
 
 /// GitHub's tarball endpoint, the default archive location.
 pub const DEFAULT_ARCHIVE_URL: &str = "https://codeload.github.com/{repo}/tar.gz/{commit}";
 
 /// The corpus of the published census, built in so that the binary runs anywhere.
-pub const PUBLISHED: &str = include_str!("../corpus.toml");
+pub const PUBLISHED: &str = include_str!("../../corpus.toml");
 
 /// Holds a validated corpus.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,12 +2,10 @@
 //! commits and messages holding an escape sequence, a C1 control and bidirectional
 //! overrides, and no such byte may come out on stdout or stderr.
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 
 /// The hostile pieces, each of which a terminal would act on.
 const ESC: &str = "\u{1b}[2J\u{1b}]0;owned\u{7}";

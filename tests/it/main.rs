@@ -1,0 +1,21 @@
+//! The integration tests: one binary, a module per area, over the helpers in
+//! `common` (trees, archives, the built binary, naive counters) and `support` (the
+//! pinned MCP peers). Each area's module says what it checks.
+
+mod action;
+mod archive_rules;
+mod bench_corpus;
+mod bench_scale;
+mod census;
+mod common;
+mod corpus_build;
+mod output_safety;
+mod probe_diff;
+mod probe_faults;
+mod probe_http;
+mod probe_peers;
+mod scan;
+mod scan_git;
+mod sdk_profiles;
+mod slurm;
+mod support;
