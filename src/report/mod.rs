@@ -7,6 +7,7 @@
 //! inputs give the same bytes. Text from outside is escaped before it reaches a
 //! terminal (see `sanitize`), never in the files.
 
+pub mod chart;
 mod csv;
 mod json;
 mod markdown;
