@@ -194,15 +194,33 @@ fn count_group(
         .iter()
         .map(|&i| trees[i].subfolder.as_bytes().to_vec())
         .collect();
-    let consume =
-        |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, Vec<TreeCount>)> {
-            let ArchiveCount {
-                commit,
-                trees: counts,
-            } = archive::count_archive(reader, matcher, &subfolders, &mut |_| bar.file())?;
-            let (commit, commit_source) = stamp(first, commit)?;
-            Ok((commit, commit_source, counts))
-        };
+    type Counts = Vec<std::result::Result<TreeCount, String>>;
+    let consume = |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, Counts)> {
+        let ArchiveCount {
+            commit,
+            comment_problem,
+            trees: counts,
+            case_variants,
+        } = archive::count_archive(reader, matcher, &subfolders, &mut |_| bar.file())?;
+        // Every forge archive names its commit; a comment that does not is not the
+        // archive of a pinned tree (docs/method.md, "Which commit").
+        if let Some(problem) = comment_problem {
+            bail!("{problem}");
+        }
+        let (commit, commit_source) = stamp(first, commit)?;
+        let counts = counts
+            .into_iter()
+            .zip(&subfolders)
+            .zip(case_variants)
+            .map(|((count, subfolder), variant)| {
+                match subfolder.is_empty() || count.files_walked > 0 {
+                    true => Ok(count),
+                    false => Err(no_file_in(subfolder, variant.as_deref())),
+                }
+            })
+            .collect();
+        Ok((commit, commit_source, counts))
+    };
     let fetched = fetcher.fetch(first, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
@@ -211,7 +229,11 @@ fn count_group(
             group
                 .iter()
                 .zip(counts)
-                .map(|(&i, mut count)| {
+                .map(|(&i, count)| {
+                    let mut count = match count {
+                        Ok(count) => count,
+                        Err(why) => return (i, row(&trees[i], Err(why))),
+                    };
                     count.sort_files();
                     let counted = Counted {
                         commit: commit.clone(),
@@ -230,6 +252,20 @@ fn count_group(
                 (i, row(&trees[i], Err(why)))
             })
             .collect(),
+    }
+}
+
+/// Returns why a tree whose `subfolder` holds no file of the archive fails:
+/// a stale subfolder would read as a server without hints (docs/method.md,
+/// "Subfolders"). `variant` is a folder of the archive that differs only in case.
+fn no_file_in(subfolder: &[u8], variant: Option<&[u8]>) -> String {
+    let shown = sanitize(subfolder);
+    match variant {
+        Some(variant) => format!(
+            "subfolder '{shown}' matches no file of the archive; '{}' differs only in case",
+            sanitize(variant)
+        ),
+        None => format!("subfolder '{shown}' matches no file of the archive"),
     }
 }
 

@@ -113,6 +113,11 @@ impl<'a> Header<'a> {
         })
     }
 
+    /// Returns the whole header block.
+    pub fn block(&self) -> &'a [u8; BLOCK] {
+        self.block
+    }
+
     /// Returns the name field, up to its first NUL.
     pub fn name(&self) -> &'a [u8] {
         until_nul(&self.block[..100])
@@ -138,6 +143,10 @@ pub struct Pending {
     pub pax_size: Option<u64>,
     pub long_name: Option<Vec<u8>>,
     pub has_long_link: bool,
+    /// True when a pax `path` came after a `GNU.sparse.name` in the same header.
+    pub is_path_after_sparse_name: bool,
+    /// The `GNU.sparse.*` records of the pax header, when it has any.
+    pub sparse: Option<SparseRecords>,
 }
 
 impl Pending {
@@ -145,6 +154,119 @@ impl Pending {
     pub fn is_empty(&self) -> bool {
         !self.has_pax && self.long_name.is_none() && !self.has_long_link
     }
+}
+
+/// Holds the `GNU.sparse.*` records of one pax extended header, as GNU tar writes
+/// them in its sparse formats 0.0 (`offset`/`numbytes` pairs), 0.1 (`map`) and 1.0
+/// (`major`, `minor`, the map at the start of the data).
+#[derive(Default)]
+pub struct SparseRecords {
+    pub name: Option<Vec<u8>>,
+    /// `GNU.sparse.size` (0.0, 0.1): the expanded size.
+    pub size: Option<u64>,
+    /// `GNU.sparse.realsize` (1.0): the expanded size.
+    pub realsize: Option<u64>,
+    /// `GNU.sparse.map` (0.1): offset, size, offset, size...
+    pub map: Option<Vec<u64>>,
+    /// `GNU.sparse.offset` and `GNU.sparse.numbytes` (0.0), in their order.
+    pub pairs: Vec<u64>,
+    pub major: Option<Vec<u8>>,
+    pub minor: Option<Vec<u8>>,
+}
+
+/// Which GNU sparse format a file's records are in, and what its map says.
+pub enum SparseFormat {
+    /// 0.0 or 0.1: the map is in the pax header.
+    InHeader { map: Vec<(u64, u64)>, size: u64 },
+    /// 1.0: the map opens the file's data.
+    InData { size: u64 },
+}
+
+impl SparseRecords {
+    /// Returns the format the records are in, or an error when they fit none of
+    /// the three exactly (GNU tar and Python pick among mixed records each its own
+    /// way).
+    pub fn format(&self) -> Result<SparseFormat> {
+        let v1 = self.major.is_some() || self.minor.is_some() || self.realsize.is_some();
+        let v0 = self.size.is_some() || self.map.is_some() || !self.pairs.is_empty();
+        if v1 && v0 {
+            bail!("its GNU sparse records mix the formats 0.x and 1.0");
+        }
+        if v1 {
+            if self.major.as_deref() != Some(b"1") || self.minor.as_deref() != Some(b"0") {
+                bail!("its GNU sparse records name a version other than 1.0");
+            }
+            let Some(size) = self.realsize else {
+                bail!("its GNU sparse 1.0 records have no 'GNU.sparse.realsize'");
+            };
+            return Ok(SparseFormat::InData { size });
+        }
+        let Some(size) = self.size else {
+            bail!("its GNU sparse records have no 'GNU.sparse.size'");
+        };
+        let flat = match (&self.map, self.pairs.is_empty()) {
+            (Some(map), true) => map.clone(),
+            (None, false) => self.pairs.clone(),
+            (None, true) => Vec::new(),
+            (Some(_), false) => {
+                bail!("its GNU sparse records hold both a map (0.1) and offsets (0.0)")
+            }
+        };
+        if flat.len() % 2 != 0 {
+            bail!("its GNU sparse map has an offset without a size");
+        }
+        let map = flat.chunks(2).map(|p| (p[0], p[1])).collect();
+        Ok(SparseFormat::InHeader { map, size })
+    }
+}
+
+/// Returns a decimal number as both readers take it: ASCII digits only.
+pub fn decimal(value: &[u8]) -> Option<u64> {
+    std::str::from_utf8(value)
+        .ok()
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|s| s.parse::<u64>().ok())
+        .filter(|&n| n <= i64::MAX as u64)
+}
+
+/// Returns the old GNU sparse header's map entries (at byte 386, four of them),
+/// whether extension blocks follow, and the expanded size.
+pub fn old_sparse(block: &[u8; BLOCK]) -> Result<(Vec<(u64, u64)>, bool, u64)> {
+    let map = sparse_entries(&block[386..482], 4)?;
+    let realsize = number(&block[483..495])
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|&n| n <= i64::MAX as u64)
+        .ok_or_else(|| anyhow!("its sparse real size is not a number both readers read"))?;
+    Ok((map, block[482] != 0, realsize))
+}
+
+/// Returns the `count` (offset, size) pairs of 24 bytes each in `bytes`; pairs of
+/// NUL fields (unused slots) read as (0, 0).
+pub fn sparse_entries(bytes: &[u8], count: usize) -> Result<Vec<(u64, u64)>> {
+    let field = |f: &[u8]| {
+        number(f)
+            .and_then(|n| u64::try_from(n).ok())
+            .filter(|&n| n <= i64::MAX as u64)
+            .ok_or_else(|| anyhow!("its sparse map holds '{}', not a number", sanitize(f)))
+    };
+    (0..count)
+        .map(|i| {
+            let at = 24 * i;
+            Ok((
+                field(&bytes[at..at + 12])?,
+                field(&bytes[at + 12..at + 24])?,
+            ))
+        })
+        .collect()
+}
+
+/// Holds what the pax global headers say of the commit.
+#[derive(Default)]
+pub struct Comment {
+    /// The commit id of a `comment` that is one.
+    pub commit: Option<String>,
+    /// Why a `comment` is not a commit id, when one is not.
+    pub problem: Option<String>,
 }
 
 /// Calls `each` with the key and value of every record of pax extended header
@@ -216,18 +338,25 @@ pub fn commit_id(value: &[u8]) -> Result<String> {
 }
 
 /// Reads the records of a pax global header: the commit id from `comment`.
-pub fn read_global(data: &[u8], commit: &mut Option<String>) -> Result<()> {
+///
+/// A comment that is not a commit id is kept as a problem rather than an error:
+/// both readers ignore it, so the archive reads; whoever needs the commit decides.
+pub fn read_global(data: &[u8], comment: &mut Comment) -> Result<()> {
     pax_records(data, |key, value| {
         match key {
-            b"comment" => {
-                let id = commit_id(value)?;
-                if let Some(earlier) = commit.as_deref() {
-                    if !earlier.eq_ignore_ascii_case(&id) {
-                        bail!("the archive names two commits, '{earlier}' and '{id}'");
+            b"comment" => match commit_id(value) {
+                Ok(id) => {
+                    if let Some(earlier) = comment.commit.as_deref() {
+                        if !earlier.eq_ignore_ascii_case(&id) {
+                            bail!("the archive names two commits, '{earlier}' and '{id}'");
+                        }
                     }
+                    comment.commit = Some(id);
                 }
-                *commit = Some(id);
-            }
+                Err(why) => {
+                    comment.problem.get_or_insert_with(|| why.to_string());
+                }
+            },
             // Python applies these to the data of every later entry but not to where
             // it ends, GNU tar to both.
             b"path" | b"size" | b"linkpath" => bail!(
@@ -235,7 +364,7 @@ pub fn read_global(data: &[u8], commit: &mut Option<String>) -> Result<()> {
                 sanitize(key)
             ),
             _ if key.starts_with(b"GNU.sparse.") => {
-                bail!("a pax global header holds GNU sparse records (sparse files are refused)")
+                bail!("a pax global header holds GNU sparse records, which apply to no one file")
             }
             _ => {}
         }
@@ -252,18 +381,64 @@ pub fn read_extended(data: &[u8], pending: &mut Pending) -> Result<()> {
                     bail!("the pax path '{}' holds a NUL byte", sanitize(value));
                 }
                 pending.pax_path = Some(value.to_vec());
+                if pending.sparse.as_ref().is_some_and(|s| s.name.is_some()) {
+                    pending.is_path_after_sparse_name = true;
+                }
             }
             b"size" => {
-                let size = std::str::from_utf8(value)
-                    .ok()
-                    .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                    .and_then(|s| s.parse::<u64>().ok())
-                    .filter(|&n| n <= i64::MAX as u64)
+                let size = decimal(value)
                     .ok_or_else(|| anyhow!("the pax size '{}' is not a size", sanitize(value)))?;
                 pending.pax_size = Some(size);
             }
             _ if key.starts_with(b"GNU.sparse.") => {
-                bail!("a pax header holds GNU sparse records (sparse files are refused)")
+                let sparse = pending.sparse.get_or_insert_with(SparseRecords::default);
+                let number = || {
+                    decimal(value).ok_or_else(|| {
+                        anyhow!(
+                            "the pax record '{}' holds '{}', not a number",
+                            sanitize(key),
+                            sanitize(value)
+                        )
+                    })
+                };
+                match &key[b"GNU.sparse.".len()..] {
+                    b"name" => sparse.name = Some(value.to_vec()),
+                    b"size" => sparse.size = Some(number()?),
+                    b"realsize" => sparse.realsize = Some(number()?),
+                    b"major" => sparse.major = Some(value.to_vec()),
+                    b"minor" => sparse.minor = Some(value.to_vec()),
+                    // Written by GNU tar beside the map; neither reader needs it.
+                    b"numblocks" => {
+                        number()?;
+                    }
+                    b"offset" | b"numbytes" => {
+                        // Python pairs every offset with the numbytes in the same
+                        // place of its own list; strict alternation makes that the
+                        // pair GNU tar reads.
+                        let is_offset = key.ends_with(b"offset");
+                        if is_offset != (sparse.pairs.len() % 2 == 0) {
+                            bail!("its GNU sparse offsets and sizes do not alternate");
+                        }
+                        sparse.pairs.push(number()?);
+                    }
+                    b"map" => {
+                        let map = value
+                            .split(|&b| b == b',')
+                            .map(decimal)
+                            .collect::<Option<Vec<u64>>>()
+                            .ok_or_else(|| {
+                                anyhow!(
+                                    "the GNU sparse map '{}' is malformed",
+                                    excerpt(&sanitize(value))
+                                )
+                            })?;
+                        sparse.map = Some(map);
+                    }
+                    _ => bail!(
+                        "the pax record '{}' is a GNU sparse record neither reader knows alike",
+                        sanitize(key)
+                    ),
+                }
             }
             _ => {}
         }
@@ -275,6 +450,21 @@ pub fn read_extended(data: &[u8], pending: &mut Pending) -> Result<()> {
 /// else the header's prefix and name.
 pub fn entry_name(header: &Header<'_>, pending: &Pending, name: &mut Vec<u8>) -> Result<()> {
     name.clear();
+    if let Some(sparse) = pending.sparse.as_ref().and_then(|s| s.name.as_ref()) {
+        // GNU tar names a sparse file by `GNU.sparse.name`; Python by whichever of
+        // it and `path` its header holds last.
+        if pending.is_path_after_sparse_name && pending.pax_path.as_ref() != Some(sparse) {
+            bail!("its pax path follows a different GNU sparse name");
+        }
+        if sparse.contains(&0) {
+            bail!(
+                "the GNU sparse name '{}' holds a NUL byte",
+                sanitize(sparse)
+            );
+        }
+        name.extend_from_slice(sparse);
+        return Ok(());
+    }
     match (&pending.pax_path, &pending.long_name) {
         (Some(pax), Some(long)) if pax != long => {
             // GNU tar takes the pax path; Python takes whichever header came first.

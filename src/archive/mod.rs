@@ -1,5 +1,6 @@
-//! Streams a tar or tar.gz archive into the matcher, entry by entry, without
-//! extracting anything.
+//! Streams an archive into the matcher, entry by entry, without extracting
+//! anything: a tar, plain or compressed with gzip, xz, bzip2 or zstd, or a zip (a
+//! Python wheel is one).
 //!
 //! This module owns what `docs/method.md` says about archives: which entries are
 //! files (type `0`, NUL and `7`), where each entry's data begins and ends (read as
@@ -11,8 +12,9 @@
 //! bytes come from (network, cache, stdin, `git archive`) is the caller's business,
 //! and so is comparing the commit with a pin.
 //!
-//! The jobs live in modules of their own: [`format`] tells the formats apart and
-//! opens the decompressing stream, [`header`] parses tar headers and pax records,
+//! The jobs live in modules of their own: [`format`] tells the formats apart by
+//! their first bytes and opens the decompressing stream, [`zip`] reads a zip by
+//! its central directory, [`header`] parses tar headers and pax records,
 //! [`entries`] is the entry loop that hands each regular file to a [`Visitor`] as
 //! its path and a reader of its bytes, [`tree`] holds the subfolder rule and the
 //! counts per subfolder, and [`read_ahead`] the buffered and read-ahead sources.
@@ -41,16 +43,19 @@ mod format;
 mod header;
 mod read_ahead;
 mod tree;
+mod zip;
 
-use std::io::Read;
+use std::io::{self, Read};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::count::{Matcher, TreeCount};
 
-pub use entries::{FileData, Visitor};
-pub use format::is_archive;
+pub use entries::{FileData, Piece, Visitor};
+pub use format::{is_archive, sniff, Format, MAX_DECODER_MEMORY};
+pub use header::Comment;
 pub use tree::{check_subfolder, InvalidSubfolder};
+pub use zip::MAX_DIRECTORY_BYTES;
 
 /// The largest pax extended header (`x`, `g`) or GNU long name or long link entry
 /// (`L`, `K`) read, in bytes: 1 MiB. A larger one makes the archive an error.
@@ -67,11 +72,20 @@ const BLOCK: usize = 512;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ArchiveCount {
     /// The full commit id from the pax global header's `comment` (40 or 64 hex
-    /// digits, as the archive spells it), when there is one.
+    /// digits, as the archive spells it), when there is one and no other comment
+    /// contradicts it.
     pub commit: Option<String>,
+    /// Why the pax global header's `comment` is not a commit id, when it is not:
+    /// GNU tar and Python ignore such a comment, so the archive reads, but it
+    /// names no commit (`docs/method.md`, "Which commit").
+    pub comment_problem: Option<String>,
     /// The counts of the archive's files, one per requested subfolder, in the order
     /// the subfolders were given.
     pub trees: Vec<TreeCount>,
+    /// Per requested subfolder, in the same order: a folder of the archive that
+    /// differs from it only in ASCII case, if there is one (for the error of a
+    /// subfolder that matches no file).
+    pub case_variants: Vec<Option<Vec<u8>>>,
 }
 
 /// Counts every regular file of the archive read from `reader`, gzip-compressed or
@@ -96,24 +110,36 @@ pub fn count_archive<R: Read + Send>(
         check_subfolder(subfolder).map_err(|e| anyhow::anyhow!("subfolder {e}"))?;
     }
     let mut counting = tree::Counting::new(matcher, subfolders, on_file);
-    let commit = visit_archive(reader, &mut counting)?;
+    let comment = visit_archive(reader, &mut counting)?;
+    let commit = match comment.problem {
+        None => comment.commit,
+        Some(_) => None,
+    };
+    let (trees, case_variants) = counting.finish();
     Ok(ArchiveCount {
         commit,
-        trees: counting.finish(),
+        comment_problem: comment.problem,
+        trees,
+        case_variants,
     })
 }
 
 /// Reads the archive from `reader`, gzip-compressed or not, and hands every entry
-/// to `visitor` in the archive's order; returns the commit id of its pax global
-/// header, if any.
+/// to `visitor` in the archive's order; returns what its pax global headers say
+/// of the commit.
 ///
 /// The archive is read to its end and checked whole; an error means the visitor
 /// saw a part of it only, and what it gathered must be dropped.
-pub fn visit_archive<R: Read + Send>(
-    reader: R,
-    visitor: &mut dyn Visitor,
-) -> Result<Option<String>> {
-    format::with_tar_stream(reader, |source| entries::read_tar(source, visitor))
+pub fn visit_archive<R: Read + Send>(reader: R, visitor: &mut dyn Visitor) -> Result<Comment> {
+    let (head, reader) = format::peek(reader)?;
+    let input = io::Cursor::new(head.clone()).chain(reader);
+    match format::sniff(&head) {
+        Some(Format::Zip) => {
+            zip::read_zip(input, visitor).context("reading the zip archive")?;
+            Ok(Comment::default())
+        }
+        _ => format::with_tar_stream(input, |source| entries::read_tar(source, visitor)),
+    }
 }
 
 #[cfg(test)]

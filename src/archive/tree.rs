@@ -9,7 +9,7 @@ use std::fmt;
 
 use anyhow::Result;
 
-use super::entries::{FileData, Visitor};
+use super::entries::{FileData, Piece, Visitor};
 use crate::count::{FileCounter, Matcher, TreeCount};
 use crate::sanitize::sanitize;
 
@@ -87,8 +87,9 @@ impl<'m, 'p> Counting<'m, 'p> {
         }
     }
 
-    /// Returns each subfolder's count, with paths relative to the top folder.
-    pub fn finish(self) -> Vec<TreeCount> {
+    /// Returns each subfolder's count, with paths relative to the top folder, and
+    /// for each a folder that differs from it only in case, if the archive has one.
+    pub fn finish(self) -> (Vec<TreeCount>, Vec<Option<Vec<u8>>>) {
         self.trees.finish()
     }
 }
@@ -101,7 +102,10 @@ impl Visitor for Counting<'_, '_> {
     fn file(&mut self, path: &[u8], data: &mut FileData<'_>) -> Result<()> {
         let counter = &mut self.counter;
         counter.reset();
-        data.chunks(|chunk| counter.feed_mut(chunk))?;
+        data.pieces(|piece| match piece {
+            Piece::Bytes(bytes) => counter.feed_mut(bytes),
+            Piece::Zeros(n) => counter.feed_zeros(n),
+        })?;
         self.trees.add_file(path, counter);
         (self.on_file)(data.size());
         Ok(())
@@ -122,6 +126,10 @@ struct Trees {
     under_top: Vec<TreeCount>,
     /// Per non-empty subfolder: the count if it has none.
     whole: Vec<TreeCount>,
+    /// Per subfolder: a folder under the top folder, and one among whole paths,
+    /// that differs from it only in ASCII case (the first one seen).
+    variant_under_top: Vec<Option<Vec<u8>>>,
+    variant_whole: Vec<Option<Vec<u8>>>,
 }
 
 impl Trees {
@@ -137,11 +145,29 @@ impl Trees {
             top: TopFolder::default(),
             under_top: vec![TreeCount::new(terms); subfolders.len()],
             whole: vec![TreeCount::new(terms); subfolders.len()],
+            variant_under_top: vec![None; subfolders.len()],
+            variant_whole: vec![None; subfolders.len()],
         }
     }
 
     fn see(&mut self, path: &[u8], is_dir: bool) {
         self.top.see(path, is_dir);
+        let relative = match &self.top.prefix {
+            Some(prefix) if !prefix.is_empty() => path.strip_prefix(prefix.as_slice()),
+            _ => None,
+        };
+        for (i, subfolder) in self.subfolders.iter().enumerate() {
+            if subfolder.is_empty() {
+                continue;
+            }
+            if self.variant_under_top[i].is_none() {
+                self.variant_under_top[i] =
+                    relative.and_then(|r| case_variant(r, is_dir, subfolder));
+            }
+            if self.variant_whole[i].is_none() {
+                self.variant_whole[i] = case_variant(path, is_dir, subfolder);
+            }
+        }
     }
 
     /// Adds one file, whose whole path is `path`, to every subfolder that holds it.
@@ -165,10 +191,16 @@ impl Trees {
         }
     }
 
-    /// Returns each subfolder's count, with paths relative to the top folder.
-    fn finish(self) -> Vec<TreeCount> {
+    /// Returns each subfolder's count, with paths relative to the top folder, and
+    /// for each a folder that differs from it only in case, if the archive has one.
+    fn finish(self) -> (Vec<TreeCount>, Vec<Option<Vec<u8>>>) {
         let prefix = self.top.prefix();
-        self.under_top
+        let variants = match prefix {
+            Some(_) => self.variant_under_top,
+            None => self.variant_whole,
+        };
+        let counts = self
+            .under_top
             .into_iter()
             .zip(self.whole)
             .zip(&self.subfolders)
@@ -181,8 +213,27 @@ impl Trees {
                 None if subfolder.is_empty() => under_top,
                 None => whole,
             })
-            .collect()
+            .collect();
+        (counts, variants)
     }
+}
+
+/// Returns the folder at the start of `path` (a directory entry when `is_dir`)
+/// that equals `subfolder` (with its trailing `/`) under ASCII case folding but
+/// not byte for byte.
+fn case_variant(path: &[u8], is_dir: bool, subfolder: &[u8]) -> Option<Vec<u8>> {
+    let n = subfolder.len();
+    let head = match path.get(..n) {
+        Some(head) => head,
+        // A directory entry written without its trailing '/'.
+        None if is_dir && path.len() + 1 == n => path,
+        None => return None,
+    };
+    let folder = &head[..n - 1];
+    let is_variant = folder.eq_ignore_ascii_case(&subfolder[..n - 1])
+        && folder != &subfolder[..n - 1]
+        && (head.len() < n || head[n - 1] == b'/');
+    is_variant.then(|| folder.to_vec())
 }
 
 /// Finds the archive's top folder (`owner-name-abc1234/`): the first component of
@@ -249,7 +300,7 @@ mod tests {
                 trees.add_file(path, &counter);
             }
         }
-        trees.finish()[0]
+        trees.finish().0[0]
             .files
             .sorted()
             .unwrap()

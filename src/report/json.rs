@@ -8,9 +8,11 @@
 use std::io::Write;
 
 use anyhow::Result;
+use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Map, Value};
 
 use super::terminal::extension_label;
+use crate::count::TreeCount;
 use crate::table::{by_extension, one_line, Table};
 
 /// Returns `counts` as a JSON object keyed by the table's column names, in order.
@@ -27,6 +29,9 @@ fn json_counts(table: &Table, counts: &[u64]) -> Value {
 /// Writes the rows as a JSON array, with each tree's files with a count (`files`)
 /// and its counts by extension (`by_extension`) when asked for. Paths that are not
 /// UTF-8 have their invalid bytes replaced.
+///
+/// The files are streamed from each tree's hit store as they are written, never
+/// gathered, so memory does not grow with the number of files.
 pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bool) -> Result<()> {
     let mut rows = Vec::with_capacity(table.rows.len());
     for row in &table.rows {
@@ -38,6 +43,7 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
             "server".into(),
             json!(row.server.clone().unwrap_or_default()),
         );
+        let mut tail = Tail::default();
         match &row.outcome {
             Ok(c) => {
                 object.insert("commit".into(), json!(c.commit));
@@ -50,21 +56,7 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                 object.insert("status".into(), json!("ok"));
                 object.insert("error".into(), json!(""));
                 if files {
-                    let list: Vec<Value> = c
-                        .count
-                        .files
-                        .iter()
-                        .map(|f| {
-                            f.map(|f| {
-                                json!({
-                                    "path": String::from_utf8_lossy(&f.path),
-                                    "bytes": f.bytes,
-                                    "counts": json_counts(table, &f.counts),
-                                })
-                            })
-                        })
-                        .collect::<std::io::Result<_>>()?;
-                    object.insert("files".into(), Value::Array(list));
+                    tail.files = Some(&c.count);
                 }
                 if extensions {
                     let list: Vec<Value> = by_extension(&c.count)?
@@ -77,7 +69,7 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                             })
                         })
                         .collect();
-                    object.insert("by_extension".into(), Value::Array(list));
+                    tail.by_extension = Some(Value::Array(list));
                 }
             }
             Err(why) => {
@@ -93,9 +85,71 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                 object.insert("error".into(), json!(one_line(why)));
             }
         }
-        rows.push(Value::Object(object));
+        rows.push(JsonRow {
+            table,
+            object,
+            tail,
+        });
     }
     serde_json::to_writer_pretty(&mut w, &rows)?;
     writeln!(w)?;
     Ok(())
+}
+
+/// What follows a row's plain fields: its files, streamed, and its counts by
+/// extension.
+#[derive(Default)]
+struct Tail<'t> {
+    files: Option<&'t TreeCount>,
+    by_extension: Option<Value>,
+}
+
+/// One row as JSON: its plain fields, then its tail.
+struct JsonRow<'t> {
+    table: &'t Table,
+    object: Map<String, Value>,
+    tail: Tail<'t>,
+}
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in &self.object {
+            map.serialize_entry(key, value)?;
+        }
+        if let Some(count) = self.tail.files {
+            map.serialize_entry(
+                "files",
+                &Files {
+                    table: self.table,
+                    count,
+                },
+            )?;
+        }
+        if let Some(list) = &self.tail.by_extension {
+            map.serialize_entry("by_extension", list)?;
+        }
+        map.end()
+    }
+}
+
+/// A tree's files with a count, read from its hit store while they are written.
+struct Files<'t> {
+    table: &'t Table,
+    count: &'t TreeCount,
+}
+
+impl Serialize for Files<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        for file in self.count.files.iter() {
+            let f = file.map_err(S::Error::custom)?;
+            seq.serialize_element(&json!({
+                "path": String::from_utf8_lossy(&f.path),
+                "bytes": f.bytes,
+                "counts": json_counts(self.table, &f.counts),
+            }))?;
+        }
+        seq.end()
+    }
 }

@@ -175,6 +175,10 @@ serialization, and some SDKs spell the fields differently (Rust SDKs use \
 server actually declares is read with `mcp-hint-census probe`.
 4. **Counts move with every commit.** A row names a commit, never a branch; rerun with \
 the same pins to compare.
-5. **Absent is not false.** The census cannot tell a tool that omitted a hint from one \
+5. **An archive is what `git archive` writes, not the commit's tree.** Files marked \
+`export-ignore` are absent and `export-subst` files rewritten, as the forge applies the \
+repository's attributes: of 96 real repositories, 6 archives differ from their commit, 3 \
+of them in hint counts. `mcp-hint-census scan --git` reads the commit's own tree.
+6. **Absent is not false.** The census cannot tell a tool that omitted a hint from one \
 that declared it false; only the wire can.
 ";

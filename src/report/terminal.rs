@@ -31,26 +31,8 @@ pub fn write_aligned<W: Write>(w: &mut W, lines: &[Vec<String>], align: Align) -
                 .unwrap_or(0)
         })
         .collect();
-    let is_left = |i: usize| match align {
-        Align::LeftThenRight(n) => i < n,
-        Align::Left => true,
-    };
     for line in lines {
-        let mut text = String::new();
-        for (i, value) in line.iter().enumerate() {
-            let pad = widths[i] - value.chars().count();
-            if i > 0 {
-                text.push_str("  ");
-            }
-            if is_left(i) {
-                text.push_str(value);
-                text.extend(std::iter::repeat_n(' ', pad));
-            } else {
-                text.extend(std::iter::repeat_n(' ', pad));
-                text.push_str(value);
-            }
-        }
-        writeln!(w, "{}", text.trim_end())?;
+        write_line(w, line, &widths, align)?;
     }
     Ok(())
 }
@@ -96,6 +78,10 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
 
 /// Prints, under each counted row, every file with a nonzero count, sorted by the
 /// path's bytes, with its size in bytes and its counts.
+///
+/// The files are read twice from the tree's hit store (which may have spilled
+/// them to disk): once for the column widths, once to print, so memory does not
+/// grow with the number of files.
 pub fn print_files<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     for row in &table.rows {
         let Ok(c) = &row.outcome else { continue };
@@ -103,16 +89,52 @@ pub fn print_files<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(w, "files with a count in {}:", sanitize(row.tree_name()))?;
         let mut header: Vec<String> = vec!["path".into(), "bytes".into()];
         header.extend(column_names(table));
-        let mut lines = vec![header];
-        for file in c.count.files.iter() {
-            let file = file?;
+        let line_of = |file: &crate::count::FileHit| {
             let mut line = vec![sanitize(&file.path), thousands(file.bytes)];
             line.extend(file.counts.iter().map(|&n| thousands(n)));
-            lines.push(line);
+            line
+        };
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for file in c.count.files.iter() {
+            for (width, cell) in widths.iter_mut().zip(line_of(&file?)) {
+                *width = (*width).max(cell.chars().count());
+            }
         }
-        write_aligned(&mut w, &lines, Align::LeftThenRight(1))?;
+        let align = Align::LeftThenRight(1);
+        write_line(&mut w, &header, &widths, align)?;
+        for file in c.count.files.iter() {
+            write_line(&mut w, &line_of(&file?), &widths, align)?;
+        }
     }
     Ok(())
+}
+
+/// Writes one line of cells padded to `widths`, two spaces apart, trimmed at its end.
+fn write_line<W: Write>(
+    w: &mut W,
+    line: &[String],
+    widths: &[usize],
+    align: Align,
+) -> io::Result<()> {
+    let is_left = |i: usize| match align {
+        Align::LeftThenRight(n) => i < n,
+        Align::Left => true,
+    };
+    let mut text = String::new();
+    for (i, value) in line.iter().enumerate() {
+        let pad = widths[i].saturating_sub(value.chars().count());
+        if i > 0 {
+            text.push_str("  ");
+        }
+        if is_left(i) {
+            text.push_str(value);
+            text.extend(std::iter::repeat_n(' ', pad));
+        } else {
+            text.extend(std::iter::repeat_n(' ', pad));
+            text.push_str(value);
+        }
+    }
+    writeln!(w, "{}", text.trim_end())
 }
 
 /// Returns an extension as every output spells it: `.rs`, or `(none)`.

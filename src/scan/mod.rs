@@ -201,7 +201,7 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
     let outcome = match git {
         Some(rev) => count_git(target, rev, matcher),
         None if target.as_os_str() == "-" => {
-            count_reader(io::stdin(), matcher).context("reading an archive from stdin")
+            count_reader(io::stdin(), "-", matcher).context("reading an archive from stdin")
         }
         None => count_path(target, matcher),
     };
@@ -236,7 +236,8 @@ pub fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
     // A file named as an archive must be one (a saved sign-in page is an error, not
     // a tree); any other file is an archive only when its bytes say so.
     if is_archive_name(path) || archive::is_archive(&head) {
-        return count_reader(io::Cursor::new(head).chain(file), matcher);
+        let name = sanitize(path.as_os_str().as_encoded_bytes());
+        return count_reader(io::Cursor::new(head).chain(file), &name, matcher);
     }
     count_file(path, head, file, matcher)
 }
@@ -297,10 +298,21 @@ fn describe(err: &io::Error) -> String {
 /// Counts the archive read from `reader`, stamped with the commit its pax header names.
 ///
 /// The sha256 covers every byte of the input, including any after the archive's end.
-fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher) -> Result<Counted> {
+/// A pax comment that is not a commit id is read past with a warning naming
+/// `name` (escaped): no commit is stamped (docs/method.md, "Which commit").
+fn count_reader<R: Read + Send>(reader: R, name: &str, matcher: &Matcher) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
-    let ArchiveCount { commit, trees } =
-        archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    let ArchiveCount {
+        commit,
+        comment_problem,
+        trees,
+        ..
+    } = archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    if let Some(problem) = comment_problem {
+        messages::warning(format!(
+            "'{name}': {problem}; GNU tar and Python ignore such a comment, so the archive is read and no commit is stamped"
+        ));
+    }
     let mut tree = trees
         .into_iter()
         .next()

@@ -1131,7 +1131,7 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
         "servers/git",
         "servers/fs/deep",
         "",
-        "servers/none",
+        "Servers/FS",
     ];
     let mut text = format!(
         "[census]\narchive_url = \"http://127.0.0.1:{port}/{{owner}}/{{name}}/{{commit}}\"\n"
@@ -1149,12 +1149,13 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
     std::fs::write(dir.path().join("corpus.toml"), text).unwrap();
 
     let out = census(dir.path(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    // A subfolder that matches no file is an error row, so the census fails.
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert_eq!(server.hits("/o/mono/a1b2"), 1, "five trees, one download");
     let rows = read_csv(&dir.path().join("out/census-2026-09-07.csv"));
     let header = &rows[0];
     let at = |name: &str| header.iter().position(|h| h == name).unwrap();
-    for (row, sub) in rows[1..6].iter().zip(subfolders) {
+    for (row, sub) in rows[1..5].iter().zip(subfolders) {
         assert_eq!(row[at("subfolder")], sub);
         let prefix = format!("{sub}/");
         let inside: Vec<Item> = items
@@ -1170,10 +1171,15 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
         assert_eq!(row[at("commit")], COMMIT_A);
     }
     assert_eq!(rows[1][at("server")], "io.github.o/servers-fs");
+    assert_eq!(rows[5][at("status")], "error", "{:?}", rows[5]);
+    assert_eq!(
+        rows[5][at("error")],
+        "subfolder 'Servers/FS' matches no file of the archive; 'servers/fs' differs only in case"
+    );
     assert_eq!(
         rows[5][at("files_walked")],
-        "0",
-        "a subfolder with no file reads zero"
+        "",
+        "no count is written for it"
     );
     assert_eq!(rows[6][at("commit")], COMMIT_B);
     assert_eq!(rows[6][at("openWorldHint")], "1");
@@ -1186,7 +1192,7 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
         .collect();
     assert_eq!(deep, ["servers/fs/deep/tools.ts"]);
 
-    shard_and_merge(dir.path(), 3, 0);
+    shard_and_merge(dir.path(), 3, 1);
     let same = run(
         dir.path(),
         &[
