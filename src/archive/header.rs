@@ -229,9 +229,12 @@ pub fn decimal(value: &[u8]) -> Option<u64> {
         .filter(|&n| n <= i64::MAX as u64)
 }
 
+/// Where a sparse file's stored runs lie: (offset, length) in the expanded file.
+pub type SparseMap = Vec<(u64, u64)>;
+
 /// Returns the old GNU sparse header's map entries (at byte 386, four of them),
 /// whether extension blocks follow, and the expanded size.
-pub fn old_sparse(block: &[u8; BLOCK]) -> Result<(Vec<(u64, u64)>, bool, u64)> {
+pub fn old_sparse(block: &[u8; BLOCK]) -> Result<(SparseMap, bool, u64)> {
     let map = sparse_entries(&block[386..482], 4)?;
     let realsize = number(&block[483..495])
         .and_then(|n| u64::try_from(n).ok())

@@ -391,8 +391,11 @@ for path in sys.argv[2:]:
         print(json.dumps({"ok": False, "error": ascii(e)}))
 "#;
 
-/// Returns Python's zipfile view of each zip: (files, bytes, counts), or its error.
-fn python_zip(archives: &[Vec<u8>]) -> Vec<Result<(u64, u64, Vec<u64>), String>> {
+/// Python's zipfile view of one zip: (files, bytes, counts), or its error.
+type ZipView = Result<(u64, u64, Vec<u64>), String>;
+
+/// Returns Python's zipfile view of each zip.
+fn python_zip(archives: &[Vec<u8>]) -> Vec<ZipView> {
     let dir = tempfile::tempdir().unwrap();
     let paths: Vec<_> = archives
         .iter()
