@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
@@ -26,7 +26,7 @@ use crate::messages;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
-use crate::table::{CommitSource, Counted, Row, Table};
+use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
@@ -71,7 +71,9 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         // A table of nothing but errors is no result: nothing is written, so that
         // results/ keeps what it had and `compare` is not misled.
         messages::note("no tree could be counted, so no table was written");
-        if table.failed_rows().any(|(_, why)| is_network_error(why)) {
+        let is_network =
+            |row: &Row| matches!(&row.outcome, Err(f) if f.kind == FailureKind::Network);
+        if table.rows.iter().any(is_network) {
             messages::hint(
                 "the downloads failed for network reasons; with archives already in a cache \
                  folder, rerun with --offline (and --cache DIR), or point the corpus at a \
@@ -90,19 +92,6 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Ok)
-}
-
-/// Returns true when a row's error says the network failed (not the archive).
-fn is_network_error(why: &str) -> bool {
-    [
-        "dns error",
-        "connect",
-        "timed out",
-        "gave up after",
-        "broke off",
-    ]
-    .iter()
-    .any(|needle| why.contains(needle))
 }
 
 /// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
@@ -226,15 +215,19 @@ fn count_group(
         Err(err) => group
             .iter()
             .map(|&i| {
-                let why = format!("fetching '{}': {err:#}", trees[i].label());
-                (i, row(&trees[i], Err(why)))
+                // Untagged, the error came from reading the bytes that arrived.
+                let failure = Failure::new(
+                    kind_of(&err, FailureKind::Archive),
+                    format!("fetching '{}': {err:#}", trees[i].label()),
+                );
+                (i, row(&trees[i], Err(failure)))
             })
             .collect(),
     }
 }
 
 /// Returns the row of `tree`.
-fn row(tree: &Tree, outcome: std::result::Result<Counted, String>) -> Row {
+fn row(tree: &Tree, outcome: std::result::Result<Counted, Failure>) -> Row {
     Row {
         key: tree.key(),
         server: tree.name.clone(),
@@ -253,11 +246,15 @@ fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitS
             if full.to_ascii_lowercase().starts_with(&pin) {
                 Ok((full, CommitSource::Archive))
             } else {
-                bail!(
-                    "the archive is of commit '{}', which does not start with the pinned '{}'",
-                    sanitize(&full),
-                    sanitize(&tree.commit)
-                )
+                Err(Tagged {
+                    kind: FailureKind::Mismatch,
+                    message: format!(
+                        "the archive is of commit '{}', which does not start with the pinned '{}'",
+                        sanitize(&full),
+                        sanitize(&tree.commit)
+                    ),
+                }
+                .into())
             }
         }
         None => Ok((tree.commit.clone(), CommitSource::Pinned)),

@@ -20,6 +20,7 @@ use anyhow::{anyhow, Context, Result};
 use crate::corpus::Tree;
 use crate::intake::{Limits, Tee};
 use crate::progress::Progress;
+use crate::table::{FailureKind, Tagged};
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]
@@ -124,13 +125,14 @@ impl Fetcher {
             }
         }
         if self.options.is_offline {
-            return Err(match &cached {
-                Some(path) => anyhow!(
+            let message = match &cached {
+                Some(path) => format!(
                     "not in the cache ('{}') and --offline was given",
                     path.display()
                 ),
-                None => anyhow!("--offline was given but there is no cache folder"),
-            });
+                None => "--offline was given but there is no cache folder".to_string(),
+            };
+            return Err(tagged(FailureKind::NotCached, message));
         }
         self.download(&tree.archive_url, progress, cached.as_deref(), consume)
     }
@@ -154,10 +156,13 @@ impl Fetcher {
                 Failure::Transient(err, retry_after) => {
                     if attempt >= self.options.retries {
                         let tries = attempt + 1;
-                        return Err(err.context(format!(
-                            "GET {url} (gave up after {tries} {})",
-                            if tries == 1 { "try" } else { "tries" }
-                        )));
+                        return Err(err.context(Tagged {
+                            kind: FailureKind::Network,
+                            message: format!(
+                                "GET {url} (gave up after {tries} {})",
+                                if tries == 1 { "try" } else { "tries" }
+                            ),
+                        }));
                     }
                     let backoff = self.options.backoff * 2u32.saturating_pow(attempt);
                     thread::sleep(retry_after.unwrap_or(backoff).min(MAX_RETRY_AFTER));
@@ -182,13 +187,16 @@ impl Fetcher {
             .map_err(|e| Failure::Transient(anyhow!(error_chain(&e.without_url())), None))?;
         let status = response.status();
         if !status.is_success() {
-            let why = anyhow!(
-                "HTTP {}{}",
-                status.as_u16(),
-                status
-                    .canonical_reason()
-                    .map(|r| format!(" {r}"))
-                    .unwrap_or_default()
+            let why = tagged(
+                FailureKind::Refused,
+                format!(
+                    "HTTP {}{}",
+                    status.as_u16(),
+                    status
+                        .canonical_reason()
+                        .map(|r| format!(" {r}"))
+                        .unwrap_or_default()
+                ),
             );
             return Err(if status.as_u16() == 429 || status.is_server_error() {
                 Failure::Transient(why, retry_after(&response))
@@ -262,6 +270,11 @@ impl Fetcher {
             is_cached: true,
         })
     }
+}
+
+/// Returns an error saying `message`, tagged with `kind` for the row it ends in.
+fn tagged(kind: FailureKind, message: String) -> anyhow::Error {
+    anyhow::Error::new(Tagged { kind, message })
 }
 
 /// Moves a complete download into the cache at `path`, with `path.sha256` beside it.
