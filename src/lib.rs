@@ -10,6 +10,7 @@
 //! stderr and `out` stdout. The binary dispatches the commands.
 
 pub mod archive;
+pub mod atomic;
 pub mod census;
 pub mod cli;
 pub mod compare;

@@ -62,7 +62,8 @@
 //! `core.fsmonitor` and clean filters.
 //!
 //! A repository may also make git wait forever (a fifo for `.git/config`): every call
-//! is stopped after [`IDLE`] without output.
+//! is stopped after [`idle`] without output (30 s, or `MCP_HINT_CENSUS_GIT_IDLE`
+//! seconds).
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -72,7 +73,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -81,10 +82,44 @@ use rayon::prelude::*;
 use sha1_checked::Digest;
 
 use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::messages;
+use crate::sanitize::sanitize;
 use crate::table::one_line;
 
-/// How long git may go without writing a byte before it is stopped.
-pub const IDLE: Duration = Duration::from_secs(30);
+/// How long git may go without writing a byte before it is stopped, unless
+/// [`IDLE_VAR`] says otherwise.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30);
+
+/// The environment variable that sets [`idle`] in whole seconds (at least 1): a slow
+/// file system may want more, a test of a hung repository less.
+pub const IDLE_VAR: &str = "MCP_HINT_CENSUS_GIT_IDLE";
+
+/// Returns how long git may go without writing a byte before it is stopped: the
+/// seconds [`IDLE_VAR`] holds, else [`DEFAULT_IDLE`]. A value that is not a whole
+/// number of seconds of at least 1 is warned about once and ignored.
+pub fn idle() -> Duration {
+    static IDLE: OnceLock<Duration> = OnceLock::new();
+    *IDLE.get_or_init(|| match std::env::var_os(IDLE_VAR) {
+        None => DEFAULT_IDLE,
+        Some(value) => parse_idle(&value.to_string_lossy()).unwrap_or_else(|| {
+            messages::warning(format!(
+                "{IDLE_VAR}='{}' is not a whole number of seconds (1 or more); git may \
+                 go {} s without output",
+                sanitize(value.as_encoded_bytes()),
+                DEFAULT_IDLE.as_secs()
+            ));
+            DEFAULT_IDLE
+        }),
+    })
+}
+
+/// Returns the duration `text` gives in whole seconds, when it is at least 1.
+fn parse_idle(text: &str) -> Option<Duration> {
+    match text.trim().parse::<u64>() {
+        Ok(secs) if secs >= 1 => Some(Duration::from_secs(secs)),
+        _ => None,
+    }
+}
 
 /// Variables that point git at a repository, an index or objects other than the
 /// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
@@ -477,7 +512,7 @@ fn command(dir: &Path) -> Command {
 enum GitError {
     /// git could not be started (not installed?).
     Start(io::Error),
-    /// git went [`IDLE`] without output and was stopped.
+    /// git went [`idle`] without output and was stopped.
     Silent(String),
     /// git exited with a failure.
     Failed { status: ExitStatus, stderr: String },
@@ -493,7 +528,7 @@ impl fmt::Display for GitError {
                 f,
                 "'git {what}' wrote nothing for {} s and was stopped (a fifo or a hung \
                  file system in the repository?)",
-                IDLE.as_secs()
+                idle().as_secs()
             ),
             GitError::Failed { status, stderr } => {
                 write!(f, "git failed ({status})")?;
@@ -519,7 +554,7 @@ fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
 }
 
 /// Runs `git ARGS` in `dir`, writing `input` to its stdin, and returns what `read`
-/// makes of its stdout. git is stopped when `read` fails or when it goes [`IDLE`]
+/// makes of its stdout. git is stopped when `read` fails or when it goes [`idle`]
 /// without output, and always waited for.
 fn run<T>(
     dir: &Path,
@@ -527,6 +562,7 @@ fn run<T>(
     input: Option<&[u8]>,
     read: impl FnOnce(&mut dyn BufRead) -> Result<T>,
 ) -> Result<T, GitError> {
+    let limit = idle();
     let mut cmd = command(dir);
     cmd.args(args);
     if input.is_some() {
@@ -549,13 +585,13 @@ fn run<T>(
             });
         }
         let stderr = scope.spawn(move || stderr.map(read_capped).unwrap_or_default());
-        let watchdog = scope.spawn(|| watch(&child, &progress, &finished));
+        let watchdog = scope.spawn(|| watch(&child, &progress, &finished, limit));
 
         let result = match stdout {
             Some(stdout) => {
                 let mut out = BufReader::with_capacity(
                     64 * 1024,
-                    Progress {
+                    CountingReader {
                         inner: stdout,
                         progress: &progress,
                     },
@@ -591,9 +627,14 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Kills `child` when `progress` has not moved for [`IDLE`], until `finished` is set.
+/// Kills `child` when `progress` has not moved for `limit`, until `finished` is set.
 /// Returns true when it killed.
-fn watch(child: &Mutex<Child>, progress: &AtomicU64, finished: &(Mutex<bool>, Condvar)) -> bool {
+fn watch(
+    child: &Mutex<Child>,
+    progress: &AtomicU64,
+    finished: &(Mutex<bool>, Condvar),
+    limit: Duration,
+) -> bool {
     let (done, wake) = finished;
     let mut seen = progress.load(Ordering::Relaxed);
     let mut since = Instant::now();
@@ -607,7 +648,7 @@ fn watch(child: &Mutex<Child>, progress: &AtomicU64, finished: &(Mutex<bool>, Co
         if now != seen {
             seen = now;
             since = Instant::now();
-        } else if !*done && since.elapsed() >= IDLE {
+        } else if !*done && since.elapsed() >= limit {
             let _ = lock(child).kill();
             return true;
         }
@@ -624,12 +665,12 @@ fn read_capped(mut stderr: impl Read) -> String {
 }
 
 /// Counts the bytes read through it, for the watchdog.
-struct Progress<'p, R> {
+struct CountingReader<'p, R> {
     inner: R,
     progress: &'p AtomicU64,
 }
 
-impl<R: Read> Read for Progress<'_, R> {
+impl<R: Read> Read for CountingReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.progress.fetch_add(n as u64, Ordering::Relaxed);
@@ -640,6 +681,15 @@ impl<R: Read> Read for Progress<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_idle_limit_is_whole_seconds_of_at_least_one() {
+        assert_eq!(parse_idle("2"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_idle(" 90 "), Some(Duration::from_secs(90)));
+        for bad in ["0", "", "-1", "1.5", "2s"] {
+            assert_eq!(parse_idle(bad), None, "{bad}");
+        }
+    }
 
     const EMPTY_SHA1: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
     const HELLO_SHA1: &str = "ce013625030ba8dba906f756967f9e9ca394464a";
