@@ -336,11 +336,11 @@ impl Client {
             }
             if failure.kind == Kind::RateLimited {
                 self.pause_host(url, wait);
-                note(&format!(
+                crate::messages::note(crate::sanitize::sanitize(format!(
                     "rate limited at '{}' ({failure}); waiting {} s before trying again",
                     host_of(url),
                     wait.as_secs_f64().ceil()
-                ));
+                )));
             }
             thread::sleep(wait);
             attempt += 1;
@@ -414,16 +414,6 @@ impl Client {
             }
         }
     }
-}
-
-/// Writes one line on stderr about the run's progress.
-fn note(text: &str) {
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "mcp-hint-census: {}",
-        crate::sanitize::sanitize(text)
-    );
 }
 
 /// Returns `url`'s host and port, how pauses are keyed.
