@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
@@ -21,12 +21,13 @@ use crate::count::{Matcher, TreeCount};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
+use crate::http::{self, Retry, Token};
 use crate::intake::Limits;
 use crate::messages;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
-use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
+use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
@@ -44,9 +45,14 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     let fetcher = Fetcher::new(FetchOptions {
         cache,
         is_offline: args.offline,
-        retries: args.retries,
+        retry: Retry {
+            retries: args.retries,
+            backoff: Duration::from_millis(500),
+            max_wait: Duration::from_secs(60),
+        },
         timeout: Duration::from_secs(args.timeout),
-        backoff: Duration::from_millis(500),
+        give_up_after: 0,
+        token: Token::from_env(|name| std::env::var(name).ok()),
         limits: Limits {
             max_bytes: args.max_archive.0,
             max_time: Some(Duration::from_secs(args.max_time)),
@@ -215,14 +221,28 @@ fn count_group(
         Err(err) => group
             .iter()
             .map(|&i| {
-                // Untagged, the error came from reading the bytes that arrived.
                 let failure = Failure::new(
-                    kind_of(&err, FailureKind::Archive),
+                    failure_kind(&err),
                     format!("fetching '{}': {err:#}", trees[i].label()),
                 );
                 (i, row(&trees[i], Err(failure)))
             })
             .collect(),
+    }
+}
+
+/// Returns the kind of a failed fetch for its row: the tag fetch put on it, else
+/// what the HTTP layer says went wrong, else (the bytes were read, from the
+/// network or the cache, and refused) the archive's.
+fn failure_kind(err: &anyhow::Error) -> FailureKind {
+    if let Some(tagged) = err.downcast_ref::<Tagged>() {
+        return tagged.kind;
+    }
+    match http::kind_of(err) {
+        Some(kind) if kind.is_network() => FailureKind::Network,
+        Some(http::Kind::NotFound | http::Kind::Refused) => FailureKind::Refused,
+        Some(http::Kind::Local) => FailureKind::Other,
+        Some(_) | None => FailureKind::Archive,
     }
 }
 
@@ -246,15 +266,11 @@ fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitS
             if full.to_ascii_lowercase().starts_with(&pin) {
                 Ok((full, CommitSource::Archive))
             } else {
-                Err(Tagged {
-                    kind: FailureKind::Mismatch,
-                    message: format!(
-                        "the archive is of commit '{}', which does not start with the pinned '{}'",
-                        sanitize(&full),
-                        sanitize(&tree.commit)
-                    ),
-                }
-                .into())
+                bail!(
+                    "the archive is of commit '{}', which does not start with the pinned '{}'",
+                    sanitize(&full),
+                    sanitize(&tree.commit)
+                )
             }
         }
         None => Ok((tree.commit.clone(), CommitSource::Pinned)),

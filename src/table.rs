@@ -29,10 +29,8 @@ pub enum FailureKind {
     Refused,
     /// The archive is not in the cache and `--offline` allows nothing else.
     NotCached,
-    /// The archive is of another commit than the pin.
-    Mismatch,
-    /// The bytes arrived but are not a tree that can be counted: not an archive,
-    /// cut short, over a limit, or unreadable on disk.
+    /// The bytes arrived but are not the tree asked for: not an archive, cut short,
+    /// over a limit, of another commit than the pin, or unreadable in the cache.
     Archive,
     /// Anything else, and every failed row read back from a table: the CSV keeps
     /// only the message.
@@ -57,8 +55,8 @@ impl Failure {
     }
 }
 
-/// Marks an error with the [`FailureKind`] it is, where the failure happens (a
-/// download that gave up, an HTTP status), so that the command that turns it into a
+/// Marks an error with the [`FailureKind`] it is, where the failure happens and no
+/// HTTP answer says it (an archive missing from the cache offline), so that the command that turns it into a
 /// row finds the kind with `anyhow::Error::downcast_ref::<Tagged>()`. It shows as
 /// its message alone: tagging an error does not change what a person reads.
 #[derive(Debug)]
