@@ -264,3 +264,114 @@ fn a_parse_past_its_budget_is_abandoned() {
     assert!(parse(Lang::TypeScript, &src, PARSE_BUDGET).is_some());
     assert!(parse(Lang::TypeScript, &src, Duration::ZERO).is_none());
 }
+
+const PY_PRESETS: &str = r#"from mcp.types import ToolAnnotations
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True}
+"#;
+
+const PY_SERVER: &str = r#"from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+from .presets import READ_ONLY, DESTRUCTIVE as D
+from . import presets
+
+mcp = FastMCP("demo")
+LOCAL = {"idempotentHint": True}
+
+# @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+# def commented_out(): ...
+@mcp.tool()
+def plain(x: int) -> int:
+    return x
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
+def literal(): ...
+
+@mcp.tool(name="renamed", annotations=READ_ONLY)
+def f1(): ...
+
+@mcp.tool(annotations={**LOCAL, "openWorldHint": False})
+def spread(): ...
+
+@mcp.tool(annotations=D)
+def imported_dict(): ...
+
+@mcp.tool(annotations=presets.READ_ONLY)
+def module_attr(): ...
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=flag, idempotent_hint=True))
+def variable(): ...
+
+@mcp.tool(f"dyn_{x}")
+def dynamic(): ...
+
+@mcp.tool
+def bare(): ...
+
+def later(): ...
+mcp.add_tool(later, annotations=ToolAnnotations(openWorldHint=True))
+mcp.tool(later, name="call_form", annotations=None)
+"#;
+
+const PY_LOWLEVEL: &str = r#"import mcp.types as types
+from mcp.server.lowlevel import Server
+
+server = Server("ll")
+
+@server.list_tools()
+async def list_tools() -> list[types.Tool]:
+    return [
+        types.Tool(name="ll_one", inputSchema={}, annotations=types.ToolAnnotations(destructiveHint=False)),
+        types.Tool(name="ll_two", inputSchema={}),
+    ]
+"#;
+
+const PY_TEST: &str = r#"from fastmcp import FastMCP
+mcp = FastMCP("t")
+@mcp.tool(annotations={"readOnlyHint": True})
+def in_test(): ...
+"#;
+
+/// Other libraries decorate tools with the same word.
+const PY_NOT_MCP: &str = r#"from langchain_core.tools import tool
+@tool
+def not_mcp(): ...
+@agent.tool
+def also_not(): ...
+"#;
+
+#[test]
+fn python_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("pkg/__init__.py", b"" as &[u8]),
+        ("pkg/presets.py", PY_PRESETS.as_bytes()),
+        ("pkg/server.py", PY_SERVER.as_bytes()),
+        ("pkg/lowlevel.py", PY_LOWLEVEL.as_bytes()),
+        ("tests/test_server.py", PY_TEST.as_bytes()),
+        ("pkg/agent.py", PY_NOT_MCP.as_bytes()),
+        ("pkg/generated.py", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "pkg/lowlevel.py:9 ll_one -f--",
+            "pkg/lowlevel.py:10 ll_two ----",
+            "pkg/server.py:11 plain ----",
+            "pkg/server.py:15 literal tf--",
+            "pkg/server.py:18 renamed t--f",
+            "pkg/server.py:21 spread --tf",
+            "pkg/server.py:24 imported_dict ft--",
+            "pkg/server.py:27 module_attr t--f",
+            "pkg/server.py:30 variable ?-t-",
+            "pkg/server.py:33 <dynamic> ----",
+            "pkg/server.py:36 bare ----",
+            "pkg/server.py:40 later ---t",
+            "pkg/server.py:41 call_form ----",
+            "tests/test_server.py:3 in_test t---",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Python));
+}
