@@ -13,6 +13,7 @@
 //! recognised form and is not parsed. It reads bytes it is given and never runs,
 //! prints or opens anything.
 
+mod golang;
 mod python;
 mod syntax;
 mod typescript;
@@ -148,6 +149,7 @@ enum Lang {
     Tsx,
     JavaScript,
     Python,
+    Go,
 }
 
 impl Lang {
@@ -157,6 +159,7 @@ impl Lang {
             b"tsx" => Lang::Tsx,
             b"js" | b"mjs" | b"cjs" | b"jsx" => Lang::JavaScript,
             b"py" | b"pyi" => Lang::Python,
+            b"go" => Lang::Go,
             _ => return None,
         })
     }
@@ -167,6 +170,7 @@ impl Lang {
             Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
         }
     }
 }
@@ -284,6 +288,7 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
             typescript::collect(root, bytes, &mut summary)
         }
         Lang::Python => python::collect(root, bytes, &mut summary),
+        Lang::Go => golang::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

@@ -375,3 +375,91 @@ fn python_fixture_tree_is_exact() {
     assert_eq!(found.skipped_files, 1);
     assert!(found.tools.iter().all(|t| t.family == Family::Python));
 }
+
+const GO_PRESETS: &str = r#"package tools
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+var ReadOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: jsonschema.Ptr(false)}
+"#;
+
+const GO_SERVER: &str = r#"package tools
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcp.AddTool(server, &mcp.Tool{Name: "commented"}, h)
+func Register(server *mcp.Server, flag bool, name string) {
+	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hi"}, SayHi)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "lookup",
+		Annotations: ReadOnly,
+	}, Lookup)
+	f := false
+	server.AddTool(&mcp.Tool{Name: "writer", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: &f, IdempotentHint: true}}, Write)
+	mcp.AddTool(server, &mcp.Tool{Name: "flagged", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: flag, OpenWorldHint: new(bool)}}, H)
+	deleteTool := &mcp.Tool{Name: "delete", Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true)}}
+	mcp.AddTool(server, deleteTool, Delete)
+	mcp.AddTool(server, &mcp.Tool{Name: name}, H)
+}
+"#;
+
+const MCPGO_MAIN: &str = r#"package main
+
+import (
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	s := server.NewMCPServer("demo", "1.0.0")
+	s.AddTool(mcp.NewTool("hello", mcp.WithDescription("hi")), helloHandler)
+	tool := mcp.NewTool("calc",
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	s.AddTool(tool, calcHandler)
+	s.AddTool(mcp.NewTool("struct", mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(true)})), h)
+}
+"#;
+
+const MCPGO_TEST: &str = r#"package main
+
+func TestTool(t *testing.T) {
+	tool := mcp.NewTool("in_test", mcp.WithIdempotentHintAnnotation(readOnly))
+	_ = tool
+}
+"#;
+
+#[test]
+fn go_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("tools/presets.go", GO_PRESETS.as_bytes()),
+        ("tools/server.go", GO_SERVER.as_bytes()),
+        ("mcpgo/main.go", MCPGO_MAIN.as_bytes()),
+        ("mcpgo/main_test.go", MCPGO_TEST.as_bytes()),
+        ("tools/zz_generated.go", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "mcpgo/main.go:10 hello ----",
+            "mcpgo/main.go:11 calc t--f",
+            "mcpgo/main.go:16 struct ft--",
+            "mcpgo/main_test.go:4 in_test --?-",
+            "tools/server.go:10 greet ----",
+            "tools/server.go:11 lookup t--f",
+            "tools/server.go:16 writer -ft-",
+            "tools/server.go:17 flagged ?--f",
+            "tools/server.go:18 delete -t--",
+            "tools/server.go:20 <dynamic> ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    let families: Vec<Family> = found.tools.iter().map(|t| t.family).collect();
+    assert_eq!(&families[..4], &[Family::McpGo; 4]);
+    assert_eq!(&families[4..], &[Family::Go; 6]);
+}
