@@ -20,4 +20,5 @@ mod scan_git;
 mod sdk_profiles;
 mod slurm;
 mod support;
+mod tools_finder;
 mod writers;

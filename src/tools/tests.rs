@@ -1,0 +1,465 @@
+//! Fixture trees per SDK family, built in code after each SDK's documented
+//! examples, with the tools and hints known by hand; and the bounds on bad input.
+
+use super::*;
+
+/// Runs the finder over `(path, text)` files.
+pub(crate) fn find(files: &[(&str, &[u8])]) -> FoundTools {
+    let mut tools = TreeTools::new();
+    for (path, bytes) in files {
+        assert!(TreeTools::wants(path.as_bytes()), "{path} is wanted");
+        tools.add_file(path.as_bytes(), bytes);
+    }
+    tools.finish()
+}
+
+/// Returns each tool as `path:line name hints`, the hints as four letters in
+/// `Hint::ALL` order: `t` true, `f` false, `?` unresolved, `-` absent.
+pub(crate) fn rows(found: &FoundTools) -> Vec<String> {
+    found
+        .tools
+        .iter()
+        .map(|t| {
+            let hints: String = t
+                .hints
+                .iter()
+                .map(|h| match h {
+                    Some(HintState::True) => 't',
+                    Some(HintState::False) => 'f',
+                    Some(HintState::Unresolved) => '?',
+                    None => '-',
+                })
+                .collect();
+            format!(
+                "{}:{} {} {hints}",
+                String::from_utf8_lossy(&t.path),
+                t.line,
+                t.name.as_deref().unwrap_or("<dynamic>")
+            )
+        })
+        .collect()
+}
+
+fn assert_rows(found: &FoundTools, expected: &[&str]) {
+    let got = rows(found);
+    assert_eq!(
+        got,
+        expected,
+        "\nexpected:\n{}\ngot:\n{}",
+        expected.join("\n"),
+        got.join("\n")
+    );
+}
+
+const TS_PRESETS: &str = r#"import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+
+export const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+
+export const ANNOTATIONS = {
+  destructive: { readOnlyHint: false, destructiveHint: true },
+} satisfies Record<string, ToolAnnotations>;
+"#;
+
+const TS_INDEX: &str = r#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { READ_ONLY, ANNOTATIONS as A } from "./presets.js";
+import * as presets from "./presets.js";
+import { EXTERNAL } from "some-package";
+
+const server = new McpServer({ name: "demo", version: "1.0.0" });
+// server.registerTool("commented_out", { annotations: { readOnlyHint: true } }, cb);
+/* server.tool("also_commented", { readOnlyHint: true }, cb); */
+server.registerTool(
+  "echo",
+  { title: "Echo", inputSchema: { message: z.string() }, annotations: { readOnlyHint: true, destructiveHint: false } },
+  async ({ message }) => ({ content: [{ type: "text", text: message }] }),
+);
+server.registerTool("preset", { annotations: READ_ONLY }, cb);
+server.registerTool("spread", { annotations: { ...READ_ONLY, openWorldHint: true, idempotentHint: true } }, cb);
+server.registerTool("member", { annotations: A.destructive }, cb);
+server.registerTool("namespace", { annotations: presets.READ_ONLY }, cb);
+server.registerTool("external", { annotations: EXTERNAL }, cb);
+server.registerTool("variable", { annotations: { readOnlyHint: isReadOnly, destructiveHint: false } }, cb);
+server.registerTool(`tool_${n}`, { description: "dynamic" }, cb);
+server.tool("legacy", "a description", { a: z.string() }, { idempotentHint: true }, cb);
+server.tool("legacy_schema_only", { a: z.string() }, cb);
+server.tool("legacy_annotations", { readOnlyHint: false }, cb);
+server.tool("legacy_plain", async () => ({ content: [] }));
+const name = "named_by_const";
+const config = { annotations: { openWorldHint: false, readOnlyHint: undefined } };
+server.registerTool(name, config, cb);
+"#;
+
+/// CommonJS as `tsc` emits it for a low-level server.
+const JS_LOWLEVEL: &str = r#""use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.CLOSED = void 0;
+const index_js_1 = require("@modelcontextprotocol/sdk/server/index.js");
+const types_js_1 = require("@modelcontextprotocol/sdk/types.js");
+const presets_js_1 = require("./presets.js");
+exports.CLOSED = { openWorldHint: !1 };
+const ECHO_TOOL = {
+    name: "ll_echo",
+    inputSchema: { type: "object" },
+    annotations: { readOnlyHint: !0, ...exports.CLOSED },
+};
+const server = new index_js_1.Server({ name: "ll", version: "1" }, { capabilities: { tools: {} } });
+server.setRequestHandler(types_js_1.ListToolsRequestSchema, async () => ({
+    tools: [
+        ECHO_TOOL,
+        { name: "ll_inline", inputSchema: {}, annotations: presets_js_1.READ_ONLY },
+        { name: "ll_plain", inputSchema: {} },
+    ],
+}));
+"#;
+
+const TS_TEST: &str = r#"import { describe, it } from "vitest";
+describe("server", () => {
+  it("registers", () => {
+    server.registerTool("in_test", { annotations: { destructiveHint: true } }, cb);
+  });
+});
+"#;
+
+/// Parses, but with syntax errors after a well-formed registration.
+const TS_BROKEN: &str = r#"server.registerTool("broken_ok", { annotations: { readOnlyHint: true } }, cb);
+let = ;
+server.registerTool("after_error", { annotations: { idempotentHint: false } }, cb);
+"#;
+
+fn too_large() -> Vec<u8> {
+    let mut big =
+        b"server.registerTool(\"huge\", { annotations: { readOnlyHint: true } }, cb);\n".to_vec();
+    big.resize(MAX_PARSE_BYTES + 1, b' ');
+    big
+}
+
+#[test]
+fn typescript_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/presets.ts", TS_PRESETS.as_bytes()),
+        ("src/index.ts", TS_INDEX.as_bytes()),
+        ("src/lowlevel.js", JS_LOWLEVEL.as_bytes()),
+        ("test/server.test.ts", TS_TEST.as_bytes()),
+        ("src/broken.ts", TS_BROKEN.as_bytes()),
+        ("dist/bundle.min.js", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/broken.ts:1 broken_ok t---",
+            "src/broken.ts:3 after_error --f-",
+            "src/index.ts:10 echo tf--",
+            "src/index.ts:15 preset t--f",
+            "src/index.ts:16 spread t-tt",
+            "src/index.ts:17 member ft--",
+            "src/index.ts:18 namespace t--f",
+            "src/index.ts:19 external ????",
+            "src/index.ts:20 variable ?f--",
+            "src/index.ts:21 <dynamic> ----",
+            "src/index.ts:22 legacy --t-",
+            "src/index.ts:23 legacy_schema_only ----",
+            "src/index.ts:24 legacy_annotations f---",
+            "src/index.ts:25 legacy_plain ----",
+            "src/index.ts:28 named_by_const ---f",
+            "src/lowlevel.js:8 ll_echo t--f",
+            "src/lowlevel.js:17 ll_inline t--f",
+            "src/lowlevel.js:18 ll_plain ----",
+            "test/server.test.ts:4 in_test -t--",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1, "the file over MAX_PARSE_BYTES");
+    assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
+    let annotated = found.tools.iter().filter(|t| t.is_annotated()).count();
+    assert_eq!(annotated, 15);
+}
+
+#[test]
+fn the_answer_does_not_depend_on_the_order_files_arrive_in() {
+    let files: [(&str, &[u8]); 3] = [
+        ("src/presets.ts", TS_PRESETS.as_bytes()),
+        ("src/index.ts", TS_INDEX.as_bytes()),
+        ("src/lowlevel.js", JS_LOWLEVEL.as_bytes()),
+    ];
+    let whole = find(&files);
+    let mut a = TreeTools::new();
+    let mut b = TreeTools::new();
+    b.add_file(files[2].0.as_bytes(), files[2].1);
+    a.add_file(files[1].0.as_bytes(), files[1].1);
+    b.add_file(files[0].0.as_bytes(), files[0].1);
+    b.skip_file(b"huge.ts");
+    a.merge(b);
+    let merged = a.finish();
+    assert_eq!(merged.tools, whole.tools);
+    assert_eq!(merged.skipped_files, 1);
+}
+
+#[test]
+fn a_preset_imported_from_outside_the_tree_is_unresolved() {
+    let found = find(&[(
+        "index.ts",
+        br#"import { READ_ONLY } from "../outside/presets";
+server.registerTool("x", { annotations: READ_ONLY }, cb);
+server.registerTool("y", { annotations: { ...READ_ONLY, readOnlyHint: false } }, cb);
+"#,
+    )]);
+    assert_rows(&found, &["index.ts:2 x ????", "index.ts:3 y f???"]);
+}
+
+#[test]
+fn wants_goes_by_extension_alone() {
+    for yes in ["a.ts", "b/c.mjs", "x.CJS", "d.tsx", "e.jsx"] {
+        assert!(TreeTools::wants(yes.as_bytes()), "{yes}");
+    }
+    for no in ["README.md", "ts", "a.json", "Makefile", ".ts"] {
+        assert!(!TreeTools::wants(no.as_bytes()), "{no}");
+    }
+}
+
+#[test]
+fn a_file_without_a_registration_spelling_is_not_parsed() {
+    assert!(may_define(b"server.registerTool("));
+    assert!(may_define(b"READ_ONLY_HINT = 1"));
+    assert!(!may_define(b"const x = { readOnly: true };"));
+    let found = find(&[("a.ts", b"export const a = 1;\n")]);
+    assert_eq!(found, FoundTools::default());
+}
+
+#[test]
+fn bad_input_never_panics_and_bounds_hold() {
+    let mut nested = b"server.registerTool(\"deep\", { annotations: ".to_vec();
+    let depth = 20_000;
+    nested.extend(std::iter::repeat_n(b'[', depth));
+    nested.extend(std::iter::repeat_n(b']', depth));
+    nested.extend_from_slice(b" }, cb);\n");
+    let mut bundle = Vec::with_capacity(50 << 20);
+    while bundle.len() < 50 << 20 {
+        bundle.extend_from_slice(b"s.registerTool(\"m\",{annotations:{readOnlyHint:!0}},c);");
+    }
+    let nul = b"server.registerTool(\"nul\", { annotations: { readOnlyHint: true } }, cb);\0\0\0\n";
+    let invalid = b"server.registerTool(\"bad\xff\xfe\", { annotations: { readOnlyHint: false } }, cb);\nserver.registerTool(\"good\", {}, cb);\n";
+    let found = find(&[
+        ("deep.ts", &nested),
+        ("bundle.js", &bundle),
+        ("nul.js", nul),
+        ("invalid.ts", invalid),
+        ("garbage.ts", b"tool(((((( hint ]]]] \xc3\x28 {{{{"),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "deep.ts:1 deep ????",
+            "invalid.ts:1 <dynamic> f---",
+            "invalid.ts:2 good ----",
+            "nul.js:1 nul t---",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1, "the 50 MiB bundle");
+}
+
+#[test]
+fn a_parse_past_its_budget_is_abandoned() {
+    let src = b"server.registerTool(\"x\", {}, cb);\n".repeat(2000);
+    assert!(parse(Lang::TypeScript, &src, PARSE_BUDGET).is_some());
+    assert!(parse(Lang::TypeScript, &src, Duration::ZERO).is_none());
+}
+
+const PY_PRESETS: &str = r#"from mcp.types import ToolAnnotations
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True}
+"#;
+
+const PY_SERVER: &str = r#"from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+from .presets import READ_ONLY, DESTRUCTIVE as D
+from . import presets
+
+mcp = FastMCP("demo")
+LOCAL = {"idempotentHint": True}
+
+# @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+# def commented_out(): ...
+@mcp.tool()
+def plain(x: int) -> int:
+    return x
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
+def literal(): ...
+
+@mcp.tool(name="renamed", annotations=READ_ONLY)
+def f1(): ...
+
+@mcp.tool(annotations={**LOCAL, "openWorldHint": False})
+def spread(): ...
+
+@mcp.tool(annotations=D)
+def imported_dict(): ...
+
+@mcp.tool(annotations=presets.READ_ONLY)
+def module_attr(): ...
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=flag, idempotent_hint=True))
+def variable(): ...
+
+@mcp.tool(f"dyn_{x}")
+def dynamic(): ...
+
+@mcp.tool
+def bare(): ...
+
+def later(): ...
+mcp.add_tool(later, annotations=ToolAnnotations(openWorldHint=True))
+mcp.tool(later, name="call_form", annotations=None)
+"#;
+
+const PY_LOWLEVEL: &str = r#"import mcp.types as types
+from mcp.server.lowlevel import Server
+
+server = Server("ll")
+
+@server.list_tools()
+async def list_tools() -> list[types.Tool]:
+    return [
+        types.Tool(name="ll_one", inputSchema={}, annotations=types.ToolAnnotations(destructiveHint=False)),
+        types.Tool(name="ll_two", inputSchema={}),
+    ]
+"#;
+
+const PY_TEST: &str = r#"from fastmcp import FastMCP
+mcp = FastMCP("t")
+@mcp.tool(annotations={"readOnlyHint": True})
+def in_test(): ...
+"#;
+
+/// Other libraries decorate tools with the same word.
+const PY_NOT_MCP: &str = r#"from langchain_core.tools import tool
+@tool
+def not_mcp(): ...
+@agent.tool
+def also_not(): ...
+"#;
+
+#[test]
+fn python_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("pkg/__init__.py", b"" as &[u8]),
+        ("pkg/presets.py", PY_PRESETS.as_bytes()),
+        ("pkg/server.py", PY_SERVER.as_bytes()),
+        ("pkg/lowlevel.py", PY_LOWLEVEL.as_bytes()),
+        ("tests/test_server.py", PY_TEST.as_bytes()),
+        ("pkg/agent.py", PY_NOT_MCP.as_bytes()),
+        ("pkg/generated.py", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "pkg/lowlevel.py:9 ll_one -f--",
+            "pkg/lowlevel.py:10 ll_two ----",
+            "pkg/server.py:11 plain ----",
+            "pkg/server.py:15 literal tf--",
+            "pkg/server.py:18 renamed t--f",
+            "pkg/server.py:21 spread --tf",
+            "pkg/server.py:24 imported_dict ft--",
+            "pkg/server.py:27 module_attr t--f",
+            "pkg/server.py:30 variable ?-t-",
+            "pkg/server.py:33 <dynamic> ----",
+            "pkg/server.py:36 bare ----",
+            "pkg/server.py:40 later ---t",
+            "pkg/server.py:41 call_form ----",
+            "tests/test_server.py:3 in_test t---",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Python));
+}
+
+const GO_PRESETS: &str = r#"package tools
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+var ReadOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: jsonschema.Ptr(false)}
+"#;
+
+const GO_SERVER: &str = r#"package tools
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcp.AddTool(server, &mcp.Tool{Name: "commented"}, h)
+func Register(server *mcp.Server, flag bool, name string) {
+	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hi"}, SayHi)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "lookup",
+		Annotations: ReadOnly,
+	}, Lookup)
+	f := false
+	server.AddTool(&mcp.Tool{Name: "writer", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: &f, IdempotentHint: true}}, Write)
+	mcp.AddTool(server, &mcp.Tool{Name: "flagged", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: flag, OpenWorldHint: new(bool)}}, H)
+	deleteTool := &mcp.Tool{Name: "delete", Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true)}}
+	mcp.AddTool(server, deleteTool, Delete)
+	mcp.AddTool(server, &mcp.Tool{Name: name}, H)
+}
+"#;
+
+const MCPGO_MAIN: &str = r#"package main
+
+import (
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	s := server.NewMCPServer("demo", "1.0.0")
+	s.AddTool(mcp.NewTool("hello", mcp.WithDescription("hi")), helloHandler)
+	tool := mcp.NewTool("calc",
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	s.AddTool(tool, calcHandler)
+	s.AddTool(mcp.NewTool("struct", mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(true)})), h)
+}
+"#;
+
+const MCPGO_TEST: &str = r#"package main
+
+func TestTool(t *testing.T) {
+	tool := mcp.NewTool("in_test", mcp.WithIdempotentHintAnnotation(readOnly))
+	_ = tool
+}
+"#;
+
+#[test]
+fn go_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("tools/presets.go", GO_PRESETS.as_bytes()),
+        ("tools/server.go", GO_SERVER.as_bytes()),
+        ("mcpgo/main.go", MCPGO_MAIN.as_bytes()),
+        ("mcpgo/main_test.go", MCPGO_TEST.as_bytes()),
+        ("tools/zz_generated.go", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "mcpgo/main.go:10 hello ----",
+            "mcpgo/main.go:11 calc t--f",
+            "mcpgo/main.go:16 struct ft--",
+            "mcpgo/main_test.go:4 in_test --?-",
+            "tools/server.go:10 greet ----",
+            "tools/server.go:11 lookup t--f",
+            "tools/server.go:16 writer -ft-",
+            "tools/server.go:17 flagged ?--f",
+            "tools/server.go:18 delete -t--",
+            "tools/server.go:20 <dynamic> ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    let families: Vec<Family> = found.tools.iter().map(|t| t.family).collect();
+    assert_eq!(&families[..4], &[Family::McpGo; 4]);
+    assert_eq!(&families[4..], &[Family::Go; 6]);
+}
