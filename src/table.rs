@@ -116,11 +116,15 @@ impl Row {
     }
 
     /// Returns how tables a person reads name the row's tree: the repository, with
-    /// `:subfolder` when only a subfolder was counted.
+    /// `:subfolder` when only a subfolder was counted, and ` as of DATE` when dated.
     pub fn tree_name(&self) -> String {
-        match self.key.subfolder.is_empty() {
+        let name = match self.key.subfolder.is_empty() {
             true => self.key.repo.clone(),
             false => format!("{}:{}", self.key.repo, self.key.subfolder),
+        };
+        match self.key.as_of.is_empty() {
+            true => name,
+            false => format!("{name} as of {}", self.key.as_of),
         }
     }
 }
