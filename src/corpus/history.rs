@@ -19,8 +19,8 @@
 //! hooks path is `/dev/null`, `core.fsmonitor` is off, no prompt or askpass program
 //! may wait for a person, stdin is closed, the variables that would point git at
 //! another repository are removed, and `GIT_NO_LAZY_FETCH` keeps reading the history
-//! from fetching anything. A clone or fetch runs in a process group of its own and
-//! is stopped after its time limit; every file git writes is capped by a file-size
+//! from fetching anything. Each call runs through `process`, in a process group of
+//! its own that is ended on its time limit and when it exits; every file git writes is capped by a file-size
 //! limit (`RLIMIT_FSIZE`) and every fetch is kept as one pack
 //! (`transfer.unpackLimit=1`), so a remote that ignores the filter and sends
 //! everything fails at the cap instead of filling the disk.
@@ -32,8 +32,9 @@ use std::process::Command;
 use std::thread;
 use std::time::Duration;
 
-use crate::corpus::pin::{self, GitFailure};
+use crate::corpus::pin;
 use crate::date;
+use crate::process::{self, Failure, FailureKind, Limits};
 use crate::sanitize::excerpt;
 
 /// How many dates one corpus may be pinned at.
@@ -263,17 +264,17 @@ pub fn clone_path(cache: &Path, host: &str, repo: &str) -> PathBuf {
 
 /// Returns the first-parent line of the default branch of the repository at `url`,
 /// from its cached clone brought up to date, or cloned now; failures that may pass
-/// are retried.
+/// ([`pin::may_pass`]) are retried, and one that lasted says how many tries it took.
 pub fn first_parent(
     url: &str,
     clone: &Path,
     options: &HistoryOptions,
-) -> Result<FirstParent, GitFailure> {
+) -> Result<FirstParent, Failure> {
     if url.starts_with('-') {
-        return Err(GitFailure {
-            message: format!("refusing the URL '{url}', which starts with '-'"),
-            is_answer: true,
-        });
+        return Err(Failure::new(
+            GIT_CLONE,
+            FailureKind::Output(format!("refusing the URL '{url}', which starts with '-'")),
+        ));
     }
     let mut attempt = 0;
     loop {
@@ -284,20 +285,10 @@ pub fn first_parent(
         };
         match got {
             Ok(()) => break,
-            Err(failure) if failure.is_answer || attempt >= options.retries => {
-                let tries = attempt + 1;
-                return Err(GitFailure {
-                    message: if failure.is_answer {
-                        failure.message
-                    } else {
-                        format!(
-                            "{} (gave up after {tries} {})",
-                            failure.message,
-                            if tries == 1 { "try" } else { "tries" }
-                        )
-                    },
-                    is_answer: failure.is_answer,
-                });
+            Err(failure) if !pin::may_pass(&failure) => return Err(failure),
+            Err(mut failure) if attempt >= options.retries => {
+                failure.tries = Some(attempt + 1);
+                return Err(failure);
             }
             Err(_) => {
                 let pause = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
@@ -309,13 +300,20 @@ pub fn first_parent(
     read_first_parent(clone, options)
 }
 
+/// How messages name the commands.
+const GIT_CLONE: &str = "git clone";
+const GIT_FETCH: &str = "git fetch";
+const GIT_REV_LIST: &str = "git rev-list";
+
 /// Clones `url` into a temporary folder beside `clone` and renames it into place,
 /// so an interrupted clone never passes for a cached one.
-fn clone_into(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), GitFailure> {
+fn clone_into(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), Failure> {
     let parent = clone.parent().unwrap_or(Path::new("."));
-    let local = |what: &str, e: io::Error| GitFailure {
-        message: format!("{what} '{}': {e}", parent.display()),
-        is_answer: true,
+    let local = |what: &str, e: io::Error| {
+        Failure::new(
+            GIT_CLONE,
+            FailureKind::Output(format!("{what} '{}': {e}", parent.display())),
+        )
     };
     fs::create_dir_all(parent).map_err(|e| local("creating", e))?;
     let temp = tempfile::Builder::new()
@@ -330,7 +328,7 @@ fn clone_into(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), G
         .arg("--")
         .arg(url)
         .arg(&target);
-    run(command, "git clone", options)?;
+    run(command, GIT_CLONE, options, 64 << 10)?;
     match fs::rename(&target, clone) {
         Ok(()) => Ok(()),
         // Another run cloned it meanwhile: theirs is as good.
@@ -341,18 +339,20 @@ fn clone_into(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), G
 
 /// Fetches the remote's `HEAD` into the branch the clone's `HEAD` names, forced:
 /// a branch that was force-pushed is what its history says now.
-fn fetch(clone: &Path, options: &HistoryOptions) -> Result<(), GitFailure> {
+fn fetch(clone: &Path, options: &HistoryOptions) -> Result<(), Failure> {
     let head = fs::read_to_string(clone.join("HEAD")).unwrap_or_default();
     let branch = head
         .strip_prefix("ref: ")
         .map(str::trim)
         .filter(|b| b.starts_with("refs/heads/") && pin::is_ref_name(b))
-        .ok_or_else(|| GitFailure {
-            message: format!(
-                "the cached clone '{}' has no branch HEAD; delete it to clone again",
-                clone.display()
-            ),
-            is_answer: true,
+        .ok_or_else(|| {
+            Failure::new(
+                GIT_FETCH,
+                FailureKind::Output(format!(
+                    "the cached clone '{}' has no branch HEAD; delete it to clone again",
+                    clone.display()
+                )),
+            )
         })?;
     let mut command = git(options);
     command
@@ -361,7 +361,9 @@ fn fetch(clone: &Path, options: &HistoryOptions) -> Result<(), GitFailure> {
         .args(["fetch", "--no-tags", "--filter=tree:0", "--quiet"])
         .args(["--no-write-fetch-head", "origin"])
         .arg(format!("+HEAD:{branch}"));
-    run(command, "git fetch", options).inspect_err(|_| remove_temp_packs(clone))
+    run(command, GIT_FETCH, options, 64 << 10)
+        .map(drop)
+        .inspect_err(|_| remove_temp_packs(clone))
 }
 
 /// Removes the temporary packs a failed fetch left in `repo`.
@@ -375,27 +377,15 @@ fn remove_temp_packs(repo: &Path) {
 }
 
 /// Reads the first-parent line of the clone's `HEAD`.
-fn read_first_parent(clone: &Path, options: &HistoryOptions) -> Result<FirstParent, GitFailure> {
+fn read_first_parent(clone: &Path, options: &HistoryOptions) -> Result<FirstParent, Failure> {
     let mut command = git(options);
     command
         .arg("-C")
         .arg(clone)
         .args(["rev-list", "--first-parent", "--timestamp", "HEAD", "--"]);
-    let ran = pin::run_bounded(command, options.timeout, MAX_LISTING).map_err(|e| GitFailure {
-        message: format!("running 'git rev-list': {e}"),
-        is_answer: true,
-    })?;
-    if ran.is_truncated {
-        return Err(GitFailure {
-            message: format!("git rev-list printed more than {MAX_LISTING} bytes"),
-            is_answer: true,
-        });
-    }
-    check(&ran, "git rev-list", options)?;
-    FirstParent::parse(&String::from_utf8_lossy(&ran.stdout)).map_err(|message| GitFailure {
-        message,
-        is_answer: true,
-    })
+    let stdout = run(command, GIT_REV_LIST, options, MAX_LISTING)?;
+    FirstParent::parse(&String::from_utf8_lossy(&stdout))
+        .map_err(|why| Failure::new(GIT_REV_LIST, FailureKind::Output(why)))
 }
 
 /// Returns `git` set up to clone, fetch or read a commits-only clone and run
@@ -428,91 +418,73 @@ fn git(options: &HistoryOptions) -> Command {
     command
 }
 
-/// Runs a clone or a fetch and says why it failed.
-fn run(command: Command, what: &str, options: &HistoryOptions) -> Result<(), GitFailure> {
-    let ran = pin::run_bounded(command, options.timeout, 64 << 10).map_err(|e| GitFailure {
-        message: format!("running '{what}': {e}"),
-        is_answer: true,
-    })?;
-    check(&ran, what, options)
-}
-
-/// Returns why a finished git call failed, if it did.
-fn check(ran: &pin::Ran, what: &str, options: &HistoryOptions) -> Result<(), GitFailure> {
-    if ran.is_timed_out {
-        return Err(GitFailure {
-            message: format!(
-                "{what} took longer than {} s and was stopped",
-                options.timeout.as_secs_f64()
-            ),
-            is_answer: false,
-        });
+/// Runs a git call within the time limit, in a process group of its own that is
+/// ended with it, and returns its stdout (at most `max_stdout` bytes).
+fn run(
+    command: Command,
+    what: &str,
+    options: &HistoryOptions,
+    max_stdout: usize,
+) -> Result<Vec<u8>, Failure> {
+    let limits = Limits {
+        time: Some(options.timeout),
+        idle: None,
+        max_stderr: 64 << 10,
+    };
+    let ran = process::output(command, &limits, max_stdout)
+        .map_err(|e| Failure::new(what, FailureKind::Start(e)))?;
+    if let Some(stop) = ran.stop {
+        return Err(Failure::new(what, FailureKind::Stopped(stop)));
     }
-    if ran.status.is_some_and(|s| s.success()) {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&ran.stderr);
-    let first = stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("no message");
-    let mut message = format!(
-        "{what} failed ({}): {}",
-        ran.status
-            .and_then(|s| s.code())
-            .map_or("killed".to_string(), |c| format!("exit {c}")),
-        excerpt(first)
-    );
-    // EFBIG, as strerror names it: a file reached the size limit.
-    let is_too_large = stderr.contains("File too large");
-    if is_too_large {
-        message.push_str(&format!(
-            " (the history passed --max-history, {} bytes in one file)",
-            options.max_size
+    if ran.is_truncated {
+        return Err(Failure::new(
+            what,
+            FailureKind::Output(format!("{what} printed more than {max_stdout} bytes")),
         ));
     }
-    Err(GitFailure {
-        is_answer: is_too_large || pin::is_answer(&stderr),
-        message,
-    })
+    match ran.status {
+        Some(status) if status.success() => Ok(ran.stdout),
+        Some(status) => {
+            let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+            // EFBIG, as strerror names it: a file reached the size limit. No retry
+            // will change that.
+            if stderr.contains("File too large") {
+                let failed = Failure::new(what, FailureKind::Exited { status, stderr });
+                return Err(Failure::new(
+                    what,
+                    FailureKind::Output(format!(
+                        "{failed} (the history passed --max-history, {} bytes in one file)",
+                        options.max_size
+                    )),
+                ));
+            }
+            Err(Failure::new(what, FailureKind::Exited { status, stderr }))
+        }
+        None => Err(Failure::new(
+            what,
+            FailureKind::Output(format!("{what} vanished")),
+        )),
+    }
 }
 
 /// Caps the size of every file the command writes at `max` bytes (`RLIMIT_FSIZE`,
 /// inherited by the processes git starts): a write past it fails with `EFBIG`,
 /// which git reports, since `SIGXFSZ` is ignored rather than left to end the
 /// writer without a word.
-#[cfg(any(
-    all(target_os = "linux", target_pointer_width = "64"),
-    target_os = "macos"
-))]
 fn limit_files(command: &mut Command, max: u64) {
     use std::os::unix::process::CommandExt;
 
-    #[repr(C)]
-    struct Rlimit {
-        current: u64,
-        maximum: u64,
-    }
-    extern "C" {
-        fn setrlimit(resource: i32, limit: *const Rlimit) -> i32;
-        fn signal(signum: i32, handler: usize) -> usize;
-    }
-    /// `RLIMIT_FSIZE`, `SIGXFSZ` and `SIG_IGN` on Linux and macOS.
-    const RLIMIT_FSIZE: i32 = 1;
-    const SIGXFSZ: i32 = 25;
-    const SIG_IGN: usize = 1;
+    let limit = libc::rlimit {
+        rlim_cur: libc::rlim_t::try_from(max).unwrap_or(libc::RLIM_INFINITY),
+        rlim_max: libc::rlim_t::try_from(max).unwrap_or(libc::RLIM_INFINITY),
+    };
     // SAFETY: the closure runs in the forked child before exec and calls only
-    // setrlimit(2) and signal(2), which are async-signal-safe, on values on its own
-    // stack. An ignored signal stays ignored across exec.
+    // signal(2) and setrlimit(2), which are async-signal-safe, on a value it owns.
+    // An ignored signal stays ignored across exec.
     unsafe {
         command.pre_exec(move || {
-            let limit = Rlimit {
-                current: max,
-                maximum: max,
-            };
-            signal(SIGXFSZ, SIG_IGN);
-            if setrlimit(RLIMIT_FSIZE, &limit) == 0 {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) == 0 {
                 Ok(())
             } else {
                 Err(io::Error::last_os_error())
@@ -520,12 +492,6 @@ fn limit_files(command: &mut Command, max: u64) {
         });
     }
 }
-
-#[cfg(not(any(
-    all(target_os = "linux", target_pointer_width = "64"),
-    target_os = "macos"
-)))]
-fn limit_files(_: &mut Command, _: u64) {}
 
 #[cfg(test)]
 mod tests {
