@@ -25,13 +25,14 @@
 //! tar 1.34 and Python 3.11, the archive is refused for: a symbolic link, device or
 //! fifo with a size, a hard link with a pax size, or an old-style directory (`x/`,
 //! type NUL) with a size (GNU tar skips that much data, Python does not); a regular
-//! entry whose name ends with `/` unless it is such a directory; a ustar prefix
-//! without ustar magic; a pax path and a GNU long name that differ; a pax global
-//! `path`, `size` or `linkpath`; GNU sparse entries and records; data in the padding
-//! of a pax header or long name; a header number field either reader parses its own
-//! way; a malformed pax record; anything but zeros after the first zero block. An
-//! archive with no entry at all (only zero blocks), which both read as empty, is
-//! refused too: git never writes one, so it is a damaged file.
+//! entry whose final name ends with `/` unless it is such a directory; a ustar
+//! prefix without ustar magic; a pax path and a GNU long name that differ; a pax
+//! global `path`, `size` or `linkpath`; a GNU sparse map that the two would expand
+//! differently; data in the padding of a pax header or long name; a header number
+//! field either reader parses its own way; a malformed pax record; anything but
+//! zeros after the first zero block. GNU sparse files are read expanded, GNU volume
+//! labels skipped. An archive with no entry at all (only zero blocks), which both
+//! read as empty, is refused too: git never writes one, so it is a damaged file.
 //!
 //! Memory is bounded whatever the archive holds: at most a dozen buffers of 256 KiB
 //! (`READ_BUF`), one pax extended header or GNU long name of at most [`MAX_META_BYTES`]

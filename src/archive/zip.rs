@@ -1,7 +1,7 @@
 //! Reads a zip archive (a Python wheel is one) as Python's `zipfile` reads it:
 //! the end-of-central-directory record, then each central directory entry in
-//! order, its data found through its local header (`docs/method.md`, "Zip
-//! archives").
+//! order, its data found through its local header (`docs/method.md`, "Other
+//! compressions and zip").
 //!
 //! A zip cannot be read as a stream (its directory is at the end), so the input is
 //! first copied to an unnamed temporary file. Where the local header and the

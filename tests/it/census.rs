@@ -1201,7 +1201,13 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
             "merged/census-2026-09-07.csv",
         ],
     );
-    assert_eq!(same.status.code(), Some(0), "{}", show(&same));
+    // Every cell agrees; the failed tree makes compare exit 1 all the same.
+    assert_eq!(same.status.code(), Some(1), "{}", show(&same));
+    assert!(
+        String::from_utf8_lossy(&same.stdout).contains(" 0 differ"),
+        "{}",
+        show(&same)
+    );
     assert!(
         !String::from_utf8_lossy(&same.stdout).contains("only in"),
         "{}",
