@@ -15,6 +15,7 @@
 
 mod golang;
 mod python;
+mod rust;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
@@ -150,6 +151,7 @@ enum Lang {
     JavaScript,
     Python,
     Go,
+    Rust,
 }
 
 impl Lang {
@@ -160,6 +162,7 @@ impl Lang {
             b"js" | b"mjs" | b"cjs" | b"jsx" => Lang::JavaScript,
             b"py" | b"pyi" => Lang::Python,
             b"go" => Lang::Go,
+            b"rs" => Lang::Rust,
             _ => return None,
         })
     }
@@ -171,6 +174,7 @@ impl Lang {
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
         }
     }
 }
@@ -289,6 +293,7 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         }
         Lang::Python => python::collect(root, bytes, &mut summary),
         Lang::Go => golang::collect(root, bytes, &mut summary),
+        Lang::Rust => rust::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

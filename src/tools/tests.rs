@@ -463,3 +463,56 @@ fn go_fixture_tree_is_exact() {
     assert_eq!(&families[..4], &[Family::McpGo; 4]);
     assert_eq!(&families[4..], &[Family::Go; 6]);
 }
+
+const RMCP_SERVER: &str = r#"use rmcp::{tool, tool_router, model::*};
+
+const READ_ONLY: bool = true;
+
+#[tool_router]
+impl Counter {
+    #[tool(description = "Increment the counter by 1")]
+    async fn increment(&self) -> Result<CallToolResult, McpError> { todo!() }
+
+    #[tool(name = "get_value", description = "Get", annotations(read_only_hint = true, open_world_hint = false))]
+    async fn get(&self) -> String { String::new() }
+
+    // #[tool(name = "commented", annotations(read_only_hint = true))]
+    #[tool(annotations(title = "Reset", destructive_hint = true, idempotent_hint = READ_ONLY))]
+    async fn reset(&self) {}
+
+    #[tool(annotations(read_only_hint = flag()))]
+    async fn dynamic_hint(&self) {}
+}
+
+fn builder() -> Tool {
+    Tool::new("built", "desc", schema()).annotate(ToolAnnotations::new().read_only(true).destructive(false))
+}
+fn literal() -> Tool {
+    let ann = ToolAnnotations { read_only_hint: Some(false), open_world_hint: None, ..Default::default() };
+    Tool::new("literal".to_string(), "d", s).with_annotations(ann)
+}
+"#;
+
+#[test]
+fn rmcp_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/server.rs", RMCP_SERVER.as_bytes()),
+        ("tests/it.rs", b"#[tool]\nfn in_test() {}\n"),
+        ("src/generated.rs", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/server.rs:7 increment ----",
+            "src/server.rs:10 get_value t--f",
+            "src/server.rs:14 reset -tt-",
+            "src/server.rs:17 dynamic_hint ?---",
+            "src/server.rs:22 built tf--",
+            "src/server.rs:26 literal f---",
+            "tests/it.rs:1 in_test ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Rmcp));
+}
