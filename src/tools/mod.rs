@@ -13,6 +13,7 @@
 //! recognised form and is not parsed. It reads bytes it is given and never runs,
 //! prints or opens anything.
 
+mod csharp;
 mod golang;
 mod python;
 mod rust;
@@ -152,6 +153,7 @@ enum Lang {
     Python,
     Go,
     Rust,
+    CSharp,
 }
 
 impl Lang {
@@ -163,6 +165,7 @@ impl Lang {
             b"py" | b"pyi" => Lang::Python,
             b"go" => Lang::Go,
             b"rs" => Lang::Rust,
+            b"cs" => Lang::CSharp,
             _ => return None,
         })
     }
@@ -175,6 +178,7 @@ impl Lang {
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
         }
     }
 }
@@ -294,6 +298,7 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         Lang::Python => python::collect(root, bytes, &mut summary),
         Lang::Go => golang::collect(root, bytes, &mut summary),
         Lang::Rust => rust::collect(root, bytes, &mut summary),
+        Lang::CSharp => csharp::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

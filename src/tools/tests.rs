@@ -516,3 +516,57 @@ fn rmcp_fixture_tree_is_exact() {
     assert_eq!(found.skipped_files, 1);
     assert!(found.tools.iter().all(|t| t.family == Family::Rmcp));
 }
+
+const CS_TOOLS: &str = r#"using ModelContextProtocol.Server;
+using System.ComponentModel;
+
+[McpServerToolType]
+public static class EchoTool
+{
+    [McpServerTool, Description("Echoes the message back to the client.")]
+    public static string Echo(string message) => $"hello {message}";
+
+    [McpServerTool(Name = "get_weather", ReadOnly = true, OpenWorld = false)]
+    public static string Weather(string city) => city;
+
+    // [McpServerTool(Name = "commented", ReadOnly = true)]
+    [McpServerTool(Name = "delete_file", Destructive = true, Idempotent = Flags.Idem, ReadOnly = false)]
+    public static void Delete(string path) { }
+
+    /* [McpServerTool(Name = "block")] */
+    [ModelContextProtocol.Server.McpServerToolAttribute(Name = "qualified")]
+    public static void Q() { }
+}
+
+public class Setup {
+    void Configure() {
+        var tool = McpServerTool.Create(Handler, new McpServerToolCreateOptions { Name = "created", Idempotent = true });
+    }
+}
+"#;
+
+#[test]
+fn csharp_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/Tools.cs", CS_TOOLS.as_bytes()),
+        (
+            "tests/ToolTests.cs",
+            b"class T { [McpServerTool(Name = \"in_test\", Destructive = true)] void M() {} }\n",
+        ),
+        ("src/Generated.cs", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/Tools.cs:7 <dynamic> ----",
+            "src/Tools.cs:10 get_weather t--f",
+            "src/Tools.cs:14 delete_file ft?-",
+            "src/Tools.cs:18 qualified ----",
+            "src/Tools.cs:24 created --t-",
+            "tests/ToolTests.cs:1 in_test -t--",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::CSharp));
+}
