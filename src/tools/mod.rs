@@ -15,6 +15,7 @@
 
 mod csharp;
 mod golang;
+mod java;
 mod python;
 mod rust;
 mod syntax;
@@ -154,6 +155,7 @@ enum Lang {
     Go,
     Rust,
     CSharp,
+    Java,
 }
 
 impl Lang {
@@ -166,6 +168,7 @@ impl Lang {
             b"go" => Lang::Go,
             b"rs" => Lang::Rust,
             b"cs" => Lang::CSharp,
+            b"java" => Lang::Java,
             _ => return None,
         })
     }
@@ -179,6 +182,7 @@ impl Lang {
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
         }
     }
 }
@@ -299,6 +303,7 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         Lang::Go => golang::collect(root, bytes, &mut summary),
         Lang::Rust => rust::collect(root, bytes, &mut summary),
         Lang::CSharp => csharp::collect(root, bytes, &mut summary),
+        Lang::Java => java::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

@@ -570,3 +570,49 @@ fn csharp_fixture_tree_is_exact() {
     assert_eq!(found.skipped_files, 1);
     assert!(found.tools.iter().all(|t| t.family == Family::CSharp));
 }
+
+const JAVA_TOOLS: &str = r#"package demo;
+
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+
+public class Tools {
+    static final McpSchema.ToolAnnotations READ_ONLY = new McpSchema.ToolAnnotations("Read", true, false, true, false, false);
+
+    // new Tool("commented", "c", schema)
+    SyncToolSpecification a = new McpServerFeatures.SyncToolSpecification(new Tool("calculator", "Basic calculator", schema), handler);
+    Tool b = McpSchema.Tool.builder()
+        .name("search")
+        .annotations(new McpSchema.ToolAnnotations("Search", true, null, null, false, null))
+        .build();
+    Tool c = Tool.builder().name("preset").annotations(READ_ONLY).build();
+    Tool d = new McpSchema.Tool("full", "Full", "desc", schema, null, new McpSchema.ToolAnnotations(null, false, true, flag, true, null), null);
+    Tool e = Tool.builder().name(dynamicName()).annotations(McpSchema.ToolAnnotations.builder().readOnlyHint(Boolean.FALSE).openWorldHint(true).build()).build();
+}
+"#;
+
+#[test]
+fn java_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/main/java/demo/Tools.java", JAVA_TOOLS.as_bytes()),
+        (
+            "src/test/java/demo/ToolsTest.java",
+            b"class T { Tool t = new Tool(\"in_test\", \"d\", \"{}\"); }\n",
+        ),
+        ("src/main/java/demo/Generated.java", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/main/java/demo/Tools.java:10 calculator ----",
+            "src/main/java/demo/Tools.java:11 search t--f",
+            "src/main/java/demo/Tools.java:15 preset tftf",
+            "src/main/java/demo/Tools.java:16 full ft?t",
+            "src/main/java/demo/Tools.java:17 <dynamic> f--t",
+            "src/test/java/demo/ToolsTest.java:1 in_test ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Java));
+}
