@@ -41,7 +41,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     });
 }
 
-fn last_segment<'a>(ty: &'a str) -> &'a str {
+fn last_segment(ty: &str) -> &str {
     let ty = ty.split('<').next().unwrap_or(ty);
     ty.rsplit('.').next().unwrap_or(ty)
 }

@@ -16,6 +16,7 @@
 mod csharp;
 mod golang;
 mod java;
+mod kotlin;
 mod python;
 mod rust;
 mod syntax;
@@ -156,6 +157,7 @@ enum Lang {
     Rust,
     CSharp,
     Java,
+    Kotlin,
 }
 
 impl Lang {
@@ -169,6 +171,7 @@ impl Lang {
             b"rs" => Lang::Rust,
             b"cs" => Lang::CSharp,
             b"java" => Lang::Java,
+            b"kt" | b"kts" => Lang::Kotlin,
             _ => return None,
         })
     }
@@ -183,6 +186,7 @@ impl Lang {
             Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
         }
     }
 }
@@ -304,6 +308,7 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         Lang::Rust => rust::collect(root, bytes, &mut summary),
         Lang::CSharp => csharp::collect(root, bytes, &mut summary),
         Lang::Java => java::collect(root, bytes, &mut summary),
+        Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

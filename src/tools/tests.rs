@@ -616,3 +616,50 @@ fn java_fixture_tree_is_exact() {
     assert_eq!(found.skipped_files, 1);
     assert!(found.tools.iter().all(|t| t.family == Family::Java));
 }
+
+const KOTLIN_SERVER: &str = r#"import io.modelcontextprotocol.kotlin.sdk.*
+
+val READ_ONLY = ToolAnnotations("Read", true, openWorldHint = false)
+
+fun configure(server: Server, flag: Boolean) {
+    // server.addTool(name = "commented", description = "c") { r -> r }
+    server.addTool(name = "plain", description = "No hints") { request -> result() }
+    server.addTool(
+        name = "weather",
+        description = "Weather",
+        toolAnnotations = ToolAnnotations(readOnlyHint = true, destructiveHint = false, idempotentHint = null),
+    ) { request -> result() }
+    server.addTool(name = "preset", description = "d", toolAnnotations = READ_ONLY) { r -> r }
+    server.addTool(name = "variable", description = "d", toolAnnotations = ToolAnnotations(readOnlyHint = flag)) { r -> r }
+    val tool = Tool(name = "constructed", annotations = ToolAnnotations(null, false, true, true, true))
+    server.addTool(tool) { r -> r }
+    server.addTool(name = "tool_$flag", description = "dynamic") { r -> r }
+}
+"#;
+
+#[test]
+fn kotlin_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/main/kotlin/Server.kt", KOTLIN_SERVER.as_bytes()),
+        (
+            "src/test/kotlin/ServerTest.kt",
+            b"fun t() { server.addTool(name = \"in_test\", description = \"d\", toolAnnotations = ToolAnnotations(openWorldHint = true)) { r -> r } }\n",
+        ),
+        ("build.gradle.kts", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/main/kotlin/Server.kt:7 plain ----",
+            "src/main/kotlin/Server.kt:8 weather tf--",
+            "src/main/kotlin/Server.kt:13 preset t--f",
+            "src/main/kotlin/Server.kt:14 variable ?---",
+            "src/main/kotlin/Server.kt:15 constructed fttt",
+            "src/main/kotlin/Server.kt:17 <dynamic> ----",
+            "src/test/kotlin/ServerTest.kt:1 in_test ---t",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Kotlin));
+}
