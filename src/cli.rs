@@ -301,11 +301,12 @@ pub struct ProbeArgs {
     pub timeout: u64,
 
     /// The protocol version offered in initialize (the server may negotiate down).
-    #[arg(long, value_name = "V", default_value = "2025-06-18")]
+    #[arg(long, value_name = "V", default_value = crate::probe::LATEST_VERSION)]
     pub protocol_version: String,
 
     /// The client capabilities offered in initialize: `default` (roots, sampling and
-    /// elicitation, as MCP Inspector and desktop clients offer), `none`, or a JSON object.
+    /// elicitation in form and URL mode, as the official SDK clients offer with those
+    /// callbacks), `none`, or a JSON object.
     #[arg(long, value_name = "default|none|JSON", default_value = "default")]
     pub capabilities: String,
 

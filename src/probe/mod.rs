@@ -17,6 +17,7 @@ mod servers;
 mod session;
 mod snapshot;
 mod source;
+mod stderr;
 mod stdio;
 
 use std::collections::HashSet;
@@ -35,6 +36,7 @@ use crate::sanitize::sanitize;
 pub use diff::run as diff;
 use hints::{Declared, Hint, Rule, ToolHints};
 use out::Out;
+pub use session::LATEST_VERSION;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
@@ -201,8 +203,8 @@ pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
         Target::Stdio { command, env } => {
             let mut server = stdio::Stdio::spawn(command, env, options)?;
             // On an error the server is dropped, which kills it at once.
-            let listing = session::list_tools(&mut server, &options.offer())?;
-            server.finish();
+            let mut listing = session::list_tools(&mut server, &options.offer())?;
+            listing.warnings.extend(server.finish());
             Ok(listing)
         }
         Target::Http { url, headers } => {

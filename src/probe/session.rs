@@ -61,11 +61,23 @@ pub fn notification_message(method: &str, params: Value) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }
 
-/// The client capabilities a probe offers by default: those MCP Inspector and desktop
-/// clients offer, since servers such as `server-everything` list more tools to a client
-/// that has them.
+/// The protocol version a probe offers by default: the newest it speaks, the one the
+/// official SDK clients offer (Python `mcp` 2.3.0, TypeScript `@modelcontextprotocol/sdk`
+/// 1.32.2).
+pub const LATEST_VERSION: &str = "2025-11-25";
+
+/// The client capabilities a probe offers by default: what the official SDK clients
+/// offer at [`LATEST_VERSION`] when the application gives them roots, sampling and
+/// elicitation callbacks (the Python SDK builds exactly this in
+/// `ClientSession._build_capabilities`), since servers such as `server-everything` list
+/// more tools to a client that has them, and some only to one offering URL-mode
+/// elicitation.
 pub fn default_capabilities() -> Value {
-    json!({ "roots": {}, "sampling": {}, "elicitation": {} })
+    json!({
+        "roots": { "listChanged": true },
+        "sampling": {},
+        "elicitation": { "form": {}, "url": {} },
+    })
 }
 
 /// Returns the names of the capabilities in `capabilities` joined with `;`, or `none`.
@@ -225,7 +237,7 @@ pub fn classify<'a>(message: &'a Value, id: u64, awaited: &str) -> Incoming<'a> 
 
 /// The protocol versions the specification has published, oldest first. A server may
 /// answer `initialize` with any of them, or with the one offered.
-pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", LATEST_VERSION];
 
 /// What a probe offers the server in `initialize`.
 #[derive(Clone, Debug)]

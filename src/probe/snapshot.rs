@@ -11,7 +11,7 @@
 //! {
 //!   "server": { "name": "memory-server", "version": "0.6.3" },
 //!   "protocolVersion": "2025-06-18",
-//!   "capabilities": { "roots": {}, "sampling": {}, "elicitation": {} },
+//!   "capabilities": { "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } },
 //!   "date": "2026-09-07",
 //!   "tools": [ { "name": "read_graph", "title": "Read graph", "annotations": { "readOnlyHint": true } } ]
 //! }
