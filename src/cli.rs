@@ -325,6 +325,23 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "servers")]
     pub source: Option<PathBuf>,
 
+    /// After the first listing, stays connected: answers the server's pings, lists the
+    /// tools again on each notifications/tools/list_changed and prints what changed as
+    /// `diff` does. Ends after --watch-for or --watch-changes; exits 1 when a change made
+    /// a hint more permissive, else 0.
+    #[arg(long, conflicts_with_all = ["servers", "csv", "save", "require", "source"])]
+    pub watch: bool,
+
+    /// How many seconds --watch stays connected after the first listing. Default: 600.
+    #[arg(long, value_name = "SECS", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub watch_for: Option<u64>,
+
+    /// How many changed listings --watch prints before it ends. Default: 10.
+    #[arg(long, value_name = "N", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub watch_changes: Option<u64>,
+
     /// The server to start, speaking MCP over stdin and stdout.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -18,6 +18,7 @@ mod snapshot;
 mod source;
 mod stderr;
 mod stdio;
+mod watch;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -161,6 +162,13 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
             .into())
         }
     };
+    if args.watch {
+        let watch = watch::Watch {
+            duration: Duration::from_secs(args.watch_for.unwrap_or(watch::DEFAULT_SECONDS)),
+            changes: args.watch_changes.unwrap_or(watch::DEFAULT_CHANGES),
+        };
+        return watch::run(&target, &options, watch);
+    }
     let listing = probe(&target, &options)
         .with_context(|| format!("probing '{}'", sanitize(describe_target(&target))))?;
 
@@ -187,6 +195,17 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
         Some(rule) => gate(rule, &tools, &mut out),
         None => Ok(ExitStatus::Ok),
     }
+}
+
+/// Prints the warnings, the table and the summary of a listing, as a probe without
+/// files or gate does.
+fn show(listing: &Listing, out: &mut Out) -> Result<()> {
+    let tools: Vec<ToolHints> = listing.tools.iter().map(ToolHints::from_tool).collect();
+    for warning in warnings(listing, &tools) {
+        messages::warning(warning);
+    }
+    out.print(&table(&tools))?;
+    out.print(&summary(listing, &tools))
 }
 
 /// Returns how a target is named in messages: its command line or its URL.
@@ -406,6 +425,7 @@ mod tests {
             pages: 1,
             tools,
             warnings: Vec::new(),
+            announces_changes: false,
         }
     }
 

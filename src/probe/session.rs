@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -49,6 +50,25 @@ pub trait Transport {
     fn take_warnings(&mut self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Waits, until `until`, for the server to announce that its tool list changed
+    /// ([`LIST_CHANGED`]), answering its requests meanwhile; an announcement that came
+    /// with an earlier answer counts. Returns false when `until` passed first.
+    fn wait_for_list_change(&mut self, _until: Instant) -> Result<bool> {
+        bail!("this transport cannot wait for the server's notifications")
+    }
+
+    /// Starts a new `--timeout` for the next exchange.
+    fn restart_timeout(&mut self) {}
+}
+
+/// The notification a server sends when its tool list changed.
+pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+/// Tells whether `message` is the notification that the server's tool list changed.
+pub fn is_list_changed(message: &Value) -> bool {
+    message.get("id").is_none()
+        && message.get("method").and_then(Value::as_str) == Some(LIST_CHANGED)
 }
 
 /// Builds a JSON-RPC 2.0 request.
@@ -258,6 +278,8 @@ pub struct Listing {
     pub pages: usize,
     pub tools: Vec<Value>,
     pub warnings: Vec<String>,
+    /// Whether the server declared `tools.listChanged`: that it may announce changes.
+    pub announces_changes: bool,
 }
 
 /// Holds the conversation and returns every tool the server lists.
@@ -310,7 +332,43 @@ pub fn list_tools(transport: &mut dyn Transport, offer: &Offer) -> Result<Listin
     transport
         .notify("notifications/initialized", json!({}))
         .context("notifications/initialized")?;
+    let (tools, pages) = list_pages(transport, &mut warnings)?;
+    Ok(Listing {
+        server_name: text("name"),
+        server_version: text("version"),
+        protocol_version,
+        capabilities: offer.capabilities.clone(),
+        pages,
+        tools,
+        warnings,
+        announces_changes: init.pointer("/capabilities/tools/listChanged") == Some(&json!(true)),
+    })
+}
 
+/// Lists the tools again in the same session, as after [`LIST_CHANGED`], within a new
+/// `--timeout`; the server is the one `previous` describes.
+pub fn relist(transport: &mut dyn Transport, previous: &Listing) -> Result<Listing> {
+    transport.restart_timeout();
+    let mut warnings = Vec::new();
+    let (tools, pages) = list_pages(transport, &mut warnings)?;
+    Ok(Listing {
+        server_name: previous.server_name.clone(),
+        server_version: previous.server_version.clone(),
+        protocol_version: previous.protocol_version.clone(),
+        capabilities: previous.capabilities.clone(),
+        pages,
+        tools,
+        warnings,
+        announces_changes: previous.announces_changes,
+    })
+}
+
+/// Follows `tools/list` page by page; returns the tools and the number of pages, and
+/// adds the warnings of the listing and of the transport to `warnings`.
+fn list_pages(
+    transport: &mut dyn Transport,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Value>, usize)> {
     let mut tools = Vec::new();
     let mut seen = HashSet::new();
     let mut cursor: Option<String> = None;
@@ -358,15 +416,7 @@ pub fn list_tools(transport: &mut dyn Transport, offer: &Offer) -> Result<Listin
         ));
     }
     warnings.extend(transport.take_warnings());
-    Ok(Listing {
-        server_name: text("name"),
-        server_version: text("version"),
-        protocol_version,
-        capabilities: offer.capabilities.clone(),
-        pages,
-        tools,
-        warnings,
-    })
+    Ok((tools, pages))
 }
 
 #[cfg(test)]

@@ -52,6 +52,8 @@ enum Chunk {
     TooLong,
     /// The pipe closed: every process holding it has exited or closed it.
     End,
+    /// The end of a watch came first; made by the waiting side, not the reader.
+    Deadline,
 }
 
 /// A running server spoken to over its stdin and stdout.
@@ -81,6 +83,10 @@ pub struct Stdio {
     exited_at: Option<Instant>,
     /// Set once the group has been killed and waited for.
     ended: bool,
+    /// Set when the server announced that its tool list changed, until a watch sees it.
+    list_changed: bool,
+    /// Set while the probe waits for an announcement rather than an answer.
+    watching: bool,
 }
 
 impl Stdio {
@@ -178,6 +184,8 @@ impl Stdio {
             warnings: Vec::new(),
             exited_at: None,
             ended: false,
+            list_changed: false,
+            watching: false,
         })
     }
 
@@ -267,12 +275,14 @@ impl Stdio {
         } else {
             ""
         };
+        let when = if self.watching {
+            "while it was watched".to_string()
+        } else {
+            format!("before answering '{waiting_for}'")
+        };
         let what = match status {
-            Some(status) => format!(
-                "the server exited before answering '{waiting_for}' ({}){held}",
-                describe(status)
-            ),
-            None => format!("the server closed its stdout before answering '{waiting_for}'"),
+            Some(status) => format!("the server exited {when} ({}){held}", describe(status)),
+            None => format!("the server closed its stdout {when}"),
         };
         anyhow!("{what}{}", self.stderr_lines())
     }
@@ -287,6 +297,9 @@ impl Stdio {
 
     /// Handles one parsed message; returns the answer when it is the one awaited.
     fn handle(&mut self, message: &Value, id: u64, method: &str) -> Result<Option<Result<Value>>> {
+        if session::is_list_changed(message) {
+            self.list_changed = true;
+        }
         match session::classify(message, id, method) {
             Incoming::Answer(answer) => Ok(Some(answer.map_err(Into::into))),
             Incoming::Request {
@@ -305,11 +318,15 @@ impl Stdio {
     }
 
     /// Waits for the next line of stdout, watching the server: returns `None` once it
-    /// has exited and the lines it wrote before have been read.
+    /// has exited and the lines it wrote before have been read. Past the deadline, a
+    /// watch gets [`Chunk::Deadline`]; a request fails.
     fn next_chunk(&mut self, method: &str) -> Result<Option<Chunk>> {
         loop {
             let now = Instant::now();
             let left = self.deadline.saturating_duration_since(now);
+            if left.is_zero() && self.watching {
+                return Ok(Some(Chunk::Deadline));
+            }
             if left.is_zero() {
                 bail!(
                     "no answer to '{method}' within {} s (--timeout); the server was stopped{}",
@@ -334,14 +351,18 @@ impl Stdio {
     }
 }
 
-impl Transport for Stdio {
-    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&session::request_message(id, method, params), method)?;
+impl Stdio {
+    /// Reads and handles messages until the answer to request `id` (`method`) comes, or,
+    /// while watching, until the server announces a change of its tool list (`None`) or
+    /// the deadline passes (`None` too).
+    fn read_until(&mut self, id: u64, method: &str) -> Result<Option<Value>> {
         loop {
+            if self.watching && self.list_changed {
+                return Ok(None);
+            }
             let line = match self.next_chunk(method)? {
                 Some(Chunk::Line(line)) => line,
+                Some(Chunk::Deadline) => return Ok(None),
                 Some(Chunk::TooLong) => bail!(
                     "a line on the server's stdout is longer than {} bytes (--max-message), the most one message may take",
                     self.max_message
@@ -382,10 +403,36 @@ impl Transport for Stdio {
             };
             for message in &messages {
                 if let Some(answer) = self.handle(message, id, method)? {
-                    return answer;
+                    return answer.map(Some);
                 }
             }
         }
+    }
+}
+
+impl Transport for Stdio {
+    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&session::request_message(id, method, params), method)?;
+        match self.read_until(id, method)? {
+            Some(answer) => Ok(answer),
+            None => bail!("no answer to '{method}'"),
+        }
+    }
+
+    fn wait_for_list_change(&mut self, until: Instant) -> Result<bool> {
+        self.watching = true;
+        self.deadline = until;
+        // No request has id 0: ids start at 1.
+        let read = self.read_until(0, session::LIST_CHANGED);
+        self.watching = false;
+        read?;
+        Ok(std::mem::take(&mut self.list_changed))
+    }
+
+    fn restart_timeout(&mut self) {
+        self.deadline = Instant::now() + self.timeout;
     }
 
     fn notify(&mut self, method: &str, params: Value) -> Result<()> {
