@@ -903,7 +903,7 @@ fn http_messages_past_max_message_fail_naming_the_limit() {
         (
             "many data lines and no blank line",
             sse_response("data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(5000).as_bytes()),
-            "an event of the stream answering 'initialize' is longer than 10240 bytes (--max-message)",
+            "an event of the event stream answering 'initialize' is longer than 10240 bytes (--max-message)",
         ),
         (
             "a JSON body with its length",
@@ -955,7 +955,7 @@ fn an_event_that_is_not_utf8_is_skipped_and_the_answer_after_it_read() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(
         stderr(&out).contains(
-            "warning: skipped an event that is not UTF-8 in the stream answering 'initialize'"
+            "warning: skipped an event that is not UTF-8 in the event stream answering 'initialize'"
         ),
         "{}",
         show(&out)
