@@ -11,6 +11,7 @@
 //! `out` stdout. The binary dispatches the commands.
 
 pub mod archive;
+pub mod atomic;
 pub mod census;
 pub mod cli;
 pub mod compare;
@@ -20,11 +21,13 @@ pub mod date;
 pub mod error;
 pub mod fetch;
 pub mod hit_store;
+pub mod http;
 pub mod intake;
 pub mod merge;
 pub mod messages;
 pub mod out;
 pub mod probe;
+pub mod process;
 pub mod progress;
 pub mod report;
 pub mod sanitize;

@@ -62,29 +62,62 @@
 //! `core.fsmonitor` and clean filters.
 //!
 //! A repository may also make git wait forever (a fifo for `.git/config`): every call
-//! is stopped after [`IDLE`] without output.
+//! runs through [`crate::process`], in a process group of its own, and is stopped
+//! after [`idle`] without output (30 s, or `MCP_HINT_CENSUS_GIT_IDLE` seconds).
 
 use std::ffi::OsStr;
-use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha1_checked::Digest;
 
 use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::messages;
+use crate::process::{self, Failure, FailureKind, Limits};
+use crate::sanitize::sanitize;
 use crate::table::one_line;
 
-/// How long git may go without writing a byte before it is stopped.
-pub const IDLE: Duration = Duration::from_secs(30);
+/// How long git may go without writing a byte before it is stopped, unless
+/// [`IDLE_VAR`] says otherwise.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30);
+
+/// The environment variable that sets [`idle`] in whole seconds (at least 1): a slow
+/// file system may want more, a test of a hung repository less.
+pub const IDLE_VAR: &str = "MCP_HINT_CENSUS_GIT_IDLE";
+
+/// Returns how long git may go without writing a byte before it is stopped: the
+/// seconds [`IDLE_VAR`] holds, else [`DEFAULT_IDLE`]. A value that is not a whole
+/// number of seconds of at least 1 is warned about once and ignored.
+pub fn idle() -> Duration {
+    static IDLE: OnceLock<Duration> = OnceLock::new();
+    *IDLE.get_or_init(|| match std::env::var_os(IDLE_VAR) {
+        None => DEFAULT_IDLE,
+        Some(value) => parse_idle(&value.to_string_lossy()).unwrap_or_else(|| {
+            messages::warning(format!(
+                "{IDLE_VAR}='{}' is not a whole number of seconds (1 or more); git may \
+                 go {} s without output",
+                sanitize(value.as_encoded_bytes()),
+                DEFAULT_IDLE.as_secs()
+            ));
+            DEFAULT_IDLE
+        }),
+    })
+}
+
+/// Returns the duration `text` gives in whole seconds, when it is at least 1.
+fn parse_idle(text: &str) -> Option<Duration> {
+    match text.trim().parse::<u64>() {
+        Ok(secs) if secs >= 1 => Some(Duration::from_secs(secs)),
+        _ => None,
+    }
+}
 
 /// Variables that point git at a repository, an index or objects other than the
 /// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
@@ -162,7 +195,10 @@ pub fn is_head_tree(dir: &Path, head: &Head, mut walked: Vec<Vec<u8>>) -> bool {
 pub fn count_revision(dir: &Path, rev: &str, matcher: &Matcher) -> Result<(String, TreeCount)> {
     let place = match locate(dir) {
         Ok(place) => place,
-        Err(GitError::Failed { stderr, .. }) => {
+        Err(Failure {
+            kind: FailureKind::Exited { stderr, .. },
+            ..
+        }) => {
             // git says why when it refuses a repository it found (one owned by
             // another user, an unknown format); "not a git repository" says nothing more.
             let why = one_line(stderr.trim());
@@ -189,8 +225,8 @@ struct Place {
     prefix: Vec<u8>,
 }
 
-/// Returns where `dir` is in its repository; [`GitError::Failed`] when it is in none.
-fn locate(dir: &Path) -> Result<Place, GitError> {
+/// Returns where `dir` is in its repository; [`FailureKind::Exited`] when it is in none.
+fn locate(dir: &Path) -> Result<Place, Failure> {
     let out = run(
         dir,
         &["rev-parse", "--is-inside-work-tree", "--show-prefix"],
@@ -199,7 +235,10 @@ fn locate(dir: &Path) -> Result<Place, GitError> {
     )?;
     // "true\n<prefix>\n": the prefix is printed as is, so it may hold a newline itself.
     let Some(newline) = memchr::memchr(b'\n', &out) else {
-        return Err(GitError::Output("rev-parse printed no line".into()));
+        return Err(Failure::new(
+            "git rev-parse",
+            FailureKind::Output("rev-parse printed no line".into()),
+        ));
     };
     let rest = &out[newline + 1..];
     Ok(Place {
@@ -210,7 +249,7 @@ fn locate(dir: &Path) -> Result<Place, GitError> {
 
 /// Returns the full id of the commit `rev` names in the repository `dir` is in (a
 /// tag is peeled to its commit), or `None` when it names none.
-fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, GitError> {
+fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, Failure> {
     // Resolved first as given and then peeled, as `REV^{commit}` in one go would
     // read `:/message^{commit}` as a search for "message^{commit}".
     let Some(object) = verify(dir, rev)? else {
@@ -220,14 +259,17 @@ fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, GitError> {
 }
 
 /// Returns the id of the object `spec` names, or `None` when it names none.
-fn verify(dir: &Path, spec: &str) -> Result<Option<String>, GitError> {
+fn verify(dir: &Path, spec: &str) -> Result<Option<String>, Failure> {
     let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", spec];
     match run(dir, &args, None, read_all) {
         Ok(out) => {
             let id = String::from_utf8_lossy(&out).trim().to_ascii_lowercase();
             Ok(is_object_id(&id).then_some(id))
         }
-        Err(GitError::Failed { .. }) => Ok(None),
+        Err(Failure {
+            kind: FailureKind::Exited { .. },
+            ..
+        }) => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -249,7 +291,7 @@ struct BlobFile {
 /// Returns the regular files (modes 100644 and 100755) of `commit` under `prefix`,
 /// with paths relative to it. Symbolic links (120000) and submodules (160000) are no
 /// files.
-fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, GitError> {
+fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, Failure> {
     // No `-l`: sizes would cost a read of every blob's header, and the size of a
     // blob missing from a partial clone is printed as "BAD".
     let args = ["ls-tree", "-r", "-z", "--full-tree", commit];
@@ -257,10 +299,13 @@ fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, 
     let mut files = Vec::new();
     for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
         let entry = parse_ls_tree(record).ok_or_else(|| {
-            GitError::Output(format!(
-                "ls-tree printed '{}'",
-                String::from_utf8_lossy(&record[..record.len().min(200)])
-            ))
+            Failure::new(
+                "git ls-tree",
+                FailureKind::Output(format!(
+                    "ls-tree printed '{}'",
+                    String::from_utf8_lossy(&record[..record.len().min(200)])
+                )),
+            )
         })?;
         if let Some(file) = entry {
             if let Some(path) = file.path.strip_prefix(prefix) {
@@ -295,7 +340,7 @@ fn parse_ls_tree(record: &[u8]) -> Option<Option<BlobFile>> {
 }
 
 /// Counts `files` by streaming their blobs out of one `git cat-file --batch`.
-fn count_blobs(dir: &Path, files: &[BlobFile], matcher: &Matcher) -> Result<TreeCount, GitError> {
+fn count_blobs(dir: &Path, files: &[BlobFile], matcher: &Matcher) -> Result<TreeCount, Failure> {
     let mut requests = Vec::with_capacity(files.len() * 65);
     for file in files {
         requests.extend_from_slice(file.id.as_bytes());
@@ -304,7 +349,7 @@ fn count_blobs(dir: &Path, files: &[BlobFile], matcher: &Matcher) -> Result<Tree
     run(
         dir,
         &["cat-file", "--batch", "--buffer"],
-        Some(&requests),
+        Some(requests),
         |out| read_blobs(out, files, matcher),
     )
 }
@@ -465,50 +510,9 @@ fn command(dir: &Path) -> Command {
         .env("GIT_NO_LAZY_FETCH", "1")
         // A list of transports that names none: no protocol is allowed, whatever the
         // repository's protocol.*.allow says.
-        .env("GIT_ALLOW_PROTOCOL", "none")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("GIT_ALLOW_PROTOCOL", "none");
     cmd
 }
-
-/// Holds why a git command gave no answer.
-#[derive(Debug)]
-enum GitError {
-    /// git could not be started (not installed?).
-    Start(io::Error),
-    /// git went [`IDLE`] without output and was stopped.
-    Silent(String),
-    /// git exited with a failure.
-    Failed { status: ExitStatus, stderr: String },
-    /// git's output could not be read or was not what was asked for.
-    Output(String),
-}
-
-impl fmt::Display for GitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GitError::Start(e) => write!(f, "running git: {e}"),
-            GitError::Silent(what) => write!(
-                f,
-                "'git {what}' wrote nothing for {} s and was stopped (a fifo or a hung \
-                 file system in the repository?)",
-                IDLE.as_secs()
-            ),
-            GitError::Failed { status, stderr } => {
-                write!(f, "git failed ({status})")?;
-                let why = one_line(stderr.trim());
-                if !why.is_empty() {
-                    write!(f, ": {why}")?;
-                }
-                Ok(())
-            }
-            GitError::Output(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for GitError {}
 
 /// Returns everything `out` holds.
 fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
@@ -519,127 +523,39 @@ fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
 }
 
 /// Runs `git ARGS` in `dir`, writing `input` to its stdin, and returns what `read`
-/// makes of its stdout. git is stopped when `read` fails or when it goes [`IDLE`]
-/// without output, and always waited for.
+/// makes of its stdout. git is stopped, with anything it started, when `read` fails
+/// or when it goes [`idle`] without output, and always waited for.
 fn run<T>(
     dir: &Path,
     args: &[&str],
-    input: Option<&[u8]>,
+    input: Option<Vec<u8>>,
     read: impl FnOnce(&mut dyn BufRead) -> Result<T>,
-) -> Result<T, GitError> {
+) -> Result<T, Failure> {
     let mut cmd = command(dir);
     cmd.args(args);
-    if input.is_some() {
-        cmd.stdin(Stdio::piped());
-    }
-    let mut child = cmd.spawn().map_err(GitError::Start)?;
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let child = Mutex::new(child);
-    let progress = AtomicU64::new(0);
-    let finished = (Mutex::new(false), Condvar::new());
-
-    thread::scope(|scope| {
-        // Fed on its own thread: git answers while it reads, and would block on a full
-        // stdout pipe if nobody read it. Killing git ends a blocked write (EPIPE).
-        if let (Some(mut stdin), Some(input)) = (stdin, input) {
-            scope.spawn(move || {
-                let _ = stdin.write_all(input);
-            });
-        }
-        let stderr = scope.spawn(move || stderr.map(read_capped).unwrap_or_default());
-        let watchdog = scope.spawn(|| watch(&child, &progress, &finished));
-
-        let result = match stdout {
-            Some(stdout) => {
-                let mut out = BufReader::with_capacity(
-                    64 * 1024,
-                    Progress {
-                        inner: stdout,
-                        progress: &progress,
-                    },
-                );
-                read(&mut out)
-            }
-            None => Err(anyhow!("git's stdout was not piped")),
-        };
-        if result.is_err() {
-            let _ = lock(&child).kill();
-        }
-        *lock(&finished.0) = true;
-        finished.1.notify_all();
-        let silent = watchdog.join().unwrap_or(false);
-        let status = lock(&child).wait();
-        let stderr = stderr.join().unwrap_or_default();
-        if silent {
-            return Err(GitError::Silent(args.first().unwrap_or(&"").to_string()));
-        }
-        let value = result.map_err(|e| GitError::Output(format!("{e:#}")))?;
-        let status = status.map_err(|e| GitError::Output(format!("waiting for git: {e}")))?;
-        if !status.success() {
-            return Err(GitError::Failed { status, stderr });
-        }
-        Ok(value)
-    })
-}
-
-/// Locks `mutex`, whether or not a thread panicked holding it.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Kills `child` when `progress` has not moved for [`IDLE`], until `finished` is set.
-/// Returns true when it killed.
-fn watch(child: &Mutex<Child>, progress: &AtomicU64, finished: &(Mutex<bool>, Condvar)) -> bool {
-    let (done, wake) = finished;
-    let mut seen = progress.load(Ordering::Relaxed);
-    let mut since = Instant::now();
-    let mut done = lock(done);
-    while !*done {
-        done = wake
-            .wait_timeout(done, Duration::from_millis(250))
-            .map(|(guard, _)| guard)
-            .unwrap_or_else(|poisoned| poisoned.into_inner().0);
-        let now = progress.load(Ordering::Relaxed);
-        if now != seen {
-            seen = now;
-            since = Instant::now();
-        } else if !*done && since.elapsed() >= IDLE {
-            let _ = lock(child).kill();
-            return true;
-        }
-    }
-    false
-}
-
-/// Reads git's stderr to its end, keeping the first 4 KiB for an error message.
-fn read_capped(mut stderr: impl Read) -> String {
-    let mut kept = Vec::new();
-    let _ = (&mut stderr).take(4096).read_to_end(&mut kept);
-    let _ = io::copy(&mut stderr, &mut io::sink());
-    String::from_utf8_lossy(&kept).into_owned()
-}
-
-/// Counts the bytes read through it, for the watchdog.
-struct Progress<'p, R> {
-    inner: R,
-    progress: &'p AtomicU64,
-}
-
-impl<R: Read> Read for Progress<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.progress.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
+    let name = format!("git {}", args.first().unwrap_or(&""));
+    let limits = Limits {
+        time: None,
+        idle: Some(idle()),
+        max_stderr: 4096,
+    };
+    let finished = process::run(cmd, &limits, input, read)
+        .map_err(|e| Failure::new(name.as_str(), FailureKind::Start(e)))?;
+    Failure::of(&name, finished)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_idle_limit_is_whole_seconds_of_at_least_one() {
+        assert_eq!(parse_idle("2"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_idle(" 90 "), Some(Duration::from_secs(90)));
+        for bad in ["0", "", "-1", "1.5", "2s"] {
+            assert_eq!(parse_idle(bad), None, "{bad}");
+        }
+    }
 
     const EMPTY_SHA1: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
     const HELLO_SHA1: &str = "ce013625030ba8dba906f756967f9e9ca394464a";
