@@ -414,11 +414,10 @@ fn pyyaml_reads_action_yml_as_this_reader_does() {
     let python = repo().join("tests/peers/.venv/bin/python");
     let probe = Command::new(&python).args(["-c", "import yaml"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "PyYAML is missing from tests/peers/.venv: run tests/peers/install.sh"
+        crate::common::skip(
+            "PyYAML is not installed in tests/peers/.venv (run tests/peers/install.sh); \
+             the structural check above still ran",
         );
-        eprintln!("skipped: PyYAML is not installed in tests/peers/.venv; the structural check above still ran");
         return;
     }
     let out = Command::new(&python)
