@@ -1209,7 +1209,7 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
         show(&same)
     );
     assert!(
-        !String::from_utf8_lossy(&same.stdout).contains("only in"),
+        !String::from_utf8_lossy(&same.stdout).contains("only in the"),
         "{}",
         show(&same)
     );
