@@ -235,6 +235,7 @@ fn count_group(
                         commit_source,
                         count,
                         sha256: fetched.sha256.clone(),
+                        tools: None,
                     };
                     (i, row(&trees[i], Ok(counted)))
                 })

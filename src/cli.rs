@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::corpus::ShardSpec;
 
@@ -196,6 +196,11 @@ pub struct CensusArgs {
     /// takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or those.
     #[arg(long, value_name = "K/N|env|env/N")]
     pub shard: Option<ShardSpec>,
+
+    /// Counts literals only: no tool finder; the tool columns and the tools table
+    /// stay empty (for comparing the finder's cost, see README "Performance").
+    #[arg(long)]
+    pub no_tools: bool,
 }
 
 #[derive(Debug, Args)]
@@ -256,10 +261,36 @@ pub struct ScanArgs {
     #[arg(long, value_name = "sdk|FILE")]
     pub profile: Vec<String>,
 
-    /// Exits with status 3 when a tree reads zero in every column that spells a
-    /// hint (the four names, and with --profile their other spellings).
+    /// Exits with status 3 when the tree falls short: `literals` (the default) when it
+    /// reads zero in every column that spells a hint (the four names, and with
+    /// --profile their other spellings); `tools` when a tool definition found leaves
+    /// out a hint that is meaningful for it, each named at path:line.
+    #[arg(long, value_name = "literals|tools", num_args = 0..=1, require_equals = true,
+          default_missing_value = "literals")]
+    pub require_hints: Option<HintGate>,
+
+    /// Lists every tool definition found under the table: path:line, name, the four
+    /// hints (an absent one with what a client resolves) and what it omits.
     #[arg(long)]
-    pub require_hints: bool,
+    pub tools: bool,
+
+    /// Writes every tool definition found as a CSV table with the tools table's
+    /// columns (`repo` holds the path as given).
+    #[arg(long, value_name = "FILE")]
+    pub tools_csv: Option<PathBuf>,
+
+    /// Counts literals only: no tool finder, and empty tool columns.
+    #[arg(long, conflicts_with_all = ["tools", "tools_csv"])]
+    pub no_tools: bool,
+}
+
+/// What `scan --require-hints` checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HintGate {
+    /// Every tree spells at least one hint in its literal columns.
+    Literals,
+    /// Every tool definition found sets every hint meaningful for it.
+    Tools,
 }
 
 #[derive(Debug, Args)]

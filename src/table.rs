@@ -15,7 +15,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::count::{FileHit, TreeCount};
 
-use crate::terms::Columns;
+use crate::terms::{Columns, Hint};
+use crate::tools::{Family, FoundTools, HintState, ToolDef};
 
 /// Where the commit id stamped on a row came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +65,24 @@ pub struct Counted {
     pub count: TreeCount,
     /// The sha256 of the archive's bytes, hex; empty when no archive was read.
     pub sha256: String,
+    /// The tool definitions found in the tree; `None` when the finder was off.
+    pub tools: Option<FoundTools>,
+}
+
+impl Counted {
+    /// Returns the tree's cells of the `tools`, `tools_annotated` and
+    /// `tools_skipped` columns: definitions found, those that set at least one hint
+    /// (`?` counts as set), and wanted files not parsed because of a bound. `None`
+    /// when the finder was off.
+    pub fn tool_counts(&self) -> Option<[u64; 3]> {
+        self.tools.as_ref().map(|found| {
+            [
+                found.tools.len() as u64,
+                found.tools.iter().filter(|t| t.is_annotated()).count() as u64,
+                found.skipped_files,
+            ]
+        })
+    }
 }
 
 /// Identifies a row: a repository at a pin, and a subfolder of it (empty for the
@@ -167,6 +186,9 @@ const COMMIT: usize = 4;
 const COMMIT_SOURCE: usize = 5;
 const FILES_WALKED: usize = 6;
 const BYTES_READ: usize = 7;
+/// The census table's tool columns, after the term and control columns (see
+/// [`Counted::tool_counts`]); empty when the finder was off.
+pub const TOOL_COLUMNS: [&str; 3] = ["tools", "tools_annotated", "tools_skipped"];
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
@@ -188,6 +210,7 @@ pub fn census_header(columns: &Columns) -> Vec<String> {
         .iter()
         .copied()
         .chain(columns.names())
+        .chain(TOOL_COLUMNS)
         .chain(TRAILING)
         .map(str::to_string)
         .collect()
@@ -209,13 +232,20 @@ pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
             record.push(c.count.files_walked.to_string());
             record.push(c.count.bytes_read.to_string());
             record.extend(c.count.counts.iter().map(u64::to_string));
+            match c.tool_counts() {
+                Some(counts) => record.extend(counts.iter().map(u64::to_string)),
+                None => record.extend(TOOL_COLUMNS.map(|_| String::new())),
+            }
             record.push(c.sha256.clone());
             record.push(date.to_string());
             record.push("ok".to_string());
             record.push(String::new());
         }
         Err(why) => {
-            record.extend(std::iter::repeat_n(String::new(), 4 + width + 1));
+            record.extend(std::iter::repeat_n(
+                String::new(),
+                4 + width + TOOL_COLUMNS.len() + 1,
+            ));
             record.push(date.to_string());
             record.push("error".to_string());
             record.push(one_line(why));
@@ -260,6 +290,10 @@ pub struct ReadTable {
     pub rows: Vec<(usize, Row)>,
     /// The `probed_on` date of each row, in the same order.
     pub dates: Vec<String>,
+    /// The `tools` and `tools_annotated` cells of each row, in the same order; `None`
+    /// when empty (an error row, or the finder off). The rows' definitions are in the
+    /// tools table (see [`read_tools`]), and these check it.
+    pub tool_counts: Vec<Option<[u64; 2]>>,
 }
 
 /// Reads a census table that must have exactly the header `columns` gives.
@@ -286,29 +320,44 @@ pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<R
     let mut table = ReadTable {
         rows: Vec::new(),
         dates: Vec::new(),
+        tool_counts: Vec::new(),
     };
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
         let at = || format!("'{name}' line {line}");
         let record = record.with_context(at)?;
         let cells: Vec<&str> = record.iter().collect();
-        let row = parse_census_record(&cells, width).with_context(at)?;
+        let (row, tool_counts) = parse_census_record(&cells, width).with_context(at)?;
         table.rows.push((line, row));
+        table.tool_counts.push(tool_counts);
         table
             .dates
-            .push(cells[LEADING.len() + width + 1].to_string());
+            .push(cells[LEADING.len() + width + TOOL_COLUMNS.len() + 1].to_string());
     }
     Ok(table)
 }
 
-/// Returns the row a census record describes (without its file hits).
-fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
+/// Returns the row a census record describes (without its file hits and tool
+/// definitions), and its `tools` and `tools_annotated` cells.
+fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64; 2]>)> {
     let number = |i: usize| -> Result<u64> {
         cells[i]
             .parse()
             .with_context(|| format!("'{}' is not a count", cells[i]))
     };
-    let after = LEADING.len() + width;
+    let tools_at = LEADING.len() + width;
+    let after = tools_at + TOOL_COLUMNS.len();
+    let tool_cells = &cells[tools_at..after];
+    let (tools, tool_counts) = match tool_cells.iter().all(|c| c.is_empty()) {
+        true => (None, None),
+        false => {
+            let found = FoundTools {
+                tools: Vec::new(),
+                skipped_files: number(tools_at + 2)?,
+            };
+            (Some(found), Some([number(tools_at)?, number(tools_at + 1)?]))
+        }
+    };
     let outcome = match cells[after + 2] {
         "ok" => {
             let commit_source = CommitSource::parse(cells[COMMIT_SOURCE])
@@ -323,12 +372,13 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
                     files: Default::default(),
                 },
                 sha256: cells[after].to_string(),
+                tools,
             })
         }
         "error" => Err(cells[after + 3].to_string()),
         other => bail!("status '{other}' is neither ok nor error"),
     };
-    Ok(Row {
+    let row = Row {
         key: TreeKey {
             repo: cells[0].to_string(),
             pinned: cells[1].to_string(),
@@ -337,7 +387,8 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
         server: Some(cells[3].to_string()).filter(|s| !s.is_empty()),
         note: None,
         outcome,
-    })
+    };
+    Ok((row, tool_counts))
 }
 
 /// Holds the file hits of a files table, grouped by the tree they belong to.
@@ -397,6 +448,115 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
         files.entry(key).or_default().push(hit);
     }
     Ok(files)
+}
+
+/// The tools table's columns before the four hints: the tree's key, then where the
+/// definition is, its SDK family and its name (empty when not a literal).
+const TOOLS_LEADING: [&str; 7] = ["repo", "pinned", "subfolder", "path", "line", "sdk", "tool"];
+
+/// Returns the tools table's header: [`TOOLS_LEADING`], then the four hints in the
+/// schema's order.
+pub fn tools_header() -> Vec<String> {
+    TOOLS_LEADING
+        .iter()
+        .copied()
+        .chain(Hint::ALL.map(Hint::name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Returns the cell of one hint in the tools table: `true`, `false`, `?`, or empty
+/// when the definition leaves it out.
+pub fn hint_cell(state: Option<HintState>) -> &'static str {
+    state.map_or("", HintState::as_str)
+}
+
+/// Returns the tools table's records for a counted row: every definition found, in
+/// the order of the path's bytes, then the line. Paths stay raw bytes.
+pub fn tools_records(row: &Row) -> Vec<Vec<Vec<u8>>> {
+    let found = row.outcome.as_ref().ok().and_then(|c| c.tools.as_ref());
+    found
+        .map(|found| found.tools.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|tool| {
+            let mut record: Vec<Vec<u8>> = vec![
+                row.key.repo.clone().into_bytes(),
+                row.key.pinned.clone().into_bytes(),
+                row.key.subfolder.clone().into_bytes(),
+                tool.path.clone(),
+                tool.line.to_string().into_bytes(),
+                tool.family.as_str().as_bytes().to_vec(),
+                tool.name.clone().unwrap_or_default().into_bytes(),
+            ];
+            record.extend(tool.hints.map(|h| hint_cell(h).as_bytes().to_vec()));
+            record
+        })
+        .collect()
+}
+
+/// Holds the tool definitions of a tools table, grouped by the tree they belong to.
+pub type ToolsByTree = BTreeMap<TreeKey, Vec<ToolDef>>;
+
+/// Reads a tools table; paths are kept as raw bytes, definitions in file order.
+pub fn read_tools<R: Read>(input: R, name: &str) -> Result<ToolsByTree> {
+    let mut reader = csv::Reader::from_reader(input);
+    let header: Vec<Vec<u8>> = reader
+        .byte_headers()
+        .with_context(|| format!("reading '{name}'"))?
+        .iter()
+        .map(<[u8]>::to_vec)
+        .collect();
+    let expected = tools_header();
+    if header != expected.iter().map(|h| h.as_bytes()).collect::<Vec<_>>() {
+        bail!(
+            "'{name}' has the columns '{}', but a tools table has '{}'",
+            String::from_utf8_lossy(&header.join(&b","[..])),
+            expected.join(",")
+        );
+    }
+    let mut tools = ToolsByTree::new();
+    for (i, record) in reader.byte_records().enumerate() {
+        let at = || format!("'{name}' line {}", i + 2);
+        let record = record.with_context(at)?;
+        let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
+        let line = std::str::from_utf8(&record[4])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .with_context(|| format!("{}: '{}' is not a line number", at(), text(&record[4])))?;
+        let family = Family::ALL
+            .into_iter()
+            .find(|f| f.as_str().as_bytes() == &record[5])
+            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(&record[5])))?;
+        let mut hints = [None; 4];
+        for (j, hint) in hints.iter_mut().enumerate() {
+            let cell = &record[TOOLS_LEADING.len() + j];
+            *hint = match cell {
+                b"" => None,
+                b"true" => Some(HintState::True),
+                b"false" => Some(HintState::False),
+                b"?" => Some(HintState::Unresolved),
+                other => bail!(
+                    "{}: '{}' is not a hint cell (true, false, ? or empty)",
+                    at(),
+                    text(other)
+                ),
+            };
+        }
+        let key = TreeKey {
+            repo: text(&record[0]),
+            pinned: text(&record[1]),
+            subfolder: text(&record[2]),
+        };
+        tools.entry(key).or_default().push(ToolDef {
+            path: record[3].to_vec(),
+            line,
+            family,
+            name: Some(text(&record[6])).filter(|n| !n.is_empty()),
+            hints,
+        });
+    }
+    Ok(tools)
 }
 
 /// Returns `text` on one line: line breaks and tabs become spaces.
@@ -515,6 +675,10 @@ mod tests {
                     files: Default::default(),
                 },
                 sha256: "f".repeat(64),
+                tools: Some(FoundTools {
+                    tools: Vec::new(),
+                    skipped_files: 2,
+                }),
             }),
         };
         let failed = Row {

@@ -34,7 +34,7 @@ pub fn beside(dir: &Path, tools: &[ToolHints]) -> Result<Beside> {
     let mut terms: Vec<&str> = names.to_vec();
     terms.push("annotations");
     let matcher = Matcher::new(&terms)?;
-    let counted = crate::scan::count_path(dir, &matcher)
+    let counted = crate::scan::count_path(dir, &matcher, false)
         .with_context(|| format!("counting the source '{}'", dir.display()))?;
     let counts = &counted.count.counts;
     Ok(Beside {

@@ -12,6 +12,7 @@ mod csv;
 mod json;
 mod markdown;
 mod terminal;
+mod tools;
 
 use std::fs;
 use std::io::{self, Write};
@@ -21,10 +22,14 @@ use anyhow::{Context, Result};
 
 use crate::table::Table;
 
-pub use self::csv::{write_census_csv, write_files_csv};
+pub use self::csv::{write_census_csv, write_files_csv, write_tools_csv};
 pub use self::json::write_json;
 pub use self::markdown::{write_markdown, LIMITS};
 pub use self::terminal::{print_by_extension, print_files, print_table, write_aligned, Align};
+pub use self::tools::{
+    print_tools, row_tools, tool_location, tool_name, tool_path, tools_omitting,
+    write_github_warnings,
+};
 
 /// Returns `n` with a comma between each group of three digits, as the published
 /// table prints counts.
