@@ -118,7 +118,7 @@ verdict() {
             text="**Passed**: the server listed its tools and every tool follows the required rule."
         fi ;;
     diff:0) text="**Passed**: no hint became more permissive." ;;
-    scan:1) text="**Failed** (exit 1): a path could not be counted; the reason is under the table." ;;
+    scan:1) text="**Failed** (exit 1): a path could not be counted; the messages say why." ;;
     probe:1) text="**Failed** (exit 1): the server could not be probed; the messages say why." ;;
     diff:1) text="**Failed** (exit 1): a hint became more permissive; see the changes marked more-permissive." ;;
     *:2) text="**Usage error** (exit 2): the command line or a snapshot is wrong; nothing was done." ;;

@@ -8,7 +8,7 @@
 //! counting and formatting live in their own modules.
 
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -22,6 +22,7 @@ use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::intake::Limits;
+use crate::messages;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
@@ -51,19 +52,11 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
             max_time: Some(Duration::from_secs(args.max_time)),
         },
     })?;
-    let mut err = io::stderr().lock();
-    writeln!(
-        err,
-        "mcp-hint-census: counting {} {} of {}",
-        corpus.trees.len(),
-        if corpus.trees.len() == 1 {
-            "tree"
-        } else {
-            "trees"
-        },
+    messages::note(format!(
+        "counting {} of {}",
+        messages::count(corpus.trees.len() as u64, "tree", "trees"),
         sanitize(&corpus.source)
-    )?;
-    drop(err);
+    ));
     let display = match args.quiet {
         true => Display::Quiet,
         false => Display::Auto {
@@ -74,36 +67,26 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     let failed = table.failed_rows().count();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
-        let mut err = io::stderr().lock();
+        report::announce_failures(&table);
         // A table of nothing but errors is no result: nothing is written, so that
         // results/ keeps what it had and `compare` is not misled.
-        writeln!(
-            err,
-            "mcp-hint-census: no tree could be counted, so no table was written"
-        )?;
+        messages::note("no tree could be counted, so no table was written");
         if table.failed_rows().any(|(_, why)| is_network_error(why)) {
-            writeln!(
-                err,
-                "hint: the downloads failed for network reasons; with archives already in a \
-                 cache folder, rerun with --offline (and --cache DIR), or point the corpus at a \
-                 reachable mirror with archive_url"
-            )?;
+            messages::hint(
+                "the downloads failed for network reasons; with archives already in a cache \
+                 folder, rerun with --offline (and --cache DIR), or point the corpus at a \
+                 reachable mirror with archive_url",
+            );
         }
         return Ok(ExitStatus::Failed);
     }
     report::write_and_print(&args.out, &table)?;
     if failed > 0 {
-        let mut err = io::stderr().lock();
-        writeln!(
-            err,
-            "mcp-hint-census: {failed} of {} {} failed; their rows say why",
-            table.rows.len(),
-            if table.rows.len() == 1 {
-                "tree"
-            } else {
-                "trees"
-            }
-        )?;
+        report::announce_failures(&table);
+        messages::note(format!(
+            "{failed} of {} failed; their rows say why",
+            messages::count(table.rows.len() as u64, "tree", "trees")
+        ));
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Ok)

@@ -6,7 +6,8 @@
 //! readers) → `count` (the matcher) → `table` (rows and the CSV schema) → `report`
 //! (formats). `terms` names the hints and the columns. `scan` counts local trees with
 //! the same `archive` and `count`; `probe` talks MCP to a running server; `cli` holds
-//! the clap definitions; `error` the exit codes. The binary dispatches the commands.
+//! the clap definitions; `error` the exit codes; `messages` every line on
+//! stderr and `out` stdout. The binary dispatches the commands.
 
 pub mod archive;
 pub mod census;
@@ -20,6 +21,8 @@ pub mod fetch;
 pub mod hit_store;
 pub mod intake;
 pub mod merge;
+pub mod messages;
+pub mod out;
 pub mod probe;
 pub mod progress;
 pub mod report;

@@ -8,12 +8,14 @@
 //! line is cleared once it is done, so a survey of thousands of trees shows only the
 //! ones in flight. Nothing here touches the results on stdout.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::messages;
 
 /// Reports the progress of reading one archive to whoever displays it.
 pub trait Progress: Sync {
@@ -125,7 +127,7 @@ impl Bars {
         let Ok(mut last) = last.lock() else { return };
         if always || last.elapsed() >= *every {
             *last = Instant::now();
-            let _ = writeln!(std::io::stderr(), "mcp-hint-census: {}", self.summary());
+            messages::note(self.summary());
         }
     }
 

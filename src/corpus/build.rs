@@ -24,6 +24,7 @@ use crate::corpus::repo_url::{self, Forge, RepoUrl};
 use crate::corpus::{self, DEFAULT_ARCHIVE_URL};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
+use crate::messages;
 use crate::sanitize::sanitize;
 use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 
@@ -334,9 +335,9 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
     line(
         &mut out,
         &format!(
-            "{} entries read; {} trees; {} skipped, listed in {}.",
-            from.read,
-            built.trees.len(),
+            "{} read; {}; {} skipped, listed in {}.",
+            messages::count(from.read as u64, "entry", "entries"),
+            messages::count(built.trees.len() as u64, "tree", "trees"),
             built.skipped.len(),
             from.skipped_file
         ),
@@ -610,21 +611,19 @@ fn finish(
         &args.out,
         corpus_text(&built, &from(skipped_name)).as_bytes(),
     )?;
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(
-        stderr,
-        "corpus: {read} entries read; {} trees written to '{}'; {} skipped, listed in '{}'",
-        built.trees.len(),
-        args.out.display(),
+    messages::note(format!(
+        "corpus: {} read; {} written to '{}'; {} skipped, listed in '{}'",
+        messages::count(read as u64, "entry", "entries"),
+        messages::count(built.trees.len() as u64, "tree", "trees"),
+        sanitize(args.out.display().to_string()),
         built.skipped.len(),
-        skipped_path.display()
-    );
+        sanitize(skipped_path.display().to_string())
+    ));
     if built.failures > 0 {
-        let _ = writeln!(
-            stderr,
-            "corpus: git ls-remote failed for {} repositories after its retries; rerun to try them again",
-            built.failures
-        );
+        messages::note(format!(
+            "corpus: git ls-remote failed for {} after its retries; rerun to try them again",
+            messages::count(built.failures as u64, "repository", "repositories")
+        ));
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Ok)

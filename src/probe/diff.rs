@@ -17,11 +17,12 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 
 use super::hints::{Declared, Hint, ToolHints};
-use super::out::Out;
 use super::session::capability_names;
 use super::snapshot::{self, Snapshot};
 use crate::cli::DiffArgs;
 use crate::error::{ExitStatus, UsageError};
+use crate::messages;
+use crate::out::Out;
 use crate::sanitize::sanitize;
 
 /// Where a change moves the resolved value of a hint.
@@ -98,19 +99,19 @@ pub fn run(args: &DiffArgs) -> Result<ExitStatus> {
     out.line(&format!("old: {}", describe(&old)))?;
     out.line(&format!("new: {}", describe(&new)))?;
     if old.server_name != new.server_name {
-        eprintln!(
-            "mcp-hint-census: warning: the snapshots are of two different servers, '{}' and '{}'",
+        messages::warning(format!(
+            "the snapshots are of two different servers, '{}' and '{}'",
             sanitize(&old.server_name),
             sanitize(&new.server_name)
-        );
+        ));
     }
     if let (Some(a), Some(b)) = (&old.capabilities, &new.capabilities) {
         if a != b {
-            eprintln!(
-                "mcp-hint-census: warning: the snapshots were taken offering different client capabilities ({} and {}); a server may list other tools for that alone",
+            messages::warning(format!(
+                "the snapshots were taken offering different client capabilities ({} and {}); a server may list other tools for that alone",
                 sanitize(capability_names(a)),
                 sanitize(capability_names(b))
-            );
+            ));
         }
     }
     let comparison = compare(&old, &new);

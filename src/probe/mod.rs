@@ -12,7 +12,6 @@ mod groups;
 mod hints;
 mod http;
 mod lines;
-mod out;
 mod servers;
 mod session;
 mod snapshot;
@@ -29,12 +28,13 @@ use serde_json::Value;
 use crate::cli::ProbeArgs;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
+use crate::messages;
+use crate::out::Out;
 
 use crate::report::{self, Align};
 use crate::sanitize::sanitize;
 pub use diff::run as diff;
 use hints::{Declared, Hint, Rule, ToolHints};
-use out::Out;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
@@ -164,7 +164,7 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
 
     let tools: Vec<ToolHints> = listing.tools.iter().map(ToolHints::from_tool).collect();
     for warning in warnings(&listing, &tools) {
-        eprintln!("mcp-hint-census: warning: {warning}");
+        messages::warning(warning);
     }
     // Files first: a reader that closes stdout early does not cost them.
     if let Some(path) = &args.csv {

@@ -32,11 +32,12 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::hints::ToolHints;
-use super::out::Out;
 use super::session::{capability_names, Listing};
 use super::{csv_header, probe, tool_cells, Options, Target};
 use crate::cli::ProbeArgs;
 use crate::error::{ExitStatus, UsageError};
+use crate::messages;
+use crate::out::Out;
 use crate::sanitize::sanitize;
 
 /// The columns before the per-tool ones.
@@ -219,10 +220,7 @@ pub fn run(file: &Path, args: &ProbeArgs, options: &Options, date: &str) -> Resu
         match &outcome.result {
             Ok(listing) => {
                 for warning in &listing.warnings {
-                    eprintln!(
-                        "mcp-hint-census: warning: server '{}': {warning}",
-                        sanitize(&outcome.name)
-                    );
+                    messages::warning(format!("server '{}': {warning}", sanitize(&outcome.name)));
                 }
                 let (tools, complete, nothing) = counts(listing);
                 out.line(&format!(

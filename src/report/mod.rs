@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::table::Table;
+use crate::messages;
+use crate::sanitize::sanitize;
+use crate::table::{one_line, Table};
 
 pub use self::csv::{write_census_csv, write_files_csv, write_tools_csv};
 pub use self::json::write_json;
@@ -77,15 +79,18 @@ pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
 pub fn write_and_print(out: &Path, table: &Table) -> Result<()> {
     let written = write_tables(out, table)?;
     print_table(io::stdout().lock(), table)?;
-    let mut err = io::stderr().lock();
     for path in &written {
-        writeln!(
-            err,
-            "mcp-hint-census: wrote {}",
-            crate::sanitize::sanitize(path.display().to_string())
-        )?;
+        messages::note(format!("wrote {}", sanitize(path.display().to_string())));
     }
     Ok(())
+}
+
+/// Writes each failed row's reason on stderr, named as the table names its tree, so
+/// that a person reads why even with stdout sent elsewhere.
+pub fn announce_failures(table: &Table) {
+    for (row, why) in table.failed_rows() {
+        messages::failure(&sanitize(row.tree_name()), &sanitize(one_line(why)));
+    }
 }
 
 /// Writes a file through a temporary sibling renamed into place.

@@ -1,11 +1,11 @@
 //! Prints tables for a person: aligned columns, thousands separators, every cell
-//! from outside escaped, errors spelled out under the table.
+//! from outside escaped. Errors go to stderr, not into these tables.
 
 use std::io::{self, Write};
 
 use super::{short, thousands};
 use crate::sanitize::sanitize;
-use crate::table::{by_extension, one_line, Table};
+use crate::table::{by_extension, Table};
 
 /// How the cells of a column line up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,8 +60,9 @@ fn column_names(table: &Table) -> impl Iterator<Item = String> + '_ {
     table.columns.names().map(sanitize)
 }
 
-/// Prints the table for a person: aligned columns, thousands separators, errors
-/// spelled out under the table.
+/// Prints the table for a person: aligned columns, thousands separators, a note
+/// under the table for each tree that read zero everywhere. Why a tree failed goes
+/// to stderr (see `announce_failures`), never here.
 pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     let mut header: Vec<String> = vec!["tree".into(), "commit".into(), "files".into()];
     header.extend(column_names(table));
@@ -83,14 +84,6 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         lines.push(line);
     }
     write_aligned(&mut w, &lines, Align::LeftThenRight(2))?;
-    for (row, why) in table.failed_rows() {
-        writeln!(
-            w,
-            "error: {}: {}",
-            sanitize(row.tree_name()),
-            sanitize(one_line(why))
-        )?;
-    }
     for row in table.silent_rows() {
         writeln!(
             w,

@@ -23,11 +23,12 @@ use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::intake::Tee;
+use crate::messages;
 use crate::progress::NoProgress;
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::scan::walk::walk;
-use crate::table::{one_line, CommitSource, Counted, Row, Table, TreeKey};
+use crate::table::{CommitSource, Counted, Row, Table, TreeKey};
 use crate::tool_feed::ToolFeed;
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
 
@@ -167,30 +168,24 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         report::write_atomic(path, |w| report::write_tools_csv(w, &table))?;
     }
 
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
     let mut status = ExitStatus::Ok;
     if config.is_tool_gate {
-        let short: Vec<String> = report::tools_omitting(&table)
-            .map(|(row, tool, omits)| {
-                format!(
-                    "mcp-hint-census: {}: tool {} omits {}",
-                    report::tool_location(row, tool),
-                    report::tool_name(tool),
-                    omits.iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
-                )
-            })
-            .collect();
-        for line in &short {
-            writeln!(err, "{line}")?;
+        let mut short = 0;
+        for (row, tool, omits) in report::tools_omitting(&table) {
+            short += 1;
+            messages::note(format!(
+                "{}: tool {} omits {}",
+                report::tool_location(row, tool),
+                report::tool_name(tool),
+                omits.iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
+            ));
         }
-        if !short.is_empty() {
-            writeln!(
-                err,
-                "hint: a hint left out is read as its default (readOnlyHint false, destructiveHint \
-                 true, idempotentHint false, openWorldHint true); declare each meaningful hint, \
-                 even at its default, so that clients need not guess"
-            )?;
+        if short > 0 {
+            messages::hint(
+                "a hint left out is read as its default (readOnlyHint false, destructiveHint \
+                 true, idempotentHint false, openWorldHint true); declare each hint meaningful \
+                 for the tool, even at its default, so that clients need not guess",
+            );
             status = ExitStatus::Gate;
         }
     }
@@ -199,9 +194,8 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         let silent: Vec<&Row> = table.zero_in(columns).collect();
         for row in &silent {
             let files = row.outcome.as_ref().map_or(0, |c| c.count.files_walked);
-            writeln!(
-                err,
-                "mcp-hint-census: '{}' said nothing: zero {} in {} {}",
+            messages::note(format!(
+                "'{}' said nothing: zero {} in {} {}",
                 sanitize(row.repo()),
                 columns
                     .iter()
@@ -210,42 +204,30 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                     .join(", "),
                 report::thousands(files),
                 if files == 1 { "file" } else { "files" },
-            )?;
+            ));
         }
         if !silent.is_empty() && !table.columns.has_profile() {
-            writeln!(
-                err,
-                "hint: a zero is about the literals in the tree, not what the server sends: an SDK \
+            messages::hint(
+                "a zero is about the literals in the tree, not what the server sends: an SDK \
                  may spell the fields differently (read_only_hint in Rust SDKs, ReadOnly in the C# \
                  SDK; --profile sdk counts those too) or attach them at registration; see the \
-                 limits in the README"
-            )?;
+                 limits in the README",
+            );
         } else if !silent.is_empty() {
-            writeln!(
-                err,
-                "hint: a zero is about the tree, not what the server sends: a framework may attach \
+            messages::hint(
+                "a zero is about the tree, not what the server sends: a framework may attach \
                  the hints at registration, or spell them in a way no profile knows (a positional \
-                 constructor names none); `probe` reads what the server declares"
-            )?;
+                 constructor names none); `probe` reads what the server declares",
+            );
         }
         if !silent.is_empty() {
             status = ExitStatus::Gate;
         }
     }
-    let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
-    if !failed.is_empty() {
-        if args.json {
-            // The table prints errors under it; JSON on stdout is for scripts, so
-            // a person still reads why on stderr.
-            for (row, why) in &failed {
-                writeln!(
-                    err,
-                    "mcp-hint-census: '{}': {}",
-                    sanitize(row.repo()),
-                    sanitize(one_line(why))
-                )?;
-            }
-        }
+    if table.failed_rows().next().is_some() {
+        // Stdout is for the results (a table, or JSON for scripts): a person reads
+        // why a path failed on stderr.
+        report::announce_failures(&table);
         status = ExitStatus::Failed;
     }
     Ok(status)

@@ -769,7 +769,7 @@ fn a_missing_path_fails_with_exit_1() {
     assert!(
         blocks
             .iter()
-            .any(|b| b.contains("no-such-tree: no such file or directory")),
+            .any(|b| b.contains("'no-such-tree': no such file or directory")),
         "{}",
         ran.show()
     );
@@ -1096,7 +1096,7 @@ fn shell_syntax_in_inputs_is_never_run() {
         assert!(
             blocks
                 .iter()
-                .any(|b| b.contains(&format!("{path}: no such file"))),
+                .any(|b| b.contains(&format!("'{path}': no such file"))),
             "{path}\n{}",
             ran.show()
         );

@@ -470,9 +470,9 @@ fn a_damaged_cache_entry_is_not_trusted() {
     std::fs::write(&cached, bytes).unwrap();
     let offline = census(dir.path(), &["--offline"]);
     assert_eq!(offline.status.code(), Some(1), "{}", show(&offline));
-    // The only tree failed, so no table was written: the terminal says why.
+    // The only tree failed, so no table was written: stderr says why.
     assert!(
-        String::from_utf8_lossy(&offline.stdout).contains("damaged"),
+        String::from_utf8_lossy(&offline.stderr).contains("damaged"),
         "{}",
         show(&offline)
     );
@@ -1078,10 +1078,10 @@ fn downloads_are_bounded_in_size_and_time() {
         started.elapsed()
     );
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("--max-time"), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--max-time"), "{}", show(&out));
     assert!(
-        stdout.contains("limit of 200 bytes (--max-archive)"),
+        stderr.contains("limit of 200 bytes (--max-archive)"),
         "{}",
         show(&out)
     );
@@ -1253,10 +1253,12 @@ fn a_census_that_counts_nothing_writes_nothing_and_says_what_to_try() {
         "{stderr}"
     );
     assert!(!dir.path().join("out").exists(), "{}", show(&out));
-    // Each tree still says why on the terminal.
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Each tree still says why, on stderr, and nothing of it on stdout.
     assert!(
-        stdout.contains("error: o/a:") && stdout.contains("error: o/b:"),
-        "{stdout}"
+        stderr.contains("mcp-hint-census: 'o/a': fetching")
+            && stderr.contains("mcp-hint-census: 'o/b': fetching"),
+        "{stderr}"
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("fetching"), "{stdout}");
 }

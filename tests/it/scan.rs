@@ -1008,12 +1008,18 @@ fn each_failing_path_is_named_and_the_others_still_count() {
         );
     }
 
-    // In the table, the error is spelled out under it.
+    // With a table on stdout too, the error goes to stderr only: a table sent to a
+    // file or /dev/null never hides why a path failed.
     let out = run(tmp.path(), &["missing", "good"]);
     assert_code(&out, 1);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        text.contains("error: missing: no such file or directory"),
+        err.contains("mcp-hint-census: 'missing': no such file or directory"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("no such file"),
         "{}",
         show(&out)
     );
@@ -1104,7 +1110,7 @@ fn git_errors_name_the_path_and_the_revision() {
     );
     assert_code(&out, 1);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("not an archive on stdin"),
+        String::from_utf8_lossy(&out.stderr).contains("not an archive on stdin"),
         "{}",
         show(&out)
     );
@@ -1259,7 +1265,7 @@ fn a_file_growing_while_read_fails_its_tree() {
     writer.join().unwrap();
     assert_code(&out, 1);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("changed while it was read"),
+        String::from_utf8_lossy(&out.stderr).contains("changed while it was read"),
         "{}",
         show(&out)
     );
