@@ -75,6 +75,10 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         controls.join(", "),
         if controls.len() == 1 { "is" } else { "are" },
     )?;
+    if let Some(summary) = super::survey::survey(table) {
+        writeln!(w)?;
+        super::survey::write_survey(&mut w, &summary, &super::chart_name(&table.date))?;
+    }
     let notes: Vec<&Row> = table.rows.iter().filter(|r| r.note.is_some()).collect();
     if !notes.is_empty() {
         writeln!(w)?;

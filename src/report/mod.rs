@@ -9,6 +9,7 @@
 
 pub mod chart;
 mod csv;
+pub mod survey;
 mod json;
 mod markdown;
 mod terminal;
@@ -56,21 +57,35 @@ pub fn short(commit: &str) -> &str {
     }
 }
 
-/// Writes `census-DATE.csv`, `files-DATE.csv` and `census-DATE.md` into `out`, each
-/// through a temporary file renamed into place, so no half-written table is left.
-/// Returns the paths written, in that order.
+/// Writes `census-DATE.csv`, `files-DATE.csv`, `tools-DATE.csv` and `census-DATE.md`
+/// into `out`, and `census-DATE.svg` (the survey chart) when the tool finder read
+/// some tree, each through a temporary file renamed into place, so no half-written
+/// table is left. Returns the paths written, in that order.
 pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(out).with_context(|| format!("creating '{}'", out.display()))?;
     let date = &table.date;
-    let paths = [
+    let mut paths = vec![
         out.join(format!("census-{date}.csv")),
         out.join(format!("files-{date}.csv")),
+        out.join(format!("tools-{date}.csv")),
         out.join(format!("census-{date}.md")),
     ];
     write_atomic(&paths[0], |w| write_census_csv(w, table))?;
     write_atomic(&paths[1], |w| write_files_csv(w, table))?;
-    write_atomic(&paths[2], |w| Ok(write_markdown(w, table)?))?;
-    Ok(paths.to_vec())
+    write_atomic(&paths[2], |w| write_tools_csv(w, table))?;
+    write_atomic(&paths[3], |w| Ok(write_markdown(w, table)?))?;
+    if let Some(summary) = survey::survey(table) {
+        let svg = survey::shares_svg(&summary, date)?;
+        let path = out.join(chart_name(date));
+        write_atomic(&path, |w| Ok(w.write_all(svg.as_bytes())?))?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
+/// Returns the file name of the survey chart beside `census-DATE.md`.
+pub fn chart_name(date: &str) -> String {
+    format!("census-{date}.svg")
 }
 
 /// Writes the tables (see [`write_tables`]), then prints the table on stdout and
