@@ -16,12 +16,13 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
+use crate::archive;
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
 use crate::corpus::pin::{self, GitFailure, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
 use crate::corpus::repo_list;
 use crate::corpus::repo_url::{self, Forge, RepoUrl};
-use crate::corpus::{self, DEFAULT_ARCHIVE_URL};
+use crate::corpus::DEFAULT_ARCHIVE_URL;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::messages;
@@ -137,7 +138,7 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
             }
         };
         if let Some(sub) = &candidate.subfolder {
-            if let Err(why) = corpus::check_subfolder(sub) {
+            if let Err(why) = archive::check_subfolder(sub) {
                 let reason = format!("subfolder {why}");
                 built.skipped.push(skip(&candidate, reason));
                 continue;

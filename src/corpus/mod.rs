@@ -18,8 +18,8 @@ use anyhow::Result;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::archive::check_subfolder;
 use crate::error::UsageError;
-use crate::sanitize::sanitize;
 use crate::table::TreeKey;
 use crate::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
 
@@ -298,16 +298,6 @@ fn term_list(given: Option<Vec<Spanned<String>>>, default: &[&str]) -> Vec<Spann
             .map(|t| Spanned::new(0..0, t.to_string()))
             .collect()
     })
-}
-
-/// Checks a subfolder: a relative path with `/` separators, no empty, `.` or `..`
-/// segment, no leading or trailing `/` (docs/method.md, "Subfolders"). The archive
-/// reader holds the rule; the corpus applies it before anything is downloaded.
-pub fn check_subfolder(path: &str) -> std::result::Result<(), String> {
-    match crate::archive::subfolder_problem(path.as_bytes()) {
-        None => Ok(()),
-        Some(why) => Err(format!("'{}' is not valid: {why}", sanitize(path))),
-    }
 }
 
 /// Returns true for an owner or a repository name made of the characters GitHub

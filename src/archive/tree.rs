@@ -1,0 +1,287 @@
+//! Subfolders: the rule a subfolder's name must follow (`docs/method.md`,
+//! "Subfolders"), the archive's top folder, and the counts of every requested
+//! subfolder as the entry loop hands over the files ([`Counting`]).
+//!
+//! It does not read the archive; it is told each entry's path and each file's
+//! bytes.
+
+use std::fmt;
+
+use anyhow::Result;
+
+use super::entries::{FileData, Visitor};
+use crate::count::{FileCounter, Matcher, TreeCount};
+use crate::sanitize::sanitize;
+
+/// Says why a subfolder's name is not a plain relative path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidSubfolder {
+    /// The subfolder as given, escaped for a terminal.
+    pub shown: String,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+/// Shows `'NAME' is not valid: WHY`; a caller says what the name was of.
+impl fmt::Display for InvalidSubfolder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "'{}' is not valid: {}", self.shown, self.why)
+    }
+}
+
+impl std::error::Error for InvalidSubfolder {}
+
+/// Checks that `subfolder` names a subfolder as `docs/method.md` allows: a relative
+/// path with `/` separators, no empty, `.` or `..` segment, no leading or trailing
+/// `/`, no `\` and no control character. The corpus applies it before anything is
+/// downloaded, the archive reader before it reads.
+pub fn check_subfolder(subfolder: impl AsRef<[u8]>) -> Result<(), InvalidSubfolder> {
+    let subfolder = subfolder.as_ref();
+    let why = if subfolder.is_empty() {
+        "it is empty"
+    } else if subfolder.starts_with(b"/") {
+        "it starts with '/' (it must be relative to the top folder)"
+    } else if subfolder.ends_with(b"/") {
+        "it ends with '/'"
+    } else if subfolder.contains(&b'\\') {
+        "it holds '\\' (separators are '/')"
+    } else if subfolder.iter().any(u8::is_ascii_control) {
+        "it holds a control character"
+    } else if subfolder.split(|&b| b == b'/').any(|s| s.is_empty()) {
+        "it has an empty segment ('//')"
+    } else if subfolder
+        .split(|&b| b == b'/')
+        .any(|s| s == b"." || s == b"..")
+    {
+        "it has a '.' or '..' segment"
+    } else {
+        return Ok(());
+    };
+    Err(InvalidSubfolder {
+        shown: sanitize(subfolder),
+        why,
+    })
+}
+
+/// Counts the files the entry loop hands over, once for each requested subfolder
+/// that holds them; each file's bytes are read and matched once.
+pub struct Counting<'m, 'p> {
+    trees: Trees,
+    /// One counter serves every file of the archive.
+    counter: FileCounter<'m>,
+    on_file: &'p mut dyn FnMut(u64),
+}
+
+impl<'m, 'p> Counting<'m, 'p> {
+    /// Returns a visitor that counts `matcher`'s terms for each of `subfolders`
+    /// (`b""` is the whole tree) and calls `on_file` with each file's size.
+    pub fn new(
+        matcher: &'m Matcher,
+        subfolders: &[Vec<u8>],
+        on_file: &'p mut dyn FnMut(u64),
+    ) -> Counting<'m, 'p> {
+        Counting {
+            trees: Trees::new(matcher.len(), subfolders),
+            counter: matcher.file_counter(),
+            on_file,
+        }
+    }
+
+    /// Returns each subfolder's count, with paths relative to the top folder.
+    pub fn finish(self) -> Vec<TreeCount> {
+        self.trees.finish()
+    }
+}
+
+impl Visitor for Counting<'_, '_> {
+    fn entry(&mut self, path: &[u8], is_dir: bool) {
+        self.trees.see(path, is_dir);
+    }
+
+    fn file(&mut self, path: &[u8], data: &mut FileData<'_>) -> Result<()> {
+        let counter = &mut self.counter;
+        counter.reset();
+        data.chunks(|chunk| counter.feed_mut(chunk))?;
+        self.trees.add_file(path, counter);
+        (self.on_file)(data.size());
+        Ok(())
+    }
+}
+
+/// Holds the counts of every requested subfolder while the archive is read.
+///
+/// Whether the archive has a top folder is known only at its end (every entry must
+/// lie under it), so each non-empty subfolder is counted twice: as if there were a
+/// top folder (paths relative to it) and as if there were none (whole paths); the
+/// end picks one. The whole tree is counted once: only its paths differ.
+struct Trees {
+    /// Each subfolder with a trailing `/`; empty for the whole tree.
+    subfolders: Vec<Vec<u8>>,
+    top: TopFolder,
+    /// Per subfolder: the count if the archive has a top folder.
+    under_top: Vec<TreeCount>,
+    /// Per non-empty subfolder: the count if it has none.
+    whole: Vec<TreeCount>,
+}
+
+impl Trees {
+    fn new(terms: usize, subfolders: &[Vec<u8>]) -> Trees {
+        Trees {
+            subfolders: subfolders
+                .iter()
+                .map(|s| match s.is_empty() {
+                    true => Vec::new(),
+                    false => [&s[..], b"/"].concat(),
+                })
+                .collect(),
+            top: TopFolder::default(),
+            under_top: vec![TreeCount::new(terms); subfolders.len()],
+            whole: vec![TreeCount::new(terms); subfolders.len()],
+        }
+    }
+
+    fn see(&mut self, path: &[u8], is_dir: bool) {
+        self.top.see(path, is_dir);
+    }
+
+    /// Adds one file, whose whole path is `path`, to every subfolder that holds it.
+    fn add_file(&mut self, path: &[u8], counter: &FileCounter<'_>) {
+        let (bytes, counts) = (counter.bytes(), counter.counts());
+        let relative = match &self.top.prefix {
+            Some(prefix) if !prefix.is_empty() => path.strip_prefix(prefix.as_slice()),
+            _ => None,
+        };
+        for (i, subfolder) in self.subfolders.iter().enumerate() {
+            if subfolder.is_empty() {
+                self.under_top[i].add_file(|| path.to_vec(), bytes, counts);
+                continue;
+            }
+            if relative.is_some_and(|r| r.starts_with(subfolder)) {
+                self.under_top[i].add_file(|| path.to_vec(), bytes, counts);
+            }
+            if path.starts_with(subfolder) {
+                self.whole[i].add_file(|| path.to_vec(), bytes, counts);
+            }
+        }
+    }
+
+    /// Returns each subfolder's count, with paths relative to the top folder.
+    fn finish(self) -> Vec<TreeCount> {
+        let prefix = self.top.prefix();
+        self.under_top
+            .into_iter()
+            .zip(self.whole)
+            .zip(&self.subfolders)
+            .map(|((mut under_top, whole), subfolder)| match prefix {
+                Some(prefix) => {
+                    // Every file counted under the top folder starts with it.
+                    under_top.files.strip_prefix(prefix.len());
+                    under_top
+                }
+                None if subfolder.is_empty() => under_top,
+                None => whole,
+            })
+            .collect()
+    }
+}
+
+/// Finds the archive's top folder (`owner-name-abc1234/`): the first component of
+/// the first entry, when every entry of the archive lies under it. An archive made
+/// without a prefix (`git archive` without `--prefix`, `tar -C dir .`) has none,
+/// and its paths are kept whole.
+#[derive(Default)]
+struct TopFolder {
+    /// The candidate, with its trailing `/`; empty when the first entry was a file
+    /// at the top level.
+    prefix: Option<Vec<u8>>,
+    /// True when some entry lies outside the candidate.
+    is_broken: bool,
+}
+
+impl TopFolder {
+    /// Notes one entry's path (already without a leading `./`).
+    fn see(&mut self, path: &[u8], is_dir: bool) {
+        if path.is_empty() {
+            return; // `./` itself
+        }
+        match &self.prefix {
+            None => {
+                let prefix = match memchr::memchr(b'/', path) {
+                    Some(slash) => path[..=slash].to_vec(),
+                    None if is_dir => [path, b"/"].concat(),
+                    None => Vec::new(),
+                };
+                self.prefix = Some(prefix);
+            }
+            Some(prefix) => {
+                let is_inside = path.starts_with(prefix)
+                    || (is_dir && path == &prefix[..prefix.len().saturating_sub(1)]);
+                if !is_inside {
+                    self.is_broken = true;
+                }
+            }
+        }
+    }
+
+    /// Returns the top folder with its `/`, when the archive has one.
+    fn prefix(&self) -> Option<&[u8]> {
+        match &self.prefix {
+            Some(prefix) if !prefix.is_empty() && !self.is_broken => Some(prefix),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::entries::strip_dot;
+
+    fn stripped(paths: &[(&str, bool)]) -> Vec<String> {
+        let mut trees = Trees::new(0, &[Vec::new()]);
+        let matcher = Matcher::new(&["x"]).unwrap();
+        let mut counter = matcher.file_counter();
+        counter.feed(b"x");
+        for &(path, is_dir) in paths {
+            let path = strip_dot(path.as_bytes());
+            trees.see(path, is_dir);
+            if !is_dir {
+                trees.add_file(path, &counter);
+            }
+        }
+        trees.finish()[0]
+            .files
+            .sorted()
+            .unwrap()
+            .into_iter()
+            .map(|f| String::from_utf8(f.path).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn paths_are_made_relative_to_the_top_folder() {
+        let github = [
+            ("o-n-abc1234/", true),
+            ("o-n-abc1234/src/a.rs", false),
+            ("o-n-abc1234/README", false),
+        ];
+        // Hits read back in the order of their paths' bytes.
+        assert_eq!(stripped(&github), ["README", "src/a.rs"]);
+        let dotted = [("./", true), ("./pkg/", true), ("./pkg/a", false)];
+        assert_eq!(stripped(&dotted), ["a"]);
+        let here = [("./", true), ("./a", false), ("./pkg/b", false)];
+        assert_eq!(stripped(&here), ["a", "pkg/b"]);
+        // No common top folder: a directory first, then a file beside it.
+        let flat = [
+            (".github/", true),
+            (".github/ci.yml", false),
+            ("Cargo.toml", false),
+        ];
+        assert_eq!(stripped(&flat), [".github/ci.yml", "Cargo.toml"]);
+        let top_file = [("README", false), ("src/a.rs", false)];
+        assert_eq!(stripped(&top_file), ["README", "src/a.rs"]);
+        // A file named as the top folder lies outside it.
+        let clash = [("top/", true), ("top/a", false), ("top", false)];
+        assert_eq!(stripped(&clash), ["top", "top/a"]);
+    }
+}
