@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
-use crate::count::{Matcher, TreeCount};
+use crate::count::Matcher;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
@@ -63,7 +63,15 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
             interval: Duration::from_secs(args.progress_every),
         },
     };
-    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, display)?;
+    let find_tools = !args.no_tools;
+    let table = count_corpus(
+        &corpus,
+        &fetcher,
+        usize::from(args.jobs),
+        &date,
+        display,
+        find_tools,
+    )?;
     let failed = table.failed_rows().count();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
@@ -106,13 +114,14 @@ fn is_network_error(why: &str) -> bool {
 }
 
 /// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
-/// in corpus order.
+/// in corpus order; with `find_tools`, the tool finder reads every file too.
 pub fn count_corpus(
     corpus: &Corpus,
     fetcher: &Fetcher,
     jobs: usize,
     date: &str,
     display: Display,
+    find_tools: bool,
 ) -> Result<Table> {
     let matcher = corpus
         .columns
@@ -131,7 +140,8 @@ pub fn count_corpus(
         .collect();
     pool.install(|| {
         groups.par_iter().for_each(|group| {
-            for (i, row) in count_group(&corpus.trees, group, fetcher, &matcher, &bars) {
+            for (i, row) in count_group(&corpus.trees, group, fetcher, &matcher, find_tools, &bars)
+            {
                 if let Ok(mut slot) = slots[i].lock() {
                     *slot = Some(row);
                 }
@@ -182,6 +192,7 @@ fn count_group(
     group: &[usize],
     fetcher: &Fetcher,
     matcher: &Matcher,
+    find_tools: bool,
     bars: &Bars,
 ) -> Vec<(usize, Row)> {
     let first = &trees[group[0]];
@@ -194,23 +205,26 @@ fn count_group(
         .iter()
         .map(|&i| trees[i].subfolder.as_bytes().to_vec())
         .collect();
-    let consume =
-        |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, Vec<TreeCount>)> {
-            let ArchiveCount {
-                commit,
-                trees: counts,
-            } = archive::count_archive(reader, matcher, &subfolders, &mut |_| bar.file())?;
-            let (commit, commit_source) = stamp(first, commit)?;
-            Ok((commit, commit_source, counts))
-        };
+    let consume = |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, ArchiveCount)> {
+        let counted = archive::count_archive_and_tools(
+            reader,
+            matcher,
+            &subfolders,
+            find_tools,
+            &mut |_| bar.file(),
+        )?;
+        let (commit, commit_source) = stamp(first, counted.commit.clone())?;
+        Ok((commit, commit_source, counted))
+    };
     let fetched = fetcher.fetch(first, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
         Ok(fetched) => {
-            let (commit, commit_source, counts) = fetched.value;
+            let (commit, commit_source, counted) = fetched.value;
+            let mut tools = counted.tools.map(Vec::into_iter);
             group
                 .iter()
-                .zip(counts)
+                .zip(counted.trees)
                 .map(|(&i, mut count)| {
                     count.sort_files();
                     let counted = Counted {
@@ -218,7 +232,7 @@ fn count_group(
                         commit_source,
                         count,
                         sha256: fetched.sha256.clone(),
-                        tools: None,
+                        tools: tools.as_mut().and_then(Iterator::next),
                     };
                     (i, row(&trees[i], Ok(counted)))
                 })

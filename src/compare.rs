@@ -307,7 +307,13 @@ fn compare_tools(
                 tally.agree += 1;
             } else {
                 tally.differ += 1;
-                let shown = |c: &str| if c.is_empty() { "absent".to_string() } else { c.to_string() };
+                let shown = |c: &str| {
+                    if c.is_empty() {
+                        "absent".to_string()
+                    } else {
+                        c.to_string()
+                    }
+                };
                 writeln!(
                     out,
                     "{}: {} {} differs from {}",

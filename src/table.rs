@@ -355,7 +355,10 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
                 tools: Vec::new(),
                 skipped_files: number(tools_at + 2)?,
             };
-            (Some(found), Some([number(tools_at)?, number(tools_at + 1)?]))
+            (
+                Some(found),
+                Some([number(tools_at)?, number(tools_at + 1)?]),
+            )
         }
     };
     let outcome = match cells[after + 2] {
@@ -368,7 +371,7 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
                 count: TreeCount {
                     files_walked: number(FILES_WALKED)?,
                     bytes_read: number(BYTES_READ)?,
-                    counts: (LEADING.len()..after).map(number).collect::<Result<_>>()?,
+                    counts: (LEADING.len()..tools_at).map(number).collect::<Result<_>>()?,
                     files: Default::default(),
                 },
                 sha256: cells[after].to_string(),
@@ -710,5 +713,7 @@ mod tests {
             read.rows[1].1.outcome.as_ref().unwrap_err(),
             "line one line two"
         );
+        assert_eq!(c.tools, d.tools);
+        assert_eq!(read.tool_counts, [Some([0, 0]), None]);
     }
 }

@@ -79,13 +79,12 @@ pub fn reading(tool: &ToolDef, hint: Hint) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::probe::hints::ToolHints;
     use crate::tools::Family;
-    use serde_json::{Map, Value};
 
-    fn tool(hints: [Option<HintState>; 4]) -> ToolDef {
+    /// Returns a definition of `a.ts` line 1 with `hints`.
+    pub fn tool(hints: [Option<HintState>; 4]) -> ToolDef {
         ToolDef {
             path: b"a.ts".to_vec(),
             line: 1,
@@ -95,35 +94,14 @@ mod tests {
         }
     }
 
-    /// Every combination of true, false and absent agrees with what `probe` reads from
-    /// the same hints on the wire.
-    #[test]
-    fn definitions_without_a_question_mark_read_as_the_wire_does() {
-        let states = [None, Some(HintState::True), Some(HintState::False)];
-        for n in 0..81 {
-            let hints: [Option<HintState>; 4] = std::array::from_fn(|i| states[n / 3usize.pow(i as u32) % 3]);
-            let mut annotations = Map::new();
-            for (hint, s) in Hint::ALL.iter().zip(&hints) {
-                if let Some(s) = s {
-                    annotations.insert(hint.name().into(), Value::Bool(*s == HintState::True));
-                }
-            }
-            let wire = ToolHints::from_tool(&serde_json::json!({"name": "t", "annotations": annotations}));
-            let def = tool(hints);
-            assert_eq!(omits(&def), wire.omits(), "{hints:?}");
-            for hint in Hint::ALL {
-                let expected = match wire.resolved(hint) {
-                    Some(v) => Resolved::Value(v),
-                    None => Resolved::NotApplicable,
-                };
-                assert_eq!(resolved(&def, hint), expected, "{hints:?} {hint:?}");
-            }
-        }
-    }
-
     #[test]
     fn a_question_mark_is_set_and_unknown() {
-        let def = tool([Some(HintState::Unresolved), None, None, Some(HintState::Unresolved)]);
+        let def = tool([
+            Some(HintState::Unresolved),
+            None,
+            None,
+            Some(HintState::Unresolved),
+        ]);
         assert_eq!(omits(&def), [Hint::Destructive, Hint::Idempotent]);
         assert_eq!(resolved(&def, Hint::ReadOnly), Resolved::Unknown);
         assert_eq!(reading(&def, Hint::Destructive), "absent -> true");

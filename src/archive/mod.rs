@@ -47,6 +47,7 @@ use std::io::Read;
 use anyhow::Result;
 
 use crate::count::{Matcher, TreeCount};
+use crate::tools::FoundTools;
 
 pub use entries::{FileData, Visitor};
 pub use format::is_archive;
@@ -72,6 +73,9 @@ pub struct ArchiveCount {
     /// The counts of the archive's files, one per requested subfolder, in the order
     /// the subfolders were given.
     pub trees: Vec<TreeCount>,
+    /// The tool definitions of each subfolder, in the same order, when they were
+    /// looked for (see [`count_archive_and_tools`]).
+    pub tools: Option<Vec<FoundTools>>,
 }
 
 /// Counts every regular file of the archive read from `reader`, gzip-compressed or
@@ -92,14 +96,32 @@ pub fn count_archive<R: Read + Send>(
     subfolders: &[Vec<u8>],
     on_file: &mut dyn FnMut(u64),
 ) -> Result<ArchiveCount> {
+    count_archive_and_tools(reader, matcher, subfolders, false, on_file)
+}
+
+/// Counts the archive as [`count_archive`] does, and with `find_tools` also hands
+/// each file to the tool finder from the same read, once per subfolder holding it
+/// (see `tool_feed`); definition paths are relative to the top folder too.
+pub fn count_archive_and_tools<R: Read + Send>(
+    reader: R,
+    matcher: &Matcher,
+    subfolders: &[Vec<u8>],
+    find_tools: bool,
+    on_file: &mut dyn FnMut(u64),
+) -> Result<ArchiveCount> {
     for subfolder in subfolders.iter().filter(|s| !s.is_empty()) {
         check_subfolder(subfolder).map_err(|e| anyhow::anyhow!("subfolder {e}"))?;
     }
     let mut counting = tree::Counting::new(matcher, subfolders, on_file);
+    if find_tools {
+        counting = counting.with_tools();
+    }
     let commit = visit_archive(reader, &mut counting)?;
+    let (trees, tools) = counting.finish();
     Ok(ArchiveCount {
         commit,
-        trees: counting.finish(),
+        trees,
+        tools,
     })
 }
 

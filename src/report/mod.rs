@@ -9,9 +9,9 @@
 
 pub mod chart;
 mod csv;
-pub mod survey;
 mod json;
 mod markdown;
+pub mod survey;
 mod terminal;
 mod tools;
 

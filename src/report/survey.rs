@@ -177,6 +177,9 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
          lists every definition with its path, line and hints."
     )?;
     writeln!(w)?;
-    writeln!(w, "![Share of tool definitions declaring each hint]({chart})")?;
+    writeln!(
+        w,
+        "![Share of tool definitions declaring each hint]({chart})"
+    )?;
     Ok(())
 }

@@ -79,7 +79,9 @@ pub fn tool_name(tool: &ToolDef) -> String {
 pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     for row in &table.rows {
         let Ok(counted) = &row.outcome else { continue };
-        let Some(found) = &counted.tools else { continue };
+        let Some(found) = &counted.tools else {
+            continue;
+        };
         writeln!(w)?;
         let annotated = found.tools.iter().filter(|t| t.is_annotated()).count();
         writeln!(

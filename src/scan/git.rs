@@ -80,10 +80,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha1_checked::Digest;
 
-use crate::tool_feed::ToolFeed;
-use crate::tools::FoundTools;
 use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::table::one_line;
+use crate::tool_feed::ToolFeed;
+use crate::tools::FoundTools;
 
 /// How long git may go without writing a byte before it is stopped.
 pub const IDLE: Duration = Duration::from_secs(30);
@@ -308,7 +308,7 @@ fn count_blobs(
     dir: &Path,
     files: &[BlobFile],
     matcher: &Matcher,
-    mut tools: Option<&mut ToolFeed>,
+    tools: Option<&mut ToolFeed>,
 ) -> Result<TreeCount, GitError> {
     let mut requests = Vec::with_capacity(files.len() * 65);
     for file in files {
@@ -319,7 +319,7 @@ fn count_blobs(
         dir,
         &["cat-file", "--batch", "--buffer"],
         Some(&requests),
-        |out| read_blobs(out, files, matcher, tools.as_deref_mut()),
+        |out| read_blobs(out, files, matcher, tools),
     )
 }
 

@@ -29,8 +29,8 @@ use crate::report;
 use crate::sanitize::sanitize;
 use crate::scan::walk::walk;
 use crate::table::{CommitSource, Counted, Row, Table, TreeKey};
-use crate::tool_feed::ToolFeed;
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::tool_feed::ToolFeed;
 
 /// Holds a validated `scan` command line.
 #[derive(Debug)]
@@ -85,7 +85,10 @@ fn configure(args: &ScanArgs) -> Result<Config> {
     }
     let find_tools = !args.no_tools;
     if args.require_hints == Some(HintGate::Tools) && !find_tools {
-        return Err(UsageError("--require-hints=tools needs the tool finder, which --no-tools turns off".into()).into());
+        return Err(UsageError(
+            "--require-hints=tools needs the tool finder, which --no-tools turns off".into(),
+        )
+        .into());
     }
     let gate = if args.require_hints == Some(HintGate::Literals) {
         let checked = columns.hint_columns();
@@ -177,7 +180,11 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                 "{}: tool {} omits {}",
                 report::tool_location(row, tool),
                 report::tool_name(tool),
-                omits.iter().map(|h| h.name()).collect::<Vec<_>>().join(", ")
+                omits
+                    .iter()
+                    .map(|h| h.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
         if short > 0 {
@@ -238,8 +245,9 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher, find_tools: 
     let repo = target.to_string_lossy().into_owned();
     let outcome = match git {
         Some(rev) => count_git(target, rev, matcher, find_tools),
-        None if target.as_os_str() == "-" => count_reader(io::stdin(), matcher, find_tools)
-            .context("reading an archive from stdin"),
+        None if target.as_os_str() == "-" => {
+            count_reader(io::stdin(), matcher, find_tools).context("reading an archive from stdin")
+        }
         None => count_path(target, matcher, find_tools),
     };
     Row {
@@ -355,8 +363,17 @@ fn describe(err: &io::Error) -> String {
 /// The sha256 covers every byte of the input, including any after the archive's end.
 fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
-    let ArchiveCount { commit, trees } =
-        archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    let ArchiveCount {
+        commit,
+        trees,
+        tools,
+    } = archive::count_archive_and_tools(
+        &mut tee,
+        matcher,
+        &[Vec::new()],
+        find_tools,
+        &mut |_| {},
+    )?;
     let mut tree = trees
         .into_iter()
         .next()
@@ -373,7 +390,7 @@ fn count_reader<R: Read + Send>(reader: R, matcher: &Matcher, find_tools: bool) 
         commit_source,
         count: tree,
         sha256,
-        tools: None,
+        tools: tools.and_then(|t| t.into_iter().next()),
     })
 }
 

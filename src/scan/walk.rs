@@ -225,7 +225,10 @@ fn relative(root: &Path, path: &Path) -> Vec<u8> {
 
 /// Returns `path` relative to the walked directory `root`, borrowed.
 fn relative_bytes<'p>(root: &Path, path: &'p Path) -> &'p [u8] {
-    path.strip_prefix(root).unwrap_or(path).as_os_str().as_bytes()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .as_os_str()
+        .as_bytes()
 }
 
 impl ParallelVisitor for Worker<'_> {
@@ -317,6 +320,9 @@ mod tests {
         let hits: Vec<Vec<u8>> = walked.tree.files.iter().map(|f| f.unwrap().path).collect();
         assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
         // Without being asked, the walk keeps no path list.
-        assert!(walk(&root, &matcher, false, false).unwrap().paths.is_empty());
+        assert!(walk(&root, &matcher, false, false)
+            .unwrap()
+            .paths
+            .is_empty());
     }
 }
