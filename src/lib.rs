@@ -4,10 +4,11 @@
 //! The data flows one way: `corpus` (configuration, and the builder that pins one) →
 //! `fetch` (HTTP and cache) → `intake` (hash and bounds) → `archive` (streaming
 //! readers) → `count` (the matcher) → `table` (rows and the CSV schema) → `report`
-//! (formats). `terms` names the hints and the columns. `scan` counts local trees with
-//! the same `archive` and `count`; `probe` talks MCP to a running server; `cli` holds
-//! the clap definitions; `error` the exit codes; `messages` every line on
-//! stderr and `out` stdout. The binary dispatches the commands.
+//! (formats). `terms` names the hints and the columns; `tools` finds the tool
+//! definitions in a tree's source files. `scan` counts local trees with the same
+//! `archive` and `count`; `probe` talks MCP to a running server; `cli` holds the
+//! clap definitions; `error` the exit codes; `messages` every line on stderr and
+//! `out` stdout. The binary dispatches the commands.
 
 pub mod archive;
 pub mod census;

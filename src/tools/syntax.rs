@@ -1,0 +1,124 @@
+//! Helpers the family recognisers share over tree-sitter nodes: a walk that keeps
+//! its own stack (deeply nested code cannot exhaust the thread's stack), node text,
+//! lines and string literals. Nothing here knows an SDK.
+
+use tree_sitter::Node;
+
+use super::value::MAX_STRING_BYTES;
+
+/// Returns the 1-based line a node starts on.
+pub(crate) fn line(node: Node) -> u32 {
+    u32::try_from(node.start_position().row)
+        .unwrap_or(u32::MAX - 1)
+        .saturating_add(1)
+}
+
+/// Returns a node's source text, or "" when it is not UTF-8.
+pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
+    src.get(node.byte_range())
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .unwrap_or("")
+}
+
+/// Calls `visit` on every node of the tree in source order, iteratively.
+pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        visit(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// Returns the descendants of `node` (itself included) for which `want` holds, in
+/// source order, looking at no more than `budget` nodes.
+pub(crate) fn descendants<'t>(
+    node: Node<'t>,
+    budget: usize,
+    mut want: impl FnMut(Node<'t>) -> bool,
+) -> Vec<Node<'t>> {
+    let mut found = Vec::new();
+    let mut stack = vec![node];
+    let mut seen = 0;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > budget {
+            break;
+        }
+        if want(n) {
+            found.push(n);
+            continue;
+        }
+        let mut cursor = n.walk();
+        let children: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    found
+}
+
+/// Returns the named children of a node that are not comments.
+pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|c| !c.kind().contains("comment"))
+        .collect()
+}
+
+/// Returns the value of a quoted string literal's text: the quotes (and prefixes
+/// such as Python's `r`/`b`/`u`, C#'s `@`) removed, the common escapes decoded.
+/// `None` for an interpolated string, an unknown escape or a string too long to be a name.
+pub(crate) fn unquote(literal: &str) -> Option<String> {
+    let body = literal.trim_start_matches(['r', 'R', 'b', 'B', 'u', 'U', '@']);
+    let raw = body.len() != literal.len() && literal.starts_with(['r', 'R', '@']);
+    let body = ["\"\"\"", "'''", "\"", "'", "`"]
+        .iter()
+        .find_map(|q| body.strip_prefix(q)?.strip_suffix(q))?;
+    if body.len() > MAX_STRING_BYTES {
+        return None;
+    }
+    if raw || !body.contains('\\') {
+        return Some(body.to_string());
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            '0' => '\0',
+            c @ ('\\' | '"' | '\'' | '`' | '/' | '$') => c,
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unquote;
+
+    #[test]
+    fn unquote_reads_the_usual_literals() {
+        assert_eq!(unquote("\"a_b\"").as_deref(), Some("a_b"));
+        assert_eq!(unquote("'x'").as_deref(), Some("x"));
+        assert_eq!(unquote("`t`").as_deref(), Some("t"));
+        assert_eq!(unquote("r'a\\b'").as_deref(), Some("a\\b"));
+        assert_eq!(unquote("\"a\\\"b\"").as_deref(), Some("a\"b"));
+        assert_eq!(unquote("\"\\u0041\""), None);
+        assert_eq!(unquote("name"), None);
+    }
+}

@@ -1,0 +1,509 @@
+//! The TypeScript SDK's registrations, in TypeScript and in the JavaScript npm
+//! packages ship (ES modules and CommonJS as `tsc` emits them):
+//!
+//! - `server.registerTool(name, { annotations: {...}, ... }, cb)`;
+//! - `server.tool(name, description?, paramsSchema?, annotations?, cb)` (the 1.x
+//!   overloads: with one object between name and callback, it is the annotations
+//!   when it sets a hint or a title, as the SDK tells a schema from annotations);
+//! - `server.addTool({ name, annotations, ... })` (FastMCP for TypeScript);
+//! - `server.setRequestHandler(ListToolsRequestSchema, ...)` answering `{ tools: [...] }`:
+//!   each element of the list is a tool.
+//!
+//! Bindings: `const`/`let`/`var` declarators and CommonJS `exports.NAME = ...`;
+//! imports: `import`, `export ... from` and `require` of relative modules.
+
+use tree_sitter::Node;
+
+use super::syntax::{children, descendants, line, preorder, text, unquote};
+use super::value::{FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
+use super::Family;
+
+/// At most this many nodes of a `tools/list` handler are searched for its answer.
+const HANDLER_BUDGET: usize = 200_000;
+
+/// Fills `out` from one parsed file.
+pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
+    let mut top = Vec::new();
+    let mut nested = Vec::new();
+    preorder(root, |node| match node.kind() {
+        "variable_declarator" => declarator(node, src, out, &mut top, &mut nested),
+        "assignment_expression" => commonjs_export(node, src, &mut top),
+        "import_statement" => import(node, src, out),
+        "export_statement" => reexport(node, src, out),
+        "call_expression" => call(node, src, out),
+        _ => {}
+    });
+    // A name bound at the top of the file is read at that value; a name bound only
+    // inside functions is read when it is bound once.
+    for (name, val) in &top {
+        out.bind(name, val.clone());
+    }
+    for (name, val) in nested {
+        if !top.iter().any(|(n, _)| *n == name) {
+            out.bind(&name, val);
+        }
+    }
+}
+
+fn is_top_level(declarator: Node) -> bool {
+    let Some(decl) = declarator.parent() else {
+        return false;
+    };
+    match decl.parent() {
+        Some(p) if p.kind() == "program" => true,
+        Some(p) if p.kind() == "export_statement" => {
+            p.parent().is_some_and(|g| g.kind() == "program")
+        }
+        _ => false,
+    }
+}
+
+fn declarator(
+    node: Node,
+    src: &[u8],
+    out: &mut FileSummary,
+    top: &mut Vec<(String, Val)>,
+    nested: &mut Vec<(String, Val)>,
+) {
+    let (Some(name), Some(value)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    if let Some(rel) = require_of(value, src) {
+        match name.kind() {
+            "identifier" => out.import(text(name, src), Import { rel, name: None }),
+            "object_pattern" => destructured_imports(name, src, &rel, out),
+            _ => {}
+        }
+        return;
+    }
+    if name.kind() != "identifier" {
+        return;
+    }
+    let entry = (text(name, src).to_string(), val(value, src, 0));
+    if is_top_level(node) {
+        top.push(entry);
+    } else {
+        nested.push(entry);
+    }
+}
+
+/// Returns the relative module of `require("./x")`.
+fn require_of(value: Node, src: &[u8]) -> Option<String> {
+    if value.kind() != "call_expression" {
+        return None;
+    }
+    let function = value.child_by_field_name("function")?;
+    if text(function, src) != "require" {
+        return None;
+    }
+    let args = children(value.child_by_field_name("arguments")?);
+    relative(args.first().copied()?, src)
+}
+
+fn destructured_imports(pattern: Node, src: &[u8], rel: &str, out: &mut FileSummary) {
+    for p in children(pattern) {
+        match p.kind() {
+            "shorthand_property_identifier_pattern" => {
+                let n = text(p, src);
+                out.import(
+                    n,
+                    Import {
+                        rel: rel.to_string(),
+                        name: Some(n.to_string()),
+                    },
+                );
+            }
+            "pair_pattern" => {
+                if let (Some(k), Some(v)) =
+                    (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                {
+                    if v.kind() == "identifier" {
+                        out.import(
+                            text(v, src),
+                            Import {
+                                rel: rel.to_string(),
+                                name: Some(text(k, src).to_string()),
+                            },
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Returns a relative module specifier (`./x`, `../y`) from a string node.
+fn relative(node: Node, src: &[u8]) -> Option<String> {
+    if node.kind() != "string" {
+        return None;
+    }
+    let spec = unquote(text(node, src))?;
+    (spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..")
+        .then_some(spec)
+}
+
+/// Reads `exports.NAME = value` and `module.exports.NAME = value` (not `void 0`).
+fn commonjs_export(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
+    let (Some(left), Some(right)) = (
+        node.child_by_field_name("left"),
+        node.child_by_field_name("right"),
+    ) else {
+        return;
+    };
+    if left.kind() != "member_expression" || text(right, src).starts_with("void") {
+        return;
+    }
+    let (Some(object), Some(property)) = (
+        left.child_by_field_name("object"),
+        left.child_by_field_name("property"),
+    ) else {
+        return;
+    };
+    if matches!(text(object, src), "exports" | "module.exports") {
+        top.push((text(property, src).to_string(), val(right, src, 0)));
+    }
+}
+
+fn import(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(rel) = node
+        .child_by_field_name("source")
+        .and_then(|s| relative(s, src))
+    else {
+        return;
+    };
+    let Some(clause) = children(node)
+        .into_iter()
+        .find(|c| c.kind() == "import_clause")
+    else {
+        return;
+    };
+    for part in children(clause) {
+        match part.kind() {
+            // A default import: the module's `default` binding.
+            "identifier" => out.import(
+                text(part, src),
+                Import {
+                    rel: rel.clone(),
+                    name: Some("default".to_string()),
+                },
+            ),
+            "namespace_import" => {
+                if let Some(id) = children(part)
+                    .into_iter()
+                    .find(|c| c.kind() == "identifier")
+                {
+                    out.import(
+                        text(id, src),
+                        Import {
+                            rel: rel.clone(),
+                            name: None,
+                        },
+                    );
+                }
+            }
+            "named_imports" => {
+                for spec in children(part) {
+                    specifier(spec, src, &rel, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records `{ name as alias }` of an import or re-export.
+fn specifier(spec: Node, src: &[u8], rel: &str, out: &mut FileSummary) {
+    let Some(name) = spec.child_by_field_name("name") else {
+        return;
+    };
+    let local = spec.child_by_field_name("alias").unwrap_or(name);
+    let imported = unquote(text(name, src)).unwrap_or_else(|| text(name, src).to_string());
+    out.import(
+        text(local, src),
+        Import {
+            rel: rel.to_string(),
+            name: Some(imported),
+        },
+    );
+}
+
+fn reexport(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(rel) = node
+        .child_by_field_name("source")
+        .and_then(|s| relative(s, src))
+    else {
+        // `export default X`: the module's `default` binding.
+        if let Some(value) = node.child_by_field_name("value") {
+            out.bind("default", val(value, src, 0));
+        }
+        return;
+    };
+    let parts = children(node);
+    let mut any = false;
+    for part in &parts {
+        match part.kind() {
+            "export_clause" => {
+                any = true;
+                for spec in children(*part) {
+                    specifier(spec, src, &rel, out);
+                }
+            }
+            "namespace_export" => {
+                any = true;
+                if let Some(id) = children(*part).first() {
+                    out.import(
+                        text(*id, src),
+                        Import {
+                            rel: rel.clone(),
+                            name: None,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    if !any {
+        out.star_exports.push(rel);
+    }
+}
+
+fn call(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(function) = node.child_by_field_name("function") else {
+        return;
+    };
+    if function.kind() != "member_expression" {
+        return;
+    }
+    let Some(method) = function.child_by_field_name("property") else {
+        return;
+    };
+    let Some(args) = node.child_by_field_name("arguments") else {
+        return;
+    };
+    let args = children(args);
+    let at = line(node);
+    let site = |kind| Site {
+        line: at,
+        family: Family::TypeScript,
+        kind,
+    };
+    match text(method, src) {
+        "registerTool" if args.len() >= 2 && is_name(args[0]) => {
+            out.sites.push(site(SiteKind::Tool {
+                name: Some(val(args[0], src, 0)),
+                def: val(args[1], src, 0),
+            }));
+        }
+        "tool" if args.len() >= 2 && is_name(args[0]) => {
+            let annotations = tool_annotations(&args[1..args.len() - 1], src);
+            let props = annotations
+                .map(|a| vec![Prop::Field("annotations".to_string(), a)])
+                .unwrap_or_default();
+            out.sites.push(site(SiteKind::Tool {
+                name: Some(val(args[0], src, 0)),
+                def: Val::obj(at, props),
+            }));
+        }
+        "addTool" if args.len() == 1 && args[0].kind() == "object" => {
+            out.sites.push(site(SiteKind::Tool {
+                name: None,
+                def: val(args[0], src, 0),
+            }));
+        }
+        "setRequestHandler"
+            if args.len() >= 2 && text(args[0], src).ends_with("ListToolsRequestSchema") =>
+        {
+            for value in answers(args[1], src) {
+                out.sites.push(site(SiteKind::List {
+                    items: val(value, src, 0),
+                    strict: false,
+                }));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Returns true for a node that can name a tool: a string, a template or a name.
+fn is_name(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "string" | "template_string" | "identifier" | "member_expression"
+    )
+}
+
+/// Picks the annotations among the arguments between a `tool(...)` call's name and
+/// its callback, as the SDK's overloads read them.
+fn tool_annotations(middle: &[Node], src: &[u8]) -> Option<Val> {
+    let mut rest = middle;
+    if let Some(first) = rest.first() {
+        if matches!(first.kind(), "string" | "template_string") {
+            rest = &rest[1..];
+        }
+    }
+    match rest {
+        [_schema, annotations] => Some(val(*annotations, src, 0)),
+        [one] if one.kind() == "object" && sets_a_hint(*one, src) => Some(val(*one, src, 0)),
+        _ => None,
+    }
+}
+
+/// Returns true when an object literal has a hint or `title` key.
+fn sets_a_hint(object: Node, src: &[u8]) -> bool {
+    children(object).into_iter().any(|p| {
+        p.child_by_field_name("key").is_some_and(|k| {
+            let key = unquote(text(k, src)).unwrap_or_else(|| text(k, src).to_string());
+            key == "title" || super::value::hint_of_key(&key).is_some()
+        })
+    })
+}
+
+/// Returns the values of the `tools` fields a `tools/list` handler answers with.
+fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
+    let mut found = Vec::new();
+    for pair in descendants(handler, HANDLER_BUDGET, |n| match n.kind() {
+        "pair" => n
+            .child_by_field_name("key")
+            .is_some_and(|k| matches!(text(k, src), "tools" | "\"tools\"" | "'tools'")),
+        "shorthand_property_identifier" => text(n, src) == "tools",
+        _ => false,
+    }) {
+        if pair.kind() == "shorthand_property_identifier" {
+            found.push(pair);
+        } else if let Some(v) = pair.child_by_field_name("value") {
+            found.push(v);
+        }
+    }
+    found
+}
+
+/// Translates an expression into a value, `Other` for anything but literals, names
+/// and dotted names.
+pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
+    if depth > MAX_VALUE_DEPTH {
+        return Val::Other;
+    }
+    match node.kind() {
+        "string" => unquote(text(node, src)).map_or(Val::Other, Val::Str),
+        "template_string" => {
+            if children(node)
+                .iter()
+                .any(|c| c.kind() == "template_substitution")
+            {
+                Val::Other
+            } else {
+                unquote(text(node, src)).map_or(Val::Other, Val::Str)
+            }
+        }
+        "true" => Val::Bool(true),
+        "false" => Val::Bool(false),
+        "null" | "undefined" => Val::Null,
+        "identifier" | "shorthand_property_identifier" => match text(node, src) {
+            "undefined" => Val::Null,
+            name => Val::name_ref(name),
+        },
+        "member_expression" => match dotted(node, src) {
+            // CommonJS reads its own exports back as `exports.NAME`.
+            Some(path) if path.len() == 2 && path[0] == "exports" => Val::name_ref(&path[1]),
+            Some(path) => Val::Ref(path),
+            None => Val::Other,
+        },
+        // Minifiers write `!0` for true and `!1` for false.
+        "unary_expression" => match text(node, src) {
+            "!0" => Val::Bool(true),
+            "!1" => Val::Bool(false),
+            _ => Val::Other,
+        },
+        "parenthesized_expression"
+        | "as_expression"
+        | "satisfies_expression"
+        | "non_null_expression"
+        | "type_assertion" => children(node)
+            .into_iter()
+            .find(|c| !c.kind().starts_with("type") && !c.kind().ends_with("_type"))
+            .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
+        "object" => object(node, src, depth),
+        "array" => {
+            let items = children(node);
+            if items.iter().any(|c| c.kind() == "spread_element") {
+                return Val::Other;
+            }
+            Val::Arr(items.into_iter().map(|c| val(c, src, depth + 1)).collect())
+        }
+        _ => Val::Other,
+    }
+}
+
+fn object(node: Node, src: &[u8], depth: usize) -> Val {
+    let mut props = Vec::new();
+    for p in children(node) {
+        match p.kind() {
+            "pair" => {
+                let (Some(k), Some(v)) =
+                    (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                else {
+                    continue;
+                };
+                let key = match k.kind() {
+                    "property_identifier" => text(k, src).to_string(),
+                    "string" => match unquote(text(k, src)) {
+                        Some(s) => s,
+                        None => continue,
+                    },
+                    // A computed key may be any field: what it shadows is not known.
+                    _ => return Val::Other,
+                };
+                props.push(Prop::Field(key, val(v, src, depth + 1)));
+            }
+            "shorthand_property_identifier" => {
+                let name = text(p, src);
+                props.push(Prop::Field(name.to_string(), Val::name_ref(name)));
+            }
+            "spread_element" => {
+                let inner = children(p).first().copied();
+                props.push(Prop::Spread(
+                    inner.map_or(Val::Other, |i| val(i, src, depth + 1)),
+                ));
+            }
+            "method_definition" => {
+                if let Some(k) = p.child_by_field_name("name") {
+                    props.push(Prop::Field(text(k, src).to_string(), Val::Other));
+                }
+            }
+            _ => {}
+        }
+    }
+    Val::obj(line(node), props)
+}
+
+/// Returns `a.b.c` as its names, `None` when a part is not a plain name.
+fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
+    let mut path = Vec::new();
+    let mut cur = node;
+    loop {
+        match cur.kind() {
+            "member_expression" => {
+                let property = cur.child_by_field_name("property")?;
+                if property.kind() != "property_identifier" {
+                    return None;
+                }
+                path.push(text(property, src).to_string());
+                cur = cur.child_by_field_name("object")?;
+            }
+            "identifier" | "this" => {
+                path.push(text(cur, src).to_string());
+                path.reverse();
+                return Some(path);
+            }
+            _ => return None,
+        }
+        if path.len() > MAX_VALUE_DEPTH {
+            return None;
+        }
+    }
+}

@@ -1,0 +1,513 @@
+//! The small value language the family recognisers translate source into, the
+//! per-file summary they fill, and the resolver that follows constants and relative
+//! imports across the files of one tree (docs/method.md, "Tools").
+//!
+//! A recogniser never resolves anything itself: it records literals, references to
+//! names and the registrations it saw. Resolution happens once every file of the
+//! tree is summarised, so that a preset defined in one file and imported by another
+//! reads the same as one defined beside its tools. Everything here is bounded: the
+//! depth of a value, its size, the number of bindings per file and the length of a
+//! chain of references.
+
+use std::collections::HashMap;
+
+use super::{Family, HintState};
+use crate::terms::Hint;
+
+/// Values deeper than this are recorded as `Other` (an expression the finder does not read).
+pub(crate) const MAX_VALUE_DEPTH: usize = 24;
+/// A binding whose value has more nodes than this is not kept.
+const MAX_BINDING_NODES: usize = 512;
+/// At most this many bindings are kept per file.
+const MAX_BINDINGS: usize = 4096;
+/// A literal string longer than this is not kept as a name.
+pub(crate) const MAX_STRING_BYTES: usize = 256;
+/// References are followed at most this deep (a chain of constants, imports and spreads).
+const MAX_CHAIN: u8 = 16;
+
+/// A value as far as the finder reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    Bool(bool),
+    Str(String),
+    /// `null`, `None`, `undefined`, `nil`: the hint is not sent.
+    Null,
+    /// An object, dict, struct or constructor call read as named fields, in source order.
+    Obj {
+        line: u32,
+        props: Vec<Prop>,
+    },
+    Arr(Vec<Val>),
+    /// A name, or a dotted path of names (`presets.READ_ONLY`).
+    Ref(Vec<String>),
+    /// A module reached through a namespace import; only made while resolving.
+    Module(usize),
+    /// Anything else: a call, an operator, a parameter.
+    Other,
+}
+
+/// One field of an object value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Prop {
+    /// A named field; hint fields carry the hint's schema name (`readOnlyHint`), the
+    /// two fields the resolver asks for are `name` and `annotations`.
+    Field(String, Val),
+    /// A spread (`...PRESET`, `**PRESET`, `..Default::default()`).
+    Spread(Val),
+}
+
+impl Val {
+    /// Returns an object value with these fields.
+    pub(crate) fn obj(line: u32, props: Vec<Prop>) -> Val {
+        Val::Obj { line, props }
+    }
+
+    /// Returns a reference to one name.
+    pub(crate) fn name_ref(name: &str) -> Val {
+        Val::Ref(vec![name.to_string()])
+    }
+
+    /// Returns the number of nodes in the value.
+    fn size(&self) -> usize {
+        match self {
+            Val::Obj { props, .. } => {
+                1 + props
+                    .iter()
+                    .map(|p| match p {
+                        Prop::Field(_, v) | Prop::Spread(v) => v.size(),
+                    })
+                    .sum::<usize>()
+            }
+            Val::Arr(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
+            _ => 1,
+        }
+    }
+
+    /// Returns true for a value worth binding to a name: a literal or a reference.
+    fn is_bindable(&self) -> bool {
+        !matches!(self, Val::Other | Val::Module(_))
+    }
+}
+
+/// Returns the hint whose schema name is `key`, exactly.
+pub(crate) fn hint_of_key(key: &str) -> Option<Hint> {
+    Hint::ALL.into_iter().find(|h| h.name() == key)
+}
+
+/// Returns the position of a hint in `Hint::ALL`.
+pub(crate) fn hint_index(hint: Hint) -> usize {
+    Hint::ALL
+        .iter()
+        .position(|h| *h == hint)
+        .expect("every hint is in Hint::ALL")
+}
+
+/// A registration: where a tool is defined, and what defines it.
+#[derive(Clone, Debug)]
+pub(crate) struct Site {
+    pub(crate) line: u32,
+    pub(crate) family: Family,
+    pub(crate) kind: SiteKind,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum SiteKind {
+    /// One tool. `name` is the name given apart from the definition (`server.tool("x", ...)`),
+    /// or `None` when the definition's own `name` field gives it; `def` is an object
+    /// whose `annotations` field holds the hints (absent: no hints).
+    Tool { name: Option<Val>, def: Val },
+    /// A list of tool objects (a low-level `tools/list` answer). Each element is a
+    /// tool; an element the finder cannot resolve is a tool of unknown name and
+    /// hints, unless `strict`, when only elements that resolve to objects count.
+    List { items: Val, strict: bool },
+}
+
+/// How a name is imported into a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Import {
+    /// The module's path relative to the importing file's folder, `/`-separated,
+    /// without extension (`presets`, `../shared/annotations`, `.` for a package's own `__init__`).
+    pub(crate) rel: String,
+    /// The imported name; `None` for a namespace import (`import * as p`, `require`, `from . import p`).
+    pub(crate) name: Option<String>,
+}
+
+/// What one file contributes: its registrations, the names it binds to literal
+/// values, and the names it imports from relative modules.
+#[derive(Debug, Default)]
+pub(crate) struct FileSummary {
+    pub(crate) path: Vec<u8>,
+    pub(crate) sites: Vec<Site>,
+    /// Name → value; `None` when the name is bound twice (the finder does not guess which).
+    pub(crate) bindings: HashMap<String, Option<Val>>,
+    pub(crate) imports: HashMap<String, Import>,
+    /// Relative modules re-exported whole (`export * from './x'`).
+    pub(crate) star_exports: Vec<String>,
+}
+
+impl FileSummary {
+    /// Binds `name` to `val`, forgetting values too large to keep; a second binding of
+    /// the same name makes it unresolvable.
+    pub(crate) fn bind(&mut self, name: &str, val: Val) {
+        if let Some(slot) = self.bindings.get_mut(name) {
+            *slot = None;
+            return;
+        }
+        if self.bindings.len() >= MAX_BINDINGS {
+            return;
+        }
+        let kept = (val.is_bindable() && val.size() <= MAX_BINDING_NODES).then_some(val);
+        self.bindings.insert(name.to_string(), kept);
+    }
+
+    /// Records that `local` names `import` (the first import of a name wins).
+    pub(crate) fn import(&mut self, local: &str, import: Import) {
+        if self.imports.len() < MAX_BINDINGS {
+            self.imports.entry(local.to_string()).or_insert(import);
+        }
+    }
+
+    /// Returns true when the summary holds nothing another file could use.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.sites.is_empty() && self.bindings.is_empty() && self.star_exports.is_empty()
+    }
+}
+
+/// A tool once its references are followed: the file and line it is reported at.
+pub(crate) struct Resolved {
+    pub(crate) file: usize,
+    pub(crate) line: u32,
+    pub(crate) family: Family,
+    pub(crate) name: Option<String>,
+    pub(crate) hints: [Option<HintState>; 4],
+}
+
+/// Follows references within and across the files of one tree.
+pub(crate) struct Resolver<'a> {
+    files: &'a [FileSummary],
+    by_path: HashMap<&'a [u8], usize>,
+}
+
+impl<'a> Resolver<'a> {
+    /// Indexes the files by path.
+    pub(crate) fn new(files: &'a [FileSummary]) -> Resolver<'a> {
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_slice(), i))
+            .collect();
+        Resolver { files, by_path }
+    }
+
+    /// Returns every tool the file's registrations define.
+    pub(crate) fn tools(&self, file: usize) -> Vec<Resolved> {
+        let mut out = Vec::new();
+        for site in &self.files[file].sites {
+            match &site.kind {
+                SiteKind::Tool { name, def } => {
+                    out.push(self.tool(file, site.line, site.family, name.as_ref(), def));
+                }
+                SiteKind::List { items, strict } => {
+                    let (f, list) = self.resolve(file, items, 0);
+                    let Val::Arr(items) = list else { continue };
+                    for item in &items {
+                        let (g, val) = self.resolve(f, item, 0);
+                        match &val {
+                            Val::Obj { line, .. } => {
+                                out.push(self.tool(g, *line, site.family, None, &val));
+                            }
+                            _ if *strict => {}
+                            _ => out.push(self.tool(f, site.line, site.family, None, &Val::Other)),
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn tool(
+        &self,
+        file: usize,
+        line: u32,
+        family: Family,
+        name: Option<&Val>,
+        def: &Val,
+    ) -> Resolved {
+        let name = match name {
+            Some(v) => self.string(file, v),
+            None => match self.field(file, def, "name", 0) {
+                Some((f, v)) => self.string(f, &v),
+                None => None,
+            },
+        };
+        let mut hints = [None; 4];
+        match self.field(file, def, "annotations", 0) {
+            None => {}
+            Some((f, v)) => self.apply(f, &v, &mut hints, 0),
+        }
+        Resolved {
+            file,
+            line,
+            family,
+            name,
+            hints,
+        }
+    }
+
+    /// Returns the string a value resolves to.
+    fn string(&self, file: usize, val: &Val) -> Option<String> {
+        match self.resolve(file, val, 0).1 {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Applies an annotations value to the four hints, later fields over earlier ones.
+    fn apply(&self, file: usize, val: &Val, hints: &mut [Option<HintState>; 4], depth: u8) {
+        if depth > MAX_CHAIN {
+            *hints = [Some(HintState::Unresolved); 4];
+            return;
+        }
+        let (f, val) = self.resolve(file, val, depth);
+        match &val {
+            Val::Null => {}
+            Val::Obj { props, .. } => {
+                for prop in props {
+                    match prop {
+                        Prop::Field(key, v) => {
+                            if let Some(hint) = hint_of_key(key) {
+                                hints[hint_index(hint)] = self.state(f, v, depth);
+                            }
+                        }
+                        Prop::Spread(v) => self.apply(f, v, hints, depth + 1),
+                    }
+                }
+            }
+            // Which hints an unresolved preset sets is not known: all four read `?`.
+            _ => *hints = [Some(HintState::Unresolved); 4],
+        }
+    }
+
+    /// Returns the state one hint's value gives.
+    fn state(&self, file: usize, val: &Val, depth: u8) -> Option<HintState> {
+        let (_, val) = self.resolve(file, val, depth + 1);
+        match val {
+            Val::Bool(true) => Some(HintState::True),
+            Val::Bool(false) => Some(HintState::False),
+            Val::Null => None,
+            _ => Some(HintState::Unresolved),
+        }
+    }
+
+    /// Returns the value of field `key` of an object value (the last one, spreads
+    /// included), `None` when the object has no such field, and `Other` when an
+    /// unresolved spread or a value that is no object hides it.
+    fn field(&self, file: usize, obj: &Val, key: &str, depth: u8) -> Option<(usize, Val)> {
+        if depth > MAX_CHAIN {
+            return Some((file, Val::Other));
+        }
+        let (f, obj) = self.resolve(file, obj, depth);
+        match &obj {
+            Val::Obj { props, .. } => {
+                for prop in props.iter().rev() {
+                    match prop {
+                        Prop::Field(k, v) if k == key => return Some((f, v.clone())),
+                        Prop::Field(..) => {}
+                        Prop::Spread(v) => {
+                            if let Some(found) = self.field(f, v, key, depth + 1) {
+                                return Some(found);
+                            }
+                        }
+                    }
+                }
+                None
+            }
+            Val::Module(m) => self.lookup(*m, key, depth + 1),
+            Val::Null => None,
+            _ => Some((f, Val::Other)),
+        }
+    }
+
+    /// Follows references until the value is no reference; `Other` when one cannot
+    /// be followed. Returns the file the value was found in.
+    pub(crate) fn resolve(&self, file: usize, val: &Val, depth: u8) -> (usize, Val) {
+        let Val::Ref(path) = val else {
+            return (file, val.clone());
+        };
+        if depth > MAX_CHAIN {
+            return (file, Val::Other);
+        }
+        let Some((mut f, mut cur)) = self.lookup(file, &path[0], depth + 1) else {
+            return (file, Val::Other);
+        };
+        for seg in &path[1..] {
+            match self.field(f, &cur, seg, depth + 1) {
+                Some((g, v)) => (f, cur) = (g, v),
+                None => return (file, Val::Other),
+            }
+        }
+        self.resolve(f, &cur, depth + 1)
+    }
+
+    /// Returns what `name` is bound to in a file: its own binding, an import from a
+    /// relative module of the tree, a star re-export, or (Go) a binding of another file
+    /// of the same package folder.
+    fn lookup(&self, file: usize, name: &str, depth: u8) -> Option<(usize, Val)> {
+        if depth > MAX_CHAIN {
+            return None;
+        }
+        let summary = &self.files[file];
+        if let Some(bound) = summary.bindings.get(name) {
+            return Some((file, bound.clone().unwrap_or(Val::Other)));
+        }
+        if let Some(import) = summary.imports.get(name) {
+            let target = self.module(file, &import.rel);
+            return match (&import.name, target) {
+                (None, Some(t)) => Some((t, Val::Module(t))),
+                (Some(n), Some(t)) => match self.lookup(t, n, depth + 1) {
+                    Some(found) => Some(found),
+                    // `from . import presets` names a module, not a binding.
+                    None => self
+                        .module(file, &format!("{}/{n}", import.rel))
+                        .map(|m| (m, Val::Module(m))),
+                },
+                (Some(n), None) => self
+                    .module(file, &format!("{}/{n}", import.rel))
+                    .map(|m| (m, Val::Module(m))),
+                (None, None) => None,
+            };
+        }
+        for rel in &summary.star_exports {
+            if let Some(t) = self.module(file, rel) {
+                if let Some(found) = self.lookup(t, name, depth + 1) {
+                    return Some(found);
+                }
+            }
+        }
+        if extension(&summary.path) == b"go" {
+            let dir = parent(&summary.path);
+            for (i, other) in self.files.iter().enumerate() {
+                if i != file && extension(&other.path) == b"go" && parent(&other.path) == dir {
+                    if let Some(bound) = other.bindings.get(name) {
+                        return Some((i, bound.clone().unwrap_or(Val::Other)));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Returns the file a relative module names from `file`, trying the spellings the
+    /// importing language resolves (`./x.js` for `x.ts`, `x/index.ts`, `x/__init__.py`).
+    fn module(&self, file: usize, rel: &str) -> Option<usize> {
+        let from = &self.files[file].path;
+        let joined = join(parent(from), rel)?;
+        let candidates: &[&str] = match extension(from).as_slice() {
+            b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
+            _ => &[
+                "",
+                ".ts",
+                ".tsx",
+                ".mts",
+                ".cts",
+                ".js",
+                ".mjs",
+                ".cjs",
+                ".jsx",
+                "/index.ts",
+                "/index.js",
+                "/index.mjs",
+                "/index.tsx",
+            ],
+        };
+        let mut stems = vec![joined.clone()];
+        // TypeScript imports name the compiled file: `./presets.js` is `presets.ts`.
+        for ext in [".js", ".mjs", ".cjs", ".jsx"] {
+            if let Some(stem) = joined.strip_suffix(ext.as_bytes()) {
+                stems.push(stem.to_vec());
+            }
+        }
+        for stem in &stems {
+            for c in candidates {
+                let mut p = stem.clone();
+                p.extend_from_slice(c.as_bytes());
+                if let Some(&i) = self.by_path.get(p.as_slice()) {
+                    if i != file {
+                        return Some(i);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Returns the bytes after the last `.` of the last path component, lowercased.
+pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(i) if i > 0 => name[i + 1..].to_ascii_lowercase(),
+        _ => Vec::new(),
+    }
+}
+
+fn parent(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(i) => &path[..i],
+        None => b"",
+    }
+}
+
+/// Joins a folder and a relative `/`-separated path, folding `.` and `..`; `None`
+/// when `..` climbs above the tree's top folder.
+fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
+    let mut parts: Vec<&[u8]> = dir
+        .split(|&b| b == b'/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s.as_bytes()),
+        }
+    }
+    Some(parts.join(&b'/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_folds_dots_and_refuses_to_climb_out() {
+        assert_eq!(join(b"src/tools", "../presets").unwrap(), b"src/presets");
+        assert_eq!(join(b"", "./a/b").unwrap(), b"a/b");
+        assert_eq!(join(b"src", "."), Some(b"src".to_vec()));
+        assert_eq!(join(b"src", "../../x"), None);
+    }
+
+    #[test]
+    fn a_name_bound_twice_is_unresolved() {
+        let mut f = FileSummary::default();
+        f.bind("A", Val::Bool(true));
+        f.bind("A", Val::Bool(false));
+        assert_eq!(f.bindings.get("A"), Some(&None));
+    }
+
+    #[test]
+    fn a_cycle_of_references_ends_unresolved() {
+        let mut f = FileSummary {
+            path: b"a.ts".to_vec(),
+            ..FileSummary::default()
+        };
+        f.bind("A", Val::name_ref("B"));
+        f.bind("B", Val::name_ref("A"));
+        let files = [f];
+        let r = Resolver::new(&files);
+        assert_eq!(r.resolve(0, &Val::name_ref("A"), 0).1, Val::Other);
+    }
+}
