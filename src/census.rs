@@ -21,6 +21,7 @@ use crate::count::Matcher;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
+use crate::http::{Retry, Token};
 use crate::intake::Limits;
 use crate::messages;
 use crate::progress::{Bars, Display, Progress};
@@ -44,9 +45,14 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     let fetcher = Fetcher::new(FetchOptions {
         cache,
         is_offline: args.offline,
-        retries: args.retries,
+        retry: Retry {
+            retries: args.retries,
+            backoff: Duration::from_millis(500),
+            max_wait: Duration::from_secs(60),
+        },
         timeout: Duration::from_secs(args.timeout),
-        backoff: Duration::from_millis(500),
+        give_up_after: 0,
+        token: Token::from_env(|name| std::env::var(name).ok()),
         limits: Limits {
             max_bytes: args.max_archive.0,
             max_time: Some(Duration::from_secs(args.max_time)),

@@ -121,12 +121,12 @@ pub struct CorpusBuildArgs {
           value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
 
-    /// How many times a failure that may pass (HTTP 5xx or 429, a network error, a
-    /// timeout) is retried, with exponential backoff.
+    /// How many times a failure that may pass (a network error, a timeout, an HTTP
+    /// 5xx or 429 answer) is retried, with exponential backoff.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
 
-    /// Seconds one registry request or one git ls-remote may take.
+    /// Seconds one request to a remote (a git ls-remote, an HTTP GET) may take.
     #[arg(long, value_name = "SECS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,

@@ -1,10 +1,10 @@
 //! Gets a tree's archive, from the cache or over HTTP, and hands its bytes to a
 //! consumer while they arrive.
 //!
-//! This module owns the network and the cache: retries with backoff for transient
-//! failures (connection errors, 5xx, 429 with `Retry-After`), final failures for
-//! other 4xx, connect and stall timeouts, a size and a time limit per archive, and a
-//! cache keyed by repository and pin whose archives are written to a temporary file
+//! This module owns the cache and what a download is: the HTTP layer (`http`:
+//! retries, rate limits, failure kinds, the stop of a dead network) fetches, and
+//! this module says of a failed read whether the network cut it off. It bounds each
+//! archive in size and time, and keeps a cache keyed by repository and pin whose archives are written to a temporary file
 //! and renamed into place only once the consumer accepted them, beside their sha256.
 //! It knows bytes and caching only: what the bytes mean (an archive, a commit, a
 //! count) is the consumer's business.
@@ -12,12 +12,12 @@
 use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::thread;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
 use crate::corpus::Tree;
+use crate::http::{self, Breaker, Client, Kind, Retry, Token};
 use crate::intake::{Limits, Tee};
 use crate::progress::Progress;
 
@@ -28,12 +28,14 @@ pub struct FetchOptions {
     pub cache: Option<PathBuf>,
     /// Uses only the cache.
     pub is_offline: bool,
-    /// How many times a transient failure is retried.
-    pub retries: u32,
+    /// How transient failures are tried again.
+    pub retry: Retry,
     /// Connect and stall timeout.
     pub timeout: Duration,
-    /// The first backoff delay; each retry doubles it.
-    pub backoff: Duration,
+    /// How many network failures in a row stop the run's downloads; 0 never.
+    pub give_up_after: usize,
+    /// A token for the forge it belongs to.
+    pub token: Option<Token>,
     /// The size and time one archive may take, downloaded or cached.
     pub limits: Limits,
 }
@@ -55,34 +57,25 @@ pub type Consumer<'c, T> = dyn Fn(&mut (dyn Read + Send)) -> Result<T> + Sync + 
 
 /// Fetches archives.
 pub struct Fetcher {
-    client: reqwest::blocking::Client,
+    client: Client,
     options: FetchOptions,
+    /// Stops the run's downloads once the network looks dead.
+    pub breaker: Breaker,
 }
-
-/// Why one download attempt failed.
-enum Failure {
-    /// Worth another try, after the server's `Retry-After` if it gave one.
-    Transient(anyhow::Error, Option<Duration>),
-    /// Another try would fail the same way.
-    Final(anyhow::Error),
-}
-
-/// The longest wait a `Retry-After` may impose before it is capped.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 impl Fetcher {
-    /// Returns a fetcher; builds the HTTP client (rustls, no system proxy lookups
-    /// beyond reqwest's own).
+    /// Returns a fetcher; builds the HTTP client.
     pub fn new(options: FetchOptions) -> Result<Fetcher> {
-        let client = reqwest::blocking::Client::builder()
-            .user_agent(concat!("mcp-hint-census/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(options.timeout)
-            // The blocking client applies this to each read, so it bounds a stall,
-            // not the whole download.
-            .timeout(options.timeout)
-            .build()
-            .context("building the HTTP client")?;
-        Ok(Fetcher { client, options })
+        let client = Client::new(http::Options {
+            timeout: options.timeout,
+            retry: options.retry,
+            token: options.token.clone(),
+        })?;
+        Ok(Fetcher {
+            client,
+            breaker: Breaker::new(options.give_up_after),
+            options,
+        })
     }
 
     /// Returns where `tree`'s archive is cached, if the cache is on.
@@ -96,7 +89,8 @@ impl Fetcher {
     }
 
     /// Hands `tree`'s archive to `consume`: from the cache when a complete copy is
-    /// there, else downloaded, and cached once `consume` accepted it.
+    /// there, else downloaded, and cached once `consume` accepted it. A failed
+    /// download's error carries its [`http::Kind`] ([`http::kind_of`]).
     pub fn fetch<T>(
         &self,
         tree: &Tree,
@@ -132,70 +126,23 @@ impl Fetcher {
                 None => anyhow!("--offline was given but there is no cache folder"),
             });
         }
-        self.download(&tree.archive_url, progress, cached.as_deref(), consume)
+        let url = &tree.archive_url;
+        self.client
+            .get(url, None, &self.breaker, |response| {
+                self.take(response, progress, cached.as_deref(), consume)
+            })
+            .map_err(|e| anyhow::Error::new(e).context(format!("GET {url}")))
     }
 
-    /// Downloads `url` into `consume`, retrying transient failures.
-    fn download<T>(
+    /// Streams one answer's body into `consume`, caching it once accepted.
+    fn take<T>(
         &self,
-        url: &str,
+        response: reqwest::blocking::Response,
         progress: &dyn Progress,
         cache: Option<&Path>,
         consume: &Consumer<'_, T>,
-    ) -> Result<Fetched<T>> {
-        let mut attempt = 0;
-        loop {
-            let failure = match self.attempt(url, progress, cache, consume) {
-                Ok(fetched) => return Ok(fetched),
-                Err(failure) => failure,
-            };
-            match failure {
-                Failure::Final(err) => return Err(err.context(format!("GET {url}"))),
-                Failure::Transient(err, retry_after) => {
-                    if attempt >= self.options.retries {
-                        let tries = attempt + 1;
-                        return Err(err.context(format!(
-                            "GET {url} (gave up after {tries} {})",
-                            if tries == 1 { "try" } else { "tries" }
-                        )));
-                    }
-                    let backoff = self.options.backoff * 2u32.saturating_pow(attempt);
-                    thread::sleep(retry_after.unwrap_or(backoff).min(MAX_RETRY_AFTER));
-                    attempt += 1;
-                }
-            }
-        }
-    }
-
-    /// Makes one GET and streams its body into `consume`.
-    fn attempt<T>(
-        &self,
-        url: &str,
-        progress: &dyn Progress,
-        cache: Option<&Path>,
-        consume: &Consumer<'_, T>,
-    ) -> std::result::Result<Fetched<T>, Failure> {
-        let response = self
-            .client
-            .get(url)
-            .send()
-            .map_err(|e| Failure::Transient(anyhow!(error_chain(&e.without_url())), None))?;
-        let status = response.status();
-        if !status.is_success() {
-            let why = anyhow!(
-                "HTTP {}{}",
-                status.as_u16(),
-                status
-                    .canonical_reason()
-                    .map(|r| format!(" {r}"))
-                    .unwrap_or_default()
-            );
-            return Err(if status.as_u16() == 429 || status.is_server_error() {
-                Failure::Transient(why, retry_after(&response))
-            } else {
-                Failure::Final(why)
-            });
-        }
+    ) -> std::result::Result<Fetched<T>, http::Error> {
+        let local = |err: anyhow::Error| http::Error::from_anyhow(Kind::Local, &err);
         let temp = match cache.and_then(Path::parent) {
             Some(dir) => {
                 let made = fs::create_dir_all(dir)
@@ -203,7 +150,7 @@ impl Fetcher {
                     .with_context(|| {
                         format!("creating a file in the cache folder '{}'", dir.display())
                     })
-                    .map_err(Failure::Final)?;
+                    .map_err(local)?;
                 Some(made)
             }
             None => None,
@@ -222,18 +169,18 @@ impl Fetcher {
             // A body cut off by the network is worth another try; bytes that
             // arrived whole but are not a good archive are not.
             Err(err) if tee.is_transport_error => {
-                return Err(Failure::Transient(
-                    err.context("the download broke off"),
-                    None,
+                return Err(http::Error::from_anyhow(
+                    Kind::Network,
+                    &err.context("the download broke off"),
                 ))
             }
-            Err(err) => return Err(Failure::Final(err)),
+            Err(err) => return Err(http::Error::from_anyhow(Kind::Mismatch, &err)),
         };
-        let sha256 = tee.finish().map_err(Failure::Final)?;
+        let sha256 = tee.finish().map_err(local)?;
         if let (Some(temp), Some(path)) = (temp, cache) {
             // The consumer read the archive to its end and accepted it: only now
             // does it enter the cache, with the sidecar that marks it complete.
-            store(temp, path, &sha256).map_err(Failure::Final)?;
+            store(temp, path, &sha256).map_err(local)?;
         }
         Ok(Fetched {
             value,
@@ -283,37 +230,4 @@ fn sha_path(archive: &Path) -> PathBuf {
     let mut name = archive.as_os_str().to_owned();
     name.push(".sha256");
     PathBuf::from(name)
-}
-
-/// Returns the delay a 429 or 503 asks for, in seconds or as an HTTP date.
-fn retry_after(response: &reqwest::blocking::Response) -> Option<Duration> {
-    let value = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)?
-        .to_str()
-        .ok()?;
-    if let Ok(secs) = value.trim().parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let when = httpdate::parse_http_date(value.trim()).ok()?;
-    Some(
-        when.duration_since(std::time::SystemTime::now())
-            .unwrap_or_default(),
-    )
-}
-
-/// Returns an error and its sources on one line: reqwest hides the useful part
-/// ("connection refused") in the source chain.
-pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }

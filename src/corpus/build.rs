@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::archive;
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
-use crate::corpus::pin::{self, GitFailure, GitOptions, Listing, Want};
+use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
 use crate::corpus::repo_list;
 use crate::corpus::repo_url::{self, Forge, RepoUrl};
@@ -26,6 +26,7 @@ use crate::corpus::DEFAULT_ARCHIVE_URL;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::messages;
+use crate::process::Failure;
 use crate::sanitize::sanitize;
 use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 
@@ -170,13 +171,13 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
         })
         .collect();
     if work.iter().any(|(_, patterns)| !patterns.is_empty()) {
-        check_git()?;
+        pin::check_git()?;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
         .context("starting the worker threads")?;
-    let listings: Vec<Result<Listing, GitFailure>> = pool.install(|| {
+    let listings: Vec<Result<Listing, Failure>> = pool.install(|| {
         work.par_iter()
             .map(|(url, patterns)| {
                 if patterns.is_empty() {
@@ -193,13 +194,11 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
         let listing = match listing {
             Ok(listing) => listing,
             Err(failure) => {
-                if !failure.is_answer {
+                if pin::may_pass(failure) {
                     built.failures += 1;
                 }
                 for r in members {
-                    built
-                        .skipped
-                        .push(skip(&r.candidate, failure.message.clone()));
+                    built.skipped.push(skip(&r.candidate, failure.to_string()));
                 }
                 continue;
             }
@@ -265,18 +264,6 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
     built.skipped.sort();
     built.skipped.dedup();
     Ok(built)
-}
-
-/// Fails with a clear message when `git` cannot be run.
-fn check_git() -> Result<()> {
-    let mut command = std::process::Command::new("git");
-    command.arg("--version");
-    let ran = pin::run_bounded(command, Duration::from_secs(30), 4096)
-        .context("running 'git --version' (building a corpus needs git on the PATH)")?;
-    if !ran.status.is_some_and(|s| s.success()) {
-        bail!("'git --version' failed (building a corpus needs git on the PATH)");
-    }
-    Ok(())
 }
 
 /// Returns `text` as a TOML basic string, quoted and escaped.
@@ -509,8 +496,11 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
             limit: args.limit,
             max_pages: args.max_pages,
             timeout: Duration::from_secs(args.build.timeout.max(1)),
-            retries: args.build.retries,
-            backoff: Duration::from_millis(500),
+            retry: crate::http::Retry {
+                retries: args.build.retries,
+                backoff: Duration::from_millis(500),
+                max_wait: Duration::from_secs(60),
+            },
             save: args.save_pages.clone(),
         };
         registry::page_url(&options.base, options.limit, None)?;

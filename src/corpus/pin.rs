@@ -2,17 +2,20 @@
 //! the release tag of a version, a named ref, or the default branch's HEAD.
 //!
 //! This module owns the `git` invocation and its hardening (no prompts, stdin
-//! closed, `--` before the URL, a time limit that kills the process, a cap on what
-//! is read) and the choice among the refs a listing names. Because it runs plain
+//! closed, `--` before the URL, a time limit that ends git and every helper it
+//! started, a cap on what is read; `crate::process` runs it) and the choice among
+//! the refs a listing names. Because it runs plain
 //! `git`, the user's `url.<base>.insteadOf` rewrites apply, so a mirror can stand in
 //! for a forge. It does not know about registries or corpus files.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::process::{self, Failure, FailureKind, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
 /// refused: far more than the few refs asked for.
@@ -211,47 +214,24 @@ pub fn is_commit_id(text: &str) -> bool {
     text.len() == 40 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Why `git ls-remote` gave no listing.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GitFailure {
-    /// What went wrong, on one line.
-    pub message: String,
-    /// True when the remote answered that the repository is not there or not
-    /// readable; false when the failure might pass (network, timeout) but lasted
-    /// through every retry.
-    pub is_answer: bool,
-}
-
-/// Lists `patterns` of the repository at `url`, retrying failures that may pass.
-pub fn ls_remote(
-    url: &str,
-    patterns: &[String],
-    options: &GitOptions,
-) -> Result<Listing, GitFailure> {
+/// Lists `patterns` of the repository at `url`, retrying failures that may pass
+/// ([`may_pass`]); a failure that lasted through every retry says how many tries it
+/// took.
+pub fn ls_remote(url: &str, patterns: &[String], options: &GitOptions) -> Result<Listing, Failure> {
     if url.starts_with('-') {
-        return Err(GitFailure {
-            message: format!("refusing the URL '{url}', which starts with '-'"),
-            is_answer: true,
-        });
+        return Err(Failure::new(
+            LS_REMOTE,
+            FailureKind::Output(format!("refusing the URL '{url}', which starts with '-'")),
+        ));
     }
     let mut attempt = 0;
     loop {
         match ls_remote_once(url, patterns, options.timeout) {
             Ok(listing) => return Ok(listing),
-            Err(failure) if failure.is_answer || attempt >= options.retries => {
-                let tries = attempt + 1;
-                return Err(GitFailure {
-                    message: if failure.is_answer {
-                        failure.message
-                    } else {
-                        format!(
-                            "{} (gave up after {tries} {})",
-                            failure.message,
-                            if tries == 1 { "try" } else { "tries" }
-                        )
-                    },
-                    is_answer: failure.is_answer,
-                });
+            Err(failure) if !may_pass(&failure) => return Err(failure),
+            Err(mut failure) if attempt >= options.retries => {
+                failure.tries = Some(attempt + 1);
+                return Err(failure);
             }
             Err(_) => {
                 let pause = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
@@ -262,14 +242,13 @@ pub fn ls_remote(
     }
 }
 
-fn ls_remote_once(
-    url: &str,
-    patterns: &[String],
-    timeout: Duration,
-) -> Result<Listing, GitFailure> {
-    // Killing git on time does not reach the transport helper it started
-    // (git-remote-https): curl's own low-speed limit, one second past the
-    // time limit, makes a helper left stalled on a silent server end by itself.
+/// How messages name the command.
+const LS_REMOTE: &str = "git ls-remote";
+
+fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<Listing, Failure> {
+    // git runs in a process group of its own, which is ended with it, so the
+    // transport helper it started (git-remote-https) cannot outlive the limit;
+    // curl's own low-speed limit, one second past it, is a second line.
     let stall = format!("http.lowSpeedTime={}", timeout.as_secs() + 1);
     let mut command = Command::new("git");
     command
@@ -281,45 +260,52 @@ fn ls_remote_once(
         // askpass program (an empty GIT_ASKPASS disables them all).
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_ASKPASS", "");
-    let ran = run_bounded(command, timeout, MAX_LISTING).map_err(|e| GitFailure {
-        message: format!("running 'git ls-remote': {e}"),
-        is_answer: true,
-    })?;
-    let transient = |message: String| GitFailure {
-        message,
-        is_answer: false,
+    let limits = Limits {
+        time: Some(timeout),
+        idle: None,
+        max_stderr: MAX_STDERR,
     };
-    if ran.is_timed_out {
-        return Err(transient(format!(
-            "git ls-remote took longer than {} s and was stopped",
-            timeout.as_secs_f64()
-        )));
+    let ran = process::output(command, &limits, MAX_LISTING)
+        .map_err(|e| Failure::new(LS_REMOTE, FailureKind::Start(e)))?;
+    if let Some(stop) = ran.stop {
+        return Err(Failure::new(LS_REMOTE, FailureKind::Stopped(stop)));
     }
     if ran.is_truncated {
-        return Err(GitFailure {
-            message: format!("git ls-remote printed more than {MAX_LISTING} bytes"),
-            is_answer: true,
-        });
+        return Err(Failure::new(
+            LS_REMOTE,
+            FailureKind::Output(format!(
+                "git ls-remote printed more than {MAX_LISTING} bytes"
+            )),
+        ));
     }
-    if ran.status.is_some_and(|s| s.success()) {
-        return Ok(Listing::parse(&String::from_utf8_lossy(&ran.stdout)));
+    match ran.status {
+        Some(status) if status.success() => {
+            Ok(Listing::parse(&String::from_utf8_lossy(&ran.stdout)))
+        }
+        Some(status) => Err(Failure::new(
+            LS_REMOTE,
+            FailureKind::Exited {
+                status,
+                stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
+            },
+        )),
+        None => Err(Failure::new(
+            LS_REMOTE,
+            FailureKind::Output("git ls-remote vanished".into()),
+        )),
     }
-    let stderr = String::from_utf8_lossy(&ran.stderr);
-    let message = stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("no message")
-        .to_string();
-    let message = format!(
-        "git ls-remote failed ({}): {}",
-        ran.status
-            .and_then(|s| s.code())
-            .map_or("killed".to_string(), |c| format!("exit {c}")),
-        crate::sanitize::excerpt(&message)
-    );
-    let is_answer = is_answer(&stderr);
-    Err(GitFailure { message, is_answer })
+}
+
+/// Returns true when a failure of `git ls-remote` may pass on another try: it ran
+/// out of time, or git's stderr names a network error, an HTTP 5xx or 429; false
+/// when the remote answered that the repository is missing or unreadable, or git
+/// could not run at all.
+pub fn may_pass(failure: &Failure) -> bool {
+    match &failure.kind {
+        FailureKind::Stopped(_) => true,
+        FailureKind::Exited { stderr, .. } => !is_answer(stderr),
+        FailureKind::Start(_) | FailureKind::Output(_) => false,
+    }
 }
 
 /// Returns true when git's `stderr` says the remote answered that the repository
@@ -341,92 +327,21 @@ fn is_answer(stderr: &str) -> bool {
     .any(|needle| lower.contains(needle))
 }
 
-/// Holds what a bounded command did.
-#[derive(Debug)]
-pub struct Ran {
-    /// `None` when the command was killed.
-    pub status: Option<ExitStatus>,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    /// True when the time ran out and the command was killed.
-    pub is_timed_out: bool,
-    /// True when stdout passed its cap; reading stopped there.
-    pub is_truncated: bool,
-}
-
-/// Runs `command` with stdin closed, killing it after `timeout`, and keeps at
-/// most `max_stdout` bytes of stdout (and 64 KiB of stderr).
-///
-/// Past the cap the pipe is closed, so a command that keeps writing fails on
-/// its next write instead of filling memory.
-pub fn run_bounded(
-    mut command: Command,
-    timeout: Duration,
-    max_stdout: usize,
-) -> std::io::Result<Ran> {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn()?;
-    let (tx, rx) = mpsc::channel();
-    if let Some(out) = child.stdout.take() {
-        let tx = tx.clone();
-        thread::spawn(move || {
-            let _ = tx.send((true, read_capped(out, max_stdout)));
-        });
-    }
-    if let Some(err) = child.stderr.take() {
-        thread::spawn(move || {
-            let _ = tx.send((false, read_capped(err, MAX_STDERR)));
-        });
-    }
-    let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_millis(1);
-    let mut is_timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            is_timed_out = true;
-            break None;
-        }
-        thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+/// Fails with a clear message when `git` cannot be run.
+pub fn check_git() -> anyhow::Result<()> {
+    let mut command = Command::new("git");
+    command.arg("--version");
+    let limits = Limits {
+        time: Some(Duration::from_secs(30)),
+        idle: None,
+        max_stderr: 4096,
     };
-    let (mut stdout, mut stderr, mut is_truncated) = (Vec::new(), Vec::new(), false);
-    // The pipes close when the process ends, unless a child of it still holds
-    // them: then what was read so far is all there is.
-    for _ in 0..2 {
-        match rx.recv_timeout(Duration::from_secs(1)) {
-            Ok((true, (bytes, cut))) => {
-                stdout = bytes;
-                is_truncated = cut;
-            }
-            Ok((false, (bytes, _))) => stderr = bytes,
-            Err(_) => break,
-        }
+    let ran = process::output(command, &limits, 4096)
+        .context("running 'git --version' (building a corpus needs git on the PATH)")?;
+    if !ran.status.is_some_and(|s| s.success()) {
+        anyhow::bail!("'git --version' failed (building a corpus needs git on the PATH)");
     }
-    Ok(Ran {
-        status,
-        stdout,
-        stderr,
-        is_timed_out,
-        is_truncated,
-    })
-}
-
-/// Reads `reader` to its end or to `cap` bytes; true when the cap was passed.
-fn read_capped(reader: impl Read, cap: usize) -> (Vec<u8>, bool) {
-    let mut bytes = Vec::new();
-    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    let _ = reader.take(limit).read_to_end(&mut bytes);
-    let is_cut = bytes.len() > cap;
-    bytes.truncate(cap);
-    (bytes, is_cut)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -544,37 +459,6 @@ mod tests {
     }
 
     #[test]
-    fn a_command_past_its_time_is_killed() {
-        let mut c = Command::new("sleep");
-        c.arg("20");
-        let started = Instant::now();
-        let ran = run_bounded(c, Duration::from_millis(200), 10).unwrap();
-        assert!(ran.is_timed_out && ran.status.is_none());
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "{:?}",
-            started.elapsed()
-        );
-    }
-
-    #[test]
-    fn output_past_its_cap_is_cut() {
-        let mut c = Command::new("sh");
-        c.args(["-c", "yes | head -c 100000; echo done >&2"]);
-        let ran = run_bounded(c, Duration::from_secs(10), 1000).unwrap();
-        assert!(
-            ran.is_truncated && ran.stdout.len() == 1000,
-            "{}",
-            ran.stdout.len()
-        );
-        let mut c = Command::new("sh");
-        c.args(["-c", "printf abc; read x; echo \"[$x]\" >&2"]);
-        let ran = run_bounded(c, Duration::from_secs(10), 1000).unwrap();
-        assert_eq!(ran.stdout, b"abc");
-        assert_eq!(ran.stderr, b"[]\n", "stdin is closed");
-    }
-
-    #[test]
     fn urls_starting_with_a_dash_never_reach_git() {
         let options = GitOptions {
             timeout: Duration::from_secs(5),
@@ -583,7 +467,7 @@ mod tests {
         };
         let e = ls_remote("--upload-pack=touch /tmp/x", &[], &options).unwrap_err();
         assert!(
-            e.is_answer && e.message.contains("starts with '-'"),
+            !may_pass(&e) && e.to_string().contains("starts with '-'"),
             "{e:?}"
         );
     }

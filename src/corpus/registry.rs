@@ -12,13 +12,13 @@ use std::collections::HashSet;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::thread;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use crate::fetch::error_chain;
+use crate::error::UsageError;
+use crate::http::{self, Breaker, Client, Kind, Retry};
 
 /// The official registry.
 pub const DEFAULT_URL: &str = "https://registry.modelcontextprotocol.io";
@@ -26,9 +26,6 @@ pub const DEFAULT_URL: &str = "https://registry.modelcontextprotocol.io";
 /// The largest answer page read, in bytes: a page of 100 server.json documents
 /// is well under a megabyte.
 const MAX_PAGE_BYTES: u64 = 32 << 20;
-
-/// The longest pause a `Retry-After` may ask for before it is capped.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// Holds what a corpus and a servers file need from one server.json.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,9 +88,7 @@ pub struct HttpOptions {
     /// The most pages read before giving up.
     pub max_pages: usize,
     pub timeout: Duration,
-    pub retries: u32,
-    /// The first pause before a retry; each retry doubles it.
-    pub backoff: Duration,
+    pub retry: Retry,
     /// A folder each page is saved to as `page-NNNN.json`.
     pub save: Option<PathBuf>,
 }
@@ -196,12 +191,16 @@ pub fn read_saved(paths: &[PathBuf]) -> Result<Listing> {
     for path in paths {
         if path.is_dir() {
             let mut found: Vec<PathBuf> = fs::read_dir(path)
-                .with_context(|| format!("reading the folder '{}'", path.display()))?
+                .map_err(|e| UsageError(format!("reading the folder '{}': {e}", path.display())))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
                 .collect();
             if found.is_empty() {
-                bail!("the folder '{}' holds no *.json page", path.display());
+                return Err(UsageError(format!(
+                    "the folder '{}' holds no *.json page",
+                    path.display()
+                ))
+                .into());
             }
             found.sort();
             files.extend(found);
@@ -219,7 +218,10 @@ pub fn read_saved(paths: &[PathBuf]) -> Result<Listing> {
 }
 
 fn read_file_capped(path: &Path) -> Result<Vec<u8>> {
-    let file = fs::File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
+    // A page that is not there is the user's input being wrong, as a missing
+    // corpus or list is.
+    let file = fs::File::open(path)
+        .map_err(|e| UsageError(format!("opening '{}': {e}", path.display())))?;
     let mut bytes = Vec::new();
     file.take(MAX_PAGE_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -238,12 +240,9 @@ fn read_file_capped(path: &Path) -> Result<Vec<u8>> {
 pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest::Url> {
     let text = format!("{}/v0.1/servers", base.trim_end_matches('/'));
     let mut url = reqwest::Url::parse(&text)
-        .map_err(|e| crate::error::UsageError(format!("--url '{base}' is not a URL: {e}")))?;
+        .map_err(|e| UsageError(format!("--url '{base}' is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(crate::error::UsageError(format!(
-            "--url '{base}' is not an http:// or https:// URL"
-        ))
-        .into());
+        return Err(UsageError(format!("--url '{base}' is not an http:// or https:// URL")).into());
     }
     {
         let mut query = url.query_pairs_mut();
@@ -261,12 +260,13 @@ pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest:
 /// Fails when a cursor comes back after it was followed (the pages would loop),
 /// past `max_pages` pages, or when a page fails after its retries.
 pub fn fetch_all(options: &HttpOptions) -> Result<Listing> {
-    let client = reqwest::blocking::Client::builder()
-        .user_agent(concat!("mcp-hint-census/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(options.timeout)
-        .timeout(options.timeout)
-        .build()
-        .context("building the HTTP client")?;
+    let client = Client::new(http::Options {
+        timeout: options.timeout,
+        retry: options.retry,
+        token: None,
+    })?;
+    // Each page is needed: its own retries decide, no run of failures stops early.
+    let breaker = Breaker::new(0);
     if let Some(dir) = &options.save {
         fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
     }
@@ -281,7 +281,9 @@ pub fn fetch_all(options: &HttpOptions) -> Result<Listing> {
             );
         }
         let url = page_url(&options.base, options.limit, cursor.as_deref())?;
-        let bytes = get_with_retries(&client, &url, options)?;
+        let bytes = client
+            .get(url.as_str(), Some("application/json"), &breaker, read_page)
+            .with_context(|| format!("GET {url}"))?;
         if let Some(dir) = &options.save {
             let path = dir.join(format!("page-{:04}.json", listing.pages + 1));
             fs::write(&path, &bytes).with_context(|| format!("writing '{}'", path.display()))?;
@@ -303,67 +305,18 @@ pub fn fetch_all(options: &HttpOptions) -> Result<Listing> {
     }
 }
 
-/// Gets one page, retrying connection errors, HTTP 5xx and 429.
-fn get_with_retries(
-    client: &reqwest::blocking::Client,
-    url: &reqwest::Url,
-    options: &HttpOptions,
-) -> Result<Vec<u8>> {
-    let mut attempt = 0;
-    loop {
-        let (err, wait) = match get_once(client, url) {
-            Ok(bytes) => return Ok(bytes),
-            Err(Failure::Final(err)) => return Err(err.context(format!("GET {url}"))),
-            Err(Failure::Transient(err, wait)) => (err, wait),
-        };
-        if attempt >= options.retries {
-            let tries = attempt + 1;
-            return Err(err.context(format!(
-                "GET {url} (gave up after {tries} {})",
-                if tries == 1 { "try" } else { "tries" }
-            )));
-        }
-        let backoff = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
-        thread::sleep(wait.unwrap_or(backoff).min(MAX_RETRY_AFTER));
-        attempt += 1;
-    }
-}
-
-enum Failure {
-    Transient(anyhow::Error, Option<Duration>),
-    Final(anyhow::Error),
-}
-
-fn get_once(client: &reqwest::blocking::Client, url: &reqwest::Url) -> Result<Vec<u8>, Failure> {
-    let response = client
-        .get(url.clone())
-        .header(reqwest::header::ACCEPT, "application/json")
-        .send()
-        .map_err(|e| Failure::Transient(anyhow!(error_chain(&e.without_url())), None))?;
-    let status = response.status();
-    if !status.is_success() {
-        let why = anyhow!("HTTP {}", status.as_u16());
-        return Err(if status.as_u16() == 429 || status.is_server_error() {
-            let wait = response
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(Duration::from_secs);
-            Failure::Transient(why, wait)
-        } else {
-            Failure::Final(why)
-        });
-    }
+/// Reads one answer page's body, refusing one past [`MAX_PAGE_BYTES`].
+fn read_page(response: reqwest::blocking::Response) -> Result<Vec<u8>, http::Error> {
     let mut bytes = Vec::new();
     response
         .take(MAX_PAGE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Failure::Transient(anyhow!("reading the answer: {e}"), None))?;
+        .map_err(|e| http::Error::new(Kind::Network, format!("reading the answer: {e}")))?;
     if bytes.len() as u64 > MAX_PAGE_BYTES {
-        return Err(Failure::Final(anyhow!(
-            "the answer is larger than {MAX_PAGE_BYTES} bytes, too large for a page"
-        )));
+        return Err(http::Error::new(
+            Kind::Mismatch,
+            format!("the answer is larger than {MAX_PAGE_BYTES} bytes, too large for a page"),
+        ));
     }
     Ok(bytes)
 }

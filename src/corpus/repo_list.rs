@@ -48,6 +48,16 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<ListEntry>, UsageError> {
             name: None,
         };
         let mut seen: Vec<&str> = Vec::new();
+        // A line whose first word is no repository and whose other words are no
+        // options is not a list line at all: say so, rather than blame a word.
+        let is_repository = repository.contains('/') || repository.contains(':');
+        if !is_repository && options.iter().any(|o| !o.contains('=')) {
+            return Err(err(format!(
+                "'{}' is not a list line: it starts with owner/name or a repository URL, \
+                 then optional ref=, subfolder= and name=",
+                crate::sanitize::excerpt(&words.join(" "))
+            )));
+        }
         for option in options {
             let Some((key, value)) = option.split_once('=') else {
                 return Err(err(format!(
@@ -116,6 +126,10 @@ mod tests {
             ("a/b ref=1 ref=2\n", "l.txt:1: the key 'ref' is given twice"),
             ("a/b ref=\n", "l.txt:1: the key 'ref' has an empty value"),
             ("a/b main\n", "l.txt:1: 'main' is not KEY=VALUE"),
+            (
+                "not a repo line!!\n",
+                "l.txt:1: 'not a repo line!!' is not a list line: it starts with owner/name",
+            ),
             ("a/b ref=1.*\n", "l.txt:1: ref '1.*' is neither"),
             (
                 "ref=x a/b\n",

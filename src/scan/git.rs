@@ -62,25 +62,23 @@
 //! `core.fsmonitor` and clean filters.
 //!
 //! A repository may also make git wait forever (a fifo for `.git/config`): every call
-//! is stopped after [`IDLE`] without output.
+//! runs through [`crate::process`], in a process group of its own, and is stopped
+//! after [`IDLE`] without output.
 
 use std::ffi::OsStr;
-use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha1_checked::Digest;
 
 use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::process::{self, Failure, FailureKind, Limits};
 use crate::table::one_line;
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
@@ -170,7 +168,10 @@ pub fn count_revision(
 ) -> Result<(String, TreeCount, Option<FoundTools>)> {
     let place = match locate(dir) {
         Ok(place) => place,
-        Err(GitError::Failed { stderr, .. }) => {
+        Err(Failure {
+            kind: FailureKind::Exited { stderr, .. },
+            ..
+        }) => {
             // git says why when it refuses a repository it found (one owned by
             // another user, an unknown format); "not a git repository" says nothing more.
             let why = one_line(stderr.trim());
@@ -198,8 +199,8 @@ struct Place {
     prefix: Vec<u8>,
 }
 
-/// Returns where `dir` is in its repository; [`GitError::Failed`] when it is in none.
-fn locate(dir: &Path) -> Result<Place, GitError> {
+/// Returns where `dir` is in its repository; [`FailureKind::Exited`] when it is in none.
+fn locate(dir: &Path) -> Result<Place, Failure> {
     let out = run(
         dir,
         &["rev-parse", "--is-inside-work-tree", "--show-prefix"],
@@ -208,7 +209,10 @@ fn locate(dir: &Path) -> Result<Place, GitError> {
     )?;
     // "true\n<prefix>\n": the prefix is printed as is, so it may hold a newline itself.
     let Some(newline) = memchr::memchr(b'\n', &out) else {
-        return Err(GitError::Output("rev-parse printed no line".into()));
+        return Err(Failure::new(
+            "git rev-parse",
+            FailureKind::Output("rev-parse printed no line".into()),
+        ));
     };
     let rest = &out[newline + 1..];
     Ok(Place {
@@ -219,7 +223,7 @@ fn locate(dir: &Path) -> Result<Place, GitError> {
 
 /// Returns the full id of the commit `rev` names in the repository `dir` is in (a
 /// tag is peeled to its commit), or `None` when it names none.
-fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, GitError> {
+fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, Failure> {
     // Resolved first as given and then peeled, as `REV^{commit}` in one go would
     // read `:/message^{commit}` as a search for "message^{commit}".
     let Some(object) = verify(dir, rev)? else {
@@ -229,14 +233,17 @@ fn resolve(dir: &Path, rev: &str) -> Result<Option<String>, GitError> {
 }
 
 /// Returns the id of the object `spec` names, or `None` when it names none.
-fn verify(dir: &Path, spec: &str) -> Result<Option<String>, GitError> {
+fn verify(dir: &Path, spec: &str) -> Result<Option<String>, Failure> {
     let args = ["rev-parse", "--verify", "--quiet", "--end-of-options", spec];
     match run(dir, &args, None, read_all) {
         Ok(out) => {
             let id = String::from_utf8_lossy(&out).trim().to_ascii_lowercase();
             Ok(is_object_id(&id).then_some(id))
         }
-        Err(GitError::Failed { .. }) => Ok(None),
+        Err(Failure {
+            kind: FailureKind::Exited { .. },
+            ..
+        }) => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -258,7 +265,7 @@ struct BlobFile {
 /// Returns the regular files (modes 100644 and 100755) of `commit` under `prefix`,
 /// with paths relative to it. Symbolic links (120000) and submodules (160000) are no
 /// files.
-fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, GitError> {
+fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, Failure> {
     // No `-l`: sizes would cost a read of every blob's header, and the size of a
     // blob missing from a partial clone is printed as "BAD".
     let args = ["ls-tree", "-r", "-z", "--full-tree", commit];
@@ -266,10 +273,13 @@ fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, 
     let mut files = Vec::new();
     for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
         let entry = parse_ls_tree(record).ok_or_else(|| {
-            GitError::Output(format!(
-                "ls-tree printed '{}'",
-                String::from_utf8_lossy(&record[..record.len().min(200)])
-            ))
+            Failure::new(
+                "git ls-tree",
+                FailureKind::Output(format!(
+                    "ls-tree printed '{}'",
+                    String::from_utf8_lossy(&record[..record.len().min(200)])
+                )),
+            )
         })?;
         if let Some(file) = entry {
             if let Some(path) = file.path.strip_prefix(prefix) {
@@ -309,7 +319,7 @@ fn count_blobs(
     files: &[BlobFile],
     matcher: &Matcher,
     tools: Option<&mut ToolFeed>,
-) -> Result<TreeCount, GitError> {
+) -> Result<TreeCount, Failure> {
     let mut requests = Vec::with_capacity(files.len() * 65);
     for file in files {
         requests.extend_from_slice(file.id.as_bytes());
@@ -318,7 +328,7 @@ fn count_blobs(
     run(
         dir,
         &["cat-file", "--batch", "--buffer"],
-        Some(&requests),
+        Some(requests),
         |out| read_blobs(out, files, matcher, tools),
     )
 }
@@ -493,50 +503,9 @@ fn command(dir: &Path) -> Command {
         .env("GIT_NO_LAZY_FETCH", "1")
         // A list of transports that names none: no protocol is allowed, whatever the
         // repository's protocol.*.allow says.
-        .env("GIT_ALLOW_PROTOCOL", "none")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("GIT_ALLOW_PROTOCOL", "none");
     cmd
 }
-
-/// Holds why a git command gave no answer.
-#[derive(Debug)]
-enum GitError {
-    /// git could not be started (not installed?).
-    Start(io::Error),
-    /// git went [`IDLE`] without output and was stopped.
-    Silent(String),
-    /// git exited with a failure.
-    Failed { status: ExitStatus, stderr: String },
-    /// git's output could not be read or was not what was asked for.
-    Output(String),
-}
-
-impl fmt::Display for GitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GitError::Start(e) => write!(f, "running git: {e}"),
-            GitError::Silent(what) => write!(
-                f,
-                "'git {what}' wrote nothing for {} s and was stopped (a fifo or a hung \
-                 file system in the repository?)",
-                IDLE.as_secs()
-            ),
-            GitError::Failed { status, stderr } => {
-                write!(f, "git failed ({status})")?;
-                let why = one_line(stderr.trim());
-                if !why.is_empty() {
-                    write!(f, ": {why}")?;
-                }
-                Ok(())
-            }
-            GitError::Output(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for GitError {}
 
 /// Returns everything `out` holds.
 fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
@@ -547,122 +516,25 @@ fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
 }
 
 /// Runs `git ARGS` in `dir`, writing `input` to its stdin, and returns what `read`
-/// makes of its stdout. git is stopped when `read` fails or when it goes [`IDLE`]
-/// without output, and always waited for.
+/// makes of its stdout. git is stopped, with anything it started, when `read` fails
+/// or when it goes [`IDLE`] without output, and always waited for.
 fn run<T>(
     dir: &Path,
     args: &[&str],
-    input: Option<&[u8]>,
+    input: Option<Vec<u8>>,
     read: impl FnOnce(&mut dyn BufRead) -> Result<T>,
-) -> Result<T, GitError> {
+) -> Result<T, Failure> {
     let mut cmd = command(dir);
     cmd.args(args);
-    if input.is_some() {
-        cmd.stdin(Stdio::piped());
-    }
-    let mut child = cmd.spawn().map_err(GitError::Start)?;
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let child = Mutex::new(child);
-    let progress = AtomicU64::new(0);
-    let finished = (Mutex::new(false), Condvar::new());
-
-    thread::scope(|scope| {
-        // Fed on its own thread: git answers while it reads, and would block on a full
-        // stdout pipe if nobody read it. Killing git ends a blocked write (EPIPE).
-        if let (Some(mut stdin), Some(input)) = (stdin, input) {
-            scope.spawn(move || {
-                let _ = stdin.write_all(input);
-            });
-        }
-        let stderr = scope.spawn(move || stderr.map(read_capped).unwrap_or_default());
-        let watchdog = scope.spawn(|| watch(&child, &progress, &finished));
-
-        let result = match stdout {
-            Some(stdout) => {
-                let mut out = BufReader::with_capacity(
-                    64 * 1024,
-                    Progress {
-                        inner: stdout,
-                        progress: &progress,
-                    },
-                );
-                read(&mut out)
-            }
-            None => Err(anyhow!("git's stdout was not piped")),
-        };
-        if result.is_err() {
-            let _ = lock(&child).kill();
-        }
-        *lock(&finished.0) = true;
-        finished.1.notify_all();
-        let silent = watchdog.join().unwrap_or(false);
-        let status = lock(&child).wait();
-        let stderr = stderr.join().unwrap_or_default();
-        if silent {
-            return Err(GitError::Silent(args.first().unwrap_or(&"").to_string()));
-        }
-        let value = result.map_err(|e| GitError::Output(format!("{e:#}")))?;
-        let status = status.map_err(|e| GitError::Output(format!("waiting for git: {e}")))?;
-        if !status.success() {
-            return Err(GitError::Failed { status, stderr });
-        }
-        Ok(value)
-    })
-}
-
-/// Locks `mutex`, whether or not a thread panicked holding it.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Kills `child` when `progress` has not moved for [`IDLE`], until `finished` is set.
-/// Returns true when it killed.
-fn watch(child: &Mutex<Child>, progress: &AtomicU64, finished: &(Mutex<bool>, Condvar)) -> bool {
-    let (done, wake) = finished;
-    let mut seen = progress.load(Ordering::Relaxed);
-    let mut since = Instant::now();
-    let mut done = lock(done);
-    while !*done {
-        done = wake
-            .wait_timeout(done, Duration::from_millis(250))
-            .map(|(guard, _)| guard)
-            .unwrap_or_else(|poisoned| poisoned.into_inner().0);
-        let now = progress.load(Ordering::Relaxed);
-        if now != seen {
-            seen = now;
-            since = Instant::now();
-        } else if !*done && since.elapsed() >= IDLE {
-            let _ = lock(child).kill();
-            return true;
-        }
-    }
-    false
-}
-
-/// Reads git's stderr to its end, keeping the first 4 KiB for an error message.
-fn read_capped(mut stderr: impl Read) -> String {
-    let mut kept = Vec::new();
-    let _ = (&mut stderr).take(4096).read_to_end(&mut kept);
-    let _ = io::copy(&mut stderr, &mut io::sink());
-    String::from_utf8_lossy(&kept).into_owned()
-}
-
-/// Counts the bytes read through it, for the watchdog.
-struct Progress<'p, R> {
-    inner: R,
-    progress: &'p AtomicU64,
-}
-
-impl<R: Read> Read for Progress<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.progress.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
+    let name = format!("git {}", args.first().unwrap_or(&""));
+    let limits = Limits {
+        time: None,
+        idle: Some(IDLE),
+        max_stderr: 4096,
+    };
+    let finished = process::run(cmd, &limits, input, read)
+        .map_err(|e| Failure::new(name.as_str(), FailureKind::Start(e)))?;
+    Failure::of(&name, finished)
 }
 
 #[cfg(test)]

@@ -653,8 +653,9 @@ fn row_of(table: &str, tree: &str) -> Option<(usize, [u64; 5])> {
         .split_whitespace()
         .map(|c| c.replace(',', "").parse().expect("a number"))
         .collect();
-    // The commit column is empty for a directory outside git.
-    assert_eq!(cells.len(), 6, "{line}");
+    // The commit column is empty for a directory outside git; the tool columns
+    // (tools found, annotated) come last.
+    assert_eq!(cells.len(), 8, "{line}");
     Some((cells[0] as usize, cells[1..].try_into().unwrap()))
 }
 

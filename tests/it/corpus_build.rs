@@ -1018,3 +1018,67 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
         "{asked:#?}"
     );
 }
+
+#[test]
+fn missing_pages_exit_2_like_every_missing_input() {
+    let forges = Forges::new();
+    let work = tempfile::tempdir().unwrap();
+    let out = forges.run(
+        work.path(),
+        &[
+            "corpus",
+            "registry",
+            "--pages",
+            "missing.json",
+            "--out",
+            "c.toml",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("opening 'missing.json'"), "{stderr}");
+    std::fs::create_dir(work.path().join("empty")).unwrap();
+    let out = forges.run(
+        work.path(),
+        &["corpus", "registry", "--pages", "empty", "--out", "c.toml"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(!work.path().join("c.toml").exists());
+}
+
+#[test]
+fn a_line_that_is_no_list_line_is_named_whole() {
+    let forges = Forges::new();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("repos.txt"),
+        "acme/tools\nnot a repo line!!\n",
+    )
+    .unwrap();
+    let out = forges.run(
+        work.path(),
+        &["corpus", "list", "repos.txt", "--out", "l.toml"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("repos.txt:2: 'not a repo line!!' is not a list line"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("KEY=VALUE"), "{stderr}");
+}
+
+#[test]
+fn list_help_speaks_of_no_registry() {
+    let out = Command::new(bin())
+        .args(["corpus", "list", "--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let help = String::from_utf8_lossy(&out.stdout).to_ascii_lowercase();
+    assert!(
+        help.contains("--timeout") && help.contains("--retries"),
+        "{help}"
+    );
+    assert!(!help.contains("registry"), "{help}");
+}
