@@ -279,8 +279,14 @@ pub struct ScanArgs {
     #[arg(long, value_name = "FILE")]
     pub tools_csv: Option<PathBuf>,
 
+    /// Writes a GitHub workflow command (`::warning file=PATH,line=N::...`) for each
+    /// tool definition that omits a hint meaningful for it into FILE, so that a job
+    /// that prints FILE shows each at its line.
+    #[arg(long, value_name = "FILE")]
+    pub github_warnings: Option<PathBuf>,
+
     /// Counts literals only: no tool finder, and empty tool columns.
-    #[arg(long, conflicts_with_all = ["tools", "tools_csv"])]
+    #[arg(long, conflicts_with_all = ["tools", "tools_csv", "github_warnings"])]
     pub no_tools: bool,
 }
 

@@ -371,7 +371,9 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
                 count: TreeCount {
                     files_walked: number(FILES_WALKED)?,
                     bytes_read: number(BYTES_READ)?,
-                    counts: (LEADING.len()..tools_at).map(number).collect::<Result<_>>()?,
+                    counts: (LEADING.len()..tools_at)
+                        .map(number)
+                        .collect::<Result<_>>()?,
                     files: Default::default(),
                 },
                 sha256: cells[after].to_string(),

@@ -170,6 +170,9 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     if let Some(path) = &args.tools_csv {
         report::write_atomic(path, |w| report::write_tools_csv(w, &table))?;
     }
+    if let Some(path) = &args.github_warnings {
+        report::write_atomic(path, |w| Ok(report::write_github_warnings(w, &table)?))?;
+    }
 
     let mut status = ExitStatus::Ok;
     if config.is_tool_gate {

@@ -16,6 +16,7 @@ mod probe_http;
 mod probe_peers;
 mod scan;
 mod scan_git;
+mod scan_tools;
 mod sdk_profiles;
 mod slurm;
 mod support;
