@@ -20,3 +20,4 @@ mod scan_tools;
 mod sdk_profiles;
 mod slurm;
 mod support;
+mod tools_finder;
