@@ -17,17 +17,18 @@ use rayon::prelude::*;
 use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
 use crate::corpus::{self, Corpus, Tree};
-use crate::count::Matcher;
+use crate::count::{Matcher, TreeCount};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
-use crate::http::{Retry, Token};
+use crate::http::{self, Retry, Token};
 use crate::intake::Limits;
 use crate::messages;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
-use crate::table::{CommitSource, Counted, Row, Table};
+use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
+use crate::tools::FoundTools;
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
@@ -85,7 +86,9 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         // A table of nothing but errors is no result: nothing is written, so that
         // results/ keeps what it had and `compare` is not misled.
         messages::note("no tree could be counted, so no table was written");
-        if table.failed_rows().any(|(_, why)| is_network_error(why)) {
+        let is_network =
+            |row: &Row| matches!(&row.outcome, Err(f) if f.kind == FailureKind::Network);
+        if table.rows.iter().any(is_network) {
             messages::hint(
                 "the downloads failed for network reasons; with archives already in a cache \
                  folder, rerun with --offline (and --cache DIR), or point the corpus at a \
@@ -104,19 +107,6 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Ok)
-}
-
-/// Returns true when a row's error says the network failed (not the archive).
-fn is_network_error(why: &str) -> bool {
-    [
-        "dns error",
-        "connect",
-        "timed out",
-        "gave up after",
-        "broke off",
-    ]
-    .iter()
-    .any(|needle| why.contains(needle))
 }
 
 /// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
@@ -171,8 +161,9 @@ pub fn count_corpus(
 
 /// Returns the trees grouped by the archive they are counted from: one group per
 /// (repository, pin, archive URL), in corpus order, each listing its trees'
-/// indices. A monorepo's servers (one tree per subfolder) make one group, so their
-/// archive is downloaded once and read once (docs/method.md, "Subfolders").
+/// indices. A monorepo's servers (one tree per subfolder) make one group, and so do
+/// the dates that resolved to one commit, so their archive is downloaded once and
+/// read once (docs/method.md, "Subfolders" and "Dates").
 fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
     let mut index: HashMap<(String, String, &str), usize> = HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -204,12 +195,23 @@ fn count_group(
     let first = &trees[group[0]];
     let label = match group.len() {
         1 => first.label(),
-        n => format!("{}@{} ({n} subfolders)", first.repo, first.commit),
+        n => format!("{}@{} ({n} trees)", first.repo, first.commit),
     };
     let bar = bars.tree(&sanitize(&label));
-    let subfolders: Vec<Vec<u8>> = group
+    // Each subfolder is counted once, however many dates share it.
+    let mut subfolders: Vec<Vec<u8>> = Vec::new();
+    let slot: Vec<usize> = group
         .iter()
-        .map(|&i| trees[i].subfolder.as_bytes().to_vec())
+        .map(|&i| {
+            let sub = trees[i].subfolder.as_bytes();
+            match subfolders.iter().position(|s| s == sub) {
+                Some(at) => at,
+                None => {
+                    subfolders.push(sub.to_vec());
+                    subfolders.len() - 1
+                }
+            }
+        })
         .collect();
     let consume = |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, ArchiveCount)> {
         let counted = archive::count_archive_and_tools(
@@ -227,18 +229,38 @@ fn count_group(
     match fetched {
         Ok(fetched) => {
             let (commit, commit_source, counted) = fetched.value;
-            let mut tools = counted.tools.map(Vec::into_iter);
+            let mut counts: Vec<Option<TreeCount>> = counted.trees.into_iter().map(Some).collect();
+            let mut tools: Vec<Option<FoundTools>> = match counted.tools {
+                Some(tools) => tools.into_iter().map(Some).collect(),
+                None => vec![None; counts.len()],
+            };
+            let mut uses = vec![0usize; counts.len()];
+            for &at in &slot {
+                uses[at] += 1;
+            }
             group
                 .iter()
-                .zip(counted.trees)
-                .map(|(&i, mut count)| {
+                .zip(&slot)
+                .map(|(&i, &at)| {
+                    // The last tree of a subfolder takes its count; the others a copy.
+                    uses[at] -= 1;
+                    let (mut count, found) = match uses[at] {
+                        0 => (
+                            counts[at].take().unwrap_or_else(|| TreeCount::new(0)),
+                            tools[at].take(),
+                        ),
+                        _ => (
+                            counts[at].clone().unwrap_or_else(|| TreeCount::new(0)),
+                            tools[at].clone(),
+                        ),
+                    };
                     count.sort_files();
                     let counted = Counted {
                         commit: commit.clone(),
                         commit_source,
                         count,
                         sha256: fetched.sha256.clone(),
-                        tools: tools.as_mut().and_then(Iterator::next),
+                        tools: found,
                     };
                     (i, row(&trees[i], Ok(counted)))
                 })
@@ -247,15 +269,33 @@ fn count_group(
         Err(err) => group
             .iter()
             .map(|&i| {
-                let why = format!("fetching '{}': {err:#}", trees[i].label());
-                (i, row(&trees[i], Err(why)))
+                let failure = Failure::new(
+                    failure_kind(&err),
+                    format!("fetching '{}': {err:#}", trees[i].label()),
+                );
+                (i, row(&trees[i], Err(failure)))
             })
             .collect(),
     }
 }
 
+/// Returns the kind of a failed fetch for its row: the tag fetch put on it, else
+/// what the HTTP layer says went wrong, else (the bytes were read, from the
+/// network or the cache, and refused) the archive's.
+fn failure_kind(err: &anyhow::Error) -> FailureKind {
+    if let Some(tagged) = err.downcast_ref::<Tagged>() {
+        return tagged.kind;
+    }
+    match http::kind_of(err) {
+        Some(kind) if kind.is_network() => FailureKind::Network,
+        Some(http::Kind::NotFound | http::Kind::Refused) => FailureKind::Refused,
+        Some(http::Kind::Local) => FailureKind::Other,
+        Some(_) | None => FailureKind::Archive,
+    }
+}
+
 /// Returns the row of `tree`.
-fn row(tree: &Tree, outcome: std::result::Result<Counted, String>) -> Row {
+fn row(tree: &Tree, outcome: std::result::Result<Counted, Failure>) -> Row {
     Row {
         key: tree.key(),
         server: tree.name.clone(),

@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::corpus::history::Step;
 use crate::corpus::ShardSpec;
 
 /// Counts how often MCP servers' source trees spell out the four tool-annotation
@@ -130,6 +131,44 @@ pub struct CorpusBuildArgs {
     #[arg(long, value_name = "SECS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+
+    /// Pins each repository's default branch as it stood at the end of this day
+    /// (23:59:59 UTC), along its first-parent history: one tree per date. May be
+    /// repeated, and joined with --since.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
+    pub at: Vec<String>,
+
+    /// Pins at this date and every --every step after it, up to --until.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg,
+          requires = "every")]
+    pub since: Option<String>,
+
+    /// The step between the dates of --since: a whole number and days, weeks, months
+    /// or years (10days, 2weeks, 1month, 3months, 1year).
+    #[arg(long, value_name = "STEP", requires = "since")]
+    pub every: Option<Step>,
+
+    /// The last date of the --since series, included when a step lands on it.
+    /// Default: --date, else SOURCE_DATE_EPOCH, else today in UTC.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg,
+          requires = "since")]
+    pub until: Option<String>,
+
+    /// Folder of the commits-only clones that dated pins are read from, kept and
+    /// fetched again on the next run. Default: the platform's user cache folder,
+    /// under mcp-hint-census (census's cache).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+
+    /// Seconds one clone or fetch of a history may take before it is stopped.
+    #[arg(long, value_name = "SECS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub clone_timeout: u64,
+
+    /// The largest file a clone or fetch of a history may write (its pack; bytes,
+    /// or with a KiB, MiB or GiB suffix); past it the repository is skipped.
+    #[arg(long, value_name = "SIZE", default_value = "2GiB")]
+    pub max_history: ByteSize,
 }
 
 #[derive(Debug, Args)]
@@ -338,11 +377,12 @@ pub struct ProbeArgs {
     pub timeout: u64,
 
     /// The protocol version offered in initialize (the server may negotiate down).
-    #[arg(long, value_name = "V", default_value = "2025-06-18")]
+    #[arg(long, value_name = "V", default_value = crate::probe::LATEST_VERSION)]
     pub protocol_version: String,
 
     /// The client capabilities offered in initialize: `default` (roots, sampling and
-    /// elicitation, as MCP Inspector and desktop clients offer), `none`, or a JSON object.
+    /// elicitation in form and URL mode, as the official SDK clients offer with those
+    /// callbacks), `none`, or a JSON object.
     #[arg(long, value_name = "default|none|JSON", default_value = "default")]
     pub capabilities: String,
 
@@ -360,6 +400,23 @@ pub struct ProbeArgs {
     /// counts it), with a verdict on whether they agree.
     #[arg(long, value_name = "DIR", conflicts_with = "servers")]
     pub source: Option<PathBuf>,
+
+    /// After the first listing, stays connected: answers the server's pings, lists the
+    /// tools again on each notifications/tools/list_changed and prints what changed as
+    /// `diff` does. Ends after --watch-for or --watch-changes; exits 1 when a change made
+    /// a hint more permissive, else 0.
+    #[arg(long, conflicts_with_all = ["servers", "csv", "save", "require", "source"])]
+    pub watch: bool,
+
+    /// How many seconds --watch stays connected after the first listing. Default: 600.
+    #[arg(long, value_name = "SECS", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub watch_for: Option<u64>,
+
+    /// How many changed listings --watch prints before it ends. Default: 10.
+    #[arg(long, value_name = "N", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub watch_changes: Option<u64>,
 
     /// The server to start, speaking MCP over stdin and stdout.
     #[arg(last = true, value_name = "COMMAND")]

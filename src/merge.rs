@@ -2,7 +2,7 @@
 //!
 //! `merge` reads the shards' tables back through the table schema, checks that
 //! every tree of the corpus is there exactly once (trees are keyed by repository,
-//! pin and subfolder) with the corpus's columns and one date, and writes the tables
+//! pin, subfolder and date) with the corpus's columns and one date, and writes the tables
 //! a single run would have written, byte for byte. It counts nothing.
 
 use std::collections::HashMap;
@@ -44,15 +44,15 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
     for path in tables {
         let name = path.display().to_string();
         let file = File::open(path).with_context(|| format!("reading '{name}'"))?;
-        let read = table::read_census(file, &name, &corpus.columns)?;
+        let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())?;
         let files_path = beside(path, "files")?;
         let files_name = files_path.display().to_string();
         let file = File::open(&files_path).with_context(|| format!("reading '{files_name}'"))?;
-        let mut files = table::read_files(file, &files_name, &corpus.columns)?;
+        let mut files = table::read_files(file, &files_name, &corpus.columns, corpus.is_dated())?;
         let tools_path = beside(path, "tools")?;
         let tools_name = tools_path.display().to_string();
         let file = File::open(&tools_path).with_context(|| format!("reading '{tools_name}'"))?;
-        let mut tools = table::read_tools(file, &tools_name)?;
+        let mut tools = table::read_tools(file, &tools_name, corpus.is_dated())?;
         let rows = read.rows.into_iter().zip(read.dates).zip(read.tool_counts);
         for (((line, mut row), row_date), tool_counts) in rows {
             let at = || format!("'{name}' line {line}");

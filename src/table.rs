@@ -18,6 +18,68 @@ use crate::count::{FileHit, TreeCount};
 use crate::terms::{Columns, Hint};
 use crate::tools::{Family, FoundTools, HintState, ToolDef};
 
+/// What kind of failure left a row without counts: what a caller branches on (the
+/// network hint of `census`), never the words of the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The archive could not be downloaded for the network's sake: no connection,
+    /// a timeout, a download that broke off, or a server that kept answering 5xx or
+    /// 429 until the retries ran out.
+    Network,
+    /// The server answered with an HTTP status another try would not change (404).
+    Refused,
+    /// The archive is not in the cache and `--offline` allows nothing else.
+    NotCached,
+    /// The bytes arrived but are not the tree asked for: not an archive, cut short,
+    /// over a limit, of another commit than the pin, or unreadable in the cache.
+    Archive,
+    /// Anything else, and every failed row read back from a table: the CSV keeps
+    /// only the message.
+    Other,
+}
+
+/// Holds why a row has no counts: the kind a caller branches on, and the message a
+/// person reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub why: String,
+}
+
+impl Failure {
+    /// Returns a failure of `kind` saying `why`.
+    pub fn new(kind: FailureKind, why: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            why: why.into(),
+        }
+    }
+}
+
+/// Marks an error with the [`FailureKind`] it is, where the failure happens and no
+/// HTTP answer says it (an archive missing from the cache offline), so that the command that turns it into a
+/// row finds the kind with `anyhow::Error::downcast_ref::<Tagged>()`. It shows as
+/// its message alone: tagging an error does not change what a person reads.
+#[derive(Debug)]
+pub struct Tagged {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+impl std::fmt::Display for Tagged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Tagged {}
+
+/// Returns the kind `err` was tagged with where it happened (the outermost tag),
+/// else `otherwise`.
+pub fn kind_of(err: &anyhow::Error, otherwise: FailureKind) -> FailureKind {
+    err.downcast_ref::<Tagged>().map_or(otherwise, |t| t.kind)
+}
+
 /// Where the commit id stamped on a row came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommitSource {
@@ -85,22 +147,31 @@ impl Counted {
     }
 }
 
-/// Identifies a row: a repository at a pin, and a subfolder of it (empty for the
-/// whole tree). Repository names compare as written.
+/// Identifies a row: a repository at a pin, a subfolder of it (empty for the whole
+/// tree), and the date the pin stands for (empty for none). Two dates that resolve to
+/// one commit are two rows (docs/method.md, "Dates"). Repository names compare as
+/// written.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TreeKey {
     pub repo: String,
     pub pinned: String,
     pub subfolder: String,
+    /// `YYYY-MM-DD`, or empty.
+    pub as_of: String,
 }
 
 impl TreeKey {
-    /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, how messages name a tree.
+    /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, then ` as of DATE` for
+    /// a dated tree: how messages name a tree.
     pub fn label(&self) -> String {
-        match (self.pinned.is_empty(), self.subfolder.is_empty()) {
+        let label = match (self.pinned.is_empty(), self.subfolder.is_empty()) {
             (true, _) => self.repo.clone(),
             (false, true) => format!("{}@{}", self.repo, self.pinned),
             (false, false) => format!("{}@{}:{}", self.repo, self.pinned, self.subfolder),
+        };
+        match self.as_of.is_empty() {
+            true => label,
+            false => format!("{label} as of {}", self.as_of),
         }
     }
 }
@@ -116,7 +187,7 @@ pub struct Row {
     /// The corpus note, shown in the Markdown report.
     pub note: Option<String>,
     /// The counts, or why there are none.
-    pub outcome: std::result::Result<Counted, String>,
+    pub outcome: std::result::Result<Counted, Failure>,
 }
 
 impl Row {
@@ -126,11 +197,15 @@ impl Row {
     }
 
     /// Returns how tables a person reads name the row's tree: the repository, with
-    /// `:subfolder` when only a subfolder was counted.
+    /// `:subfolder` when only a subfolder was counted, and ` as of DATE` when dated.
     pub fn tree_name(&self) -> String {
-        match self.key.subfolder.is_empty() {
+        let name = match self.key.subfolder.is_empty() {
             true => self.key.repo.clone(),
             false => format!("{}:{}", self.key.repo, self.key.subfolder),
+        };
+        match self.key.as_of.is_empty() {
+            true => name,
+            false => format!("{name} as of {}", self.key.as_of),
         }
     }
 }
@@ -145,11 +220,17 @@ pub struct Table {
 }
 
 impl Table {
+    /// Returns true when the rows carry dates: the tables then have an `as_of`
+    /// column (a corpus's trees are all dated or none is).
+    pub fn is_dated(&self) -> bool {
+        self.rows.iter().any(|r| !r.key.as_of.is_empty())
+    }
+
     /// Returns each row that failed, with why.
     pub fn failed_rows(&self) -> impl Iterator<Item = (&Row, &String)> {
         self.rows
             .iter()
-            .filter_map(|r| r.outcome.as_ref().err().map(|why| (r, why)))
+            .filter_map(|r| r.outcome.as_ref().err().map(|f| (r, &f.why)))
     }
 
     /// Returns the rows that read zero on every term and control although the tree
@@ -170,7 +251,8 @@ impl Table {
     }
 }
 
-/// The census table's leading columns, before the count columns.
+/// The census table's leading columns, before the count columns. A dated table has
+/// [`AS_OF`] after `subfolder`, and the columns after it move one place on.
 const LEADING: [&str; 8] = [
     "repo",
     "pinned",
@@ -181,7 +263,8 @@ const LEADING: [&str; 8] = [
     "files_walked",
     "bytes_read",
 ];
-/// Where the census table's leading columns stand.
+/// Where the census table's leading columns stand in an undated table.
+const SERVER: usize = 3;
 const COMMIT: usize = 4;
 const COMMIT_SOURCE: usize = 5;
 const FILES_WALKED: usize = 6;
@@ -189,6 +272,8 @@ const BYTES_READ: usize = 7;
 /// The census table's tool columns, after the term and control columns (see
 /// [`Counted::tool_counts`]); empty when the finder was off.
 pub const TOOL_COLUMNS: [&str; 3] = ["tools", "tools_annotated", "tools_skipped"];
+/// The column of a dated table's date, after `subfolder`.
+const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
@@ -199,16 +284,25 @@ const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path
 /// Returns true when a census column holds a count that two tables can compare:
 /// `files_walked`, `bytes_read` and every term or control column.
 pub fn is_count_column(name: &str) -> bool {
-    !(LEADING.contains(&name) || TRAILING.contains(&name))
+    !(LEADING.contains(&name) || TRAILING.contains(&name) || name == AS_OF)
         || name == LEADING[FILES_WALKED]
         || name == LEADING[BYTES_READ]
 }
 
-/// Returns the census table's header for `columns`, in order.
-pub fn census_header(columns: &Columns) -> Vec<String> {
-    LEADING
-        .iter()
-        .copied()
+/// Returns `leading` with `as_of` after `subfolder` when `is_dated`.
+fn with_date<'a>(leading: &[&'a str], is_dated: bool) -> Vec<&'a str> {
+    let mut names = leading.to_vec();
+    if is_dated {
+        names.insert(3, AS_OF);
+    }
+    names
+}
+
+/// Returns the census table's header for `columns`, in order; with `as_of` when
+/// `is_dated`.
+pub fn census_header(columns: &Columns, is_dated: bool) -> Vec<String> {
+    with_date(&LEADING, is_dated)
+        .into_iter()
         .chain(columns.names())
         .chain(TOOL_COLUMNS)
         .chain(TRAILING)
@@ -216,15 +310,20 @@ pub fn census_header(columns: &Columns) -> Vec<String> {
         .collect()
 }
 
+/// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
+fn key_cells(key: &TreeKey, is_dated: bool) -> Vec<String> {
+    let mut cells = vec![key.repo.clone(), key.pinned.clone(), key.subfolder.clone()];
+    if is_dated {
+        cells.push(key.as_of.clone());
+    }
+    cells
+}
+
 /// Returns the census table's cells for `row`: an error row leaves every count
 /// empty and says why in `error`, on one line.
-pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
-    let mut record: Vec<String> = vec![
-        row.key.repo.clone(),
-        row.key.pinned.clone(),
-        row.key.subfolder.clone(),
-        row.server.clone().unwrap_or_default(),
-    ];
+pub fn census_record(row: &Row, width: usize, date: &str, is_dated: bool) -> Vec<String> {
+    let mut record = key_cells(&row.key, is_dated);
+    record.push(row.server.clone().unwrap_or_default());
     match &row.outcome {
         Ok(c) => {
             record.push(c.commit.clone());
@@ -241,24 +340,24 @@ pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
             record.push("ok".to_string());
             record.push(String::new());
         }
-        Err(why) => {
+        Err(failure) => {
             record.extend(std::iter::repeat_n(
                 String::new(),
                 4 + width + TOOL_COLUMNS.len() + 1,
             ));
             record.push(date.to_string());
             record.push("error".to_string());
-            record.push(one_line(why));
+            record.push(one_line(&failure.why));
         }
     }
     record
 }
 
-/// Returns the files table's header for `columns`, in order.
-pub fn files_header(columns: &Columns) -> Vec<String> {
-    FILES_LEADING
-        .iter()
-        .copied()
+/// Returns the files table's header for `columns`, in order; with `as_of` when
+/// `is_dated`.
+pub fn files_header(columns: &Columns, is_dated: bool) -> Vec<String> {
+    with_date(&FILES_LEADING, is_dated)
+        .into_iter()
         .chain(columns.names())
         .map(str::to_string)
         .collect()
@@ -266,19 +365,23 @@ pub fn files_header(columns: &Columns) -> Vec<String> {
 
 /// Returns the files table's records for a counted row: every file with a nonzero
 /// count, in the order of the path's bytes. Paths stay raw bytes.
-pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = std::io::Result<Vec<Vec<u8>>>> + 'r {
+pub fn files_records<'r>(
+    row: &'r Row,
+    is_dated: bool,
+) -> impl Iterator<Item = std::io::Result<Vec<Vec<u8>>>> + 'r {
     let hits = row.outcome.as_ref().ok().map(|c| c.count.files.iter());
     let commit = row.outcome.as_ref().map_or("", |c| c.commit.as_str());
     hits.into_iter().flatten().map(move |file| {
         let file = file?;
-        let mut record: Vec<Vec<u8>> = vec![
-            row.key.repo.clone().into_bytes(),
-            row.key.pinned.clone().into_bytes(),
-            row.key.subfolder.clone().into_bytes(),
+        let mut record: Vec<Vec<u8>> = key_cells(&row.key, is_dated)
+            .into_iter()
+            .map(String::into_bytes)
+            .collect();
+        record.extend([
             commit.as_bytes().to_vec(),
             file.path.clone(),
             file.bytes.to_string().into_bytes(),
-        ];
+        ]);
         record.extend(file.counts.iter().map(|n| n.to_string().into_bytes()));
         Ok(record)
     })
@@ -296,12 +399,18 @@ pub struct ReadTable {
     pub tool_counts: Vec<Option<[u64; 2]>>,
 }
 
-/// Reads a census table that must have exactly the header `columns` gives.
+/// Reads a census table that must have exactly the header `columns` gives, with
+/// `as_of` when `is_dated`.
 ///
 /// `name` is how errors name the input. Rows come back without their file hits
 /// (see [`read_files`]).
-pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<ReadTable> {
-    let header = census_header(columns);
+pub fn read_census<R: Read>(
+    input: R,
+    name: &str,
+    columns: &Columns,
+    is_dated: bool,
+) -> Result<ReadTable> {
+    let header = census_header(columns, is_dated);
     let mut reader = csv::Reader::from_reader(input);
     let got: Vec<String> = reader
         .headers()
@@ -326,8 +435,13 @@ pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<R
         let line = i + 2;
         let at = || format!("'{name}' line {line}");
         let record = record.with_context(at)?;
-        let cells: Vec<&str> = record.iter().collect();
-        let (row, tool_counts) = parse_census_record(&cells, width).with_context(at)?;
+        let mut cells: Vec<&str> = record.iter().collect();
+        let as_of = match is_dated {
+            true => cells.remove(3).to_string(),
+            false => String::new(),
+        };
+        let (mut row, tool_counts) = parse_census_record(&cells, width).with_context(at)?;
+        row.key.as_of = as_of;
         table.rows.push((line, row));
         table.tool_counts.push(tool_counts);
         table
@@ -337,8 +451,8 @@ pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<R
     Ok(table)
 }
 
-/// Returns the row a census record describes (without its file hits and tool
-/// definitions), and its `tools` and `tools_annotated` cells.
+/// Returns the row an undated census record describes (without its file hits and
+/// tool definitions), and its `tools` and `tools_annotated` cells.
 fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64; 2]>)> {
     let number = |i: usize| -> Result<u64> {
         cells[i]
@@ -380,7 +494,7 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
                 tools,
             })
         }
-        "error" => Err(cells[after + 3].to_string()),
+        "error" => Err(Failure::new(FailureKind::Other, cells[after + 3])),
         other => bail!("status '{other}' is neither ok nor error"),
     };
     let row = Row {
@@ -388,8 +502,9 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
             repo: cells[0].to_string(),
             pinned: cells[1].to_string(),
             subfolder: cells[2].to_string(),
+            as_of: String::new(),
         },
-        server: Some(cells[3].to_string()).filter(|s| !s.is_empty()),
+        server: Some(cells[SERVER].to_string()).filter(|s| !s.is_empty()),
         note: None,
         outcome,
     };
@@ -399,8 +514,14 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
 /// Holds the file hits of a files table, grouped by the tree they belong to.
 pub type FilesByTree = BTreeMap<TreeKey, Vec<FileHit>>;
 
-/// Reads a files table with `columns`' count columns; paths are kept as raw bytes.
-pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<FilesByTree> {
+/// Reads a files table with `columns`' count columns, and `as_of` when `is_dated`;
+/// paths are kept as raw bytes.
+pub fn read_files<R: Read>(
+    input: R,
+    name: &str,
+    columns: &Columns,
+    is_dated: bool,
+) -> Result<FilesByTree> {
     let width = columns.len();
     let mut reader = csv::Reader::from_reader(input);
     let header: Vec<Vec<u8>> = reader
@@ -409,7 +530,7 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
         .iter()
         .map(<[u8]>::to_vec)
         .collect();
-    let expected: Vec<Vec<u8>> = files_header(columns)
+    let expected: Vec<Vec<u8>> = files_header(columns, is_dated)
         .into_iter()
         .map(String::into_bytes)
         .collect();
@@ -424,6 +545,11 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
     for (i, record) in reader.byte_records().enumerate() {
         let at = || format!("'{name}' line {}", i + 2);
         let record = record.with_context(at)?;
+        let mut record: Vec<&[u8]> = record.iter().collect();
+        let as_of = match is_dated {
+            true => String::from_utf8_lossy(record.remove(3)).into_owned(),
+            false => String::new(),
+        };
         let number = |cell: &[u8]| -> Result<u64> {
             std::str::from_utf8(cell)
                 .ok()
@@ -440,15 +566,16 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
         let lead = FILES_LEADING.len();
         let hit = FileHit {
             path: record[4].to_vec(),
-            bytes: number(&record[5])?,
+            bytes: number(record[5])?,
             counts: (lead..lead + width)
-                .map(|j| number(&record[j]))
+                .map(|j| number(record[j]))
                 .collect::<Result<_>>()?,
         };
         let key = TreeKey {
-            repo: text(&record[0]),
-            pinned: text(&record[1]),
-            subfolder: text(&record[2]),
+            repo: text(record[0]),
+            pinned: text(record[1]),
+            subfolder: text(record[2]),
+            as_of,
         };
         files.entry(key).or_default().push(hit);
     }
@@ -459,12 +586,11 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
 /// definition is, its SDK family and its name (empty when not a literal).
 const TOOLS_LEADING: [&str; 7] = ["repo", "pinned", "subfolder", "path", "line", "sdk", "tool"];
 
-/// Returns the tools table's header: [`TOOLS_LEADING`], then the four hints in the
-/// schema's order.
-pub fn tools_header() -> Vec<String> {
-    TOOLS_LEADING
-        .iter()
-        .copied()
+/// Returns the tools table's header: [`TOOLS_LEADING`] (with `as_of` after
+/// `subfolder` when `is_dated`), then the four hints in the schema's order.
+pub fn tools_header(is_dated: bool) -> Vec<String> {
+    with_date(&TOOLS_LEADING, is_dated)
+        .into_iter()
         .chain(Hint::ALL.map(Hint::name))
         .map(str::to_string)
         .collect()
@@ -478,22 +604,23 @@ pub fn hint_cell(state: Option<HintState>) -> &'static str {
 
 /// Returns the tools table's records for a counted row: every definition found, in
 /// the order of the path's bytes, then the line. Paths stay raw bytes.
-pub fn tools_records(row: &Row) -> Vec<Vec<Vec<u8>>> {
+pub fn tools_records(row: &Row, is_dated: bool) -> Vec<Vec<Vec<u8>>> {
     let found = row.outcome.as_ref().ok().and_then(|c| c.tools.as_ref());
     found
         .map(|found| found.tools.as_slice())
         .unwrap_or_default()
         .iter()
         .map(|tool| {
-            let mut record: Vec<Vec<u8>> = vec![
-                row.key.repo.clone().into_bytes(),
-                row.key.pinned.clone().into_bytes(),
-                row.key.subfolder.clone().into_bytes(),
+            let mut record: Vec<Vec<u8>> = key_cells(&row.key, is_dated)
+                .into_iter()
+                .map(String::into_bytes)
+                .collect();
+            record.extend([
                 tool.path.clone(),
                 tool.line.to_string().into_bytes(),
                 tool.family.as_str().as_bytes().to_vec(),
                 tool.name.clone().unwrap_or_default().into_bytes(),
-            ];
+            ]);
             record.extend(tool.hints.map(|h| hint_cell(h).as_bytes().to_vec()));
             record
         })
@@ -503,8 +630,9 @@ pub fn tools_records(row: &Row) -> Vec<Vec<Vec<u8>>> {
 /// Holds the tool definitions of a tools table, grouped by the tree they belong to.
 pub type ToolsByTree = BTreeMap<TreeKey, Vec<ToolDef>>;
 
-/// Reads a tools table; paths are kept as raw bytes, definitions in file order.
-pub fn read_tools<R: Read>(input: R, name: &str) -> Result<ToolsByTree> {
+/// Reads a tools table, with `as_of` when `is_dated`; paths are kept as raw bytes,
+/// definitions in file order.
+pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<ToolsByTree> {
     let mut reader = csv::Reader::from_reader(input);
     let header: Vec<Vec<u8>> = reader
         .byte_headers()
@@ -512,7 +640,7 @@ pub fn read_tools<R: Read>(input: R, name: &str) -> Result<ToolsByTree> {
         .iter()
         .map(<[u8]>::to_vec)
         .collect();
-    let expected = tools_header();
+    let expected = tools_header(is_dated);
     if header != expected.iter().map(|h| h.as_bytes()).collect::<Vec<_>>() {
         bail!(
             "'{name}' has the columns '{}', but a tools table has '{}'",
@@ -524,18 +652,23 @@ pub fn read_tools<R: Read>(input: R, name: &str) -> Result<ToolsByTree> {
     for (i, record) in reader.byte_records().enumerate() {
         let at = || format!("'{name}' line {}", i + 2);
         let record = record.with_context(at)?;
+        let mut record: Vec<&[u8]> = record.iter().collect();
         let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
-        let line = std::str::from_utf8(&record[4])
+        let as_of = match is_dated {
+            true => text(record.remove(3)),
+            false => String::new(),
+        };
+        let line = std::str::from_utf8(record[4])
             .ok()
             .and_then(|s| s.parse().ok())
-            .with_context(|| format!("{}: '{}' is not a line number", at(), text(&record[4])))?;
+            .with_context(|| format!("{}: '{}' is not a line number", at(), text(record[4])))?;
         let family = Family::ALL
             .into_iter()
-            .find(|f| f.as_str().as_bytes() == &record[5])
-            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(&record[5])))?;
+            .find(|f| f.as_str().as_bytes() == record[5])
+            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(record[5])))?;
         let mut hints = [None; 4];
         for (j, hint) in hints.iter_mut().enumerate() {
-            let cell = &record[TOOLS_LEADING.len() + j];
+            let cell = record[TOOLS_LEADING.len() + j];
             *hint = match cell {
                 b"" => None,
                 b"true" => Some(HintState::True),
@@ -549,15 +682,16 @@ pub fn read_tools<R: Read>(input: R, name: &str) -> Result<ToolsByTree> {
             };
         }
         let key = TreeKey {
-            repo: text(&record[0]),
-            pinned: text(&record[1]),
-            subfolder: text(&record[2]),
+            repo: text(record[0]),
+            pinned: text(record[1]),
+            subfolder: text(record[2]),
+            as_of,
         };
         tools.entry(key).or_default().push(ToolDef {
             path: record[3].to_vec(),
             line,
             family,
-            name: Some(text(&record[6])).filter(|n| !n.is_empty()),
+            name: Some(text(record[6])).filter(|n| !n.is_empty()),
             hints,
         });
     }
@@ -667,6 +801,7 @@ mod tests {
                 repo: "o/n".into(),
                 pinned: "abcd".into(),
                 subfolder: "pkg/a".into(),
+                as_of: String::new(),
             },
             server: Some("io.github.o/a".into()),
             note: None,
@@ -687,17 +822,17 @@ mod tests {
             }),
         };
         let failed = Row {
-            outcome: Err("line one\nline two".into()),
+            outcome: Err(Failure::new(FailureKind::Network, "line one\nline two")),
             ..row.clone()
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns)).unwrap();
+        w.write_record(census_header(&columns, false)).unwrap();
         for r in [&row, &failed] {
-            w.write_record(census_record(r, columns.len(), "2026-01-02"))
+            w.write_record(census_record(r, columns.len(), "2026-01-02", false))
                 .unwrap();
         }
         let bytes = w.into_inner().unwrap();
-        let read = read_census(&bytes[..], "t.csv", &columns).unwrap();
+        let read = read_census(&bytes[..], "t.csv", &columns, false).unwrap();
         assert_eq!(read.dates, ["2026-01-02", "2026-01-02"]);
         let (line, back) = &read.rows[0];
         assert_eq!(*line, 2);
@@ -713,9 +848,82 @@ mod tests {
         );
         assert_eq!(
             read.rows[1].1.outcome.as_ref().unwrap_err(),
-            "line one line two"
+            &Failure::new(FailureKind::Other, "line one line two")
         );
         assert_eq!(c.tools, d.tools);
         assert_eq!(read.tool_counts, [Some([0, 0]), None]);
+        let e = read_census(&bytes[..], "t.csv", &columns, true)
+            .err()
+            .expect("an undated table is not a dated one");
+        assert!(format!("{e:#}").contains("as_of"), "{e:#}");
+    }
+
+    #[test]
+    fn a_dated_record_carries_its_date_after_the_subfolder() {
+        let columns = Columns::default_columns();
+        let mut count = TreeCount::new(columns.len());
+        count.add_file(|| b"a.ts".to_vec(), 4, &[1, 0, 0, 0, 2]);
+        let row = Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: "ab".repeat(20),
+                subfolder: String::new(),
+                as_of: "2025-06-01".into(),
+            },
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "ab".repeat(20),
+                commit_source: CommitSource::Archive,
+                count,
+                sha256: "0".repeat(64),
+                tools: None,
+            }),
+        };
+        let header = census_header(&columns, true);
+        assert_eq!(
+            header[..5],
+            ["repo", "pinned", "subfolder", "as_of", "server"]
+        );
+        let cells = census_record(&row, columns.len(), "2026-01-02", true);
+        assert_eq!(cells.len(), header.len());
+        assert_eq!(cells[3], "2025-06-01");
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&header).unwrap();
+        w.write_record(&cells).unwrap();
+        let bytes = w.into_inner().unwrap();
+        let read = read_census(&bytes[..], "t.csv", &columns, true).unwrap();
+        assert_eq!(read.rows[0].1.key, row.key);
+        assert_eq!(read.dates, ["2026-01-02"]);
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(files_header(&columns, true)).unwrap();
+        for record in files_records(&row, true) {
+            w.write_record(record.unwrap()).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let files = read_files(&bytes[..], "f.csv", &columns, true).unwrap();
+        assert_eq!(files[&row.key].len(), 1);
+        assert_eq!(files[&row.key][0].path, b"a.ts");
+    }
+
+    #[test]
+    fn the_outermost_tag_is_the_kind() {
+        let refused = anyhow::Error::new(Tagged {
+            kind: FailureKind::Refused,
+            message: "HTTP 503".into(),
+        });
+        assert_eq!(kind_of(&refused, FailureKind::Other), FailureKind::Refused);
+        let gave_up = refused.context(Tagged {
+            kind: FailureKind::Network,
+            message: "GET u (gave up after 2 tries)".into(),
+        });
+        assert_eq!(kind_of(&gave_up, FailureKind::Other), FailureKind::Network);
+        // A tag shows as its message: the text a person reads is unchanged.
+        assert_eq!(
+            format!("{gave_up:#}"),
+            "GET u (gave up after 2 tries): HTTP 503"
+        );
+        let plain = anyhow::anyhow!("not a tar").context("GET u");
+        assert_eq!(kind_of(&plain, FailureKind::Archive), FailureKind::Archive);
     }
 }

@@ -2,22 +2,24 @@
 //! repositories: `corpus registry` and `corpus list`.
 //!
 //! Candidates (a registry entry or a list line) are normalised by `repo_url`,
-//! pinned by `pin` (one `git ls-remote` per repository, in parallel), reduced to
-//! one tree per (repository, commit, subfolder), sorted and written with a list of
+//! pinned by `pin` (one `git ls-remote` per repository, in parallel) or, at past
+//! dates, by `history` (one commits-only clone per repository), reduced to one tree
+//! per (repository, commit, subfolder, date), sorted and written with a list of
 //! what was skipped and why. From the registry it also writes the servers'
 //! Streamable HTTP endpoints for the probe. It never writes a wall-clock time, so
 //! the same input and the same refs give the same bytes. It does not count.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::archive;
+use crate::atomic::write_bytes;
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
+use crate::corpus::history::{self, FirstParent, HistoryOptions};
 use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
 use crate::corpus::repo_list;
@@ -61,6 +63,8 @@ pub struct BuiltTree {
     /// 40 lower-case hex digits.
     pub commit: String,
     pub subfolder: Option<String>,
+    /// The date the commit stands for, `YYYY-MM-DD`.
+    pub as_of: Option<String>,
     pub name: Option<String>,
     pub note: String,
 }
@@ -68,7 +72,7 @@ pub struct BuiltTree {
 /// Holds the outcome of pinning every candidate.
 #[derive(Debug, Default)]
 pub struct Built {
-    /// Sorted by repository (ASCII case-insensitively), subfolder, commit.
+    /// Sorted by repository (ASCII case-insensitively), subfolder, date, commit.
     pub trees: Vec<BuiltTree>,
     /// Sorted.
     pub skipped: Vec<Skip>,
@@ -118,8 +122,28 @@ struct Pinned {
     repo: String,
 }
 
-/// Pins `candidates`, `jobs` repositories at a time.
-pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Result<Built> {
+/// Says that a corpus is pinned at past dates, and how history is read.
+#[derive(Clone, Debug)]
+pub struct Dating {
+    /// `YYYY-MM-DD`, sorted, each once.
+    pub dates: Vec<String>,
+    pub history: HistoryOptions,
+}
+
+/// What one repository's refs or history gave.
+enum Answer {
+    Listing(Listing),
+    History(FirstParent),
+}
+
+/// Pins `candidates`, `jobs` repositories at a time: to their refs now, or with
+/// `dating` to their default branch at the end of each date.
+pub fn build(
+    candidates: Vec<Candidate>,
+    git: &GitOptions,
+    jobs: usize,
+    dating: Option<&Dating>,
+) -> Result<Built> {
     let mut built = Built::default();
     let skip = |c: &Candidate, reason: String| Skip {
         name: c.name.clone().unwrap_or_default(),
@@ -170,29 +194,33 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
             (first, patterns)
         })
         .collect();
-    if work.iter().any(|(_, patterns)| !patterns.is_empty()) {
+    if dating.is_some() || work.iter().any(|(_, patterns)| !patterns.is_empty()) {
         pin::check_git()?;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
         .context("starting the worker threads")?;
-    let listings: Vec<Result<Listing, Failure>> = pool.install(|| {
+    let answers: Vec<Result<Answer, Failure>> = pool.install(|| {
         work.par_iter()
-            .map(|(url, patterns)| {
-                if patterns.is_empty() {
-                    Ok(Listing::default())
-                } else {
-                    pin::ls_remote(&url.remote_url(), patterns, git)
+            .map(|(url, patterns)| match dating {
+                Some(dating) => {
+                    let clone =
+                        history::clone_path(&dating.history.cache, url.forge.host(), &url.repo);
+                    history::first_parent(&url.remote_url(), &clone, &dating.history)
+                        .map(Answer::History)
                 }
+                None if patterns.is_empty() => Ok(Answer::Listing(Listing::default())),
+                None => pin::ls_remote(&url.remote_url(), patterns, git).map(Answer::Listing),
             })
             .collect()
     });
 
-    let mut trees: BTreeMap<(String, String, String), Vec<Pinned>> = BTreeMap::new();
-    for ((members, (spelling, _)), listing) in groups.values().zip(&work).zip(&listings) {
-        let listing = match listing {
-            Ok(listing) => listing,
+    // Trees by (repository, subfolder, date, commit); the date is empty undated.
+    let mut trees: BTreeMap<(String, String, String, String), Vec<Pinned>> = BTreeMap::new();
+    for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
+        let answer = match answer {
+            Ok(answer) => answer,
             Err(failure) => {
                 if pin::may_pass(failure) {
                     built.failures += 1;
@@ -204,27 +232,49 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
             }
         };
         for r in members {
-            match pin::choose(listing, &r.candidate.want) {
-                Ok(p) => {
-                    let key = (
-                        spelling.repo.to_ascii_lowercase(),
-                        r.candidate.subfolder.clone().unwrap_or_default(),
-                        p.commit,
-                    );
-                    trees.entry(key).or_default().push(Pinned {
-                        forge: spelling.forge,
-                        is_unnamed: r.candidate.name.is_none(),
-                        name: r.candidate.name.clone().unwrap_or_default(),
-                        how: p.how,
-                        repo: spelling.repo.clone(),
-                    });
+            let pins: Vec<(String, Result<pin::Pin, String>)> = match answer {
+                Answer::Listing(listing) => {
+                    vec![(String::new(), pin::choose(listing, &r.candidate.want))]
                 }
-                Err(why) => built.skipped.push(skip(&r.candidate, why)),
+                Answer::History(line) => match &r.candidate.want {
+                    Want::Version(_) => dating
+                        .map(|d| d.dates.as_slice())
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|day| (day.clone(), dated_pin(line, day)))
+                        .collect(),
+                    Want::Ref(name) | Want::Commit(name) => vec![(
+                        String::new(),
+                        Err(format!(
+                            "ref={name}: a dated corpus follows the default branch, so a line may not name a ref"
+                        )),
+                    )],
+                },
+            };
+            for (as_of, pinned) in pins {
+                match pinned {
+                    Ok(p) => {
+                        let key = (
+                            spelling.repo.to_ascii_lowercase(),
+                            r.candidate.subfolder.clone().unwrap_or_default(),
+                            as_of,
+                            p.commit,
+                        );
+                        trees.entry(key).or_default().push(Pinned {
+                            forge: spelling.forge,
+                            is_unnamed: r.candidate.name.is_none(),
+                            name: r.candidate.name.clone().unwrap_or_default(),
+                            how: p.how,
+                            repo: spelling.repo.clone(),
+                        });
+                    }
+                    Err(why) => built.skipped.push(skip(&r.candidate, why)),
+                }
             }
         }
     }
 
-    for ((_, subfolder, commit), mut members) in trees {
+    for ((_, subfolder, as_of, commit), mut members) in trees {
         members.sort();
         let first = &members[0];
         let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
@@ -257,6 +307,7 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
             forge,
             commit,
             subfolder: (!subfolder.is_empty()).then_some(subfolder),
+            as_of: (!as_of.is_empty()).then_some(as_of),
             name,
             note,
         });
@@ -264,6 +315,19 @@ pub fn build(candidates: Vec<Candidate>, git: &GitOptions, jobs: usize) -> Resul
     built.skipped.sort();
     built.skipped.dedup();
     Ok(built)
+}
+
+/// Returns the pin of the default branch at the end of `day`; the error names the
+/// date, for the skipped list.
+fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
+    let dated = line.at(day)?;
+    Ok(pin::Pin {
+        commit: dated.commit,
+        how: format!(
+            "default branch at the end of {day} (UTC): first-parent commit of {} UTC",
+            date::utc_time(dated.time)
+        ),
+    })
 }
 
 /// Returns `text` as a TOML basic string, quoted and escaped.
@@ -330,11 +394,20 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
             from.skipped_file
         ),
     );
-    out.push_str(
-        "# Each commit was resolved with git ls-remote: the release tag of the server's version\n\
-         # (v{version}, then {version}) when there is one, else the default branch's HEAD, or\n\
-         # the ref a list names. Each tree's note says which.\n\n",
-    );
+    if built.trees.iter().any(|t| t.as_of.is_some()) {
+        out.push_str(
+            "# Each commit is the one the default branch pointed to at the end of its tree's\n\
+             # as_of date (23:59:59 UTC): walking the first-parent history from today's tip, the\n\
+             # first commit whose committer date is at or before it, read from a commits-only\n\
+             # clone. Each tree's note gives that commit's date.\n\n",
+        );
+    } else {
+        out.push_str(
+            "# Each commit was resolved with git ls-remote: the release tag of the server's version\n\
+             # (v{version}, then {version}) when there is one, else the default branch's HEAD, or\n\
+             # the ref a list names. Each tree's note says which.\n\n",
+        );
+    }
     out.push_str("[census]\n");
     out.push_str(&format!(
         "archive_url = {}\n",
@@ -348,6 +421,9 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
         out.push_str(&format!("commit = {}\n", toml_string(&tree.commit)));
         if let Some(sub) = &tree.subfolder {
             out.push_str(&format!("subfolder = {}\n", toml_string(sub)));
+        }
+        if let Some(as_of) = &tree.as_of {
+            out.push_str(&format!("as_of = {}\n", toml_string(as_of)));
         }
         if let Some(name) = &tree.name {
             out.push_str(&format!("name = {}\n", toml_string(name)));
@@ -437,21 +513,6 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
     out
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed into place.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a file in '{}'", dir.display()))?;
-    temp.write_all(bytes)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    temp.persist(path)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    Ok(())
-}
-
 /// Returns `--skipped`, else `STEM-skipped.csv` beside `--out`.
 fn skipped_path(args: &CorpusBuildArgs) -> PathBuf {
     args.skipped.clone().unwrap_or_else(|| {
@@ -469,6 +530,39 @@ fn git_options(args: &CorpusBuildArgs) -> GitOptions {
         retries: args.retries,
         backoff: Duration::from_millis(500),
     }
+}
+
+/// Returns the dates and history options of `--at` and `--since`, or `None` for a
+/// corpus pinned now. `today` is the build's date, `--until`'s default.
+fn dating(args: &CorpusBuildArgs, today: &str) -> Result<Option<Dating>> {
+    if args.at.is_empty() && args.since.is_none() {
+        return Ok(None);
+    }
+    let dates = history::dates(
+        &args.at,
+        args.since.as_deref(),
+        args.every,
+        args.until.as_deref(),
+        today,
+    )
+    .map_err(UsageError)?;
+    let cache = args
+        .cache
+        .clone()
+        .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census")))
+        .ok_or_else(|| {
+            UsageError("no user cache folder is known here; give --cache DIR".to_string())
+        })?;
+    Ok(Some(Dating {
+        dates,
+        history: HistoryOptions {
+            cache,
+            timeout: Duration::from_secs(args.clone_timeout.max(1)),
+            max_size: args.max_history.0,
+            retries: args.retries,
+            backoff: Duration::from_millis(500),
+        },
+    }))
 }
 
 /// Runs `corpus registry` or `corpus list`.
@@ -530,10 +624,10 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
         read,
         skipped_file,
     };
-    let status = finish(&args.build, candidates, early, read, &from)?;
+    let status = finish(&args.build, candidates, early, read, &from, &date)?;
     if let Some(path) = &args.remotes {
         let text = remotes_text(&listing.entries, &from(String::new()));
-        write_atomic(path, text.as_bytes())?;
+        write_bytes(path, text.as_bytes())?;
     }
     Ok(status)
 }
@@ -565,7 +659,7 @@ fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
         read,
         skipped_file,
     };
-    finish(&args.build, candidates, Vec::new(), read, &from)
+    finish(&args.build, candidates, Vec::new(), read, &from, &date)
 }
 
 /// Pins `candidates`, writes the corpus and the skipped list, and reports.
@@ -575,7 +669,9 @@ fn finish(
     early: Vec<Skip>,
     read: usize,
     from: &dyn Fn(String) -> Provenance,
+    today: &str,
 ) -> Result<ExitStatus> {
+    let dating = dating(args, today)?;
     let skipped_path = skipped_path(args);
     if skipped_path == args.out {
         return Err(UsageError(format!(
@@ -584,13 +680,18 @@ fn finish(
         ))
         .into());
     }
-    let mut built = build(candidates, &git_options(args), usize::from(args.jobs))?;
+    let mut built = build(
+        candidates,
+        &git_options(args),
+        usize::from(args.jobs),
+        dating.as_ref(),
+    )?;
     built.skipped.extend(early);
     built.skipped.sort();
     let skipped_name = skipped_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    write_atomic(&skipped_path, &skipped_csv(&built.skipped)?)?;
+    write_bytes(&skipped_path, &skipped_csv(&built.skipped)?)?;
     if built.trees.is_empty() {
         bail!(
             "no tree could be pinned, so '{}' was not written; '{}' says why",
@@ -598,7 +699,7 @@ fn finish(
             skipped_path.display()
         );
     }
-    write_atomic(
+    write_bytes(
         &args.out,
         corpus_text(&built, &from(skipped_name)).as_bytes(),
     )?;
@@ -612,7 +713,12 @@ fn finish(
     ));
     if built.failures > 0 {
         messages::note(format!(
-            "corpus: git ls-remote failed for {} after its retries; rerun to try them again",
+            "corpus: {} failed for {} after its retries; rerun to try them again",
+            if dating.is_some() {
+                "reading the history"
+            } else {
+                "git ls-remote"
+            },
             messages::count(built.failures as u64, "repository", "repositories")
         ));
         return Ok(ExitStatus::Failed);

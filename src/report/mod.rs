@@ -14,13 +14,15 @@ mod markdown;
 pub mod survey;
 mod terminal;
 mod tools;
+pub mod trend;
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+pub use crate::atomic::write_atomic;
 use crate::messages;
 use crate::sanitize::sanitize;
 use crate::table::{one_line, Table};
@@ -58,9 +60,10 @@ pub fn short(commit: &str) -> &str {
 }
 
 /// Writes `census-DATE.csv`, `files-DATE.csv`, `tools-DATE.csv` and `census-DATE.md`
-/// into `out`, and `census-DATE.svg` (the survey chart) when the tool finder read
-/// some tree, each through a temporary file renamed into place, so no half-written
-/// table is left. Returns the paths written, in that order.
+/// into `out`, `census-DATE.svg` (the survey chart) when the tool finder read some
+/// tree, and for a dated table the trend chart `census-DATE-trend.svg`, each through
+/// a temporary file renamed into place, so no half-written table is left. Returns
+/// the paths written, in that order.
 pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(out).with_context(|| format!("creating '{}'", out.display()))?;
     let date = &table.date;
@@ -77,6 +80,12 @@ pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     if let Some(summary) = survey::survey(table) {
         let svg = survey::shares_svg(&summary, date)?;
         let path = out.join(chart_name(date));
+        write_atomic(&path, |w| Ok(w.write_all(svg.as_bytes())?))?;
+        paths.push(path);
+    }
+    if let Some(trend) = trend::Trend::of(table) {
+        let svg = trend.svg()?;
+        let path = out.join(trend::svg_name(date));
         write_atomic(&path, |w| Ok(w.write_all(svg.as_bytes())?))?;
         paths.push(path);
     }
@@ -106,39 +115,6 @@ pub fn announce_failures(table: &Table) {
     for (row, why) in table.failed_rows() {
         messages::failure(&sanitize(row.tree_name()), &sanitize(one_line(why)));
     }
-}
-
-/// Writes a file through a temporary sibling renamed into place.
-pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("writing to '{}'", dir.display()))?;
-    {
-        let mut w = io::BufWriter::new(temp.as_file_mut());
-        write(&mut w).with_context(|| format!("writing '{}'", path.display()))?;
-        w.flush()
-            .with_context(|| format!("writing '{}'", path.display()))?;
-    }
-    // A temporary file is private (0600); a table is for everyone to read.
-    set_readable(temp.as_file())?;
-    temp.persist(path)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_readable(file: &fs::File) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(0o644))?;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn set_readable(_: &fs::File) -> Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]
