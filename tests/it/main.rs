@@ -19,3 +19,4 @@ mod scan_git;
 mod sdk_profiles;
 mod slurm;
 mod support;
+mod survey;
