@@ -21,13 +21,13 @@ use crate::count::{Matcher, TreeCount};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::fetch::{FetchOptions, Fetcher};
-use crate::http::{Retry, Token};
+use crate::http::{self, Retry, Token};
 use crate::intake::Limits;
 use crate::messages;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
-use crate::table::{CommitSource, Counted, Row, Table};
+use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
 
 /// Runs `census` and returns its exit status.
 pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
@@ -81,7 +81,9 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         if let Some(cause) = &stopped {
             messages::note(format!("the downloads stopped after {cause}"));
         }
-        if table.failed_rows().any(|(_, why)| is_network_error(why)) {
+        let is_network =
+            |row: &Row| matches!(&row.outcome, Err(f) if f.kind == FailureKind::Network);
+        if table.rows.iter().any(is_network) {
             messages::hint(
                 "the downloads failed for network reasons; with archives already in a cache \
                  folder, rerun with --offline (and --cache DIR), or point the corpus at a \
@@ -105,19 +107,6 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Ok)
-}
-
-/// Returns true when a row's error says the network failed (not the archive).
-fn is_network_error(why: &str) -> bool {
-    [
-        "dns error",
-        "connect",
-        "timed out",
-        "gave up after",
-        "broke off",
-    ]
-    .iter()
-    .any(|needle| why.contains(needle))
 }
 
 /// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
@@ -241,15 +230,33 @@ fn count_group(
         Err(err) => group
             .iter()
             .map(|&i| {
-                let why = format!("fetching '{}': {err:#}", trees[i].label());
-                (i, row(&trees[i], Err(why)))
+                let failure = Failure::new(
+                    failure_kind(&err),
+                    format!("fetching '{}': {err:#}", trees[i].label()),
+                );
+                (i, row(&trees[i], Err(failure)))
             })
             .collect(),
     }
 }
 
+/// Returns the kind of a failed fetch for its row: the tag fetch put on it, else
+/// what the HTTP layer says went wrong, else (the bytes were read, from the
+/// network or the cache, and refused) the archive's.
+fn failure_kind(err: &anyhow::Error) -> FailureKind {
+    if let Some(tagged) = err.downcast_ref::<Tagged>() {
+        return tagged.kind;
+    }
+    match http::kind_of(err) {
+        Some(kind) if kind.is_network() => FailureKind::Network,
+        Some(http::Kind::NotFound | http::Kind::Refused) => FailureKind::Refused,
+        Some(http::Kind::Local) => FailureKind::Other,
+        Some(_) | None => FailureKind::Archive,
+    }
+}
+
 /// Returns the row of `tree`.
-fn row(tree: &Tree, outcome: std::result::Result<Counted, String>) -> Row {
+fn row(tree: &Tree, outcome: std::result::Result<Counted, Failure>) -> Row {
     Row {
         key: tree.key(),
         server: tree.name.clone(),

@@ -14,12 +14,13 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::corpus::Tree;
 use crate::http::{self, Breaker, Client, Kind, Retry, Token};
 use crate::intake::{Limits, Tee};
 use crate::progress::Progress;
+use crate::table::{FailureKind, Tagged};
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]
@@ -118,13 +119,17 @@ impl Fetcher {
             }
         }
         if self.options.is_offline {
-            return Err(match &cached {
-                Some(path) => anyhow!(
+            let message = match &cached {
+                Some(path) => format!(
                     "not in the cache ('{}') and --offline was given",
                     path.display()
                 ),
-                None => anyhow!("--offline was given but there is no cache folder"),
-            });
+                None => "--offline was given but there is no cache folder".to_string(),
+            };
+            return Err(anyhow::Error::new(Tagged {
+                kind: FailureKind::NotCached,
+                message,
+            }));
         }
         let url = &tree.archive_url;
         self.client

@@ -11,6 +11,7 @@
 //! `out` stdout. The binary dispatches the commands.
 
 pub mod archive;
+pub mod atomic;
 pub mod census;
 pub mod cli;
 pub mod compare;

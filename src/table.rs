@@ -17,6 +17,68 @@ use crate::count::{FileHit, TreeCount};
 
 use crate::terms::Columns;
 
+/// What kind of failure left a row without counts: what a caller branches on (the
+/// network hint of `census`), never the words of the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// The archive could not be downloaded for the network's sake: no connection,
+    /// a timeout, a download that broke off, or a server that kept answering 5xx or
+    /// 429 until the retries ran out.
+    Network,
+    /// The server answered with an HTTP status another try would not change (404).
+    Refused,
+    /// The archive is not in the cache and `--offline` allows nothing else.
+    NotCached,
+    /// The bytes arrived but are not the tree asked for: not an archive, cut short,
+    /// over a limit, of another commit than the pin, or unreadable in the cache.
+    Archive,
+    /// Anything else, and every failed row read back from a table: the CSV keeps
+    /// only the message.
+    Other,
+}
+
+/// Holds why a row has no counts: the kind a caller branches on, and the message a
+/// person reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub why: String,
+}
+
+impl Failure {
+    /// Returns a failure of `kind` saying `why`.
+    pub fn new(kind: FailureKind, why: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            why: why.into(),
+        }
+    }
+}
+
+/// Marks an error with the [`FailureKind`] it is, where the failure happens and no
+/// HTTP answer says it (an archive missing from the cache offline), so that the command that turns it into a
+/// row finds the kind with `anyhow::Error::downcast_ref::<Tagged>()`. It shows as
+/// its message alone: tagging an error does not change what a person reads.
+#[derive(Debug)]
+pub struct Tagged {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+impl std::fmt::Display for Tagged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Tagged {}
+
+/// Returns the kind `err` was tagged with where it happened (the outermost tag),
+/// else `otherwise`.
+pub fn kind_of(err: &anyhow::Error, otherwise: FailureKind) -> FailureKind {
+    err.downcast_ref::<Tagged>().map_or(otherwise, |t| t.kind)
+}
+
 /// Where the commit id stamped on a row came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommitSource {
@@ -97,7 +159,7 @@ pub struct Row {
     /// The corpus note, shown in the Markdown report.
     pub note: Option<String>,
     /// The counts, or why there are none.
-    pub outcome: std::result::Result<Counted, String>,
+    pub outcome: std::result::Result<Counted, Failure>,
 }
 
 impl Row {
@@ -130,7 +192,7 @@ impl Table {
     pub fn failed_rows(&self) -> impl Iterator<Item = (&Row, &String)> {
         self.rows
             .iter()
-            .filter_map(|r| r.outcome.as_ref().err().map(|why| (r, why)))
+            .filter_map(|r| r.outcome.as_ref().err().map(|f| (r, &f.why)))
     }
 
     /// Returns the rows that read zero on every term and control although the tree
@@ -214,11 +276,11 @@ pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
             record.push("ok".to_string());
             record.push(String::new());
         }
-        Err(why) => {
+        Err(failure) => {
             record.extend(std::iter::repeat_n(String::new(), 4 + width + 1));
             record.push(date.to_string());
             record.push("error".to_string());
-            record.push(one_line(why));
+            record.push(one_line(&failure.why));
         }
     }
     record
@@ -325,7 +387,7 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
                 sha256: cells[after].to_string(),
             })
         }
-        "error" => Err(cells[after + 3].to_string()),
+        "error" => Err(Failure::new(FailureKind::Other, cells[after + 3])),
         other => bail!("status '{other}' is neither ok nor error"),
     };
     Ok(Row {
@@ -518,7 +580,7 @@ mod tests {
             }),
         };
         let failed = Row {
-            outcome: Err("line one\nline two".into()),
+            outcome: Err(Failure::new(FailureKind::Network, "line one\nline two")),
             ..row.clone()
         };
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -544,7 +606,28 @@ mod tests {
         );
         assert_eq!(
             read.rows[1].1.outcome.as_ref().unwrap_err(),
-            "line one line two"
+            &Failure::new(FailureKind::Other, "line one line two")
         );
+    }
+
+    #[test]
+    fn the_outermost_tag_is_the_kind() {
+        let refused = anyhow::Error::new(Tagged {
+            kind: FailureKind::Refused,
+            message: "HTTP 503".into(),
+        });
+        assert_eq!(kind_of(&refused, FailureKind::Other), FailureKind::Refused);
+        let gave_up = refused.context(Tagged {
+            kind: FailureKind::Network,
+            message: "GET u (gave up after 2 tries)".into(),
+        });
+        assert_eq!(kind_of(&gave_up, FailureKind::Other), FailureKind::Network);
+        // A tag shows as its message: the text a person reads is unchanged.
+        assert_eq!(
+            format!("{gave_up:#}"),
+            "GET u (gave up after 2 tries): HTTP 503"
+        );
+        let plain = anyhow::anyhow!("not a tar").context("GET u");
+        assert_eq!(kind_of(&plain, FailureKind::Archive), FailureKind::Archive);
     }
 }

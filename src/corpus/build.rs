@@ -9,14 +9,14 @@
 //! the same input and the same refs give the same bytes. It does not count.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::archive;
+use crate::atomic::write_bytes;
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
 use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
@@ -532,21 +532,6 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
     out
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed into place.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a file in '{}'", dir.display()))?;
-    temp.write_all(bytes)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    temp.persist(path)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    Ok(())
-}
-
 /// Returns `--skipped`, else `STEM-skipped.csv` beside `--out`.
 fn skipped_path(args: &CorpusBuildArgs) -> PathBuf {
     args.skipped.clone().unwrap_or_else(|| {
@@ -644,7 +629,7 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
     // pinning gives, before it starts.
     if let Some(path) = &args.remotes {
         let text = remotes_text(&listing.entries, &from(String::new()));
-        write_atomic(path, text.as_bytes())?;
+        write_bytes(path, text.as_bytes())?;
     }
     finish(&args.build, candidates, early, read, &from)
 }
@@ -709,11 +694,11 @@ fn finish(
     let skipped_name = skipped_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    write_atomic(&skipped_path, &skipped_csv(&built.skipped)?)?;
+    write_bytes(&skipped_path, &skipped_csv(&built.skipped)?)?;
     if let Some(cause) = &built.stopped {
         // What was pinned is still written: a rerun need not ask again for it.
         if !built.trees.is_empty() {
-            write_atomic(
+            write_bytes(
                 &args.out,
                 corpus_text(&built, &from(skipped_name)).as_bytes(),
             )?;
@@ -736,7 +721,7 @@ fn finish(
             skipped_path.display()
         );
     }
-    write_atomic(
+    write_bytes(
         &args.out,
         corpus_text(&built, &from(skipped_name)).as_bytes(),
     )?;

@@ -80,7 +80,7 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                     object.insert("by_extension".into(), Value::Array(list));
                 }
             }
-            Err(why) => {
+            Err(failure) => {
                 for key in ["commit", "commit_source"] {
                     object.insert(key.into(), json!(""));
                 }
@@ -90,7 +90,7 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                 object.insert("archive_sha256".into(), json!(""));
                 object.insert("probed_on".into(), json!(table.date));
                 object.insert("status".into(), json!("error"));
-                object.insert("error".into(), json!(one_line(why)));
+                object.insert("error".into(), json!(one_line(&failure.why)));
             }
         }
         rows.push(Value::Object(object));

@@ -14,11 +14,12 @@ mod markdown;
 mod terminal;
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+pub use crate::atomic::write_atomic;
 use crate::messages;
 use crate::sanitize::sanitize;
 use crate::table::{one_line, Table};
@@ -86,39 +87,6 @@ pub fn announce_failures(table: &Table) {
     for (row, why) in table.failed_rows() {
         messages::failure(&sanitize(row.tree_name()), &sanitize(one_line(why)));
     }
-}
-
-/// Writes a file through a temporary sibling renamed into place.
-pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("writing to '{}'", dir.display()))?;
-    {
-        let mut w = io::BufWriter::new(temp.as_file_mut());
-        write(&mut w).with_context(|| format!("writing '{}'", path.display()))?;
-        w.flush()
-            .with_context(|| format!("writing '{}'", path.display()))?;
-    }
-    // A temporary file is private (0600); a table is for everyone to read.
-    set_readable(temp.as_file())?;
-    temp.persist(path)
-        .with_context(|| format!("writing '{}'", path.display()))?;
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_readable(file: &fs::File) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    file.set_permissions(fs::Permissions::from_mode(0o644))?;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn set_readable(_: &fs::File) -> Result<()> {
-    Ok(())
 }
 
 #[cfg(test)]

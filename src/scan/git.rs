@@ -63,7 +63,7 @@
 //!
 //! A repository may also make git wait forever (a fifo for `.git/config`): every call
 //! runs through [`crate::process`], in a process group of its own, and is stopped
-//! after [`IDLE`] without output.
+//! after [`idle`] without output (30 s, or `MCP_HINT_CENSUS_GIT_IDLE` seconds).
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
@@ -71,6 +71,7 @@ use std::io::{self, BufRead, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -78,11 +79,45 @@ use rayon::prelude::*;
 use sha1_checked::Digest;
 
 use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::messages;
 use crate::process::{self, Failure, FailureKind, Limits};
+use crate::sanitize::sanitize;
 use crate::table::one_line;
 
-/// How long git may go without writing a byte before it is stopped.
-pub const IDLE: Duration = Duration::from_secs(30);
+/// How long git may go without writing a byte before it is stopped, unless
+/// [`IDLE_VAR`] says otherwise.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30);
+
+/// The environment variable that sets [`idle`] in whole seconds (at least 1): a slow
+/// file system may want more, a test of a hung repository less.
+pub const IDLE_VAR: &str = "MCP_HINT_CENSUS_GIT_IDLE";
+
+/// Returns how long git may go without writing a byte before it is stopped: the
+/// seconds [`IDLE_VAR`] holds, else [`DEFAULT_IDLE`]. A value that is not a whole
+/// number of seconds of at least 1 is warned about once and ignored.
+pub fn idle() -> Duration {
+    static IDLE: OnceLock<Duration> = OnceLock::new();
+    *IDLE.get_or_init(|| match std::env::var_os(IDLE_VAR) {
+        None => DEFAULT_IDLE,
+        Some(value) => parse_idle(&value.to_string_lossy()).unwrap_or_else(|| {
+            messages::warning(format!(
+                "{IDLE_VAR}='{}' is not a whole number of seconds (1 or more); git may \
+                 go {} s without output",
+                sanitize(value.as_encoded_bytes()),
+                DEFAULT_IDLE.as_secs()
+            ));
+            DEFAULT_IDLE
+        }),
+    })
+}
+
+/// Returns the duration `text` gives in whole seconds, when it is at least 1.
+fn parse_idle(text: &str) -> Option<Duration> {
+    match text.trim().parse::<u64>() {
+        Ok(secs) if secs >= 1 => Some(Duration::from_secs(secs)),
+        _ => None,
+    }
+}
 
 /// Variables that point git at a repository, an index or objects other than the
 /// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
@@ -489,7 +524,7 @@ fn read_all(out: &mut dyn BufRead) -> Result<Vec<u8>> {
 
 /// Runs `git ARGS` in `dir`, writing `input` to its stdin, and returns what `read`
 /// makes of its stdout. git is stopped, with anything it started, when `read` fails
-/// or when it goes [`IDLE`] without output, and always waited for.
+/// or when it goes [`idle`] without output, and always waited for.
 fn run<T>(
     dir: &Path,
     args: &[&str],
@@ -501,7 +536,7 @@ fn run<T>(
     let name = format!("git {}", args.first().unwrap_or(&""));
     let limits = Limits {
         time: None,
-        idle: Some(IDLE),
+        idle: Some(idle()),
         max_stderr: 4096,
     };
     let finished = process::run(cmd, &limits, input, read)
@@ -512,6 +547,15 @@ fn run<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_idle_limit_is_whole_seconds_of_at_least_one() {
+        assert_eq!(parse_idle("2"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_idle(" 90 "), Some(Duration::from_secs(90)));
+        for bad in ["0", "", "-1", "1.5", "2s"] {
+            assert_eq!(parse_idle(bad), None, "{bad}");
+        }
+    }
 
     const EMPTY_SHA1: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
     const HELLO_SHA1: &str = "ce013625030ba8dba906f756967f9e9ca394464a";

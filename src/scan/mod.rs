@@ -28,7 +28,7 @@ use crate::progress::NoProgress;
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::scan::walk::walk;
-use crate::table::{CommitSource, Counted, Row, Table, TreeKey};
+use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, TreeKey};
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
 
 /// Holds a validated `scan` command line.
@@ -213,7 +213,8 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
         },
         server: None,
         note: None,
-        outcome: outcome.map_err(|e| format!("{e:#}")),
+        outcome: outcome
+            .map_err(|e| Failure::new(kind_of(&e, FailureKind::Other), format!("{e:#}"))),
     }
 }
 
@@ -451,7 +452,7 @@ mod tests {
             rows: vec![
                 row("silent", counted(vec![0, 0, 5])),
                 row("hinted", counted(vec![0, 1, 0])),
-                row("broken", Err("x".into())),
+                row("broken", Err(Failure::new(FailureKind::Other, "x"))),
             ],
         };
         let silent: Vec<&str> = table.zero_in(&[0, 1]).map(Row::repo).collect();

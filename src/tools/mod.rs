@@ -13,6 +13,8 @@
 //! recognised form and is not parsed. It reads bytes it is given and never runs,
 //! prints or opens anything.
 
+mod golang;
+mod python;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
@@ -146,6 +148,8 @@ enum Lang {
     TypeScript,
     Tsx,
     JavaScript,
+    Python,
+    Go,
 }
 
 impl Lang {
@@ -154,6 +158,8 @@ impl Lang {
             b"ts" | b"mts" | b"cts" => Lang::TypeScript,
             b"tsx" => Lang::Tsx,
             b"js" | b"mjs" | b"cjs" | b"jsx" => Lang::JavaScript,
+            b"py" | b"pyi" => Lang::Python,
+            b"go" => Lang::Go,
             _ => return None,
         })
     }
@@ -163,6 +169,8 @@ impl Lang {
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
         }
     }
 }
@@ -279,6 +287,8 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
             typescript::collect(root, bytes, &mut summary)
         }
+        Lang::Python => python::collect(root, bytes, &mut summary),
+        Lang::Go => golang::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

@@ -264,3 +264,202 @@ fn a_parse_past_its_budget_is_abandoned() {
     assert!(parse(Lang::TypeScript, &src, PARSE_BUDGET).is_some());
     assert!(parse(Lang::TypeScript, &src, Duration::ZERO).is_none());
 }
+
+const PY_PRESETS: &str = r#"from mcp.types import ToolAnnotations
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+DESTRUCTIVE = {"readOnlyHint": False, "destructiveHint": True}
+"#;
+
+const PY_SERVER: &str = r#"from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+from .presets import READ_ONLY, DESTRUCTIVE as D
+from . import presets
+
+mcp = FastMCP("demo")
+LOCAL = {"idempotentHint": True}
+
+# @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+# def commented_out(): ...
+@mcp.tool()
+def plain(x: int) -> int:
+    return x
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
+def literal(): ...
+
+@mcp.tool(name="renamed", annotations=READ_ONLY)
+def f1(): ...
+
+@mcp.tool(annotations={**LOCAL, "openWorldHint": False})
+def spread(): ...
+
+@mcp.tool(annotations=D)
+def imported_dict(): ...
+
+@mcp.tool(annotations=presets.READ_ONLY)
+def module_attr(): ...
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=flag, idempotent_hint=True))
+def variable(): ...
+
+@mcp.tool(f"dyn_{x}")
+def dynamic(): ...
+
+@mcp.tool
+def bare(): ...
+
+def later(): ...
+mcp.add_tool(later, annotations=ToolAnnotations(openWorldHint=True))
+mcp.tool(later, name="call_form", annotations=None)
+"#;
+
+const PY_LOWLEVEL: &str = r#"import mcp.types as types
+from mcp.server.lowlevel import Server
+
+server = Server("ll")
+
+@server.list_tools()
+async def list_tools() -> list[types.Tool]:
+    return [
+        types.Tool(name="ll_one", inputSchema={}, annotations=types.ToolAnnotations(destructiveHint=False)),
+        types.Tool(name="ll_two", inputSchema={}),
+    ]
+"#;
+
+const PY_TEST: &str = r#"from fastmcp import FastMCP
+mcp = FastMCP("t")
+@mcp.tool(annotations={"readOnlyHint": True})
+def in_test(): ...
+"#;
+
+/// Other libraries decorate tools with the same word.
+const PY_NOT_MCP: &str = r#"from langchain_core.tools import tool
+@tool
+def not_mcp(): ...
+@agent.tool
+def also_not(): ...
+"#;
+
+#[test]
+fn python_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("pkg/__init__.py", b"" as &[u8]),
+        ("pkg/presets.py", PY_PRESETS.as_bytes()),
+        ("pkg/server.py", PY_SERVER.as_bytes()),
+        ("pkg/lowlevel.py", PY_LOWLEVEL.as_bytes()),
+        ("tests/test_server.py", PY_TEST.as_bytes()),
+        ("pkg/agent.py", PY_NOT_MCP.as_bytes()),
+        ("pkg/generated.py", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "pkg/lowlevel.py:9 ll_one -f--",
+            "pkg/lowlevel.py:10 ll_two ----",
+            "pkg/server.py:11 plain ----",
+            "pkg/server.py:15 literal tf--",
+            "pkg/server.py:18 renamed t--f",
+            "pkg/server.py:21 spread --tf",
+            "pkg/server.py:24 imported_dict ft--",
+            "pkg/server.py:27 module_attr t--f",
+            "pkg/server.py:30 variable ?-t-",
+            "pkg/server.py:33 <dynamic> ----",
+            "pkg/server.py:36 bare ----",
+            "pkg/server.py:40 later ---t",
+            "pkg/server.py:41 call_form ----",
+            "tests/test_server.py:3 in_test t---",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Python));
+}
+
+const GO_PRESETS: &str = r#"package tools
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+var ReadOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: jsonschema.Ptr(false)}
+"#;
+
+const GO_SERVER: &str = r#"package tools
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcp.AddTool(server, &mcp.Tool{Name: "commented"}, h)
+func Register(server *mcp.Server, flag bool, name string) {
+	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hi"}, SayHi)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "lookup",
+		Annotations: ReadOnly,
+	}, Lookup)
+	f := false
+	server.AddTool(&mcp.Tool{Name: "writer", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: &f, IdempotentHint: true}}, Write)
+	mcp.AddTool(server, &mcp.Tool{Name: "flagged", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: flag, OpenWorldHint: new(bool)}}, H)
+	deleteTool := &mcp.Tool{Name: "delete", Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true)}}
+	mcp.AddTool(server, deleteTool, Delete)
+	mcp.AddTool(server, &mcp.Tool{Name: name}, H)
+}
+"#;
+
+const MCPGO_MAIN: &str = r#"package main
+
+import (
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	s := server.NewMCPServer("demo", "1.0.0")
+	s.AddTool(mcp.NewTool("hello", mcp.WithDescription("hi")), helloHandler)
+	tool := mcp.NewTool("calc",
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	s.AddTool(tool, calcHandler)
+	s.AddTool(mcp.NewTool("struct", mcp.WithToolAnnotation(mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(false), DestructiveHint: mcp.ToBoolPtr(true)})), h)
+}
+"#;
+
+const MCPGO_TEST: &str = r#"package main
+
+func TestTool(t *testing.T) {
+	tool := mcp.NewTool("in_test", mcp.WithIdempotentHintAnnotation(readOnly))
+	_ = tool
+}
+"#;
+
+#[test]
+fn go_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("tools/presets.go", GO_PRESETS.as_bytes()),
+        ("tools/server.go", GO_SERVER.as_bytes()),
+        ("mcpgo/main.go", MCPGO_MAIN.as_bytes()),
+        ("mcpgo/main_test.go", MCPGO_TEST.as_bytes()),
+        ("tools/zz_generated.go", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "mcpgo/main.go:10 hello ----",
+            "mcpgo/main.go:11 calc t--f",
+            "mcpgo/main.go:16 struct ft--",
+            "mcpgo/main_test.go:4 in_test --?-",
+            "tools/server.go:10 greet ----",
+            "tools/server.go:11 lookup t--f",
+            "tools/server.go:16 writer -ft-",
+            "tools/server.go:17 flagged ?--f",
+            "tools/server.go:18 delete -t--",
+            "tools/server.go:20 <dynamic> ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    let families: Vec<Family> = found.tools.iter().map(|t| t.family).collect();
+    assert_eq!(&families[..4], &[Family::McpGo; 4]);
+    assert_eq!(&families[4..], &[Family::Go; 6]);
+}

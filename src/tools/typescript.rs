@@ -1,7 +1,8 @@
 //! The TypeScript SDK's registrations, in TypeScript and in the JavaScript npm
 //! packages ship (ES modules and CommonJS as `tsc` emits them):
 //!
-//! - `server.registerTool(name, { annotations: {...}, ... }, cb)`;
+//! - `server.registerTool(name, { annotations: {...}, ... }, cb)`, and
+//!   `server.experimental.tasks.registerToolTask(...)` of the same shape;
 //! - `server.tool(name, description?, paramsSchema?, annotations?, cb)` (the 1.x
 //!   overloads: with one object between name and callback, it is the annotations
 //!   when it sets a hint or a title, as the SDK tells a schema from annotations);
@@ -293,7 +294,8 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
         kind,
     };
     match text(method, src) {
-        "registerTool" if args.len() >= 2 && is_name(args[0]) => {
+        // `registerToolTask` is the experimental tasks API's `registerTool`.
+        "registerTool" | "registerToolTask" if args.len() >= 2 && is_name(args[0]) => {
             out.sites.push(site(SiteKind::Tool {
                 name: Some(val(args[0], src, 0)),
                 def: val(args[1], src, 0),

@@ -40,6 +40,9 @@ pub(crate) enum Val {
     Arr(Vec<Val>),
     /// A name, or a dotted path of names (`presets.READ_ONLY`).
     Ref(Vec<String>),
+    /// A boolean the SDK leaves out of the wire when it is false (the Go SDK's
+    /// `ReadOnlyHint bool` with `omitempty`).
+    OmitFalse(Box<Val>),
     /// A module reached through a namespace import; only made while resolving.
     Module(usize),
     /// Anything else: a call, an operator, a parameter.
@@ -79,6 +82,7 @@ impl Val {
                     .sum::<usize>()
             }
             Val::Arr(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
+            Val::OmitFalse(v) => 1 + v.size(),
             _ => 1,
         }
     }
@@ -100,6 +104,18 @@ pub(crate) fn hint_index(hint: Hint) -> usize {
         .iter()
         .position(|h| *h == hint)
         .expect("every hint is in Hint::ALL")
+}
+
+/// Returns the schema name of the hint a key spells in camelCase (`readOnlyHint`)
+/// or snake_case (`read_only_hint`), or the key itself.
+pub(crate) fn canonical_key(key: &str) -> String {
+    match key {
+        "read_only_hint" => "readOnlyHint".to_string(),
+        "destructive_hint" => "destructiveHint".to_string(),
+        "idempotent_hint" => "idempotentHint".to_string(),
+        "open_world_hint" => "openWorldHint".to_string(),
+        _ => key.to_string(),
+    }
 }
 
 /// A registration: where a tool is defined, and what defines it.
@@ -291,11 +307,15 @@ impl<'a> Resolver<'a> {
 
     /// Returns the state one hint's value gives.
     fn state(&self, file: usize, val: &Val, depth: u8) -> Option<HintState> {
-        let (_, val) = self.resolve(file, val, depth + 1);
+        let (f, val) = self.resolve(file, val, depth + 1);
         match val {
             Val::Bool(true) => Some(HintState::True),
             Val::Bool(false) => Some(HintState::False),
             Val::Null => None,
+            Val::OmitFalse(inner) => match self.state(f, &inner, depth + 1) {
+                Some(HintState::False) => None,
+                other => other,
+            },
             _ => Some(HintState::Unresolved),
         }
     }

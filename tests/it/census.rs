@@ -1262,3 +1262,27 @@ fn a_census_that_counts_nothing_writes_nothing_and_says_what_to_try() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("fetching"), "{stdout}");
 }
+
+#[test]
+fn the_network_hint_follows_the_failure_kind_not_its_words() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every tree fails, none for the network's sake, though the messages carry
+    // a word a network error has ("connect", in a name): a 404
+    // and a sign-in page.
+    let routes = HashMap::from([
+        ("/o/connect/a1b2".to_string(), Route::Status(404)),
+        ("/o/timed-out/a1b2".to_string(), Route::Html),
+    ]);
+    let server = Server::start(routes);
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[("o/connect", "a1b2", None), ("o/timed-out", "a1b2", None)],
+    );
+    let out = census(dir.path(), &["--retries", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no table was written"), "{stderr}");
+    assert!(stderr.contains("HTTP 404"), "{stderr}");
+    assert!(!stderr.contains("network reasons"), "{stderr}");
+}

@@ -20,3 +20,4 @@ mod sdk_profiles;
 mod slurm;
 mod support;
 mod survey;
+mod tools_finder;

@@ -720,17 +720,41 @@ fn a_repository_that_never_answers_is_given_up() {
         .expect("mkfifo runs");
     assert!(made.success());
 
+    // The idle limit is 30 s unless MCP_HINT_CENSUS_GIT_IDLE says otherwise; 2 s
+    // proves the limit without waiting for the default.
+    let idle: &[(&str, &Path)] = &[("MCP_HINT_CENSUS_GIT_IDLE", Path::new("2"))];
     let started = Instant::now();
     let (dir, git) = thread::scope(|s| {
-        let dir = s.spawn(|| lab.rows(&["repo"], 0));
-        let git = s.spawn(|| lab.rows(&["--git", "HEAD", "repo"], 1));
+        let dir = s.spawn(|| lab.rows_with(&["repo"], idle, 0));
+        let git = s.spawn(|| lab.rows_with(&["--git", "HEAD", "repo"], idle, 1));
         (dir.join().unwrap(), git.join().unwrap())
     });
-    assert!(started.elapsed() < Duration::from_secs(100));
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(summary(&dir[0]), oracle(&FILES));
     assert_stamp(&dir[0], "worktree", "");
     let error = git[0]["error"].as_str().unwrap();
-    assert!(error.contains("wrote nothing for 30 s"), "{error}");
+    assert!(error.contains("wrote nothing for 2 s"), "{error}");
+}
+
+#[test]
+fn a_bad_idle_limit_is_warned_about_and_the_default_kept() {
+    let lab = Lab::new();
+    let repo = lab.path("repo");
+    repo_with(&lab, &repo, &FILES);
+    let out = lab.scan_with(
+        &["--git", "HEAD", "repo"],
+        &[("MCP_HINT_CENSUS_GIT_IDLE", Path::new("0"))],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: MCP_HINT_CENSUS_GIT_IDLE='0' is not a whole number of seconds"),
+        "{err}"
+    );
 }
 
 // ---------------------------------------------------------------------------

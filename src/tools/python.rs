@@ -1,0 +1,423 @@
+//! The Python SDK's registrations (1.x `FastMCP`, 2.x `MCPServer`) and standalone
+//! FastMCP's:
+//!
+//! - `@server.tool(...)` / `@server.tool` on a function: the name is `name=`, a first
+//!   positional string, or the function's name, as the SDKs take it;
+//! - `server.add_tool(fn, name=..., annotations=...)`;
+//! - `Tool(name=..., annotations=...)` / `types.Tool(...)` in low-level servers.
+//!
+//! The receiver must look like an MCP server, since other libraries decorate tools
+//! with the same word (LangChain's `@tool`, pydantic-ai's `@agent.tool`): its name
+//! holds `mcp` (`mcp`, `app_mcp`, `MCP`), or the file imports from a module named
+//! `mcp...` or `fastmcp...`. Annotations are `ToolAnnotations(...)` keyword calls or
+//! dicts; hint keys are read in camelCase and snake_case (2.x). Bindings: assignments
+//! to a name; imports: `from .module import NAME` and `from . import module`.
+
+use tree_sitter::Node;
+
+use super::syntax::{children, line, preorder, text, unquote};
+use super::value::{
+    canonical_key, FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH,
+};
+use super::Family;
+
+/// Fills `out` from one parsed file.
+pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
+    let imports_mcp = imports_an_mcp_module(root, src);
+    let mut top = Vec::new();
+    let mut nested = Vec::new();
+    preorder(root, |node| match node.kind() {
+        "assignment" => assignment(node, src, &mut top, &mut nested),
+        "import_from_statement" => import(node, src, out),
+        "decorated_definition" => decorated(node, src, imports_mcp, out),
+        "call" => call(node, src, imports_mcp, out),
+        _ => {}
+    });
+    for (name, val) in &top {
+        out.bind(name, val.clone());
+    }
+    for (name, val) in nested {
+        if !top.iter().any(|(n, _)| *n == name) {
+            out.bind(&name, val);
+        }
+    }
+}
+
+fn imports_an_mcp_module(root: Node, src: &[u8]) -> bool {
+    children(root).into_iter().any(|stmt| {
+        let module = match stmt.kind() {
+            "import_from_statement" => stmt.child_by_field_name("module_name"),
+            "import_statement" => stmt.child_by_field_name("name"),
+            _ => None,
+        };
+        module.is_some_and(|m| {
+            let name = text(m, src);
+            let first = name.split('.').next().unwrap_or("");
+            first == "mcp" || first == "fastmcp"
+        })
+    })
+}
+
+/// Returns true when a receiver (`mcp`, `self.mcp`, `server`) may be an MCP server.
+fn is_server(receiver: Node, src: &[u8], imports_mcp: bool) -> bool {
+    imports_mcp || text(receiver, src).to_ascii_lowercase().contains("mcp")
+}
+
+fn assignment(
+    node: Node,
+    src: &[u8],
+    top: &mut Vec<(String, Val)>,
+    nested: &mut Vec<(String, Val)>,
+) {
+    let (Some(left), Some(right)) = (
+        node.child_by_field_name("left"),
+        node.child_by_field_name("right"),
+    ) else {
+        return;
+    };
+    if left.kind() != "identifier" {
+        return;
+    }
+    let at_top = node
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+        .and_then(|p| p.parent())
+        .is_some_and(|g| g.kind() == "module");
+    let entry = (text(left, src).to_string(), val(right, src, 0));
+    if at_top {
+        top.push(entry);
+    } else {
+        nested.push(entry);
+    }
+}
+
+fn import(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(module) = node.child_by_field_name("module_name") else {
+        return;
+    };
+    if module.kind() != "relative_import" {
+        return;
+    }
+    let module_text = text(module, src);
+    let dots = module_text.bytes().take_while(|&b| b == b'.').count();
+    let rest = &module_text[dots..];
+    let mut rel = if dots <= 1 {
+        ".".to_string()
+    } else {
+        vec![".."; dots - 1].join("/")
+    };
+    if !rest.is_empty() {
+        rel.push('/');
+        rel.push_str(&rest.replace('.', "/"));
+    }
+    let mut cursor = node.walk();
+    for name in node.children_by_field_name("name", &mut cursor) {
+        let (imported, local) = match name.kind() {
+            "aliased_import" => match (
+                name.child_by_field_name("name"),
+                name.child_by_field_name("alias"),
+            ) {
+                (Some(n), Some(a)) => (text(n, src), text(a, src)),
+                _ => continue,
+            },
+            _ => (text(name, src), text(name, src)),
+        };
+        out.import(
+            local,
+            Import {
+                rel: rel.clone(),
+                name: Some(imported.to_string()),
+            },
+        );
+    }
+}
+
+/// Returns the call's function as (receiver, method name) or (None, name).
+fn callee<'t>(function: Node<'t>, src: &[u8]) -> Option<(Option<Node<'t>>, String)> {
+    match function.kind() {
+        "attribute" => Some((
+            function.child_by_field_name("object"),
+            text(function.child_by_field_name("attribute")?, src).to_string(),
+        )),
+        "identifier" => Some((None, text(function, src).to_string())),
+        _ => None,
+    }
+}
+
+/// Returns the positional and keyword arguments of a call.
+fn arguments<'t>(call: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, Vec<(String, Node<'t>)>) {
+    let mut positional = Vec::new();
+    let mut keywords = Vec::new();
+    let Some(args) = call.child_by_field_name("arguments") else {
+        return (positional, keywords);
+    };
+    for a in children(args) {
+        if a.kind() == "keyword_argument" {
+            if let (Some(n), Some(v)) = (
+                a.child_by_field_name("name"),
+                a.child_by_field_name("value"),
+            ) {
+                keywords.push((text(n, src).to_string(), v));
+            }
+        } else {
+            positional.push(a);
+        }
+    }
+    (positional, keywords)
+}
+
+fn keyword<'t>(keywords: &[(String, Node<'t>)], name: &str) -> Option<Node<'t>> {
+    keywords.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+}
+
+fn decorated(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
+    let Some(definition) = node.child_by_field_name("definition") else {
+        return;
+    };
+    let function_name = definition
+        .child_by_field_name("name")
+        .map(|n| text(n, src).to_string());
+    for decorator in children(node)
+        .into_iter()
+        .filter(|c| c.kind() == "decorator")
+    {
+        let Some(expr) = children(decorator).into_iter().next() else {
+            continue;
+        };
+        let (target, call) = if expr.kind() == "call" {
+            match expr.child_by_field_name("function") {
+                Some(f) => (f, Some(expr)),
+                None => continue,
+            }
+        } else {
+            (expr, None)
+        };
+        let Some((receiver, method)) = callee(target, src) else {
+            continue;
+        };
+        if method != "tool" {
+            continue;
+        }
+        let is_mcp = match receiver {
+            Some(r) => is_server(r, src, imports_mcp),
+            None => imports_mcp,
+        };
+        if !is_mcp {
+            continue;
+        }
+        let (positional, keywords) = call.map(|c| arguments(c, src)).unwrap_or_default();
+        let name = keyword(&keywords, "name")
+            .or_else(|| positional.first().copied().filter(|p| p.kind() == "string"))
+            .map(|n| val(n, src, 0))
+            .or_else(|| function_name.clone().map(Val::Str));
+        out.sites.push(Site {
+            line: line(decorator),
+            family: Family::Python,
+            kind: SiteKind::Tool {
+                name,
+                def: annotations_def(line(decorator), &keywords, src),
+            },
+        });
+    }
+}
+
+/// Returns `{annotations: ...}` from a call's `annotations=` keyword.
+fn annotations_def(at: u32, keywords: &[(String, Node)], src: &[u8]) -> Val {
+    let props = keyword(keywords, "annotations")
+        .map(|a| vec![Prop::Field("annotations".to_string(), val(a, src, 0))])
+        .unwrap_or_default();
+    Val::obj(at, props)
+}
+
+fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
+    let Some((receiver, method)) = node
+        .child_by_field_name("function")
+        .and_then(|f| callee(f, src))
+    else {
+        return;
+    };
+    let at = line(node);
+    match method.as_str() {
+        "add_tool" => {
+            let Some(r) = receiver else { return };
+            if !is_server(r, src, imports_mcp) {
+                return;
+            }
+            let (positional, keywords) = arguments(node, src);
+            let name = match keyword(&keywords, "name") {
+                Some(n) => Some(val(n, src, 0)),
+                None => positional
+                    .first()
+                    .filter(|p| p.kind() == "identifier")
+                    .map(|p| Val::Str(text(*p, src).to_string())),
+            };
+            out.sites.push(Site {
+                line: at,
+                family: Family::Python,
+                kind: SiteKind::Tool {
+                    name: Some(name.unwrap_or(Val::Other)),
+                    def: annotations_def(at, &keywords, src),
+                },
+            });
+        }
+        // `server.tool(function, name=...)`, the call form of the decorator.
+        "tool" if node.parent().is_none_or(|p| p.kind() != "decorator") => {
+            let Some(r) = receiver else { return };
+            let (positional, keywords) = arguments(node, src);
+            let Some(function) = positional.first().filter(|p| p.kind() == "identifier") else {
+                return;
+            };
+            if !is_server(r, src, imports_mcp) {
+                return;
+            }
+            let name = keyword(&keywords, "name")
+                .map(|n| val(n, src, 0))
+                .unwrap_or_else(|| Val::Str(text(*function, src).to_string()));
+            out.sites.push(Site {
+                line: at,
+                family: Family::Python,
+                kind: SiteKind::Tool {
+                    name: Some(name),
+                    def: annotations_def(at, &keywords, src),
+                },
+            });
+        }
+        "Tool" => {
+            let (_, keywords) = arguments(node, src);
+            if keyword(&keywords, "name").is_none() {
+                return;
+            }
+            out.sites.push(Site {
+                line: at,
+                family: Family::Python,
+                kind: SiteKind::Tool {
+                    name: None,
+                    def: val(node, src, 0),
+                },
+            });
+        }
+        _ => {}
+    }
+}
+
+/// Translates an expression into a value.
+fn val(node: Node, src: &[u8], depth: usize) -> Val {
+    if depth > MAX_VALUE_DEPTH {
+        return Val::Other;
+    }
+    match node.kind() {
+        "string" => {
+            if children(node).iter().any(|c| c.kind() == "interpolation") {
+                return Val::Other;
+            }
+            unquote(text(node, src)).map_or(Val::Other, Val::Str)
+        }
+        "true" => Val::Bool(true),
+        "false" => Val::Bool(false),
+        "none" => Val::Null,
+        "identifier" => Val::name_ref(text(node, src)),
+        "attribute" => dotted(node, src).map_or(Val::Other, Val::Ref),
+        "parenthesized_expression" => children(node)
+            .into_iter()
+            .next()
+            .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
+        "dictionary" => {
+            let mut props = Vec::new();
+            for p in children(node) {
+                match p.kind() {
+                    "pair" => {
+                        let (Some(k), Some(v)) =
+                            (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                        else {
+                            continue;
+                        };
+                        match val(k, src, depth + 1) {
+                            Val::Str(key) => {
+                                props
+                                    .push(Prop::Field(canonical_key(&key), val(v, src, depth + 1)));
+                            }
+                            // A computed key may be any field.
+                            _ => return Val::Other,
+                        }
+                    }
+                    "dictionary_splat" => {
+                        let inner = children(p).into_iter().next();
+                        props.push(Prop::Spread(
+                            inner.map_or(Val::Other, |i| val(i, src, depth + 1)),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            Val::obj(line(node), props)
+        }
+        "list" | "tuple" => Val::Arr(
+            children(node)
+                .into_iter()
+                .map(|c| val(c, src, depth + 1))
+                .collect(),
+        ),
+        "call" => {
+            let Some((_, name)) = node
+                .child_by_field_name("function")
+                .and_then(|f| callee(f, src))
+            else {
+                return Val::Other;
+            };
+            if !matches!(name.as_str(), "ToolAnnotations" | "Tool" | "dict") {
+                return Val::Other;
+            }
+            let Some(args) = node.child_by_field_name("arguments") else {
+                return Val::Other;
+            };
+            let mut props = Vec::new();
+            for a in children(args) {
+                match a.kind() {
+                    "keyword_argument" => {
+                        if let (Some(n), Some(v)) = (
+                            a.child_by_field_name("name"),
+                            a.child_by_field_name("value"),
+                        ) {
+                            props.push(Prop::Field(
+                                canonical_key(text(n, src)),
+                                val(v, src, depth + 1),
+                            ));
+                        }
+                    }
+                    "dictionary_splat" => {
+                        let inner = children(a).into_iter().next();
+                        props.push(Prop::Spread(
+                            inner.map_or(Val::Other, |i| val(i, src, depth + 1)),
+                        ));
+                    }
+                    // A positional argument of a model: not read.
+                    _ => return Val::Other,
+                }
+            }
+            Val::obj(line(node), props)
+        }
+        _ => Val::Other,
+    }
+}
+
+fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
+    let mut path = Vec::new();
+    let mut cur = node;
+    loop {
+        match cur.kind() {
+            "attribute" => {
+                path.push(text(cur.child_by_field_name("attribute")?, src).to_string());
+                cur = cur.child_by_field_name("object")?;
+            }
+            "identifier" => {
+                path.push(text(cur, src).to_string());
+                path.reverse();
+                return Some(path);
+            }
+            _ => return None,
+        }
+        if path.len() > MAX_VALUE_DEPTH {
+            return None;
+        }
+    }
+}
