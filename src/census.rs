@@ -159,8 +159,9 @@ pub fn count_corpus(
 
 /// Returns the trees grouped by the archive they are counted from: one group per
 /// (repository, pin, archive URL), in corpus order, each listing its trees'
-/// indices. A monorepo's servers (one tree per subfolder) make one group, so their
-/// archive is downloaded once and read once (docs/method.md, "Subfolders").
+/// indices. A monorepo's servers (one tree per subfolder) make one group, and so do
+/// the dates that resolved to one commit, so their archive is downloaded once and
+/// read once (docs/method.md, "Subfolders" and "Dates").
 fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
     let mut index: HashMap<(String, String, &str), usize> = HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -191,12 +192,23 @@ fn count_group(
     let first = &trees[group[0]];
     let label = match group.len() {
         1 => first.label(),
-        n => format!("{}@{} ({n} subfolders)", first.repo, first.commit),
+        n => format!("{}@{} ({n} trees)", first.repo, first.commit),
     };
     let bar = bars.tree(&sanitize(&label));
-    let subfolders: Vec<Vec<u8>> = group
+    // Each subfolder is counted once, however many dates share it.
+    let mut subfolders: Vec<Vec<u8>> = Vec::new();
+    let slot: Vec<usize> = group
         .iter()
-        .map(|&i| trees[i].subfolder.as_bytes().to_vec())
+        .map(|&i| {
+            let sub = trees[i].subfolder.as_bytes();
+            match subfolders.iter().position(|s| s == sub) {
+                Some(at) => at,
+                None => {
+                    subfolders.push(sub.to_vec());
+                    subfolders.len() - 1
+                }
+            }
+        })
         .collect();
     let consume =
         |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, Vec<TreeCount>)> {
@@ -212,10 +224,21 @@ fn count_group(
     match fetched {
         Ok(fetched) => {
             let (commit, commit_source, counts) = fetched.value;
+            let mut counts: Vec<Option<TreeCount>> = counts.into_iter().map(Some).collect();
+            let mut uses = vec![0usize; counts.len()];
+            for &at in &slot {
+                uses[at] += 1;
+            }
             group
                 .iter()
-                .zip(counts)
-                .map(|(&i, mut count)| {
+                .zip(&slot)
+                .map(|(&i, &at)| {
+                    // The last tree of a subfolder takes its count; the others a copy.
+                    uses[at] -= 1;
+                    let mut count = match uses[at] {
+                        0 => counts[at].take().unwrap_or_else(|| TreeCount::new(0)),
+                        _ => counts[at].clone().unwrap_or_else(|| TreeCount::new(0)),
+                    };
                     count.sort_files();
                     let counted = Counted {
                         commit: commit.clone(),

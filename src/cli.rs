@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::corpus::history::Step;
 use crate::corpus::ShardSpec;
 
 /// Counts how often MCP servers' source trees spell out the four tool-annotation
@@ -146,6 +147,44 @@ pub struct CorpusBuildArgs {
     /// as not tried, and the exit status is 1. 0 never stops.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub give_up_after: usize,
+
+    /// Pins each repository's default branch as it stood at the end of this day
+    /// (23:59:59 UTC), along its first-parent history: one tree per date. May be
+    /// repeated, and joined with --since.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
+    pub at: Vec<String>,
+
+    /// Pins at this date and every --every step after it, up to --until.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg,
+          requires = "every")]
+    pub since: Option<String>,
+
+    /// The step between the dates of --since: a whole number and days, weeks, months
+    /// or years (10days, 2weeks, 1month, 3months, 1year).
+    #[arg(long, value_name = "STEP", requires = "since")]
+    pub every: Option<Step>,
+
+    /// The last date of the --since series, included when a step lands on it.
+    /// Default: --date, else SOURCE_DATE_EPOCH, else today in UTC.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg,
+          requires = "since")]
+    pub until: Option<String>,
+
+    /// Folder of the commits-only clones that dated pins are read from, kept and
+    /// fetched again on the next run. Default: the platform's user cache folder,
+    /// under mcp-hint-census (census's cache).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+
+    /// Seconds one clone or fetch of a history may take before it is stopped.
+    #[arg(long, value_name = "SECS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub clone_timeout: u64,
+
+    /// The largest file a clone or fetch of a history may write (its pack; bytes,
+    /// or with a KiB, MiB or GiB suffix); past it the repository is skipped.
+    #[arg(long, value_name = "SIZE", default_value = "2GiB")]
+    pub max_history: ByteSize,
 }
 
 #[derive(Debug, Args)]

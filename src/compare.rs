@@ -2,7 +2,7 @@
 //! by tree and column by column.
 //!
 //! Rows are matched by tree: repository (ASCII case-insensitively, as GitHub names
-//! them), pin and subfolder. Only counts are compared: the columns the table schema
+//! them), pin, subfolder and date (`as_of`; a table from before dates has none). Only counts are compared: the columns the table schema
 //! calls counts (`files_walked`, `bytes_read`, every term or control) that the two
 //! tables share. A cell left empty in either table (a figure the source never gave)
 //! is not compared. Commits are compared first, because counts from different
@@ -59,13 +59,15 @@ impl Sheet {
         Ok(Sheet { header, rows })
     }
 
-    /// Returns the key a row is matched by: repository (folded), pin, subfolder.
-    fn key(&self, row: &[String]) -> (String, String, String) {
-        (
-            self.cell(row, "repo").to_ascii_lowercase(),
-            self.cell(row, "pinned").to_ascii_lowercase(),
-            self.cell(row, "subfolder").to_string(),
-        )
+    /// Returns the key a row is matched by: repository (folded), pin, subfolder,
+    /// date.
+    fn key(&self, row: &[String]) -> Key {
+        Key {
+            repo: self.cell(row, "repo").to_ascii_lowercase(),
+            pinned: self.cell(row, "pinned").to_ascii_lowercase(),
+            subfolder: self.cell(row, "subfolder").to_string(),
+            as_of: self.cell(row, "as_of").to_string(),
+        }
     }
 
     /// Returns how a person reads the row's tree: `repo`, with `@pin` and
@@ -80,6 +82,10 @@ impl Sheet {
         if !subfolder.is_empty() {
             label = format!("{label}:{subfolder}");
         }
+        let as_of = self.cell(row, "as_of");
+        if !as_of.is_empty() {
+            label = format!("{label} as of {as_of}");
+        }
         sanitize(label)
     }
 
@@ -90,6 +96,15 @@ impl Sheet {
     fn cell<'a>(&self, row: &'a [String], name: &str) -> &'a str {
         self.column(name).map_or("", |i| row[i].as_str())
     }
+}
+
+/// Identifies a row across two tables.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    repo: String,
+    pinned: String,
+    subfolder: String,
+    as_of: String,
 }
 
 /// Holds the outcome of a comparison, for the exit status and the summary.
@@ -209,13 +224,14 @@ fn compare(a: &Sheet, b: &Sheet, out: &mut dyn Write) -> Result<Tally> {
 
 /// Returns, for each row of `a`, the row of `b` it is compared with.
 ///
-/// Rows pair by their full key (repository, pin, subfolder). A row left over pairs
-/// with the one row left over in the other table that has its repository and
+/// Rows pair by their full key (repository, pin, subfolder, date). A row left over
+/// pairs with the one row left over in the other table that has its repository and
 /// subfolder, when there is exactly one on each side: a rerun at a new pin is then
 /// compared with the old figures (and its commits are reported as different),
-/// while a repository at two pins in both tables still pairs pin by pin.
+/// while a repository at two pins or two dates in both tables still pairs one by
+/// one.
 fn pair_rows(a: &Sheet, b: &Sheet) -> Vec<Option<usize>> {
-    let mut b_keys: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut b_keys: HashMap<Key, usize> = HashMap::new();
     for (j, row) in b.rows.iter().enumerate() {
         b_keys.entry(b.key(row)).or_insert(j);
     }
@@ -224,7 +240,7 @@ fn pair_rows(a: &Sheet, b: &Sheet) -> Vec<Option<usize>> {
         .iter()
         .map(|row| b_keys.remove(&a.key(row)))
         .collect();
-    let loose = |key: (String, String, String)| (key.0, key.2);
+    let loose = |key: Key| (key.repo, key.subfolder);
     let mut a_left: HashMap<(String, String), Vec<usize>> = HashMap::new();
     for (i, row) in a.rows.iter().enumerate() {
         if pairs[i].is_none() {
@@ -290,5 +306,35 @@ mod tests {
         );
         assert!(text.contains("x: 1 differs from 2"), "{text}");
         assert!(!text.contains("commits differ"), "{text}");
+    }
+
+    #[test]
+    fn dated_rows_pair_date_by_date_and_an_older_table_still_reads() {
+        let a = sheet(
+            "repo,pinned,subfolder,as_of,commit,x,status\n\
+             o/a,c1,,2025-06-01,c1,1,ok\no/a,c1,,2025-09-01,c1,1,ok\no/a,c2,,2025-12-01,c2,5,ok\n",
+        );
+        let b = sheet(
+            "repo,pinned,subfolder,as_of,commit,x,status\n\
+             o/a,c2,,2025-12-01,c2,5,ok\no/a,c1,,2025-09-01,c1,2,ok\no/a,c1,,2025-06-01,c1,1,ok\n",
+        );
+        let mut out = Vec::new();
+        let tally = compare(&a, &b, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            (tally.agree, tally.differ, tally.unmatched),
+            (2, 1, 0),
+            "{text}"
+        );
+        assert!(
+            text.contains("o/a@c1 as of 2025-09-01\n  x: 1 differs from 2"),
+            "{text}"
+        );
+        let old = sheet("repo,pinned,subfolder,commit,x,status\no/a,c2,,c2,5,ok\n");
+        let one =
+            sheet("repo,pinned,subfolder,as_of,commit,x,status\no/a,c2,,2025-12-01,c2,5,ok\n");
+        let mut out = Vec::new();
+        let tally = compare(&old, &one, &mut out).unwrap();
+        assert_eq!((tally.agree, tally.unmatched), (1, 0));
     }
 }

@@ -103,7 +103,8 @@ fn parse(text: &str) -> Result<String, Bad> {
     Ok(text.to_string())
 }
 
-fn days_in_month(year: i64, month: u32) -> u32 {
+/// Returns the number of days `month` (1 to 12) of `year` has.
+pub fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         4 | 6 | 9 | 11 => 30,
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
@@ -112,11 +113,49 @@ fn days_in_month(year: i64, month: u32) -> u32 {
     }
 }
 
+/// Returns the year, month and day of a valid `YYYY-MM-DD` date (as [`parse_arg`]
+/// accepts it), or `None` for any other text.
+pub fn parts(date: &str) -> Option<(i64, u32, u32)> {
+    parse(date).ok()?;
+    Some((
+        date[0..4].parse().ok()?,
+        date[5..7].parse().ok()?,
+        date[8..10].parse().ok()?,
+    ))
+}
+
+/// Returns the Unix time in seconds of the last second of `year-month-day` in UTC
+/// (23:59:59), the instant a dated pin stands at.
+///
+/// Howard Hinnant's `days_from_civil`, the inverse of [`from_unix`]'s algorithm.
+pub fn day_end(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    days * 86_400 + 86_399
+}
+
+/// Returns the UTC time of a Unix time in seconds as `YYYY-MM-DD HH:MM:SS`.
+pub fn utc_time(secs: i64) -> String {
+    let of_day = secs.rem_euclid(86_400);
+    format!(
+        "{} {:02}:{:02}:{:02}",
+        from_unix(secs),
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60
+    )
+}
+
 /// Returns the UTC calendar date of a Unix time in seconds.
 ///
 /// Howard Hinnant's `civil_from_days`, valid for every date in the proleptic
 /// Gregorian calendar.
-fn from_unix(secs: i64) -> String {
+pub fn from_unix(secs: i64) -> String {
     let z = secs.div_euclid(86_400) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -141,6 +180,30 @@ mod tests {
         assert_eq!(from_unix(1_788_825_599), "2026-09-07");
         assert_eq!(from_unix(1_788_825_600), "2026-09-08");
         assert_eq!(from_unix(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn a_day_ends_one_second_before_the_next_begins() {
+        assert_eq!(day_end(1970, 1, 1), 86_399);
+        assert_eq!(day_end(2026, 9, 7), 1_788_825_599);
+        assert_eq!(day_end(2000, 2, 29), 951_868_799);
+        assert_eq!(day_end(1969, 12, 31), -1);
+        for secs in [
+            0i64,
+            951_782_400,
+            1_788_825_599,
+            4_102_444_800,
+            -86_400 * 400,
+        ] {
+            let (y, m, d) = parts(&from_unix(secs)).unwrap();
+            let end = day_end(y, m, d);
+            assert!(end >= secs && end - secs < 86_400, "{secs}");
+            assert_eq!(from_unix(end), from_unix(secs));
+            assert_ne!(from_unix(end + 1), from_unix(secs));
+        }
+        assert_eq!(utc_time(1_788_825_599), "2026-09-07 23:59:59");
+        assert_eq!(utc_time(-1), "1969-12-31 23:59:59");
+        assert_eq!(parts("2025-02-29"), None);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! `merge` reads the shards' tables back through the table schema, checks that
 //! every tree of the corpus is there exactly once (trees are keyed by repository,
-//! pin and subfolder) with the corpus's columns and one date, and writes the tables
+//! pin, subfolder and date) with the corpus's columns and one date, and writes the tables
 //! a single run would have written, byte for byte. It counts nothing.
 
 use std::collections::HashMap;
@@ -44,11 +44,11 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
     for path in tables {
         let name = path.display().to_string();
         let file = File::open(path).with_context(|| format!("reading '{name}'"))?;
-        let read = table::read_census(file, &name, &corpus.columns)?;
+        let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())?;
         let files_path = files_path(path)?;
         let files_name = files_path.display().to_string();
         let file = File::open(&files_path).with_context(|| format!("reading '{files_name}'"))?;
-        let mut files = table::read_files(file, &files_name, &corpus.columns)?;
+        let mut files = table::read_files(file, &files_name, &corpus.columns, corpus.is_dated())?;
         for ((line, mut row), row_date) in read.rows.into_iter().zip(read.dates) {
             let at = || format!("'{name}' line {line}");
             let label = row.key.label();

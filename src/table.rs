@@ -128,22 +128,31 @@ pub struct Counted {
     pub sha256: String,
 }
 
-/// Identifies a row: a repository at a pin, and a subfolder of it (empty for the
-/// whole tree). Repository names compare as written.
+/// Identifies a row: a repository at a pin, a subfolder of it (empty for the whole
+/// tree), and the date the pin stands for (empty for none). Two dates that resolve to
+/// one commit are two rows (docs/method.md, "Dates"). Repository names compare as
+/// written.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TreeKey {
     pub repo: String,
     pub pinned: String,
     pub subfolder: String,
+    /// `YYYY-MM-DD`, or empty.
+    pub as_of: String,
 }
 
 impl TreeKey {
-    /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, how messages name a tree.
+    /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, then ` as of DATE` for
+    /// a dated tree: how messages name a tree.
     pub fn label(&self) -> String {
-        match (self.pinned.is_empty(), self.subfolder.is_empty()) {
+        let label = match (self.pinned.is_empty(), self.subfolder.is_empty()) {
             (true, _) => self.repo.clone(),
             (false, true) => format!("{}@{}", self.repo, self.pinned),
             (false, false) => format!("{}@{}:{}", self.repo, self.pinned, self.subfolder),
+        };
+        match self.as_of.is_empty() {
+            true => label,
+            false => format!("{label} as of {}", self.as_of),
         }
     }
 }
@@ -169,11 +178,15 @@ impl Row {
     }
 
     /// Returns how tables a person reads name the row's tree: the repository, with
-    /// `:subfolder` when only a subfolder was counted.
+    /// `:subfolder` when only a subfolder was counted, and ` as of DATE` when dated.
     pub fn tree_name(&self) -> String {
-        match self.key.subfolder.is_empty() {
+        let name = match self.key.subfolder.is_empty() {
             true => self.key.repo.clone(),
             false => format!("{}:{}", self.key.repo, self.key.subfolder),
+        };
+        match self.key.as_of.is_empty() {
+            true => name,
+            false => format!("{name} as of {}", self.key.as_of),
         }
     }
 }
@@ -188,6 +201,12 @@ pub struct Table {
 }
 
 impl Table {
+    /// Returns true when the rows carry dates: the tables then have an `as_of`
+    /// column (a corpus's trees are all dated or none is).
+    pub fn is_dated(&self) -> bool {
+        self.rows.iter().any(|r| !r.key.as_of.is_empty())
+    }
+
     /// Returns each row that failed, with why.
     pub fn failed_rows(&self) -> impl Iterator<Item = (&Row, &String)> {
         self.rows
@@ -213,7 +232,8 @@ impl Table {
     }
 }
 
-/// The census table's leading columns, before the count columns.
+/// The census table's leading columns, before the count columns. A dated table has
+/// [`AS_OF`] after `subfolder`, and the columns after it move one place on.
 const LEADING: [&str; 8] = [
     "repo",
     "pinned",
@@ -224,11 +244,14 @@ const LEADING: [&str; 8] = [
     "files_walked",
     "bytes_read",
 ];
-/// Where the census table's leading columns stand.
+/// Where the census table's leading columns stand in an undated table.
+const SERVER: usize = 3;
 const COMMIT: usize = 4;
 const COMMIT_SOURCE: usize = 5;
 const FILES_WALKED: usize = 6;
 const BYTES_READ: usize = 7;
+/// The column of a dated table's date, after `subfolder`.
+const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
@@ -239,31 +262,45 @@ const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path
 /// Returns true when a census column holds a count that two tables can compare:
 /// `files_walked`, `bytes_read` and every term or control column.
 pub fn is_count_column(name: &str) -> bool {
-    !(LEADING.contains(&name) || TRAILING.contains(&name))
+    !(LEADING.contains(&name) || TRAILING.contains(&name) || name == AS_OF)
         || name == LEADING[FILES_WALKED]
         || name == LEADING[BYTES_READ]
 }
 
-/// Returns the census table's header for `columns`, in order.
-pub fn census_header(columns: &Columns) -> Vec<String> {
-    LEADING
-        .iter()
-        .copied()
+/// Returns `leading` with `as_of` after `subfolder` when `is_dated`.
+fn with_date<'a>(leading: &[&'a str], is_dated: bool) -> Vec<&'a str> {
+    let mut names = leading.to_vec();
+    if is_dated {
+        names.insert(3, AS_OF);
+    }
+    names
+}
+
+/// Returns the census table's header for `columns`, in order; with `as_of` when
+/// `is_dated`.
+pub fn census_header(columns: &Columns, is_dated: bool) -> Vec<String> {
+    with_date(&LEADING, is_dated)
+        .into_iter()
         .chain(columns.names())
         .chain(TRAILING)
         .map(str::to_string)
         .collect()
 }
 
+/// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
+fn key_cells(key: &TreeKey, is_dated: bool) -> Vec<String> {
+    let mut cells = vec![key.repo.clone(), key.pinned.clone(), key.subfolder.clone()];
+    if is_dated {
+        cells.push(key.as_of.clone());
+    }
+    cells
+}
+
 /// Returns the census table's cells for `row`: an error row leaves every count
 /// empty and says why in `error`, on one line.
-pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
-    let mut record: Vec<String> = vec![
-        row.key.repo.clone(),
-        row.key.pinned.clone(),
-        row.key.subfolder.clone(),
-        row.server.clone().unwrap_or_default(),
-    ];
+pub fn census_record(row: &Row, width: usize, date: &str, is_dated: bool) -> Vec<String> {
+    let mut record = key_cells(&row.key, is_dated);
+    record.push(row.server.clone().unwrap_or_default());
     match &row.outcome {
         Ok(c) => {
             record.push(c.commit.clone());
@@ -286,11 +323,11 @@ pub fn census_record(row: &Row, width: usize, date: &str) -> Vec<String> {
     record
 }
 
-/// Returns the files table's header for `columns`, in order.
-pub fn files_header(columns: &Columns) -> Vec<String> {
-    FILES_LEADING
-        .iter()
-        .copied()
+/// Returns the files table's header for `columns`, in order; with `as_of` when
+/// `is_dated`.
+pub fn files_header(columns: &Columns, is_dated: bool) -> Vec<String> {
+    with_date(&FILES_LEADING, is_dated)
+        .into_iter()
         .chain(columns.names())
         .map(str::to_string)
         .collect()
@@ -298,19 +335,23 @@ pub fn files_header(columns: &Columns) -> Vec<String> {
 
 /// Returns the files table's records for a counted row: every file with a nonzero
 /// count, in the order of the path's bytes. Paths stay raw bytes.
-pub fn files_records<'r>(row: &'r Row) -> impl Iterator<Item = std::io::Result<Vec<Vec<u8>>>> + 'r {
+pub fn files_records<'r>(
+    row: &'r Row,
+    is_dated: bool,
+) -> impl Iterator<Item = std::io::Result<Vec<Vec<u8>>>> + 'r {
     let hits = row.outcome.as_ref().ok().map(|c| c.count.files.iter());
     let commit = row.outcome.as_ref().map_or("", |c| c.commit.as_str());
     hits.into_iter().flatten().map(move |file| {
         let file = file?;
-        let mut record: Vec<Vec<u8>> = vec![
-            row.key.repo.clone().into_bytes(),
-            row.key.pinned.clone().into_bytes(),
-            row.key.subfolder.clone().into_bytes(),
+        let mut record: Vec<Vec<u8>> = key_cells(&row.key, is_dated)
+            .into_iter()
+            .map(String::into_bytes)
+            .collect();
+        record.extend([
             commit.as_bytes().to_vec(),
             file.path.clone(),
             file.bytes.to_string().into_bytes(),
-        ];
+        ]);
         record.extend(file.counts.iter().map(|n| n.to_string().into_bytes()));
         Ok(record)
     })
@@ -324,12 +365,18 @@ pub struct ReadTable {
     pub dates: Vec<String>,
 }
 
-/// Reads a census table that must have exactly the header `columns` gives.
+/// Reads a census table that must have exactly the header `columns` gives, with
+/// `as_of` when `is_dated`.
 ///
 /// `name` is how errors name the input. Rows come back without their file hits
 /// (see [`read_files`]).
-pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<ReadTable> {
-    let header = census_header(columns);
+pub fn read_census<R: Read>(
+    input: R,
+    name: &str,
+    columns: &Columns,
+    is_dated: bool,
+) -> Result<ReadTable> {
+    let header = census_header(columns, is_dated);
     let mut reader = csv::Reader::from_reader(input);
     let got: Vec<String> = reader
         .headers()
@@ -353,8 +400,13 @@ pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<R
         let line = i + 2;
         let at = || format!("'{name}' line {line}");
         let record = record.with_context(at)?;
-        let cells: Vec<&str> = record.iter().collect();
-        let row = parse_census_record(&cells, width).with_context(at)?;
+        let mut cells: Vec<&str> = record.iter().collect();
+        let as_of = match is_dated {
+            true => cells.remove(3).to_string(),
+            false => String::new(),
+        };
+        let mut row = parse_census_record(&cells, width).with_context(at)?;
+        row.key.as_of = as_of;
         table.rows.push((line, row));
         table
             .dates
@@ -363,7 +415,7 @@ pub fn read_census<R: Read>(input: R, name: &str, columns: &Columns) -> Result<R
     Ok(table)
 }
 
-/// Returns the row a census record describes (without its file hits).
+/// Returns the row an undated census record describes (without its file hits).
 fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
     let number = |i: usize| -> Result<u64> {
         cells[i]
@@ -395,8 +447,9 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
             repo: cells[0].to_string(),
             pinned: cells[1].to_string(),
             subfolder: cells[2].to_string(),
+            as_of: String::new(),
         },
-        server: Some(cells[3].to_string()).filter(|s| !s.is_empty()),
+        server: Some(cells[SERVER].to_string()).filter(|s| !s.is_empty()),
         note: None,
         outcome,
     })
@@ -405,8 +458,14 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
 /// Holds the file hits of a files table, grouped by the tree they belong to.
 pub type FilesByTree = BTreeMap<TreeKey, Vec<FileHit>>;
 
-/// Reads a files table with `columns`' count columns; paths are kept as raw bytes.
-pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<FilesByTree> {
+/// Reads a files table with `columns`' count columns, and `as_of` when `is_dated`;
+/// paths are kept as raw bytes.
+pub fn read_files<R: Read>(
+    input: R,
+    name: &str,
+    columns: &Columns,
+    is_dated: bool,
+) -> Result<FilesByTree> {
     let width = columns.len();
     let mut reader = csv::Reader::from_reader(input);
     let header: Vec<Vec<u8>> = reader
@@ -415,7 +474,7 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
         .iter()
         .map(<[u8]>::to_vec)
         .collect();
-    let expected: Vec<Vec<u8>> = files_header(columns)
+    let expected: Vec<Vec<u8>> = files_header(columns, is_dated)
         .into_iter()
         .map(String::into_bytes)
         .collect();
@@ -430,6 +489,11 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
     for (i, record) in reader.byte_records().enumerate() {
         let at = || format!("'{name}' line {}", i + 2);
         let record = record.with_context(at)?;
+        let mut record: Vec<&[u8]> = record.iter().collect();
+        let as_of = match is_dated {
+            true => String::from_utf8_lossy(record.remove(3)).into_owned(),
+            false => String::new(),
+        };
         let number = |cell: &[u8]| -> Result<u64> {
             std::str::from_utf8(cell)
                 .ok()
@@ -446,15 +510,16 @@ pub fn read_files<R: Read>(input: R, name: &str, columns: &Columns) -> Result<Fi
         let lead = FILES_LEADING.len();
         let hit = FileHit {
             path: record[4].to_vec(),
-            bytes: number(&record[5])?,
+            bytes: number(record[5])?,
             counts: (lead..lead + width)
-                .map(|j| number(&record[j]))
+                .map(|j| number(record[j]))
                 .collect::<Result<_>>()?,
         };
         let key = TreeKey {
-            repo: text(&record[0]),
-            pinned: text(&record[1]),
-            subfolder: text(&record[2]),
+            repo: text(record[0]),
+            pinned: text(record[1]),
+            subfolder: text(record[2]),
+            as_of,
         };
         files.entry(key).or_default().push(hit);
     }
@@ -564,6 +629,7 @@ mod tests {
                 repo: "o/n".into(),
                 pinned: "abcd".into(),
                 subfolder: "pkg/a".into(),
+                as_of: String::new(),
             },
             server: Some("io.github.o/a".into()),
             note: None,
@@ -584,13 +650,13 @@ mod tests {
             ..row.clone()
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns)).unwrap();
+        w.write_record(census_header(&columns, false)).unwrap();
         for r in [&row, &failed] {
-            w.write_record(census_record(r, columns.len(), "2026-01-02"))
+            w.write_record(census_record(r, columns.len(), "2026-01-02", false))
                 .unwrap();
         }
         let bytes = w.into_inner().unwrap();
-        let read = read_census(&bytes[..], "t.csv", &columns).unwrap();
+        let read = read_census(&bytes[..], "t.csv", &columns, false).unwrap();
         assert_eq!(read.dates, ["2026-01-02", "2026-01-02"]);
         let (line, back) = &read.rows[0];
         assert_eq!(*line, 2);
@@ -608,6 +674,57 @@ mod tests {
             read.rows[1].1.outcome.as_ref().unwrap_err(),
             &Failure::new(FailureKind::Other, "line one line two")
         );
+        let e = read_census(&bytes[..], "t.csv", &columns, true)
+            .err()
+            .expect("an undated table is not a dated one");
+        assert!(format!("{e:#}").contains("as_of"), "{e:#}");
+    }
+
+    #[test]
+    fn a_dated_record_carries_its_date_after_the_subfolder() {
+        let columns = Columns::default_columns();
+        let mut count = TreeCount::new(columns.len());
+        count.add_file(|| b"a.ts".to_vec(), 4, &[1, 0, 0, 0, 2]);
+        let row = Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: "ab".repeat(20),
+                subfolder: String::new(),
+                as_of: "2025-06-01".into(),
+            },
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "ab".repeat(20),
+                commit_source: CommitSource::Archive,
+                count,
+                sha256: "0".repeat(64),
+            }),
+        };
+        let header = census_header(&columns, true);
+        assert_eq!(
+            header[..5],
+            ["repo", "pinned", "subfolder", "as_of", "server"]
+        );
+        let cells = census_record(&row, columns.len(), "2026-01-02", true);
+        assert_eq!(cells.len(), header.len());
+        assert_eq!(cells[3], "2025-06-01");
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&header).unwrap();
+        w.write_record(&cells).unwrap();
+        let bytes = w.into_inner().unwrap();
+        let read = read_census(&bytes[..], "t.csv", &columns, true).unwrap();
+        assert_eq!(read.rows[0].1.key, row.key);
+        assert_eq!(read.dates, ["2026-01-02"]);
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(files_header(&columns, true)).unwrap();
+        for record in files_records(&row, true) {
+            w.write_record(record.unwrap()).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let files = read_files(&bytes[..], "f.csv", &columns, true).unwrap();
+        assert_eq!(files[&row.key].len(), 1);
+        assert_eq!(files[&row.key][0].path, b"a.ts");
     }
 
     #[test]

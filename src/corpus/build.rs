@@ -2,8 +2,9 @@
 //! repositories: `corpus registry` and `corpus list`.
 //!
 //! Candidates (a registry entry or a list line) are normalised by `repo_url`,
-//! pinned by `pin` (one `git ls-remote` per repository, in parallel), reduced to
-//! one tree per (repository, commit, subfolder), sorted and written with a list of
+//! pinned by `pin` (one `git ls-remote` per repository, in parallel) or, at past
+//! dates, by `history` (one commits-only clone per repository), reduced to one tree
+//! per (repository, commit, subfolder, date), sorted and written with a list of
 //! what was skipped and why. From the registry it also writes the servers'
 //! Streamable HTTP endpoints for the probe. It never writes a wall-clock time, so
 //! the same input and the same refs give the same bytes. It does not count.
@@ -18,6 +19,7 @@ use rayon::prelude::*;
 use crate::archive;
 use crate::atomic::write_bytes;
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
+use crate::corpus::history::{self, FirstParent, HistoryOptions};
 use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
 use crate::corpus::repo_list;
@@ -68,6 +70,8 @@ pub struct BuiltTree {
     /// 40 lower-case hex digits.
     pub commit: String,
     pub subfolder: Option<String>,
+    /// The date the commit stands for, `YYYY-MM-DD`.
+    pub as_of: Option<String>,
     pub name: Option<String>,
     pub note: String,
 }
@@ -75,7 +79,7 @@ pub struct BuiltTree {
 /// Holds the outcome of pinning every candidate.
 #[derive(Debug, Default)]
 pub struct Built {
-    /// Sorted by repository (ASCII case-insensitively), subfolder, commit.
+    /// Sorted by repository (ASCII case-insensitively), subfolder, date, commit.
     pub trees: Vec<BuiltTree>,
     /// Sorted.
     pub skipped: Vec<Skip>,
@@ -185,7 +189,22 @@ struct Pinned {
     repo: String,
 }
 
-/// Pins `candidates`, `jobs` repositories at a time.
+/// Says that a corpus is pinned at past dates, and how history is read.
+#[derive(Clone, Debug)]
+pub struct Dating {
+    /// `YYYY-MM-DD`, sorted, each once.
+    pub dates: Vec<String>,
+    pub history: HistoryOptions,
+}
+
+/// What one repository's refs or history gave.
+enum Answer {
+    Listing(Listing),
+    History(FirstParent),
+}
+
+/// Pins `candidates`, `jobs` repositories at a time: to their refs now, or with
+/// `dating` to their default branch at the end of each date.
 ///
 /// `breaker` stops the pinning once the network looks dead: the repositories not
 /// yet tried are skipped as not tried, and [`Built::stopped`] says why.
@@ -193,6 +212,7 @@ pub fn build(
     candidates: Vec<Candidate>,
     git: &GitOptions,
     jobs: usize,
+    dating: Option<&Dating>,
     breaker: &Breaker,
 ) -> Result<Built> {
     let mut built = Built::default();
@@ -247,29 +267,35 @@ pub fn build(
             (first, patterns)
         })
         .collect();
-    if work.iter().any(|(_, patterns)| !patterns.is_empty()) {
+    if dating.is_some() || work.iter().any(|(_, patterns)| !patterns.is_empty()) {
         pin::check_git()?;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
         .context("starting the worker threads")?;
-    let listings: Vec<Result<Listing, Failure>> = pool.install(|| {
+    let answers: Vec<Result<Answer, Failure>> = pool.install(|| {
         work.par_iter()
-            .map(|(url, patterns)| {
-                if patterns.is_empty() {
-                    Ok(Listing::default())
-                } else {
-                    pin::ls_remote(&url.remote_url(), patterns, git, breaker)
+            .map(|(url, patterns)| match dating {
+                Some(dating) => {
+                    let clone =
+                        history::clone_path(&dating.history.cache, url.forge.host(), &url.repo);
+                    history::first_parent(&url.remote_url(), &clone, &dating.history)
+                        .map(Answer::History)
+                }
+                None if patterns.is_empty() => Ok(Answer::Listing(Listing::default())),
+                None => {
+                    pin::ls_remote(&url.remote_url(), patterns, git, breaker).map(Answer::Listing)
                 }
             })
             .collect()
     });
 
-    let mut trees: BTreeMap<(String, String, String), Vec<Pinned>> = BTreeMap::new();
-    for ((members, (spelling, _)), listing) in groups.values().zip(&work).zip(&listings) {
-        let listing = match listing {
-            Ok(listing) => listing,
+    // Trees by (repository, subfolder, date, commit); the date is empty undated.
+    let mut trees: BTreeMap<(String, String, String, String), Vec<Pinned>> = BTreeMap::new();
+    for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
+        let answer = match answer {
+            Ok(answer) => answer,
             Err(failure) => {
                 if pin::may_pass(failure) {
                     built.failures += 1;
@@ -281,29 +307,51 @@ pub fn build(
             }
         };
         for r in members {
-            match pin::choose(listing, &r.candidate.want) {
-                Ok(p) => {
-                    let key = (
-                        spelling.repo.to_ascii_lowercase(),
-                        r.candidate.subfolder.clone().unwrap_or_default(),
-                        p.commit,
-                    );
-                    let name = r.candidate.name.as_deref().unwrap_or_default();
-                    trees.entry(key).or_default().push(Pinned {
-                        forge: spelling.forge,
-                        is_unnamed: r.candidate.name.is_none(),
-                        is_other_namespace: !is_owners_name(name, &spelling.repo),
-                        name: r.candidate.name.clone().unwrap_or_default(),
-                        how: p.how,
-                        repo: spelling.repo.clone(),
-                    });
+            let pins: Vec<(String, Result<pin::Pin, String>)> = match answer {
+                Answer::Listing(listing) => {
+                    vec![(String::new(), pin::choose(listing, &r.candidate.want))]
                 }
-                Err(why) => built.skipped.push(skip(&r.candidate, why)),
+                Answer::History(line) => match &r.candidate.want {
+                    Want::Version(..) => dating
+                        .map(|d| d.dates.as_slice())
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|day| (day.clone(), dated_pin(line, day)))
+                        .collect(),
+                    Want::Ref(name) | Want::Commit(name) => vec![(
+                        String::new(),
+                        Err(format!(
+                            "ref={name}: a dated corpus follows the default branch, so a line may not name a ref"
+                        )),
+                    )],
+                },
+            };
+            for (as_of, pinned) in pins {
+                match pinned {
+                    Ok(p) => {
+                        let key = (
+                            spelling.repo.to_ascii_lowercase(),
+                            r.candidate.subfolder.clone().unwrap_or_default(),
+                            as_of,
+                            p.commit,
+                        );
+                        let name = r.candidate.name.as_deref().unwrap_or_default();
+                        trees.entry(key).or_default().push(Pinned {
+                            forge: spelling.forge,
+                            is_unnamed: r.candidate.name.is_none(),
+                            is_other_namespace: !is_owners_name(name, &spelling.repo),
+                            name: r.candidate.name.clone().unwrap_or_default(),
+                            how: p.how,
+                            repo: spelling.repo.clone(),
+                        });
+                    }
+                    Err(why) => built.skipped.push(skip(&r.candidate, why)),
+                }
             }
         }
     }
 
-    for ((_, subfolder, commit), mut members) in trees {
+    for ((_, subfolder, as_of, commit), mut members) in trees {
         members.sort();
         let first = &members[0];
         let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
@@ -341,6 +389,7 @@ pub fn build(
             forge,
             commit,
             subfolder: (!subfolder.is_empty()).then_some(subfolder),
+            as_of: (!as_of.is_empty()).then_some(as_of),
             name,
             note,
         });
@@ -359,6 +408,19 @@ fn is_owners_name(name: &str, repo: &str) -> bool {
     let namespace = name.split('/').next().unwrap_or_default();
     let last = namespace.rsplit('.').next().unwrap_or_default();
     name.contains('/') && !owner.is_empty() && last.eq_ignore_ascii_case(owner)
+}
+
+/// Returns the pin of the default branch at the end of `day`; the error names the
+/// date, for the skipped list.
+fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
+    let dated = line.at(day)?;
+    Ok(pin::Pin {
+        commit: dated.commit,
+        how: format!(
+            "default branch at the end of {day} (UTC): first-parent commit of {} UTC",
+            date::utc_time(dated.time)
+        ),
+    })
 }
 
 /// Returns `text` as a TOML basic string, quoted and escaped.
@@ -425,11 +487,20 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
             from.skipped_file
         ),
     );
-    out.push_str(
-        "# Each commit was resolved with git ls-remote: the release tag of the server's version\n\
-         # (v{version}, {version}, then tags named after its packages) when there is one, else\n\
-         # the default branch's HEAD, or the ref a list names. Each tree's note says which.\n\n",
-    );
+    if built.trees.iter().any(|t| t.as_of.is_some()) {
+        out.push_str(
+            "# Each commit is the one the default branch pointed to at the end of its tree's\n\
+             # as_of date (23:59:59 UTC): walking the first-parent history from today's tip, the\n\
+             # first commit whose committer date is at or before it, read from a commits-only\n\
+             # clone. Each tree's note gives that commit's date.\n\n",
+        );
+    } else {
+        out.push_str(
+            "# Each commit was resolved with git ls-remote: the release tag of the server's version\n\
+             # (v{version}, {version}, then tags named after its packages) when there is one, else\n\
+             # the default branch's HEAD, or the ref a list names. Each tree's note says which.\n\n",
+        );
+    }
     out.push_str("[census]\n");
     out.push_str(&format!(
         "archive_url = {}\n",
@@ -443,6 +514,9 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
         out.push_str(&format!("commit = {}\n", toml_string(&tree.commit)));
         if let Some(sub) = &tree.subfolder {
             out.push_str(&format!("subfolder = {}\n", toml_string(sub)));
+        }
+        if let Some(as_of) = &tree.as_of {
+            out.push_str(&format!("as_of = {}\n", toml_string(as_of)));
         }
         if let Some(name) = &tree.name {
             out.push_str(&format!("name = {}\n", toml_string(name)));
@@ -551,6 +625,39 @@ fn git_options(args: &CorpusBuildArgs) -> GitOptions {
     }
 }
 
+/// Returns the dates and history options of `--at` and `--since`, or `None` for a
+/// corpus pinned now. `today` is the build's date, `--until`'s default.
+fn dating(args: &CorpusBuildArgs, today: &str) -> Result<Option<Dating>> {
+    if args.at.is_empty() && args.since.is_none() {
+        return Ok(None);
+    }
+    let dates = history::dates(
+        &args.at,
+        args.since.as_deref(),
+        args.every,
+        args.until.as_deref(),
+        today,
+    )
+    .map_err(UsageError)?;
+    let cache = args
+        .cache
+        .clone()
+        .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census")))
+        .ok_or_else(|| {
+            UsageError("no user cache folder is known here; give --cache DIR".to_string())
+        })?;
+    Ok(Some(Dating {
+        dates,
+        history: HistoryOptions {
+            cache,
+            timeout: Duration::from_secs(args.clone_timeout.max(1)),
+            max_size: args.max_history.0,
+            retries: args.retries,
+            backoff: Duration::from_millis(500),
+        },
+    }))
+}
+
 /// Runs `corpus registry` or `corpus list`.
 pub fn run(args: &CorpusArgs) -> Result<ExitStatus> {
     match &args.source {
@@ -631,7 +738,7 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
         let text = remotes_text(&listing.entries, &from(String::new()));
         write_bytes(path, text.as_bytes())?;
     }
-    finish(&args.build, candidates, early, read, &from)
+    finish(&args.build, candidates, early, read, &from, &date)
 }
 
 fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
@@ -662,7 +769,7 @@ fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
         read,
         skipped_file,
     };
-    finish(&args.build, candidates, Vec::new(), read, &from)
+    finish(&args.build, candidates, Vec::new(), read, &from, &date)
 }
 
 /// Pins `candidates`, writes the corpus and the skipped list, and reports.
@@ -672,7 +779,9 @@ fn finish(
     early: Vec<Skip>,
     read: usize,
     from: &dyn Fn(String) -> Provenance,
+    today: &str,
 ) -> Result<ExitStatus> {
+    let dating = dating(args, today)?;
     let skipped_path = skipped_path(args);
     if skipped_path == args.out {
         return Err(UsageError(format!(
@@ -686,6 +795,7 @@ fn finish(
         candidates,
         &git_options(args),
         usize::from(args.jobs),
+        dating.as_ref(),
         &breaker,
     )?;
     built.skipped.extend(early);
@@ -735,7 +845,12 @@ fn finish(
     ));
     if built.failures > 0 {
         messages::note(format!(
-            "corpus: git ls-remote failed for {} after its retries; rerun to try them again",
+            "corpus: {} failed for {} after its retries; rerun to try them again",
+            if dating.is_some() {
+                "reading the history"
+            } else {
+                "git ls-remote"
+            },
             messages::count(built.failures as u64, "repository", "repositories")
         ));
         return Ok(ExitStatus::Failed);

@@ -6,6 +6,7 @@
 //! the file, the line and the key of each mistake. It does not fetch or count.
 
 pub mod build;
+pub mod history;
 pub mod pin;
 pub mod registry;
 pub mod repo_list;
@@ -47,11 +48,21 @@ pub struct Tree {
     pub commit: String,
     /// The folder counted, relative to the archive's top folder; empty for all of it.
     pub subfolder: String,
+    /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
+    /// that day, UTC); empty for a tree of no date.
+    pub as_of: String,
     /// The server's name (for a registry survey, the registry's name).
     pub name: Option<String>,
     pub note: Option<String>,
     /// The archive's URL, its template filled in.
     pub archive_url: String,
+}
+
+impl Corpus {
+    /// Returns true when the trees carry dates (then every one does).
+    pub fn is_dated(&self) -> bool {
+        self.trees.iter().any(|t| !t.as_of.is_empty())
+    }
 }
 
 impl Tree {
@@ -76,6 +87,7 @@ impl Tree {
             repo: self.repo.clone(),
             pinned: self.commit.clone(),
             subfolder: self.subfolder.clone(),
+            as_of: self.as_of.clone(),
         }
     }
 }
@@ -107,6 +119,7 @@ struct RawTree {
     repo: Spanned<String>,
     commit: Spanned<String>,
     subfolder: Option<Spanned<String>>,
+    as_of: Option<Spanned<String>>,
     name: Option<String>,
     note: Option<String>,
     archive_url: Option<Spanned<String>>,
@@ -182,9 +195,12 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     }
 
     let mut trees: Vec<Tree> = Vec::with_capacity(raw.trees.len());
-    // Trees by (repo, commit, subfolder), compared as the archive host compares them.
-    let mut keys: HashMap<(String, String, String), usize> =
+    // Trees by (repo, commit, subfolder, as_of), compared as the archive host
+    // compares them.
+    let mut keys: HashMap<(String, String, String, String), usize> =
         HashMap::with_capacity(raw.trees.len());
+    // Either every tree has a date or none has: a table has one schema.
+    let mut first_dated: Option<(usize, bool)> = None;
     for (i, raw_tree) in raw.trees.iter().enumerate() {
         let whole = raw_tree.span();
         let raw_tree = raw_tree.get_ref();
@@ -217,16 +233,48 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
             }
             None => String::new(),
         };
+        let as_of = match &raw_tree.as_of {
+            Some(date) => {
+                crate::date::parse_arg(date.get_ref()).map_err(|why| {
+                    at(
+                        date.span(),
+                        format!("tree {number} ('{repo}'): key 'as_of': {why}"),
+                    )
+                })?;
+                date.get_ref().clone()
+            }
+            None => String::new(),
+        };
+        match first_dated {
+            None => first_dated = Some((number, !as_of.is_empty())),
+            Some((first, is_dated)) if is_dated == as_of.is_empty() => {
+                let (with, without) = if is_dated {
+                    (first, number)
+                } else {
+                    (number, first)
+                };
+                return Err(at(
+                    whole,
+                    format!(
+                        "tree {number}: tree {with} has an 'as_of' date and tree {without} has none; \
+                         either every tree has one or none has"
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
         let key = (
             repo.to_ascii_lowercase(),
             commit.to_ascii_lowercase(),
             subfolder.clone(),
+            as_of.clone(),
         );
         if let Some(first) = keys.get(&key) {
             let label = TreeKey {
                 repo: repo.clone(),
                 pinned: commit.clone(),
                 subfolder: subfolder.clone(),
+                as_of: as_of.clone(),
             }
             .label();
             return Err(at(
@@ -257,6 +305,7 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
             repo: repo.clone(),
             commit: commit.clone(),
             subfolder,
+            as_of,
             name: raw_tree.name.clone(),
             note: raw_tree.note.clone(),
             archive_url,
@@ -647,6 +696,32 @@ mod tests {
         );
         let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"../x\"\n");
         assert!(e.starts_with("c.toml:4:") && e.contains("subfolder"), "{e}");
+    }
+
+    #[test]
+    fn dated_trees_differ_by_date_and_never_mix_with_undated_ones() {
+        let tree = |date: &str| {
+            format!("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nas_of = \"{date}\"\n")
+        };
+        let c = parse("c.toml", &(tree("2025-06-01") + &tree("2025-09-01"))).unwrap();
+        assert!(c.is_dated());
+        assert_eq!(c.trees[1].as_of, "2025-09-01");
+        assert_eq!(c.trees[0].label(), "a/b@abcd as of 2025-06-01");
+        assert_ne!(c.trees[0].key(), c.trees[1].key());
+        let e = err(&(tree("2025-06-01") + &tree("2025-06-01")));
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("already tree 1"),
+            "{e}"
+        );
+        let e = err(&tree("2025-02-29"));
+        assert!(e.starts_with("c.toml:4:") && e.contains("as_of"), "{e}");
+        let e = err(&(tree("2025-06-01") + "[[tree]]\nrepo = \"c/d\"\ncommit = \"abcd\"\n"));
+        assert!(
+            e.starts_with("c.toml:5:")
+                && e.contains("tree 1 has an 'as_of' date and tree 2 has none"),
+            "{e}"
+        );
+        assert!(!parse("c.toml", PUBLISHED).unwrap().is_dated());
     }
 
     proptest::proptest! {

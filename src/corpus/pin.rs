@@ -374,7 +374,7 @@ pub fn may_pass(failure: &Failure) -> bool {
 /// Returns true when git's `stderr` says the remote answered that the repository
 /// is missing or unreadable, which no retry will change; false for network
 /// errors, timeouts and HTTP 5xx or 429, which may pass.
-fn is_answer(stderr: &str) -> bool {
+pub fn is_answer(stderr: &str) -> bool {
     let lower = stderr.to_ascii_lowercase();
     [
         "not found",

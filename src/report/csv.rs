@@ -16,9 +16,15 @@ fn writer<W: Write>(out: W) -> csv::Writer<W> {
 /// Writes the census table as CSV: one row per tree, in the table's order.
 pub fn write_census_csv<W: Write>(out: W, table: &Table) -> Result<()> {
     let mut w = writer(out);
-    w.write_record(table::census_header(&table.columns))?;
+    let is_dated = table.is_dated();
+    w.write_record(table::census_header(&table.columns, is_dated))?;
     for row in &table.rows {
-        w.write_record(table::census_record(row, table.columns.len(), &table.date))?;
+        w.write_record(table::census_record(
+            row,
+            table.columns.len(),
+            &table.date,
+            is_dated,
+        ))?;
     }
     w.flush()?;
     Ok(())
@@ -28,9 +34,10 @@ pub fn write_census_csv<W: Write>(out: W, table: &Table) -> Result<()> {
 /// path's bytes.
 pub fn write_files_csv<W: Write>(out: W, table: &Table) -> Result<()> {
     let mut w = writer(out);
-    w.write_record(table::files_header(&table.columns))?;
+    let is_dated = table.is_dated();
+    w.write_record(table::files_header(&table.columns, is_dated))?;
     for row in &table.rows {
-        for record in table::files_records(row) {
+        for record in table::files_records(row, is_dated) {
             w.write_record(&record?)?;
         }
     }

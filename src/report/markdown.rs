@@ -75,6 +75,10 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         controls.join(", "),
         if controls.len() == 1 { "is" } else { "are" },
     )?;
+    if let Some(trend) = super::trend::Trend::of(table) {
+        writeln!(w)?;
+        trend.write_markdown(&mut w, &super::trend::svg_name(&table.date))?;
+    }
     let notes: Vec<&Row> = table.rows.iter().filter(|r| r.note.is_some()).collect();
     if !notes.is_empty() {
         writeln!(w)?;
@@ -143,6 +147,10 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     if table.columns.has_profile() {
         w.write_all(PROFILE_LIMITS.as_bytes())?;
     }
+    if table.is_dated() {
+        let number = if table.columns.has_profile() { 7 } else { 6 };
+        write!(w, "{number}. {HISTORY_LIMITS}")?;
+    }
     Ok(())
 }
 
@@ -155,6 +163,17 @@ camelCase name), each under its own case rule; the literal columns keep their me
 Positional constructors (Java, Kotlin, PHP) name no hint and stay invisible to any \
 count, and a spelling can appear in unrelated code (a C# `ReadOnly = true` of some \
 other attribute).
+";
+
+/// What a dated pin cannot tell, carried by every dated report (docs/method.md,
+/// "Dates"); its number follows the limits before it.
+pub const HISTORY_LIMITS: &str = "\
+**History is read as it is now.** A date's commit is found in the default branch's \
+first-parent history as the repository serves it today, by committer date: a branch \
+that was force-pushed answers what its history says now, not what it held then, and a \
+commit whose clock was wrong is placed by that clock. A repository created, renamed or \
+deleted after a date is pinned as it is now or not at all, and the list of \
+repositories is today's, not the date's.
 ";
 
 /// The method's limits, carried by every report (docs/method.md, "Limits").

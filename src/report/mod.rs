@@ -12,6 +12,7 @@ mod csv;
 mod json;
 mod markdown;
 mod terminal;
+pub mod trend;
 
 use std::fs;
 use std::io;
@@ -52,9 +53,10 @@ pub fn short(commit: &str) -> &str {
     }
 }
 
-/// Writes `census-DATE.csv`, `files-DATE.csv` and `census-DATE.md` into `out`, each
-/// through a temporary file renamed into place, so no half-written table is left.
-/// Returns the paths written, in that order.
+/// Writes `census-DATE.csv`, `files-DATE.csv` and `census-DATE.md` into `out`, and
+/// for a dated table the trend chart `census-DATE-trend.svg`, each through a
+/// temporary file renamed into place, so no half-written table is left. Returns the
+/// paths written, in that order.
 pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(out).with_context(|| format!("creating '{}'", out.display()))?;
     let date = &table.date;
@@ -66,7 +68,14 @@ pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     write_atomic(&paths[0], |w| write_census_csv(w, table))?;
     write_atomic(&paths[1], |w| write_files_csv(w, table))?;
     write_atomic(&paths[2], |w| Ok(write_markdown(w, table)?))?;
-    Ok(paths.to_vec())
+    let mut written = paths.to_vec();
+    if let Some(trend) = trend::Trend::of(table) {
+        let svg = trend.svg()?;
+        let path = out.join(trend::svg_name(date));
+        write_atomic(&path, |w| Ok(w.write_all(svg.as_bytes())?))?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// Writes the tables (see [`write_tables`]), then prints the table on stdout and

@@ -9,6 +9,7 @@ mod bench_scale;
 mod census;
 mod common;
 mod corpus_build;
+mod history;
 mod output_safety;
 mod probe_diff;
 mod probe_faults;

@@ -1,0 +1,643 @@
+//! End-to-end tests of dated corpora: `corpus list --at/--since/--every` over git
+//! repositories made here with dated commits, served through `url.<base>.insteadOf`
+//! over `file://` with `uploadpack.allowFilter`, then a census of the dated corpus
+//! over archives served on 127.0.0.1.
+//!
+//! The oracles: git's own `rev-list -1 --first-parent --before` in the test's
+//! repositories for the commit of each date, the naive counter over the files `git
+//! ls-tree` and `git show` give for each commit, and the shares computed here from
+//! those counts.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::thread;
+
+use crate::common::{bin, naive, read_csv, show, TERMS};
+
+const DATE: &str = "2026-11-30";
+
+/// Repositories under `github.com/` here, reached by an insteadOf rule.
+struct Lab {
+    dir: tempfile::TempDir,
+    config: PathBuf,
+}
+
+impl Lab {
+    fn new() -> Lab {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("github.com");
+        fs::create_dir_all(&root).unwrap();
+        let config = dir.path().join("gitconfig");
+        fs::write(
+            &config,
+            format!(
+                "[url \"file://{}/\"]\n\tinsteadOf = https://github.com/\n",
+                root.display()
+            ),
+        )
+        .unwrap();
+        fs::create_dir_all(dir.path().join("markers")).unwrap();
+        Lab { dir, config }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The test's git config only, and no transport but file.
+    fn env<'a>(&self, command: &'a mut Command) -> &'a mut Command {
+        command
+            .env("GIT_CONFIG_GLOBAL", &self.config)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_ALLOW_PROTOCOL", "file")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .env_remove("SOURCE_DATE_EPOCH")
+    }
+
+    fn git(&self, repo: &Path, args: &[&str]) -> String {
+        let out = self
+            .env(&mut Command::new("git"))
+            .current_dir(repo)
+            .args(args)
+            .output()
+            .expect("running git (the tests need git on the PATH)");
+        assert!(out.status.success(), "git {args:?}: {}", show(&out));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// Makes `github.com/repo` with branch `main`, serving partial clones.
+    fn repo(&self, repo: &str) -> PathBuf {
+        let path = self.path().join("github.com").join(repo);
+        fs::create_dir_all(&path).unwrap();
+        self.git(&path, &["init", "-q", "-b", "main"]);
+        self.git(&path, &["config", "uploadpack.allowFilter", "true"]);
+        path
+    }
+
+    /// Writes `files` and commits them with author and committer date `when`
+    /// (ISO 8601 with its zone); returns the commit id.
+    fn commit(&self, repo: &Path, when: &str, files: &[(&str, &str)]) -> String {
+        for (name, text) in files {
+            fs::write(repo.join(name), text).unwrap();
+        }
+        self.git(repo, &["add", "-A"]);
+        let out = self
+            .env(&mut Command::new("git"))
+            .current_dir(repo)
+            .env("GIT_AUTHOR_DATE", when)
+            .env("GIT_COMMITTER_DATE", when)
+            .args(["-c", "core.hooksPath=/dev/null"])
+            .args(["commit", "-q", "--allow-empty", "-m", when])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        self.git(repo, &["rev-parse", "HEAD"])
+    }
+
+    /// Returns git's own answer: the first-parent commit of `main` at the end of
+    /// `day` (UTC), or `None`.
+    fn oracle(&self, repo: &Path, day: &str) -> Option<String> {
+        let before = format!("--before={day} 23:59:59 +0000");
+        let id = self.git(repo, &["rev-list", "-1", "--first-parent", &before, "main"]);
+        (!id.is_empty()).then_some(id)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.env(&mut Command::new(bin()))
+            .current_dir(self.path())
+            .args(args)
+            .output()
+            .expect("running mcp-hint-census")
+    }
+
+    fn markers(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.path().join("markers"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// Returns the trees of a written corpus: (repo, commit, as_of).
+fn trees(text: &str) -> Vec<(String, String, String)> {
+    let value: toml::Value = toml::from_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    value["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let s = |k: &str| t[k].as_str().unwrap().to_string();
+            (s("repo"), s("commit"), s("as_of"))
+        })
+        .collect()
+}
+
+/// alpha's commits, in the order made on main (feature's aside).
+struct Alpha {
+    path: PathBuf,
+    /// 2025-06-01T23:59:59Z, the day's last second.
+    last_second: String,
+    /// 2025-06-02T00:00:00Z, one second later.
+    next_day: String,
+    /// On main, 2025-07-10.
+    main_before_merge: String,
+    /// On the merged branch, 2025-07-15: newer, but not on the first-parent line.
+    feature: String,
+}
+
+fn make_alpha(lab: &Lab) -> Alpha {
+    let path = lab.repo("acme/alpha");
+    lab.commit(
+        &path,
+        "2025-03-01T10:00:00Z",
+        &[("a.ts", "annotations: { readOnlyHint: true }")],
+    );
+    let last_second = lab.commit(
+        &path,
+        "2025-06-01T23:59:59Z",
+        &[("b.py", "destructiveHint=False, openWorldHint=True")],
+    );
+    let next_day = lab.commit(
+        &path,
+        "2025-06-02T00:00:00Z",
+        &[("a.ts", "READONLYHINT idempotentHint annotations")],
+    );
+    lab.git(&path, &["checkout", "-q", "-b", "feature"]);
+    let feature = lab.commit(
+        &path,
+        "2025-07-15T12:00:00Z",
+        &[("f.go", "WithOpenWorldHintAnnotation destructiveHint")],
+    );
+    lab.git(&path, &["checkout", "-q", "main"]);
+    let main_before_merge = lab.commit(&path, "2025-07-10T12:00:00Z", &[("c.md", "no hints")]);
+    let out = lab
+        .env(&mut Command::new("git"))
+        .current_dir(&path)
+        .env("GIT_AUTHOR_DATE", "2025-07-20T12:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-07-20T12:00:00Z")
+        .args(["merge", "-q", "--no-ff", "-m", "merge feature", "feature"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    // 2025-09-01 01:00 in UTC+2 is 2025-08-31 23:00 UTC.
+    lab.commit(
+        &path,
+        "2025-09-01T01:00:00+02:00",
+        &[("d.rs", "read_only_hint = true, openWorldHint")],
+    );
+    // 2025-08-31 23:30 in UTC-2 is 2025-09-01 01:30 UTC.
+    lab.commit(
+        &path,
+        "2025-08-31T23:30:00-02:00",
+        &[("b.py", "nothing left")],
+    );
+    Alpha {
+        path,
+        last_second,
+        next_day,
+        main_before_merge,
+        feature,
+    }
+}
+
+const DATES: [&str; 7] = [
+    "2025-01-01",
+    "2025-06-01",
+    "2025-06-02",
+    "2025-06-03",
+    "2025-07-16",
+    "2025-08-31",
+    "2025-09-01",
+];
+
+/// Builds the dated corpus of alpha and beta; returns its text.
+fn build_corpus(lab: &Lab) -> String {
+    fs::write(lab.path().join("list.txt"), "acme/alpha\nacme/beta\n").unwrap();
+    let out = lab.run(&[
+        "corpus",
+        "list",
+        "list.txt",
+        "--out",
+        "dated.toml",
+        "--cache",
+        "cache",
+        "--date",
+        DATE,
+        "--at",
+        "2025-01-01",
+        "--at",
+        "2025-06-01",
+        "--at",
+        "2025-07-16",
+        "--at",
+        "2025-08-31",
+        "--at",
+        "2025-09-01",
+        "--since",
+        "2025-06-02",
+        "--every",
+        "1day",
+        "--until",
+        "2025-06-03",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    fs::read_to_string(lab.path().join("dated.toml")).unwrap()
+}
+
+#[test]
+fn each_date_pins_the_first_parent_commit_at_its_last_second_as_git_does() {
+    let lab = Lab::new();
+    let alpha = make_alpha(&lab);
+    let beta = lab.repo("acme/beta");
+    lab.commit(&beta, "2025-06-15T08:00:00Z", &[("x.ts", "readOnlyHint")]);
+    let text = build_corpus(&lab);
+    let got = trees(&text);
+
+    let mut want = Vec::new();
+    let mut skipped = Vec::new();
+    for (repo, path) in [("acme/alpha", &alpha.path), ("acme/beta", &beta)] {
+        for day in DATES {
+            match lab.oracle(path, day) {
+                Some(commit) => want.push((repo.to_string(), commit, day.to_string())),
+                None => skipped.push((repo, day)),
+            }
+        }
+    }
+    assert_eq!(got, want, "{text}");
+    let at = |repo: &str, day: &str| {
+        got.iter()
+            .find(|t| t.0 == repo && t.2 == day)
+            .map(|t| t.1.clone())
+    };
+    // The exact second belongs to its day, the next second to the next.
+    assert_eq!(at("acme/alpha", "2025-06-01"), Some(alpha.last_second));
+    assert_eq!(at("acme/alpha", "2025-06-02"), Some(alpha.next_day.clone()));
+    // Two dates that name one commit are two trees.
+    assert_eq!(at("acme/alpha", "2025-06-03"), Some(alpha.next_day));
+    // The first parent counts: the merged branch's newer commit is not taken.
+    assert_eq!(
+        at("acme/alpha", "2025-07-16"),
+        Some(alpha.main_before_merge)
+    );
+    let before = "--before=2025-07-16 23:59:59 +0000";
+    let any_parent = lab.git(&alpha.path, &["rev-list", "-1", before, "main"]);
+    assert_eq!(any_parent, alpha.feature, "the merge makes a difference");
+    // Zones: 01:00+02:00 on 09-01 is 08-31 in UTC; 23:30-02:00 on 08-31 is 09-01.
+    assert_ne!(
+        at("acme/alpha", "2025-08-31"),
+        at("acme/alpha", "2025-09-01")
+    );
+    assert_eq!(
+        skipped,
+        [
+            ("acme/alpha", "2025-01-01"),
+            ("acme/beta", "2025-01-01"),
+            ("acme/beta", "2025-06-01"),
+            ("acme/beta", "2025-06-02"),
+            ("acme/beta", "2025-06-03")
+        ]
+    );
+    let rows = read_csv(&lab.path().join("dated-skipped.csv"));
+    assert_eq!(rows.len(), 1 + skipped.len(), "{rows:?}");
+    for (repo, day) in &skipped {
+        assert!(
+            rows.iter().any(|r| r[2] == *repo
+                && r[4].contains(&format!(
+                    "no commit on the default branch by the end of {day} (UTC)"
+                ))),
+            "{repo} {day}: {rows:?}"
+        );
+    }
+    // The census's own parser reads the dates back.
+    let corpus = mcp_hint_census::corpus::parse("dated.toml", &text).unwrap();
+    assert!(corpus.is_dated());
+    assert_eq!(corpus.trees.len(), want.len());
+}
+
+#[test]
+fn the_clone_cache_is_reused_and_brought_up_to_date() {
+    let lab = Lab::new();
+    let path = lab.repo("acme/grow");
+    let first = lab.commit(&path, "2025-05-01T00:00:00Z", &[("a.ts", "readOnlyHint")]);
+    fs::write(
+        lab.path().join("list.txt"),
+        "https://github.com/acme/grow.git\n",
+    )
+    .unwrap();
+    let build = |day: &str| {
+        let out = lab.run(&[
+            "corpus", "list", "list.txt", "--out", "c.toml", "--cache", "cache", "--date", DATE,
+            "--at", day,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap())
+    };
+    assert_eq!(build("2025-12-01")[0].1, first);
+    let clone = lab.path().join("cache/clones/github.com/acme/grow.git");
+    let packs = |clone: &Path| -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(clone.join("objects/pack"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".pack"))
+            .collect();
+        names.sort();
+        names
+    };
+    let before = packs(&clone);
+    assert_eq!(before.len(), 1, "{before:?}");
+    assert!(!clone.join("hooks").exists(), "no template is copied");
+    let second = lab.commit(&path, "2025-11-01T00:00:00Z", &[("a.ts", "openWorldHint")]);
+    assert_eq!(build("2025-12-01")[0].1, second);
+    assert_eq!(build("2025-10-01")[0].1, first);
+    let after = packs(&clone);
+    assert!(
+        before.iter().all(|p| after.contains(p)) && after.len() == 2,
+        "the first clone's pack is kept and the fetch adds one: {before:?} then {after:?}"
+    );
+}
+
+/// Arms `repo`'s config and hooks with commands that leave markers, as a hostile
+/// repository would.
+fn arm(lab: &Lab, repo: &Path) {
+    let marker = |name: &str| {
+        format!(
+            "touch '{}'",
+            lab.path().join("markers").join(name).display()
+        )
+    };
+    let git_dir = repo.join(".git");
+    let mut config = fs::read_to_string(git_dir.join("config")).unwrap();
+    config.push_str(&format!(
+        "[core]\n\tfsmonitor = \"{}; :\"\n[uploadpack]\n\tpackObjectsHook = \"{}; exec\"\n",
+        marker("fsmonitor"),
+        marker("pack-objects-hook")
+    ));
+    fs::write(git_dir.join("config"), config).unwrap();
+    for hook in [
+        "post-checkout",
+        "reference-transaction",
+        "pre-auto-gc",
+        "post-update",
+        "pre-push",
+    ] {
+        let path = git_dir.join("hooks").join(hook);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, format!("#!/bin/sh\n{}\n", marker(hook))).unwrap();
+        let mut perms = fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        fs::set_permissions(&path, perms).unwrap();
+    }
+}
+
+#[test]
+fn a_repository_whose_config_holds_commands_runs_none_of_them() {
+    let lab = Lab::new();
+    let path = lab.repo("acme/armed");
+    let commit = lab.commit(&path, "2025-05-01T00:00:00Z", &[("a.ts", "readOnlyHint")]);
+    arm(&lab, &path);
+    fs::write(lab.path().join("list.txt"), "acme/armed\n").unwrap();
+    for round in 0..2 {
+        let out = lab.run(&[
+            "corpus",
+            "list",
+            "list.txt",
+            "--out",
+            "c.toml",
+            "--cache",
+            "cache",
+            "--date",
+            DATE,
+            "--at",
+            "2025-06-01",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        assert_eq!(
+            trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap())[0].1,
+            commit
+        );
+        assert_eq!(
+            lab.markers(),
+            Vec::<String>::new(),
+            "round {round}: a command ran"
+        );
+    }
+    // The arming is real: git as a person runs it, in the repository itself.
+    lab.git(&path, &["status", "--short"]);
+    lab.git(&path, &["checkout", "-q", "-b", "other"]);
+    let markers = lab.markers();
+    for name in ["fsmonitor", "post-checkout", "reference-transaction"] {
+        assert!(
+            markers.iter().any(|m| m == name),
+            "the attack is not live: git left {markers:?}, not '{name}'"
+        );
+    }
+}
+
+/// A server of archives on 127.0.0.1 that counts the requests of each path.
+struct Archives {
+    port: u16,
+    hits: Arc<Mutex<HashMap<String, usize>>>,
+    server: Arc<tiny_http::Server>,
+}
+
+impl Archives {
+    fn start(routes: HashMap<String, Vec<u8>>) -> Archives {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let (s, h) = (server.clone(), hits.clone());
+        thread::spawn(move || {
+            for request in s.incoming_requests() {
+                let path = request.url().to_string();
+                *h.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
+                let response = match routes.get(&path) {
+                    Some(bytes) => tiny_http::Response::from_data(bytes.clone()),
+                    None => tiny_http::Response::from_data(b"no".to_vec()).with_status_code(404),
+                };
+                let _ = request.respond(response);
+            }
+        });
+        Archives { port, hits, server }
+    }
+}
+
+impl Drop for Archives {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}
+
+/// Returns the naive counts of every file of `commit`, as git stores them.
+fn naive_counts(lab: &Lab, repo: &Path, commit: &str) -> (u64, Vec<u64>) {
+    let names = lab.git(repo, &["ls-tree", "-r", "--name-only", commit]);
+    let mut counts = vec![0; TERMS.len()];
+    let mut files = 0;
+    for name in names.lines() {
+        let out = Command::new("git")
+            .current_dir(repo)
+            .args(["show", &format!("{commit}:{name}")])
+            .output()
+            .unwrap();
+        files += 1;
+        for (n, term) in counts.iter_mut().zip(TERMS) {
+            *n += naive(&out.stdout, term);
+        }
+    }
+    (files, counts)
+}
+
+#[test]
+fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_byte() {
+    let lab = Lab::new();
+    let alpha = make_alpha(&lab);
+    let beta = lab.repo("acme/beta");
+    lab.commit(
+        &beta,
+        "2025-06-15T08:00:00Z",
+        &[("x.ts", "readOnlyHint openWorldHint")],
+    );
+    let text = build_corpus(&lab);
+    let dated = trees(&text);
+    let repos: BTreeMap<&str, &Path> = [("acme/alpha", alpha.path.as_path()), ("acme/beta", &beta)]
+        .into_iter()
+        .collect();
+
+    // Each commit's archive, as git archive writes it (with the commit in its pax header).
+    let mut routes = HashMap::new();
+    for (repo, commit, _) in &dated {
+        let (owner, name) = repo.split_once('/').unwrap();
+        let prefix = format!("--prefix={owner}-{name}-{}/", &commit[..7]);
+        let out = Command::new("git")
+            .current_dir(repos[repo.as_str()])
+            .args(["archive", "--format=tar.gz", &prefix, commit])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        routes.insert(format!("/{repo}/{commit}"), out.stdout);
+    }
+    let server = Archives::start(routes);
+    let local = format!("http://127.0.0.1:{}/{{repo}}/{{commit}}", server.port);
+    let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
+    assert_ne!(corpus, text);
+    fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
+    let census = |extra: &[&str]| {
+        let mut args = vec![
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--cache",
+            "archives",
+            "--date",
+            DATE,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = lab.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    };
+    census(&["--out", "out"]);
+
+    // Every row against the naive counts of its commit's files.
+    let rows = read_csv(&lab.path().join(format!("out/census-{DATE}.csv")));
+    let header = &rows[0];
+    assert_eq!(
+        header[..5],
+        ["repo", "pinned", "subfolder", "as_of", "server"]
+    );
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows.len() - 1, dated.len());
+    let mut expected_rows = Vec::new();
+    for ((repo, commit, as_of), row) in dated.iter().zip(&rows[1..]) {
+        assert_eq!((&row[0], &row[1], &row[3]), (repo, commit, as_of));
+        assert_eq!(row[col("commit")], *commit);
+        assert_eq!(row[col("status")], "ok", "{row:?}");
+        let (files, counts) = naive_counts(&lab, repos[repo.as_str()], commit);
+        let got: Vec<u64> = TERMS.iter().map(|t| row[col(t)].parse().unwrap()).collect();
+        assert_eq!(got, counts, "{repo}@{commit} as of {as_of}");
+        assert_eq!(row[col("files_walked")], files.to_string());
+        expected_rows.push((as_of.clone(), counts));
+    }
+    // One download per commit, however many dates name it.
+    for (repo, commit, _) in &dated {
+        let path = format!("/{repo}/{commit}");
+        assert_eq!(server.hits.lock().unwrap()[&path], 1, "{path}");
+    }
+
+    // The time series: per date, trees counted and trees whose hint count is not zero.
+    let report = fs::read_to_string(lab.path().join(format!("out/census-{DATE}.md"))).unwrap();
+    let mut by_date: BTreeMap<&str, (u64, Vec<u64>)> = BTreeMap::new();
+    for (as_of, counts) in &expected_rows {
+        let entry = by_date.entry(as_of).or_insert((0, vec![0; 4]));
+        entry.0 += 1;
+        for (n, c) in entry.1.iter_mut().zip(&counts[..4]) {
+            *n += u64::from(*c > 0);
+        }
+    }
+    assert!(by_date.values().any(|(_, s)| s.iter().any(|&n| n > 0)));
+    for (day, (trees, spelling)) in &by_date {
+        let mut line = format!("| {day} | {trees} | 0 |");
+        for n in spelling {
+            line.push_str(&format!(
+                " {n} ({:.1}%) |",
+                *n as f64 * 100.0 / *trees as f64
+            ));
+        }
+        assert!(
+            report.contains(&format!("{line}\n")),
+            "no '{line}' in:\n{report}"
+        );
+    }
+    let svg_name = format!("census-{DATE}-trend.svg");
+    assert!(report.contains(&format!("]({svg_name})")), "{report}");
+    assert!(report.contains("force-pushed"), "{report}");
+    let svg = fs::read_to_string(lab.path().join("out").join(&svg_name)).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("2025-07-16"),
+        "{svg}"
+    );
+    for term in &TERMS[..4] {
+        assert!(svg.contains(term), "{term} is not in the chart");
+    }
+
+    // Shards with dates merge into the single run's tables, byte for byte.
+    let mut tables = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shard{k}");
+        census(&["--shard", &format!("{k}/2"), "--out", &out]);
+        tables.push(format!("{out}/census-{DATE}.csv"));
+    }
+    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
+    args.extend(tables.iter().map(String::as_str));
+    let merged = lab.run(&args);
+    assert_eq!(merged.status.code(), Some(0), "{}", show(&merged));
+    for name in [
+        format!("census-{DATE}.csv"),
+        format!("files-{DATE}.csv"),
+        format!("census-{DATE}.md"),
+        svg_name.clone(),
+    ] {
+        let a = fs::read(lab.path().join("out").join(&name)).unwrap();
+        let b = fs::read(lab.path().join("merged").join(&name)).unwrap();
+        assert!(a == b, "{name} differs after the merge");
+    }
+    // compare pairs the rows date by date.
+    let out = lab.run(&[
+        "compare",
+        &format!("out/census-{DATE}.csv"),
+        &format!("merged/census-{DATE}.csv"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(" as of 2025-06-03\n") && !stdout.contains("only in"),
+        "{stdout}"
+    );
+}
