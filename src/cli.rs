@@ -362,11 +362,12 @@ pub struct ProbeArgs {
     pub timeout: u64,
 
     /// The protocol version offered in initialize (the server may negotiate down).
-    #[arg(long, value_name = "V", default_value = "2025-06-18")]
+    #[arg(long, value_name = "V", default_value = crate::probe::LATEST_VERSION)]
     pub protocol_version: String,
 
     /// The client capabilities offered in initialize: `default` (roots, sampling and
-    /// elicitation, as MCP Inspector and desktop clients offer), `none`, or a JSON object.
+    /// elicitation in form and URL mode, as the official SDK clients offer with those
+    /// callbacks), `none`, or a JSON object.
     #[arg(long, value_name = "default|none|JSON", default_value = "default")]
     pub capabilities: String,
 
@@ -384,6 +385,23 @@ pub struct ProbeArgs {
     /// counts it), with a verdict on whether they agree.
     #[arg(long, value_name = "DIR", conflicts_with = "servers")]
     pub source: Option<PathBuf>,
+
+    /// After the first listing, stays connected: answers the server's pings, lists the
+    /// tools again on each notifications/tools/list_changed and prints what changed as
+    /// `diff` does. Ends after --watch-for or --watch-changes; exits 1 when a change made
+    /// a hint more permissive, else 0.
+    #[arg(long, conflicts_with_all = ["servers", "csv", "save", "require", "source"])]
+    pub watch: bool,
+
+    /// How many seconds --watch stays connected after the first listing. Default: 600.
+    #[arg(long, value_name = "SECS", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub watch_for: Option<u64>,
+
+    /// How many changed listings --watch prints before it ends. Default: 10.
+    #[arg(long, value_name = "N", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub watch_changes: Option<u64>,
 
     /// The server to start, speaking MCP over stdin and stdout.
     #[arg(last = true, value_name = "COMMAND")]

@@ -47,26 +47,6 @@ const MAX_LISTING: usize = 128 << 20;
 /// The longest pause between two retries.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
-/// Variables that point git at a repository, an index or objects other than the
-/// clone's own, as `scan::git` removes them.
-const LOCAL_ENV: [&str; 15] = [
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_CONFIG",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_IMPLICIT_WORK_TREE",
-    "GIT_GRAFT_FILE",
-    "GIT_INDEX_FILE",
-    "GIT_REPLACE_REF_BASE",
-    "GIT_PREFIX",
-    "GIT_INTERNAL_SUPER_PREFIX",
-    "GIT_SHALLOW_FILE",
-    "GIT_COMMON_DIR",
-];
-
 /// Says how far apart the dates of `--since` are: a number of days, weeks, months
 /// or years (`3months`, `1month`, `2weeks`, `10days`, `1year`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -405,7 +385,7 @@ fn git(options: &HistoryOptions) -> Command {
         .args(["-c", "transfer.unpackLimit=1"])
         .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
         .args(["-c", "http.lowSpeedLimit=1", "-c", &stall]);
-    for name in LOCAL_ENV {
+    for name in crate::scan::git::LOCAL_ENV {
         command.env_remove(name);
     }
     command

@@ -84,7 +84,7 @@ pub struct Comparison {
 }
 
 /// Returns `n` and the noun, singular for one.
-fn count(n: usize, one: &str, many: &str) -> String {
+pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -115,6 +115,29 @@ pub fn run(args: &DiffArgs) -> Result<ExitStatus> {
         }
     }
     let comparison = compare(&old, &new);
+    let permissive = print(&comparison, &mut out)?;
+    Ok(if permissive > 0 {
+        ExitStatus::Failed
+    } else {
+        ExitStatus::Ok
+    })
+}
+
+impl Comparison {
+    /// Tells whether nothing a client reads changed: no tool added or removed, no title
+    /// and no hint changed (a name listed twice on both sides is no change).
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.titles.is_empty()
+            && self.changes.is_empty()
+    }
+}
+
+/// Prints a comparison as `diff` does, a line per duplicate, added or removed tool,
+/// title change and hint change, then a summary line; returns how many hint changes
+/// are more permissive. `probe --watch` prints each change of a server's list with it.
+pub fn print(comparison: &Comparison, out: &mut Out) -> Result<usize> {
     for duplicate in &comparison.duplicates {
         out.line(&format!(
             "duplicate tool '{}' listed {} times in the {} snapshot",
@@ -178,11 +201,7 @@ pub fn run(args: &DiffArgs) -> Result<ExitStatus> {
         by(Direction::MoreCautious),
         by(Direction::Neutral),
     ))?;
-    Ok(if permissive > 0 {
-        ExitStatus::Failed
-    } else {
-        ExitStatus::Ok
-    })
+    Ok(permissive)
 }
 
 fn describe(snapshot: &Snapshot) -> String {

@@ -9,6 +9,7 @@
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http>).
 
 use std::io::{BufReader, Read};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -27,6 +28,9 @@ const SESSION_HEADER: &str = "Mcp-Session-Id";
 const VERSION_HEADER: &str = "MCP-Protocol-Version";
 /// How long the closing DELETE may take; it is a courtesy, not part of the answer.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a watch waits before it opens the server's event stream again once the
+/// server ended it.
+const REOPEN_PAUSE: Duration = Duration::from_millis(500);
 /// How much of an error body is read to quote it.
 const ERROR_BODY: u64 = 4096;
 
@@ -43,6 +47,10 @@ pub struct Http {
     max_message: usize,
     capabilities: Value,
     warnings: Vec<String>,
+    /// Set when the server announced that its tool list changed, until a watch sees it.
+    list_changed: bool,
+    /// The server's own event stream, once a watch has opened it.
+    stream: Option<BufReader<Response>>,
 }
 
 impl Http {
@@ -73,12 +81,15 @@ impl Http {
             max_message: options.max_message,
             capabilities: options.capabilities.clone(),
             warnings: Vec::new(),
+            list_changed: false,
+            stream: None,
         })
     }
 
     /// Ends the session with a DELETE; returns a warning when the server refuses it
     /// (405, which the specification allows, is not refusal).
-    pub fn finish(self) -> Option<String> {
+    pub fn finish(mut self) -> Option<String> {
+        drop(self.stream.take());
         let session = self.session.as_deref()?;
         let answer = self
             .with_headers(self.client.delete(self.url.clone()))
@@ -170,6 +181,9 @@ impl Http {
 
     /// Handles one message from the server; returns the answer when it is the one awaited.
     fn handle(&mut self, message: &Value, id: u64, method: &str) -> Result<Option<Result<Value>>> {
+        if session::is_list_changed(message) {
+            self.list_changed = true;
+        }
         match session::classify(message, id, method) {
             Incoming::Answer(answer) => Ok(Some(answer.map_err(Into::into))),
             Incoming::Request {
@@ -237,22 +251,39 @@ impl Http {
     /// Reads an event stream until the answer to `id` arrives.
     fn read_events(&mut self, response: Response, id: u64, method: &str) -> Result<Value> {
         let mut reader = BufReader::new(response);
+        let what = format!("the event stream answering '{method}'");
+        loop {
+            let event = self.next_event(&mut reader, &what).map_err(|err| {
+                if err.is::<std::io::Error>() && Instant::now() >= self.deadline {
+                    self.timed_out(method)
+                } else {
+                    err
+                }
+            })?;
+            let Some(event) = event else {
+                bail!("the event stream ended before the answer to '{method}'");
+            };
+            if let Some(answer) = self.handle_text(&event, id, method, false)? {
+                return answer;
+            }
+        }
+    }
+
+    /// Reads the next event carrying data from `reader` (`what` names the stream in
+    /// messages); returns `None` at the end of the stream. An event whose data is not
+    /// UTF-8 is skipped with a warning. A read that fails is an `io::Error` in the chain.
+    fn next_event(
+        &mut self,
+        reader: &mut BufReader<Response>,
+        what: &str,
+    ) -> Result<Option<Vec<u8>>> {
         let mut data: Vec<u8> = Vec::new();
         let mut line = Vec::new();
         loop {
-            let read =
-                lines::read_line(&mut reader, &mut line, self.max_message).map_err(|err| {
-                    if Instant::now() >= self.deadline {
-                        self.timed_out(method)
-                    } else {
-                        anyhow!(err)
-                            .context(format!("reading the event stream answering '{method}'"))
-                    }
-                })?;
+            let read = lines::read_line(reader, &mut line, self.max_message)
+                .map_err(|err| anyhow::Error::new(err).context(format!("reading {what}")))?;
             if read == Line::TooLong {
-                return Err(
-                    self.too_long(&format!("a line of the event stream answering '{method}'"))
-                );
+                return Err(self.too_long(&format!("a line of {what}")));
             }
             let ended = read == Line::End;
             let mut text: &[u8] = &line;
@@ -264,9 +295,7 @@ impl Http {
                 if let Some(value) = text.strip_prefix(b"data:") {
                     let value = value.strip_prefix(b" ").unwrap_or(value);
                     if data.len() + value.len() + 1 > self.max_message {
-                        return Err(
-                            self.too_long(&format!("an event of the stream answering '{method}'"))
-                        );
+                        return Err(self.too_long(&format!("an event of {what}")));
                     }
                     if !data.is_empty() {
                         data.push(b'\n');
@@ -277,19 +306,61 @@ impl Http {
             }
             if !data.is_empty() {
                 let event = std::mem::take(&mut data);
-                if std::str::from_utf8(&event).is_err() {
-                    self.warnings.push(format!(
-                        "skipped an event that is not UTF-8 in the stream answering '{method}': '{}'",
-                        excerpt(&String::from_utf8_lossy(&event))
-                    ));
-                } else if let Some(answer) = self.handle_text(&event, id, method, false)? {
-                    return answer;
+                if std::str::from_utf8(&event).is_ok() {
+                    return Ok(Some(event));
                 }
+                self.warnings.push(format!(
+                    "skipped an event that is not UTF-8 in {what}: '{}'",
+                    excerpt(&String::from_utf8_lossy(&event))
+                ));
             }
             if ended {
-                bail!("the event stream ended before the answer to '{method}'");
+                return Ok(None);
             }
         }
+    }
+
+    /// Opens the event stream on which the server sends what it has to say unasked
+    /// (a GET, as the transport's "Listening for Messages from the Server" says), open
+    /// until `until` at most.
+    fn open_stream(&mut self, until: Instant) -> Result<BufReader<Response>> {
+        let left = until.saturating_duration_since(Instant::now());
+        let response = self
+            .with_headers(self.client.get(self.url.clone()))
+            .header("Accept", "text/event-stream")
+            .timeout(left.max(Duration::from_millis(1)))
+            .send()
+            .with_context(|| format!("GET {} for the server's event stream", self.url))?;
+        let status = response.status();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            bail!(
+                "GET {}: HTTP 405: the server offers no event stream of its own, so it cannot announce a change of its tools to a client that asks nothing",
+                self.url
+            );
+        }
+        if status == StatusCode::NOT_FOUND && self.session.is_some() {
+            bail!(
+                "GET {}: HTTP 404: the server no longer knows this session",
+                self.url
+            );
+        }
+        if !status.is_success() {
+            bail!("GET {}: HTTP {status}", self.url);
+        }
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !content_type.starts_with("text/event-stream") {
+            bail!(
+                "GET {}: the answer is '{}', not text/event-stream",
+                self.url,
+                excerpt(&content_type)
+            );
+        }
+        Ok(BufReader::new(response))
     }
 }
 
@@ -350,5 +421,41 @@ impl Transport for Http {
 
     fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.warnings)
+    }
+
+    fn wait_for_list_change(&mut self, until: Instant) -> Result<bool> {
+        let what = "the server's event stream";
+        while !self.list_changed {
+            if Instant::now() >= until {
+                return Ok(false);
+            }
+            let mut stream = match self.stream.take() {
+                Some(stream) => stream,
+                None => self.open_stream(until)?,
+            };
+            match self.next_event(&mut stream, what) {
+                Ok(Some(event)) => {
+                    self.stream = Some(stream);
+                    // Answers to the server's requests (a ping) get a --timeout of their own.
+                    self.restart_timeout();
+                    self.handle_text(&event, 0, session::LIST_CHANGED, false)
+                        .with_context(|| format!("reading {what}"))?;
+                }
+                // The server may end its stream at any time; the client may open another.
+                Ok(None) => {
+                    thread::sleep(REOPEN_PAUSE.min(until.saturating_duration_since(Instant::now())))
+                }
+                Err(err) if err.is::<std::io::Error>() && Instant::now() >= until => {
+                    return Ok(false)
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        self.list_changed = false;
+        Ok(true)
+    }
+
+    fn restart_timeout(&mut self) {
+        self.deadline = Instant::now() + self.timeout;
     }
 }

@@ -16,7 +16,9 @@ mod servers;
 mod session;
 mod snapshot;
 mod source;
+mod stderr;
 mod stdio;
+mod watch;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -35,6 +37,7 @@ use crate::report::{self, Align};
 use crate::sanitize::sanitize;
 pub use diff::run as diff;
 use hints::{Declared, Hint, Rule, ToolHints};
+pub use session::LATEST_VERSION;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
@@ -159,6 +162,13 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
             .into())
         }
     };
+    if args.watch {
+        let watch = watch::Watch {
+            duration: Duration::from_secs(args.watch_for.unwrap_or(watch::DEFAULT_SECONDS)),
+            changes: args.watch_changes.unwrap_or(watch::DEFAULT_CHANGES),
+        };
+        return watch::run(&target, &options, watch);
+    }
     let listing = probe(&target, &options)
         .with_context(|| format!("probing '{}'", sanitize(describe_target(&target))))?;
 
@@ -187,6 +197,17 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
     }
 }
 
+/// Prints the warnings, the table and the summary of a listing, as a probe without
+/// files or gate does.
+fn show(listing: &Listing, out: &mut Out) -> Result<()> {
+    let tools: Vec<ToolHints> = listing.tools.iter().map(ToolHints::from_tool).collect();
+    for warning in warnings(listing, &tools) {
+        messages::warning(warning);
+    }
+    out.print(&table(&tools))?;
+    out.print(&summary(listing, &tools))
+}
+
 /// Returns how a target is named in messages: its command line or its URL.
 fn describe_target(target: &Target) -> String {
     match target {
@@ -201,8 +222,8 @@ pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
         Target::Stdio { command, env } => {
             let mut server = stdio::Stdio::spawn(command, env, options)?;
             // On an error the server is dropped, which kills it at once.
-            let listing = session::list_tools(&mut server, &options.offer())?;
-            server.finish();
+            let mut listing = session::list_tools(&mut server, &options.offer())?;
+            listing.warnings.extend(server.finish());
             Ok(listing)
         }
         Target::Http { url, headers } => {
@@ -404,6 +425,7 @@ mod tests {
             pages: 1,
             tools,
             warnings: Vec::new(),
+            announces_changes: false,
         }
     }
 

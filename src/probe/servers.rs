@@ -234,7 +234,7 @@ pub fn run(file: &Path, args: &ProbeArgs, options: &Options, date: &str) -> Resu
                 out.line(&format!(
                     "server '{}': failed: {}",
                     sanitize(&outcome.name),
-                    sanitize(reason)
+                    sanitize_lines(reason)
                 ))?;
             }
         }
@@ -299,9 +299,28 @@ fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<
     Ok(())
 }
 
+/// Sanitizes each line of `text` and keeps the line breaks, so that an error quoting a
+/// server's stderr reads as it does in a single probe's message.
+fn sanitize_lines(text: &str) -> String {
+    text.split('\n')
+        .map(sanitize)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Escapes text for one Markdown table cell.
 fn cell(text: &str) -> String {
     sanitize(text).replace('|', "\\|")
+}
+
+/// Escapes text of several lines (an error quoting a server's stderr) for one Markdown
+/// table cell: each line escaped as [`cell`] does, `<` and `&` kept literal, lines joined
+/// with `<br>`, which ends a line inside a cell.
+fn lines_cell(text: &str) -> String {
+    text.split('\n')
+        .map(|line| cell(line).replace('&', "&amp;").replace('<', "&lt;"))
+        .collect::<Vec<_>>()
+        .join("<br>")
 }
 
 /// Renders `wire-DATE.md`: one line per server.
@@ -328,7 +347,7 @@ fn summary(outcomes: &[Outcome], capabilities: &str, date: &str) -> String {
                 text,
                 "| {} | | | | | | {} |",
                 cell(&outcome.name),
-                cell(reason)
+                lines_cell(reason)
             ),
         };
     }

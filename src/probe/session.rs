@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
@@ -49,6 +50,25 @@ pub trait Transport {
     fn take_warnings(&mut self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Waits, until `until`, for the server to announce that its tool list changed
+    /// ([`LIST_CHANGED`]), answering its requests meanwhile; an announcement that came
+    /// with an earlier answer counts. Returns false when `until` passed first.
+    fn wait_for_list_change(&mut self, _until: Instant) -> Result<bool> {
+        bail!("this transport cannot wait for the server's notifications")
+    }
+
+    /// Starts a new `--timeout` for the next exchange.
+    fn restart_timeout(&mut self) {}
+}
+
+/// The notification a server sends when its tool list changed.
+pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+/// Tells whether `message` is the notification that the server's tool list changed.
+pub fn is_list_changed(message: &Value) -> bool {
+    message.get("id").is_none()
+        && message.get("method").and_then(Value::as_str) == Some(LIST_CHANGED)
 }
 
 /// Builds a JSON-RPC 2.0 request.
@@ -61,11 +81,23 @@ pub fn notification_message(method: &str, params: Value) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }
 
-/// The client capabilities a probe offers by default: those MCP Inspector and desktop
-/// clients offer, since servers such as `server-everything` list more tools to a client
-/// that has them.
+/// The protocol version a probe offers by default: the newest it speaks, the one the
+/// official SDK clients offer (Python `mcp` 2.3.0, TypeScript `@modelcontextprotocol/sdk`
+/// 1.32.2).
+pub const LATEST_VERSION: &str = "2025-11-25";
+
+/// The client capabilities a probe offers by default: what the official SDK clients
+/// offer at [`LATEST_VERSION`] when the application gives them roots, sampling and
+/// elicitation callbacks (the Python SDK builds exactly this in
+/// `ClientSession._build_capabilities`), since servers such as `server-everything` list
+/// more tools to a client that has them, and some only to one offering URL-mode
+/// elicitation.
 pub fn default_capabilities() -> Value {
-    json!({ "roots": {}, "sampling": {}, "elicitation": {} })
+    json!({
+        "roots": { "listChanged": true },
+        "sampling": {},
+        "elicitation": { "form": {}, "url": {} },
+    })
 }
 
 /// Returns the names of the capabilities in `capabilities` joined with `;`, or `none`.
@@ -225,7 +257,7 @@ pub fn classify<'a>(message: &'a Value, id: u64, awaited: &str) -> Incoming<'a> 
 
 /// The protocol versions the specification has published, oldest first. A server may
 /// answer `initialize` with any of them, or with the one offered.
-pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", LATEST_VERSION];
 
 /// What a probe offers the server in `initialize`.
 #[derive(Clone, Debug)]
@@ -246,6 +278,8 @@ pub struct Listing {
     pub pages: usize,
     pub tools: Vec<Value>,
     pub warnings: Vec<String>,
+    /// Whether the server declared `tools.listChanged`: that it may announce changes.
+    pub announces_changes: bool,
 }
 
 /// Holds the conversation and returns every tool the server lists.
@@ -298,7 +332,43 @@ pub fn list_tools(transport: &mut dyn Transport, offer: &Offer) -> Result<Listin
     transport
         .notify("notifications/initialized", json!({}))
         .context("notifications/initialized")?;
+    let (tools, pages) = list_pages(transport, &mut warnings)?;
+    Ok(Listing {
+        server_name: text("name"),
+        server_version: text("version"),
+        protocol_version,
+        capabilities: offer.capabilities.clone(),
+        pages,
+        tools,
+        warnings,
+        announces_changes: init.pointer("/capabilities/tools/listChanged") == Some(&json!(true)),
+    })
+}
 
+/// Lists the tools again in the same session, as after [`LIST_CHANGED`], within a new
+/// `--timeout`; the server is the one `previous` describes.
+pub fn relist(transport: &mut dyn Transport, previous: &Listing) -> Result<Listing> {
+    transport.restart_timeout();
+    let mut warnings = Vec::new();
+    let (tools, pages) = list_pages(transport, &mut warnings)?;
+    Ok(Listing {
+        server_name: previous.server_name.clone(),
+        server_version: previous.server_version.clone(),
+        protocol_version: previous.protocol_version.clone(),
+        capabilities: previous.capabilities.clone(),
+        pages,
+        tools,
+        warnings,
+        announces_changes: previous.announces_changes,
+    })
+}
+
+/// Follows `tools/list` page by page; returns the tools and the number of pages, and
+/// adds the warnings of the listing and of the transport to `warnings`.
+fn list_pages(
+    transport: &mut dyn Transport,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Value>, usize)> {
     let mut tools = Vec::new();
     let mut seen = HashSet::new();
     let mut cursor: Option<String> = None;
@@ -346,15 +416,7 @@ pub fn list_tools(transport: &mut dyn Transport, offer: &Offer) -> Result<Listin
         ));
     }
     warnings.extend(transport.take_warnings());
-    Ok(Listing {
-        server_name: text("name"),
-        server_version: text("version"),
-        protocol_version,
-        capabilities: offer.capabilities.clone(),
-        pages,
-        tools,
-        warnings,
-    })
+    Ok((tools, pages))
 }
 
 #[cfg(test)]

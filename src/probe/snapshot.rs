@@ -11,7 +11,7 @@
 //! {
 //!   "server": { "name": "memory-server", "version": "0.6.3" },
 //!   "protocolVersion": "2025-06-18",
-//!   "capabilities": { "roots": {}, "sampling": {}, "elicitation": {} },
+//!   "capabilities": { "roots": { "listChanged": true }, "sampling": {}, "elicitation": { "form": {}, "url": {} } },
 //!   "date": "2026-09-07",
 //!   "tools": [ { "name": "read_graph", "title": "Read graph", "annotations": { "readOnlyHint": true } } ]
 //! }
@@ -51,6 +51,19 @@ pub struct Snapshot {
 
 /// Renders the snapshot of `listing` stamped with `date`, ending in a newline.
 pub fn render(listing: &Listing, date: &str) -> String {
+    let mut text = serde_json::to_string_pretty(&to_value(listing, date))
+        .expect("a JSON value always serializes");
+    text.push('\n');
+    text
+}
+
+/// Returns the snapshot of `listing` as `load` would read it back, undated.
+pub fn of_listing(listing: &Listing) -> Snapshot {
+    parse(&to_value(listing, "")).expect("a rendered snapshot has a tools array")
+}
+
+/// Returns the snapshot of `listing` as a JSON value.
+fn to_value(listing: &Listing, date: &str) -> Value {
     let mut tools: Vec<Value> = listing
         .tools
         .iter()
@@ -69,16 +82,13 @@ pub fn render(listing: &Listing, date: &str) -> String {
         .collect();
     // Stable: tools listed twice under one name keep the server's order.
     tools.sort_by_cached_key(display_name);
-    let snapshot = json!({
+    json!({
         "server": { "name": listing.server_name, "version": listing.server_version },
         "protocolVersion": listing.protocol_version,
         "capabilities": listing.capabilities,
         "date": date,
         "tools": tools,
-    });
-    let mut text = serde_json::to_string_pretty(&snapshot).expect("a JSON value always serializes");
-    text.push('\n');
-    text
+    })
 }
 
 /// Reads a snapshot written by `probe --save`.
@@ -138,6 +148,7 @@ mod tests {
                 json!(7),
             ],
             warnings: Vec::new(),
+            announces_changes: false,
         };
         let text = render(&listing, "2026-09-07");
         let back: Value = serde_json::from_str(&text).expect("json");

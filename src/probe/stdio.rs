@@ -10,8 +10,7 @@
 //! waits, so that a server that exits is noticed even when a process it started keeps
 //! its stdout open.
 
-use std::collections::VecDeque;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio as Pipe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -25,17 +24,19 @@ use serde_json::Value;
 use super::groups::{self, Registered};
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
+use super::stderr::{self, Kept};
 use super::Options;
 use crate::sanitize::excerpt;
 
-/// How many of the server's last stderr lines an error shows.
-const STDERR_TAIL: usize = 20;
 /// How many bytes sent to the server may wait unread before the probe gives up on it.
 const WRITE_BACKLOG: usize = 1 << 20;
-/// How many bytes of one stderr line are read; the rest is skipped.
-const STDERR_LINE: usize = 4096;
 /// How long a server may take to exit by itself once its stdin is closed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long a probe waits, once it has killed a server's group, for every process of the
+/// group to be gone.
+const GROUP_GONE: Duration = Duration::from_secs(2);
+/// How often a probe checks whether a killed group is gone.
+const GROUP_POLL: Duration = Duration::from_millis(10);
 /// How often a waiting probe checks whether the server has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
 /// How long lines already written by a server that exited are still read.
@@ -51,6 +52,8 @@ enum Chunk {
     TooLong,
     /// The pipe closed: every process holding it has exited or closed it.
     End,
+    /// The end of a watch came first; made by the waiting side, not the reader.
+    Deadline,
 }
 
 /// A running server spoken to over its stdin and stdout.
@@ -66,7 +69,7 @@ pub struct Stdio {
     /// Set by the writer thread when a write fails (the server has gone).
     write_failed: Arc<AtomicBool>,
     stdout: Receiver<Chunk>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr: Arc<Mutex<Kept>>,
     stderr_reader: JoinHandle<()>,
     deadline: Instant,
     timeout: Duration,
@@ -78,6 +81,12 @@ pub struct Stdio {
     warnings: Vec<String>,
     /// When the server was seen to have exited while the probe waited.
     exited_at: Option<Instant>,
+    /// Set once the group has been killed and waited for.
+    ended: bool,
+    /// Set when the server announced that its tool list changed, until a watch sees it.
+    list_changed: bool,
+    /// Set while the probe waits for an announcement rather than an answer.
+    watching: bool,
 }
 
 impl Stdio {
@@ -151,10 +160,10 @@ impl Stdio {
                 }
             }
         });
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let kept = Arc::new(Mutex::new(Kept::default()));
         let stderr_reader = {
-            let tail = Arc::clone(&tail);
-            thread::spawn(move || keep_tail(stderr, &tail))
+            let kept = Arc::clone(&kept);
+            thread::spawn(move || stderr::keep(stderr, &kept))
         };
         Ok(Stdio {
             child,
@@ -163,7 +172,7 @@ impl Stdio {
             unwritten,
             write_failed,
             stdout: rx,
-            stderr: tail,
+            stderr: kept,
             stderr_reader,
             deadline: Instant::now() + options.timeout,
             timeout: options.timeout,
@@ -174,11 +183,16 @@ impl Stdio {
             skipped_example: None,
             warnings: Vec::new(),
             exited_at: None,
+            ended: false,
+            list_changed: false,
+            watching: false,
         })
     }
 
-    /// Closes the server's stdin, gives it a moment to exit, then kills what is left.
-    pub fn finish(mut self) {
+    /// Closes the server's stdin, gives it a moment to exit, then kills what is left of
+    /// its group and waits for it; returns a warning when some process of the group
+    /// outlived that wait.
+    pub fn finish(mut self) -> Option<String> {
         drop(self.stdin.take());
         let until = Instant::now() + EXIT_GRACE;
         while Instant::now() < until {
@@ -187,7 +201,41 @@ impl Stdio {
                 Ok(None) => thread::sleep(Duration::from_millis(20)),
             }
         }
-        // Drop kills the group: the server may have exited and left children behind.
+        // The server may have exited and left children behind: the group is killed anyway.
+        let left = self.end();
+        (left > 0).then(|| {
+            format!(
+                "{left} {} of the server's process group still running {} s after it was killed",
+                if left == 1 {
+                    "process was"
+                } else {
+                    "processes were"
+                },
+                GROUP_GONE.as_secs()
+            )
+        })
+    }
+
+    /// Kills the server's group, reaps the server and waits, at most [`GROUP_GONE`],
+    /// until no process of the group is alive; returns how many still are.
+    fn end(&mut self) -> usize {
+        self.ended = true;
+        drop(self.stdin.take());
+        kill_group(&mut self.child);
+        let _ = self.child.wait();
+        let Ok(group) = i32::try_from(self.child.id()) else {
+            return 0;
+        };
+        let until = Instant::now() + GROUP_GONE;
+        loop {
+            let alive = group_alive(group);
+            if alive == 0 || Instant::now() >= until {
+                return alive;
+            }
+            // A member may have been forking when the group was signalled.
+            signal_group(group);
+            thread::sleep(GROUP_POLL);
+        }
     }
 
     fn send(&mut self, message: &Value, waiting_for: &str) -> Result<()> {
@@ -227,34 +275,31 @@ impl Stdio {
         } else {
             ""
         };
-        let what = match status {
-            Some(status) => format!(
-                "the server exited before answering '{waiting_for}' ({}){held}",
-                describe(status)
-            ),
-            None => format!("the server closed its stdout before answering '{waiting_for}'"),
+        let when = if self.watching {
+            "while it was watched".to_string()
+        } else {
+            format!("before answering '{waiting_for}'")
         };
-        anyhow!("{what}{}", self.stderr_tail())
+        let what = match status {
+            Some(status) => format!("the server exited {when} ({}){held}", describe(status)),
+            None => format!("the server closed its stdout {when}"),
+        };
+        anyhow!("{what}{}", self.stderr_lines())
     }
 
-    fn stderr_tail(&self) -> String {
-        let tail = match self.stderr.lock() {
-            Ok(tail) => tail.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        };
-        if tail.is_empty() {
-            return "; it wrote nothing on stderr".to_string();
+    /// Returns the server's first and last stderr lines, as a clause of an error.
+    fn stderr_lines(&self) -> String {
+        match self.stderr.lock() {
+            Ok(kept) => kept.render(),
+            Err(poisoned) => poisoned.into_inner().render(),
         }
-        let mut text = format!("; the last {} lines of its stderr:", tail.len());
-        for line in tail {
-            text.push_str("\n  | ");
-            text.push_str(&line);
-        }
-        text
     }
 
     /// Handles one parsed message; returns the answer when it is the one awaited.
     fn handle(&mut self, message: &Value, id: u64, method: &str) -> Result<Option<Result<Value>>> {
+        if session::is_list_changed(message) {
+            self.list_changed = true;
+        }
         match session::classify(message, id, method) {
             Incoming::Answer(answer) => Ok(Some(answer.map_err(Into::into))),
             Incoming::Request {
@@ -273,16 +318,20 @@ impl Stdio {
     }
 
     /// Waits for the next line of stdout, watching the server: returns `None` once it
-    /// has exited and the lines it wrote before have been read.
+    /// has exited and the lines it wrote before have been read. Past the deadline, a
+    /// watch gets [`Chunk::Deadline`]; a request fails.
     fn next_chunk(&mut self, method: &str) -> Result<Option<Chunk>> {
         loop {
             let now = Instant::now();
             let left = self.deadline.saturating_duration_since(now);
+            if left.is_zero() && self.watching {
+                return Ok(Some(Chunk::Deadline));
+            }
             if left.is_zero() {
                 bail!(
                     "no answer to '{method}' within {} s (--timeout); the server was stopped{}",
                     self.timeout.as_secs(),
-                    self.stderr_tail()
+                    self.stderr_lines()
                 );
             }
             match self.stdout.recv_timeout(left.min(EXIT_POLL)) {
@@ -302,14 +351,18 @@ impl Stdio {
     }
 }
 
-impl Transport for Stdio {
-    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&session::request_message(id, method, params), method)?;
+impl Stdio {
+    /// Reads and handles messages until the answer to request `id` (`method`) comes, or,
+    /// while watching, until the server announces a change of its tool list (`None`) or
+    /// the deadline passes (`None` too).
+    fn read_until(&mut self, id: u64, method: &str) -> Result<Option<Value>> {
         loop {
+            if self.watching && self.list_changed {
+                return Ok(None);
+            }
             let line = match self.next_chunk(method)? {
                 Some(Chunk::Line(line)) => line,
+                Some(Chunk::Deadline) => return Ok(None),
                 Some(Chunk::TooLong) => bail!(
                     "a line on the server's stdout is longer than {} bytes (--max-message), the most one message may take",
                     self.max_message
@@ -350,10 +403,36 @@ impl Transport for Stdio {
             };
             for message in &messages {
                 if let Some(answer) = self.handle(message, id, method)? {
-                    return answer;
+                    return answer.map(Some);
                 }
             }
         }
+    }
+}
+
+impl Transport for Stdio {
+    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&session::request_message(id, method, params), method)?;
+        match self.read_until(id, method)? {
+            Some(answer) => Ok(answer),
+            None => bail!("no answer to '{method}'"),
+        }
+    }
+
+    fn wait_for_list_change(&mut self, until: Instant) -> Result<bool> {
+        self.watching = true;
+        self.deadline = until;
+        // No request has id 0: ids start at 1.
+        let read = self.read_until(0, session::LIST_CHANGED);
+        self.watching = false;
+        read?;
+        Ok(std::mem::take(&mut self.list_changed))
+    }
+
+    fn restart_timeout(&mut self) {
+        self.deadline = Instant::now() + self.timeout;
     }
 
     fn notify(&mut self, method: &str, params: Value) -> Result<()> {
@@ -376,40 +455,9 @@ impl Transport for Stdio {
 
 impl Drop for Stdio {
     fn drop(&mut self) {
-        drop(self.stdin.take());
-        kill_group(&mut self.child);
-        let _ = self.child.wait();
-    }
-}
-
-/// Keeps the last [`STDERR_TAIL`] lines the server writes on stderr, each cut to
-/// [`STDERR_LINE`] bytes as it is read.
-fn keep_tail(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
-    let mut reader = BufReader::new(stderr);
-    let mut line = Vec::new();
-    let mut rest = Vec::new();
-    loop {
-        let cut = match lines::read_line(&mut reader, &mut line, STDERR_LINE) {
-            Ok(Line::End) | Err(_) => return,
-            Ok(Line::Complete) => false,
-            Ok(Line::TooLong) => true,
-        };
-        let mut text = excerpt(String::from_utf8_lossy(&line).trim_end());
-        if cut {
-            if !text.ends_with('…') {
-                text.push('…');
-            }
-            // Skip the rest of the long line, a bounded piece at a time.
-            while let Ok(Line::TooLong) = lines::read_line(&mut reader, &mut rest, STDERR_LINE) {}
+        if !self.ended {
+            self.end();
         }
-        let mut tail = match tail.lock() {
-            Ok(tail) => tail,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if tail.len() == STDERR_TAIL {
-            tail.pop_front();
-        }
-        tail.push_back(text);
     }
 }
 
@@ -439,20 +487,86 @@ fn describe(status: ExitStatus) -> String {
 
 /// Kills the child and, on Unix, every process in the group it leads.
 fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        extern "C" {
-            fn kill(pid: i32, sig: i32) -> i32;
-        }
-        const SIGKILL: i32 = 9;
-        if let Ok(pid) = i32::try_from(child.id()) {
-            // SAFETY: kill(2) takes two integers and touches no memory of ours. The id
-            // names the group the child leads (process_group(0) at spawn); an id is not
-            // reused while its group has members, so this reaches only that group.
-            unsafe {
-                kill(-pid, SIGKILL);
-            }
-        }
+    if let Ok(pid) = i32::try_from(child.id()) {
+        signal_group(pid);
     }
     let _ = child.kill();
+}
+
+#[cfg(unix)]
+extern "C" {
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// Sends SIGKILL to the process group `group`.
+fn signal_group(group: i32) {
+    #[cfg(unix)]
+    {
+        const SIGKILL: i32 = 9;
+        // SAFETY: kill(2) takes two integers and touches no memory of ours. The id names
+        // the group a server leads (process_group(0) at spawn); an id is not reused while
+        // its group has members, zombies included, so this reaches only that group.
+        unsafe {
+            kill(-group, SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = group;
+}
+
+/// Returns how many processes of the group `group` are alive. On Linux `/proc` tells a
+/// zombie (dead, waiting for a parent that may never reap it) from a live process;
+/// elsewhere on Unix any member still counts; without process groups, none does.
+fn group_alive(group: i32) -> usize {
+    #[cfg(target_os = "linux")]
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        return entries
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                entry.file_name().to_str()?.parse::<u32>().ok()?;
+                let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+                is_live_member(&stat, group).then_some(())
+            })
+            .count();
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: signal 0 only checks that the group exists; see `signal_group`.
+        let exists = unsafe { kill(-group, 0) } == 0;
+        usize::from(exists)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = group;
+        0
+    }
+}
+
+/// Tells whether a `/proc/PID/stat` line is of a live process in the group `group`:
+/// `PID (COMM) STATE PPID PGRP ...`, where COMM may itself hold spaces and parentheses.
+#[cfg(any(target_os = "linux", test))]
+fn is_live_member(stat: &str, group: i32) -> bool {
+    let Some(at) = stat.rfind(')') else {
+        return false;
+    };
+    let mut fields = stat[at + 1..].split_ascii_whitespace();
+    let (Some(state), Some(_ppid), Some(pgrp)) = (fields.next(), fields.next(), fields.next())
+    else {
+        return false;
+    };
+    !matches!(state, "Z" | "X") && pgrp.parse::<i32>() == Ok(group)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_line_names_a_live_member_of_its_group() {
+        assert!(is_live_member("42 (node) S 1 40 40 0 -1", 40));
+        assert!(!is_live_member("42 (node) S 1 41 41 0 -1", 40));
+        assert!(!is_live_member("42 (node) Z 1 40 40 0 -1", 40));
+        assert!(is_live_member("42 (a) b (c) R 1 40 40 0", 40));
+        assert!(!is_live_member("garbage", 40));
+    }
 }

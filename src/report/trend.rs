@@ -155,3 +155,102 @@ fn percent(n: u64, of: u64) -> f64 {
 pub fn svg_name(date: &str) -> String {
     format!("census-{date}-trend.svg")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::TreeCount;
+    use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, TreeKey};
+    use crate::terms::Columns;
+
+    fn row(as_of: &str, counts: Option<[u64; 5]>) -> Row {
+        Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: "abcd".into(),
+                subfolder: String::new(),
+                as_of: as_of.into(),
+            },
+            server: None,
+            note: None,
+            outcome: match counts {
+                Some(counts) => Ok(Counted {
+                    commit: "abcd".into(),
+                    commit_source: CommitSource::Pinned,
+                    count: TreeCount {
+                        files_walked: 1,
+                        bytes_read: 1,
+                        counts: counts.to_vec(),
+                        files: Default::default(),
+                    },
+                    sha256: String::new(),
+                }),
+                None => Err(Failure::new(FailureKind::Other, "gone")),
+            },
+        }
+    }
+
+    #[test]
+    fn shares_are_of_the_trees_counted_at_each_date() {
+        let table = Table {
+            columns: Columns::default_columns(),
+            date: "2026-01-01".into(),
+            rows: vec![
+                row("2025-09-01", Some([3, 0, 0, 1, 9])),
+                row("2025-06-01", Some([1, 0, 0, 0, 9])),
+                row("2025-06-01", Some([0, 2, 0, 0, 0])),
+                row("2025-09-01", None),
+                row("2025-12-01", None),
+            ],
+        };
+        let trend = Trend::of(&table).unwrap();
+        assert_eq!(
+            trend.columns,
+            [
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint"
+            ]
+        );
+        let got: Vec<(&str, u64, u64, &[u64])> = trend
+            .points
+            .iter()
+            .map(|p| (p.date.as_str(), p.counted, p.failed, p.spelling.as_slice()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("2025-06-01", 2, 0, &[1, 1, 0, 0][..]),
+                ("2025-09-01", 1, 1, &[1, 0, 0, 1][..]),
+                ("2025-12-01", 0, 1, &[0, 0, 0, 0][..]),
+            ]
+        );
+        let mut md = Vec::new();
+        trend.write_markdown(&mut md, "t.svg").unwrap();
+        let md = String::from_utf8(md).unwrap();
+        assert!(
+            md.contains("| 2025-06-01 | 2 | 0 | 1 (50.0%) | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 2025-12-01 | 0 | 1 | - | - | - | - |\n"),
+            "{md}"
+        );
+        assert!(md.contains("](t.svg)"), "{md}");
+        let chart = trend.chart();
+        assert_eq!(chart.series[0].values, [50.0, 100.0, 0.0]);
+        let svg = trend.svg().unwrap();
+        assert_eq!(
+            svg,
+            trend.svg().unwrap(),
+            "the same rows give the same bytes"
+        );
+        assert!(svg.contains("openWorldHint") && svg.contains("2025-09-01"));
+        let undated = Table {
+            rows: vec![row("", Some([1, 0, 0, 0, 0]))],
+            ..table
+        };
+        assert!(Trend::of(&undated).is_none());
+    }
+}

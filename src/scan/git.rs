@@ -122,7 +122,7 @@ fn parse_idle(text: &str) -> Option<Duration> {
 /// Variables that point git at a repository, an index or objects other than the
 /// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
 /// a hook that runs `scan` has some of them set for its own repository.
-const LOCAL_ENV: [&str; 15] = [
+pub(crate) const LOCAL_ENV: [&str; 15] = [
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_CONFIG",
     "GIT_CONFIG_PARAMETERS",

@@ -641,3 +641,70 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
         "{stdout}"
     );
 }
+
+#[test]
+fn a_registry_survey_is_pinned_at_dates_too() {
+    let lab = Lab::new();
+    let path = lab.repo("acme/reg");
+    let early = lab.commit(&path, "2025-04-01T00:00:00Z", &[("a.ts", "readOnlyHint")]);
+    lab.git(&path, &["tag", "v1.0.0"]);
+    let late = lab.commit(&path, "2025-10-01T00:00:00Z", &[("a.ts", "openWorldHint")]);
+    let page = serde_json::json!({
+        "servers": [{
+            "server": {
+                "name": "io.github.acme/reg",
+                "description": "a test server",
+                "version": "1.0.0",
+                "repository": {"url": "https://github.com/acme/reg", "source": "github",
+                               "subfolder": "srv"},
+            },
+            "_meta": {}
+        }],
+        "metadata": {"count": 1}
+    });
+    fs::write(lab.path().join("page.json"), page.to_string()).unwrap();
+    let out = lab.run(&[
+        "corpus",
+        "registry",
+        "--pages",
+        "page.json",
+        "--out",
+        "r.toml",
+        "--cache",
+        "cache",
+        "--date",
+        DATE,
+        "--since",
+        "2025-03-01",
+        "--every",
+        "3months",
+        "--until",
+        "2025-12-31",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = fs::read_to_string(lab.path().join("r.toml")).unwrap();
+    // The version's tag is not what a date asks for: the default branch is.
+    assert_eq!(
+        trees(&text),
+        [
+            (
+                "acme/reg".to_string(),
+                early.clone(),
+                "2025-06-01".to_string()
+            ),
+            ("acme/reg".to_string(), early, "2025-09-01".to_string()),
+            ("acme/reg".to_string(), late, "2025-12-01".to_string()),
+        ]
+    );
+    let corpus = mcp_hint_census::corpus::parse("r.toml", &text).unwrap();
+    assert!(corpus
+        .trees
+        .iter()
+        .all(|t| t.subfolder == "srv" && t.name.as_deref() == Some("io.github.acme/reg")));
+    let skipped = read_csv(&lab.path().join("r-skipped.csv"));
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(
+        skipped[1][2].contains("by the end of 2025-03-01"),
+        "{skipped:?}"
+    );
+}

@@ -15,6 +15,7 @@ mod probe_diff;
 mod probe_faults;
 mod probe_http;
 mod probe_peers;
+mod probe_watch;
 mod scan;
 mod scan_git;
 mod sdk_profiles;

@@ -156,8 +156,12 @@ fn probe_snapshots_of_two_releases_diff_as_expected() {
         snapshot,
         json!({
             "server": { "name": "fault-server", "version": "0.0.1" },
-            "protocolVersion": "2025-06-18",
-            "capabilities": { "roots": {}, "sampling": {}, "elicitation": {} },
+            "protocolVersion": "2025-11-25",
+            "capabilities": {
+                "roots": { "listChanged": true },
+                "sampling": {},
+                "elicitation": { "form": {}, "url": {} },
+            },
             "date": "2026-09-07",
             "tools": [
                 { "name": "add", "annotations": null },

@@ -451,7 +451,12 @@ fn client_requests_are_answered_as_the_offered_capabilities_allow() {
     // The answers the MCP schema allows a client that runs no model and asks no user:
     // no roots, a sampling request the user rejected (code -1, the sampling section's
     // example), an elicitation declined; without the capability, method-not-found.
-    let offered = json!({ "roots": {}, "sampling": {}, "elicitation": {} });
+    // What the Python SDK's client builds from such callbacks (see probe_peers).
+    let offered = json!({
+        "roots": { "listChanged": true },
+        "sampling": {},
+        "elicitation": { "form": {}, "url": {} },
+    });
     let cases = [
         (
             "default",
@@ -676,7 +681,7 @@ fn a_protocol_version_the_client_does_not_know_ends_the_probe() {
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         stderr(&out).contains(
-            "the server answered protocol version '2099-01-01', which this client does not support (it offered '2025-06-18'"
+            "the server answered protocol version '2099-01-01', which this client does not support (it offered '2025-11-25'"
         ),
         "{}",
         show(&out)
@@ -898,7 +903,7 @@ fn http_messages_past_max_message_fail_naming_the_limit() {
         (
             "many data lines and no blank line",
             sse_response("data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".repeat(5000).as_bytes()),
-            "an event of the stream answering 'initialize' is longer than 10240 bytes (--max-message)",
+            "an event of the event stream answering 'initialize' is longer than 10240 bytes (--max-message)",
         ),
         (
             "a JSON body with its length",
@@ -950,7 +955,7 @@ fn an_event_that_is_not_utf8_is_skipped_and_the_answer_after_it_read() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(
         stderr(&out).contains(
-            "warning: skipped an event that is not UTF-8 in the stream answering 'initialize'"
+            "warning: skipped an event that is not UTF-8 in the event stream answering 'initialize'"
         ),
         "{}",
         show(&out)
@@ -1066,23 +1071,25 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
         format!("server,server_version,protocol,capabilities,{HEADER},error")
     );
     let caps = "roots;sampling;elicitation";
-    let ok_rows = |name: &str, version: &str, tools: &[Value]| -> Vec<Vec<String>> {
-        tools
-            .iter()
-            .map(|tool| {
-                let mut row = vec![
-                    name.to_string(),
-                    version.to_string(),
-                    "2025-06-18".to_string(),
-                    caps.to_string(),
-                ];
-                row.extend(expected_row(tool));
-                row.push(String::new());
-                row
-            })
-            .collect()
-    };
-    let mut expected = ok_rows("paged", "0.0.1", tools.as_array().unwrap());
+    // The fault server answers with the version offered, the scripted one with its own.
+    let ok_rows =
+        |name: &str, version: &str, protocol: &str, tools: &[Value]| -> Vec<Vec<String>> {
+            tools
+                .iter()
+                .map(|tool| {
+                    let mut row = vec![
+                        name.to_string(),
+                        version.to_string(),
+                        protocol.to_string(),
+                        caps.to_string(),
+                    ];
+                    row.extend(expected_row(tool));
+                    row.push(String::new());
+                    row
+                })
+                .collect()
+        };
+    let mut expected = ok_rows("paged", "0.0.1", "2025-11-25", tools.as_array().unwrap());
     let error_row = |name: &str| {
         let mut row = vec![
             name.to_string(),
@@ -1095,10 +1102,20 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
         row
     };
     expected.push(error_row("hung"));
-    expected.extend(ok_rows("wrapped", "0.0.1", &[json!({ "name": "only" })]));
+    expected.extend(ok_rows(
+        "wrapped",
+        "0.0.1",
+        "2025-11-25",
+        &[json!({ "name": "only" })],
+    ));
     expected.push(error_row("crashing"));
     expected.push(error_row("no-token"));
-    expected.extend(ok_rows("token", "1", &[json!({ "name": "only" })]));
+    expected.extend(ok_rows(
+        "token",
+        "1",
+        "2025-06-18",
+        &[json!({ "name": "only" })],
+    ));
     // The reasons are checked apart; the rest of each row is exact.
     let reasons: Vec<String> = rows.iter().map(|r| r[r.len() - 1].clone()).collect();
     let without_reason: Vec<Vec<String>> = rows.iter().map(|r| r[..r.len() - 1].to_vec()).collect();
@@ -1126,8 +1143,8 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
 
     let md = String::from_utf8(md_one.clone()).unwrap();
     for line in [
-        "| paged | 0.0.1 | 2025-06-18 | 7 | 2 | 2 | |",
-        "| wrapped | 0.0.1 | 2025-06-18 | 1 | 0 | 1 | |",
+        "| paged | 0.0.1 | 2025-11-25 | 7 | 2 | 2 | |",
+        "| wrapped | 0.0.1 | 2025-11-25 | 1 | 0 | 1 | |",
         "| token | 1 | 2025-06-18 | 1 | 0 | 1 | |",
     ] {
         assert!(md.contains(&format!("{line}\n")), "{line}\n{md}");
@@ -1254,4 +1271,176 @@ fn a_server_that_floods_requests_and_reads_nothing_cannot_block_the_probe() {
     );
     assert!(err.contains("it does not read its input"), "{err}");
     assert_server_gone(&pidfile, "flooding");
+}
+
+/// Returns the lines the fault server writes on stderr in `usage` mode, read straight
+/// from it: the oracle for what a probe shows.
+fn usage_lines(server: &[String], usage: &str) -> Vec<String> {
+    let out = std::process::Command::new(&server[0])
+        .args(&server[1..])
+        .env("FAULT_MODES", "usage")
+        .env("FAULT_USAGE", usage)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8(out.stderr)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Returns the first ten and the last ten of `lines` as a probe quotes them, with the
+/// count of those between, worked out here by hand.
+fn quoted_ends(lines: &[String]) -> (String, Vec<String>) {
+    let n = lines.len();
+    let noun = |n: usize| if n == 1 { "line" } else { "lines" };
+    if n <= 20 {
+        let quoted = lines.iter().map(|l| format!("  | {l}")).collect();
+        return (format!("; its stderr ({n} {}):", noun(n)), quoted);
+    }
+    let mut quoted: Vec<String> = lines[..10].iter().map(|l| format!("  | {l}")).collect();
+    quoted.push(format!("  | ... {} more {} ...", n - 20, noun(n - 20)));
+    quoted.extend(lines[n - 10..].iter().map(|l| format!("  | {l}")));
+    (
+        format!("; its stderr ({n} lines; the first 10 and the last 10):"),
+        quoted,
+    )
+}
+
+#[test]
+fn an_error_followed_by_a_long_usage_text_keeps_the_error() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // 166 lines (the error first, as Go's flag package writes it), 21 and 1.
+    for usage in ["165", "20", "0"] {
+        let lines = usage_lines(&server, usage);
+        let out = probe_stdio(
+            dir.path(),
+            &server,
+            &[],
+            &[("FAULT_MODES", "usage"), ("FAULT_USAGE", usage)],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("the server exited before answering 'initialize' (exit status 2)"),
+            "{err}"
+        );
+        let (clause, quoted) = quoted_ends(&lines);
+        let expected = format!("{clause}\n{}\n", quoted.join("\n"));
+        assert!(
+            err.ends_with(&expected),
+            "{usage}: expected\n{expected}\ngot\n{err}"
+        );
+        assert!(
+            err.contains("| flag provided but not defined: -bogus\n"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn the_servers_table_and_summary_quote_both_ends_of_the_stderr() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let lines = usage_lines(&server, "165");
+    std::fs::write(
+        dir.path().join("servers.toml"),
+        format!(
+            "[[server]]\nname = \"go\"\ncommand = {}\nargs = [{}]\nenv = {{ FAULT_MODES = \"usage\" }}\n",
+            toml_str(&server[0]),
+            toml_str(&server[1])
+        ),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &["probe", "--servers", "servers.toml", "--date", "2026-09-07"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let (clause, quoted) = quoted_ends(&lines);
+    let ends = format!("{clause}\n{}", quoted.join("\n"));
+    assert!(
+        stdout(&out).contains("server 'go': failed: ") && stdout(&out).contains(&ends),
+        "expected\n{ends}\n{}",
+        show(&out)
+    );
+    let (_, rows) = read_csv(&dir.path().join("results/wire-2026-09-07.csv"));
+    let error = rows[0].last().unwrap();
+    assert!(error.ends_with(&ends), "expected\n{ends}\ngot\n{error}");
+    let md = std::fs::read_to_string(dir.path().join("results/wire-2026-09-07.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| go | "))
+        .expect("a row for go");
+    let cell = ends
+        .split('\n')
+        .map(|l| l.replace('|', "\\|"))
+        .collect::<Vec<_>>()
+        .join("<br>");
+    assert!(
+        row.ends_with(&format!("{cell} |")),
+        "expected\n{cell}\ngot\n{row}"
+    );
+}
+
+/// Returns the processes alive in the process group `group`, from `/proc`.
+fn live_group_members(group: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // PID (COMM) STATE PPID PGRP ...
+        let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[2] == group.to_string() && fields[0] != "Z" {
+            found.push(stat);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_process_of_the_servers_group_is_left_when_the_probe_returns() {
+    let Some(server) = fault_server() else { return };
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: no /proc to list a process group's members");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let out = probe_stdio(
+        dir.path(),
+        &server,
+        &[],
+        &[
+            ("FAULT_MODES", "child"),
+            ("FAULT_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    // Read at once: the probe must have waited, not the test.
+    let read = |path: &Path| -> u32 {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let group = read(&pidfile);
+    let left = live_group_members(group);
+    let child = read(&dir.path().join("pid.child"));
+    if !left.is_empty() {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &format!("-{group}")])
+            .status();
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(left, Vec::<String>::new(), "group {group}, child {child}");
+    assert!(!is_alive(child), "the child {child} outlived the probe");
 }

@@ -15,6 +15,15 @@ use serde_json::{json, Value};
 
 /// Lists the tools of a server with the official Python SDK's client.
 fn sdk_listing(python: &Path, target: &[String], envs: &[(&str, &str)]) -> Vec<Value> {
+    sdk_answer(python, target, envs)["tools"]
+        .as_array()
+        .expect("a tools array")
+        .clone()
+}
+
+/// Returns what the official Python SDK's client offered in initialize (`protocolVersion`,
+/// `capabilities`) and the tools it listed (`tools`).
+fn sdk_answer(python: &Path, target: &[String], envs: &[(&str, &str)]) -> Value {
     let out = Command::new(python)
         .arg(peers().join("sdk_list_tools.py"))
         .args(target)
@@ -27,8 +36,7 @@ fn sdk_listing(python: &Path, target: &[String], envs: &[(&str, &str)]) -> Vec<V
         "the SDK oracle failed: {:?}",
         out.status
     );
-    let listing: Value = serde_json::from_slice(&out.stdout).expect("the SDK oracle prints JSON");
-    listing["tools"].as_array().expect("a tools array").clone()
+    serde_json::from_slice(&out.stdout).expect("the SDK oracle prints JSON")
 }
 
 /// Returns the mixed server's tools as a server sends them, from its own declaration list.
@@ -325,24 +333,43 @@ fn the_everything_server_lists_what_the_offered_capabilities_unlock() {
         "stdio".to_string(),
     ];
     let mut seen = Vec::new();
-    for (flag, offered, tools) in [
+    // `default` against the SDK's client given roots, sampling and elicitation
+    // callbacks; the others against the SDK's client offering the same object.
+    for (flag, sdk_flags, tools) in [
+        ("default", vec!["--callbacks".to_string()], 17),
         (
-            "default",
             r#"{"roots":{},"sampling":{},"elicitation":{}}"#,
+            vec![
+                "--capabilities".to_string(),
+                r#"{"roots":{},"sampling":{},"elicitation":{}}"#.to_string(),
+            ],
             16,
         ),
-        ("none", "{}", 13),
+        (
+            "none",
+            vec!["--capabilities".to_string(), "{}".to_string()],
+            13,
+        ),
     ] {
-        // The SDK's client offering the same object is the oracle.
-        let mut target = vec!["--capabilities".to_string(), offered.to_string()];
+        let mut target = sdk_flags;
         target.extend(server.iter().cloned());
-        let oracle = sdk_listing(&python, &target, &[]);
+        let sdk = sdk_answer(&python, &target, &[]);
+        let oracle = sdk["tools"].as_array().expect("a tools array").clone();
         assert_eq!(oracle.len(), tools, "{flag}: {oracle:?}");
 
         let out = probe_stdio(
             dir.path(),
             &server,
-            &["--capabilities", flag, "--csv", "hints.csv"],
+            &[
+                "--capabilities",
+                flag,
+                "--csv",
+                "hints.csv",
+                "--save",
+                "snap.json",
+                "--date",
+                "2026-09-07",
+            ],
             &[],
         );
         assert_eq!(out.status.code(), Some(0), "{flag}: {}", show(&out));
@@ -359,21 +386,36 @@ fn the_everything_server_lists_what_the_offered_capabilities_unlock() {
             "{flag}: {}",
             show(&out)
         );
+        if flag == "default" {
+            // The same offer as the SDK built from its callbacks, at the same version.
+            let text = std::fs::read_to_string(dir.path().join("snap.json")).unwrap();
+            let snapshot: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(snapshot["capabilities"], sdk["capabilities"], "{text}");
+            assert_eq!(
+                snapshot["protocolVersion"], sdk["protocolVersion"],
+                "{text}"
+            );
+            assert_eq!(sdk["protocolVersion"], "2025-11-25");
+        }
         seen.push(
             rows.iter()
                 .map(|r| r[0].clone())
                 .collect::<std::collections::BTreeSet<_>>(),
         );
     }
-    let unlocked: Vec<&String> = seen[0].difference(&seen[1]).collect();
+    let unlocked: Vec<&String> = seen[0].difference(&seen[2]).collect();
     assert_eq!(
         unlocked,
         [
             "get-roots-list",
             "trigger-elicitation-request",
-            "trigger-sampling-request"
+            "trigger-sampling-request",
+            "trigger-url-elicitation"
         ]
     );
+    // URL-mode elicitation is what the bare `elicitation: {}` lacks.
+    let url_only: Vec<&String> = seen[0].difference(&seen[1]).collect();
+    assert_eq!(url_only, ["trigger-url-elicitation"]);
 }
 
 #[test]
@@ -433,9 +475,8 @@ args = [{mixed}]
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 
-    let offered = r#"{"roots":{},"sampling":{},"elicitation":{}}"#;
     let oracle = |target: Vec<String>, envs: &[(&str, &str)]| {
-        let mut args = vec!["--capabilities".to_string(), offered.to_string()];
+        let mut args = vec!["--callbacks".to_string()];
         args.extend(target);
         sdk_listing(&python, &args, envs)
     };

@@ -181,7 +181,7 @@ fn the_everything_server_reads_the_same_in_source_and_on_the_wire() {
     let server = node_server(&dir, &["stdio"]);
     let all = wire(&server, &["--capabilities", everything], &[]);
     assert_agree("server-everything, every capability", &source, &all);
-    // Offered what the probe offers by default, three of them are not registered.
+    // Offered what the probe offers by default (no tasks), two of them are not registered.
     let default = wire(&server, &["--capabilities", "default"], &[]);
     let missing: Vec<&String> = source
         .keys()
@@ -192,7 +192,6 @@ fn the_everything_server_reads_the_same_in_source_and_on_the_wire() {
         [
             "trigger-elicitation-request-async",
             "trigger-sampling-request-async",
-            "trigger-url-elicitation"
         ]
     );
     for (name, cells) in &default {

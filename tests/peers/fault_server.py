@@ -25,6 +25,14 @@ The probe tests drive it through the environment:
                      loop        every tools/list page names the same nextCursor
                      error       answer tools/list with JSON-RPC error -32603
                      linger      keep running after stdin closes
+                     usage       before reading anything, write "flag provided but not
+                                 defined: -bogus" and FAULT_USAGE (default 165) lines of
+                                 usage text to stderr, as Go's flag package does, and exit 2
+                     child       on initialize, start a grandchild that ignores SIGTERM,
+                                 holds none of the pipes, fills FAULT_CHILD_MB (default 256)
+                                 MiB of memory, so that even SIGKILL takes it a moment to
+                                 die, and sleeps (its pid goes to FAULT_PIDFILE.child once
+                                 the memory is filled); the server itself behaves
   FAULT_PROTOCOL   protocol version to answer initialize with (default: the offered one)
   FAULT_PIDFILE    file to write this process's id to
   FAULT_RECORD     file to append every message received to, one JSON per line
@@ -136,10 +144,44 @@ def orphan_and_exit():
     os._exit(5)
 
 
+def usage_and_exit():
+    lines = int(os.environ.get("FAULT_USAGE", "165"))
+    sys.stderr.write("flag provided but not defined: -bogus\n")
+    sys.stderr.write("Usage of fault_server:\n")
+    for number in range(1, lines - 1):
+        sys.stderr.write(f"  -option{number} string\n")
+    if lines > 1:
+        sys.stderr.write("  (end of usage)\n")
+    sys.stderr.flush()
+    os._exit(2)
+
+
+def start_child():
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        held = bytearray(b"\x01") * (int(os.environ.get("FAULT_CHILD_MB", "256")) << 20)
+        if os.environ.get("FAULT_PIDFILE"):
+            with open(os.environ["FAULT_PIDFILE"] + ".child", "w") as pidfile:
+                pidfile.write(str(os.getpid()))
+        time.sleep(120)
+        del held
+        os._exit(0)
+    # The probe goes on once the child is ready.
+    if os.environ.get("FAULT_PIDFILE"):
+        while not os.path.exists(os.environ["FAULT_PIDFILE"] + ".child"):
+            time.sleep(0.01)
+
+
 def main():
     if os.environ.get("FAULT_PIDFILE"):
         with open(os.environ["FAULT_PIDFILE"], "w") as pidfile:
             pidfile.write(str(os.getpid()))
+    if "usage" in MODES:
+        usage_and_exit()
     sys.stderr.write("fault_server: started\n")
     sys.stderr.flush()
     initialized = False
@@ -151,6 +193,8 @@ def main():
         method = message.get("method")
         counter += 1
         if method == "initialize":
+            if "child" in MODES:
+                start_child()
             before_answer(counter)
             offered = message["params"]["protocolVersion"]
             send({"jsonrpc": "2.0", "id": message["id"], "result": {
