@@ -704,7 +704,7 @@ fn a_registry_survey_is_pinned_at_dates_too() {
     let skipped = read_csv(&lab.path().join("r-skipped.csv"));
     assert_eq!(skipped.len(), 2, "{skipped:?}");
     assert!(
-        skipped[1][2].contains("by the end of 2025-03-01"),
+        skipped[1][4].contains("by the end of 2025-03-01"),
         "{skipped:?}"
     );
 }
