@@ -13,8 +13,12 @@
 //! recognised form and is not parsed. It reads bytes it is given and never runs,
 //! prints or opens anything.
 
+mod csharp;
 mod golang;
+mod java;
+mod kotlin;
 mod python;
+mod rust;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
@@ -150,6 +154,10 @@ enum Lang {
     JavaScript,
     Python,
     Go,
+    Rust,
+    CSharp,
+    Java,
+    Kotlin,
 }
 
 impl Lang {
@@ -160,6 +168,10 @@ impl Lang {
             b"js" | b"mjs" | b"cjs" | b"jsx" => Lang::JavaScript,
             b"py" | b"pyi" => Lang::Python,
             b"go" => Lang::Go,
+            b"rs" => Lang::Rust,
+            b"cs" => Lang::CSharp,
+            b"java" => Lang::Java,
+            b"kt" | b"kts" => Lang::Kotlin,
             _ => return None,
         })
     }
@@ -171,6 +183,10 @@ impl Lang {
             Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Lang::Python => tree_sitter_python::LANGUAGE.into(),
             Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
         }
     }
 }
@@ -289,6 +305,10 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         }
         Lang::Python => python::collect(root, bytes, &mut summary),
         Lang::Go => golang::collect(root, bytes, &mut summary),
+        Lang::Rust => rust::collect(root, bytes, &mut summary),
+        Lang::CSharp => csharp::collect(root, bytes, &mut summary),
+        Lang::Java => java::collect(root, bytes, &mut summary),
+        Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
     }
     FileOutcome::Read(summary)
 }

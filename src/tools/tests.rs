@@ -463,3 +463,203 @@ fn go_fixture_tree_is_exact() {
     assert_eq!(&families[..4], &[Family::McpGo; 4]);
     assert_eq!(&families[4..], &[Family::Go; 6]);
 }
+
+const RMCP_SERVER: &str = r#"use rmcp::{tool, tool_router, model::*};
+
+const READ_ONLY: bool = true;
+
+#[tool_router]
+impl Counter {
+    #[tool(description = "Increment the counter by 1")]
+    async fn increment(&self) -> Result<CallToolResult, McpError> { todo!() }
+
+    #[tool(name = "get_value", description = "Get", annotations(read_only_hint = true, open_world_hint = false))]
+    async fn get(&self) -> String { String::new() }
+
+    // #[tool(name = "commented", annotations(read_only_hint = true))]
+    #[tool(annotations(title = "Reset", destructive_hint = true, idempotent_hint = READ_ONLY))]
+    async fn reset(&self) {}
+
+    #[tool(annotations(read_only_hint = flag()))]
+    async fn dynamic_hint(&self) {}
+}
+
+fn builder() -> Tool {
+    Tool::new("built", "desc", schema()).annotate(ToolAnnotations::new().read_only(true).destructive(false))
+}
+fn literal() -> Tool {
+    let ann = ToolAnnotations { read_only_hint: Some(false), open_world_hint: None, ..Default::default() };
+    Tool::new("literal".to_string(), "d", s).with_annotations(ann)
+}
+"#;
+
+#[test]
+fn rmcp_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/server.rs", RMCP_SERVER.as_bytes()),
+        ("tests/it.rs", b"#[tool]\nfn in_test() {}\n"),
+        ("src/generated.rs", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/server.rs:7 increment ----",
+            "src/server.rs:10 get_value t--f",
+            "src/server.rs:14 reset -tt-",
+            "src/server.rs:17 dynamic_hint ?---",
+            "src/server.rs:22 built tf--",
+            "src/server.rs:26 literal f---",
+            "tests/it.rs:1 in_test ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Rmcp));
+}
+
+const CS_TOOLS: &str = r#"using ModelContextProtocol.Server;
+using System.ComponentModel;
+
+[McpServerToolType]
+public static class EchoTool
+{
+    [McpServerTool, Description("Echoes the message back to the client.")]
+    public static string Echo(string message) => $"hello {message}";
+
+    [McpServerTool(Name = "get_weather", ReadOnly = true, OpenWorld = false)]
+    public static string Weather(string city) => city;
+
+    // [McpServerTool(Name = "commented", ReadOnly = true)]
+    [McpServerTool(Name = "delete_file", Destructive = true, Idempotent = Flags.Idem, ReadOnly = false)]
+    public static void Delete(string path) { }
+
+    /* [McpServerTool(Name = "block")] */
+    [ModelContextProtocol.Server.McpServerToolAttribute(Name = "qualified")]
+    public static void Q() { }
+}
+
+public class Setup {
+    void Configure() {
+        var tool = McpServerTool.Create(Handler, new McpServerToolCreateOptions { Name = "created", Idempotent = true });
+    }
+}
+"#;
+
+#[test]
+fn csharp_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/Tools.cs", CS_TOOLS.as_bytes()),
+        (
+            "tests/ToolTests.cs",
+            b"class T { [McpServerTool(Name = \"in_test\", Destructive = true)] void M() {} }\n",
+        ),
+        ("src/Generated.cs", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/Tools.cs:7 <dynamic> ----",
+            "src/Tools.cs:10 get_weather t--f",
+            "src/Tools.cs:14 delete_file ft?-",
+            "src/Tools.cs:18 qualified ----",
+            "src/Tools.cs:24 created --t-",
+            "tests/ToolTests.cs:1 in_test -t--",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::CSharp));
+}
+
+const JAVA_TOOLS: &str = r#"package demo;
+
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+
+public class Tools {
+    static final McpSchema.ToolAnnotations READ_ONLY = new McpSchema.ToolAnnotations("Read", true, false, true, false, false);
+
+    // new Tool("commented", "c", schema)
+    SyncToolSpecification a = new McpServerFeatures.SyncToolSpecification(new Tool("calculator", "Basic calculator", schema), handler);
+    Tool b = McpSchema.Tool.builder()
+        .name("search")
+        .annotations(new McpSchema.ToolAnnotations("Search", true, null, null, false, null))
+        .build();
+    Tool c = Tool.builder().name("preset").annotations(READ_ONLY).build();
+    Tool d = new McpSchema.Tool("full", "Full", "desc", schema, null, new McpSchema.ToolAnnotations(null, false, true, flag, true, null), null);
+    Tool e = Tool.builder().name(dynamicName()).annotations(McpSchema.ToolAnnotations.builder().readOnlyHint(Boolean.FALSE).openWorldHint(true).build()).build();
+}
+"#;
+
+#[test]
+fn java_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/main/java/demo/Tools.java", JAVA_TOOLS.as_bytes()),
+        (
+            "src/test/java/demo/ToolsTest.java",
+            b"class T { Tool t = new Tool(\"in_test\", \"d\", \"{}\"); }\n",
+        ),
+        ("src/main/java/demo/Generated.java", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/main/java/demo/Tools.java:10 calculator ----",
+            "src/main/java/demo/Tools.java:11 search t--f",
+            "src/main/java/demo/Tools.java:15 preset tftf",
+            "src/main/java/demo/Tools.java:16 full ft?t",
+            "src/main/java/demo/Tools.java:17 <dynamic> f--t",
+            "src/test/java/demo/ToolsTest.java:1 in_test ----",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Java));
+}
+
+const KOTLIN_SERVER: &str = r#"import io.modelcontextprotocol.kotlin.sdk.*
+
+val READ_ONLY = ToolAnnotations("Read", true, openWorldHint = false)
+
+fun configure(server: Server, flag: Boolean) {
+    // server.addTool(name = "commented", description = "c") { r -> r }
+    server.addTool(name = "plain", description = "No hints") { request -> result() }
+    server.addTool(
+        name = "weather",
+        description = "Weather",
+        toolAnnotations = ToolAnnotations(readOnlyHint = true, destructiveHint = false, idempotentHint = null),
+    ) { request -> result() }
+    server.addTool(name = "preset", description = "d", toolAnnotations = READ_ONLY) { r -> r }
+    server.addTool(name = "variable", description = "d", toolAnnotations = ToolAnnotations(readOnlyHint = flag)) { r -> r }
+    val tool = Tool(name = "constructed", annotations = ToolAnnotations(null, false, true, true, true))
+    server.addTool(tool) { r -> r }
+    server.addTool(name = "tool_$flag", description = "dynamic") { r -> r }
+}
+"#;
+
+#[test]
+fn kotlin_fixture_tree_is_exact() {
+    let big = too_large();
+    let found = find(&[
+        ("src/main/kotlin/Server.kt", KOTLIN_SERVER.as_bytes()),
+        (
+            "src/test/kotlin/ServerTest.kt",
+            b"fun t() { server.addTool(name = \"in_test\", description = \"d\", toolAnnotations = ToolAnnotations(openWorldHint = true)) { r -> r } }\n",
+        ),
+        ("build.gradle.kts", &big),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/main/kotlin/Server.kt:7 plain ----",
+            "src/main/kotlin/Server.kt:8 weather tf--",
+            "src/main/kotlin/Server.kt:13 preset t--f",
+            "src/main/kotlin/Server.kt:14 variable ?---",
+            "src/main/kotlin/Server.kt:15 constructed fttt",
+            "src/main/kotlin/Server.kt:17 <dynamic> ----",
+            "src/test/kotlin/ServerTest.kt:1 in_test ---t",
+        ],
+    );
+    assert_eq!(found.skipped_files, 1);
+    assert!(found.tools.iter().all(|t| t.family == Family::Kotlin));
+}

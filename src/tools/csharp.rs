@@ -1,0 +1,138 @@
+//! The official C# SDK.
+//!
+//! - `[McpServerTool(Name = "...", ReadOnly = true, Destructive = false, Idempotent = true,
+//!   OpenWorld = false)]` on a method (also `[McpServerTool]` and `McpServerToolAttribute`);
+//! - `new McpServerToolCreateOptions { Name = "...", ReadOnly = true, ... }`.
+//!
+//! The attribute's hints are absent unless set: the SDK sends only those assigned. A
+//! tool without `Name` is named by the SDK from its method; the finder reports the
+//! name only when it is a literal. A hint set from a constant reads `?`.
+
+use tree_sitter::Node;
+
+use super::syntax::{children, line, preorder, text, unquote};
+use super::value::{FileSummary, Prop, Site, SiteKind, Val};
+use super::Family;
+
+/// Fills `out` from one parsed file.
+pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
+    preorder(root, |node| match node.kind() {
+        "attribute" => attribute(node, src, out),
+        "object_creation_expression" => options(node, src, out),
+        _ => {}
+    });
+}
+
+/// Returns the schema name of a hint property.
+fn hint(property: &str) -> Option<&'static str> {
+    Some(match property {
+        "ReadOnly" => "readOnlyHint",
+        "Destructive" => "destructiveHint",
+        "Idempotent" => "idempotentHint",
+        "OpenWorld" => "openWorldHint",
+        _ => return None,
+    })
+}
+
+fn attribute(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    let name = text(name, src);
+    let last = name.rsplit('.').next().unwrap_or(name);
+    if last != "McpServerTool" && last != "McpServerToolAttribute" {
+        return;
+    }
+    let mut tool_name = None;
+    let mut hints = Vec::new();
+    if let Some(args) = children(node)
+        .into_iter()
+        .find(|c| c.kind() == "attribute_argument_list")
+    {
+        for arg in children(args) {
+            // `Name = value`: the argument's `name` field and its last child.
+            let (Some(key), Some(value)) = (arg.child_by_field_name("name"), children(arg).pop())
+            else {
+                continue;
+            };
+            if value.id() == key.id() {
+                continue;
+            }
+            let key = text(key, src);
+            if key == "Name" {
+                tool_name = Some(val(value, src));
+            } else if let Some(h) = hint(key) {
+                hints.push(Prop::Field(h.to_string(), val(value, src)));
+            }
+        }
+    }
+    let at = line(node);
+    out.sites.push(Site {
+        line: at,
+        family: Family::CSharp,
+        kind: SiteKind::Tool {
+            name: Some(tool_name.unwrap_or(Val::Other)),
+            def: definition(at, hints),
+        },
+    });
+}
+
+fn definition(at: u32, hints: Vec<Prop>) -> Val {
+    let props = if hints.is_empty() {
+        Vec::new()
+    } else {
+        vec![Prop::Field("annotations".to_string(), Val::obj(at, hints))]
+    };
+    Val::obj(at, props)
+}
+
+fn options(node: Node, src: &[u8], out: &mut FileSummary) {
+    let ty = node
+        .child_by_field_name("type")
+        .map_or("", |t| text(t, src));
+    if ty.rsplit('.').next() != Some("McpServerToolCreateOptions") {
+        return;
+    }
+    let Some(init) = node.child_by_field_name("initializer") else {
+        return;
+    };
+    let mut tool_name = None;
+    let mut hints = Vec::new();
+    for a in children(init) {
+        if a.kind() != "assignment_expression" {
+            continue;
+        }
+        let (Some(left), Some(right)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let key = text(left, src);
+        if key == "Name" {
+            tool_name = Some(val(right, src));
+        } else if let Some(h) = hint(key) {
+            hints.push(Prop::Field(h.to_string(), val(right, src)));
+        }
+    }
+    let at = line(node);
+    out.sites.push(Site {
+        line: at,
+        family: Family::CSharp,
+        kind: SiteKind::Tool {
+            name: Some(tool_name.unwrap_or(Val::Other)),
+            def: definition(at, hints),
+        },
+    });
+}
+
+fn val(node: Node, src: &[u8]) -> Val {
+    match node.kind() {
+        "boolean_literal" => Val::Bool(text(node, src) == "true"),
+        "null_literal" => Val::Null,
+        "string_literal" | "verbatim_string_literal" | "raw_string_literal" => {
+            unquote(text(node, src)).map_or(Val::Other, Val::Str)
+        }
+        _ => Val::Other,
+    }
+}
