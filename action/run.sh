@@ -43,6 +43,12 @@ set_output() {
     printf '%s<<%s\n%s\n%s\n' "$1" "$delim" "$2" "$delim" >>"$GITHUB_OUTPUT"
 }
 
+# Sets the csv output to $1 once the tool has run, only when it wrote that file: an
+# upload step given the output then never gets a path that does not exist.
+csv_written() {
+    if [ -f "$1" ]; then set_output csv "$1"; fi
+}
+
 # Ends the step with status 2 for inputs that make no command line. $1 is fixed
 # text naming the input; the offending value, if any ($2), goes to the log only.
 usage() {
@@ -149,7 +155,6 @@ probe_args() {
     if [ -n "${INPUT_TIMEOUT:-}" ]; then args+=(--timeout "$INPUT_TIMEOUT"); fi
     if [ -n "$1" ]; then args+=(--save "$1"); fi
     args+=(--csv "$work/probe.csv")
-    set_output csv "$work/probe.csv"
     if [ ${#server[@]} -gt 0 ]; then args+=(-- "${server[@]}"); fi
 }
 
@@ -200,14 +205,15 @@ scan)
     if [ "$require_hints" = true ]; then args+=(--require-hints); fi
     if [ -n "${INPUT_PROFILE:-}" ]; then args+=(--profile "$INPUT_PROFILE"); fi
     args+=(--csv "$work/scan.csv" -- "${paths[@]}")
-    set_output csv "$work/scan.csv"
     run_tool "${args[@]}"
+    csv_written "$work/scan.csv"
     status=$rc
     verdict scan "$rc"
     ;;
 probe)
     probe_args "${INPUT_SAVE:-}"
     run_tool "${args[@]}"
+    csv_written "$work/probe.csv"
     status=$rc
     if [ -n "${INPUT_SAVE:-}" ] && [ -f "$INPUT_SAVE" ]; then set_output snapshot "$INPUT_SAVE"; fi
     verdict probe "$rc"
@@ -228,6 +234,7 @@ diff)
         probe_args "$snapshot"
         run_tool "${args[@]}"
         probe_rc=$rc
+        csv_written "$work/probe.csv"
         if [ -f "$snapshot" ]; then set_output snapshot "$snapshot"; fi
         # A failed probe leaves nothing to compare. A failed --require gate (3)
         # still saved the snapshot: the diff runs, and a permissive change (1)

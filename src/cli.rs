@@ -278,13 +278,14 @@ pub struct MergeArgs {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Directories, archives (.tar.gz, .tgz, .tar), single files, or - for an
+    /// Directories, archives (.tar.gz, .tgz, .gz, .tar), single files, or - for an
     /// archive on stdin. Default: the current directory
     #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
-    /// Counts the tree at this git revision (inside a git work tree) instead of the
-    /// working files, by streaming `git archive REV`.
+    /// Counts the tree at this git revision instead of the working files, in a work
+    /// tree or a bare repository, reading its blobs with `git cat-file --batch`
+    /// (uncommitted changes do not count).
     #[arg(long, value_name = "REV")]
     pub git: Option<String>,
 

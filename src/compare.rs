@@ -29,6 +29,15 @@ impl Sheet {
     /// Reads a census table; a file that is not one is a [`UsageError`].
     fn read(path: &Path) -> Result<Sheet> {
         let name = sanitize(path.display().to_string());
+        if !path.exists() {
+            // The usual cause: the census that should have written it counted
+            // nothing (no network), and wrote no table on purpose.
+            return Err(UsageError(format!(
+                "'{name}' does not exist: was it written? A census that counts no tree \
+                 writes no table (its stderr says so); rerun it, or name a table that exists"
+            ))
+            .into());
+        }
         let mut reader = csv::Reader::from_path(path)
             .map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
         let header: Vec<String> = reader

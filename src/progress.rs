@@ -96,24 +96,33 @@ impl Bars {
 
     /// Returns the whole run's progress as one plain line.
     fn summary(&self) -> String {
+        self.summary_after(self.started.elapsed().as_secs_f64())
+    }
+
+    /// Returns the progress line after `elapsed` seconds. The rate is of trees
+    /// counted: a failed tree is done, and counts toward the time left, but eight
+    /// refused connections are no throughput.
+    fn summary_after(&self, elapsed: f64) -> String {
         let done = self.done.load(Ordering::Relaxed);
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let rate = if elapsed > 0.0 {
-            done as f64 / elapsed
-        } else {
-            0.0
+        let failed = self.failed.load(Ordering::Relaxed);
+        let per_sec = |n: u64| {
+            if elapsed > 0.0 {
+                n as f64 / elapsed
+            } else {
+                0.0
+            }
         };
+        let rate = per_sec(done);
         let eta = match (rate > 0.0, self.trees.saturating_sub(done)) {
             (_, 0) => "done".to_string(),
             (true, left) => format!("eta {}", clock(left as f64 / rate)),
             (false, _) => "eta unknown".to_string(),
         };
         format!(
-            "progress: {done}/{} trees, {} failed, {} received, {:.1} trees/s, {}, {} elapsed",
+            "progress: {done}/{} trees, {failed} failed, {} received, {:.1} trees counted/s, {}, {} elapsed",
             self.trees,
-            self.failed.load(Ordering::Relaxed),
             indicatif::HumanBytes(self.bytes.load(Ordering::Relaxed)),
-            rate,
+            per_sec(done - failed),
             eta,
             clock(elapsed),
         )
@@ -265,6 +274,21 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("eta "), "{line}");
+    }
+
+    #[test]
+    fn failed_trees_are_no_throughput() {
+        let bars = Bars::new(Display::Quiet, 10);
+        for _ in 0..8 {
+            bars.tree("t").finish_trees(1, false);
+        }
+        let line = bars.summary_after(7.0);
+        assert!(line.contains("8/10 trees, 8 failed"), "{line}");
+        assert!(line.contains(", 0.0 trees counted/s,"), "{line}");
+        bars.tree("t").finish_trees(2, true);
+        let line = bars.summary_after(4.0);
+        assert!(line.contains(", 0.5 trees counted/s,"), "{line}");
+        assert!(line.contains(", done,"), "{line}");
     }
 
     #[test]

@@ -528,10 +528,16 @@ pub fn read_files<R: Read>(
 
 /// Returns `text` on one line: line breaks and tabs become spaces.
 pub fn one_line(text: &str) -> String {
+    one_line_with(text, " ")
+}
+
+/// Returns `text` with its line breaks and tabs replaced by `between`, empty parts
+/// dropped.
+pub fn one_line_with(text: &str, between: &str) -> String {
     text.split(['\n', '\r', '\t'])
         .filter(|part| !part.is_empty())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(between)
 }
 
 /// Holds the counts of the files with one extension.

@@ -501,14 +501,14 @@ mod tests {
                 "annotations"
             ]
         );
-        // 4 literals (shared with the profile), 4 snake_case, 20 exact, annotations.
-        assert_eq!(columns.patterns.len(), 29);
+        // 4 literals (shared with the profile), 4 snake_case, 24 exact, annotations.
+        assert_eq!(columns.patterns.len(), 33);
         assert_eq!(columns.hint_columns(), [0, 1, 2, 3, 4, 5, 6, 7]);
         let data =
-            b"readOnlyHint read_only_hint ReadOnly = true READONLY = TRUE .read_only( annotations";
+            b"readOnlyHint read_only_hint ReadOnly = true READONLY = TRUE .read_only( #[IsReadOnly] use IsReadOnly; annotations";
         let matcher = columns.matcher().unwrap();
         let counts = matcher.count(data);
-        assert_eq!(counts, [1, 0, 0, 0, 4, 0, 0, 0, 1]);
+        assert_eq!(counts, [1, 0, 0, 0, 5, 0, 0, 0, 1]);
     }
 
     #[test]

@@ -149,9 +149,14 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     let at = |span: std::ops::Range<usize>, what: String| {
         UsageError(format!("{name}:{}: {what}", line_of(text, span.start)))
     };
-    let raw: RawCorpus = toml::from_str(text).map_err(|e| match e.span() {
-        Some(span) => at(span, e.message().trim().to_string()),
-        None => UsageError(format!("{name}: {}", e.message().trim())),
+    // The parser's message may take several lines ("invalid table header" and
+    // "expected `.`, `]`"); an error is one line, so they are joined.
+    let raw: RawCorpus = toml::from_str(text).map_err(|e| {
+        let message = crate::table::one_line_with(e.message().trim(), "; ");
+        match e.span() {
+            Some(span) => at(span, message),
+            None => UsageError(format!("{name}: {message}")),
+        }
     })?;
     let census = raw.census.unwrap_or(RawCensus {
         archive_url: None,
@@ -518,6 +523,15 @@ mod tests {
 
     fn err(text: &str) -> String {
         parse("c.toml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_toml_syntax_error_is_one_line_naming_the_file_and_line() {
+        let msg = err("[census]\n[census\nx = 1\n");
+        assert!(!msg.contains('\n'), "{msg:?}");
+        assert!(msg.starts_with("c.toml:2: "), "{msg:?}");
+        assert!(msg.contains("invalid table header"), "{msg:?}");
+        assert!(msg.contains("; expected"), "{msg:?}");
     }
 
     #[test]

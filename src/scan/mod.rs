@@ -156,6 +156,15 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         let silent: Vec<&Row> = table.zero_in(columns).collect();
         for row in &silent {
             let files = row.outcome.as_ref().map_or(0, |c| c.count.files_walked);
+            if files == 0 {
+                // Nothing was there to say anything: the gate still fails (a tree
+                // with no file spells no hint), but the message says why.
+                messages::note(format!(
+                    "'{}' holds no file, so it spells no hint",
+                    sanitize(row.repo())
+                ));
+                continue;
+            }
             messages::note(format!(
                 "'{}' said nothing: zero {} in {} {}",
                 sanitize(row.repo()),
@@ -168,14 +177,18 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                 if files == 1 { "file" } else { "files" },
             ));
         }
-        if !silent.is_empty() && !table.columns.has_profile() {
+        // The hints about spellings are for trees that held files.
+        let has_files = silent
+            .iter()
+            .any(|row| row.outcome.as_ref().is_ok_and(|c| c.count.files_walked > 0));
+        if has_files && !table.columns.has_profile() {
             messages::hint(
                 "a zero is about the literals in the tree, not what the server sends: an SDK \
                  may spell the fields differently (read_only_hint in Rust SDKs, ReadOnly in the C# \
                  SDK; --profile sdk counts those too) or attach them at registration; see the \
                  limits in the README",
             );
-        } else if !silent.is_empty() {
+        } else if has_files {
             messages::hint(
                 "a zero is about the tree, not what the server sends: a framework may attach \
                  the hints at registration, or spell them in a way no profile knows (a positional \

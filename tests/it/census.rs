@@ -1286,3 +1286,26 @@ fn the_network_hint_follows_the_failure_kind_not_its_words() {
     assert!(stderr.contains("HTTP 404"), "{stderr}");
     assert!(!stderr.contains("network reasons"), "{stderr}");
 }
+
+#[test]
+fn compare_after_a_census_that_wrote_nothing_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write_corpus(dir.path(), 9, &[("o/a", "a1b2", None)]);
+    let out = census(dir.path(), &["--retries", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/published-2026-09-07.csv");
+    let missing = dir.path().join("out/census-2026-01-01.csv");
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            published.to_str().unwrap(),
+            missing.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not exist: was it written?"), "{err}");
+    assert!(err.contains("writes no table"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+}

@@ -298,3 +298,40 @@ pub fn run_into_closed_pipe(dir: &Path, args: &[&str]) -> (Option<i32>, String) 
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The variable naming the file each skip is appended to; `tests/run.sh` sets it
+/// and counts the lines.
+pub const SKIPPED_VAR: &str = "MCP_HINT_CENSUS_SKIPPED";
+
+/// Returns true when this is a CI run: `CI` is exactly `true` (as GitHub Actions and
+/// `.ci/run` set it). Any other value, or none, is a person's run.
+pub fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Handles a test that cannot run here: under `CI=true` it fails; elsewhere it
+/// writes `skipped: <test>: <why>` on stderr and appends that line to the file
+/// [`SKIPPED_VAR`] names, so that the run's total counts it as skipped, not passed.
+/// The caller returns right after.
+pub fn skip(why: &str) {
+    let current = std::thread::current();
+    let test = match current.name() {
+        Some(name) if name != "main" => name.to_string(),
+        _ => "a test".to_string(),
+    };
+    let why = why.replace('\n', " ");
+    if is_ci() {
+        panic!("{test} cannot run here, and CI=true makes that a failure: {why}");
+    }
+    let line = format!("skipped: {test}: {why}");
+    eprintln!("{line}");
+    if let Some(path) = std::env::var_os(SKIPPED_VAR) {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("opening {}: {e}", Path::new(&path).display()));
+        writeln!(file, "{line}").expect("appending to the skipped list");
+    }
+}

@@ -861,7 +861,8 @@ fn require_hints_gates_a_tree_that_said_nothing() {
         show(&out)
     );
 
-    // One silent tree among others is enough; an empty tree says nothing either.
+    // One silent tree among others is enough; an empty tree fails the gate too, and
+    // is told apart: it holds no file.
     let out = run(
         tmp.path(),
         &["--require-hints", "hinted", "silent", "empty"],
@@ -869,7 +870,19 @@ fn require_hints_gates_a_tree_that_said_nothing() {
     assert_code(&out, 3);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("'hinted'"), "{}", show(&out));
-    assert!(err.contains("'empty' said nothing"), "{}", show(&out));
+    assert!(err.contains("'silent' said nothing"), "{}", show(&out));
+    assert!(
+        err.contains("mcp-hint-census: 'empty' holds no file, so it spells no hint"),
+        "{}",
+        show(&out)
+    );
+    assert!(!err.contains("'empty' said nothing"), "{}", show(&out));
+    // Alone, an empty tree gets no hint about spellings: there was nothing to spell.
+    let out = run(tmp.path(), &["--require-hints", "empty"]);
+    assert_code(&out, 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("holds no file"), "{}", show(&out));
+    assert!(!err.contains("hint:"), "{}", show(&out));
 
     // Without the gate a silent tree is no failure.
     assert_code(&run(tmp.path(), &["silent"]), 0);

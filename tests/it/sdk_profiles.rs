@@ -35,7 +35,7 @@ struct SdkColumn {
     /// Counted ASCII case-insensitively.
     insensitive: [&'static str; 2],
     /// Counted byte for byte.
-    exact: [&'static str; 5],
+    exact: [&'static str; 6],
 }
 
 /// The `sdk` profile's columns, in the order the table prints them.
@@ -49,6 +49,7 @@ const SDK: [SdkColumn; 4] = [
             "ReadOnly=true",
             "ReadOnly=false",
             ".read_only(",
+            "#[IsReadOnly",
         ],
     },
     SdkColumn {
@@ -60,6 +61,7 @@ const SDK: [SdkColumn; 4] = [
             "Destructive=true",
             "Destructive=false",
             ".destructive(",
+            "#[IsDestructive",
         ],
     },
     SdkColumn {
@@ -71,6 +73,7 @@ const SDK: [SdkColumn; 4] = [
             "Idempotent=true",
             "Idempotent=false",
             ".idempotent(",
+            "#[IsIdempotent",
         ],
     },
     SdkColumn {
@@ -82,6 +85,7 @@ const SDK: [SdkColumn; 4] = [
             "OpenWorld=true",
             "OpenWorld=false",
             ".open_world(",
+            "#[IsOpenWorld",
         ],
     },
 ];
@@ -706,7 +710,41 @@ final class CatalogTools
 };
 
 /// Every SDK fixture, in the order they are scanned.
-const FIXTURES: [&Fixture; 12] = [
+/// laravel/mcp declares hints as PHP attributes on the tool class; the `use` lines
+/// name the attribute classes without `#[` and are not counted.
+const LARAVEL: Fixture = Fixture {
+    name: "laravel",
+    files: &[(
+        "app/Mcp/Tools/WeatherTools.php",
+        r#"<?php
+
+namespace App\Mcp\Tools;
+
+use Laravel\Mcp\Server\Tool;
+use Laravel\Mcp\Server\Tools\Annotations\IsDestructive;
+use Laravel\Mcp\Server\Tools\Annotations\IsIdempotent;
+use Laravel\Mcp\Server\Tools\Annotations\IsOpenWorld;
+use Laravel\Mcp\Server\Tools\Annotations\IsReadOnly;
+
+#[IsReadOnly]
+#[IsIdempotent]
+class CurrentWeatherTool extends Tool
+{
+    protected string $description = 'Fetches the current weather forecast.';
+}
+
+#[IsDestructive]
+#[IsOpenWorld(false)]
+class ForgetLocationTool extends Tool
+{
+    protected string $description = 'Forgets a saved location.';
+}
+"#,
+    )],
+    hints: [0, 0, 0, 0, 1, 1, 1, 1],
+};
+
+const FIXTURES: [&Fixture; 13] = [
     &TYPESCRIPT,
     &PYTHON_1,
     &PYTHON_2,
@@ -719,6 +757,7 @@ const FIXTURES: [&Fixture; 12] = [
     &SWIFT,
     &RUBY,
     &PHP,
+    &LARAVEL,
 ];
 
 // ---------------------------------------------------------------------------
@@ -1034,7 +1073,7 @@ fn sdk_profile_counts_each_sdk_fixture() {
     for fixture in FIXTURES {
         let (literal, sdk) = fixture.hints.split_at(4);
         match fixture.name {
-            "python-2" | "rmcp" | "csharp" | "ruby" => {
+            "python-2" | "rmcp" | "csharp" | "ruby" | "laravel" => {
                 assert_eq!(literal, [0; 4], "{}", fixture.name);
                 assert!(sdk.iter().all(|&n| n > 0), "{}", fixture.name);
             }
