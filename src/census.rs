@@ -29,20 +29,32 @@ use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
 
-/// Runs `census` and returns its exit status.
-pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
+/// Holds a validated `census` command line: what to count, how, and where to.
+#[derive(Debug)]
+struct Config {
+    /// The corpus, already cut to the shard asked for.
+    corpus: Corpus,
+    date: String,
+    fetch: FetchOptions,
+    jobs: usize,
+    display: Display,
+    out: std::path::PathBuf,
+}
+
+/// Returns the validated configuration of `args`, reading the environment through
+/// `env` (the shard variables, the cache folder's default, a token); a wrong
+/// corpus, shard or date is a [`UsageError`]. Nothing is fetched or written.
+fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
     let mut corpus = corpus::load(args.corpus.as_deref())?;
     if let Some(spec) = args.shard {
-        corpus = spec
-            .resolve(|name| std::env::var(name).ok())?
-            .select(&corpus);
+        corpus = spec.resolve(&env)?.select(&corpus);
     }
     let date = date::resolve(args.date.as_deref())?;
     let cache = args
         .cache
         .clone()
         .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census")));
-    let fetcher = Fetcher::new(FetchOptions {
+    let fetch = FetchOptions {
         cache,
         is_offline: args.offline,
         retry: Retry {
@@ -52,24 +64,45 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         },
         timeout: Duration::from_secs(args.timeout),
         give_up_after: args.give_up_after,
-        token: Token::from_env(|name| std::env::var(name).ok()),
+        token: Token::from_env(&env),
         limits: Limits {
             max_bytes: args.max_archive.0,
             max_time: Some(Duration::from_secs(args.max_time)),
         },
-    })?;
-    messages::note(format!(
-        "counting {} of {}",
-        messages::count(corpus.trees.len() as u64, "tree", "trees"),
-        sanitize(&corpus.source)
-    ));
+    };
     let display = match args.quiet {
         true => Display::Quiet,
         false => Display::Auto {
             interval: Duration::from_secs(args.progress_every),
         },
     };
-    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, display)?;
+    Ok(Config {
+        corpus,
+        date,
+        fetch,
+        jobs: usize::from(args.jobs),
+        display,
+        out: args.out.clone(),
+    })
+}
+
+/// Runs `census` and returns its exit status.
+pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
+    let Config {
+        corpus,
+        date,
+        fetch,
+        jobs,
+        display,
+        out,
+    } = configure(args, |name| std::env::var(name).ok())?;
+    let fetcher = Fetcher::new(fetch)?;
+    messages::note(format!(
+        "counting {} of {}",
+        messages::count(corpus.trees.len() as u64, "tree", "trees"),
+        sanitize(&corpus.source)
+    ));
+    let table = count_corpus(&corpus, &fetcher, jobs, &date, display)?;
     let failed = table.failed_rows().count();
     let stopped = fetcher.breaker.cause();
     if failed == table.rows.len() && !table.rows.is_empty() {
@@ -92,7 +125,7 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Failed);
     }
-    report::write_and_print(&args.out, &table)?;
+    report::write_and_print(&out, &table)?;
     if failed > 0 {
         report::announce_failures(&table);
         if let Some(cause) = &stopped {
@@ -306,5 +339,51 @@ fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitS
             }
         }
         None => Ok((tree.commit.clone(), CommitSource::Pinned)),
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(line: &[&str]) -> CensusArgs {
+        let cli = crate::cli::Cli::try_parse_from(
+            ["mcp-hint-census", "census"].iter().chain(line.iter()),
+        )
+        .expect("the test's command line parses");
+        match cli.command {
+            crate::cli::Command::Census(args) => args,
+            other => panic!("not a census: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_options_become_one_config() {
+        let config = configure(
+            &args(&["--date", "2026-01-02", "-j", "3", "--retries", "5", "-q"]),
+            |_| None,
+        )
+        .unwrap();
+        assert_eq!(config.date, "2026-01-02");
+        assert_eq!(config.jobs, 3);
+        assert_eq!(config.fetch.retry.retries, 5);
+        assert_eq!(config.display, Display::Quiet);
+        assert_eq!(config.out, std::path::PathBuf::from("results"));
+    }
+
+    #[test]
+    fn a_shard_is_cut_from_the_environment_given() {
+        let whole = configure(&args(&[]), |_| None).unwrap().corpus;
+        let env = |name: &str| match name {
+            "SLURM_ARRAY_TASK_ID" => Some("0".to_string()),
+            "SLURM_ARRAY_TASK_COUNT" => Some("2".to_string()),
+            _ => None,
+        };
+        let shard = configure(&args(&["--shard", "env"]), env).unwrap().corpus;
+        assert_eq!(shard.trees.len(), whole.trees.len().div_ceil(2));
+        assert_eq!(shard.trees[0], whole.trees[0]);
+        let err = configure(&args(&["--shard", "env"]), |_| None).unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
     }
 }
