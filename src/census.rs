@@ -66,7 +66,7 @@ fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<
             max_wait: Duration::from_secs(60),
         },
         timeout: Duration::from_secs(args.timeout),
-        give_up_after: 0,
+        give_up_after: args.give_up_after,
         token: Token::from_env(&env),
         limits: Limits {
             max_bytes: args.max_archive.0,
@@ -109,12 +109,16 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     ));
     let table = count_corpus(&corpus, &fetcher, jobs, &date, display, find_tools)?;
     let failed = table.failed_rows().count();
+    let stopped = fetcher.breaker.cause();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
         report::announce_failures(&table);
         // A table of nothing but errors is no result: nothing is written, so that
         // results/ keeps what it had and `compare` is not misled.
         messages::note("no tree could be counted, so no table was written");
+        if let Some(cause) = &stopped {
+            messages::note(format!("the downloads stopped after {cause}"));
+        }
         let is_network =
             |row: &Row| matches!(&row.outcome, Err(f) if f.kind == FailureKind::Network);
         if table.rows.iter().any(is_network) {
@@ -129,6 +133,11 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     report::write_and_print(&out, &table)?;
     if failed > 0 {
         report::announce_failures(&table);
+        if let Some(cause) = &stopped {
+            messages::note(format!(
+                "the downloads stopped after {cause}; the trees not tried fail as such"
+            ));
+        }
         messages::note(format!(
             "{failed} of {} failed; their rows say why",
             messages::count(table.rows.len() as u64, "tree", "trees")

@@ -88,6 +88,16 @@ pub struct CorpusRegistryArgs {
     #[arg(long, value_name = "FILE")]
     pub remotes: Option<PathBuf>,
 
+    /// Keeps every version of a server, each its own tree; by default a server
+    /// gives one tree, at the version the registry marks isLatest.
+    #[arg(long)]
+    pub all_versions: bool,
+
+    /// Uses saved pages that end with a cursor no page answers (a set cut short),
+    /// which is refused otherwise.
+    #[arg(long, requires = "pages")]
+    pub partial: bool,
+
     #[command(flatten)]
     pub build: CorpusBuildArgs,
 }
@@ -131,6 +141,12 @@ pub struct CorpusBuildArgs {
     #[arg(long, value_name = "SECS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+
+    /// Stops after this many network failures in a row (tries, not repositories)
+    /// with no answer between them: what was pinned is written, the rest is listed
+    /// as not tried, and the exit status is 1. 0 never stops.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub give_up_after: usize,
 
     /// Pins each repository's default branch as it stood at the end of this day
     /// (23:59:59 UTC), along its first-parent history: one tree per date. May be
@@ -199,6 +215,12 @@ pub struct CensusArgs {
     /// 429) is retried, with exponential backoff.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
+
+    /// Stops downloading after this many network failures in a row (tries, not
+    /// trees) with no answer between them: the trees not tried fail as not tried,
+    /// and the exit status is 1. 0 never stops.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub give_up_after: usize,
 
     /// Seconds a connection may take to open, or a download may stall, before it fails.
     #[arg(long, value_name = "SECS", default_value_t = 30,

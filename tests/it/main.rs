@@ -22,4 +22,5 @@ mod scan_tools;
 mod sdk_profiles;
 mod slurm;
 mod support;
+mod survey;
 mod tools_finder;
