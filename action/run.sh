@@ -117,6 +117,8 @@ verdict() {
         text="**Passed**: every tree was counted."
         if [ "$require_hints" = true ]; then
             text="**Passed**: every tree was counted and spells out at least one of the four hint names."
+        elif [ "$require_hints" = tools ]; then
+            text="**Passed**: every tree was counted and every tool definition found sets each hint meaningful for it."
         fi ;;
     probe:0)
         text="**Passed**: the server listed its tools."
@@ -128,7 +130,11 @@ verdict() {
     probe:1) text="**Failed** (exit 1): the server could not be probed; the messages say why." ;;
     diff:1) text="**Failed** (exit 1): a hint became more permissive; see the changes marked more-permissive." ;;
     *:2) text="**Usage error** (exit 2): the command line or a snapshot is wrong; nothing was done." ;;
-    scan:3) text="**Gate failed** (exit 3): a tree reads zero on all four hint names. A zero is about the literals in the tree, not what the server sends: see the limits in the README." ;;
+    scan:3)
+        text="**Gate failed** (exit 3): a tree reads zero on all four hint names. A zero is about the literals in the tree, not what the server sends: see the limits in the README."
+        if [ "$require_hints" = tools ]; then
+            text="**Gate failed** (exit 3): a tool definition omits a hint meaningful for it; the messages and the warnings at each line name them."
+        fi ;;
     probe:3) text="**Gate failed** (exit 3): a tool breaks the required rule; the output names each one and what it lacks." ;;
     *) text="**Error**: mcp-hint-census exited with status $2." ;;
     esac
@@ -165,8 +171,8 @@ scan | probe | diff) ;;
 esac
 require_hints=${INPUT_REQUIRE_HINTS:-true}
 case $require_hints in
-true | false) ;;
-*) usage '`require-hints` must be true or false' "$require_hints" ;;
+true | false | tools) ;;
+*) usage '`require-hints` must be true, false or tools' "$require_hints" ;;
 esac
 # An input meant for another mode is a mistake worth stopping on: with the default
 # mode, a forgotten `mode: probe` would otherwise pass as a scan of the checkout.
@@ -203,11 +209,18 @@ scan)
     if [ ${#paths[@]} -eq 0 ]; then paths=(.); fi
     args=(scan)
     if [ "$require_hints" = true ]; then args+=(--require-hints); fi
+    if [ "$require_hints" = tools ]; then args+=(--require-hints=tools); fi
     if [ -n "${INPUT_PROFILE:-}" ]; then args+=(--profile "$INPUT_PROFILE"); fi
-    args+=(--csv "$work/scan.csv" -- "${paths[@]}")
+    args+=(--csv "$work/scan.csv" --tools-csv "$work/tools.csv")
+    args+=(--github-warnings "$work/warnings.txt" -- "${paths[@]}")
     run_tool "${args[@]}"
     csv_written "$work/scan.csv"
+    if [ -f "$work/tools.csv" ]; then set_output tools-csv "$work/tools.csv"; fi
     status=$rc
+    # One workflow command per tool that omits a meaningful hint, encoded by the
+    # tool as GitHub reads them: on the step's stdout, a pull request shows each at
+    # its line.
+    if [ -f "$work/warnings.txt" ]; then cat "$work/warnings.txt"; fi
     verdict scan "$rc"
     ;;
 probe)

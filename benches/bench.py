@@ -16,7 +16,9 @@ process and its children). Missing optional tools are listed as not installed.
 
 The contenders, on the same archives:
   floor    examples/inflate: flate2 with the tool's backend, inflating and nothing else
-  census   mcp-hint-census census --offline (the archives are in its cache)
+  census   mcp-hint-census census --offline (the archives are in its cache), the tool
+           finder on, as by default
+  census-literal  the same census with --no-tools: literals only, no tool finder
   census-sdk  the same census with the `sdk` spelling profile on (`profiles = ["sdk"]`
            under [census] in a copy of the corpus): four more columns to count
   scan     mcp-hint-census scan on the archive paths (all in one command)
@@ -45,9 +47,10 @@ sys.path.insert(0, HERE)
 import gen_corpus  # noqa: E402
 
 DATE = "2026-01-01"
-CONTENDERS = ["floor", "census", "census-sdk", "scan", "gzip", "igzip", "python", "tar+rg"]
+CONTENDERS = ["floor", "census", "census-literal", "census-sdk", "scan", "gzip", "igzip",
+              "python", "tar+rg"]
 # Contenders that count, and so are checked against the oracle.
-COUNTING = {"census", "census-sdk", "scan", "python", "tar+rg"}
+COUNTING = {"census", "census-literal", "census-sdk", "scan", "python", "tar+rg"}
 
 
 class Contender:
@@ -144,6 +147,16 @@ def contenders(workload, manifest, args, work):
         counts=lambda _: census_csv_counts(
             os.path.join(census_out, "census-{}.csv".format(DATE)), terms),
         note="--jobs {}".format(args.jobs))
+    # The same census with the tool finder off: the finder's cost is census over this.
+    literal_out = os.path.join(work, "census-literal-out")
+    out["census-literal"] = Contender(
+        "census-literal",
+        [args.bin, "census", "--offline", "--cache", manifest["cache"], "--corpus",
+         workload["corpus"], "--out", literal_out, "--date", DATE, "-q", "--jobs",
+         str(args.jobs), "--no-tools"],
+        counts=lambda _: census_csv_counts(
+            os.path.join(literal_out, "census-{}.csv".format(DATE)), terms),
+        note="--jobs {}, --no-tools".format(args.jobs))
     # The same census counting the sdk profile too. Its literal columns must not
     # change; its profile columns count near misses the oracle leaves out (such as
     # `read_only_hint`), so they are only checked to be there and at least the
@@ -340,7 +353,8 @@ def print_table(rows, args):
     secs = {(r["workload"], r["contender"]): r.get("seconds") for r in rows}
     for w in dict.fromkeys(r["workload"] for r in rows):
         ratios = []
-        for a, b in (("census", "igzip"), ("census", "floor"), ("census-sdk", "census")):
+        for a, b in (("census", "igzip"), ("census", "floor"), ("census", "census-literal"),
+                     ("census-sdk", "census")):
             if secs.get((w, a)) and secs.get((w, b)):
                 ratios.append("{}/{} {:.2f}".format(a, b, secs[(w, a)] / secs[(w, b)]))
         if ratios:

@@ -28,21 +28,36 @@ use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
+use crate::tools::FoundTools;
 
-/// Runs `census` and returns its exit status.
-pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
+/// Holds a validated `census` command line: what to count, how, and where to.
+#[derive(Debug)]
+struct Config {
+    /// The corpus, already cut to the shard asked for.
+    corpus: Corpus,
+    date: String,
+    fetch: FetchOptions,
+    jobs: usize,
+    display: Display,
+    out: std::path::PathBuf,
+    /// Whether the tool finder reads the files (`--no-tools` turns it off).
+    find_tools: bool,
+}
+
+/// Returns the validated configuration of `args`, reading the environment through
+/// `env` (the shard variables, the cache folder's default, a token); a wrong
+/// corpus, shard or date is a [`UsageError`]. Nothing is fetched or written.
+fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
     let mut corpus = corpus::load(args.corpus.as_deref())?;
     if let Some(spec) = args.shard {
-        corpus = spec
-            .resolve(|name| std::env::var(name).ok())?
-            .select(&corpus);
+        corpus = spec.resolve(&env)?.select(&corpus);
     }
     let date = date::resolve(args.date.as_deref())?;
     let cache = args
         .cache
         .clone()
         .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census")));
-    let fetcher = Fetcher::new(FetchOptions {
+    let fetch = FetchOptions {
         cache,
         is_offline: args.offline,
         retry: Retry {
@@ -51,32 +66,59 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
             max_wait: Duration::from_secs(60),
         },
         timeout: Duration::from_secs(args.timeout),
-        give_up_after: 0,
-        token: Token::from_env(|name| std::env::var(name).ok()),
+        give_up_after: args.give_up_after,
+        token: Token::from_env(&env),
         limits: Limits {
             max_bytes: args.max_archive.0,
             max_time: Some(Duration::from_secs(args.max_time)),
         },
-    })?;
-    messages::note(format!(
-        "counting {} of {}",
-        messages::count(corpus.trees.len() as u64, "tree", "trees"),
-        sanitize(&corpus.source)
-    ));
+    };
     let display = match args.quiet {
         true => Display::Quiet,
         false => Display::Auto {
             interval: Duration::from_secs(args.progress_every),
         },
     };
-    let table = count_corpus(&corpus, &fetcher, usize::from(args.jobs), &date, display)?;
+    Ok(Config {
+        corpus,
+        date,
+        fetch,
+        jobs: usize::from(args.jobs),
+        display,
+        out: args.out.clone(),
+        find_tools: !args.no_tools,
+    })
+}
+
+/// Runs `census` and returns its exit status.
+pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
+    let Config {
+        corpus,
+        date,
+        fetch,
+        jobs,
+        display,
+        out,
+        find_tools,
+    } = configure(args, |name| std::env::var(name).ok())?;
+    let fetcher = Fetcher::new(fetch)?;
+    messages::note(format!(
+        "counting {} of {}",
+        messages::count(corpus.trees.len() as u64, "tree", "trees"),
+        sanitize(&corpus.source)
+    ));
+    let table = count_corpus(&corpus, &fetcher, jobs, &date, display, find_tools)?;
     let failed = table.failed_rows().count();
+    let stopped = fetcher.breaker.cause();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
         report::announce_failures(&table);
         // A table of nothing but errors is no result: nothing is written, so that
         // results/ keeps what it had and `compare` is not misled.
         messages::note("no tree could be counted, so no table was written");
+        if let Some(cause) = &stopped {
+            messages::note(format!("the downloads stopped after {cause}"));
+        }
         let is_network =
             |row: &Row| matches!(&row.outcome, Err(f) if f.kind == FailureKind::Network);
         if table.rows.iter().any(is_network) {
@@ -88,9 +130,14 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Failed);
     }
-    report::write_and_print(&args.out, &table)?;
+    report::write_and_print(&out, &table)?;
     if failed > 0 {
         report::announce_failures(&table);
+        if let Some(cause) = &stopped {
+            messages::note(format!(
+                "the downloads stopped after {cause}; the trees not tried fail as such"
+            ));
+        }
         messages::note(format!(
             "{failed} of {} failed; their rows say why",
             messages::count(table.rows.len() as u64, "tree", "trees")
@@ -101,13 +148,14 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
 }
 
 /// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
-/// in corpus order.
+/// in corpus order; with `find_tools`, the tool finder reads every file too.
 pub fn count_corpus(
     corpus: &Corpus,
     fetcher: &Fetcher,
     jobs: usize,
     date: &str,
     display: Display,
+    find_tools: bool,
 ) -> Result<Table> {
     let matcher = corpus
         .columns
@@ -126,7 +174,8 @@ pub fn count_corpus(
         .collect();
     pool.install(|| {
         groups.par_iter().for_each(|group| {
-            for (i, row) in count_group(&corpus.trees, group, fetcher, &matcher, &bars) {
+            for (i, row) in count_group(&corpus.trees, group, fetcher, &matcher, find_tools, &bars)
+            {
                 if let Ok(mut slot) = slots[i].lock() {
                     *slot = Some(row);
                 }
@@ -178,6 +227,7 @@ fn count_group(
     group: &[usize],
     fetcher: &Fetcher,
     matcher: &Matcher,
+    find_tools: bool,
     bars: &Bars,
 ) -> Vec<(usize, Row)> {
     let first = &trees[group[0]];
@@ -201,40 +251,33 @@ fn count_group(
             }
         })
         .collect();
-    type Counts = Vec<std::result::Result<TreeCount, String>>;
-    let consume = |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, Counts)> {
-        let ArchiveCount {
-            commit,
-            comment_problem,
-            trees: counts,
-            case_variants,
-        } = archive::count_archive(reader, matcher, &subfolders, &mut |_| bar.file())?;
+    let consume = |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, ArchiveCount)> {
+        let counted = archive::count_archive_and_tools(
+            reader,
+            matcher,
+            &subfolders,
+            find_tools,
+            &mut |_| bar.file(),
+        )?;
         // Every forge archive names its commit; a comment that does not is not the
         // archive of a pinned tree (docs/method.md, "Which commit").
-        if let Some(problem) = comment_problem {
+        if let Some(problem) = &counted.comment_problem {
             bail!("{problem}");
         }
-        let (commit, commit_source) = stamp(first, commit)?;
-        let counts = counts
-            .into_iter()
-            .zip(&subfolders)
-            .zip(case_variants)
-            .map(|((count, subfolder), variant)| {
-                match subfolder.is_empty() || count.files_walked > 0 {
-                    true => Ok(count),
-                    false => Err(no_file_in(subfolder, variant.as_deref())),
-                }
-            })
-            .collect();
-        Ok((commit, commit_source, counts))
+        let (commit, commit_source) = stamp(first, counted.commit.clone())?;
+        Ok((commit, commit_source, counted))
     };
     let fetched = fetcher.fetch(first, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
         Ok(fetched) => {
-            let (commit, commit_source, counts) = fetched.value;
-            let mut counts: Vec<Option<std::result::Result<TreeCount, String>>> =
-                counts.into_iter().map(Some).collect();
+            let (commit, commit_source, counted) = fetched.value;
+            let variants = counted.case_variants;
+            let mut counts: Vec<Option<TreeCount>> = counted.trees.into_iter().map(Some).collect();
+            let mut tools: Vec<Option<FoundTools>> = match counted.tools {
+                Some(tools) => tools.into_iter().map(Some).collect(),
+                None => vec![None; counts.len()],
+            };
             let mut uses = vec![0usize; counts.len()];
             for &at in &slot {
                 uses[at] += 1;
@@ -245,16 +288,21 @@ fn count_group(
                 .map(|(&i, &at)| {
                     // The last tree of a subfolder takes its count; the others a copy.
                     uses[at] -= 1;
-                    let count = match uses[at] {
-                        0 => counts[at].take(),
-                        _ => counts[at].clone(),
-                    };
-                    let mut count = match count.unwrap_or_else(|| Ok(TreeCount::new(0))) {
-                        Ok(count) => count,
-                        Err(why) => {
-                            let failure = Failure::new(FailureKind::Archive, why);
-                            return (i, row(&trees[i], Err(failure)));
-                        }
+                    let is_empty = counts[at].as_ref().is_some_and(|c| c.files_walked == 0);
+                    if !subfolders[at].is_empty() && is_empty {
+                        let why = no_file_in(&subfolders[at], variants[at].as_deref());
+                        let failure = Failure::new(FailureKind::Archive, why);
+                        return (i, row(&trees[i], Err(failure)));
+                    }
+                    let (mut count, found) = match uses[at] {
+                        0 => (
+                            counts[at].take().unwrap_or_else(|| TreeCount::new(0)),
+                            tools[at].take(),
+                        ),
+                        _ => (
+                            counts[at].clone().unwrap_or_else(|| TreeCount::new(0)),
+                            tools[at].clone(),
+                        ),
                     };
                     count.sort_files();
                     let counted = Counted {
@@ -262,6 +310,7 @@ fn count_group(
                         commit_source,
                         count,
                         sha256: fetched.sha256.clone(),
+                        tools: found,
                     };
                     (i, row(&trees[i], Ok(counted)))
                 })
@@ -337,5 +386,51 @@ fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitS
             }
         }
         None => Ok((tree.commit.clone(), CommitSource::Pinned)),
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(line: &[&str]) -> CensusArgs {
+        let cli = crate::cli::Cli::try_parse_from(
+            ["mcp-hint-census", "census"].iter().chain(line.iter()),
+        )
+        .expect("the test's command line parses");
+        match cli.command {
+            crate::cli::Command::Census(args) => args,
+            other => panic!("not a census: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_options_become_one_config() {
+        let config = configure(
+            &args(&["--date", "2026-01-02", "-j", "3", "--retries", "5", "-q"]),
+            |_| None,
+        )
+        .unwrap();
+        assert_eq!(config.date, "2026-01-02");
+        assert_eq!(config.jobs, 3);
+        assert_eq!(config.fetch.retry.retries, 5);
+        assert_eq!(config.display, Display::Quiet);
+        assert_eq!(config.out, std::path::PathBuf::from("results"));
+    }
+
+    #[test]
+    fn a_shard_is_cut_from_the_environment_given() {
+        let whole = configure(&args(&[]), |_| None).unwrap().corpus;
+        let env = |name: &str| match name {
+            "SLURM_ARRAY_TASK_ID" => Some("0".to_string()),
+            "SLURM_ARRAY_TASK_COUNT" => Some("2".to_string()),
+            _ => None,
+        };
+        let shard = configure(&args(&["--shard", "env"]), env).unwrap().corpus;
+        assert_eq!(shard.trees.len(), whole.trees.len().div_ceil(2));
+        assert_eq!(shard.trees[0], whole.trees[0]);
+        let err = configure(&args(&["--shard", "env"]), |_| None).unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
     }
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::corpus::history::Step;
 use crate::corpus::ShardSpec;
@@ -88,6 +88,16 @@ pub struct CorpusRegistryArgs {
     #[arg(long, value_name = "FILE")]
     pub remotes: Option<PathBuf>,
 
+    /// Keeps every version of a server, each its own tree; by default a server
+    /// gives one tree, at the version the registry marks isLatest.
+    #[arg(long)]
+    pub all_versions: bool,
+
+    /// Uses saved pages that end with a cursor no page answers (a set cut short),
+    /// which is refused otherwise.
+    #[arg(long, requires = "pages")]
+    pub partial: bool,
+
     #[command(flatten)]
     pub build: CorpusBuildArgs,
 }
@@ -131,6 +141,12 @@ pub struct CorpusBuildArgs {
     #[arg(long, value_name = "SECS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+
+    /// Stops after this many network failures in a row (tries, not repositories)
+    /// with no answer between them: what was pinned is written, the rest is listed
+    /// as not tried, and the exit status is 1. 0 never stops.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub give_up_after: usize,
 
     /// Pins each repository's default branch as it stood at the end of this day
     /// (23:59:59 UTC), along its first-parent history: one tree per date. May be
@@ -200,6 +216,12 @@ pub struct CensusArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub retries: u32,
 
+    /// Stops downloading after this many network failures in a row (tries, not
+    /// trees) with no answer between them: the trees not tried fail as not tried,
+    /// and the exit status is 1. 0 never stops.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub give_up_after: usize,
+
     /// Seconds a connection may take to open, or a download may stall, before it fails.
     #[arg(long, value_name = "SECS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -235,6 +257,11 @@ pub struct CensusArgs {
     /// takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or those.
     #[arg(long, value_name = "K/N|env|env/N")]
     pub shard: Option<ShardSpec>,
+
+    /// Counts literals only: no tool finder; the tool columns and the tools table
+    /// stay empty (for comparing the finder's cost, see README "Performance").
+    #[arg(long)]
+    pub no_tools: bool,
 }
 
 #[derive(Debug, Args)]
@@ -296,10 +323,42 @@ pub struct ScanArgs {
     #[arg(long, value_name = "sdk|FILE")]
     pub profile: Vec<String>,
 
-    /// Exits with status 3 when a tree reads zero in every column that spells a
-    /// hint (the four names, and with --profile their other spellings).
+    /// Exits with status 3 when the tree falls short: `literals` (the default) when it
+    /// reads zero in every column that spells a hint (the four names, and with
+    /// --profile their other spellings); `tools` when a tool definition found leaves
+    /// out a hint that is meaningful for it, each named at path:line.
+    #[arg(long, value_name = "literals|tools", num_args = 0..=1, require_equals = true,
+          default_missing_value = "literals")]
+    pub require_hints: Option<HintGate>,
+
+    /// Lists every tool definition found under the table: path:line, name, the four
+    /// hints (an absent one with what a client resolves) and what it omits.
     #[arg(long)]
-    pub require_hints: bool,
+    pub tools: bool,
+
+    /// Writes every tool definition found as a CSV table with the tools table's
+    /// columns (`repo` holds the path as given).
+    #[arg(long, value_name = "FILE")]
+    pub tools_csv: Option<PathBuf>,
+
+    /// Writes a GitHub workflow command (`::warning file=PATH,line=N::...`) for each
+    /// tool definition that omits a hint meaningful for it into FILE, so that a job
+    /// that prints FILE shows each at its line.
+    #[arg(long, value_name = "FILE")]
+    pub github_warnings: Option<PathBuf>,
+
+    /// Counts literals only: no tool finder, and empty tool columns.
+    #[arg(long, conflicts_with_all = ["tools", "tools_csv", "github_warnings"])]
+    pub no_tools: bool,
+}
+
+/// What `scan --require-hints` checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HintGate {
+    /// Every tree spells at least one hint in its literal columns.
+    Literals,
+    /// Every tool definition found sets every hint meaningful for it.
+    Tools,
 }
 
 #[derive(Debug, Args)]

@@ -7,8 +7,12 @@
 //! tables share. A cell left empty in either table (a figure the source never gave)
 //! is not compared. Commits are compared first, because counts from different
 //! commits are expected to differ. A tree in one table only is a difference.
+//!
+//! When both tables are named `census-DATE.csv` and each has its tools table beside
+//! it (`tools-DATE.csv`), the definitions are compared too: matched by tree, path,
+//! line and name, then hint by hint; a definition in one table only is a difference.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -17,7 +21,9 @@ use anyhow::Result;
 use crate::cli::CompareArgs;
 use crate::error::{ExitStatus, UsageError};
 use crate::sanitize::sanitize;
-use crate::table::is_count_column;
+use crate::table::{self, is_count_column};
+use crate::terms::Hint;
+use crate::tools::ToolDef;
 
 /// Holds a census table read back from CSV.
 struct Sheet {
@@ -133,7 +139,30 @@ pub struct Tally {
 pub fn run(args: &CompareArgs) -> Result<ExitStatus> {
     let a = Sheet::read(&args.a)?;
     let b = Sheet::read(&args.b)?;
-    let tally = compare(&a, &b, &mut io::stdout().lock())?;
+    let mut out = io::stdout().lock();
+    let mut tally = compare(&a, &b, &mut out)?;
+    let tools = [tools_beside(&args.a), tools_beside(&args.b)];
+    match tools {
+        [Some(x), Some(y)] => {
+            // A dated census table has a dated tools table beside it.
+            let read = |path: &Path, sheet: &Sheet| -> Result<table::ToolsByTree> {
+                let name = sanitize(path.display().to_string());
+                let file = std::fs::File::open(path)
+                    .map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
+                table::read_tools(file, &name, sheet.column("as_of").is_some())
+                    .map_err(|e| UsageError(format!("{e:#}")).into())
+            };
+            let t = compare_tools(&read(&x, &a)?, &read(&y, &b)?, &mut out)?;
+            tally.agree += t.agree;
+            tally.differ += t.differ;
+        }
+        [Some(path), None] | [None, Some(path)] => writeln!(
+            out,
+            "tools: not compared: only '{}' has a tools table beside it",
+            sanitize(path.display().to_string())
+        )?,
+        [None, None] => {}
+    }
     Ok(
         if tally.differ == 0 && tally.failed == 0 && tally.unmatched == 0 {
             ExitStatus::Ok
@@ -228,6 +257,126 @@ fn compare(a: &Sheet, b: &Sheet, out: &mut dyn Write) -> Result<Tally> {
         ));
     }
     writeln!(out, "{summary}")?;
+    Ok(tally)
+}
+
+/// Returns the tools table beside a census table named `census-DATE.csv`, when
+/// there is one.
+fn tools_beside(census: &Path) -> Option<std::path::PathBuf> {
+    let name = census.file_name()?.to_str()?.strip_prefix("census-")?;
+    let path = census.with_file_name(format!("tools-{name}"));
+    path.is_file().then_some(path)
+}
+
+/// Holds what comparing two tools tables found.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ToolTally {
+    agree: usize,
+    differ: usize,
+}
+
+/// Returns the key a definition is matched by: its tree (repository and pin folded,
+/// as rows are), path, line and name.
+type ToolKey = (String, String, String, String, Vec<u8>, u32, Option<String>);
+
+fn tool_keys(tools: &table::ToolsByTree) -> BTreeMap<ToolKey, &ToolDef> {
+    let mut keys = BTreeMap::new();
+    for (tree, defs) in tools {
+        for def in defs {
+            let key = (
+                tree.repo.to_ascii_lowercase(),
+                tree.pinned.to_ascii_lowercase(),
+                tree.subfolder.clone(),
+                tree.as_of.clone(),
+                def.path.clone(),
+                def.line,
+                def.name.clone(),
+            );
+            keys.entry(key).or_insert(def);
+        }
+    }
+    keys
+}
+
+/// Compares two tools tables definition by definition, printing each difference
+/// and a summary line; every hint cell that agrees counts as a cell that agrees.
+fn compare_tools(
+    a: &table::ToolsByTree,
+    b: &table::ToolsByTree,
+    out: &mut dyn Write,
+) -> Result<ToolTally> {
+    let (a, b) = (tool_keys(a), tool_keys(b));
+    let mut tally = ToolTally::default();
+    let label = |key: &ToolKey| {
+        let mut tree = key.0.clone();
+        if !key.1.is_empty() {
+            tree = format!("{tree}@{}", key.1);
+        }
+        if !key.2.is_empty() {
+            tree = format!("{tree}:{}", key.2);
+        }
+        if !key.3.is_empty() {
+            tree = format!("{tree} as of {}", key.3);
+        }
+        sanitize(format!(
+            "{tree} {}:{} tool '{}'",
+            String::from_utf8_lossy(&key.4),
+            key.5,
+            key.6.as_deref().unwrap_or("")
+        ))
+    };
+    for (key, x) in &a {
+        let Some(y) = b.get(key) else {
+            writeln!(out, "{}: only in the first tools table", label(key))?;
+            tally.differ += 1;
+            continue;
+        };
+        for (i, hint) in Hint::ALL.iter().enumerate() {
+            let (p, q) = (table::hint_cell(x.hints[i]), table::hint_cell(y.hints[i]));
+            if p == q {
+                tally.agree += 1;
+            } else {
+                tally.differ += 1;
+                let shown = |c: &str| {
+                    if c.is_empty() {
+                        "absent".to_string()
+                    } else {
+                        c.to_string()
+                    }
+                };
+                writeln!(
+                    out,
+                    "{}: {} {} differs from {}",
+                    label(key),
+                    hint.name(),
+                    shown(p),
+                    shown(q)
+                )?;
+            }
+        }
+        if x.family != y.family {
+            tally.differ += 1;
+            writeln!(
+                out,
+                "{}: sdk {} differs from {}",
+                label(key),
+                x.family.as_str(),
+                y.family.as_str()
+            )?;
+        }
+    }
+    for key in b.keys().filter(|k| !a.contains_key(*k)) {
+        writeln!(out, "{}: only in the second tools table", label(key))?;
+        tally.differ += 1;
+    }
+    writeln!(
+        out,
+        "tools: {} definitions in the first table, {} in the second; {} hint cells agree, {} differ",
+        a.len(),
+        b.len(),
+        tally.agree,
+        tally.differ
+    )?;
     Ok(tally)
 }
 

@@ -34,6 +34,8 @@ pub mod sanitize;
 pub mod scan;
 pub mod table;
 pub mod terms;
+pub mod tool_feed;
+pub mod tool_hints;
 pub mod tools;
 
 pub use error::{ExitStatus, UsageError};

@@ -45,11 +45,16 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
         let name = path.display().to_string();
         let file = File::open(path).with_context(|| format!("reading '{name}'"))?;
         let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())?;
-        let files_path = files_path(path)?;
+        let files_path = beside(path, "files")?;
         let files_name = files_path.display().to_string();
         let file = File::open(&files_path).with_context(|| format!("reading '{files_name}'"))?;
         let mut files = table::read_files(file, &files_name, &corpus.columns, corpus.is_dated())?;
-        for ((line, mut row), row_date) in read.rows.into_iter().zip(read.dates) {
+        let tools_path = beside(path, "tools")?;
+        let tools_name = tools_path.display().to_string();
+        let file = File::open(&tools_path).with_context(|| format!("reading '{tools_name}'"))?;
+        let mut tools = table::read_tools(file, &tools_name, corpus.is_dated())?;
+        let rows = read.rows.into_iter().zip(read.dates).zip(read.tool_counts);
+        for (((line, mut row), row_date), tool_counts) in rows {
             let at = || format!("'{name}' line {line}");
             let label = row.key.label();
             let Some(&i) = index.get(&row.key) else {
@@ -76,10 +81,37 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
                     .unwrap_or_default()
                     .into_iter()
                     .collect();
+                let defs = tools.remove(&row.key).unwrap_or_default();
+                match (&mut counted.tools, tool_counts) {
+                    (Some(found), Some([n, annotated])) => {
+                        found.tools = defs;
+                        let got = counted.tool_counts().unwrap_or_default();
+                        if got[..2] != [n, annotated] {
+                            bail!(
+                                "{}: '{label}' says {n} tools, {annotated} annotated, but \
+                                 '{tools_name}' lists {} tools, {} annotated",
+                                at(),
+                                got[0],
+                                got[1]
+                            );
+                        }
+                    }
+                    _ if !defs.is_empty() => bail!(
+                        "'{tools_name}' lists tools of '{label}', whose row in '{name}' line \
+                         {line} has no tool count"
+                    ),
+                    _ => {}
+                }
             }
             found[i] = Some((row, path.clone()));
         }
         files.clear();
+        if let Some((key, _)) = tools.into_iter().next() {
+            bail!(
+                "'{tools_name}' lists tools of '{}', which has no counted row in '{name}'",
+                key.label()
+            );
+        }
     }
     let missing: Vec<String> = corpus
         .trees
@@ -103,17 +135,17 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
     })
 }
 
-/// Returns `files-DATE.csv` beside `census-DATE.csv`.
-fn files_path(census: &Path) -> Result<PathBuf> {
+/// Returns `KIND-DATE.csv` (the files or tools table) beside `census-DATE.csv`.
+fn beside(census: &Path, kind: &str) -> Result<PathBuf> {
     let name = census
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(|n| n.strip_prefix("census-"))
         .with_context(|| {
             format!(
-                "'{}' is not named census-DATE.csv, so its files table cannot be found",
+                "'{}' is not named census-DATE.csv, so its {kind} table cannot be found",
                 census.display()
             )
         })?;
-    Ok(census.with_file_name(format!("files-{name}")))
+    Ok(census.with_file_name(format!("{kind}-{name}")))
 }

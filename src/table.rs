@@ -15,7 +15,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::count::{FileHit, TreeCount};
 
-use crate::terms::Columns;
+use crate::terms::{Columns, Hint};
+use crate::tools::{Family, FoundTools, HintState, ToolDef};
 
 /// What kind of failure left a row without counts: what a caller branches on (the
 /// network hint of `census`), never the words of the message.
@@ -126,6 +127,24 @@ pub struct Counted {
     pub count: TreeCount,
     /// The sha256 of the archive's bytes, hex; empty when no archive was read.
     pub sha256: String,
+    /// The tool definitions found in the tree; `None` when the finder was off.
+    pub tools: Option<FoundTools>,
+}
+
+impl Counted {
+    /// Returns the tree's cells of the `tools`, `tools_annotated` and
+    /// `tools_skipped` columns: definitions found, those that set at least one hint
+    /// (`?` counts as set), and wanted files not parsed because of a bound. `None`
+    /// when the finder was off.
+    pub fn tool_counts(&self) -> Option<[u64; 3]> {
+        self.tools.as_ref().map(|found| {
+            [
+                found.tools.len() as u64,
+                found.tools.iter().filter(|t| t.is_annotated()).count() as u64,
+                found.skipped_files,
+            ]
+        })
+    }
 }
 
 /// Identifies a row: a repository at a pin, a subfolder of it (empty for the whole
@@ -250,6 +269,9 @@ const COMMIT: usize = 4;
 const COMMIT_SOURCE: usize = 5;
 const FILES_WALKED: usize = 6;
 const BYTES_READ: usize = 7;
+/// The census table's tool columns, after the term and control columns (see
+/// [`Counted::tool_counts`]); empty when the finder was off.
+pub const TOOL_COLUMNS: [&str; 3] = ["tools", "tools_annotated", "tools_skipped"];
 /// The column of a dated table's date, after `subfolder`.
 const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
@@ -282,6 +304,7 @@ pub fn census_header(columns: &Columns, is_dated: bool) -> Vec<String> {
     with_date(&LEADING, is_dated)
         .into_iter()
         .chain(columns.names())
+        .chain(TOOL_COLUMNS)
         .chain(TRAILING)
         .map(str::to_string)
         .collect()
@@ -308,13 +331,20 @@ pub fn census_record(row: &Row, width: usize, date: &str, is_dated: bool) -> Vec
             record.push(c.count.files_walked.to_string());
             record.push(c.count.bytes_read.to_string());
             record.extend(c.count.counts.iter().map(u64::to_string));
+            match c.tool_counts() {
+                Some(counts) => record.extend(counts.iter().map(u64::to_string)),
+                None => record.extend(TOOL_COLUMNS.map(|_| String::new())),
+            }
             record.push(c.sha256.clone());
             record.push(date.to_string());
             record.push("ok".to_string());
             record.push(String::new());
         }
         Err(failure) => {
-            record.extend(std::iter::repeat_n(String::new(), 4 + width + 1));
+            record.extend(std::iter::repeat_n(
+                String::new(),
+                4 + width + TOOL_COLUMNS.len() + 1,
+            ));
             record.push(date.to_string());
             record.push("error".to_string());
             record.push(one_line(&failure.why));
@@ -363,6 +393,10 @@ pub struct ReadTable {
     pub rows: Vec<(usize, Row)>,
     /// The `probed_on` date of each row, in the same order.
     pub dates: Vec<String>,
+    /// The `tools` and `tools_annotated` cells of each row, in the same order; `None`
+    /// when empty (an error row, or the finder off). The rows' definitions are in the
+    /// tools table (see [`read_tools`]), and these check it.
+    pub tool_counts: Vec<Option<[u64; 2]>>,
 }
 
 /// Reads a census table that must have exactly the header `columns` gives, with
@@ -395,6 +429,7 @@ pub fn read_census<R: Read>(
     let mut table = ReadTable {
         rows: Vec::new(),
         dates: Vec::new(),
+        tool_counts: Vec::new(),
     };
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
@@ -405,24 +440,41 @@ pub fn read_census<R: Read>(
             true => cells.remove(3).to_string(),
             false => String::new(),
         };
-        let mut row = parse_census_record(&cells, width).with_context(at)?;
+        let (mut row, tool_counts) = parse_census_record(&cells, width).with_context(at)?;
         row.key.as_of = as_of;
         table.rows.push((line, row));
+        table.tool_counts.push(tool_counts);
         table
             .dates
-            .push(cells[LEADING.len() + width + 1].to_string());
+            .push(cells[LEADING.len() + width + TOOL_COLUMNS.len() + 1].to_string());
     }
     Ok(table)
 }
 
-/// Returns the row an undated census record describes (without its file hits).
-fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
+/// Returns the row an undated census record describes (without its file hits and
+/// tool definitions), and its `tools` and `tools_annotated` cells.
+fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64; 2]>)> {
     let number = |i: usize| -> Result<u64> {
         cells[i]
             .parse()
             .with_context(|| format!("'{}' is not a count", cells[i]))
     };
-    let after = LEADING.len() + width;
+    let tools_at = LEADING.len() + width;
+    let after = tools_at + TOOL_COLUMNS.len();
+    let tool_cells = &cells[tools_at..after];
+    let (tools, tool_counts) = match tool_cells.iter().all(|c| c.is_empty()) {
+        true => (None, None),
+        false => {
+            let found = FoundTools {
+                tools: Vec::new(),
+                skipped_files: number(tools_at + 2)?,
+            };
+            (
+                Some(found),
+                Some([number(tools_at)?, number(tools_at + 1)?]),
+            )
+        }
+    };
     let outcome = match cells[after + 2] {
         "ok" => {
             let commit_source = CommitSource::parse(cells[COMMIT_SOURCE])
@@ -433,16 +485,19 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
                 count: TreeCount {
                     files_walked: number(FILES_WALKED)?,
                     bytes_read: number(BYTES_READ)?,
-                    counts: (LEADING.len()..after).map(number).collect::<Result<_>>()?,
+                    counts: (LEADING.len()..tools_at)
+                        .map(number)
+                        .collect::<Result<_>>()?,
                     files: Default::default(),
                 },
                 sha256: cells[after].to_string(),
+                tools,
             })
         }
         "error" => Err(Failure::new(FailureKind::Other, cells[after + 3])),
         other => bail!("status '{other}' is neither ok nor error"),
     };
-    Ok(Row {
+    let row = Row {
         key: TreeKey {
             repo: cells[0].to_string(),
             pinned: cells[1].to_string(),
@@ -452,7 +507,8 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<Row> {
         server: Some(cells[SERVER].to_string()).filter(|s| !s.is_empty()),
         note: None,
         outcome,
-    })
+    };
+    Ok((row, tool_counts))
 }
 
 /// Holds the file hits of a files table, grouped by the tree they belong to.
@@ -524,6 +580,122 @@ pub fn read_files<R: Read>(
         files.entry(key).or_default().push(hit);
     }
     Ok(files)
+}
+
+/// The tools table's columns before the four hints: the tree's key, then where the
+/// definition is, its SDK family and its name (empty when not a literal).
+const TOOLS_LEADING: [&str; 7] = ["repo", "pinned", "subfolder", "path", "line", "sdk", "tool"];
+
+/// Returns the tools table's header: [`TOOLS_LEADING`] (with `as_of` after
+/// `subfolder` when `is_dated`), then the four hints in the schema's order.
+pub fn tools_header(is_dated: bool) -> Vec<String> {
+    with_date(&TOOLS_LEADING, is_dated)
+        .into_iter()
+        .chain(Hint::ALL.map(Hint::name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Returns the cell of one hint in the tools table: `true`, `false`, `?`, or empty
+/// when the definition leaves it out.
+pub fn hint_cell(state: Option<HintState>) -> &'static str {
+    state.map_or("", HintState::as_str)
+}
+
+/// Returns the tools table's records for a counted row: every definition found, in
+/// the order of the path's bytes, then the line. Paths stay raw bytes.
+pub fn tools_records(row: &Row, is_dated: bool) -> Vec<Vec<Vec<u8>>> {
+    let found = row.outcome.as_ref().ok().and_then(|c| c.tools.as_ref());
+    found
+        .map(|found| found.tools.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|tool| {
+            let mut record: Vec<Vec<u8>> = key_cells(&row.key, is_dated)
+                .into_iter()
+                .map(String::into_bytes)
+                .collect();
+            record.extend([
+                tool.path.clone(),
+                tool.line.to_string().into_bytes(),
+                tool.family.as_str().as_bytes().to_vec(),
+                tool.name.clone().unwrap_or_default().into_bytes(),
+            ]);
+            record.extend(tool.hints.map(|h| hint_cell(h).as_bytes().to_vec()));
+            record
+        })
+        .collect()
+}
+
+/// Holds the tool definitions of a tools table, grouped by the tree they belong to.
+pub type ToolsByTree = BTreeMap<TreeKey, Vec<ToolDef>>;
+
+/// Reads a tools table, with `as_of` when `is_dated`; paths are kept as raw bytes,
+/// definitions in file order.
+pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<ToolsByTree> {
+    let mut reader = csv::Reader::from_reader(input);
+    let header: Vec<Vec<u8>> = reader
+        .byte_headers()
+        .with_context(|| format!("reading '{name}'"))?
+        .iter()
+        .map(<[u8]>::to_vec)
+        .collect();
+    let expected = tools_header(is_dated);
+    if header != expected.iter().map(|h| h.as_bytes()).collect::<Vec<_>>() {
+        bail!(
+            "'{name}' has the columns '{}', but a tools table has '{}'",
+            String::from_utf8_lossy(&header.join(&b","[..])),
+            expected.join(",")
+        );
+    }
+    let mut tools = ToolsByTree::new();
+    for (i, record) in reader.byte_records().enumerate() {
+        let at = || format!("'{name}' line {}", i + 2);
+        let record = record.with_context(at)?;
+        let mut record: Vec<&[u8]> = record.iter().collect();
+        let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
+        let as_of = match is_dated {
+            true => text(record.remove(3)),
+            false => String::new(),
+        };
+        let line = std::str::from_utf8(record[4])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .with_context(|| format!("{}: '{}' is not a line number", at(), text(record[4])))?;
+        let family = Family::ALL
+            .into_iter()
+            .find(|f| f.as_str().as_bytes() == record[5])
+            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(record[5])))?;
+        let mut hints = [None; 4];
+        for (j, hint) in hints.iter_mut().enumerate() {
+            let cell = record[TOOLS_LEADING.len() + j];
+            *hint = match cell {
+                b"" => None,
+                b"true" => Some(HintState::True),
+                b"false" => Some(HintState::False),
+                b"?" => Some(HintState::Unresolved),
+                other => bail!(
+                    "{}: '{}' is not a hint cell (true, false, ? or empty)",
+                    at(),
+                    text(other)
+                ),
+            };
+        }
+        let key = TreeKey {
+            repo: text(record[0]),
+            pinned: text(record[1]),
+            subfolder: text(record[2]),
+            as_of,
+        };
+        tools.entry(key).or_default().push(ToolDef {
+            path: record[3].to_vec(),
+            line,
+            family,
+            name: Some(text(record[6])).filter(|n| !n.is_empty()),
+            hints,
+        });
+    }
+    Ok(tools)
 }
 
 /// Returns `text` on one line: line breaks and tabs become spaces.
@@ -649,6 +821,10 @@ mod tests {
                     files: Default::default(),
                 },
                 sha256: "f".repeat(64),
+                tools: Some(FoundTools {
+                    tools: Vec::new(),
+                    skipped_files: 2,
+                }),
             }),
         };
         let failed = Row {
@@ -680,6 +856,8 @@ mod tests {
             read.rows[1].1.outcome.as_ref().unwrap_err(),
             &Failure::new(FailureKind::Other, "line one line two")
         );
+        assert_eq!(c.tools, d.tools);
+        assert_eq!(read.tool_counts, [Some([0, 0]), None]);
         let e = read_census(&bytes[..], "t.csv", &columns, true)
             .err()
             .expect("an undated table is not a dated one");
@@ -705,6 +883,7 @@ mod tests {
                 commit_source: CommitSource::Archive,
                 count,
                 sha256: "0".repeat(64),
+                tools: None,
             }),
         };
         let header = census_header(&columns, true);

@@ -51,6 +51,7 @@ use std::io::{self, Read};
 use anyhow::{Context, Result};
 
 use crate::count::{Matcher, TreeCount};
+use crate::tools::FoundTools;
 
 pub use entries::{FileData, Piece, Visitor};
 pub use format::{is_archive, sniff, Format, MAX_DECODER_MEMORY};
@@ -87,6 +88,9 @@ pub struct ArchiveCount {
     /// differs from it only in ASCII case, if there is one (for the error of a
     /// subfolder that matches no file).
     pub case_variants: Vec<Option<Vec<u8>>>,
+    /// The tool definitions of each subfolder, in the same order, when they were
+    /// looked for (see [`count_archive_and_tools`]).
+    pub tools: Option<Vec<FoundTools>>,
 }
 
 /// Counts every regular file of the archive read from `reader`, gzip-compressed or
@@ -107,21 +111,38 @@ pub fn count_archive<R: Read + Send>(
     subfolders: &[Vec<u8>],
     on_file: &mut dyn FnMut(u64),
 ) -> Result<ArchiveCount> {
+    count_archive_and_tools(reader, matcher, subfolders, false, on_file)
+}
+
+/// Counts the archive as [`count_archive`] does, and with `find_tools` also hands
+/// each file to the tool finder from the same read, once per subfolder holding it
+/// (see `tool_feed`); definition paths are relative to the top folder too.
+pub fn count_archive_and_tools<R: Read + Send>(
+    reader: R,
+    matcher: &Matcher,
+    subfolders: &[Vec<u8>],
+    find_tools: bool,
+    on_file: &mut dyn FnMut(u64),
+) -> Result<ArchiveCount> {
     for subfolder in subfolders.iter().filter(|s| !s.is_empty()) {
         check_subfolder(subfolder).map_err(|e| anyhow::anyhow!("subfolder {e}"))?;
     }
     let mut counting = tree::Counting::new(matcher, subfolders, on_file);
+    if find_tools {
+        counting = counting.with_tools();
+    }
     let comment = visit_archive(reader, &mut counting)?;
     let commit = match comment.problem {
         None => comment.commit,
         Some(_) => None,
     };
-    let (trees, case_variants) = counting.finish();
+    let (trees, case_variants, tools) = counting.finish();
     Ok(ArchiveCount {
         commit,
         comment_problem: comment.problem,
         trees,
         case_variants,
+        tools,
     })
 }
 

@@ -12,6 +12,8 @@ use anyhow::Result;
 use super::entries::{FileData, Piece, Visitor};
 use crate::count::{FileCounter, Matcher, TreeCount};
 use crate::sanitize::sanitize;
+use crate::tool_feed::ToolFeed;
+use crate::tools::FoundTools;
 
 /// Says why a subfolder's name is not a plain relative path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +72,17 @@ pub struct Counting<'m, 'p> {
     /// One counter serves every file of the archive.
     counter: FileCounter<'m>,
     on_file: &'p mut dyn FnMut(u64),
+    /// The tool finder's feeds, laid out as `trees` lays out its counts, when tools
+    /// are looked for.
+    tools: Option<ToolTrees>,
+}
+
+/// Holds one tool feed per tree `Trees` counts, in the same slots.
+struct ToolTrees {
+    under_top: Vec<ToolFeed>,
+    whole: Vec<ToolFeed>,
+    /// The slots the current file is copied into (almost always one or none).
+    active: Vec<(usize, bool)>,
 }
 
 impl<'m, 'p> Counting<'m, 'p> {
@@ -84,13 +97,55 @@ impl<'m, 'p> Counting<'m, 'p> {
             trees: Trees::new(matcher.len(), subfolders),
             counter: matcher.file_counter(),
             on_file,
+            tools: None,
         }
     }
 
-    /// Returns each subfolder's count, with paths relative to the top folder, and
-    /// for each a folder that differs from it only in case, if the archive has one.
-    pub fn finish(self) -> (Vec<TreeCount>, Vec<Option<Vec<u8>>>) {
-        self.trees.finish()
+    /// Makes the visitor also hand each file to the tool finder, once per subfolder
+    /// that holds it, from the bytes it reads for the count.
+    pub fn with_tools(mut self) -> Counting<'m, 'p> {
+        let n = self.trees.subfolders.len();
+        self.tools = Some(ToolTrees {
+            under_top: (0..n).map(|_| ToolFeed::new()).collect(),
+            whole: (0..n).map(|_| ToolFeed::new()).collect(),
+            active: Vec::new(),
+        });
+        self
+    }
+
+    /// Returns each subfolder's count, with paths relative to the top folder, a
+    /// folder differing from each only in case (if any), and when tools were looked for, each subfolder's tool definitions (paths relative
+    /// to the top folder too).
+    pub fn finish(
+        self,
+    ) -> (
+        Vec<TreeCount>,
+        Vec<Option<Vec<u8>>>,
+        Option<Vec<FoundTools>>,
+    ) {
+        let prefix = self.trees.top.prefix().map(<[u8]>::to_vec);
+        let tools = self.tools.map(|tools| {
+            tools
+                .under_top
+                .into_iter()
+                .zip(tools.whole)
+                .zip(&self.trees.subfolders)
+                .map(|((under_top, whole), subfolder)| match &prefix {
+                    Some(prefix) => {
+                        let mut found = under_top.finish();
+                        for tool in &mut found.tools {
+                            // Every file fed under the top folder starts with it.
+                            tool.path.drain(..prefix.len().min(tool.path.len()));
+                        }
+                        found
+                    }
+                    None if subfolder.is_empty() => under_top.finish(),
+                    None => whole.finish(),
+                })
+                .collect()
+        });
+        let (counts, variants) = self.trees.finish();
+        (counts, variants, tools)
     }
 }
 
@@ -102,10 +157,41 @@ impl Visitor for Counting<'_, '_> {
     fn file(&mut self, path: &[u8], data: &mut FileData<'_>) -> Result<()> {
         let counter = &mut self.counter;
         counter.reset();
-        data.pieces(|piece| match piece {
-            Piece::Bytes(bytes) => counter.feed_mut(bytes),
-            Piece::Zeros(n) => counter.feed_zeros(n),
-        })?;
+        match &mut self.tools {
+            None => data.pieces(|piece| match piece {
+                Piece::Bytes(bytes) => counter.feed_mut(bytes),
+                Piece::Zeros(n) => counter.feed_zeros(n),
+            })?,
+            Some(tools) => {
+                // Paths stay whole here; `finish` makes them relative to the top folder.
+                tools.active.clear();
+                for slot in self.trees.holders(path) {
+                    let (i, is_under_top) = slot;
+                    let feed = match is_under_top {
+                        true => &mut tools.under_top[i],
+                        false => &mut tools.whole[i],
+                    };
+                    if feed.begin(path, data.size()) {
+                        tools.active.push(slot);
+                    }
+                }
+                data.chunks(|chunk| {
+                    for &(i, is_under_top) in &tools.active {
+                        match is_under_top {
+                            true => tools.under_top[i].take(chunk),
+                            false => tools.whole[i].take(chunk),
+                        }
+                    }
+                    counter.feed_mut(chunk)
+                })?;
+                for &(i, is_under_top) in &tools.active {
+                    match is_under_top {
+                        true => tools.under_top[i].end(path),
+                        false => tools.whole[i].end(path),
+                    }
+                }
+            }
+        }
         self.trees.add_file(path, counter);
         (self.on_file)(data.size());
         Ok(())
@@ -170,23 +256,20 @@ impl Trees {
         }
     }
 
+    /// Returns the slots that hold the file whose whole path is `path`: each
+    /// subfolder's index, with true for its count under the top folder and false for
+    /// its count of whole paths.
+    fn holders<'s>(&'s self, path: &'s [u8]) -> impl Iterator<Item = (usize, bool)> + 's {
+        holders(&self.subfolders, &self.top, path)
+    }
+
     /// Adds one file, whose whole path is `path`, to every subfolder that holds it.
     fn add_file(&mut self, path: &[u8], counter: &FileCounter<'_>) {
         let (bytes, counts) = (counter.bytes(), counter.counts());
-        let relative = match &self.top.prefix {
-            Some(prefix) if !prefix.is_empty() => path.strip_prefix(prefix.as_slice()),
-            _ => None,
-        };
-        for (i, subfolder) in self.subfolders.iter().enumerate() {
-            if subfolder.is_empty() {
-                self.under_top[i].add_file(|| path.to_vec(), bytes, counts);
-                continue;
-            }
-            if relative.is_some_and(|r| r.starts_with(subfolder)) {
-                self.under_top[i].add_file(|| path.to_vec(), bytes, counts);
-            }
-            if path.starts_with(subfolder) {
-                self.whole[i].add_file(|| path.to_vec(), bytes, counts);
+        for (i, is_under_top) in holders(&self.subfolders, &self.top, path) {
+            match is_under_top {
+                true => self.under_top[i].add_file(|| path.to_vec(), bytes, counts),
+                false => self.whole[i].add_file(|| path.to_vec(), bytes, counts),
             }
         }
     }
@@ -234,6 +317,30 @@ fn case_variant(path: &[u8], is_dir: bool, subfolder: &[u8]) -> Option<Vec<u8>> 
         && folder != &subfolder[..n - 1]
         && (head.len() < n || head[n - 1] == b'/');
     is_variant.then(|| folder.to_vec())
+}
+
+/// Returns the slots of `Trees` that hold the file whose whole path is `path` (see
+/// [`Trees::holders`]), given the subfolders and the top folder seen so far.
+fn holders<'s>(
+    subfolders: &'s [Vec<u8>],
+    top: &'s TopFolder,
+    path: &'s [u8],
+) -> impl Iterator<Item = (usize, bool)> + 's {
+    let relative = match &top.prefix {
+        Some(prefix) if !prefix.is_empty() => path.strip_prefix(prefix.as_slice()),
+        _ => None,
+    };
+    subfolders
+        .iter()
+        .enumerate()
+        .flat_map(move |(i, subfolder)| {
+            let is_whole_tree = subfolder.is_empty();
+            let under_top = is_whole_tree || relative.is_some_and(|r| r.starts_with(subfolder));
+            let whole = !is_whole_tree && path.starts_with(subfolder);
+            [(i, true, under_top), (i, false, whole)]
+        })
+        .filter(|&(_, _, holds)| holds)
+        .map(|(i, is_under_top, _)| (i, is_under_top))
 }
 
 /// Finds the archive's top folder (`owner-name-abc1234/`): the first component of

@@ -27,6 +27,7 @@ use crate::corpus::repo_url::{self, Forge, RepoUrl};
 use crate::corpus::DEFAULT_ARCHIVE_URL;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
+use crate::http::Breaker;
 use crate::messages;
 use crate::process::Failure;
 use crate::sanitize::sanitize;
@@ -40,6 +41,8 @@ pub struct Candidate {
     /// The repository as given.
     pub repository: String,
     pub subfolder: Option<String>,
+    /// The registry entry's version, for the skipped list.
+    pub version: Option<String>,
     pub want: Want,
     /// Where it came from when that helps a reader (`line 3`), put before a skip's reason.
     pub origin: Option<String>,
@@ -49,8 +52,12 @@ pub struct Candidate {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Skip {
     pub name: String,
+    /// The registry entry's version, or empty.
+    pub version: String,
     /// The repository as given, any password removed.
     pub repository: String,
+    /// The subfolder as given, or empty.
+    pub subfolder: String,
     pub reason: String,
 }
 
@@ -79,30 +86,86 @@ pub struct Built {
     /// How many repositories `git ls-remote` could not list for a reason that may
     /// pass (a timeout, the network), after its retries.
     pub failures: usize,
+    /// Why pinning stopped before every repository was tried, when it did.
+    pub stopped: Option<String>,
 }
 
-/// Returns the candidates of registry entries; an entry without a repository
-/// becomes a skip.
-pub fn candidates_of(entries: &[Entry]) -> (Vec<Candidate>, Vec<Skip>) {
-    let mut candidates = Vec::new();
-    let mut skipped = Vec::new();
-    for entry in entries {
+/// Holds the registry entries chosen to pin.
+#[derive(Debug, Default)]
+pub struct Chosen {
+    pub candidates: Vec<Candidate>,
+    pub skipped: Vec<Skip>,
+    /// How many entries were left out as older versions of a server.
+    pub older: usize,
+}
+
+/// Returns the candidates of registry entries: one per server, at the version the
+/// registry marks `isLatest`, unless `is_all_versions` keeps every version. An entry
+/// given twice (the same name and version) counts once; a server whose entries say
+/// nothing of `isLatest` keeps them all. An entry whose `status` is not `active`,
+/// or that has no repository, becomes a skip.
+pub fn candidates_of(entries: &[Entry], is_all_versions: bool) -> Chosen {
+    let mut chosen = Chosen::default();
+    let mut seen: BTreeSet<(&str, Option<&str>)> = BTreeSet::new();
+    let unique: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| seen.insert((e.name.as_str(), e.version.as_deref())))
+        .collect();
+    let mut by_name: BTreeMap<&str, Vec<&Entry>> = BTreeMap::new();
+    for entry in &unique {
+        by_name.entry(entry.name.as_str()).or_default().push(entry);
+    }
+    let skip = |entry: &Entry, reason: String| Skip {
+        name: entry.name.clone(),
+        version: entry.version.clone().unwrap_or_default(),
+        repository: entry
+            .repository
+            .as_deref()
+            .map(repo_url::redact)
+            .unwrap_or_default(),
+        subfolder: entry.subfolder.clone().unwrap_or_default(),
+        reason,
+    };
+    for entry in unique {
+        let versions = &by_name[entry.name.as_str()];
+        let knows_latest = versions.iter().any(|e| e.is_latest.is_some());
+        if !is_all_versions && knows_latest && entry.is_latest != Some(true) {
+            if versions.iter().any(|e| e.is_latest == Some(true)) {
+                chosen.older += 1;
+            } else if versions
+                .first()
+                .is_some_and(|first| std::ptr::eq(*first, entry))
+            {
+                chosen.skipped.push(skip(
+                    entry,
+                    "no version marked isLatest among the pages read".to_string(),
+                ));
+            } else {
+                chosen.older += 1;
+            }
+            continue;
+        }
+        if let Some(status) = entry.status.as_deref().filter(|s| *s != "active") {
+            chosen
+                .skipped
+                .push(skip(entry, format!("status '{}'", sanitize(status))));
+            continue;
+        }
         match &entry.repository {
-            Some(url) => candidates.push(Candidate {
+            Some(url) => chosen.candidates.push(Candidate {
                 name: Some(entry.name.clone()),
                 repository: url.clone(),
                 subfolder: entry.subfolder.clone(),
-                want: Want::Version(entry.version.clone()),
+                version: entry.version.clone(),
+                want: Want::Version(entry.version.clone(), entry.packages.clone()),
                 origin: None,
             }),
-            None => skipped.push(Skip {
-                name: entry.name.clone(),
-                repository: String::new(),
-                reason: "no repository".to_string(),
-            }),
+            None => chosen
+                .skipped
+                .push(skip(entry, "no repository".to_string())),
         }
     }
-    (candidates, skipped)
+    chosen
 }
 
 /// A candidate whose repository is on a known forge.
@@ -117,6 +180,10 @@ struct Pinned {
     forge: Forge,
     /// Unnamed candidates sort after named ones.
     is_unnamed: bool,
+    /// A name whose namespace is not the repository's owner (a republisher's,
+    /// `ai.smithery/brave` for `brave/brave-search-mcp-server`) sorts after the
+    /// owner's own (`io.github.brave/...`).
+    is_other_namespace: bool,
     name: String,
     how: String,
     repo: String,
@@ -138,16 +205,22 @@ enum Answer {
 
 /// Pins `candidates`, `jobs` repositories at a time: to their refs now, or with
 /// `dating` to their default branch at the end of each date.
+///
+/// `breaker` stops the pinning once the network looks dead: the repositories not
+/// yet tried are skipped as not tried, and [`Built::stopped`] says why.
 pub fn build(
     candidates: Vec<Candidate>,
     git: &GitOptions,
     jobs: usize,
     dating: Option<&Dating>,
+    breaker: &Breaker,
 ) -> Result<Built> {
     let mut built = Built::default();
     let skip = |c: &Candidate, reason: String| Skip {
         name: c.name.clone().unwrap_or_default(),
+        version: c.version.clone().unwrap_or_default(),
         repository: repo_url::redact(&c.repository),
+        subfolder: c.subfolder.clone().unwrap_or_default(),
         reason: match &c.origin {
             Some(origin) => format!("{origin}: {reason}"),
             None => reason,
@@ -211,7 +284,9 @@ pub fn build(
                         .map(Answer::History)
                 }
                 None if patterns.is_empty() => Ok(Answer::Listing(Listing::default())),
-                None => pin::ls_remote(&url.remote_url(), patterns, git).map(Answer::Listing),
+                None => {
+                    pin::ls_remote(&url.remote_url(), patterns, git, breaker).map(Answer::Listing)
+                }
             })
             .collect()
     });
@@ -237,7 +312,7 @@ pub fn build(
                     vec![(String::new(), pin::choose(listing, &r.candidate.want))]
                 }
                 Answer::History(line) => match &r.candidate.want {
-                    Want::Version(_) => dating
+                    Want::Version(..) => dating
                         .map(|d| d.dates.as_slice())
                         .unwrap_or_default()
                         .iter()
@@ -260,9 +335,11 @@ pub fn build(
                             as_of,
                             p.commit,
                         );
+                        let name = r.candidate.name.as_deref().unwrap_or_default();
                         trees.entry(key).or_default().push(Pinned {
                             forge: spelling.forge,
                             is_unnamed: r.candidate.name.is_none(),
+                            is_other_namespace: !is_owners_name(name, &spelling.repo),
                             name: r.candidate.name.clone().unwrap_or_default(),
                             how: p.how,
                             repo: spelling.repo.clone(),
@@ -283,7 +360,9 @@ pub fn build(
             if m.forge != forge {
                 built.skipped.push(Skip {
                     name: m.name.clone(),
+                    version: String::new(),
                     repository: format!("https://{}/{}", m.forge.host(), m.repo),
+                    subfolder: subfolder.clone(),
                     reason: format!(
                         "the tree of '{}' on {} has the same owner/name, commit and subfolder",
                         repo,
@@ -294,9 +373,12 @@ pub fn build(
                 names.insert(m.name.clone());
             }
         }
-        let mut names = names.into_iter();
-        let name = names.next();
-        let others: Vec<String> = names.collect();
+        // The first member's name: the owner's own when there is one.
+        let name = (!first.is_unnamed).then(|| first.name.clone());
+        let others: Vec<String> = names
+            .into_iter()
+            .filter(|n| Some(n) != name.as_ref())
+            .collect();
         let note = if others.is_empty() {
             how
         } else {
@@ -312,9 +394,20 @@ pub fn build(
             note,
         });
     }
+    built.stopped = breaker.cause();
     built.skipped.sort();
     built.skipped.dedup();
     Ok(built)
+}
+
+/// Returns true when registry name `name`'s namespace (before the `/`) ends in
+/// the owner of `repo` (`io.github.brave/x` for `brave/...`), compared ASCII
+/// case-insensitively.
+fn is_owners_name(name: &str, repo: &str) -> bool {
+    let owner = repo.split('/').next().unwrap_or_default();
+    let namespace = name.split('/').next().unwrap_or_default();
+    let last = namespace.rsplit('.').next().unwrap_or_default();
+    name.contains('/') && !owner.is_empty() && last.eq_ignore_ascii_case(owner)
 }
 
 /// Returns the pin of the default branch at the end of `day`; the error names the
@@ -404,8 +497,8 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
     } else {
         out.push_str(
             "# Each commit was resolved with git ls-remote: the release tag of the server's version\n\
-             # (v{version}, then {version}) when there is one, else the default branch's HEAD, or\n\
-             # the ref a list names. Each tree's note says which.\n\n",
+             # (v{version}, {version}, then tags named after its packages) when there is one, else\n\
+             # the default branch's HEAD, or the ref a list names. Each tree's note says which.\n\n",
         );
     }
     out.push_str("[census]\n");
@@ -436,12 +529,12 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
     out
 }
 
-/// Returns the skipped list as CSV: `name,repository,reason`.
+/// Returns the skipped list as CSV: `name,version,repository,subfolder,reason`.
 pub fn skipped_csv(skipped: &[Skip]) -> Result<Vec<u8>> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(["name", "repository", "reason"])?;
+    writer.write_record(["name", "version", "repository", "subfolder", "reason"])?;
     for s in skipped {
-        writer.write_record([&s.name, &s.repository, &s.reason])?;
+        writer.write_record([&s.name, &s.version, &s.repository, &s.subfolder, &s.reason])?;
     }
     writer.into_inner().context("writing the skipped list")
 }
@@ -589,6 +682,7 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
             base: args.url.clone(),
             limit: args.limit,
             max_pages: args.max_pages,
+            is_latest_only: !args.all_versions,
             timeout: Duration::from_secs(args.build.timeout.max(1)),
             retry: crate::http::Retry {
                 retries: args.build.retries,
@@ -597,23 +691,37 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
             },
             save: args.save_pages.clone(),
         };
-        registry::page_url(&options.base, options.limit, None)?;
+        registry::page_url(&options.base, options.limit, true, None)?;
         let listing = registry::fetch_all(&options)?;
         let source = format!(
-            "the MCP Registry at {} (version=latest, {} pages)",
+            "the MCP Registry at {} ({}{} pages)",
             args.url.trim_end_matches('/'),
+            if args.all_versions {
+                ""
+            } else {
+                "version=latest, "
+            },
             listing.pages
         );
         (listing, source)
     } else {
-        let listing = registry::read_saved(&args.pages)?;
+        let listing = registry::read_saved(&args.pages, args.partial)?;
         let source = format!("{} saved MCP Registry answer pages", listing.pages);
         (listing, source)
     };
-    let (candidates, mut early) = candidates_of(&listing.entries);
+    let chosen = candidates_of(&listing.entries, args.all_versions);
+    if chosen.older > 0 {
+        messages::note(format!(
+            "corpus: {} left out, one row per server at its latest (--all-versions keeps them)",
+            messages::count(chosen.older as u64, "older version", "older versions")
+        ));
+    }
+    let (candidates, mut early) = (chosen.candidates, chosen.skipped);
     early.extend(listing.bad.iter().map(|b| Skip {
         name: b.name.clone(),
+        version: String::new(),
         repository: String::new(),
+        subfolder: String::new(),
         reason: b.why.clone(),
     }));
     let read = listing.entries.len() + listing.bad.len();
@@ -624,12 +732,13 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
         read,
         skipped_file,
     };
-    let status = finish(&args.build, candidates, early, read, &from, &date)?;
+    // Remote-only servers need no pin: their endpoints are written whatever the
+    // pinning gives, before it starts.
     if let Some(path) = &args.remotes {
         let text = remotes_text(&listing.entries, &from(String::new()));
         write_bytes(path, text.as_bytes())?;
     }
-    Ok(status)
+    finish(&args.build, candidates, early, read, &from, &date)
 }
 
 fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
@@ -643,6 +752,7 @@ fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
             name: e.name,
             repository: e.repository,
             subfolder: e.subfolder,
+            version: None,
             want: e.want,
             origin: Some(format!("line {}", e.line)),
         })
@@ -680,18 +790,40 @@ fn finish(
         ))
         .into());
     }
+    let breaker = Breaker::new(args.give_up_after);
     let mut built = build(
         candidates,
         &git_options(args),
         usize::from(args.jobs),
         dating.as_ref(),
+        &breaker,
     )?;
     built.skipped.extend(early);
     built.skipped.sort();
+    built.skipped.dedup();
     let skipped_name = skipped_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
     write_bytes(&skipped_path, &skipped_csv(&built.skipped)?)?;
+    if let Some(cause) = &built.stopped {
+        // What was pinned is still written: a rerun need not ask again for it.
+        if !built.trees.is_empty() {
+            write_bytes(
+                &args.out,
+                corpus_text(&built, &from(skipped_name)).as_bytes(),
+            )?;
+        }
+        bail!(
+            "pinning stopped after {cause}; {} pinned{}, the rest listed as not tried in '{}'",
+            messages::count(built.trees.len() as u64, "tree", "trees"),
+            if built.trees.is_empty() {
+                String::new()
+            } else {
+                format!(" and written to '{}'", args.out.display())
+            },
+            skipped_path.display()
+        );
+    }
     if built.trees.is_empty() {
         bail!(
             "no tree could be pinned, so '{}' was not written; '{}' says why",
@@ -747,6 +879,9 @@ mod tests {
             repository: None,
             subfolder: None,
             remotes,
+            packages: Vec::new(),
+            is_latest: None,
+            status: None,
         }
     }
 

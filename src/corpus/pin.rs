@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::http::Breaker;
 use crate::process::{self, Failure, FailureKind, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
@@ -41,8 +42,9 @@ pub struct GitOptions {
 /// Names what a tree should be pinned to.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Want {
-    /// The release tag of this version (`v{version}`, then `{version}`), else HEAD.
-    Version(Option<String>),
+    /// The release tag of this version, else HEAD: the tags [`release_tags`] names,
+    /// from the version and the identifiers of the server's packages.
+    Version(Option<String>, Vec<String>),
     /// A tag, a branch or a full ref name; nothing else will do.
     Ref(String),
     /// A full commit id, taken as given.
@@ -110,11 +112,12 @@ pub fn patterns<'a>(wants: impl IntoIterator<Item = &'a Want>) -> Vec<String> {
     };
     for want in wants {
         match want {
-            Want::Version(version) => {
+            Want::Version(version, packages) => {
                 out.push("HEAD".to_string());
                 if let Some(v) = version.as_deref().filter(|v| is_tag_name(v)) {
-                    tag(format!("v{v}"), &mut out);
-                    tag(v.to_string(), &mut out);
+                    for name in release_tags(v, packages) {
+                        tag(name, &mut out);
+                    }
                 }
             }
             Want::Ref(name) if name.starts_with("refs/") => {
@@ -162,16 +165,23 @@ pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
                 Err(format!("ref '{name}' not found as a tag or a branch"))
             }
         }
-        Want::Version(version) => {
+        Want::Version(version, packages) => {
             let mut why = String::new();
             if let Some(v) = version.as_deref() {
                 if is_tag_name(v) {
-                    for tag in [format!("v{v}"), v.to_string()] {
+                    let tags = release_tags(v, packages);
+                    for tag in &tags {
                         if let Some(commit) = listing.commit_of(&format!("refs/tags/{tag}")) {
                             return pin(commit, format!("version {v}: tag '{tag}'"));
                         }
                     }
-                    why = format!("version {v}: no tag 'v{v}' or '{v}', so ");
+                    why = if tags.len() == 2 {
+                        format!("version {v}: no tag 'v{v}' or '{v}', so ")
+                    } else {
+                        format!(
+                            "version {v}: no tag 'v{v}', '{v}' or one named after its packages, so "
+                        )
+                    };
                 } else {
                     why = format!("version '{v}' is not a tag name, so ");
                 }
@@ -186,6 +196,41 @@ pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
             pin(head, format!("{why}{branch} at HEAD"))
         }
     }
+}
+
+/// Returns the tags a release of `version` may carry, in the order they are tried:
+/// `v{version}`, `{version}`, then for each package identifier in the entry's
+/// order (`@scope/pkg`, `pkg`, `Name.Of.Package`, `ghcr.io/owner/image`), with
+/// NAME its last `/` segment and no `:tag`: `{identifier}@{version}`,
+/// `{NAME}@{version}`, `{NAME}-v{version}`, `{NAME}-{version}`. Tags that cannot
+/// be a ref (or would be a pattern) are left out; none repeats.
+pub fn release_tags(version: &str, packages: &[String]) -> Vec<String> {
+    let mut tags = vec![format!("v{version}"), version.to_string()];
+    for identifier in packages {
+        let bare = identifier.split(':').next().unwrap_or("");
+        let name = bare.rsplit('/').next().unwrap_or("");
+        for tag in [
+            format!("{bare}@{version}"),
+            format!("{name}@{version}"),
+            format!("{name}-v{version}"),
+            format!("{name}-{version}"),
+        ] {
+            if is_tag_ref(&tag) && !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+    }
+    tags
+}
+
+/// Returns true for a tag name with `/` segments and `@` that `git ls-remote` may
+/// be asked for: each segment a tag name once `@` is allowed, and not `@` alone.
+fn is_tag_ref(text: &str) -> bool {
+    text != "@"
+        && text.len() <= 255
+        && text
+            .split('/')
+            .all(|segment| is_tag_name(&segment.replace('@', "a")))
 }
 
 /// Returns true for a version that may stand in a tag name and a ref pattern:
@@ -217,7 +262,15 @@ pub fn is_commit_id(text: &str) -> bool {
 /// Lists `patterns` of the repository at `url`, retrying failures that may pass
 /// ([`may_pass`]); a failure that lasted through every retry says how many tries it
 /// took.
-pub fn ls_remote(url: &str, patterns: &[String], options: &GitOptions) -> Result<Listing, Failure> {
+///
+/// Every try's outcome is counted by `breaker` (an answer, even a refusal, is a
+/// success); once it has tripped nothing is run.
+pub fn ls_remote(
+    url: &str,
+    patterns: &[String],
+    options: &GitOptions,
+    breaker: &Breaker,
+) -> Result<Listing, Failure> {
     if url.starts_with('-') {
         return Err(Failure::new(
             LS_REMOTE,
@@ -226,7 +279,20 @@ pub fn ls_remote(url: &str, patterns: &[String], options: &GitOptions) -> Result
     }
     let mut attempt = 0;
     loop {
-        match ls_remote_once(url, patterns, options.timeout) {
+        if let Some(stopped) = breaker.not_tried() {
+            return Err(Failure::new(
+                LS_REMOTE,
+                FailureKind::Output(stopped.to_string()),
+            ));
+        }
+        let tried = ls_remote_once(url, patterns, options.timeout);
+        match &tried {
+            Err(failure) if may_pass(failure) => {
+                breaker.failure(&format!("{LS_REMOTE} '{url}': {failure}"))
+            }
+            _ => breaker.success(),
+        }
+        match tried {
             Ok(listing) => return Ok(listing),
             Err(failure) if !may_pass(&failure) => return Err(failure),
             Err(mut failure) if attempt >= options.retries => {
@@ -247,13 +313,10 @@ const LS_REMOTE: &str = "git ls-remote";
 
 fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<Listing, Failure> {
     // git runs in a process group of its own, which is ended with it, so the
-    // transport helper it started (git-remote-https) cannot outlive the limit;
-    // curl's own low-speed limit, one second past it, is a second line.
-    let stall = format!("http.lowSpeedTime={}", timeout.as_secs() + 1);
+    // transport helper it started (git-remote-https) cannot outlive the limit.
     let mut command = Command::new("git");
     command
         .args(["-c", "credential.interactive=never"])
-        .args(["-c", "http.lowSpeedLimit=1", "-c", &stall])
         .args(["ls-remote", "--symref", "--", url])
         .args(patterns)
         // No prompt may wait for a person: not on the terminal, not through an
@@ -363,26 +426,66 @@ mod tests {
     #[test]
     fn versions_prefer_the_peeled_v_tag_then_the_bare_tag_then_head() {
         let l = listing();
-        let p = choose(&l, &Want::Version(Some("1.2.0".into()))).unwrap();
+        let p = choose(&l, &Want::Version(Some("1.2.0".into()), vec![])).unwrap();
         assert_eq!(p.commit, A, "the annotated tag is peeled to its commit");
         assert_eq!(p.how, "version 1.2.0: tag 'v1.2.0'");
-        let p = choose(&l, &Want::Version(Some("0.9.0".into()))).unwrap();
+        let p = choose(&l, &Want::Version(Some("0.9.0".into()), vec![])).unwrap();
         assert_eq!(
             (p.commit.as_str(), p.how.as_str()),
             (B, "version 0.9.0: tag '0.9.0'")
         );
-        let p = choose(&l, &Want::Version(Some("2.0.0".into()))).unwrap();
+        let p = choose(&l, &Want::Version(Some("2.0.0".into()), vec![])).unwrap();
         assert_eq!(p.commit, H);
         assert_eq!(
             p.how,
             "version 2.0.0: no tag 'v2.0.0' or '2.0.0', so default branch 'main' at HEAD"
         );
-        let p = choose(&l, &Want::Version(Some("1.*".into()))).unwrap();
+        let p = choose(&l, &Want::Version(Some("1.*".into()), vec![])).unwrap();
         assert_eq!(p.commit, H);
         assert!(p.how.contains("not a tag name"), "{}", p.how);
-        let p = choose(&l, &Want::Version(None)).unwrap();
+        let p = choose(&l, &Want::Version(None, vec![])).unwrap();
         assert_eq!(p.how, "default branch 'main' at HEAD");
-        assert!(choose(&Listing::default(), &Want::Version(None)).is_err());
+        assert!(choose(&Listing::default(), &Want::Version(None, vec![])).is_err());
+    }
+
+    #[test]
+    fn release_tags_named_after_packages_come_after_the_plain_ones() {
+        let packages = [
+            "@upstash/context7-mcp".to_string(),
+            "Azure.Mcp.Server".to_string(),
+            "ghcr.io/acme/img:latest".to_string(),
+            "bad name*".to_string(),
+        ];
+        assert_eq!(
+            release_tags("1.0.31", &packages),
+            [
+                "v1.0.31",
+                "1.0.31",
+                "@upstash/context7-mcp@1.0.31",
+                "context7-mcp@1.0.31",
+                "context7-mcp-v1.0.31",
+                "context7-mcp-1.0.31",
+                "Azure.Mcp.Server@1.0.31",
+                "Azure.Mcp.Server-v1.0.31",
+                "Azure.Mcp.Server-1.0.31",
+                "ghcr.io/acme/img@1.0.31",
+                "img@1.0.31",
+                "img-v1.0.31",
+                "img-1.0.31",
+            ]
+        );
+        let l = Listing::parse(&format!(
+            "{H}\tHEAD\n{A}\trefs/tags/context7-mcp-v2.0.0\n{B}\trefs/tags/@upstash/context7-mcp@2.0.0\n"
+        ));
+        let p = choose(&l, &Want::Version(Some("2.0.0".into()), packages.to_vec())).unwrap();
+        assert_eq!(
+            (p.commit.as_str(), p.how.as_str()),
+            (B, "version 2.0.0: tag '@upstash/context7-mcp@2.0.0'"),
+            "the scoped tag comes before NAME-vVERSION"
+        );
+        let p = choose(&l, &Want::Version(Some("3.0.0".into()), packages.to_vec())).unwrap();
+        assert_eq!(p.commit, H);
+        assert!(p.how.contains("named after its packages"), "{}", p.how);
     }
 
     #[test]
@@ -406,8 +509,8 @@ mod tests {
     #[test]
     fn patterns_ask_for_peeled_tags_and_skip_glob_characters() {
         let p = patterns(&[
-            Want::Version(Some("1.2.0".into())),
-            Want::Version(Some("1.*".into())),
+            Want::Version(Some("1.2.0".into()), vec![]),
+            Want::Version(Some("1.*".into()), vec![]),
             Want::Commit(A.into()),
         ]);
         assert_eq!(
@@ -465,7 +568,13 @@ mod tests {
             retries: 0,
             backoff: Duration::ZERO,
         };
-        let e = ls_remote("--upload-pack=touch /tmp/x", &[], &options).unwrap_err();
+        let e = ls_remote(
+            "--upload-pack=touch /tmp/x",
+            &[],
+            &options,
+            &Breaker::new(0),
+        )
+        .unwrap_err();
         assert!(
             !may_pass(&e) && e.to_string().contains("starts with '-'"),
             "{e:?}"

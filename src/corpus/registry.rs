@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
+use sha2::Digest;
 
 use crate::error::UsageError;
 use crate::http::{self, Breaker, Client, Kind, Retry};
@@ -38,6 +39,14 @@ pub struct Entry {
     /// `repository.subfolder`, when given and not empty.
     pub subfolder: Option<String>,
     pub remotes: Vec<Remote>,
+    /// `packages[].identifier`, in the entry's order: what release tags may be
+    /// named after.
+    pub packages: Vec<String>,
+    /// `_meta["io.modelcontextprotocol.registry/official"].isLatest`, when given.
+    pub is_latest: Option<bool>,
+    /// `_meta["io.modelcontextprotocol.registry/official"].status` (`active`,
+    /// `deprecated`, `deleted`), when given.
+    pub status: Option<String>,
 }
 
 /// Holds one entry of `remotes`.
@@ -87,6 +96,8 @@ pub struct HttpOptions {
     pub limit: u16,
     /// The most pages read before giving up.
     pub max_pages: usize,
+    /// Asks for each server's latest version only (`version=latest`).
+    pub is_latest_only: bool,
     pub timeout: Duration,
     pub retry: Retry,
     /// A folder each page is saved to as `page-NNNN.json`.
@@ -109,6 +120,29 @@ struct RawMetadata {
 #[derive(Deserialize)]
 struct RawResponse {
     server: RawServer,
+    #[serde(default, rename = "_meta")]
+    meta: Option<RawMeta>,
+}
+
+/// The registry's own data about an entry, beside the publisher's server.json.
+#[derive(Deserialize)]
+struct RawMeta {
+    #[serde(default, rename = "io.modelcontextprotocol.registry/official")]
+    official: Option<RawOfficial>,
+}
+
+#[derive(Deserialize)]
+struct RawOfficial {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default, rename = "isLatest")]
+    is_latest: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct RawPackage {
+    #[serde(default)]
+    identifier: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -120,6 +154,8 @@ struct RawServer {
     repository: Option<RawRepository>,
     #[serde(default)]
     remotes: Vec<Remote>,
+    #[serde(default)]
+    packages: Vec<RawPackage>,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +174,15 @@ struct RawRepository {
 pub fn parse_page(bytes: &[u8], source: &str) -> Result<(Listing, Option<String>)> {
     let page: RawPage = serde_json::from_slice(bytes)
         .with_context(|| format!("'{source}' is not a registry answer page"))?;
+    // The older /v0 answers list each server.json flat, without `server` and
+    // `_meta`: every entry would be malformed, so the page is refused whole.
+    let is_flat = |v: &serde_json::Value| v.get("server").is_none() && v.get("name").is_some();
+    if !page.servers.is_empty() && page.servers.iter().all(is_flat) {
+        bail!(
+            "'{source}' looks like a page of the older /v0 API (each server listed flat, \
+             without 'server' and '_meta'); save pages from /v0.1/servers"
+        );
+    }
     let mut listing = Listing {
         pages: 1,
         ..Listing::default()
@@ -154,12 +199,21 @@ pub fn parse_page(bytes: &[u8], source: &str) -> Result<(Listing, Option<String>
                     Some(r) => (non_empty(r.url), non_empty(r.subfolder)),
                     None => (None, None),
                 };
+                let official = raw.meta.and_then(|m| m.official);
                 listing.entries.push(Entry {
                     name: raw.server.name,
                     version: non_empty(raw.server.version),
                     repository,
                     subfolder,
                     remotes: raw.server.remotes,
+                    packages: raw
+                        .server
+                        .packages
+                        .into_iter()
+                        .filter_map(|p| non_empty(p.identifier))
+                        .collect(),
+                    is_latest: official.as_ref().and_then(|o| o.is_latest),
+                    status: official.and_then(|o| non_empty(o.status)),
                 });
             }
             Err(e) => listing.bad.push(BadEntry {
@@ -185,8 +239,12 @@ impl Listing {
 }
 
 /// Reads saved answer pages: each path is a page file, or a folder whose `*.json`
-/// files are pages. Cursors are not followed; the pages are taken as the list.
-pub fn read_saved(paths: &[PathBuf]) -> Result<Listing> {
+/// files are pages. Cursors are not followed; the pages are taken as the list. A
+/// page given twice (the same bytes) is read once.
+///
+/// A set in which every page carries a `nextCursor` was cut short: the last page's
+/// successor is missing. It is refused, naming that cursor, unless `is_partial`.
+pub fn read_saved(paths: &[PathBuf], is_partial: bool) -> Result<Listing> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -209,10 +267,31 @@ pub fn read_saved(paths: &[PathBuf]) -> Result<Listing> {
         }
     }
     let mut listing = Listing::default();
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let mut has_end = false;
+    let mut last_cursor: Option<(String, PathBuf)> = None;
     for file in files {
         let bytes = read_file_capped(&file)?;
-        let (page, _) = parse_page(&bytes, &file.display().to_string())?;
+        let digest = sha2::Sha256::digest(&bytes).to_vec();
+        if !seen.insert(digest) {
+            continue;
+        }
+        let (page, next) = parse_page(&bytes, &file.display().to_string())?;
+        match next {
+            Some(cursor) => last_cursor = Some((cursor, file.clone())),
+            None => has_end = true,
+        }
         listing.append(page);
+    }
+    if let (false, false, Some((cursor, file))) = (has_end, is_partial, last_cursor) {
+        return Err(UsageError(format!(
+            "the saved pages are cut short: every page names a next one, and no page \
+             answers the cursor '{}' of '{}' (add the missing pages, or give --partial \
+             to use these as they are)",
+            crate::sanitize::excerpt(&cursor),
+            file.display()
+        ))
+        .into());
     }
     Ok(listing)
 }
@@ -237,7 +316,12 @@ fn read_file_capped(path: &Path) -> Result<Vec<u8>> {
 
 /// Returns the URL of one page: `{base}/v0.1/servers?limit=N&version=latest`, and
 /// the cursor form-encoded when there is one.
-pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest::Url> {
+pub fn page_url(
+    base: &str,
+    limit: u16,
+    is_latest_only: bool,
+    cursor: Option<&str>,
+) -> Result<reqwest::Url> {
     let text = format!("{}/v0.1/servers", base.trim_end_matches('/'));
     let mut url = reqwest::Url::parse(&text)
         .map_err(|e| UsageError(format!("--url '{base}' is not a URL: {e}")))?;
@@ -247,7 +331,9 @@ pub fn page_url(base: &str, limit: u16, cursor: Option<&str>) -> Result<reqwest:
     {
         let mut query = url.query_pairs_mut();
         query.append_pair("limit", &limit.to_string());
-        query.append_pair("version", "latest");
+        if is_latest_only {
+            query.append_pair("version", "latest");
+        }
         if let Some(cursor) = cursor {
             query.append_pair("cursor", cursor);
         }
@@ -280,7 +366,12 @@ pub fn fetch_all(options: &HttpOptions) -> Result<Listing> {
                 options.max_pages
             );
         }
-        let url = page_url(&options.base, options.limit, cursor.as_deref())?;
+        let url = page_url(
+            &options.base,
+            options.limit,
+            options.is_latest_only,
+            cursor.as_deref(),
+        )?;
         let bytes = client
             .get(url.as_str(), Some("application/json"), &breaker, read_page)
             .with_context(|| format!("GET {url}"))?;
@@ -374,12 +465,14 @@ mod tests {
 
     #[test]
     fn cursors_are_form_encoded() {
-        let url = page_url("http://127.0.0.1:9/base/", 100, Some("a/b:1.0 +&=")).unwrap();
+        let url = page_url("http://127.0.0.1:9/base/", 100, true, Some("a/b:1.0 +&=")).unwrap();
         assert_eq!(
             url.as_str(),
             "http://127.0.0.1:9/base/v0.1/servers?limit=100&version=latest&cursor=a%2Fb%3A1.0+%2B%26%3D"
         );
-        assert!(page_url("ftp://x", 1, None).is_err());
-        assert!(page_url("not a url", 1, None).is_err());
+        assert!(page_url("ftp://x", 1, true, None).is_err());
+        assert!(page_url("not a url", 1, true, None).is_err());
+        let all = page_url("http://x", 5, false, None).unwrap();
+        assert_eq!(all.as_str(), "http://x/v0.1/servers?limit=5");
     }
 }

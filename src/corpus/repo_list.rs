@@ -43,7 +43,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<ListEntry>, UsageError> {
         let mut entry = ListEntry {
             line: number,
             repository: repository.to_string(),
-            want: Want::Version(None),
+            want: Want::Version(None, Vec::new()),
             subfolder: None,
             name: None,
         };
@@ -110,7 +110,7 @@ mod tests {
         let e = parse("l.txt", &text).unwrap();
         assert_eq!(e.len(), 4);
         assert_eq!((e[0].line, e[0].repository.as_str()), (3, "acme/tools"));
-        assert_eq!(e[0].want, Want::Version(None));
+        assert_eq!(e[0].want, Want::Version(None, Vec::new()));
         assert_eq!(e[1].want, Want::Ref("v1.2.0".into()));
         assert_eq!(e[1].subfolder.as_deref(), Some("src/x"));
         assert_eq!(e[1].name.as_deref(), Some("io.x/p"));

@@ -44,3 +44,17 @@ pub fn write_files_csv<W: Write>(out: W, table: &Table) -> Result<()> {
     w.flush()?;
     Ok(())
 }
+
+/// Writes every tool definition found as CSV: rows in table order, then by the
+/// path's bytes and the line, as the files table orders its files.
+pub fn write_tools_csv<W: Write>(out: W, table: &Table) -> Result<()> {
+    let mut w = writer(out);
+    w.write_record(table::tools_header(table.is_dated()))?;
+    for row in &table.rows {
+        for record in table::tools_records(row, table.is_dated()) {
+            w.write_record(&record)?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -13,7 +13,36 @@ use serde_json::{json, Map, Value};
 
 use super::terminal::extension_label;
 use crate::count::TreeCount;
-use crate::table::{by_extension, one_line, Table};
+use crate::table::{by_extension, one_line, Table, TOOL_COLUMNS};
+use crate::terms::Hint;
+use crate::tool_hints::{omits, state};
+use crate::tools::{HintState, ToolDef};
+
+/// Returns one tool definition as JSON: where it is, its family and name (`null`
+/// when not a literal), each hint as `true`, `false`, `"?"` or `null` (absent), and
+/// the hints meaningful for it that it omits.
+fn json_tool(tool: &ToolDef) -> Value {
+    let hints: Map<String, Value> = Hint::ALL
+        .iter()
+        .map(|&h| {
+            let value = match state(tool, h) {
+                Some(HintState::True) => json!(true),
+                Some(HintState::False) => json!(false),
+                Some(HintState::Unresolved) => json!("?"),
+                None => Value::Null,
+            };
+            (h.name().to_string(), value)
+        })
+        .collect();
+    json!({
+        "path": String::from_utf8_lossy(&tool.path),
+        "line": tool.line,
+        "sdk": tool.family.as_str(),
+        "tool": tool.name,
+        "hints": hints,
+        "omits": omits(tool).iter().map(|h| h.name()).collect::<Vec<_>>(),
+    })
+}
 
 /// Returns `counts` as a JSON object keyed by the table's column names, in order.
 fn json_counts(table: &Table, counts: &[u64]) -> Value {
@@ -51,6 +80,17 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                 object.insert("files_walked".into(), json!(c.count.files_walked));
                 object.insert("bytes_read".into(), json!(c.count.bytes_read));
                 object.insert("counts".into(), json_counts(table, &c.count.counts));
+                let counts = c.tool_counts();
+                for (i, key) in TOOL_COLUMNS.iter().enumerate() {
+                    object.insert((*key).into(), json!(counts.map(|n| n[i])));
+                }
+                object.insert(
+                    "tool_definitions".into(),
+                    match &c.tools {
+                        Some(found) => found.tools.iter().map(json_tool).collect(),
+                        None => Value::Null,
+                    },
+                );
                 object.insert("archive_sha256".into(), json!(c.sha256));
                 object.insert("probed_on".into(), json!(table.date));
                 object.insert("status".into(), json!("ok"));
@@ -76,7 +116,11 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
                 for key in ["commit", "commit_source"] {
                     object.insert(key.into(), json!(""));
                 }
-                for key in ["files_walked", "bytes_read", "counts"] {
+                for key in ["files_walked", "bytes_read", "counts"]
+                    .into_iter()
+                    .chain(TOOL_COLUMNS)
+                    .chain(["tool_definitions"])
+                {
                     object.insert(key.into(), Value::Null);
                 }
                 object.insert("archive_sha256".into(), json!(""));

@@ -75,6 +75,10 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         controls.join(", "),
         if controls.len() == 1 { "is" } else { "are" },
     )?;
+    if let Some(summary) = super::survey::survey(table) {
+        writeln!(w)?;
+        super::survey::write_survey(&mut w, &summary, &super::chart_name(&table.date))?;
+    }
     if let Some(trend) = super::trend::Trend::of(table) {
         writeln!(w)?;
         trend.write_markdown(&mut w, &super::trend::svg_name(&table.date))?;

@@ -11,7 +11,9 @@ pub mod chart;
 mod csv;
 mod json;
 mod markdown;
+pub mod survey;
 mod terminal;
+mod tools;
 pub mod trend;
 
 use std::fs;
@@ -25,10 +27,14 @@ use crate::messages;
 use crate::sanitize::sanitize;
 use crate::table::{one_line, Table};
 
-pub use self::csv::{write_census_csv, write_files_csv};
+pub use self::csv::{write_census_csv, write_files_csv, write_tools_csv};
 pub use self::json::write_json;
 pub use self::markdown::{write_markdown, LIMITS};
 pub use self::terminal::{print_by_extension, print_files, print_table, write_aligned, Align};
+pub use self::tools::{
+    print_tools, row_tools, tool_location, tool_name, tool_path, tools_omitting,
+    write_github_warnings,
+};
 
 /// Returns `n` with a comma between each group of three digits, as the published
 /// table prints counts.
@@ -53,29 +59,42 @@ pub fn short(commit: &str) -> &str {
     }
 }
 
-/// Writes `census-DATE.csv`, `files-DATE.csv` and `census-DATE.md` into `out`, and
-/// for a dated table the trend chart `census-DATE-trend.svg`, each through a
-/// temporary file renamed into place, so no half-written table is left. Returns the
-/// paths written, in that order.
+/// Writes `census-DATE.csv`, `files-DATE.csv`, `tools-DATE.csv` and `census-DATE.md`
+/// into `out`, `census-DATE.svg` (the survey chart) when the tool finder read some
+/// tree, and for a dated table the trend chart `census-DATE-trend.svg`, each through
+/// a temporary file renamed into place, so no half-written table is left. Returns
+/// the paths written, in that order.
 pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(out).with_context(|| format!("creating '{}'", out.display()))?;
     let date = &table.date;
-    let paths = [
+    let mut paths = vec![
         out.join(format!("census-{date}.csv")),
         out.join(format!("files-{date}.csv")),
+        out.join(format!("tools-{date}.csv")),
         out.join(format!("census-{date}.md")),
     ];
     write_atomic(&paths[0], |w| write_census_csv(w, table))?;
     write_atomic(&paths[1], |w| write_files_csv(w, table))?;
-    write_atomic(&paths[2], |w| Ok(write_markdown(w, table)?))?;
-    let mut written = paths.to_vec();
+    write_atomic(&paths[2], |w| write_tools_csv(w, table))?;
+    write_atomic(&paths[3], |w| Ok(write_markdown(w, table)?))?;
+    if let Some(summary) = survey::survey(table) {
+        let svg = survey::shares_svg(&summary, date)?;
+        let path = out.join(chart_name(date));
+        write_atomic(&path, |w| Ok(w.write_all(svg.as_bytes())?))?;
+        paths.push(path);
+    }
     if let Some(trend) = trend::Trend::of(table) {
         let svg = trend.svg()?;
         let path = out.join(trend::svg_name(date));
         write_atomic(&path, |w| Ok(w.write_all(svg.as_bytes())?))?;
-        written.push(path);
+        paths.push(path);
     }
-    Ok(written)
+    Ok(paths)
+}
+
+/// Returns the file name of the survey chart beside `census-DATE.md`.
+pub fn chart_name(date: &str) -> String {
+    format!("census-{date}.svg")
 }
 
 /// Writes the tables (see [`write_tables`]), then prints the table on stdout and

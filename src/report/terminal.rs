@@ -44,10 +44,18 @@ fn column_names(table: &Table) -> impl Iterator<Item = String> + '_ {
 
 /// Prints the table for a person: aligned columns, thousands separators, a note
 /// under the table for each tree that read zero everywhere. Why a tree failed goes
-/// to stderr (see `announce_failures`), never here.
+/// to stderr (see `announce_failures`), never here. The tool definitions found and
+/// those annotated are the last two columns when the finder read some tree.
 pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    let has_tools = table
+        .rows
+        .iter()
+        .any(|r| r.outcome.as_ref().is_ok_and(|c| c.tools.is_some()));
     let mut header: Vec<String> = vec!["tree".into(), "commit".into(), "files".into()];
     header.extend(column_names(table));
+    if has_tools {
+        header.extend(["tools".into(), "annotated".into()]);
+    }
     let mut lines: Vec<Vec<String>> = vec![header];
     for row in &table.rows {
         let mut line = vec![sanitize(row.tree_name())];
@@ -56,6 +64,14 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 line.push(sanitize(short(&c.commit)));
                 line.push(thousands(c.count.files_walked));
                 line.extend(c.count.counts.iter().map(|&n| thousands(n)));
+                if has_tools {
+                    match c.tool_counts() {
+                        Some([n, annotated, _]) => {
+                            line.extend([thousands(n), thousands(annotated)])
+                        }
+                        None => line.extend(["-".into(), "-".into()]),
+                    }
+                }
             }
             Err(_) => {
                 line.push(sanitize(&row.key.pinned));

@@ -184,6 +184,7 @@ mod tests {
                         files: Default::default(),
                     },
                     sha256: String::new(),
+                    tools: None,
                 }),
                 None => Err(Failure::new(FailureKind::Other, "gone")),
             },

@@ -83,6 +83,8 @@ use crate::messages;
 use crate::process::{self, Failure, FailureKind, Limits};
 use crate::sanitize::sanitize;
 use crate::table::one_line;
+use crate::tool_feed::ToolFeed;
+use crate::tools::FoundTools;
 
 /// How long git may go without writing a byte before it is stopped, unless
 /// [`IDLE_VAR`] says otherwise.
@@ -191,8 +193,14 @@ pub fn is_head_tree(dir: &Path, head: &Head, mut walked: Vec<Vec<u8>>) -> bool {
 /// Counts the regular files of revision `rev` of the repository `dir` is in, as
 /// stored: no attribute, filter or line-ending conversion applies. From a folder of
 /// a work tree, only that folder of the commit is counted, with paths relative to
-/// it. Returns the commit's full id and the unsorted counts.
-pub fn count_revision(dir: &Path, rev: &str, matcher: &Matcher) -> Result<(String, TreeCount)> {
+/// it. Returns the commit's full id and the unsorted counts, and with `find_tools`
+/// the tool definitions its files hold.
+pub fn count_revision(
+    dir: &Path,
+    rev: &str,
+    matcher: &Matcher,
+    find_tools: bool,
+) -> Result<(String, TreeCount, Option<FoundTools>)> {
     let place = match locate(dir) {
         Ok(place) => place,
         Err(Failure {
@@ -212,9 +220,10 @@ pub fn count_revision(dir: &Path, rev: &str, matcher: &Matcher) -> Result<(Strin
     let id = resolve(dir, rev)?.ok_or_else(|| anyhow!("unknown revision '{rev}'"))?;
     let files = list_files(dir, &id, &place.prefix)
         .with_context(|| format!("listing the files of commit '{id}'"))?;
-    let tree = count_blobs(dir, &files, matcher)
+    let mut tools = find_tools.then(ToolFeed::new);
+    let tree = count_blobs(dir, &files, matcher, tools.as_mut())
         .with_context(|| format!("reading the files of commit '{id}'"))?;
-    Ok((id, tree))
+    Ok((id, tree, tools.map(ToolFeed::finish)))
 }
 
 /// Holds where a directory is in its repository.
@@ -340,7 +349,12 @@ fn parse_ls_tree(record: &[u8]) -> Option<Option<BlobFile>> {
 }
 
 /// Counts `files` by streaming their blobs out of one `git cat-file --batch`.
-fn count_blobs(dir: &Path, files: &[BlobFile], matcher: &Matcher) -> Result<TreeCount, Failure> {
+fn count_blobs(
+    dir: &Path,
+    files: &[BlobFile],
+    matcher: &Matcher,
+    tools: Option<&mut ToolFeed>,
+) -> Result<TreeCount, Failure> {
     let mut requests = Vec::with_capacity(files.len() * 65);
     for file in files {
         requests.extend_from_slice(file.id.as_bytes());
@@ -350,12 +364,18 @@ fn count_blobs(dir: &Path, files: &[BlobFile], matcher: &Matcher) -> Result<Tree
         dir,
         &["cat-file", "--batch", "--buffer"],
         Some(requests),
-        |out| read_blobs(out, files, matcher),
+        |out| read_blobs(out, files, matcher, tools),
     )
 }
 
-/// Reads the `cat-file --batch` answers to `files`, in order, into a count.
-fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> Result<TreeCount> {
+/// Reads the `cat-file --batch` answers to `files`, in order, into a count, handing
+/// each blob to `tools` as it is read.
+fn read_blobs(
+    out: &mut dyn BufRead,
+    files: &[BlobFile],
+    matcher: &Matcher,
+    mut tools: Option<&mut ToolFeed>,
+) -> Result<TreeCount> {
     let mut tree = TreeCount::new(matcher.len());
     let mut counter = matcher.file_counter();
     let mut buf = vec![0u8; READ_BUF];
@@ -389,8 +409,13 @@ fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> R
             );
         };
         counter.reset();
+        let mut feed = tools.as_deref_mut().and_then(|f| f.start(&file.path, size));
         counter
-            .feed_reader(&mut out.take(size), &mut buf)
+            .feed_reader_with(&mut out.take(size), &mut buf, |chunk| {
+                if let Some(feed) = feed.as_deref_mut() {
+                    feed.take(chunk);
+                }
+            })
             .with_context(|| format!("reading '{}'", name()))?;
         if counter.bytes() != size {
             bail!(
@@ -405,6 +430,9 @@ fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], matcher: &Matcher) -> R
             .with_context(|| format!("reading past '{}'", name()))?;
         if end != *b"\n" {
             bail!("'{}': git cat-file wrote more than the blob", name());
+        }
+        if let Some(feed) = feed {
+            feed.end(&file.path);
         }
         tree.add_file(|| file.path.clone(), size, counter.counts());
     }
@@ -617,7 +645,7 @@ mod tests {
     /// Returns what `read_blobs` makes of `stream` as the answer to `files`.
     fn read(stream: &[u8], files: &[BlobFile]) -> Result<TreeCount> {
         let matcher = Matcher::new(&["readOnlyHint", "annotations"]).unwrap();
-        read_blobs(&mut io::Cursor::new(stream), files, &matcher)
+        read_blobs(&mut io::Cursor::new(stream), files, &matcher, None)
     }
 
     #[test]

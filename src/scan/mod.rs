@@ -18,7 +18,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
-use crate::cli::ScanArgs;
+use crate::cli::{HintGate, ScanArgs};
 use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
@@ -30,6 +30,7 @@ use crate::sanitize::sanitize;
 use crate::scan::walk::walk;
 use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, TreeKey};
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::tool_feed::ToolFeed;
 
 /// Holds a validated `scan` command line.
 #[derive(Debug)]
@@ -39,6 +40,10 @@ struct Config {
     columns: Columns,
     /// The columns that `--require-hints` checks: those that spell a hint.
     gate: Option<Vec<usize>>,
+    /// Whether `--require-hints=tools` checks every tool definition found.
+    is_tool_gate: bool,
+    /// Whether the tool finder reads the files.
+    find_tools: bool,
 }
 
 /// Returns the validated configuration, or a [`UsageError`] naming the mistake.
@@ -78,7 +83,14 @@ fn configure(args: &ScanArgs) -> Result<Config> {
             .with_profile(profile)
             .map_err(|why| UsageError(format!("--profile: {why}")))?;
     }
-    let gate = if args.require_hints {
+    let find_tools = !args.no_tools;
+    if args.require_hints == Some(HintGate::Tools) && !find_tools {
+        return Err(UsageError(
+            "--require-hints=tools needs the tool finder, which --no-tools turns off".into(),
+        )
+        .into());
+    }
+    let gate = if args.require_hints == Some(HintGate::Literals) {
         let checked = columns.hint_columns();
         if checked.is_empty() {
             return Err(UsageError(format!(
@@ -97,6 +109,8 @@ fn configure(args: &ScanArgs) -> Result<Config> {
         git: args.git.clone(),
         columns,
         gate,
+        is_tool_gate: args.require_hints == Some(HintGate::Tools),
+        find_tools,
     })
 }
 
@@ -118,7 +132,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     let rows: Vec<Row> = config
         .targets
         .par_iter()
-        .map(|target| scan_target(target, config.git.as_deref(), &matcher))
+        .map(|target| scan_target(target, config.git.as_deref(), &matcher, config.find_tools))
         .collect();
     let table = Table {
         columns: config.columns.clone(),
@@ -138,6 +152,9 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         if args.by_extension {
             report::print_by_extension(&mut out, &table)?;
         }
+        if args.tools {
+            report::print_tools(&mut out, &table)?;
+        }
     }
     out.flush()?;
     drop(out);
@@ -150,7 +167,38 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
             .with_context(|| format!("writing '{}'", path.display()))?;
     }
 
+    if let Some(path) = &args.tools_csv {
+        report::write_atomic(path, |w| report::write_tools_csv(w, &table))?;
+    }
+    if let Some(path) = &args.github_warnings {
+        report::write_atomic(path, |w| Ok(report::write_github_warnings(w, &table)?))?;
+    }
+
     let mut status = ExitStatus::Ok;
+    if config.is_tool_gate {
+        let mut short = 0;
+        for (row, tool, omits) in report::tools_omitting(&table) {
+            short += 1;
+            messages::note(format!(
+                "{}: tool {} omits {}",
+                report::tool_location(row, tool),
+                report::tool_name(tool),
+                omits
+                    .iter()
+                    .map(|h| h.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if short > 0 {
+            messages::hint(
+                "a hint left out is read as its default (readOnlyHint false, destructiveHint \
+                 true, idempotentHint false, openWorldHint true); declare each hint meaningful \
+                 for the tool, even at its default, so that clients need not guess",
+            );
+            status = ExitStatus::Gate;
+        }
+    }
     if let Some(columns) = &config.gate {
         let names: Vec<&str> = table.columns.names().collect();
         let silent: Vec<&Row> = table.zero_in(columns).collect();
@@ -209,14 +257,13 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
 }
 
 /// Returns the row for one path given on the command line.
-fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
+fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher, find_tools: bool) -> Row {
     let repo = target.to_string_lossy().into_owned();
     let outcome = match git {
-        Some(rev) => count_git(target, rev, matcher),
-        None if target.as_os_str() == "-" => {
-            count_reader(io::stdin(), "-", matcher).context("reading an archive from stdin")
-        }
-        None => count_path(target, matcher),
+        Some(rev) => count_git(target, rev, matcher, find_tools),
+        None if target.as_os_str() == "-" => count_reader(io::stdin(), "-", matcher, find_tools)
+            .context("reading an archive from stdin"),
+        None => count_path(target, matcher, find_tools),
     };
     Row {
         key: TreeKey {
@@ -232,12 +279,13 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher) -> Row {
     }
 }
 
-/// Counts a directory or an archive file.
+/// Counts a directory or an archive file, and with `find_tools` finds the tool
+/// definitions its files hold.
 /// Errors about the path itself do not repeat it: the row they end up in names it.
-pub fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
+pub fn count_path(path: &Path, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
     let meta = fs::metadata(path).map_err(|e| anyhow!(describe(&e)))?;
     if meta.is_dir() {
-        return count_dir(path, matcher);
+        return count_dir(path, matcher, find_tools);
     }
     if !meta.is_file() {
         bail!("neither a directory nor a regular file");
@@ -252,9 +300,14 @@ pub fn count_path(path: &Path, matcher: &Matcher) -> Result<Counted> {
     // a tree); any other file is an archive only when its bytes say so.
     if is_archive_name(path) || archive::is_archive(&head) {
         let name = sanitize(path.as_os_str().as_encoded_bytes());
-        return count_reader(io::Cursor::new(head).chain(file), &name, matcher);
+        return count_reader(
+            io::Cursor::new(head).chain(file),
+            &name,
+            matcher,
+            find_tools,
+        );
     }
-    count_file(path, head, file, matcher)
+    count_file(path, head, file, matcher, find_tools)
 }
 
 /// Returns true when `path`'s name ends as an archive's does: `.tar`, `.tar.gz`,
@@ -271,26 +324,43 @@ fn is_archive_name(path: &Path) -> bool {
 
 /// Counts a regular file that is no archive as a tree of that one file, named by
 /// its file name, reading at most the size it had when opened.
-fn count_file(path: &Path, head: Vec<u8>, file: File, matcher: &Matcher) -> Result<Counted> {
+fn count_file(
+    path: &Path,
+    head: Vec<u8>,
+    file: File,
+    matcher: &Matcher,
+    find_tools: bool,
+) -> Result<Counted> {
     let size = file
         .metadata()
         .map_err(|e| anyhow!("reading it: {}", describe(&e)))?
         .len();
+    let name = path
+        .file_name()
+        .map_or_else(Vec::new, |n| n.as_encoded_bytes().to_vec());
+    let mut tools = find_tools.then(ToolFeed::new);
+    let mut feed = tools.as_mut().and_then(|f| f.start(&name, size));
+    let mut take = |chunk: &[u8]| {
+        if let Some(feed) = feed.as_deref_mut() {
+            feed.take(chunk);
+        }
+    };
     let mut counter = matcher.file_counter();
     let mut buf = head;
     let read = buf.len() as u64;
+    take(&buf);
     counter.feed_mut(&mut buf);
     buf.resize(READ_BUF, 0);
     let rest = size.saturating_sub(read) + 1;
     counter
-        .feed_reader(&mut file.take(rest), &mut buf)
+        .feed_reader_with(&mut file.take(rest), &mut buf, take)
         .map_err(|e| anyhow!("reading it: {}", describe(&e)))?;
     if counter.bytes() != size {
         bail!("it changed while it was read ({size} bytes when opened)");
     }
-    let name = path
-        .file_name()
-        .map_or_else(Vec::new, |n| n.as_encoded_bytes().to_vec());
+    if let Some(feed) = feed {
+        feed.end(&name);
+    }
     let mut count = TreeCount::new(matcher.len());
     count.add_file(|| name, size, counter.counts());
     Ok(Counted {
@@ -298,6 +368,7 @@ fn count_file(path: &Path, head: Vec<u8>, file: File, matcher: &Matcher) -> Resu
         commit_source: CommitSource::Worktree,
         count,
         sha256: String::new(),
+        tools: tools.map(ToolFeed::finish),
     })
 }
 
@@ -315,14 +386,26 @@ fn describe(err: &io::Error) -> String {
 /// The sha256 covers every byte of the input, including any after the archive's end.
 /// A pax comment that is not a commit id is read past with a warning naming
 /// `name` (escaped): no commit is stamped (docs/method.md, "Which commit").
-fn count_reader<R: Read + Send>(reader: R, name: &str, matcher: &Matcher) -> Result<Counted> {
+fn count_reader<R: Read + Send>(
+    reader: R,
+    name: &str,
+    matcher: &Matcher,
+    find_tools: bool,
+) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
     let ArchiveCount {
         commit,
         comment_problem,
         trees,
+        tools,
         ..
-    } = archive::count_archive(&mut tee, matcher, &[Vec::new()], &mut |_| {})?;
+    } = archive::count_archive_and_tools(
+        &mut tee,
+        matcher,
+        &[Vec::new()],
+        find_tools,
+        &mut |_| {},
+    )?;
     if let Some(problem) = comment_problem {
         messages::warning(format!(
             "'{name}': {problem}; GNU tar and Python ignore such a comment, so the archive is read and no commit is stamped"
@@ -344,14 +427,15 @@ fn count_reader<R: Read + Send>(reader: R, name: &str, matcher: &Matcher) -> Res
         commit_source,
         count: tree,
         sha256,
+        tools: tools.and_then(|t| t.into_iter().next()),
     })
 }
 
 /// Counts the files of a directory, stamped with `HEAD` when they are exactly
 /// `HEAD`'s files, else as a work tree.
-fn count_dir(dir: &Path, matcher: &Matcher) -> Result<Counted> {
+fn count_dir(dir: &Path, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
     let head = git::head(dir);
-    let walked = walk(dir, matcher, head.is_some())?;
+    let walked = walk(dir, matcher, head.is_some(), find_tools)?;
     let (commit, commit_source) = match head {
         Some(head) if git::is_head_tree(dir, &head, walked.paths) => (head.id, CommitSource::Head),
         _ => (String::new(), CommitSource::Worktree),
@@ -361,12 +445,13 @@ fn count_dir(dir: &Path, matcher: &Matcher) -> Result<Counted> {
         commit_source,
         count: walked.tree,
         sha256: String::new(),
+        tools: walked.tools,
     })
 }
 
 /// Counts the tree of revision `rev` of the git repository `dir` is in (a work tree
 /// or a bare repository), blob by blob. Uncommitted changes do not count.
-fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
+fn count_git(dir: &Path, rev: &str, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
     if dir.as_os_str() == "-" {
         bail!("--git counts a revision of a git repository, not an archive on stdin");
     }
@@ -374,13 +459,14 @@ fn count_git(dir: &Path, rev: &str, matcher: &Matcher) -> Result<Counted> {
     if !meta.is_dir() {
         bail!("not a directory: --git counts a revision of the git repository it is in");
     }
-    let (commit, mut count) = git::count_revision(dir, rev, matcher)?;
+    let (commit, mut count, tools) = git::count_revision(dir, rev, matcher, find_tools)?;
     count.sort_files();
     Ok(Counted {
         commit,
         commit_source: CommitSource::Archive,
         count,
         sha256: String::new(),
+        tools,
     })
 }
 
@@ -460,6 +546,7 @@ mod tests {
                     ..TreeCount::default()
                 },
                 sha256: String::new(),
+                tools: None,
             })
         };
         let row = |repo: &str, outcome| Row {

@@ -16,12 +16,16 @@ use anyhow::{anyhow, bail, Context, Result};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::tool_feed::ToolFeed;
+use crate::tools::FoundTools;
 
 /// Holds the result of walking a directory.
 pub struct Walked {
     pub tree: TreeCount,
     /// Every file counted, when asked for; unsorted.
     pub paths: Vec<Vec<u8>>,
+    /// The tool definitions found, when asked for.
+    pub tools: Option<FoundTools>,
 }
 
 /// Walks `dir` in parallel and counts each regular file it keeps.
@@ -35,8 +39,9 @@ pub struct Walked {
 /// wherever it is extracted.
 ///
 /// A file or directory that cannot be read fails the whole walk, naming it: a
-/// partial count is never returned.
-pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool) -> Result<Walked> {
+/// partial count is never returned. With `find_tools`, each file is also handed to
+/// the tool finder as it is read (see `tool_feed`).
+pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool, find_tools: bool) -> Result<Walked> {
     // The walker lists the root without following it; a root given as a symbolic
     // link to a directory is the directory the user meant.
     let is_link = fs::symlink_metadata(dir)
@@ -63,6 +68,7 @@ pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool) -> Result<Walked> {
         root: &root,
         matcher,
         keep_paths,
+        find_tools,
         shared: &shared,
     };
     walker.visit(&mut builder);
@@ -86,6 +92,10 @@ pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool) -> Result<Walked> {
     Ok(Walked {
         tree,
         paths: merged.paths,
+        tools: match find_tools {
+            true => Some(merged.tools.unwrap_or_default().finish()),
+            false => None,
+        },
     })
 }
 
@@ -94,6 +104,7 @@ pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool) -> Result<Walked> {
 struct Merged {
     tree: Option<TreeCount>,
     paths: Vec<Vec<u8>>,
+    tools: Option<ToolFeed>,
     errors: Vec<String>,
 }
 
@@ -102,6 +113,7 @@ struct Workers<'s> {
     root: &'s Path,
     matcher: &'s Matcher,
     keep_paths: bool,
+    find_tools: bool,
     shared: &'s Mutex<Merged>,
 }
 
@@ -113,6 +125,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
             shared: self.shared,
             keep_paths: self.keep_paths,
             tree: TreeCount::new(self.matcher.len()),
+            tools: self.find_tools.then(ToolFeed::new),
             paths: Vec::new(),
             errors: Vec::new(),
             buf: Vec::new(),
@@ -128,6 +141,8 @@ struct Worker<'s> {
     shared: &'s Mutex<Merged>,
     keep_paths: bool,
     tree: TreeCount,
+    /// This thread's share of the tree's tool definitions, when they are looked for.
+    tools: Option<ToolFeed>,
     paths: Vec<Vec<u8>>,
     errors: Vec<String>,
     buf: Vec<u8>,
@@ -148,9 +163,15 @@ impl Worker<'_> {
             self.buf = vec![0u8; READ_BUF];
         }
         let mut counter = self.matcher.file_counter();
+        let name = relative_bytes(self.root, path);
+        let mut tools = self.tools.as_mut().and_then(|feed| feed.start(name, size));
         // One byte past the size seen at open tells a growing file from a whole one.
         counter
-            .feed_reader(&mut file.take(size + 1), &mut self.buf)
+            .feed_reader_with(&mut file.take(size + 1), &mut self.buf, |chunk| {
+                if let Some(feed) = tools.as_mut() {
+                    feed.take(chunk);
+                }
+            })
             .with_context(|| format!("reading '{}'", path.display()))?;
         if counter.bytes() != size {
             bail!(
@@ -163,6 +184,9 @@ impl Worker<'_> {
                     counter.bytes().to_string()
                 }
             );
+        }
+        if let Some(feed) = tools {
+            feed.end(name);
         }
         if self.keep_paths {
             self.paths.push(relative(self.root, path));
@@ -196,11 +220,15 @@ fn open_regular(path: &Path) -> io::Result<File> {
 
 /// Returns `path` relative to the walked directory `root`, as raw bytes.
 fn relative(root: &Path, path: &Path) -> Vec<u8> {
+    relative_bytes(root, path).to_vec()
+}
+
+/// Returns `path` relative to the walked directory `root`, borrowed.
+fn relative_bytes<'p>(root: &Path, path: &'p Path) -> &'p [u8] {
     path.strip_prefix(root)
         .unwrap_or(path)
         .as_os_str()
         .as_bytes()
-        .to_vec()
 }
 
 impl ParallelVisitor for Worker<'_> {
@@ -233,6 +261,12 @@ impl Drop for Worker<'_> {
                 None => shared.tree = Some(tree),
             }
             shared.paths.append(&mut self.paths);
+            if let Some(tools) = self.tools.take() {
+                match &mut shared.tools {
+                    Some(total) => total.merge(tools),
+                    None => shared.tools = Some(tools),
+                }
+            }
             shared.errors.append(&mut self.errors);
         }
     }
@@ -276,7 +310,7 @@ mod tests {
         fs::write(root.join("d/b.txt"), b"x").unwrap();
         fs::write(root.join(".hidden"), b"openWorldHint").unwrap();
         let matcher = Matcher::new(&crate::terms::DEFAULT_TERMS).unwrap();
-        let walked = walk(&root, &matcher, true).unwrap();
+        let walked = walk(&root, &matcher, true, false).unwrap();
         let mut paths = walked.paths;
         paths.sort();
         assert_eq!(paths, [&b".hidden"[..], b"d/b.txt", b"n\xffame"]);
@@ -286,6 +320,9 @@ mod tests {
         let hits: Vec<Vec<u8>> = walked.tree.files.iter().map(|f| f.unwrap().path).collect();
         assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
         // Without being asked, the walk keeps no path list.
-        assert!(walk(&root, &matcher, false).unwrap().paths.is_empty());
+        assert!(walk(&root, &matcher, false, false)
+            .unwrap()
+            .paths
+            .is_empty());
     }
 }

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-use crate::common::{naive, TERMS};
+use crate::common::{naive, spec_omits, ts_server, ToolSpec, TERMS};
 use crate::support::{memory_server, peers, python_with_mcp, require};
 
 fn repo() -> PathBuf {
@@ -679,9 +679,10 @@ fn row_of(table: &str, tree: &str) -> Option<(usize, [u64; 5])> {
         .split_whitespace()
         .map(|c| c.replace(',', "").parse().expect("a number"))
         .collect();
-    // The commit column is empty for a directory outside git.
-    assert_eq!(cells.len(), 6, "{line}");
-    Some((cells[0] as usize, cells[1..].try_into().unwrap()))
+    // The commit column is empty for a directory outside git; the tool columns
+    // (tools found, annotated) come last.
+    assert_eq!(cells.len(), 8, "{line}");
+    Some((cells[0] as usize, cells[1..6].try_into().unwrap()))
 }
 
 #[test]
@@ -778,6 +779,90 @@ fn a_tree_that_says_nothing_fails_the_gate_unless_the_gate_is_off() {
     assert_eq!(ran.code, Some(0), "{}", ran.show());
     assert!(!ran.summary.contains("--require-hints"), "{}", ran.show());
     assert!(verdict(&ran).starts_with("**Passed**"), "{}", ran.show());
+}
+
+#[test]
+fn each_tool_that_omits_a_hint_is_a_warning_at_its_line() {
+    let dir = TempDir::new().unwrap();
+    let specs = [
+        ToolSpec {
+            name: "complete",
+            hints: ["true", "", "", "false"],
+        },
+        ToolSpec {
+            name: "50%, off",
+            hints: ["", "true", "", ""],
+        },
+        ToolSpec {
+            name: "bare",
+            hints: ["", "", "", ""],
+        },
+    ];
+    let (source, lines) = ts_server(&specs);
+    fs::create_dir_all(dir.path().join("srv/src")).unwrap();
+    // A comma and a colon in the path must be encoded in the `file` property.
+    fs::write(dir.path().join("srv/src/a,b:c.ts"), source).unwrap();
+
+    let ran = run_action(
+        dir.path(),
+        &[("paths", "srv"), ("require-hints", "false")],
+        &[],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.show());
+    let warnings: Vec<&str> = ran
+        .log
+        .lines()
+        .filter(|l| l.starts_with("::warning "))
+        .collect();
+    // The expected commands, encoded here as GitHub's runner reads them.
+    let encode = |t: &str| {
+        t.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |t: &str| encode(t).replace(':', "%3A").replace(',', "%2C");
+    let want: Vec<String> = specs
+        .iter()
+        .zip(&lines)
+        .filter(|(s, _)| !spec_omits(s).is_empty())
+        .map(|(s, line)| {
+            let omits = spec_omits(s);
+            format!(
+                "::warning file={},line={line},title={}::{}",
+                property("srv/src/a,b:c.ts"),
+                property("tool annotation hints missing"),
+                encode(&format!(
+                    "tool '{}' omits {}; a client reads them as the default",
+                    s.name,
+                    omits.join(", ")
+                ))
+            )
+        })
+        .collect();
+    assert_eq!(warnings, want, "{}", ran.show());
+    assert!(
+        ran.output("tools-csv").ends_with("tools.csv"),
+        "{}",
+        ran.show()
+    );
+
+    // require-hints: tools fails the step on the same tools.
+    let ran = run_action(
+        dir.path(),
+        &[("paths", "srv"), ("require-hints", "tools")],
+        &[],
+    );
+    assert_eq!(ran.code, Some(3), "{}", ran.show());
+    assert!(
+        verdict(&ran).starts_with("**Gate failed** (exit 3): a tool definition omits"),
+        "{}",
+        ran.show()
+    );
+    assert!(
+        ran.summary.contains("--require-hints=tools"),
+        "{}",
+        ran.show()
+    );
 }
 
 #[test]

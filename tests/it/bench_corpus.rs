@@ -19,7 +19,7 @@ fn benchmark_corpus_counts_agree_across_contenders() {
             "tiny",
             "--check-only",
             "--only",
-            "census,census-sdk,scan,python",
+            "census,census-literal,census-sdk,scan,python",
         ])
         .arg("--bin")
         .arg(env!("CARGO_BIN_EXE_mcp-hint-census"))
@@ -34,7 +34,9 @@ fn benchmark_corpus_counts_agree_across_contenders() {
         "bench.py --check-only failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(
-        stdout.contains("counts agree with the oracle: census, census-sdk, python, scan"),
+        stdout.contains(
+            "counts agree with the oracle: census, census-literal, census-sdk, python, scan"
+        ),
         "expected every contender to agree, got:\n{stdout}\n{stderr}"
     );
 

@@ -184,7 +184,9 @@ fn shard_and_merge(dir: &Path, n: usize, merged_code: i32) -> Vec<String> {
     for name in [
         "census-2026-09-07.csv",
         "files-2026-09-07.csv",
+        "tools-2026-09-07.csv",
         "census-2026-09-07.md",
+        "census-2026-09-07.svg",
     ] {
         let a = std::fs::read(dir.join("out").join(name)).unwrap();
         let b = std::fs::read(dir.join("merged").join(name)).unwrap();
@@ -1273,6 +1275,182 @@ fn a_census_that_counts_nothing_writes_nothing_and_says_what_to_try() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("fetching"), "{stdout}");
+}
+
+/// The tools of the tree with annotated tools, in `src/server.ts`.
+const SERVED: [ToolSpec; 4] = [
+    ToolSpec {
+        name: "list",
+        hints: ["true", "", "", "false"],
+    },
+    ToolSpec {
+        name: "remove",
+        hints: ["false", "true", "false", "true"],
+    },
+    ToolSpec {
+        name: "plain",
+        hints: ["", "", "", ""],
+    },
+    ToolSpec {
+        name: "dynamic",
+        hints: ["?", "", "", "false"],
+    },
+];
+
+/// The tool of the silent tree: found, with no hint.
+const SILENT: [ToolSpec; 1] = [ToolSpec {
+    name: "quiet",
+    hints: ["", "", "", ""],
+}];
+
+#[test]
+fn census_writes_the_tools_table_the_survey_and_its_chart_through_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, served_lines) = ts_server(&SERVED);
+    let (silent, silent_lines) = ts_server(&SILENT);
+    let server = Server::start(HashMap::from([
+        (
+            "/o/tools/a1b2".to_string(),
+            Route::Archive(targz(
+                "o-tools-a1b2",
+                Some(COMMIT_A),
+                &[Item::File("src/server.ts".into(), served)],
+            )),
+        ),
+        (
+            "/o/none/a1b2".to_string(),
+            Route::Archive(targz(
+                "o-none-a1b2",
+                Some(COMMIT_A),
+                &[Item::File("README.md".into(), b"readOnlyHint".to_vec())],
+            )),
+        ),
+        (
+            "/o/silent/a1b2".to_string(),
+            Route::Archive(targz(
+                "o-silent-a1b2",
+                Some(COMMIT_A),
+                &[Item::File("index.js".into(), silent)],
+            )),
+        ),
+    ]));
+    write_corpus(
+        dir.path(),
+        server.port,
+        &[
+            ("o/tools", "a1b2", None),
+            ("o/none", "a1b2", None),
+            ("o/silent", "a1b2", None),
+        ],
+    );
+    let whole = census(dir.path(), &[]);
+    assert_eq!(whole.status.code(), Some(0), "{}", show(&whole));
+
+    // The tools table: every definition, in corpus order, then by path and line.
+    let tools = std::fs::read_to_string(dir.path().join("out/tools-2026-09-07.csv")).unwrap();
+    let want = format!(
+        "{TOOLS_HEADER}{}{}",
+        tools_rows(
+            ["o/tools", "a1b2", ""],
+            "src/server.ts",
+            &SERVED,
+            &served_lines
+        ),
+        tools_rows(["o/silent", "a1b2", ""], "index.js", &SILENT, &silent_lines),
+    );
+    assert_eq!(tools, want);
+    let counts = |repo: &str| {
+        let r = row(dir.path(), repo);
+        (
+            r["tools"].clone(),
+            r["tools_annotated"].clone(),
+            r["tools_skipped"].clone(),
+        )
+    };
+    assert_eq!(counts("o/tools"), ("4".into(), "3".into(), "0".into()));
+    assert_eq!(counts("o/none"), ("0".into(), "0".into(), "0".into()));
+    assert_eq!(counts("o/silent"), ("1".into(), "0".into(), "0".into()));
+
+    // The survey summary, each share computed here from the tool lists.
+    let md = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.md")).unwrap();
+    assert!(
+        md.contains(
+            "Of 3 trees read by the tool finder: 2 with tool definitions found, 1 with \
+                     annotated definitions, 1 silent (definitions found, none sets a hint), 1 with \
+                     no definition found. 5 definitions in all, 3 annotated"
+        ),
+        "{md}"
+    );
+    let all: Vec<ToolSpec> = SERVED.iter().chain(&SILENT).copied().collect();
+    let declaring: Vec<usize> = (0..4)
+        .map(|i| all.iter().filter(|s| !s.hints[i].is_empty()).count())
+        .collect();
+    let cells: Vec<String> = declaring
+        .iter()
+        .map(|&n| format!("{:.1}% ({n})", n as f64 * 100.0 / all.len() as f64))
+        .collect();
+    let line = format!("| all | {} | {} |", all.len(), cells.join(" | "));
+    assert!(md.contains(&line), "no '{line}' in\n{md}");
+    assert!(
+        md.contains(&format!("| typescript | {} |", all.len())),
+        "{md}"
+    );
+    assert!(
+        md.contains("![Share of tool definitions declaring each hint](census-2026-09-07.svg)"),
+        "{md}"
+    );
+
+    // The chart: the same bytes from a second run, a bar label per share.
+    let svg = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.svg")).unwrap();
+    let again = census(dir.path(), &["--out", "again"]);
+    assert_eq!(again.status.code(), Some(0), "{}", show(&again));
+    let svg_again =
+        std::fs::read_to_string(dir.path().join("again/census-2026-09-07.svg")).unwrap();
+    assert!(svg == svg_again, "the chart differs between two runs");
+    for &n in &declaring {
+        let label = format!("{:.0}%", n as f64 * 100.0 / all.len() as f64);
+        assert!(
+            svg.contains(&format!("\n{label}\n")),
+            "no bar label '{label}' in {svg}"
+        );
+    }
+    assert!(svg.contains("typescript (5)"), "{svg}");
+
+    shard_and_merge(dir.path(), 2, 0);
+
+    // compare reads the tools tables beside the census tables.
+    let ours = "out/census-2026-09-07.csv";
+    let same = run(
+        dir.path(),
+        &["compare", ours, "again/census-2026-09-07.csv"],
+    );
+    assert_eq!(same.status.code(), Some(0), "{}", show(&same));
+    let text = String::from_utf8_lossy(&same.stdout).into_owned();
+    assert!(text.contains("tools: 5 definitions in the first table, 5 in the second; 20 hint cells agree, 0 differ"), "{text}");
+    let changed = dir.path().join("again/tools-2026-09-07.csv");
+    let edited = tools.replacen(",list,true,", ",list,false,", 1);
+    assert_ne!(edited, tools);
+    std::fs::write(&changed, edited).unwrap();
+    let differ = run(
+        dir.path(),
+        &["compare", ours, "again/census-2026-09-07.csv"],
+    );
+    assert_eq!(differ.status.code(), Some(1), "{}", show(&differ));
+    let text = String::from_utf8_lossy(&differ.stdout).into_owned();
+    let at = served_lines[0];
+    assert!(
+        text.contains(&format!(
+            "o/tools@a1b2 src/server.ts:{at} tool 'list': readOnlyHint true differs from false"
+        )),
+        "{text}"
+    );
+
+    // With the finder off, the tool columns are empty and the tools table has no row.
+    let off = census(dir.path(), &["--out", "off", "--no-tools"]);
+    assert_eq!(off.status.code(), Some(0), "{}", show(&off));
+    let tools = std::fs::read_to_string(dir.path().join("off/tools-2026-09-07.csv")).unwrap();
+    assert_eq!(tools, TOOLS_HEADER);
+    assert!(!dir.path().join("off/census-2026-09-07.svg").exists());
 }
 
 #[test]

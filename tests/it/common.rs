@@ -299,6 +299,87 @@ pub fn run_into_closed_pipe(dir: &Path, args: &[&str]) -> (Option<i32>, String) 
     )
 }
 
+/// One tool a generated TypeScript server registers: its name and each hint as the
+/// tools table spells it (`"true"`, `"false"`, `"?"` for a value read from a
+/// variable, `""` for absent), in the schema's order.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub hints: [&'static str; 4],
+}
+
+/// The hint names in the schema's order.
+pub const HINTS: [&str; 4] = [
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+
+/// Returns the source of a TypeScript SDK server registering `specs`, one per line,
+/// and the line each registration is on: the oracle of the tools tests is this
+/// generator, never the finder.
+pub fn ts_server(specs: &[ToolSpec]) -> (Vec<u8>, Vec<u32>) {
+    let mut lines = vec![
+        "import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";".to_string(),
+        "const server = new McpServer({ name: \"fixture\", version: \"1.0.0\" });".to_string(),
+        "const flag = process.env.FLAG === \"1\";".to_string(),
+        "// server.registerTool(\"commented\", { annotations: { readOnlyHint: true } }, h);"
+            .to_string(),
+    ];
+    let mut at = Vec::new();
+    for spec in specs {
+        let set: Vec<String> = HINTS
+            .iter()
+            .zip(spec.hints)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(h, v)| format!("{h}: {}", if v == "?" { "flag" } else { v }))
+            .collect();
+        let annotations = match set.is_empty() {
+            true => String::new(),
+            false => format!(", annotations: {{ {} }}", set.join(", ")),
+        };
+        lines.push(format!(
+            "server.registerTool(\"{}\", {{ description: \"d\"{annotations} }}, async () => ({{ content: [] }}));",
+            spec.name
+        ));
+        at.push(lines.len() as u32);
+    }
+    lines.push("export default server;".to_string());
+    ((lines.join("\n") + "\n").into_bytes(), at)
+}
+
+/// Returns the hints `spec` omits under the schema's rule, written out here as the
+/// schema states it: every hint is meaningful, except destructiveHint and
+/// idempotentHint when readOnlyHint is true.
+pub fn spec_omits(spec: &ToolSpec) -> Vec<&'static str> {
+    (0..4)
+        .filter(|&i| spec.hints[i].is_empty() && !(spec.hints[0] == "true" && (i == 1 || i == 2)))
+        .map(|i| HINTS[i])
+        .collect()
+}
+
+/// Returns the tools table's rows (after the header) that `specs` registered at
+/// `lines` of `path` in the tree `repo,pinned,subfolder` give.
+pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32]) -> String {
+    specs
+        .iter()
+        .zip(lines)
+        .map(|(s, line)| {
+            format!(
+                "{},{},{},{path},{line},typescript,{},{}\n",
+                key[0],
+                key[1],
+                key[2],
+                s.name,
+                s.hints.join(",")
+            )
+        })
+        .collect()
+}
+
+/// The tools table's header.
+pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
 /// The variable naming the file each skip is appended to; `tests/run.sh` sets it
 /// and counts the lines.
 pub const SKIPPED_VAR: &str = "MCP_HINT_CENSUS_SKIPPED";

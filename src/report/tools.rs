@@ -1,0 +1,180 @@
+//! Formats the tool definitions found in source: the lines `scan --tools` prints,
+//! the workflow commands a GitHub job shows at each line, and how messages name a
+//! definition (path:line, name).
+//!
+//! What a hint means for a definition (meaningful, omitted, resolved) is read by
+//! `tool_hints`; this module only formats it. Text from the tree is escaped for the
+//! terminal, or encoded as GitHub's workflow commands require.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::terminal::{write_aligned, Align};
+use crate::sanitize::sanitize;
+use crate::table::{Row, Table};
+use crate::terms::Hint;
+use crate::tool_hints::{omits, reading};
+use crate::tools::ToolDef;
+
+/// Returns every definition of the table's counted rows that leaves out a hint
+/// meaningful for it, with its row and what it omits, in table order.
+pub fn tools_omitting(table: &Table) -> impl Iterator<Item = (&Row, &ToolDef, Vec<Hint>)> {
+    table.rows.iter().flat_map(|row| {
+        row_tools(row).iter().filter_map(move |tool| {
+            let omitted = omits(tool);
+            (!omitted.is_empty()).then_some((row, tool, omitted))
+        })
+    })
+}
+
+/// Returns the definitions found in a counted row; none when the row failed or the
+/// finder was off.
+pub fn row_tools(row: &Row) -> &[ToolDef] {
+    row.outcome
+        .as_ref()
+        .ok()
+        .and_then(|c| c.tools.as_ref())
+        .map_or(&[], |found| found.tools.as_slice())
+}
+
+/// Returns the path of a definition as found from where the command ran, unescaped:
+/// for a directory scanned, its path joined with the definition's (a scan of `.`
+/// gives the path inside the tree alone); for an archive or a file, the path inside it
+/// after the scanned path and a `:`.
+pub fn tool_path(row: &Row, tool: &ToolDef) -> String {
+    let inner = String::from_utf8_lossy(&tool.path);
+    let target = row.repo();
+    if target == "." || target == "./" {
+        return inner.into_owned();
+    }
+    let target_path = Path::new(target);
+    if target_path.is_dir() {
+        return format!("{}/{inner}", target.trim_end_matches('/'));
+    }
+    // A single file scanned is a tree of that one file, named by its file name.
+    if target_path.file_name().map(|n| n.as_encoded_bytes()) == Some(tool.path.as_slice()) {
+        return target.to_string();
+    }
+    format!("{target}:{inner}")
+}
+
+/// Returns how a message names a definition: `path:line`, escaped.
+pub fn tool_location(row: &Row, tool: &ToolDef) -> String {
+    sanitize(format!("{}:{}", tool_path(row, tool), tool.line))
+}
+
+/// Returns how a message names a tool: its name quoted, or `(name not a literal)`;
+/// escaped.
+pub fn tool_name(tool: &ToolDef) -> String {
+    match &tool.name {
+        Some(name) => format!("'{}'", sanitize(name)),
+        None => "(name not a literal)".to_string(),
+    }
+}
+
+/// Prints, under the table, one line per definition found in each counted row:
+/// where it is, its SDK family and name, each hint as set (an absent one with what a
+/// client resolves, as `probe` prints it) and what it omits of the hints meaningful
+/// for it.
+pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    for row in &table.rows {
+        let Ok(counted) = &row.outcome else { continue };
+        let Some(found) = &counted.tools else {
+            continue;
+        };
+        writeln!(w)?;
+        let annotated = found.tools.iter().filter(|t| t.is_annotated()).count();
+        writeln!(
+            w,
+            "tools in {}: {} found, {} annotated{}",
+            sanitize(row.tree_name()),
+            found.tools.len(),
+            annotated,
+            match found.skipped_files {
+                0 => String::new(),
+                1 => ", 1 file not parsed (over a bound)".to_string(),
+                n => format!(", {n} files not parsed (over a bound)"),
+            }
+        )?;
+        if found.tools.is_empty() {
+            continue;
+        }
+        let mut lines: Vec<Vec<String>> = vec![["at", "sdk", "tool"]
+            .into_iter()
+            .map(str::to_string)
+            .chain(Hint::ALL.map(|h| h.name().to_string()))
+            .chain(["omits".to_string()])
+            .collect()];
+        for tool in &found.tools {
+            let mut line = vec![
+                tool_location(row, tool),
+                tool.family.as_str().to_string(),
+                tool.name.as_deref().map_or("-".to_string(), sanitize),
+            ];
+            line.extend(Hint::ALL.map(|h| reading(tool, h)));
+            let omitted = omits(tool);
+            line.push(match omitted.is_empty() {
+                true => "-".to_string(),
+                false => omitted
+                    .iter()
+                    .map(|h| h.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+            lines.push(line);
+        }
+        write_aligned(&mut w, &lines, Align::Left)?;
+    }
+    Ok(())
+}
+
+/// Writes one GitHub workflow command per definition that omits a meaningful hint:
+/// `::warning file=PATH,line=N,title=...::MESSAGE`, so that a pull request shows it
+/// at the line. Property values and the message are encoded as GitHub's runner
+/// reads them (`%`, CR and LF; in properties also `:` and `,`).
+pub fn write_github_warnings<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    for (row, tool, omitted) in tools_omitting(table) {
+        let names: Vec<&str> = omitted.iter().map(|h| h.name()).collect();
+        let message = format!(
+            "tool {} omits {}; a client reads {} as the default",
+            match &tool.name {
+                Some(name) => format!("'{name}'"),
+                None => "(name not a literal)".to_string(),
+            },
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" }
+        );
+        writeln!(
+            w,
+            "::warning file={},line={},title={}::{}",
+            github_property(&sanitize(tool_path(row, tool))),
+            tool.line,
+            github_property("tool annotation hints missing"),
+            github_data(&sanitize(message))
+        )?;
+    }
+    Ok(())
+}
+
+/// Returns `text` encoded as the message of a workflow command.
+pub fn github_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Returns `text` encoded as a property value of a workflow command.
+pub fn github_property(text: &str) -> String {
+    github_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_commands_encode_what_would_end_them() {
+        assert_eq!(github_data("50% a\r\nb"), "50%25 a%0D%0Ab");
+        assert_eq!(github_property("a,b:c%\n"), "a%2Cb%3Ac%25%0A");
+    }
+}

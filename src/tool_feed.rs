@@ -1,0 +1,136 @@
+//! Hands the tool finder the files the counters read, without a second read.
+//!
+//! Every reader (archive entries, a directory walk, git blobs) reads a file once, in
+//! chunks, for the matcher. A [`ToolFeed`] sits beside that loop: at a file's start it
+//! asks the finder whether the file's name may hold a definition, and only then copies
+//! the chunks into one buffer of at most [`MAX_PARSE_BYTES`], before the matcher
+//! lower-cases them in place. A wanted file larger than that is never buffered: the
+//! finder records it as skipped. So the memory a feed holds is one buffer, reused for
+//! every file. This module decides nothing about what a definition is (see `tools`).
+
+use crate::tools::{FoundTools, TreeTools, MAX_PARSE_BYTES};
+
+/// Where the current file stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    /// Not wanted, or already handed over.
+    #[default]
+    Idle,
+    /// Wanted and small enough: its chunks are copied.
+    Taking,
+    /// Wanted, but it grew past the bound while it was read.
+    Overgrown,
+}
+
+/// Collects one tree's tool definitions from the files read for it.
+#[derive(Default)]
+pub struct ToolFeed {
+    tools: TreeTools,
+    /// The current file's bytes so far, while it is taken.
+    buf: Vec<u8>,
+    state: State,
+}
+
+impl ToolFeed {
+    /// Returns an empty feed.
+    pub fn new() -> ToolFeed {
+        ToolFeed::default()
+    }
+
+    /// Starts a file of `size` bytes (as its header or metadata says) at `path`,
+    /// relative to the tree's top folder; returns true when its chunks are to be
+    /// passed to [`ToolFeed::take`]. A wanted file over the bound is recorded as
+    /// skipped here.
+    pub fn begin(&mut self, path: &[u8], size: u64) -> bool {
+        self.buf.clear();
+        self.state = State::Idle;
+        if !TreeTools::wants(path) {
+            return false;
+        }
+        if size > MAX_PARSE_BYTES as u64 {
+            self.tools.skip_file(path);
+            return false;
+        }
+        self.state = State::Taking;
+        true
+    }
+
+    /// Starts a file as [`ToolFeed::begin`] does; returns the feed when the file's
+    /// chunks are to be passed to it.
+    pub fn start(&mut self, path: &[u8], size: u64) -> Option<&mut ToolFeed> {
+        match self.begin(path, size) {
+            true => Some(self),
+            false => None,
+        }
+    }
+
+    /// Copies the next chunk of the current file, as read (before the matcher
+    /// lower-cases it). A file that grows past the bound while it is read stops being
+    /// copied, and is recorded as skipped at its end.
+    pub fn take(&mut self, chunk: &[u8]) {
+        if self.state == State::Taking {
+            if self.buf.len() + chunk.len() > MAX_PARSE_BYTES {
+                self.buf.clear();
+                self.state = State::Overgrown;
+            } else {
+                self.buf.extend_from_slice(chunk);
+            }
+        }
+    }
+
+    /// Ends the current file, the one `begin` was given `path` for: the finder reads
+    /// it when it was taken whole.
+    pub fn end(&mut self, path: &[u8]) {
+        match self.state {
+            State::Taking => self.tools.add_file(path, &self.buf),
+            State::Overgrown => self.tools.skip_file(path),
+            State::Idle => {}
+        }
+        self.buf.clear();
+        self.state = State::Idle;
+    }
+
+    /// Joins the feed of another thread reading the same tree.
+    pub fn merge(&mut self, other: ToolFeed) {
+        self.tools.merge(other.tools);
+    }
+
+    /// Resolves presets across the tree's files and returns its definitions.
+    pub fn finish(self) -> FoundTools {
+        self.tools.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unwanted_file_is_never_copied() {
+        let mut feed = ToolFeed::new();
+        assert!(!feed.begin(b"README", 10));
+        feed.take(b"0123456789");
+        assert!(feed.buf.is_empty());
+        feed.end(b"README");
+        assert_eq!(feed.finish().skipped_files, 0);
+    }
+
+    #[test]
+    fn a_file_over_the_bound_is_skipped_declared_or_grown() {
+        let mut feed = ToolFeed::new();
+        assert!(!feed.begin(b"big.ts", MAX_PARSE_BYTES as u64 + 1));
+        feed.end(b"big.ts");
+        assert!(feed.begin(b"grows.ts", 4));
+        let chunk = vec![b'x'; MAX_PARSE_BYTES / 2 + 1];
+        feed.take(&chunk);
+        assert_eq!(feed.buf.len(), chunk.len());
+        feed.take(&chunk);
+        assert!(feed.buf.is_empty(), "the copy stops at the bound");
+        feed.end(b"grows.ts");
+        assert!(feed.begin(b"exact.ts", MAX_PARSE_BYTES as u64));
+        feed.take(&vec![b' '; MAX_PARSE_BYTES]);
+        assert_eq!(feed.buf.len(), MAX_PARSE_BYTES);
+        feed.end(b"exact.ts");
+        assert_eq!(feed.finish().skipped_files, 2);
+    }
+}

@@ -1,0 +1,301 @@
+//! `scan`'s tool outputs: the `tools` and `tools_annotated` columns, `--tools`,
+//! `--tools-csv`, `--json`, `--github-warnings`, `--require-hints=tools` and
+//! `--no-tools`, on trees generated from hand-written tool lists (the generator in
+//! `common` is the oracle: it knows which tool sits on which line with which hints).
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+const SPECS: [ToolSpec; 5] = [
+    ToolSpec {
+        name: "list",
+        hints: ["true", "", "", "false"],
+    },
+    ToolSpec {
+        name: "remove",
+        hints: ["false", "true", "false", "true"],
+    },
+    ToolSpec {
+        name: "plain",
+        hints: ["", "", "", ""],
+    },
+    ToolSpec {
+        name: "partial",
+        hints: ["", "true", "", ""],
+    },
+    ToolSpec {
+        name: "dynamic",
+        hints: ["?", "", "", "false"],
+    },
+];
+
+const EXTRA: [ToolSpec; 1] = [ToolSpec {
+    name: "extra",
+    hints: ["true", "", "", ""],
+}];
+
+/// Writes the fixture tree under `root`; returns the lines of SPECS in
+/// `src/server.ts` and of EXTRA in `lib/extra.js`.
+fn write_fixture(root: &Path) -> (Vec<u32>, Vec<u32>) {
+    let (server, lines) = ts_server(&SPECS);
+    let (extra, extra_lines) = ts_server(&EXTRA);
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(root.join("lib")).unwrap();
+    fs::write(root.join("src/server.ts"), server).unwrap();
+    fs::write(root.join("lib/extra.js"), extra).unwrap();
+    // Not a source file of a family: never parsed, whatever it spells.
+    fs::write(root.join("README.md"), ts_server(&EXTRA).0).unwrap();
+    // Over the parse bound (2 MiB): counted as skipped, never parsed.
+    let mut big = ts_server(&EXTRA).0;
+    big.resize(2 * 1024 * 1024 + 1, b' ');
+    fs::write(root.join("src/bundle.ts"), big).unwrap();
+    (lines, extra_lines)
+}
+
+/// Returns the whole tools table the fixture gives, `repo` as given.
+fn fixture_tools(repo: &str, lines: &[u32], extra_lines: &[u32]) -> String {
+    format!(
+        "{TOOLS_HEADER}{}{}",
+        tools_rows([repo, "", ""], "lib/extra.js", &EXTRA, extra_lines),
+        tools_rows([repo, "", ""], "src/server.ts", &SPECS, lines)
+    )
+}
+
+fn annotated(specs: &[ToolSpec]) -> usize {
+    specs
+        .iter()
+        .filter(|s| s.hints.iter().any(|h| !h.is_empty()))
+        .count()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn the_tools_table_and_columns_hold_each_generated_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lines, extra_lines) = write_fixture(&tmp.path().join("tree"));
+    let out = run(
+        tmp.path(),
+        &[
+            "scan",
+            "--tools",
+            "--tools-csv",
+            "tools.csv",
+            "--csv",
+            "rows.csv",
+            "tree",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let got = fs::read_to_string(tmp.path().join("tools.csv")).unwrap();
+    assert_eq!(got, fixture_tools("tree", &lines, &extra_lines));
+
+    let rows = read_csv(&tmp.path().join("rows.csv"));
+    let cell = |name: &str| {
+        let i = rows[0].iter().position(|h| h == name).unwrap();
+        rows[1][i].clone()
+    };
+    assert_eq!(cell("tools"), (SPECS.len() + EXTRA.len()).to_string());
+    assert_eq!(
+        cell("tools_annotated"),
+        (annotated(&SPECS) + annotated(&EXTRA)).to_string()
+    );
+    assert_eq!(cell("tools_skipped"), "1", "bundle.ts is over the bound");
+
+    // One line per tool under the table, with what it omits.
+    let text = stdout(&out);
+    assert!(
+        text.contains("tools in tree: 6 found, 5 annotated, 1 file not parsed"),
+        "{text}"
+    );
+    for (spec, line) in SPECS.iter().zip(&lines) {
+        let at = format!("tree/src/server.ts:{line}");
+        let shown = text
+            .lines()
+            .find(|l| l.starts_with(&at))
+            .unwrap_or_else(|| panic!("no line for {at} in\n{text}"));
+        assert!(shown.contains(spec.name), "{shown}");
+        let omits = spec_omits(spec);
+        match omits.is_empty() {
+            true => assert!(shown.trim_end().ends_with(" -"), "{shown}"),
+            false => assert!(shown.trim_end().ends_with(&omits.join(", ")), "{shown}"),
+        }
+    }
+    // An absent hint shows what a client resolves, as probe prints it.
+    let squeeze = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let plain = squeeze(text.lines().find(|l| l.contains(" plain ")).unwrap());
+    assert!(
+        plain.contains(
+            "plain absent -> false absent -> true absent -> false absent -> true readOnlyHint"
+        ),
+        "{plain}"
+    );
+    let list = text.lines().find(|l| l.contains(" list ")).unwrap();
+    assert!(list.contains("absent -> n/a"), "{list}");
+}
+
+#[test]
+fn an_archive_gives_the_same_tools_with_paths_inside_its_top_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, lines) = ts_server(&SPECS);
+    let items = vec![
+        Item::Dir("src".into()),
+        Item::File("src/server.ts".into(), server),
+        Item::File("notes.txt".into(), b"readOnlyHint".to_vec()),
+    ];
+    fs::write(
+        tmp.path().join("t.tar.gz"),
+        targz("octo-srv-abc1234", None, &items),
+    )
+    .unwrap();
+    let out = run(
+        tmp.path(),
+        &["scan", "--tools-csv", "tools.csv", "t.tar.gz"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let got = fs::read_to_string(tmp.path().join("tools.csv")).unwrap();
+    let want = format!(
+        "{TOOLS_HEADER}{}",
+        tools_rows(["t.tar.gz", "", ""], "src/server.ts", &SPECS, &lines)
+    );
+    assert_eq!(got, want);
+}
+
+#[test]
+fn the_tool_gate_names_each_tool_that_omits_a_meaningful_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lines, extra_lines) = write_fixture(&tmp.path().join("tree"));
+    let out = run(tmp.path(), &["scan", "--require-hints=tools", "tree"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let err = stderr(&out);
+    let mut want: Vec<String> = Vec::new();
+    for (path, specs, at) in [
+        ("lib/extra.js", &EXTRA[..], &extra_lines),
+        ("src/server.ts", &SPECS[..], &lines),
+    ] {
+        for (spec, line) in specs.iter().zip(at.iter()) {
+            let omits = spec_omits(spec);
+            if !omits.is_empty() {
+                want.push(format!(
+                    "mcp-hint-census: tree/{path}:{line}: tool '{}' omits {}",
+                    spec.name,
+                    omits.join(", ")
+                ));
+            }
+        }
+    }
+    let got: Vec<&str> = err.lines().filter(|l| l.contains(": tool '")).collect();
+    assert_eq!(got, want, "{err}");
+    assert!(
+        err.contains("hint: a hint left out is read as its default"),
+        "{err}"
+    );
+
+    // The literal gate is unchanged: the tree spells hints, so it passes.
+    let out = run(tmp.path(), &["scan", "--require-hints", "tree"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    // A tree whose every tool sets its meaningful hints passes the tool gate.
+    let complete: Vec<ToolSpec> = SPECS
+        .iter()
+        .copied()
+        .filter(|s| spec_omits(s).is_empty())
+        .collect();
+    assert_eq!(complete.len(), 2);
+    fs::create_dir_all(tmp.path().join("good")).unwrap();
+    fs::write(tmp.path().join("good/s.ts"), ts_server(&complete).0).unwrap();
+    let out = run(tmp.path(), &["scan", "--require-hints=tools", "good"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    // The tool gate needs the finder.
+    let out = run(
+        tmp.path(),
+        &["scan", "--require-hints=tools", "--no-tools", "good"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+}
+
+#[test]
+fn json_carries_each_definition_with_its_hints_and_omissions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lines, _) = write_fixture(&tmp.path().join("tree"));
+    let out = run(tmp.path(), &["scan", "--json", "tree"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let row = &rows[0];
+    assert_eq!(row["tools"], 6);
+    assert_eq!(row["tools_annotated"], 5);
+    assert_eq!(row["tools_skipped"], 1);
+    let defs = row["tool_definitions"].as_array().unwrap();
+    let server: Vec<&Value> = defs
+        .iter()
+        .filter(|d| d["path"] == "src/server.ts")
+        .collect();
+    assert_eq!(server.len(), SPECS.len());
+    for ((def, spec), line) in server.iter().zip(&SPECS).zip(&lines) {
+        assert_eq!(def["line"], *line);
+        assert_eq!(def["sdk"], "typescript");
+        assert_eq!(def["tool"], spec.name);
+        for (hint, cell) in HINTS.iter().zip(spec.hints) {
+            let want = match cell {
+                "" => Value::Null,
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                other => Value::String(other.into()),
+            };
+            assert_eq!(def["hints"][hint], want, "{spec:?}");
+        }
+        let omits: Vec<Value> = spec_omits(spec).into_iter().map(Value::from).collect();
+        assert_eq!(def["omits"], Value::Array(omits), "{spec:?}");
+    }
+
+    // With the finder off, the tool fields are null and the columns empty.
+    let out = run(
+        tmp.path(),
+        &["scan", "--json", "--no-tools", "--csv", "off.csv", "tree"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(rows[0]["tools"], Value::Null);
+    assert_eq!(rows[0]["tool_definitions"], Value::Null);
+    let csv = read_csv(&tmp.path().join("off.csv"));
+    let i = csv[0].iter().position(|h| h == "tools").unwrap();
+    assert_eq!(csv[1][i], "");
+}
+
+#[test]
+fn github_warnings_are_workflow_commands_at_each_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lines, _) = write_fixture(&tmp.path().join("tree"));
+    let out = run(
+        tmp.path(),
+        &["scan", "--github-warnings", "w.txt", "tree/src/server.ts"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = fs::read_to_string(tmp.path().join("w.txt")).unwrap();
+    let want: Vec<String> = SPECS
+        .iter()
+        .zip(&lines)
+        .filter(|(s, _)| !spec_omits(s).is_empty())
+        .map(|(s, line)| {
+            let omits = spec_omits(s);
+            format!(
+                "::warning file=tree/src/server.ts,line={line},title=tool annotation hints missing::tool '{}' omits {}; a client reads {} as the default",
+                s.name,
+                omits.join(", "),
+                if omits.len() == 1 { "it" } else { "them" }
+            )
+        })
+        .collect();
+    assert_eq!(text.lines().collect::<Vec<_>>(), want);
+}
