@@ -65,6 +65,14 @@ pub fn check_subfolder(subfolder: impl AsRef<[u8]>) -> Result<(), InvalidSubfold
     })
 }
 
+/// What counting an archive found: each subfolder's count, a folder differing
+/// from each only in case, and each one's tool definitions when looked for.
+pub type Finished = (
+    Vec<TreeCount>,
+    Vec<Option<Vec<u8>>>,
+    Option<Vec<FoundTools>>,
+);
+
 /// Counts the files the entry loop hands over, once for each requested subfolder
 /// that holds them; each file's bytes are read and matched once.
 pub struct Counting<'m, 'p> {
@@ -116,13 +124,7 @@ impl<'m, 'p> Counting<'m, 'p> {
     /// Returns each subfolder's count, with paths relative to the top folder, a
     /// folder differing from each only in case (if any), and when tools were looked for, each subfolder's tool definitions (paths relative
     /// to the top folder too).
-    pub fn finish(
-        self,
-    ) -> (
-        Vec<TreeCount>,
-        Vec<Option<Vec<u8>>>,
-        Option<Vec<FoundTools>>,
-    ) {
+    pub fn finish(self) -> Finished {
         let prefix = self.trees.top.prefix().map(<[u8]>::to_vec);
         let tools = self.tools.map(|tools| {
             tools
