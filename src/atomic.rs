@@ -14,7 +14,22 @@ use anyhow::{Context, Result};
 
 /// Writes `path` with what `write` writes, through a temporary sibling renamed into
 /// place; errors name `path`.
+///
+/// A path that names something other than a regular file (`/dev/null`, a fifo, a
+/// terminal) is written to as it is: renaming over it would replace the device with
+/// a plain file, and a special file holds no half-written table anyway.
 pub fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("writing '{}'", path.display()))?;
+        let mut w = io::BufWriter::new(file);
+        write(&mut w).with_context(|| format!("writing '{}'", path.display()))?;
+        return w
+            .flush()
+            .with_context(|| format!("writing '{}'", path.display()));
+    }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -66,6 +81,27 @@ mod tests {
             let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o644);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_special_file_is_written_to_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        write_bytes(&fifo, b"a,b\n").unwrap();
+        assert_eq!(reader.join().unwrap(), b"a,b\n");
+        let kind = fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "the fifo was replaced: {kind:?}");
     }
 
     #[test]

@@ -8,8 +8,8 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::corpus::history::Step;
-use crate::corpus::ShardSpec;
+use crate::date::Step;
+use crate::shard::ShardSpec;
 
 /// Counts how often MCP servers' source trees spell out the four tool-annotation
 /// hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), and reads
@@ -400,7 +400,7 @@ pub struct ProbeArgs {
     pub timeout: u64,
 
     /// The protocol version offered in initialize (the server may negotiate down).
-    #[arg(long, value_name = "V", default_value = crate::probe::LATEST_VERSION)]
+    #[arg(long, value_name = "V", default_value = crate::protocol::LATEST_VERSION)]
     pub protocol_version: String,
 
     /// The client capabilities offered in initialize: `default` (roots, sampling and

@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use crate::corpus::pin;
 use crate::date;
+pub use crate::date::Step;
 use crate::process::{self, Failure, FailureKind, Limits};
 use crate::sanitize::excerpt;
 
@@ -46,46 +47,6 @@ const MAX_LISTING: usize = 128 << 20;
 
 /// The longest pause between two retries.
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
-
-/// Says how far apart the dates of `--since` are: a number of days, weeks, months
-/// or years (`3months`, `1month`, `2weeks`, `10days`, `1year`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    Days(u32),
-    Weeks(u32),
-    Months(u32),
-    Years(u32),
-}
-
-impl std::str::FromStr for Step {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Step, String> {
-        let bad = || {
-            format!(
-                "'{text}' is not a step: a whole number and a unit, e.g. 3months, 1month, 2weeks, 10days, 1year"
-            )
-        };
-        let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        let n: u32 = match digits.parse() {
-            Ok(n) if n > 0 && n <= 10_000 && !digits.starts_with('+') => n,
-            _ => return Err(bad()),
-        };
-        let unit = &text[digits.len()..];
-        let step = match unit {
-            "day" | "days" => Step::Days(n),
-            "week" | "weeks" => Step::Weeks(n),
-            "month" | "months" => Step::Months(n),
-            "year" | "years" => Step::Years(n),
-            _ => return Err(bad()),
-        };
-        // One is singular, any other number plural.
-        if (n == 1) == unit.ends_with('s') {
-            return Err(bad());
-        }
-        Ok(step)
-    }
-}
 
 /// Returns the date `k` steps after `since`: days and weeks add days; months and
 /// years keep the day of the month, or take the month's last day when it has fewer

@@ -11,6 +11,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
+pub use crate::protocol::{KNOWN_VERSIONS, LATEST_VERSION};
+
 /// Above this many `tools/list` pages a probe warns: real servers fit their tools in a
 /// handful, so hundreds of pages suggest a cursor that never ends.
 pub const PAGE_WARN_CAP: usize = 100;
@@ -80,11 +82,6 @@ pub fn request_message(id: u64, method: &str, params: Value) -> Value {
 pub fn notification_message(method: &str, params: Value) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }
-
-/// The protocol version a probe offers by default: the newest it speaks, the one the
-/// official SDK clients offer (Python `mcp` 2.3.0, TypeScript `@modelcontextprotocol/sdk`
-/// 1.32.2).
-pub const LATEST_VERSION: &str = "2025-11-25";
 
 /// The client capabilities a probe offers by default: what the official SDK clients
 /// offer at [`LATEST_VERSION`] when the application gives them roots, sampling and
@@ -254,10 +251,6 @@ pub fn classify<'a>(message: &'a Value, id: u64, awaited: &str) -> Incoming<'a> 
         None => Incoming::Other,
     }
 }
-
-/// The protocol versions the specification has published, oldest first. A server may
-/// answer `initialize` with any of them, or with the one offered.
-pub const KNOWN_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", LATEST_VERSION];
 
 /// What a probe offers the server in `initialize`.
 #[derive(Clone, Debug)]
