@@ -29,7 +29,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::thread;
 use std::time::Duration;
 
 use crate::corpus::pin;
@@ -44,9 +43,6 @@ pub const MAX_DATES: usize = 1000;
 /// How many bytes of `git rev-list` output are read: 52 bytes a commit, so more
 /// than two million commits on the first-parent line.
 const MAX_LISTING: usize = 128 << 20;
-
-/// The longest pause between two retries.
-const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// Returns the date `k` steps after `since`: days and weeks add days; months and
 /// years keep the day of the month, or take the month's last day when it has fewer
@@ -211,33 +207,14 @@ pub fn first_parent(
     clone: &Path,
     options: &HistoryOptions,
 ) -> Result<FirstParent, Failure> {
-    if url.starts_with('-') {
-        return Err(Failure::new(
-            GIT_CLONE,
-            FailureKind::Output(format!("refusing the URL '{url}', which starts with '-'")),
-        ));
-    }
-    let mut attempt = 0;
-    loop {
-        let got = if clone.is_dir() {
+    pin::refuse_option_url(GIT_CLONE, url)?;
+    pin::retrying(options.retries, options.backoff, || {
+        if clone.is_dir() {
             fetch(clone, options)
         } else {
             clone_into(url, clone, options)
-        };
-        match got {
-            Ok(()) => break,
-            Err(failure) if !pin::may_pass(&failure) => return Err(failure),
-            Err(mut failure) if attempt >= options.retries => {
-                failure.tries = Some(attempt + 1);
-                return Err(failure);
-            }
-            Err(_) => {
-                let pause = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
-                thread::sleep(pause.min(MAX_BACKOFF));
-                attempt += 1;
-            }
         }
-    }
+    })?;
     read_first_parent(clone, options)
 }
 

@@ -271,14 +271,8 @@ pub fn ls_remote(
     options: &GitOptions,
     breaker: &Breaker,
 ) -> Result<Listing, Failure> {
-    if url.starts_with('-') {
-        return Err(Failure::new(
-            LS_REMOTE,
-            FailureKind::Output(format!("refusing the URL '{url}', which starts with '-'")),
-        ));
-    }
-    let mut attempt = 0;
-    loop {
+    refuse_option_url(LS_REMOTE, url)?;
+    retrying(options.retries, options.backoff, || {
         if let Some(stopped) = breaker.not_tried() {
             return Err(Failure::new(
                 LS_REMOTE,
@@ -292,15 +286,41 @@ pub fn ls_remote(
             }
             _ => breaker.success(),
         }
-        match tried {
-            Ok(listing) => return Ok(listing),
+        tried
+    })
+}
+
+/// Refuses a URL that git would read as an option.
+pub fn refuse_option_url(command: &str, url: &str) -> Result<(), Failure> {
+    if url.starts_with('-') {
+        return Err(Failure::new(
+            command,
+            FailureKind::Output(format!("refusing the URL '{url}', which starts with '-'")),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `try_once` until it succeeds, fails in a way that will not pass
+/// ([`may_pass`]), or has failed `retries + 1` times, pausing `backoff` doubled after
+/// each try (at most [`MAX_BACKOFF`]); a failure that lasted through every retry
+/// says how many tries it took.
+pub fn retrying<T>(
+    retries: u32,
+    backoff: Duration,
+    mut try_once: impl FnMut() -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let mut attempt = 0;
+    loop {
+        match try_once() {
+            Ok(value) => return Ok(value),
             Err(failure) if !may_pass(&failure) => return Err(failure),
-            Err(mut failure) if attempt >= options.retries => {
+            Err(mut failure) if attempt >= retries => {
                 failure.tries = Some(attempt + 1);
                 return Err(failure);
             }
             Err(_) => {
-                let pause = options.backoff.saturating_mul(2u32.saturating_pow(attempt));
+                let pause = backoff.saturating_mul(2u32.saturating_pow(attempt));
                 thread::sleep(pause.min(MAX_BACKOFF));
                 attempt += 1;
             }
