@@ -47,6 +47,8 @@ SIZES = {
     "tiny": {"single": [1], "multi": (3, 0.25)},
     "small": {"single": [1, 16], "multi": (8, 4)},
     "full": {"single": [1, 16, 128, 1024], "multi": (8, 128)},
+    # The small corpus plus the 1 GiB tree: the finder's cost at both ends.
+    "gib": {"single": [1, 16, 1024], "multi": (8, 4)},
 }
 
 # Share of a tree's bytes: small source files, big text files, incompressible blobs.

@@ -8,10 +8,16 @@
 //! (registrations, literal bindings, relative imports), and [`TreeTools::finish`]
 //! resolves presets across the files of the tree. This module owns the bounds: a
 //! file larger than [`MAX_PARSE_BYTES`], or whose parse runs past
-//! [`PARSE_BUDGET`], is not read and is counted as skipped; a file that holds
-//! neither `tool` nor `hint` (ASCII case-insensitively) cannot define a tool in any
-//! recognised form and is not parsed. It reads bytes it is given and never runs,
-//! prints or opens anything.
+//! [`PARSE_BUDGET`], is not read and is counted as skipped.
+//!
+//! It also decides which files are parsed at all. Parsing costs far more than
+//! matching, so a file is parsed at once only when it holds a registration spelling
+//! (`Tool`, or `tool` right after `.`, `@`, `[`, `::` or `_`; see [`spelling`]).
+//! Any other file may still hold a preset, a name or a re-export that a
+//! registration elsewhere uses: it is kept aside (within [`MAX_DEFERRED_BYTES`]) and
+//! parsed when the tree is finished only if the imports of a parsed file reach it.
+//! The answer is the one parsing every file would give. It reads bytes it is given
+//! and never runs, prints or opens anything.
 
 mod csharp;
 mod golang;
@@ -23,13 +29,13 @@ mod syntax;
 mod typescript;
 pub(crate) mod value;
 
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use aho_corasick::AhoCorasick;
+use memchr::memmem;
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
-use value::{FileSummary, Resolver};
+use value::{referenced_paths, same_package, FileSummary, Resolver};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
@@ -38,6 +44,11 @@ pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
 
 /// A parse that runs longer than this is abandoned and its file counted as skipped.
 pub const PARSE_BUDGET: Duration = Duration::from_secs(4);
+
+/// At most this many bytes of files kept aside (files with no registration spelling)
+/// are held per tree; past it files are let go (see `Aside`), and one that a
+/// parsed file's imports then reach is counted as skipped.
+pub const MAX_DEFERRED_BYTES: usize = 16 * 1024 * 1024;
 
 /// How one tool sets one hint. Absent is `None` in `ToolDef::hints`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -144,6 +155,83 @@ pub struct FoundTools {
 pub struct TreeTools {
     files: Vec<FileSummary>,
     skipped: u64,
+    /// Files with no registration spelling: read in [`TreeTools::finish`] when reached.
+    aside: Aside,
+}
+
+/// The files a collector keeps aside, at most [`MAX_DEFERRED_BYTES`] of them. Past
+/// the bound the last files in a fixed order are let go: those that hold neither
+/// `tool` nor `hint` before those that do, each group in path order. What is kept
+/// is then the same whatever the order files arrive in and however a parallel walk
+/// split them (each part keeps a subset of what the whole keeps).
+#[derive(Default)]
+struct Aside {
+    /// (holds neither word, path) → bytes.
+    kept: BTreeMap<(bool, Vec<u8>), Vec<u8>>,
+    bytes: usize,
+    /// Paths let go past the bound.
+    dropped: BTreeSet<Vec<u8>>,
+}
+
+/// Where a file kept aside stands once it is asked for.
+enum Taken {
+    Kept(Vec<u8>),
+    Dropped,
+}
+
+impl Aside {
+    fn holds(&self, path: &[u8]) -> bool {
+        let path = path.to_vec();
+        self.dropped.contains(&path)
+            || self.kept.contains_key(&(false, path.clone()))
+            || self.kept.contains_key(&(true, path))
+    }
+
+    /// Keeps a file (the first arrival of a path) and holds the bound.
+    fn insert(&mut self, plain: bool, path: Vec<u8>, bytes: Vec<u8>) {
+        if self.holds(&path) {
+            return;
+        }
+        self.bytes += bytes.len();
+        self.kept.insert((plain, path), bytes);
+        while self.bytes > MAX_DEFERRED_BYTES {
+            let Some(((_, path), bytes)) = self.kept.pop_last() else {
+                break;
+            };
+            self.bytes -= bytes.len();
+            self.dropped.insert(path);
+        }
+    }
+
+    fn merge(&mut self, other: Aside) {
+        self.dropped.extend(other.dropped);
+        for ((plain, path), bytes) in other.kept {
+            self.insert(plain, path, bytes);
+        }
+    }
+
+    /// Takes a file out: its bytes when kept, `Dropped` when let go.
+    fn take(&mut self, path: &[u8]) -> Option<Taken> {
+        if self.dropped.remove(path) {
+            return Some(Taken::Dropped);
+        }
+        let path = path.to_vec();
+        self.kept
+            .remove(&(false, path.clone()))
+            .or_else(|| self.kept.remove(&(true, path)))
+            .map(Taken::Kept)
+    }
+
+    /// Returns the paths of the Go files of the folder of `from`.
+    fn same_package(&self, from: &[u8]) -> Vec<Vec<u8>> {
+        self.kept
+            .keys()
+            .map(|(_, p)| p)
+            .chain(&self.dropped)
+            .filter(|p| same_package(from, p))
+            .cloned()
+            .collect()
+    }
 }
 
 /// The grammar a file is parsed with, chosen by its extension.
@@ -191,13 +279,16 @@ impl Lang {
     }
 }
 
-/// What reading one file came to.
-#[derive(Debug)]
-enum FileOutcome {
-    /// Parsed (or known to hold nothing); the summary may be empty.
-    Read(FileSummary),
-    /// Stopped by a bound.
-    Skipped,
+/// What a file's bytes say about whether it may take part in a definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spelling {
+    /// A registration spelling: parse it.
+    Registration,
+    /// `tool` or `hint` in any ASCII case, in no registration spelling: a preset or a
+    /// tool's name is likely here.
+    Mention,
+    /// Neither word: the file can still re-export or bind a name a registration uses.
+    Nothing,
 }
 
 impl TreeTools {
@@ -213,15 +304,30 @@ impl TreeTools {
     }
 
     /// Reads one whole file. Files over MAX_PARSE_BYTES, or that a bound stops, are not
-    /// parsed and are counted in `skipped`; a file holding no registration spelling is not parsed.
+    /// parsed and are counted in `skipped`; a file holding no registration spelling is
+    /// kept aside (see the module's documentation).
     pub fn add_file(&mut self, path: &[u8], bytes: &[u8]) {
-        match read_file(path, bytes) {
-            FileOutcome::Read(summary) => {
-                if !summary.is_empty() {
-                    self.files.push(summary);
-                }
-            }
-            FileOutcome::Skipped => self.skipped += 1,
+        let Some(lang) = Lang::of(path) else {
+            return;
+        };
+        if bytes.len() > MAX_PARSE_BYTES {
+            self.skipped += 1;
+            return;
+        }
+        match spelling(bytes) {
+            Spelling::Registration => self.read(lang, path, bytes),
+            other => self
+                .aside
+                .insert(other == Spelling::Nothing, path.to_vec(), bytes.to_vec()),
+        }
+    }
+
+    /// Parses one file and keeps its summary when it holds anything.
+    fn read(&mut self, lang: Lang, path: &[u8], bytes: &[u8]) {
+        match summarize(lang, path, bytes) {
+            Some(summary) if summary.is_empty() => {}
+            Some(summary) => self.files.push(summary),
+            None => self.skipped += 1,
         }
     }
 
@@ -236,10 +342,38 @@ impl TreeTools {
     pub fn merge(&mut self, other: TreeTools) {
         self.files.extend(other.files);
         self.skipped += other.skipped;
+        self.aside.merge(other.aside);
+    }
+
+    /// Parses the files kept aside that a parsed file may look a name up in, and
+    /// the ones those reach, until no more are reached; a dropped file so reached
+    /// counts as skipped. Files no parsed file reaches cannot change any definition.
+    fn read_reached(&mut self) {
+        let mut next = 0;
+        while next < self.files.len() {
+            let from = self.files[next].path.clone();
+            let mut reached = referenced_paths(&self.files[next]);
+            if value::extension(&from) == b"go" {
+                reached.extend(self.aside.same_package(&from));
+            }
+            next += 1;
+            for path in reached {
+                match self.aside.take(&path) {
+                    Some(Taken::Kept(bytes)) => {
+                        let lang = Lang::of(&path).expect("only wanted files are kept aside");
+                        self.read(lang, &path, &bytes);
+                    }
+                    Some(Taken::Dropped) => self.skipped += 1,
+                    None => {}
+                }
+            }
+        }
+        self.aside = Aside::default();
     }
 
     /// Resolves presets across files and returns every definition sorted by (path bytes, line).
     pub fn finish(mut self) -> FoundTools {
+        self.read_reached();
         // The order files arrive in (parallel walks) must not change the answer.
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
         self.files.dedup_by(|a, b| a.path == b.path);
@@ -267,33 +401,49 @@ impl TreeTools {
     }
 }
 
-/// Returns true when the bytes hold `tool` or `hint` in any ASCII case: every
-/// recognised registration and every preset spells one of them.
-fn may_define(bytes: &[u8]) -> bool {
-    static SPELLINGS: OnceLock<AhoCorasick> = OnceLock::new();
-    SPELLINGS
-        .get_or_init(|| {
-            AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .build(["tool", "hint"])
-                .expect("two literal patterns build")
-        })
-        .is_match(bytes)
+/// Tells whether a file may define a tool (see [`Spelling`]). Every recogniser
+/// starts from a name holding `Tool` (`registerTool`, `addTool`, `NewTool`,
+/// `McpServerTool`, `ListToolsRequestSchema`, `Tool(...)`, `Tool::new`) or from
+/// `tool` reached through a receiver, a decorator or an attribute (`server.tool`,
+/// `@mcp.tool`, `@tool`, `#[tool]`, `rmcp::tool`, `add_tool`). This runs on every
+/// file a tree's reader hands over, so it is two SIMD substring searches and one
+/// pass of four-byte compares, no automaton.
+fn spelling(bytes: &[u8]) -> Spelling {
+    if memmem::find(bytes, b"Tool").is_some()
+        || memmem::find_iter(bytes, b"tool").any(|at| reaches_a_tool(&bytes[..at]))
+    {
+        return Spelling::Registration;
+    }
+    // ASCII letters differ from their upper case in bit 5 only.
+    let tool = u32::from_le_bytes(*b"tool");
+    let hint = u32::from_le_bytes(*b"hint");
+    let mentions = bytes.windows(4).any(|w| {
+        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) | 0x2020_2020;
+        word == tool || word == hint
+    });
+    match mentions {
+        true => Spelling::Mention,
+        false => Spelling::Nothing,
+    }
 }
 
-fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
-    let Some(lang) = Lang::of(path) else {
-        return FileOutcome::Read(FileSummary::default());
-    };
-    if bytes.len() > MAX_PARSE_BYTES {
-        return FileOutcome::Skipped;
+/// Returns true when a lower-case `tool` after these bytes may be a registration: it
+/// follows `_` or `:` directly, or `.`, `@`, `[` across white space. A comment's end
+/// (`/`) and a line continuation (`\`) count too, so that a comment or a broken line
+/// between the receiver and the name does not hide it.
+fn reaches_a_tool(before: &[u8]) -> bool {
+    if matches!(before.last(), Some(b'_' | b':')) {
+        return true;
     }
-    if !may_define(bytes) {
-        return FileOutcome::Read(FileSummary::default());
-    }
-    let Some(tree) = parse(lang, bytes, PARSE_BUDGET) else {
-        return FileOutcome::Skipped;
-    };
+    matches!(
+        before.iter().rev().find(|b| !b.is_ascii_whitespace()),
+        Some(b'.' | b'@' | b'[' | b'/' | b'\\')
+    )
+}
+
+/// Parses one file and fills its summary; `None` when a bound stopped the parse.
+fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
+    let tree = parse(lang, bytes, PARSE_BUDGET)?;
     let mut summary = FileSummary {
         path: path.to_vec(),
         ..FileSummary::default()
@@ -310,7 +460,7 @@ fn read_file(path: &[u8], bytes: &[u8]) -> FileOutcome {
         Lang::Java => java::collect(root, bytes, &mut summary),
         Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
     }
-    FileOutcome::Read(summary)
+    Some(summary)
 }
 
 /// Parses a file within `budget` ([`PARSE_BUDGET`]); `None` when the budget ran out. A file

@@ -3,12 +3,34 @@
 
 use super::*;
 
-/// Runs the finder over `(path, text)` files.
+/// Runs the finder over `(path, text)` files, and checks that what it finds is what
+/// parsing every file would find: the spelling filter and the files kept aside
+/// change how much is parsed, never the answer.
 pub(crate) fn find(files: &[(&str, &[u8])]) -> FoundTools {
     let mut tools = TreeTools::new();
     for (path, bytes) in files {
         assert!(TreeTools::wants(path.as_bytes()), "{path} is wanted");
         tools.add_file(path.as_bytes(), bytes);
+    }
+    let found = tools.finish();
+    let everything = parse_everything(files);
+    assert_eq!(
+        found.tools, everything.tools,
+        "the filter changed the answer"
+    );
+    assert_eq!(found.skipped_files, everything.skipped_files);
+    found
+}
+
+/// The finder without its filter: every file within the size bound is parsed.
+fn parse_everything(files: &[(&str, &[u8])]) -> FoundTools {
+    let mut tools = TreeTools::new();
+    for (path, bytes) in files {
+        let lang = Lang::of(path.as_bytes()).expect("a wanted file");
+        match bytes.len() > MAX_PARSE_BYTES {
+            true => tools.skipped += 1,
+            false => tools.read(lang, path.as_bytes(), bytes),
+        }
     }
     tools.finish()
 }
@@ -218,12 +240,191 @@ fn wants_goes_by_extension_alone() {
 }
 
 #[test]
-fn a_file_without_a_registration_spelling_is_not_parsed() {
-    assert!(may_define(b"server.registerTool("));
-    assert!(may_define(b"READ_ONLY_HINT = 1"));
-    assert!(!may_define(b"const x = { readOnly: true };"));
-    let found = find(&[("a.ts", b"export const a = 1;\n")]);
-    assert_eq!(found, FoundTools::default());
+fn every_registration_form_has_a_registration_spelling() {
+    let registrations: &[&[u8]] = &[
+        b"server.registerTool(",
+        b"server.registerToolTask(",
+        b"server.tool(\"x\", cb)",
+        b"server?.tool(",
+        b"server\n  .tool(",
+        b"server./* why */tool(",
+        b"server.addTool({ name: 'x' })",
+        b"server.setRequestHandler(ListToolsRequestSchema, f)",
+        b"@mcp.tool()\ndef f(): pass",
+        b"@tool\ndef f(): pass",
+        b"@ tool\ndef f(): pass",
+        b"mcp.add_tool(f)",
+        b"mcp.tool(f, name='x')",
+        b"mcp \\\n  .tool(f)",
+        b"types.Tool(name='x')",
+        b"mcp.AddTool(server, &mcp.Tool{Name: \"x\"}, h)",
+        b"mcp.NewTool(\"x\")",
+        b"#[tool(description = \"x\")]",
+        b"#[ tool ]",
+        b"#[rmcp::tool]",
+        b"Tool::new(\"x\", \"d\", schema)",
+        b"[McpServerTool(Name = \"x\")]",
+        b"new McpServerToolCreateOptions { Name = \"x\" }",
+        b"new McpSchema.Tool(\"x\", \"d\", schema)",
+        b"Tool.builder().name(\"x\").build()",
+        b"server.addTool(name = \"x\") {}",
+    ];
+    for bytes in registrations {
+        assert_eq!(
+            spelling(bytes),
+            Spelling::Registration,
+            "{}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    let mentions: &[&[u8]] = &[
+        b"export const READ_ONLY = { readOnlyHint: true };",
+        b"READ_ONLY_HINT = 1",
+        b"// the tool reads files",
+        b"const TOOL_NAMES = ['a'];",
+        b"tools = []",
+        b"let toolbox = 1;",
+    ];
+    for bytes in mentions {
+        assert_eq!(
+            spelling(bytes),
+            Spelling::Mention,
+            "{}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    assert_eq!(
+        spelling(b"const x = { readOnly: true };"),
+        Spelling::Nothing
+    );
+    assert_eq!(spelling(b""), Spelling::Nothing);
+}
+
+#[test]
+fn a_file_without_a_registration_spelling_is_parsed_only_when_reached() {
+    let mut tools = TreeTools::new();
+    tools.add_file(b"a.ts", b"export const a = 1;\n");
+    tools.add_file(
+        b"src/presets.ts",
+        b"export const RO = { readOnlyHint: true };\n",
+    );
+    tools.add_file(
+        b"src/unused.ts",
+        b"export const X = { readOnlyHint: false };\n",
+    );
+    tools.add_file(
+        b"src/index.ts",
+        b"import { RO } from './presets.js';\nserver.registerTool('r', { annotations: RO }, cb);\n",
+    );
+    assert_eq!(
+        tools.files.len(),
+        1,
+        "only the registering file is parsed at once"
+    );
+    let kept: Vec<(bool, &[u8])> = tools
+        .aside
+        .kept
+        .keys()
+        .map(|(plain, p)| (*plain, p.as_slice()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (false, &b"src/presets.ts"[..]),
+            (false, b"src/unused.ts"),
+            (true, b"a.ts")
+        ]
+    );
+    tools.read_reached();
+    let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
+    assert_eq!(parsed, [&b"src/index.ts"[..], b"src/presets.ts"]);
+}
+
+/// A preset file with no registration spelling, reached through each kind of
+/// reference the resolver follows, one hop further through a re-export.
+#[test]
+fn presets_in_files_that_register_nothing_are_resolved() {
+    let found = find(&[
+        ("ts/presets/base.ts", b"export const RO = { readOnlyHint: true };\n"),
+        ("ts/presets/index.ts", b"export * from './base';\n"),
+        (
+            "ts/index.ts",
+            b"import { RO } from './presets';\nimport * as p from './presets/base.js';\n\
+server.registerTool('a', { annotations: RO }, cb);\n\
+server.registerTool('b', { annotations: p.RO }, cb);\n",
+        ),
+        ("py/presets.py", b"READ_ONLY = {\"readOnlyHint\": True}\n"),
+        ("py/hints/__init__.py", b"CLOSED = {\"openWorldHint\": False}\n"),
+        (
+            "py/server.py",
+            b"from mcp.server.fastmcp import FastMCP\nfrom . import presets\nfrom .hints import CLOSED\n\
+mcp = FastMCP('x')\n@mcp.tool(annotations=presets.READ_ONLY)\ndef a(): pass\n\
+@mcp.tool(annotations=CLOSED)\ndef b(): pass\n",
+        ),
+        ("go/hints.go", b"package main\nvar readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true}\n"),
+        ("go/hints_other.go", b"package main\nvar hint = 1\n"),
+        (
+            "go/main.go",
+            b"package main\nfunc main() { mcp.AddTool(s, &mcp.Tool{Name: \"g\", Annotations: readOnly}, h) }\n",
+        ),
+        ("go/sub/far.go", b"package sub\nvar readOnly = &mcp.ToolAnnotations{IdempotentHint: true}\n"),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "go/main.go:2 g t---",
+            "py/server.py:5 a t---",
+            "py/server.py:7 b ---f",
+            "ts/index.ts:3 a t---",
+            "ts/index.ts:4 b t---",
+        ],
+    );
+}
+
+/// Past MAX_DEFERRED_BYTES the files last in path order are let go: one that a
+/// registration reaches then reads `?` and counts as skipped, whatever the order
+/// files arrive in and however a parallel walk splits them.
+#[test]
+fn files_kept_aside_are_bounded_and_the_bound_is_counted() {
+    let mib = 1024 * 1024;
+    let count = MAX_DEFERRED_BYTES / mib + 2;
+    let presets: Vec<(String, Vec<u8>)> = (0..count)
+        .map(|i| {
+            let mut bytes = b"export const P = { readOnlyHint: true };\n//".to_vec();
+            bytes.resize(mib - 1, b'x');
+            bytes.push(b'\n');
+            (format!("p{i:02}.ts"), bytes)
+        })
+        .collect();
+    let index = format!(
+        "import {{ P as first }} from './p00';\nimport {{ P as last }} from './p{:02}';\n\
+server.registerTool('first', {{ annotations: first }}, cb);\n\
+server.registerTool('last', {{ annotations: last }}, cb);\n",
+        count - 1
+    );
+    let expected = ["index.ts:3 first t---", "index.ts:4 last ????"];
+
+    let mut forward = TreeTools::new();
+    forward.add_file(b"index.ts", index.as_bytes());
+    for (path, bytes) in &presets {
+        forward.add_file(path.as_bytes(), bytes);
+    }
+    assert!(forward.aside.bytes <= MAX_DEFERRED_BYTES);
+    let forward = forward.finish();
+    assert_rows(&forward, &expected);
+    assert_eq!(forward.skipped_files, 1, "the reached file that was let go");
+
+    // Backwards, split over two collectors as a parallel walk would.
+    let mut a = TreeTools::new();
+    let mut b = TreeTools::new();
+    for (i, (path, bytes)) in presets.iter().enumerate().rev() {
+        let side = if i % 2 == 0 { &mut a } else { &mut b };
+        side.add_file(path.as_bytes(), bytes);
+    }
+    b.add_file(b"index.ts", index.as_bytes());
+    a.merge(b);
+    let split = a.finish();
+    assert_eq!(split, forward);
 }
 
 #[test]

@@ -406,9 +406,8 @@ impl<'a> Resolver<'a> {
             }
         }
         if extension(&summary.path) == b"go" {
-            let dir = parent(&summary.path);
             for (i, other) in self.files.iter().enumerate() {
-                if i != file && extension(&other.path) == b"go" && parent(&other.path) == dir {
+                if i != file && same_package(&summary.path, &other.path) {
                     if let Some(bound) = other.bindings.get(name) {
                         return Some((i, bound.clone().unwrap_or(Val::Other)));
                     }
@@ -418,49 +417,82 @@ impl<'a> Resolver<'a> {
         None
     }
 
-    /// Returns the file a relative module names from `file`, trying the spellings the
-    /// importing language resolves (`./x.js` for `x.ts`, `x/index.ts`, `x/__init__.py`).
+    /// Returns the file a relative module names from `file`: the first of
+    /// [`module_paths`] the tree holds.
     fn module(&self, file: usize, rel: &str) -> Option<usize> {
-        let from = &self.files[file].path;
-        let joined = join(parent(from), rel)?;
-        let candidates: &[&str] = match extension(from).as_slice() {
-            b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
-            _ => &[
-                "",
-                ".ts",
-                ".tsx",
-                ".mts",
-                ".cts",
-                ".js",
-                ".mjs",
-                ".cjs",
-                ".jsx",
-                "/index.ts",
-                "/index.js",
-                "/index.mjs",
-                "/index.tsx",
-            ],
-        };
-        let mut stems = vec![joined.clone()];
-        // TypeScript imports name the compiled file: `./presets.js` is `presets.ts`.
-        for ext in [".js", ".mjs", ".cjs", ".jsx"] {
-            if let Some(stem) = joined.strip_suffix(ext.as_bytes()) {
-                stems.push(stem.to_vec());
-            }
-        }
-        for stem in &stems {
-            for c in candidates {
-                let mut p = stem.clone();
-                p.extend_from_slice(c.as_bytes());
-                if let Some(&i) = self.by_path.get(p.as_slice()) {
-                    if i != file {
-                        return Some(i);
-                    }
-                }
-            }
-        }
-        None
+        module_paths(&self.files[file].path, rel)
+            .iter()
+            .filter_map(|p| self.by_path.get(p.as_slice()).copied())
+            .find(|&i| i != file)
     }
+}
+
+/// Returns the paths a relative module may be at, seen from the file at `from`, in the
+/// order the importing language tries them (`./x.js` for `x.ts`, `x/index.ts`,
+/// `x/__init__.py`); none when `rel` climbs above the tree's top folder.
+fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
+    let Some(joined) = join(parent(from), rel) else {
+        return Vec::new();
+    };
+    let candidates: &[&str] = match extension(from).as_slice() {
+        b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
+        _ => &[
+            "",
+            ".ts",
+            ".tsx",
+            ".mts",
+            ".cts",
+            ".js",
+            ".mjs",
+            ".cjs",
+            ".jsx",
+            "/index.ts",
+            "/index.js",
+            "/index.mjs",
+            "/index.tsx",
+        ],
+    };
+    let mut stems = vec![joined.clone()];
+    // TypeScript imports name the compiled file: `./presets.js` is `presets.ts`.
+    for ext in [".js", ".mjs", ".cjs", ".jsx"] {
+        if let Some(stem) = joined.strip_suffix(ext.as_bytes()) {
+            stems.push(stem.to_vec());
+        }
+    }
+    let mut paths = Vec::with_capacity(stems.len() * candidates.len());
+    for stem in &stems {
+        for c in candidates {
+            let mut p = stem.clone();
+            p.extend_from_slice(c.as_bytes());
+            paths.push(p);
+        }
+    }
+    paths
+}
+
+/// Returns every path the resolver may look a name up in, starting from this file:
+/// the modules its imports and star re-exports may be at (a named import also as a
+/// module of its own, `from . import presets`). Go's same-folder lookups are not
+/// listed; see [`same_package`].
+pub(crate) fn referenced_paths(summary: &FileSummary) -> Vec<Vec<u8>> {
+    let from = &summary.path;
+    let mut paths = Vec::new();
+    for import in summary.imports.values() {
+        paths.extend(module_paths(from, &import.rel));
+        if let Some(name) = &import.name {
+            paths.extend(module_paths(from, &format!("{}/{name}", import.rel)));
+        }
+    }
+    for rel in &summary.star_exports {
+        paths.extend(module_paths(from, rel));
+    }
+    paths
+}
+
+/// Returns true when a Go file at `from` may look a name up in the file at `other`:
+/// both are Go files of the same folder.
+pub(crate) fn same_package(from: &[u8], other: &[u8]) -> bool {
+    extension(from) == b"go" && extension(other) == b"go" && parent(from) == parent(other)
 }
 
 /// Returns the bytes after the last `.` of the last path component, lowercased.
