@@ -367,12 +367,18 @@ impl Journal {
             _ => anyhow::bail!("no census cells"),
         };
         let files = columns_of(
-            &mut line.files.iter().map(|r| r.iter().map(Cell::as_bytes).collect()),
+            &mut line
+                .files
+                .iter()
+                .map(|r| r.iter().map(Cell::as_bytes).collect()),
             table::files_header(columns, self.is_dated),
         )?;
         let mut files = table::read_files(&files[..], "the row's files", columns, self.is_dated)?;
         let tools = columns_of(
-            &mut line.tools.iter().map(|r| r.iter().map(Cell::as_bytes).collect()),
+            &mut line
+                .tools
+                .iter()
+                .map(|r| r.iter().map(Cell::as_bytes).collect()),
             table::tools_header(self.is_dated),
         )?;
         let mut tools = table::read_tools(&tools[..], "the row's tools", self.is_dated)?;
@@ -380,7 +386,11 @@ impl Journal {
             Ok(counted) => counted,
             Err(_) => anyhow::bail!("a failed row"),
         };
-        counted.count.files = files.remove(&row.key).unwrap_or_default().into_iter().collect();
+        counted.count.files = files
+            .remove(&row.key)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         let defs = tools.remove(&row.key).unwrap_or_default();
         match (&mut counted.tools, tool_counts) {
             (Some(found), Some(counts)) => {

@@ -177,8 +177,7 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         let shown = sanitize(journal.path().display().to_string());
         if failed == 0 {
             // Every tree is in the tables: the journal has done its job.
-            std::fs::remove_file(journal.path())
-                .with_context(|| format!("removing '{shown}'"))?;
+            std::fs::remove_file(journal.path()).with_context(|| format!("removing '{shown}'"))?;
         } else {
             messages::note(format!(
                 "'{shown}' keeps the trees counted; the same command with --resume tries                  only the {failed} that failed"
@@ -238,7 +237,12 @@ pub struct Work<'w> {
 /// Counts every tree of `corpus` and returns the table in corpus order:
 /// `work.width.downloads` threads download, at most `work.width.jobs` of them count
 /// at once (see [`slots`]).
-pub fn count_corpus(corpus: &Corpus, work: &Work<'_>, date: &str, display: Display) -> Result<Table> {
+pub fn count_corpus(
+    corpus: &Corpus,
+    work: &Work<'_>,
+    date: &str,
+    display: Display,
+) -> Result<Table> {
     let matcher = corpus
         .columns
         .matcher()
@@ -264,14 +268,7 @@ pub fn count_corpus(corpus: &Corpus, work: &Work<'_>, date: &str, display: Displ
                     rows
                 }
                 None => {
-                    let counted = count_group(
-                        &corpus.trees,
-                        group,
-                        work,
-                        &slots,
-                        &matcher,
-                        &bars,
-                    );
+                    let counted = count_group(&corpus.trees, group, work, &slots, &matcher, &bars);
                     if let Some(journal) = work.journal {
                         journal.record(counted.iter().map(|(_, row)| row));
                     }
@@ -312,7 +309,7 @@ pub fn count_corpus(corpus: &Corpus, work: &Work<'_>, date: &str, display: Displ
 
 /// Waits until the network has answered a download, the run has stopped, or no
 /// group is left: against a dead network only `--jobs` downloads run, so that it
-/// costs as few tries as before (docs: README, "Surveys").
+/// costs no more tries than `--jobs` downloads would.
 fn wait_for_an_answer(fetcher: &Fetcher, next: &AtomicUsize, groups: usize) {
     while !fetcher.breaker.has_answered()
         && fetcher.breaker.cause().is_none()
@@ -394,13 +391,10 @@ fn count_group(
         // is spent on the CPU, not on waiting for the network.
         let ahead = slots::read_ahead(reader, slots::READ_AHEAD)?;
         let _slot = slots.take();
-        let counted = archive::count_archive_and_tools(
-            ahead,
-            matcher,
-            &subfolders,
-            find_tools,
-            &mut |_| bar.file(),
-        )?;
+        let counted =
+            archive::count_archive_and_tools(ahead, matcher, &subfolders, find_tools, &mut |_| {
+                bar.file()
+            })?;
         // Every forge archive names its commit; a comment that does not is not the
         // archive of a pinned tree (docs/method.md, "Which commit").
         if let Some(problem) = &counted.comment_problem {
