@@ -5,8 +5,8 @@
 //!
 //! The oracles: git's own `rev-list -1 --first-parent --before` in the test's
 //! repositories for the commit of each date, the naive counter over the files `git
-//! ls-tree` and `git show` give for each commit, and the shares computed here from
-//! those counts.
+//! ls-tree` and `git show` give for each commit, the tool definitions each commit was
+//! written with here, and the shares computed here from those.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use crate::common::{bin, naive, read_csv, show, TERMS};
+use crate::common::{bin, naive, read_csv, show, ts_server, ToolSpec, HINTS, TERMS};
 
 const DATE: &str = "2026-11-30";
 
@@ -707,4 +707,432 @@ fn a_registry_survey_is_pinned_at_dates_too() {
         skipped[1][4].contains("by the end of 2025-03-01"),
         "{skipped:?}"
     );
+}
+
+/// What one commit of a tools repository defines, as this test wrote it: each tool's
+/// hints as the tools table spells them (`true`, `false`, `?` for a value from a
+/// variable, empty for absent), and how many files it holds over the finder's parse
+/// bound (each also registering a tool, which must count nowhere).
+#[derive(Clone, Debug, Default)]
+struct Written {
+    tools: Vec<[&'static str; 4]>,
+    over_bound: u64,
+}
+
+/// Returns a FastMCP server defining one tool per element of `tools`, alternating
+/// the two documented spellings: `ToolAnnotations(...)` and a dict; a `?` is a
+/// module-level name bound to an expression.
+fn py_server(tools: &[[&'static str; 4]]) -> String {
+    let mut text = String::from(
+        "import os\nfrom mcp.server.fastmcp import FastMCP\nfrom mcp.types import ToolAnnotations\n\n\
+         mcp = FastMCP(\"fixture\")\nFLAG = os.environ.get(\"FLAG\") == \"1\"\n\n\
+         # @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))\n# def commented(): ...\n\n",
+    );
+    for (i, hints) in tools.iter().enumerate() {
+        let value = |v: &str| match v {
+            "true" => "True",
+            "false" => "False",
+            _ => "FLAG",
+        };
+        let set: Vec<(&str, &str)> = HINTS
+            .iter()
+            .zip(hints)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(h, v)| (*h, value(v)))
+            .collect();
+        let decorator = match (set.is_empty(), i % 2) {
+            (true, _) => "@mcp.tool()".to_string(),
+            (false, 0) => format!(
+                "@mcp.tool(annotations=ToolAnnotations({}))",
+                set.iter()
+                    .map(|(h, v)| format!("{h}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (false, _) => format!(
+                "@mcp.tool(annotations={{{}}})",
+                set.iter()
+                    .map(|(h, v)| format!("\"{h}\": {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        text.push_str(&format!(
+            "{decorator}\ndef tool_{i}(x: int) -> int:\n    return x\n\n"
+        ));
+    }
+    text
+}
+
+/// Returns a TypeScript server registering one tool per element of `tools`.
+fn ts_source(tools: &[[&'static str; 4]]) -> String {
+    const NAMES: [&str; 8] = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"];
+    let specs: Vec<ToolSpec> = tools
+        .iter()
+        .zip(NAMES)
+        .map(|(&hints, name)| ToolSpec { name, hints })
+        .collect();
+    String::from_utf8(ts_server(&specs).0).unwrap()
+}
+
+/// Returns a TypeScript file over the finder's 2 MiB parse bound that registers an
+/// annotated tool: its literals count, its tool is unknown.
+fn over_bound() -> String {
+    let mut text =
+        "server.registerTool(\"huge\", { annotations: { readOnlyHint: true } }, h);\n".to_string();
+    text.push_str(&" ".repeat(2 * 1024 * 1024 + 1));
+    text
+}
+
+/// Returns the cell of a share as the report writes it: `n (x.x%)`, with `; k ?`
+/// when `k` of the `n` are `?`, and `-` of nothing.
+fn share_cell(n: u64, of: u64, unresolved: u64) -> String {
+    match (of, unresolved) {
+        (0, _) => "-".to_string(),
+        (_, 0) => format!("{n} ({:.1}%)", n as f64 * 100.0 / of as f64),
+        (_, k) => format!("{n} ({:.1}%; {k} ?)", n as f64 * 100.0 / of as f64),
+    }
+}
+
+/// Returns the content of every `<text>` element of `svg`, trimmed, in order.
+fn svg_texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|rest| {
+            let start = rest.find('>')? + 1;
+            let end = rest.find("</text>")?;
+            Some(rest[start..end].trim())
+        })
+        .collect()
+}
+
+#[test]
+fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
+    let lab = Lab::new();
+    // Each repository's commits: when, the files, and what they define.
+    let (written, ts, py, gone) = {
+        let mut written: HashMap<String, Written> = HashMap::new();
+        let mut commit = |repo: &Path, when: &str, files: &[(&str, String)], what: Written| {
+            let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            written.insert(lab.commit(repo, when, &files), what);
+        };
+        let none = ["", "", "", ""];
+
+        let ts = lab.repo("acme/tsrv");
+        commit(
+            &ts,
+            "2025-01-20T09:00:00Z",
+            &[("README.md", "no server yet".into())],
+            Written::default(),
+        );
+        let c1 = vec![none, none];
+        commit(
+            &ts,
+            "2025-02-10T09:00:00Z",
+            &[("server.ts", ts_source(&c1))],
+            Written {
+                tools: c1,
+                over_bound: 0,
+            },
+        );
+        // 18:30 at +03:00 is 15:30 UTC.
+        let c2 = vec![["true", "", "", ""], ["false", "false", "?", ""], none];
+        commit(
+            &ts,
+            "2025-05-20T18:30:00+03:00",
+            &[("server.ts", ts_source(&c2))],
+            Written {
+                tools: c2,
+                over_bound: 0,
+            },
+        );
+        let c3 = vec![
+            ["true", "", "", "false"],
+            ["false", "true", "false", "true"],
+            ["", "", "", "?"],
+            ["true", "", "", ""],
+        ];
+        commit(
+            &ts,
+            "2025-08-05T12:00:00Z",
+            &[("server.ts", ts_source(&c3)), ("huge.ts", over_bound())],
+            Written {
+                tools: c3,
+                over_bound: 1,
+            },
+        );
+
+        let py = lab.repo("acme/pysrv");
+        let p1 = vec![none, none];
+        commit(
+            &py,
+            "2025-04-01T00:00:00Z",
+            &[("server.py", py_server(&p1))],
+            Written {
+                tools: p1,
+                over_bound: 0,
+            },
+        );
+        // On the exact last second of 2025-06-01.
+        let p2 = vec![
+            ["true", "", "", "false"],
+            ["", "true", "", ""],
+            ["?", "", "true", ""],
+        ];
+        commit(
+            &py,
+            "2025-06-01T23:59:59Z",
+            &[("server.py", py_server(&p2))],
+            Written {
+                tools: p2,
+                over_bound: 0,
+            },
+        );
+        commit(
+            &py,
+            "2025-09-20T00:00:00Z",
+            &[("server.py", "print('the tools moved out')\n".into())],
+            Written::default(),
+        );
+
+        // Its archives are never served: its rows fail, and its tools are in no figure.
+        let gone = lab.repo("acme/gone");
+        let g1 = vec![["true", "true", "true", "true"]; 3];
+        commit(
+            &gone,
+            "2025-03-15T00:00:00Z",
+            &[("server.ts", ts_source(&g1))],
+            Written {
+                tools: g1,
+                over_bound: 0,
+            },
+        );
+        (written, ts, py, gone)
+    };
+
+    let repos: BTreeMap<&str, &Path> = [
+        ("acme/tsrv", ts.as_path()),
+        ("acme/pysrv", py.as_path()),
+        ("acme/gone", gone.as_path()),
+    ]
+    .into_iter()
+    .collect();
+    fs::write(
+        lab.path().join("list.txt"),
+        "acme/tsrv\nacme/pysrv\nacme/gone\n",
+    )
+    .unwrap();
+    let days = [
+        "2025-01-01",
+        "2025-02-01",
+        "2025-03-01",
+        "2025-06-01",
+        "2025-09-01",
+        "2025-10-01",
+    ];
+    let mut args = vec![
+        "corpus",
+        "list",
+        "list.txt",
+        "--out",
+        "dated.toml",
+        "--cache",
+        "cache",
+        "--date",
+        DATE,
+    ];
+    for day in &days {
+        args.extend(["--at", day]);
+    }
+    let out = lab.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = fs::read_to_string(lab.path().join("dated.toml")).unwrap();
+    let dated = trees(&text);
+
+    let mut routes = HashMap::new();
+    for (repo, commit, _) in dated.iter().filter(|t| t.0 != "acme/gone") {
+        let out = Command::new("git")
+            .current_dir(repos[repo.as_str()])
+            .args(["archive", "--format=tar.gz", "--prefix=top/", commit])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", show(&out));
+        routes.insert(format!("/{repo}/{commit}"), out.stdout);
+    }
+    let server = Archives::start(routes);
+    let local = format!("http://127.0.0.1:{}/{{repo}}/{{commit}}", server.port);
+    let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
+    assert_ne!(corpus, text);
+    fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
+    let census = |extra: &[&str]| {
+        let mut args = vec![
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--cache",
+            "archives",
+            "--date",
+            DATE,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = lab.run(&args);
+        // acme/gone's rows fail, so the census exits 1 with its tables written.
+        assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    };
+    census(&["--out", "out"]);
+
+    // The oracle: per date, git's commit of each repository and what it was written with.
+    #[derive(Default, Debug)]
+    struct Want {
+        counted: u64,
+        failed: u64,
+        read: u64,
+        over_bound: u64,
+        tools: Vec<[&'static str; 4]>,
+    }
+    let mut want: BTreeMap<&str, Want> = BTreeMap::new();
+    for day in days {
+        for (repo, path) in &repos {
+            let Some(id) = lab.oracle(path, day) else {
+                continue;
+            };
+            let at = want.entry(day).or_default();
+            if *repo == "acme/gone" {
+                at.failed += 1;
+                continue;
+            }
+            let what = &written[&id];
+            at.counted += 1;
+            at.read += 1;
+            at.over_bound += what.over_bound;
+            at.tools.extend(what.tools.iter().copied());
+        }
+    }
+    assert!(
+        !want.contains_key("2025-01-01"),
+        "no repository had a commit yet"
+    );
+    assert_eq!(
+        want["2025-02-01"].tools.len(),
+        0,
+        "a date with trees read and no tool"
+    );
+    assert_eq!(want["2025-06-01"].failed, 1);
+    assert_eq!(want["2025-09-01"].over_bound, 1);
+
+    let report = fs::read_to_string(lab.path().join(format!("out/census-{DATE}.md"))).unwrap();
+    let header = "| As of | Trees read | Files not parsed | Tools | Annotated | readOnlyHint | \
+                  destructiveHint | idempotentHint | openWorldHint |\n";
+    assert!(report.contains(header), "{report}");
+    let mut labels: Vec<String> = Vec::new();
+    for (day, at) in &want {
+        let n = at.tools.len() as u64;
+        let annotated = at
+            .tools
+            .iter()
+            .filter(|h| h.iter().any(|v| !v.is_empty()))
+            .count() as u64;
+        let mut line = format!(
+            "| {day} | {} | {} | {n} | {} |",
+            at.read,
+            at.over_bound,
+            share_cell(annotated, n, 0)
+        );
+        for i in 0..4 {
+            let declaring = at.tools.iter().filter(|h| !h[i].is_empty()).count() as u64;
+            let unknown = at.tools.iter().filter(|h| h[i] == "?").count() as u64;
+            line.push_str(&format!(" {} |", share_cell(declaring, n, unknown)));
+            if n > 0 {
+                labels.push(format!("{:.0}%", declaring as f64 * 100.0 / n as f64));
+            }
+        }
+        assert!(
+            report.contains(&format!("{line}\n")),
+            "no '{line}' in:\n{report}"
+        );
+        let trees_line = format!("| {day} | {} | {} |", at.counted, at.failed);
+        assert!(
+            report.contains(&trees_line),
+            "no '{trees_line}' in:\n{report}"
+        );
+    }
+
+    // The chart's second panel: one labelled point per hint and date with a share,
+    // none where no tool was found, over the axis' ticks 0% to 100%.
+    let svg_name = format!("census-{DATE}-trend.svg");
+    let svg = fs::read_to_string(lab.path().join("out").join(&svg_name)).unwrap();
+    assert!(
+        svg.starts_with("<svg width=\"960\" height=\"1080\""),
+        "two panels: {svg}"
+    );
+    let texts = svg_texts(&svg);
+    let title = "Share of tool definitions found that declare each hint";
+    let panel = texts
+        .iter()
+        .position(|t| *t == title)
+        .unwrap_or_else(|| panic!("{texts:?}"));
+    let mut got: Vec<String> = texts[panel..]
+        .iter()
+        .filter(|t| t.ends_with('%') && !t.starts_with('%'))
+        .map(|t| t.to_string())
+        .collect();
+    labels.extend((0..=10).map(|k| format!("{}%", k * 10)));
+    got.sort();
+    labels.sort();
+    assert_eq!(got, labels, "the tools panel's percentages");
+
+    // The tools table lists, per date, the definitions written, and none of the
+    // file over the bound or of the failed repository.
+    let rows = read_csv(&lab.path().join(format!("out/tools-{DATE}.csv")));
+    let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    for (day, at) in &want {
+        let mut got: Vec<[String; 4]> = rows[1..]
+            .iter()
+            .filter(|r| r[col("as_of")] == *day)
+            .map(|r| HINTS.map(|h| r[col(h)].clone()))
+            .collect();
+        let mut wanted: Vec<[String; 4]> = at.tools.iter().map(|h| h.map(String::from)).collect();
+        got.sort();
+        wanted.sort();
+        assert_eq!(got, wanted, "the definitions of {day}");
+    }
+
+    // Shards merged give the same tables, report and chart, byte for byte.
+    let mut tables = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shard{k}");
+        census(&["--shard", &format!("{k}/2"), "--out", &out]);
+        tables.push(format!("{out}/census-{DATE}.csv"));
+    }
+    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
+    args.extend(tables.iter().map(String::as_str));
+    let merged = lab.run(&args);
+    assert_eq!(
+        merged.status.code(),
+        Some(1),
+        "a tree failed: {}",
+        show(&merged)
+    );
+    for name in [
+        format!("census-{DATE}.csv"),
+        format!("tools-{DATE}.csv"),
+        format!("census-{DATE}.md"),
+        svg_name.clone(),
+    ] {
+        let a = fs::read(lab.path().join("out").join(&name)).unwrap();
+        let b = fs::read(lab.path().join("merged").join(&name)).unwrap();
+        assert!(a == b, "{name} differs after the merge");
+    }
+
+    // With the finder off there are no tools to share: the section and the chart
+    // keep to the trees.
+    census(&["--out", "literal", "--no-tools"]);
+    let report = fs::read_to_string(lab.path().join(format!("literal/census-{DATE}.md"))).unwrap();
+    assert!(
+        report.contains("## Over time") && !report.contains("Trees read"),
+        "{report}"
+    );
+    let svg = fs::read_to_string(lab.path().join("literal").join(&svg_name)).unwrap();
+    assert!(svg.starts_with("<svg width=\"960\" height=\"540\"") && !svg.contains(title));
 }
