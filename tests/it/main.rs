@@ -24,5 +24,6 @@ mod sdk_profiles;
 mod slurm;
 mod support;
 mod survey;
+mod survey_scale;
 mod tools_finder;
 mod writers;
