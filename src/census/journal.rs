@@ -409,3 +409,125 @@ impl Journal {
         Ok(row)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::TreeCount;
+    use crate::table::{CommitSource, Counted, Failure, FailureKind};
+    use crate::tools::FoundTools;
+
+    fn corpus(trees: &[&str]) -> Corpus {
+        let mut text = "[census]\narchive_url = \"http://127.0.0.1:9/{repo}\"\n".to_string();
+        for repo in trees {
+            text.push_str(&format!(
+                "\n[[tree]]\nrepo = \"{repo}\"\ncommit = \"abcd\"\n"
+            ));
+        }
+        crate::corpus::parse("c.toml", &text).expect("the test's corpus parses")
+    }
+
+    fn counted(corpus: &Corpus, at: usize, path: &[u8]) -> Row {
+        let mut count = TreeCount::new(corpus.columns.len());
+        let mut hits = vec![0; corpus.columns.len()];
+        hits[0] = at as u64 + 1;
+        count.add_file(|| path.to_vec(), 10, &hits);
+        Row {
+            key: corpus.trees[at].key(),
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "abcd".repeat(10),
+                commit_source: CommitSource::Archive,
+                count,
+                sha256: "0".repeat(64),
+                tools: Some(FoundTools {
+                    tools: Vec::new(),
+                    skipped_files: 1,
+                }),
+            }),
+        }
+    }
+
+    fn run<'a>(corpus: &'a Corpus, date: &'a str, find_tools: bool) -> RunId<'a> {
+        RunId {
+            corpus,
+            date,
+            find_tools,
+            max_archive: 1 << 30,
+        }
+    }
+
+    #[test]
+    fn counted_rows_read_back_and_failed_ones_are_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        let c = corpus(&["o/a", "o/b", "o/c"]);
+        let (journal, rows) = open(&path, &run(&c, "2026-01-02", true)).unwrap();
+        assert!(rows.is_empty());
+        let failed = Row {
+            outcome: Err(Failure::new(FailureKind::Network, "down")),
+            ..counted(&c, 2, b"x")
+        };
+        journal.record([
+            &counted(&c, 0, b"a.py"),
+            &counted(&c, 1, b"caf\xe9.py"),
+            &failed,
+        ]);
+        drop(journal);
+        let (_, rows) = open(&path, &run(&c, "2026-01-02", true)).unwrap();
+        assert_eq!(rows.len(), 2, "the failed row is tried again");
+        let b = &rows[&c.trees[1].key()];
+        let hits: Vec<_> = b.outcome.as_ref().unwrap().count.files.iter().collect();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].as_ref().unwrap().path, b"caf\xe9.py");
+        assert_eq!(b.outcome.as_ref().unwrap().count.counts[0], 2);
+    }
+
+    #[test]
+    fn a_journal_of_another_run_is_refused_naming_what_differs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        let c = corpus(&["o/a", "o/b"]);
+        drop(open(&path, &run(&c, "2026-01-02", true)).unwrap());
+        let refused = |corpus: &Corpus, date: &str, tools: bool| {
+            let err = open(&path, &run(corpus, date, tools))
+                .err()
+                .expect("refused");
+            assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
+            format!("{err:#}")
+        };
+        let other = corpus(&["o/a", "o/z"]);
+        assert!(refused(&other, "2026-01-02", true).contains("other trees"));
+        assert!(refused(&c, "2026-01-02", false).contains("tool finder on"));
+        assert!(refused(&c, "2026-01-03", true).contains("dated 2026-01-03"));
+        let mut tight = run(&c, "2026-01-02", true);
+        tight.max_archive = 1;
+        assert!(open(&path, &tight).is_err());
+        std::fs::write(&path, "not a journal\n").unwrap();
+        assert!(refused(&c, "2026-01-02", true).contains("is not a census journal"));
+    }
+
+    #[test]
+    fn a_line_that_does_not_read_is_skipped_and_the_rest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_in(dir.path());
+        let c = corpus(&["o/a", "o/b"]);
+        let (journal, _) = open(&path, &run(&c, "2026-01-02", true)).unwrap();
+        journal.record([&counted(&c, 0, b"a.py")]);
+        drop(journal);
+        let mut text = std::fs::read(&path).unwrap();
+        let good = text.clone();
+        text.extend_from_slice(b"{\"tree\": 3}\n");
+        text.extend_from_slice(&good[good.iter().position(|&b| b == b'\n').unwrap() + 1..]);
+        // A last line cut short: dropped from the file as it is opened.
+        text.extend_from_slice(b"{\"tree\":\"o/b@ab");
+        std::fs::write(&path, &text).unwrap();
+        let (journal, rows) = open(&path, &run(&c, "2026-01-02", true)).unwrap();
+        assert_eq!(rows.len(), 1);
+        journal.record([&counted(&c, 1, b"b.py")]);
+        drop(journal);
+        let (_, rows) = open(&path, &run(&c, "2026-01-02", true)).unwrap();
+        assert_eq!(rows.len(), 2, "the line after the cut one reads");
+    }
+}

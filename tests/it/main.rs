@@ -6,6 +6,7 @@ mod action;
 mod archive_rules;
 mod bench_corpus;
 mod bench_scale;
+mod bench_wan;
 mod census;
 mod common;
 mod corpus_build;
