@@ -1032,6 +1032,26 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
         assert!(a == b, "{name} differs after the merge");
     }
 
+    let out = lab.run(&[
+        "compare",
+        &format!("out/census-{DATE}.csv"),
+        &format!("merged/census-{DATE}.csv"),
+    ]);
+    // compare pairs the tools date by date too; the failed trees make it exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let all: usize = want.values().map(|w| w.tools.len()).sum();
+    let line = format!(
+        "tools: {all} definitions in the first table, {all} in the second; {} hint cells \
+         agree, 0 differ\n",
+        4 * all
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&line), "no '{line}' in:\n{stdout}");
+    assert!(
+        stdout.contains(", 0 differ, ") && stdout.contains("; 3 trees failed"),
+        "{stdout}"
+    );
+
     // With the finder off there are no tools to share: the section and the chart
     // keep to the trees.
     census(&["--out", "literal", "--no-tools"]);
