@@ -206,10 +206,29 @@ pub struct CensusArgs {
     #[arg(long)]
     pub offline: bool,
 
-    /// How many trees are downloaded and counted at once.
+    /// Keeps no archive on disk: each is streamed, counted and dropped (for a
+    /// survey too large to cache; see --resume).
+    #[arg(long, conflicts_with_all = ["cache", "offline"])]
+    pub no_cache: bool,
+
+    /// Records each tree counted in OUT/census.journal as soon as it is done, and
+    /// skips the trees that journal already holds: a run that was killed, started
+    /// again with the same command, counts only the rest and writes the same tables.
+    /// The journal is removed once every tree is counted.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// How many trees are counted at once (threads reading archives).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: u16,
+
+    /// How many archives are downloaded at once. A download waits on the network,
+    /// not the CPU, so more run than --jobs; each reads at most 4 MiB ahead of its
+    /// count. Until the network has answered once, only --jobs downloads run.
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub downloads: u16,
 
     /// How many times a transient download failure (connection error, HTTP 5xx or
     /// 429) is retried, with exponential backoff.

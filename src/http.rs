@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
@@ -128,6 +128,8 @@ pub struct Breaker {
     /// How many failures in a row trip it; 0 never trips.
     limit: usize,
     in_a_row: AtomicUsize,
+    /// Whether the network answered at least once.
+    has_answered: AtomicBool,
     /// The failure that tripped it.
     cause: Mutex<Option<String>>,
 }
@@ -138,12 +140,14 @@ impl Breaker {
         Breaker {
             limit,
             in_a_row: AtomicUsize::new(0),
+            has_answered: AtomicBool::new(false),
             cause: Mutex::new(None),
         }
     }
 
     /// Counts an answer from the network (any answer, even a refusal).
     pub fn success(&self) {
+        self.has_answered.store(true, Ordering::Relaxed);
         if self.cause().is_none() {
             self.in_a_row.store(0, Ordering::Relaxed);
         }
@@ -160,6 +164,11 @@ impl Breaker {
                 ));
             }
         }
+    }
+
+    /// Returns true once the network has answered a request (any answer).
+    pub fn has_answered(&self) -> bool {
+        self.has_answered.load(Ordering::Relaxed)
     }
 
     /// Returns why the run stopped, once it has.

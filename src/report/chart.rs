@@ -16,7 +16,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     pub name: String,
-    pub values: Vec<f64>,
+    /// `None` where the category has no value (a share of nothing): no bar is drawn
+    /// there, and a line has a gap rather than a point at 0.
+    pub values: Vec<Option<f64>>,
 }
 
 /// Holds what a chart shows: a title, the categories along the x axis, the series
@@ -83,6 +85,7 @@ impl Chart {
             if let Some(v) = series
                 .values
                 .iter()
+                .flatten()
                 .find(|v| !(v.is_finite() && **v >= 0.0))
             {
                 bail!("the series '{}' holds the value {v}", series.name);
@@ -106,17 +109,27 @@ pub fn bars_svg(chart: &Chart) -> Result<String> {
     Ok(svg)
 }
 
-/// Returns the SVG of `chart` drawn as lines: one line per series through its value
-/// at each category, each point marked and labelled with its value.
-pub fn lines_svg(chart: &Chart) -> Result<String> {
-    chart.check()?;
+/// Returns the SVG of `charts` drawn as lines, one panel per chart of the usual
+/// size, stacked top to bottom in one picture: one line per series through its
+/// value at each category, each point marked and labelled with its value, and a gap
+/// where a category has none.
+pub fn lines_svg(charts: &[Chart]) -> Result<String> {
+    if charts.is_empty() {
+        bail!("no chart to draw");
+    }
+    for chart in charts {
+        chart.check()?;
+    }
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        draw_lines(&root, chart)
-            .map_err(|e| anyhow!("drawing the chart '{}': {e}", chart.title))?;
+        let height = HEIGHT * charts.len() as u32;
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        for (panel, chart) in root.split_evenly((charts.len(), 1)).iter().zip(charts) {
+            draw_lines(panel, chart)
+                .map_err(|e| anyhow!("drawing the chart '{}': {e}", chart.title))?;
+        }
         root.present()
-            .map_err(|e| anyhow!("drawing the chart '{}': {e}", chart.title))?;
+            .map_err(|e| anyhow!("drawing the charts '{}': {e}", charts[0].title))?;
     }
     Ok(svg)
 }
@@ -171,8 +184,15 @@ fn draw_bars(root: &Area<'_>, chart: &Chart) -> Drawn {
     for (j, series) in chart.series.iter().enumerate() {
         let fill = colour(j).filled();
         let left = |i: usize| i as f64 + 0.1 + j as f64 * width;
+        let values = || {
+            series
+                .values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.map(|v| (i, v)))
+        };
         context
-            .draw_series(series.values.iter().enumerate().map(|(i, &v)| {
+            .draw_series(values().map(|(i, v)| {
                 Rectangle::new(
                     [(left(i), 0.0), (left(i) + width, v.min(chart.y_max))],
                     fill,
@@ -180,7 +200,7 @@ fn draw_bars(root: &Area<'_>, chart: &Chart) -> Drawn {
             }))?
             .label(series.name.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill));
-        context.draw_series(series.values.iter().enumerate().map(|(i, &v)| {
+        context.draw_series(values().map(|(i, v)| {
             EmptyElement::at((left(i) + width / 2.0, v.min(chart.y_max)))
                 + Text::new(value_label(v, &chart.unit), (0, -2), label.clone())
         }))?;
@@ -194,22 +214,33 @@ fn draw_lines(root: &Area<'_>, chart: &Chart) -> Drawn {
         TextStyle::from(("sans-serif", 15).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
     for (j, series) in chart.series.iter().enumerate() {
         let stroke = colour(j).stroke_width(2);
-        let points: Vec<(f64, f64)> = series
+        let at: Vec<Option<(f64, f64)>> = series
             .values
             .iter()
             .enumerate()
-            .map(|(i, &v)| (i as f64 + 0.5, v.min(chart.y_max)))
+            .map(|(i, v)| v.map(|v| (i as f64 + 0.5, v.min(chart.y_max))))
             .collect();
+        // A category without a value breaks the line: each run of values is a line
+        // of its own, and the legend names the first (an empty one for a series
+        // with no value at all, so that the legend still lists it).
+        let mut runs = at
+            .split(Option::is_none)
+            .filter(|run| !run.is_empty())
+            .map(|run| run.iter().flatten().copied().collect::<Vec<_>>());
         context
-            .draw_series(LineSeries::new(points.clone(), stroke))?
+            .draw_series(LineSeries::new(runs.next().unwrap_or_default(), stroke))?
             .label(series.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 12, y)], stroke));
-        context.draw_series(
-            points
-                .iter()
-                .map(|&p| Circle::new(p, 3, colour(j).filled())),
-        )?;
-        context.draw_series(points.iter().zip(&series.values).map(|(&p, &v)| {
+        for run in runs {
+            context.draw_series(LineSeries::new(run, stroke))?;
+        }
+        let points = || {
+            at.iter()
+                .zip(&series.values)
+                .filter_map(|(p, v)| Some(((*p)?, (*v)?)))
+        };
+        context.draw_series(points().map(|(p, _)| Circle::new(p, 3, colour(j).filled())))?;
+        context.draw_series(points().map(|(p, v)| {
             EmptyElement::at(p) + Text::new(value_label(v, &chart.unit), (0, -5), label.clone())
         }))?;
     }
@@ -239,11 +270,11 @@ mod tests {
             series: vec![
                 Series {
                     name: "readOnlyHint".into(),
-                    values: vec![50.0, 80.0, 0.0],
+                    values: vec![Some(50.0), Some(80.0), Some(0.0)],
                 },
                 Series {
                     name: "openWorldHint".into(),
-                    values: vec![25.0, 40.0, 100.0],
+                    values: vec![Some(25.0), Some(40.0), Some(100.0)],
                 },
             ],
             y_label: "% of tools".into(),
@@ -289,13 +320,14 @@ mod tests {
             // The legend's swatch is the series' last rect of its colour.
             let heights = rect_heights(&svg, colour(j));
             assert_eq!(heights.len(), series.values.len() + 1, "{svg}");
+            let values = || series.values.iter().flatten();
             let full = heights[..3]
                 .iter()
-                .zip(&series.values)
+                .zip(values())
                 .find(|(_, &v)| v > 0.0)
                 .map(|(&h, &v)| h as f64 * 100.0 / v)
                 .unwrap();
-            for (&h, &v) in heights.iter().zip(&series.values) {
+            for (&h, &v) in heights.iter().zip(values()) {
                 assert!(
                     (h as f64 - v / 100.0 * full).abs() <= 1.0,
                     "{}: height {h} for {v} (full {full})",
@@ -328,11 +360,45 @@ mod tests {
             "2026-02-01".into(),
             "2026-03-01".into(),
         ];
-        let svg = lines_svg(&chart).unwrap();
-        assert_eq!(svg, lines_svg(&chart).unwrap());
+        let svg = lines_svg(std::slice::from_ref(&chart)).unwrap();
+        assert_eq!(svg, lines_svg(std::slice::from_ref(&chart)).unwrap());
         assert_eq!(svg.matches("<circle").count(), 6, "{svg}");
         assert!(texts(&svg).contains(&"2026-02-01"), "{svg}");
         assert!(svg.contains("<polyline"), "{svg}");
+
+        // A category without a value is a gap: no point, no label, the line broken.
+        let mut gapped = chart.clone();
+        gapped.series[0].values[1] = None;
+        let with_gap = lines_svg(std::slice::from_ref(&gapped)).unwrap();
+        assert_eq!(with_gap.matches("<circle").count(), 5, "{with_gap}");
+        let eighty = |svg: &str| texts(svg).iter().filter(|t| **t == "80%").count();
+        assert_eq!(eighty(&with_gap), eighty(&svg) - 1, "{with_gap}");
+        assert_eq!(
+            with_gap.matches("<polyline").count(),
+            svg.matches("<polyline").count() + 1,
+            "one line becomes two: {with_gap}"
+        );
+        // A series with no value at all is still in the legend.
+        gapped.series[0].values = vec![None; 3];
+        let empty = lines_svg(std::slice::from_ref(&gapped)).unwrap();
+        assert_eq!(empty.matches("<circle").count(), 3, "{empty}");
+        assert!(texts(&empty).contains(&"readOnlyHint"), "{empty}");
+
+        // Two charts are two panels, one above the other, in one picture.
+        let mut second = chart.clone();
+        second.title = "The second panel".into();
+        let both = lines_svg(&[chart, second]).unwrap();
+        assert!(
+            both.starts_with(&format!("<svg width=\"{WIDTH}\" height=\"{}\"", 2 * HEIGHT)),
+            "{both}"
+        );
+        assert_eq!(both.matches("<circle").count(), 12, "{both}");
+        let texts = texts(&both);
+        assert!(texts.contains(&"The second panel"), "{texts:?}");
+        assert!(
+            texts.contains(&"Share of tools declaring each hint"),
+            "{texts:?}"
+        );
     }
 
     #[test]
@@ -341,9 +407,14 @@ mod tests {
         chart.series[1].values.pop();
         let err = bars_svg(&chart).unwrap_err().to_string();
         assert!(err.contains("'openWorldHint' has 2 values for 3"), "{err}");
-        chart.series[1].values.push(f64::NAN);
+        chart.series[1].values.push(Some(f64::NAN));
+        assert!(lines_svg(std::slice::from_ref(&chart)).is_err());
         chart.series[1].values.pop();
-        chart.series[1].values.push(-1.0);
-        assert!(lines_svg(&chart).is_err());
+        chart.series[1].values.push(Some(-1.0));
+        assert!(lines_svg(std::slice::from_ref(&chart)).is_err());
+        chart.series[1].values.pop();
+        chart.series[1].values.push(None);
+        assert!(lines_svg(std::slice::from_ref(&chart)).is_ok());
+        assert!(lines_svg(&[]).is_err());
     }
 }

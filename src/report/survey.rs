@@ -118,7 +118,10 @@ pub fn shares_chart(survey: &Survey, date: &str) -> Chart {
             .enumerate()
             .map(|(i, hint)| Series {
                 name: hint.name().to_string(),
-                values: groups.iter().map(|(_, s)| s.percent(i)).collect(),
+                values: groups
+                    .iter()
+                    .map(|(_, s)| (s.tools > 0).then(|| s.percent(i)))
+                    .collect(),
             })
             .collect(),
         y_label: "% of tool definitions".into(),

@@ -1,11 +1,16 @@
 //! The time series of a dated census: per date, how many trees were counted and
-//! what share of them spell each hint, as a Markdown section and an SVG line chart
-//! (docs/method.md, "Dates").
+//! what share of them spell each hint, and, of the tool definitions the finder found
+//! in them, the share declaring each hint; as a Markdown section and an SVG line
+//! chart (docs/method.md, "Dates").
 //!
-//! A share is of the trees counted at that date: the rows of the date whose status
-//! is `ok`, each tree once per date it was pinned at, however many dates resolved
-//! to its commit. A tree "spells" a hint when its count in the hint's column is not
-//! zero. This module groups rows by date and formats; it counts nothing itself.
+//! A tree share is of the trees counted at that date: the rows of the date whose
+//! status is `ok`, each tree once per date it was pinned at, however many dates
+//! resolved to its commit. A tree "spells" a hint when its count in the hint's
+//! column is not zero. A tool share is of the definitions found in the counted trees
+//! the finder read at that date; a tree it did not read (failed, or counted with the
+//! finder off) and a file it did not parse (over a bound) add nothing to either side
+//! of it, and a date with no definition has no share, never 0%. This module groups
+//! rows by date and formats; it counts nothing itself.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -14,6 +19,8 @@ use anyhow::Result;
 
 use super::chart::{self, Chart, Series};
 use crate::table::Table;
+use crate::terms::Hint;
+use crate::tools::HintState;
 
 /// Holds one date of the series.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +34,28 @@ pub struct Point {
     /// Per hint column (in [`Trend::columns`] order): counted trees whose count is
     /// not zero.
     pub spelling: Vec<u64>,
+    /// The tool definitions found in the date's counted trees.
+    pub tools: ToolPoint,
+}
+
+/// Holds the tool definitions of one date: those of the counted trees the finder
+/// read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolPoint {
+    /// Counted trees the finder read (a tree counted with it off is not).
+    pub trees: u64,
+    /// Files of those trees the finder would have read but did not parse, because of
+    /// a bound: what they define is unknown, and in no other figure.
+    pub files_not_parsed: u64,
+    /// Definitions found.
+    pub tools: u64,
+    /// Definitions that set at least one hint (`?` counts as set).
+    pub annotated: u64,
+    /// Per hint, in the schema's order: definitions that set it, to `true`, `false`
+    /// or `?`.
+    pub declaring: [u64; 4],
+    /// Per hint: of those, the definitions that set it to `?`.
+    pub unresolved: [u64; 4],
 }
 
 /// Holds the series of a dated table.
@@ -36,6 +65,9 @@ pub struct Trend {
     pub columns: Vec<String>,
     /// By date, earliest first.
     pub points: Vec<Point>,
+    /// True when the finder read a tree at some date; the tools part of the section
+    /// and chart is drawn only then.
+    pub has_tools: bool,
 }
 
 impl Trend {
@@ -55,6 +87,7 @@ impl Trend {
                     counted: 0,
                     failed: 0,
                     spelling: vec![0; hints.len()],
+                    tools: ToolPoint::default(),
                 });
             match &row.outcome {
                 Ok(c) => {
@@ -62,21 +95,40 @@ impl Trend {
                     for (n, &i) in point.spelling.iter_mut().zip(&hints) {
                         *n += u64::from(c.count.counts[i] > 0);
                     }
+                    if let Some(found) = &c.tools {
+                        let at = &mut point.tools;
+                        at.trees += 1;
+                        at.files_not_parsed += found.skipped_files;
+                        for tool in &found.tools {
+                            at.tools += 1;
+                            at.annotated += u64::from(tool.is_annotated());
+                            for (i, state) in tool.hints.iter().enumerate() {
+                                at.declaring[i] += u64::from(state.is_some());
+                                at.unresolved[i] +=
+                                    u64::from(*state == Some(HintState::Unresolved));
+                            }
+                        }
+                    }
                 }
                 Err(_) => point.failed += 1,
             }
         }
+        let points: Vec<Point> = by_date.into_values().collect();
         Some(Trend {
             columns: hints.iter().map(|&i| names[i].to_string()).collect(),
-            points: by_date.into_values().collect(),
+            has_tools: points.iter().any(|p| p.tools.trees > 0),
+            points,
         })
     }
 
-    /// Returns the chart of the shares, in percent, one line per hint column.
-    pub fn chart(&self) -> Chart {
-        Chart {
+    /// Returns the charts of the shares, in percent, one line per hint: of the trees
+    /// counted, per hint column; then, when the finder read some tree, of the tool
+    /// definitions found. A date with nothing to share has no point.
+    pub fn charts(&self) -> Vec<Chart> {
+        let categories: Vec<String> = self.points.iter().map(|p| p.date.clone()).collect();
+        let mut charts = vec![Chart {
             title: "Share of trees counted whose source spells each hint".to_string(),
-            categories: self.points.iter().map(|p| p.date.clone()).collect(),
+            categories: categories.clone(),
             series: self
                 .columns
                 .iter()
@@ -93,16 +145,40 @@ impl Trend {
             y_label: "% of trees counted".to_string(),
             y_max: 100.0,
             unit: "%".to_string(),
+        }];
+        if self.has_tools {
+            charts.push(Chart {
+                title: "Share of tool definitions found that declare each hint".to_string(),
+                categories,
+                series: Hint::ALL
+                    .iter()
+                    .enumerate()
+                    .map(|(i, hint)| Series {
+                        name: hint.name().to_string(),
+                        values: self
+                            .points
+                            .iter()
+                            .map(|p| percent(p.tools.declaring[i], p.tools.tools))
+                            .collect(),
+                    })
+                    .collect(),
+                y_label: "% of tool definitions".to_string(),
+                y_max: 100.0,
+                unit: "%".to_string(),
+            });
         }
+        charts
     }
 
-    /// Returns the chart as SVG, byte for byte the same for the same table.
+    /// Returns the charts as one SVG, a panel each, byte for byte the same for the
+    /// same table.
     pub fn svg(&self) -> Result<String> {
-        chart::lines_svg(&self.chart())
+        chart::lines_svg(&self.charts())
     }
 
-    /// Writes the Markdown section: the table of the series and the chart, which
-    /// is read from `svg_name` beside the report.
+    /// Writes the Markdown section: the table of the series, the table of the tool
+    /// definitions when the finder read some tree, and the chart, which is read from
+    /// `svg_name` beside the report.
     pub fn write_markdown(&self, w: &mut dyn Write, svg_name: &str) -> io::Result<()> {
         writeln!(w, "## Over time")?;
         writeln!(w)?;
@@ -127,28 +203,82 @@ impl Trend {
         for p in &self.points {
             write!(w, "| {} | {} | {} |", p.date, p.counted, p.failed)?;
             for &n in &p.spelling {
-                match p.counted {
-                    0 => write!(w, " - |")?,
-                    _ => write!(w, " {n} ({:.1}%) |", percent(n, p.counted))?,
-                }
+                write!(w, " {} |", share(n, p.counted, 0))?;
             }
             writeln!(w)?;
         }
+        if self.has_tools {
+            writeln!(w)?;
+            self.write_tools_markdown(w)?;
+        }
         writeln!(w)?;
+        let alt = match self.has_tools {
+            true => {
+                "Share of trees counted whose source spells each hint, and of tool \
+                 definitions found that declare each hint, by date"
+            }
+            false => "Share of trees counted whose source spells each hint, by date",
+        };
+        writeln!(w, "![{alt}]({svg_name})")?;
+        Ok(())
+    }
+
+    /// Writes the table of the tool definitions per date.
+    fn write_tools_markdown(&self, w: &mut dyn Write) -> io::Result<()> {
         writeln!(
             w,
-            "![Share of trees counted whose source spells each hint, by date]({svg_name})"
+            "Of the tool definitions found in the trees counted at each date, the share \
+             that declare each hint: set to `true`, `false` or `?` (a value the finder \
+             could not resolve; how many are `?` follows the share). Only the trees the \
+             finder read count (trees read): a tree not counted, or counted with the \
+             finder off, is in no figure of this table, and the files it did not parse \
+             (over a bound, the rows' `tools_skipped`) are in neither the definitions nor \
+             the shares, since what they define is unknown. A date with no definition \
+             found has no share (`-`)."
         )?;
+        writeln!(w)?;
+        write!(
+            w,
+            "| As of | Trees read | Files not parsed | Tools | Annotated |"
+        )?;
+        for hint in Hint::ALL {
+            write!(w, " {} |", hint.name())?;
+        }
+        writeln!(w)?;
+        writeln!(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        for p in &self.points {
+            let t = &p.tools;
+            write!(
+                w,
+                "| {} | {} | {} | {} | {} |",
+                p.date,
+                t.trees,
+                t.files_not_parsed,
+                t.tools,
+                share(t.annotated, t.tools, 0)
+            )?;
+            for i in 0..Hint::ALL.len() {
+                write!(w, " {} |", share(t.declaring[i], t.tools, t.unresolved[i]))?;
+            }
+            writeln!(w)?;
+        }
         Ok(())
     }
 }
 
-/// Returns `n` of `of` in percent; 0 when `of` is 0.
-fn percent(n: u64, of: u64) -> f64 {
-    match of {
-        0 => 0.0,
-        _ => n as f64 * 100.0 / of as f64,
+/// Returns a share's cell: `n (x.x%)` of `of`, with `; k ?` when `k` of the `n`
+/// are `?`; `-` when `of` is 0.
+fn share(n: u64, of: u64, unresolved: u64) -> String {
+    match (percent(n, of), unresolved) {
+        (None, _) => "-".to_string(),
+        (Some(p), 0) => format!("{n} ({p:.1}%)"),
+        (Some(p), k) => format!("{n} ({p:.1}%; {k} ?)"),
     }
+}
+
+/// Returns `n` of `of` in percent; `None` when `of` is 0.
+fn percent(n: u64, of: u64) -> Option<f64> {
+    (of > 0).then(|| n as f64 * 100.0 / of as f64)
 }
 
 /// Returns the file name of the trend chart of a table dated `date`.
@@ -162,6 +292,7 @@ mod tests {
     use crate::count::TreeCount;
     use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, TreeKey};
     use crate::terms::Columns;
+    use crate::tools::{Family, FoundTools, ToolDef};
 
     fn row(as_of: &str, counts: Option<[u64; 5]>) -> Row {
         Row {
@@ -239,8 +370,12 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("](t.svg)"), "{md}");
-        let chart = trend.chart();
-        assert_eq!(chart.series[0].values, [50.0, 100.0, 0.0]);
+        assert!(!trend.has_tools, "the finder read no tree");
+        assert!(!md.contains("Trees read"), "{md}");
+        let charts = trend.charts();
+        assert_eq!(charts.len(), 1);
+        // A date where nothing was counted has no share, not 0%.
+        assert_eq!(charts[0].series[0].values, [Some(50.0), Some(100.0), None]);
         let svg = trend.svg().unwrap();
         assert_eq!(
             svg,
@@ -253,5 +388,108 @@ mod tests {
             ..table
         };
         assert!(Trend::of(&undated).is_none());
+    }
+
+    /// Returns a counted row of `as_of` whose finder found `tools` (hints as the
+    /// tools table spells them) and skipped `skipped` files.
+    fn with_tools(as_of: &str, tools: &[[&str; 4]], skipped: u64) -> Row {
+        let mut row = row(as_of, Some([1, 0, 0, 0, 1]));
+        let cell = |c: &str| match c {
+            "true" => Some(HintState::True),
+            "false" => Some(HintState::False),
+            "?" => Some(HintState::Unresolved),
+            _ => None,
+        };
+        if let Ok(counted) = &mut row.outcome {
+            counted.tools = Some(FoundTools {
+                tools: tools
+                    .iter()
+                    .enumerate()
+                    .map(|(i, hints)| ToolDef {
+                        path: b"a.ts".to_vec(),
+                        line: i as u32 + 1,
+                        family: Family::TypeScript,
+                        name: Some(format!("t{i}")),
+                        hints: hints.map(cell),
+                    })
+                    .collect(),
+                skipped_files: skipped,
+            });
+        }
+        row
+    }
+
+    #[test]
+    fn tool_shares_are_of_the_definitions_found_where_the_finder_read() {
+        let table = Table {
+            columns: Columns::default_columns(),
+            date: "2026-01-01".into(),
+            rows: vec![
+                with_tools(
+                    "2025-06-01",
+                    &[["true", "", "", "false"], ["", "", "", ""]],
+                    0,
+                ),
+                with_tools("2025-06-01", &[["?", "true", "", ""]], 2),
+                // Counted with the finder off: in the tree shares, not the tool shares.
+                row("2025-06-01", Some([1, 1, 1, 1, 1])),
+                // Read, and no definition found: no share at this date.
+                with_tools("2025-09-01", &[], 0),
+                row("2025-09-01", None),
+                with_tools("2025-12-01", &[["false", "false", "false", "false"]], 0),
+            ],
+        };
+        let trend = Trend::of(&table).unwrap();
+        assert!(trend.has_tools);
+        let june = &trend.points[0].tools;
+        assert_eq!(
+            june,
+            &ToolPoint {
+                trees: 2,
+                files_not_parsed: 2,
+                tools: 3,
+                annotated: 2,
+                declaring: [2, 1, 0, 1],
+                unresolved: [1, 0, 0, 0],
+            }
+        );
+        assert_eq!(trend.points[0].counted, 3);
+        assert_eq!(trend.points[1].tools.trees, 1);
+        assert_eq!(trend.points[1].tools.tools, 0);
+
+        let mut md = Vec::new();
+        trend.write_markdown(&mut md, "t.svg").unwrap();
+        let md = String::from_utf8(md).unwrap();
+        for line in [
+            "| As of | Trees read | Files not parsed | Tools | Annotated | readOnlyHint | \
+             destructiveHint | idempotentHint | openWorldHint |\n",
+            "| 2025-06-01 | 2 | 2 | 3 | 2 (66.7%) | 2 (66.7%; 1 ?) | 1 (33.3%) | 0 (0.0%) | \
+             1 (33.3%) |\n",
+            "| 2025-09-01 | 1 | 0 | 0 | - | - | - | - | - |\n",
+            "| 2025-12-01 | 1 | 0 | 1 | 1 (100.0%) | 1 (100.0%) | 1 (100.0%) | 1 (100.0%) | \
+             1 (100.0%) |\n",
+        ] {
+            assert!(md.contains(line), "no '{line}' in:\n{md}");
+        }
+        let charts = trend.charts();
+        assert_eq!(charts.len(), 2);
+        let third = 100.0 / 3.0;
+        let got: Vec<&[Option<f64>]> = charts[1]
+            .series
+            .iter()
+            .map(|s| s.values.as_slice())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                &[Some(2.0 * third), None, Some(100.0)][..],
+                &[Some(third), None, Some(100.0)][..],
+                &[Some(0.0), None, Some(100.0)][..],
+                &[Some(third), None, Some(100.0)][..],
+            ]
+        );
+        let svg = trend.svg().unwrap();
+        assert_eq!(svg, trend.svg().unwrap());
+        assert!(svg.contains("Share of tool definitions found that declare each hint"));
     }
 }

@@ -5,77 +5,43 @@
 //!
 //! The oracles: git's own `rev-list -1 --first-parent --before` in the test's
 //! repositories for the commit of each date, the naive counter over the files `git
-//! ls-tree` and `git show` give for each commit, and the shares computed here from
-//! those counts.
+//! ls-tree` and `git show` give for each commit, the tool definitions each commit was
+//! written with here, and the shares computed here from those.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
-use std::thread;
 
-use crate::common::{bin, naive, read_csv, show, TERMS};
+use crate::common::{
+    naive, read_csv, reply, show, ts_server, Git, Loopback, ToolSpec, HINTS, TERMS,
+};
 
 const DATE: &str = "2026-11-30";
 
 /// Repositories under `github.com/` here, reached by an insteadOf rule.
 struct Lab {
-    dir: tempfile::TempDir,
-    config: PathBuf,
+    git: Git,
 }
 
 impl Lab {
     fn new() -> Lab {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("github.com");
-        fs::create_dir_all(&root).unwrap();
-        let config = dir.path().join("gitconfig");
-        fs::write(
-            &config,
-            format!(
-                "[url \"file://{}/\"]\n\tinsteadOf = https://github.com/\n",
-                root.display()
-            ),
-        )
-        .unwrap();
-        fs::create_dir_all(dir.path().join("markers")).unwrap();
-        Lab { dir, config }
+        Lab {
+            git: Git::serving(&["github.com"]),
+        }
     }
 
     fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The test's git config only, and no transport but file.
-    fn env<'a>(&self, command: &'a mut Command) -> &'a mut Command {
-        command
-            .env("GIT_CONFIG_GLOBAL", &self.config)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_ALLOW_PROTOCOL", "file")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .env_remove("SOURCE_DATE_EPOCH")
+        self.git.path()
     }
 
     fn git(&self, repo: &Path, args: &[&str]) -> String {
-        let out = self
-            .env(&mut Command::new("git"))
-            .current_dir(repo)
-            .args(args)
-            .output()
-            .expect("running git (the tests need git on the PATH)");
-        assert!(out.status.success(), "git {args:?}: {}", show(&out));
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
+        self.git.git(repo, args)
     }
 
     /// Makes `github.com/repo` with branch `main`, serving partial clones.
     fn repo(&self, repo: &str) -> PathBuf {
-        let path = self.path().join("github.com").join(repo);
-        fs::create_dir_all(&path).unwrap();
-        self.git(&path, &["init", "-q", "-b", "main"]);
+        let path = self.git.repo("github.com", repo, "main", 0);
         self.git(&path, &["config", "uploadpack.allowFilter", "true"]);
         path
     }
@@ -83,21 +49,7 @@ impl Lab {
     /// Writes `files` and commits them with author and committer date `when`
     /// (ISO 8601 with its zone); returns the commit id.
     fn commit(&self, repo: &Path, when: &str, files: &[(&str, &str)]) -> String {
-        for (name, text) in files {
-            fs::write(repo.join(name), text).unwrap();
-        }
-        self.git(repo, &["add", "-A"]);
-        let out = self
-            .env(&mut Command::new("git"))
-            .current_dir(repo)
-            .env("GIT_AUTHOR_DATE", when)
-            .env("GIT_COMMITTER_DATE", when)
-            .args(["-c", "core.hooksPath=/dev/null"])
-            .args(["commit", "-q", "--allow-empty", "-m", when])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", show(&out));
-        self.git(repo, &["rev-parse", "HEAD"])
+        self.git.commit_at(repo, when, files)
     }
 
     /// Returns git's own answer: the first-parent commit of `main` at the end of
@@ -109,20 +61,11 @@ impl Lab {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        self.env(&mut Command::new(bin()))
-            .current_dir(self.path())
-            .args(args)
-            .output()
-            .expect("running mcp-hint-census")
+        self.git.run(self.path(), args)
     }
 
     fn markers(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(self.path().join("markers"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
+        self.git.markers()
     }
 }
 
@@ -179,6 +122,7 @@ fn make_alpha(lab: &Lab) -> Alpha {
     lab.git(&path, &["checkout", "-q", "main"]);
     let main_before_merge = lab.commit(&path, "2025-07-10T12:00:00Z", &[("c.md", "no hints")]);
     let out = lab
+        .git
         .env(&mut Command::new("git"))
         .current_dir(&path)
         .env("GIT_AUTHOR_DATE", "2025-07-20T12:00:00Z")
@@ -367,12 +311,7 @@ fn the_clone_cache_is_reused_and_brought_up_to_date() {
 /// Arms `repo`'s config and hooks with commands that leave markers, as a hostile
 /// repository would.
 fn arm(lab: &Lab, repo: &Path) {
-    let marker = |name: &str| {
-        format!(
-            "touch '{}'",
-            lab.path().join("markers").join(name).display()
-        )
-    };
+    let marker = |name: &str| lab.git.marker(name);
     let git_dir = repo.join(".git");
     let mut config = fs::read_to_string(git_dir.join("config")).unwrap();
     config.push_str(&format!(
@@ -441,38 +380,12 @@ fn a_repository_whose_config_holds_commands_runs_none_of_them() {
     }
 }
 
-/// A server of archives on 127.0.0.1 that counts the requests of each path.
-struct Archives {
-    port: u16,
-    hits: Arc<Mutex<HashMap<String, usize>>>,
-    server: Arc<tiny_http::Server>,
-}
-
-impl Archives {
-    fn start(routes: HashMap<String, Vec<u8>>) -> Archives {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
-        let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-        let (s, h) = (server.clone(), hits.clone());
-        thread::spawn(move || {
-            for request in s.incoming_requests() {
-                let path = request.url().to_string();
-                *h.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
-                let response = match routes.get(&path) {
-                    Some(bytes) => tiny_http::Response::from_data(bytes.clone()),
-                    None => tiny_http::Response::from_data(b"no".to_vec()).with_status_code(404),
-                };
-                let _ = request.respond(response);
-            }
-        });
-        Archives { port, hits, server }
-    }
-}
-
-impl Drop for Archives {
-    fn drop(&mut self) {
-        self.server.unblock();
-    }
+/// Serves `routes` (path to archive) on 127.0.0.1; any other path is a 404.
+fn archives(routes: HashMap<String, Vec<u8>>) -> Loopback {
+    Loopback::start(move |request| match routes.get(&request.url) {
+        Some(bytes) => reply(200, bytes.clone()),
+        None => reply(404, "no"),
+    })
 }
 
 /// Returns the naive counts of every file of `commit`, as git stores them.
@@ -481,14 +394,12 @@ fn naive_counts(lab: &Lab, repo: &Path, commit: &str) -> (u64, Vec<u64>) {
     let mut counts = vec![0; TERMS.len()];
     let mut files = 0;
     for name in names.lines() {
-        let out = Command::new("git")
-            .current_dir(repo)
-            .args(["show", &format!("{commit}:{name}")])
-            .output()
-            .unwrap();
+        let blob = lab
+            .git
+            .git_bytes(repo, &["show", &format!("{commit}:{name}")]);
         files += 1;
         for (n, term) in counts.iter_mut().zip(TERMS) {
-            *n += naive(&out.stdout, term);
+            *n += naive(&blob, term);
         }
     }
     (files, counts)
@@ -515,16 +426,14 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
     for (repo, commit, _) in &dated {
         let (owner, name) = repo.split_once('/').unwrap();
         let prefix = format!("--prefix={owner}-{name}-{}/", &commit[..7]);
-        let out = Command::new("git")
-            .current_dir(repos[repo.as_str()])
-            .args(["archive", "--format=tar.gz", &prefix, commit])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", show(&out));
-        routes.insert(format!("/{repo}/{commit}"), out.stdout);
+        let archive = lab.git.git_bytes(
+            repos[repo.as_str()],
+            &["archive", "--format=tar.gz", &prefix, commit],
+        );
+        routes.insert(format!("/{repo}/{commit}"), archive);
     }
-    let server = Archives::start(routes);
-    let local = format!("http://127.0.0.1:{}/{{repo}}/{{commit}}", server.port);
+    let server = archives(routes);
+    let local = format!("{}/{{repo}}/{{commit}}", server.url());
     let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
     assert_ne!(corpus, text);
     fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
@@ -568,7 +477,7 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
     // One download per commit, however many dates name it.
     for (repo, commit, _) in &dated {
         let path = format!("/{repo}/{commit}");
-        assert_eq!(server.hits.lock().unwrap()[&path], 1, "{path}");
+        assert_eq!(server.hits(&path), 1, "{path}");
     }
 
     // The time series: per date, trees counted and trees whose hint count is not zero.
@@ -707,4 +616,450 @@ fn a_registry_survey_is_pinned_at_dates_too() {
         skipped[1][4].contains("by the end of 2025-03-01"),
         "{skipped:?}"
     );
+}
+
+/// What one commit of a tools repository defines, as this test wrote it: each tool's
+/// hints as the tools table spells them (`true`, `false`, `?` for a value from a
+/// variable, empty for absent), and how many files it holds over the finder's parse
+/// bound (each also registering a tool, which must count nowhere).
+#[derive(Clone, Debug, Default)]
+struct Written {
+    tools: Vec<[&'static str; 4]>,
+    over_bound: u64,
+}
+
+/// Returns a FastMCP server defining one tool per element of `tools`, alternating
+/// the two documented spellings: `ToolAnnotations(...)` and a dict; a `?` is a
+/// module-level name bound to an expression.
+fn py_server(tools: &[[&'static str; 4]]) -> String {
+    let mut text = String::from(
+        "import os\nfrom mcp.server.fastmcp import FastMCP\nfrom mcp.types import ToolAnnotations\n\n\
+         mcp = FastMCP(\"fixture\")\nFLAG = os.environ.get(\"FLAG\") == \"1\"\n\n\
+         # @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))\n# def commented(): ...\n\n",
+    );
+    for (i, hints) in tools.iter().enumerate() {
+        let value = |v: &str| match v {
+            "true" => "True",
+            "false" => "False",
+            _ => "FLAG",
+        };
+        let set: Vec<(&str, &str)> = HINTS
+            .iter()
+            .zip(hints)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(h, v)| (*h, value(v)))
+            .collect();
+        let decorator = match (set.is_empty(), i % 2) {
+            (true, _) => "@mcp.tool()".to_string(),
+            (false, 0) => format!(
+                "@mcp.tool(annotations=ToolAnnotations({}))",
+                set.iter()
+                    .map(|(h, v)| format!("{h}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (false, _) => format!(
+                "@mcp.tool(annotations={{{}}})",
+                set.iter()
+                    .map(|(h, v)| format!("\"{h}\": {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        text.push_str(&format!(
+            "{decorator}\ndef tool_{i}(x: int) -> int:\n    return x\n\n"
+        ));
+    }
+    text
+}
+
+/// Returns a TypeScript server registering one tool per element of `tools`.
+fn ts_source(tools: &[[&'static str; 4]]) -> String {
+    const NAMES: [&str; 8] = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"];
+    let specs: Vec<ToolSpec> = tools
+        .iter()
+        .zip(NAMES)
+        .map(|(&hints, name)| ToolSpec { name, hints })
+        .collect();
+    String::from_utf8(ts_server(&specs).0).unwrap()
+}
+
+/// Returns a TypeScript file over the finder's 2 MiB parse bound that registers an
+/// annotated tool: its literals count, its tool is unknown.
+fn over_bound() -> String {
+    let mut text =
+        "server.registerTool(\"huge\", { annotations: { readOnlyHint: true } }, h);\n".to_string();
+    text.push_str(&" ".repeat(2 * 1024 * 1024 + 1));
+    text
+}
+
+/// Returns the cell of a share as the report writes it: `n (x.x%)`, with `; k ?`
+/// when `k` of the `n` are `?`, and `-` of nothing.
+fn share_cell(n: u64, of: u64, unresolved: u64) -> String {
+    match (of, unresolved) {
+        (0, _) => "-".to_string(),
+        (_, 0) => format!("{n} ({:.1}%)", n as f64 * 100.0 / of as f64),
+        (_, k) => format!("{n} ({:.1}%; {k} ?)", n as f64 * 100.0 / of as f64),
+    }
+}
+
+/// Returns the content of every `<text>` element of `svg`, trimmed, in order.
+fn svg_texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|rest| {
+            let start = rest.find('>')? + 1;
+            let end = rest.find("</text>")?;
+            Some(rest[start..end].trim())
+        })
+        .collect()
+}
+
+#[test]
+fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
+    let lab = Lab::new();
+    // Each repository's commits: when, the files, and what they define.
+    let (written, ts, py, gone) = {
+        let mut written: HashMap<String, Written> = HashMap::new();
+        let mut commit = |repo: &Path, when: &str, files: &[(&str, String)], what: Written| {
+            let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            written.insert(lab.commit(repo, when, &files), what);
+        };
+        let none = ["", "", "", ""];
+
+        let ts = lab.repo("acme/tsrv");
+        commit(
+            &ts,
+            "2025-01-20T09:00:00Z",
+            &[("README.md", "no server yet".into())],
+            Written::default(),
+        );
+        let c1 = vec![none, none];
+        commit(
+            &ts,
+            "2025-02-10T09:00:00Z",
+            &[("server.ts", ts_source(&c1))],
+            Written {
+                tools: c1,
+                over_bound: 0,
+            },
+        );
+        // 18:30 at +03:00 is 15:30 UTC.
+        let c2 = vec![["true", "", "", ""], ["false", "false", "?", ""], none];
+        commit(
+            &ts,
+            "2025-05-20T18:30:00+03:00",
+            &[("server.ts", ts_source(&c2))],
+            Written {
+                tools: c2,
+                over_bound: 0,
+            },
+        );
+        let c3 = vec![
+            ["true", "", "", "false"],
+            ["false", "true", "false", "true"],
+            ["", "", "", "?"],
+            ["true", "", "", ""],
+        ];
+        commit(
+            &ts,
+            "2025-08-05T12:00:00Z",
+            &[("server.ts", ts_source(&c3)), ("huge.ts", over_bound())],
+            Written {
+                tools: c3,
+                over_bound: 1,
+            },
+        );
+
+        let py = lab.repo("acme/pysrv");
+        let p1 = vec![none, none];
+        commit(
+            &py,
+            "2025-04-01T00:00:00Z",
+            &[("server.py", py_server(&p1))],
+            Written {
+                tools: p1,
+                over_bound: 0,
+            },
+        );
+        // On the exact last second of 2025-06-01.
+        let p2 = vec![
+            ["true", "", "", "false"],
+            ["", "true", "", ""],
+            ["?", "", "true", ""],
+        ];
+        commit(
+            &py,
+            "2025-06-01T23:59:59Z",
+            &[("server.py", py_server(&p2))],
+            Written {
+                tools: p2,
+                over_bound: 0,
+            },
+        );
+        commit(
+            &py,
+            "2025-09-20T00:00:00Z",
+            &[("server.py", "print('the tools moved out')\n".into())],
+            Written::default(),
+        );
+
+        // Its archives are never served: its rows fail, and its tools are in no figure.
+        let gone = lab.repo("acme/gone");
+        let g1 = vec![["true", "true", "true", "true"]; 3];
+        commit(
+            &gone,
+            "2025-03-15T00:00:00Z",
+            &[("server.ts", ts_source(&g1))],
+            Written {
+                tools: g1,
+                over_bound: 0,
+            },
+        );
+        (written, ts, py, gone)
+    };
+
+    let repos: BTreeMap<&str, &Path> = [
+        ("acme/tsrv", ts.as_path()),
+        ("acme/pysrv", py.as_path()),
+        ("acme/gone", gone.as_path()),
+    ]
+    .into_iter()
+    .collect();
+    fs::write(
+        lab.path().join("list.txt"),
+        "acme/tsrv\nacme/pysrv\nacme/gone\n",
+    )
+    .unwrap();
+    let days = [
+        "2025-01-01",
+        "2025-02-01",
+        "2025-03-01",
+        "2025-06-01",
+        "2025-09-01",
+        "2025-10-01",
+    ];
+    let mut args = vec![
+        "corpus",
+        "list",
+        "list.txt",
+        "--out",
+        "dated.toml",
+        "--cache",
+        "cache",
+        "--date",
+        DATE,
+    ];
+    for day in &days {
+        args.extend(["--at", day]);
+    }
+    let out = lab.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = fs::read_to_string(lab.path().join("dated.toml")).unwrap();
+    let dated = trees(&text);
+
+    let mut routes = HashMap::new();
+    for (repo, commit, _) in dated.iter().filter(|t| t.0 != "acme/gone") {
+        let archive = lab.git.git_bytes(
+            repos[repo.as_str()],
+            &["archive", "--format=tar.gz", "--prefix=top/", commit],
+        );
+        routes.insert(format!("/{repo}/{commit}"), archive);
+    }
+    let server = archives(routes);
+    let local = format!("{}/{{repo}}/{{commit}}", server.url());
+    let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
+    assert_ne!(corpus, text);
+    fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
+    let census = |extra: &[&str]| {
+        let mut args = vec![
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--cache",
+            "archives",
+            "--date",
+            DATE,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = lab.run(&args);
+        // acme/gone's rows fail, so the census exits 1 with its tables written.
+        assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    };
+    census(&["--out", "out"]);
+
+    // The oracle: per date, git's commit of each repository and what it was written with.
+    #[derive(Default, Debug)]
+    struct Want {
+        counted: u64,
+        failed: u64,
+        read: u64,
+        over_bound: u64,
+        tools: Vec<[&'static str; 4]>,
+    }
+    let mut want: BTreeMap<&str, Want> = BTreeMap::new();
+    for day in days {
+        for (repo, path) in &repos {
+            let Some(id) = lab.oracle(path, day) else {
+                continue;
+            };
+            let at = want.entry(day).or_default();
+            if *repo == "acme/gone" {
+                at.failed += 1;
+                continue;
+            }
+            let what = &written[&id];
+            at.counted += 1;
+            at.read += 1;
+            at.over_bound += what.over_bound;
+            at.tools.extend(what.tools.iter().copied());
+        }
+    }
+    assert!(
+        !want.contains_key("2025-01-01"),
+        "no repository had a commit yet"
+    );
+    assert_eq!(
+        want["2025-02-01"].tools.len(),
+        0,
+        "a date with trees read and no tool"
+    );
+    assert_eq!(want["2025-06-01"].failed, 1);
+    assert_eq!(want["2025-09-01"].over_bound, 1);
+
+    let report = fs::read_to_string(lab.path().join(format!("out/census-{DATE}.md"))).unwrap();
+    let header = "| As of | Trees read | Files not parsed | Tools | Annotated | readOnlyHint | \
+                  destructiveHint | idempotentHint | openWorldHint |\n";
+    assert!(report.contains(header), "{report}");
+    let mut labels: Vec<String> = Vec::new();
+    for (day, at) in &want {
+        let n = at.tools.len() as u64;
+        let annotated = at
+            .tools
+            .iter()
+            .filter(|h| h.iter().any(|v| !v.is_empty()))
+            .count() as u64;
+        let mut line = format!(
+            "| {day} | {} | {} | {n} | {} |",
+            at.read,
+            at.over_bound,
+            share_cell(annotated, n, 0)
+        );
+        for i in 0..4 {
+            let declaring = at.tools.iter().filter(|h| !h[i].is_empty()).count() as u64;
+            let unknown = at.tools.iter().filter(|h| h[i] == "?").count() as u64;
+            line.push_str(&format!(" {} |", share_cell(declaring, n, unknown)));
+            if n > 0 {
+                labels.push(format!("{:.0}%", declaring as f64 * 100.0 / n as f64));
+            }
+        }
+        assert!(
+            report.contains(&format!("{line}\n")),
+            "no '{line}' in:\n{report}"
+        );
+        let trees_line = format!("| {day} | {} | {} |", at.counted, at.failed);
+        assert!(
+            report.contains(&trees_line),
+            "no '{trees_line}' in:\n{report}"
+        );
+    }
+
+    // The chart's second panel: one labelled point per hint and date with a share,
+    // none where no tool was found, over the axis' ticks 0% to 100%.
+    let svg_name = format!("census-{DATE}-trend.svg");
+    let svg = fs::read_to_string(lab.path().join("out").join(&svg_name)).unwrap();
+    assert!(
+        svg.starts_with("<svg width=\"960\" height=\"1080\""),
+        "two panels: {svg}"
+    );
+    let texts = svg_texts(&svg);
+    let title = "Share of tool definitions found that declare each hint";
+    let panel = texts
+        .iter()
+        .position(|t| *t == title)
+        .unwrap_or_else(|| panic!("{texts:?}"));
+    let mut got: Vec<String> = texts[panel..]
+        .iter()
+        .filter(|t| t.ends_with('%') && !t.starts_with('%'))
+        .map(|t| t.to_string())
+        .collect();
+    labels.extend((0..=10).map(|k| format!("{}%", k * 10)));
+    got.sort();
+    labels.sort();
+    assert_eq!(got, labels, "the tools panel's percentages");
+
+    // The tools table lists, per date, the definitions written, and none of the
+    // file over the bound or of the failed repository.
+    let rows = read_csv(&lab.path().join(format!("out/tools-{DATE}.csv")));
+    let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    for (day, at) in &want {
+        let mut got: Vec<[String; 4]> = rows[1..]
+            .iter()
+            .filter(|r| r[col("as_of")] == *day)
+            .map(|r| HINTS.map(|h| r[col(h)].clone()))
+            .collect();
+        let mut wanted: Vec<[String; 4]> = at.tools.iter().map(|h| h.map(String::from)).collect();
+        got.sort();
+        wanted.sort();
+        assert_eq!(got, wanted, "the definitions of {day}");
+    }
+
+    // Shards merged give the same tables, report and chart, byte for byte.
+    let mut tables = Vec::new();
+    for k in 1..=2 {
+        let out = format!("shard{k}");
+        census(&["--shard", &format!("{k}/2"), "--out", &out]);
+        tables.push(format!("{out}/census-{DATE}.csv"));
+    }
+    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
+    args.extend(tables.iter().map(String::as_str));
+    let merged = lab.run(&args);
+    assert_eq!(
+        merged.status.code(),
+        Some(1),
+        "a tree failed: {}",
+        show(&merged)
+    );
+    for name in [
+        format!("census-{DATE}.csv"),
+        format!("tools-{DATE}.csv"),
+        format!("census-{DATE}.md"),
+        svg_name.clone(),
+    ] {
+        let a = fs::read(lab.path().join("out").join(&name)).unwrap();
+        let b = fs::read(lab.path().join("merged").join(&name)).unwrap();
+        assert!(a == b, "{name} differs after the merge");
+    }
+
+    let out = lab.run(&[
+        "compare",
+        &format!("out/census-{DATE}.csv"),
+        &format!("merged/census-{DATE}.csv"),
+    ]);
+    // compare pairs the tools date by date too; the failed trees make it exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let all: usize = want.values().map(|w| w.tools.len()).sum();
+    let line = format!(
+        "tools: {all} definitions in the first table, {all} in the second; {} hint cells \
+         agree, 0 differ\n",
+        4 * all
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&line), "no '{line}' in:\n{stdout}");
+    assert!(
+        stdout.contains(", 0 differ, ") && stdout.contains("; 3 trees failed"),
+        "{stdout}"
+    );
+
+    // With the finder off there are no tools to share: the section and the chart
+    // keep to the trees.
+    census(&["--out", "literal", "--no-tools"]);
+    let report = fs::read_to_string(lab.path().join(format!("literal/census-{DATE}.md"))).unwrap();
+    assert!(
+        report.contains("## Over time") && !report.contains("Trees read"),
+        "{report}"
+    );
+    let svg = fs::read_to_string(lab.path().join("literal").join(&svg_name)).unwrap();
+    assert!(svg.starts_with("<svg width=\"960\" height=\"540\"") && !svg.contains(title));
 }

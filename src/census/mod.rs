@@ -5,14 +5,20 @@
 //! never stops the others (a tree that fails becomes an error row with empty
 //! counts), and the commit stamped on a row is the archive's own full id, which must
 //! start with the pin (docs/method.md, "Which commit"). Fetching, reading archives,
-//! counting and formatting live in their own modules.
+//! counting and formatting live in their own modules; here, [`slots`] keeps the
+//! downloads apart from the counts, and [`journal`] records the trees counted so
+//! that a rerun resumes.
+
+mod journal;
+mod slots;
 
 use std::collections::HashMap;
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
@@ -27,7 +33,7 @@ use crate::messages;
 use crate::progress::{Bars, Display, Progress};
 use crate::report;
 use crate::sanitize::sanitize;
-use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged};
+use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged, TreeKey};
 use crate::tools::FoundTools;
 
 /// Holds a validated `census` command line: what to count, how, and where to.
@@ -37,11 +43,22 @@ struct Config {
     corpus: Corpus,
     date: String,
     fetch: FetchOptions,
-    jobs: usize,
+    width: Width,
     display: Display,
     out: std::path::PathBuf,
     /// Whether the tool finder reads the files (`--no-tools` turns it off).
     find_tools: bool,
+    /// Whether the run keeps a journal and skips the trees it holds (`--resume`).
+    resume: bool,
+}
+
+/// How many trees are downloaded, and how many counted, at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Width {
+    /// Trees counted at once (`--jobs`).
+    pub jobs: usize,
+    /// Archives downloaded at once (`--downloads`); never fewer than `jobs`.
+    pub downloads: usize,
 }
 
 /// Returns the validated configuration of `args`, reading the environment through
@@ -53,10 +70,13 @@ fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<
         corpus = spec.resolve(&env)?.select(&corpus);
     }
     let date = date::resolve(args.date.as_deref())?;
-    let cache = args
-        .cache
-        .clone()
-        .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census")));
+    let cache = match args.no_cache {
+        true => None,
+        false => args
+            .cache
+            .clone()
+            .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census"))),
+    };
     let fetch = FetchOptions {
         cache,
         is_offline: args.offline,
@@ -83,10 +103,14 @@ fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<
         corpus,
         date,
         fetch,
-        jobs: usize::from(args.jobs),
+        width: Width {
+            jobs: usize::from(args.jobs),
+            downloads: usize::from(args.downloads.max(args.jobs)),
+        },
         display,
         out: args.out.clone(),
         find_tools: !args.no_tools,
+        resume: args.resume,
     })
 }
 
@@ -96,19 +120,70 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         corpus,
         date,
         fetch,
-        jobs,
+        width,
         display,
         out,
         find_tools,
+        resume,
     } = configure(args, |name| std::env::var(name).ok())?;
+    let max_archive = fetch.limits.max_bytes;
     let fetcher = Fetcher::new(fetch)?;
-    messages::note(format!(
-        "counting {} of {}",
-        messages::count(corpus.trees.len() as u64, "tree", "trees"),
-        sanitize(&corpus.source)
-    ));
-    let table = count_corpus(&corpus, &fetcher, jobs, &date, display, find_tools)?;
+    let journal_path = journal::path_in(&out);
+    let (journal, done) = match resume {
+        true => {
+            let run = journal::RunId {
+                corpus: &corpus,
+                date: &date,
+                find_tools,
+                max_archive,
+            };
+            let (journal, done) = journal::open(&journal_path, &run)?;
+            (Some(journal), done)
+        }
+        false => {
+            if journal_path.is_file() {
+                messages::note(format!(
+                    "'{}' is the journal of an unfinished run; this run neither reads nor                      writes it (--resume does)",
+                    sanitize(journal_path.display().to_string())
+                ));
+            }
+            (None, HashMap::new())
+        }
+    };
+    match done.len() {
+        0 => messages::note(format!(
+            "counting {} of {}",
+            messages::count(corpus.trees.len() as u64, "tree", "trees"),
+            sanitize(&corpus.source)
+        )),
+        n => messages::note(format!(
+            "counting {} of {}: {} already counted in '{}'",
+            messages::count(corpus.trees.len() as u64, "tree", "trees"),
+            sanitize(&corpus.source),
+            n,
+            sanitize(journal_path.display().to_string())
+        )),
+    }
+    let work = Work {
+        fetcher: &fetcher,
+        width,
+        find_tools,
+        journal: journal.as_ref(),
+        done: &done,
+    };
+    let table = count_corpus(&corpus, &work, &date, display)?;
     let failed = table.failed_rows().count();
+    if let Some(journal) = &journal {
+        let shown = sanitize(journal.path().display().to_string());
+        if failed == 0 {
+            // Every tree is in the tables: the journal has done its job.
+            std::fs::remove_file(journal.path()).with_context(|| format!("removing '{shown}'"))?;
+        } else {
+            messages::note(format!(
+                "'{shown}' keeps the trees counted; the same command with --resume tries                  only the {failed} that failed"
+            ));
+        }
+    }
     let stopped = fetcher.breaker.cause();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
@@ -147,43 +222,78 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Ok)
 }
 
-/// Counts every tree of `corpus`, at most `jobs` at once, and returns the table
-/// in corpus order; with `find_tools`, the tool finder reads every file too.
+/// Holds what counting a corpus takes besides the corpus.
+pub struct Work<'w> {
+    pub fetcher: &'w Fetcher,
+    pub width: Width,
+    /// Whether the tool finder reads every file too.
+    pub find_tools: bool,
+    /// Where each counted tree is recorded as soon as it is done.
+    pub journal: Option<&'w journal::Journal>,
+    /// The rows a journal already holds: their trees are not counted again.
+    pub done: &'w HashMap<TreeKey, Row>,
+}
+
+/// Counts every tree of `corpus` and returns the table in corpus order:
+/// `work.width.downloads` threads download, at most `work.width.jobs` of them count
+/// at once (see [`slots`]).
 pub fn count_corpus(
     corpus: &Corpus,
-    fetcher: &Fetcher,
-    jobs: usize,
+    work: &Work<'_>,
     date: &str,
     display: Display,
-    find_tools: bool,
 ) -> Result<Table> {
     let matcher = corpus
         .columns
         .matcher()
         .map_err(|e| UsageError(format!("{e:#}")))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .thread_name(|i| format!("census-{i}"))
-        .build()
-        .context("starting the worker threads")?;
     let bars = Bars::new(display, corpus.trees.len());
     let groups = archive_groups(&corpus.trees);
+    let slots = slots::Slots::new(work.width.jobs);
+    let next = AtomicUsize::new(0);
     // Each row goes to its corpus position as soon as its group is counted.
-    let slots: Vec<std::sync::Mutex<Option<Row>>> = (0..corpus.trees.len())
+    let rows: Vec<Mutex<Option<Row>>> = (0..corpus.trees.len())
         .map(|_| Default::default())
         .collect();
-    pool.install(|| {
-        groups.par_iter().for_each(|group| {
-            for (i, row) in count_group(&corpus.trees, group, fetcher, &matcher, find_tools, &bars)
-            {
-                if let Ok(mut slot) = slots[i].lock() {
+    let download = |thread: usize| {
+        if thread >= work.width.jobs {
+            wait_for_an_answer(work.fetcher, &next, groups.len());
+        }
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(group) = groups.get(at) else { return };
+            let counted = match resumed(&corpus.trees, group, work.done) {
+                Some(rows) => {
+                    bars.tree("").finish_trees(rows.len() as u64, true);
+                    rows
+                }
+                None => {
+                    let counted = count_group(&corpus.trees, group, work, &slots, &matcher, &bars);
+                    if let Some(journal) = work.journal {
+                        journal.record(counted.iter().map(|(_, row)| row));
+                    }
+                    counted
+                }
+            };
+            for (i, row) in counted {
+                if let Ok(mut slot) = rows[i].lock() {
                     *slot = Some(row);
                 }
             }
-        })
-    });
+        }
+    };
+    std::thread::scope(|scope| -> Result<()> {
+        for thread in 0..work.width.downloads.max(1) {
+            let download = &download;
+            std::thread::Builder::new()
+                .name(format!("census-{thread}"))
+                .spawn_scoped(scope, move || download(thread))
+                .context("starting the download threads")?;
+        }
+        Ok(())
+    })?;
     bars.finish();
-    let rows: Vec<Row> = slots
+    let rows: Vec<Row> = rows
         .into_iter()
         .filter_map(|slot| slot.into_inner().ok().flatten())
         .collect();
@@ -195,6 +305,30 @@ pub fn count_corpus(
         date: date.to_string(),
         rows,
     })
+}
+
+/// Waits until the network has answered a download, the run has stopped, or no
+/// group is left: against a dead network only `--jobs` downloads run, so that it
+/// costs no more tries than `--jobs` downloads would.
+fn wait_for_an_answer(fetcher: &Fetcher, next: &AtomicUsize, groups: usize) {
+    while !fetcher.breaker.has_answered()
+        && fetcher.breaker.cause().is_none()
+        && next.load(Ordering::Relaxed) < groups
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Returns the rows of `group` from the journal's, when it holds every one.
+fn resumed(
+    trees: &[Tree],
+    group: &[usize],
+    done: &HashMap<TreeKey, Row>,
+) -> Option<Vec<(usize, Row)>> {
+    group
+        .iter()
+        .map(|&i| done.get(&trees[i].key()).map(|row| (i, row.clone())))
+        .collect()
 }
 
 /// Returns the trees grouped by the archive they are counted from: one group per
@@ -225,11 +359,12 @@ fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
 fn count_group(
     trees: &[Tree],
     group: &[usize],
-    fetcher: &Fetcher,
+    work: &Work<'_>,
+    slots: &slots::Slots,
     matcher: &Matcher,
-    find_tools: bool,
     bars: &Bars,
 ) -> Vec<(usize, Row)> {
+    let find_tools = work.find_tools;
     let first = &trees[group[0]];
     let label = match group.len() {
         1 => first.label(),
@@ -252,13 +387,14 @@ fn count_group(
         })
         .collect();
     let consume = |reader: &mut (dyn Read + Send)| -> Result<(String, CommitSource, ArchiveCount)> {
-        let counted = archive::count_archive_and_tools(
-            reader,
-            matcher,
-            &subfolders,
-            find_tools,
-            &mut |_| bar.file(),
-        )?;
+        // The download reads ahead before it takes a counting slot, so that a slot
+        // is spent on the CPU, not on waiting for the network.
+        let ahead = slots::read_ahead(reader, slots::READ_AHEAD)?;
+        let _slot = slots.take();
+        let counted =
+            archive::count_archive_and_tools(ahead, matcher, &subfolders, find_tools, &mut |_| {
+                bar.file()
+            })?;
         // Every forge archive names its commit; a comment that does not is not the
         // archive of a pinned tree (docs/method.md, "Which commit").
         if let Some(problem) = &counted.comment_problem {
@@ -267,7 +403,7 @@ fn count_group(
         let (commit, commit_source) = stamp(first, counted.commit.clone())?;
         Ok((commit, commit_source, counted))
     };
-    let fetched = fetcher.fetch(first, &bar, &consume);
+    let fetched = work.fetcher.fetch(first, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
         Ok(fetched) => {
@@ -413,7 +549,15 @@ mod config_tests {
         )
         .unwrap();
         assert_eq!(config.date, "2026-01-02");
-        assert_eq!(config.jobs, 3);
+        assert_eq!(
+            config.width,
+            Width {
+                jobs: 3,
+                downloads: 16
+            }
+        );
+        let few = configure(&args(&["-j", "8", "--downloads", "2"]), |_| None).unwrap();
+        assert_eq!(few.width.downloads, 8, "never fewer downloads than jobs");
         assert_eq!(config.fetch.retry.retries, 5);
         assert_eq!(config.display, Display::Quiet);
         assert_eq!(config.out, std::path::PathBuf::from("results"));
