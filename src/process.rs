@@ -211,15 +211,16 @@ impl std::error::Error for Truncated {}
 pub struct Failure {
     /// How messages name the program, e.g. `git ls-remote`.
     pub command: String,
-    pub kind: FailureKind,
+    pub cause: Cause,
     /// How many times the program was run before this was given up, when it was
     /// tried again; `None` when it ran once and a retry was never in question.
     pub tries: Option<u32>,
 }
 
-/// Says what went wrong with a program.
+/// Says what went wrong with a program (a census row's failure has its own
+/// [`crate::table::FailureKind`]).
 #[derive(Debug)]
-pub enum FailureKind {
+pub enum Cause {
     /// It could not be started (not installed?).
     Start(io::Error),
     /// A limit stopped it.
@@ -232,10 +233,10 @@ pub enum FailureKind {
 
 impl Failure {
     /// Returns a failure of `command`.
-    pub fn new(command: impl Into<String>, kind: FailureKind) -> Failure {
+    pub fn new(command: impl Into<String>, cause: Cause) -> Failure {
         Failure {
             command: command.into(),
-            kind,
+            cause,
             tries: None,
         }
     }
@@ -243,28 +244,28 @@ impl Failure {
     /// Returns the failure of a finished program: its stop, its exit status or its
     /// reader's error, or `None` when it succeeded.
     pub fn of<T>(command: &str, finished: Finished<T>) -> Result<T, Failure> {
-        let fail = |kind| Err(Failure::new(command, kind));
+        let fail = |cause| Err(Failure::new(command, cause));
         if let Some(stop) = finished.stop {
-            return fail(FailureKind::Stopped(stop));
+            return fail(Cause::Stopped(stop));
         }
         let value = match finished.read {
             Ok(value) => value,
-            Err(err) => return fail(FailureKind::Output(format!("{err:#}"))),
+            Err(err) => return fail(Cause::Output(format!("{err:#}"))),
         };
         match finished.status {
             Some(status) if status.success() => Ok(value),
-            Some(status) => fail(FailureKind::Exited {
+            Some(status) => fail(Cause::Exited {
                 status,
                 stderr: String::from_utf8_lossy(&finished.stderr).into_owned(),
             }),
-            None => fail(FailureKind::Output("the program vanished".into())),
+            None => fail(Cause::Output("the program vanished".into())),
         }
     }
 
     /// Returns what the program wrote on stderr when it exited with a failure.
     pub fn stderr(&self) -> Option<&str> {
-        match &self.kind {
-            FailureKind::Exited { stderr, .. } => Some(stderr),
+        match &self.cause {
+            Cause::Exited { stderr, .. } => Some(stderr),
             _ => None,
         }
     }
@@ -273,20 +274,20 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let command = &self.command;
-        match &self.kind {
-            FailureKind::Start(e) => write!(f, "running '{command}': {e}")?,
-            FailureKind::Stopped(Stop::Time(limit)) => write!(
+        match &self.cause {
+            Cause::Start(e) => write!(f, "running '{command}': {e}")?,
+            Cause::Stopped(Stop::Time(limit)) => write!(
                 f,
                 "{command} took longer than {} s and was stopped",
                 limit.as_secs_f64()
             )?,
-            FailureKind::Stopped(Stop::Idle(limit)) => write!(
+            Cause::Stopped(Stop::Idle(limit)) => write!(
                 f,
                 "'{command}' wrote nothing for {} s and was stopped (a fifo or a hung file \
                  system in the repository?)",
                 limit.as_secs_f64()
             )?,
-            FailureKind::Exited { status, stderr } => {
+            Cause::Exited { status, stderr } => {
                 let code = match status.code() {
                     Some(code) => format!("exit {code}"),
                     None => "killed".to_string(),
@@ -298,7 +299,7 @@ impl fmt::Display for Failure {
                     .unwrap_or("no message");
                 write!(f, "{command} failed ({code}): {}", excerpt(why))?;
             }
-            FailureKind::Output(why) => f.write_str(why)?,
+            Cause::Output(why) => f.write_str(why)?,
         }
         if let Some(tries) = self.tries {
             let noun = if tries == 1 { "try" } else { "tries" };
@@ -620,7 +621,7 @@ mod tests {
         );
         let mut f = Failure::new(
             "git ls-remote",
-            FailureKind::Stopped(Stop::Time(Duration::from_secs(2))),
+            Cause::Stopped(Stop::Time(Duration::from_secs(2))),
         );
         f.tries = Some(2);
         assert_eq!(

@@ -71,13 +71,13 @@ impl Bars {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
             let total = multi.add(ProgressBar::new(trees as u64));
             total.set_style(
-                ProgressStyle::with_template(
-                    "[{bar:30}] {pos}/{len} trees, {msg} ({per_sec}, eta {eta})",
-                )
-                .expect("the template is valid")
-                .progress_chars("=> "),
+                // The rate is in the message, of trees counted: indicatif's own
+                // `{per_sec}` would count failed trees too.
+                ProgressStyle::with_template("[{bar:30}] {pos}/{len} trees, {msg} (eta {eta})")
+                    .expect("the template is valid")
+                    .progress_chars("=> "),
             );
-            total.set_message("0 failed, 0 B");
+            total.set_message("0 failed, 0 B, 0.0 trees counted/s");
             (multi, total)
         });
         let log = interval
@@ -99,20 +99,33 @@ impl Bars {
         self.summary_after(self.started.elapsed().as_secs_f64())
     }
 
+    /// Returns the bar's message after `elapsed` seconds: failures, bytes
+    /// received and the rate of trees counted (see [`Bars::summary_after`]).
+    fn bar_message_after(&self, elapsed: f64) -> String {
+        format!(
+            "{} failed, {}, {:.1} trees counted/s",
+            self.failed.load(Ordering::Relaxed),
+            indicatif::HumanBytes(self.bytes.load(Ordering::Relaxed)),
+            self.counted_per_sec(elapsed)
+        )
+    }
+
+    /// Returns how many trees were counted per second over `elapsed` seconds: a
+    /// failed tree is done, and counts toward the time left, but eight refused
+    /// connections are no throughput.
+    fn counted_per_sec(&self, elapsed: f64) -> f64 {
+        let done = self.done.load(Ordering::Relaxed);
+        let failed = self.failed.load(Ordering::Relaxed);
+        per_sec(done.saturating_sub(failed), elapsed)
+    }
+
     /// Returns the progress line after `elapsed` seconds. The rate is of trees
-    /// counted: a failed tree is done, and counts toward the time left, but eight
-    /// refused connections are no throughput.
+    /// counted ([`Bars::counted_per_sec`]); the time left is estimated from every
+    /// tree done.
     fn summary_after(&self, elapsed: f64) -> String {
         let done = self.done.load(Ordering::Relaxed);
         let failed = self.failed.load(Ordering::Relaxed);
-        let per_sec = |n: u64| {
-            if elapsed > 0.0 {
-                n as f64 / elapsed
-            } else {
-                0.0
-            }
-        };
-        let rate = per_sec(done);
+        let rate = per_sec(done, elapsed);
         let eta = match (rate > 0.0, self.trees.saturating_sub(done)) {
             (_, 0) => "done".to_string(),
             (true, left) => format!("eta {}", clock(left as f64 / rate)),
@@ -122,7 +135,7 @@ impl Bars {
             "progress: {done}/{} trees, {failed} failed, {} received, {:.1} trees counted/s, {}, {} elapsed",
             self.trees,
             indicatif::HumanBytes(self.bytes.load(Ordering::Relaxed)),
-            per_sec(done - failed),
+            self.counted_per_sec(elapsed),
             eta,
             clock(elapsed),
         )
@@ -167,6 +180,15 @@ impl Bars {
     }
 }
 
+/// Returns `n` per second over `elapsed` seconds; 0 before any time has passed.
+fn per_sec(n: u64, elapsed: f64) -> f64 {
+    if elapsed > 0.0 {
+        n as f64 / elapsed
+    } else {
+        0.0
+    }
+}
+
 /// Returns seconds as `1h02m03s`, `2m03s` or `3s`.
 fn clock(secs: f64) -> String {
     let secs = secs.round() as u64;
@@ -203,11 +225,7 @@ impl TreeBar<'_> {
             bars.failed.fetch_add(trees, Ordering::Relaxed);
         }
         if let Some((_, total)) = &bars.multi {
-            total.set_message(format!(
-                "{} failed, {}",
-                bars.failed.load(Ordering::Relaxed),
-                indicatif::HumanBytes(bars.bytes.load(Ordering::Relaxed))
-            ));
+            total.set_message(bars.bar_message_after(bars.started.elapsed().as_secs_f64()));
             total.inc(trees);
         }
         bars.log_line(false);
@@ -289,6 +307,27 @@ mod tests {
         let line = bars.summary_after(4.0);
         assert!(line.contains(", 0.5 trees counted/s,"), "{line}");
         assert!(line.contains(", done,"), "{line}");
+    }
+
+    #[test]
+    fn the_bar_shows_the_rate_of_trees_counted_not_of_trees_done() {
+        let bars = Bars::new(Display::Quiet, 10);
+        for _ in 0..8 {
+            bars.tree("t").finish_trees(1, false);
+        }
+        assert_eq!(
+            bars.bar_message_after(7.0),
+            "8 failed, 0 B, 0.0 trees counted/s"
+        );
+        bars.tree("t").finish_trees(2, true);
+        assert_eq!(
+            bars.bar_message_after(4.0),
+            "8 failed, 0 B, 0.5 trees counted/s"
+        );
+        assert_eq!(
+            bars.bar_message_after(0.0),
+            "8 failed, 0 B, 0.0 trees counted/s"
+        );
     }
 
     #[test]

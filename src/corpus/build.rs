@@ -10,7 +10,7 @@
 //! the same input and the same refs give the same bytes. It does not count.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::archive;
 use crate::atomic::write_bytes;
-use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusListArgs, CorpusRegistryArgs, CorpusSource};
+use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusSource};
 use crate::corpus::history::{self, FirstParent, HistoryOptions};
 use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
@@ -606,6 +606,131 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
     out
 }
 
+/// Holds a validated `corpus registry` or `corpus list` command line: where the
+/// candidates come from, and how they are pinned and written.
+#[derive(Debug)]
+struct Config {
+    source: Source,
+    build: BuildConfig,
+}
+
+/// Where the candidates come from.
+#[derive(Debug)]
+enum Source {
+    Registry(RegistryConfig),
+    /// A list of repositories, one a line.
+    List(PathBuf),
+}
+
+/// What `corpus registry` reads and writes beside the corpus.
+#[derive(Debug)]
+struct RegistryConfig {
+    /// The registry to ask, or `None` for saved answer pages.
+    http: Option<registry::HttpOptions>,
+    pages: Vec<PathBuf>,
+    is_partial: bool,
+    is_all_versions: bool,
+    remotes: Option<PathBuf>,
+}
+
+/// How the candidates are pinned and where the corpus goes: what every source shares.
+#[derive(Debug)]
+struct BuildConfig {
+    out: PathBuf,
+    skipped: PathBuf,
+    /// The build's date (`--date`, else today).
+    date: String,
+    /// The dates and history options of `--at` and `--since`; `None` pins now.
+    dating: Option<Dating>,
+    git: GitOptions,
+    jobs: usize,
+    give_up_after: usize,
+}
+
+/// Returns the validated configuration of `args`; a wrong date, a clash of output
+/// files, a bad registry URL or dating options that cannot be used are a
+/// [`UsageError`]. Nothing is read, asked or written.
+fn configure(args: &CorpusArgs) -> Result<Config> {
+    match &args.source {
+        CorpusSource::Registry(a) => {
+            let date = date::resolve(a.build.date.as_deref())?;
+            if let Some(path) = &a.remotes {
+                if *path == a.build.out || *path == skipped_path(&a.build) {
+                    return Err(UsageError(format!(
+                        "--remotes '{}' is also the corpus or the skipped list",
+                        path.display()
+                    ))
+                    .into());
+                }
+            }
+            let http = match a.pages.is_empty() {
+                true => {
+                    let options = registry::HttpOptions {
+                        base: a.url.clone(),
+                        limit: a.limit,
+                        max_pages: a.max_pages,
+                        is_latest_only: !a.all_versions,
+                        timeout: Duration::from_secs(a.build.timeout.max(1)),
+                        retry: crate::http::Retry {
+                            retries: a.build.retries,
+                            backoff: Duration::from_millis(500),
+                            max_wait: Duration::from_secs(60),
+                        },
+                        save: a.save_pages.clone(),
+                    };
+                    registry::page_url(&options.base, options.limit, true, None)?;
+                    Some(options)
+                }
+                false => None,
+            };
+            let registry = RegistryConfig {
+                http,
+                pages: a.pages.clone(),
+                is_partial: a.partial,
+                is_all_versions: a.all_versions,
+                remotes: a.remotes.clone(),
+            };
+            Ok(Config {
+                source: Source::Registry(registry),
+                build: configure_build(&a.build, date)?,
+            })
+        }
+        CorpusSource::List(a) => {
+            let date = date::resolve(a.build.date.as_deref())?;
+            Ok(Config {
+                source: Source::List(a.file.clone()),
+                build: configure_build(&a.build, date)?,
+            })
+        }
+    }
+}
+
+/// Returns the validated options every source shares, for a build on `date`.
+fn configure_build(args: &CorpusBuildArgs, date: String) -> Result<BuildConfig> {
+    let dating = dating(args, &date)?;
+    let skipped = skipped_path(args);
+    if skipped == args.out {
+        return Err(UsageError(format!(
+            "--skipped and --out are both '{}'",
+            args.out.display()
+        ))
+        .into());
+    }
+    Ok(BuildConfig {
+        out: args.out.clone(),
+        skipped,
+        date,
+        dating,
+        git: GitOptions {
+            timeout: Duration::from_secs(args.timeout.max(1)),
+            retries: args.retries,
+            backoff: Duration::from_millis(500),
+        },
+        jobs: usize::from(args.jobs),
+        give_up_after: args.give_up_after,
+    })
+}
+
 /// Returns `--skipped`, else `STEM-skipped.csv` beside `--out`.
 fn skipped_path(args: &CorpusBuildArgs) -> PathBuf {
     args.skipped.clone().unwrap_or_else(|| {
@@ -615,14 +740,6 @@ fn skipped_path(args: &CorpusBuildArgs) -> PathBuf {
             .map_or("corpus".into(), |s| s.to_string_lossy().into_owned());
         args.out.with_file_name(format!("{stem}-skipped.csv"))
     })
-}
-
-fn git_options(args: &CorpusBuildArgs) -> GitOptions {
-    GitOptions {
-        timeout: Duration::from_secs(args.timeout.max(1)),
-        retries: args.retries,
-        backoff: Duration::from_millis(500),
-    }
 }
 
 /// Returns the dates and history options of `--at` and `--since`, or `None` for a
@@ -660,56 +777,37 @@ fn dating(args: &CorpusBuildArgs, today: &str) -> Result<Option<Dating>> {
 
 /// Runs `corpus registry` or `corpus list`.
 pub fn run(args: &CorpusArgs) -> Result<ExitStatus> {
-    match &args.source {
-        CorpusSource::Registry(a) => run_registry(a),
-        CorpusSource::List(a) => run_list(a),
+    let Config { source, build } = configure(args)?;
+    match source {
+        Source::Registry(registry) => run_registry(&registry, &build),
+        Source::List(file) => run_list(&file, &build),
     }
 }
 
-fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
-    let date = date::resolve(args.build.date.as_deref())?;
-    if let Some(path) = &args.remotes {
-        if *path == args.build.out || *path == skipped_path(&args.build) {
-            return Err(UsageError(format!(
-                "--remotes '{}' is also the corpus or the skipped list",
-                path.display()
-            ))
-            .into());
+fn run_registry(config: &RegistryConfig, build: &BuildConfig) -> Result<ExitStatus> {
+    let date = &build.date;
+    let (listing, source) = match &config.http {
+        Some(options) => {
+            let listing = registry::fetch_all(options)?;
+            let source = format!(
+                "the MCP Registry at {} ({}{} pages)",
+                options.base.trim_end_matches('/'),
+                if config.is_all_versions {
+                    ""
+                } else {
+                    "version=latest, "
+                },
+                listing.pages
+            );
+            (listing, source)
         }
-    }
-    let (listing, source) = if args.pages.is_empty() {
-        let options = registry::HttpOptions {
-            base: args.url.clone(),
-            limit: args.limit,
-            max_pages: args.max_pages,
-            is_latest_only: !args.all_versions,
-            timeout: Duration::from_secs(args.build.timeout.max(1)),
-            retry: crate::http::Retry {
-                retries: args.build.retries,
-                backoff: Duration::from_millis(500),
-                max_wait: Duration::from_secs(60),
-            },
-            save: args.save_pages.clone(),
-        };
-        registry::page_url(&options.base, options.limit, true, None)?;
-        let listing = registry::fetch_all(&options)?;
-        let source = format!(
-            "the MCP Registry at {} ({}{} pages)",
-            args.url.trim_end_matches('/'),
-            if args.all_versions {
-                ""
-            } else {
-                "version=latest, "
-            },
-            listing.pages
-        );
-        (listing, source)
-    } else {
-        let listing = registry::read_saved(&args.pages, args.partial)?;
-        let source = format!("{} saved MCP Registry answer pages", listing.pages);
-        (listing, source)
+        None => {
+            let listing = registry::read_saved(&config.pages, config.is_partial)?;
+            let source = format!("{} saved MCP Registry answer pages", listing.pages);
+            (listing, source)
+        }
     };
-    let chosen = candidates_of(&listing.entries, args.all_versions);
+    let chosen = candidates_of(&listing.entries, config.is_all_versions);
     if chosen.older > 0 {
         messages::note(format!(
             "corpus: {} left out, one row per server at its latest (--all-versions keeps them)",
@@ -734,18 +832,17 @@ fn run_registry(args: &CorpusRegistryArgs) -> Result<ExitStatus> {
     };
     // Remote-only servers need no pin: their endpoints are written whatever the
     // pinning gives, before it starts.
-    if let Some(path) = &args.remotes {
+    if let Some(path) = &config.remotes {
         let text = remotes_text(&listing.entries, &from(String::new()));
         write_bytes(path, text.as_bytes())?;
     }
-    finish(&args.build, candidates, early, read, &from, &date)
+    finish(build, candidates, early, read, &from)
 }
 
-fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
-    let date = date::resolve(args.build.date.as_deref())?;
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| UsageError(format!("reading the list '{}': {e}", args.file.display())))?;
-    let entries = repo_list::parse(&args.file.display().to_string(), &text)?;
+fn run_list(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| UsageError(format!("reading the list '{}': {e}", file.display())))?;
+    let entries = repo_list::parse(&file.display().to_string(), &text)?;
     let candidates: Vec<Candidate> = entries
         .into_iter()
         .map(|e| Candidate {
@@ -758,43 +855,33 @@ fn run_list(args: &CorpusListArgs) -> Result<ExitStatus> {
         })
         .collect();
     let read = candidates.len();
-    let file_name = args
-        .file
+    let file_name = file
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
     let from = |skipped_file: String| Provenance {
         command: "corpus list".to_string(),
         source: format!("the list '{file_name}'"),
-        date: date.clone(),
+        date: build.date.clone(),
         read,
         skipped_file,
     };
-    finish(&args.build, candidates, Vec::new(), read, &from, &date)
+    finish(build, candidates, Vec::new(), read, &from)
 }
 
 /// Pins `candidates`, writes the corpus and the skipped list, and reports.
 fn finish(
-    args: &CorpusBuildArgs,
+    config: &BuildConfig,
     candidates: Vec<Candidate>,
     early: Vec<Skip>,
     read: usize,
     from: &dyn Fn(String) -> Provenance,
-    today: &str,
 ) -> Result<ExitStatus> {
-    let dating = dating(args, today)?;
-    let skipped_path = skipped_path(args);
-    if skipped_path == args.out {
-        return Err(UsageError(format!(
-            "--skipped and --out are both '{}'",
-            args.out.display()
-        ))
-        .into());
-    }
-    let breaker = Breaker::new(args.give_up_after);
+    let (out, skipped_path, dating) = (&config.out, &config.skipped, &config.dating);
+    let breaker = Breaker::new(config.give_up_after);
     let mut built = build(
         candidates,
-        &git_options(args),
-        usize::from(args.jobs),
+        &config.git,
+        config.jobs,
         dating.as_ref(),
         &breaker,
     )?;
@@ -804,14 +891,11 @@ fn finish(
     let skipped_name = skipped_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    write_bytes(&skipped_path, &skipped_csv(&built.skipped)?)?;
+    write_bytes(skipped_path, &skipped_csv(&built.skipped)?)?;
     if let Some(cause) = &built.stopped {
         // What was pinned is still written: a rerun need not ask again for it.
         if !built.trees.is_empty() {
-            write_bytes(
-                &args.out,
-                corpus_text(&built, &from(skipped_name)).as_bytes(),
-            )?;
+            write_bytes(out, corpus_text(&built, &from(skipped_name)).as_bytes())?;
         }
         bail!(
             "pinning stopped after {cause}; {} pinned{}, the rest listed as not tried in '{}'",
@@ -819,7 +903,7 @@ fn finish(
             if built.trees.is_empty() {
                 String::new()
             } else {
-                format!(" and written to '{}'", args.out.display())
+                format!(" and written to '{}'", out.display())
             },
             skipped_path.display()
         );
@@ -827,19 +911,16 @@ fn finish(
     if built.trees.is_empty() {
         bail!(
             "no tree could be pinned, so '{}' was not written; '{}' says why",
-            args.out.display(),
+            out.display(),
             skipped_path.display()
         );
     }
-    write_bytes(
-        &args.out,
-        corpus_text(&built, &from(skipped_name)).as_bytes(),
-    )?;
+    write_bytes(out, corpus_text(&built, &from(skipped_name)).as_bytes())?;
     messages::note(format!(
         "corpus: {} read; {} written to '{}'; {} skipped, listed in '{}'",
         messages::count(read as u64, "entry", "entries"),
         messages::count(built.trees.len() as u64, "tree", "trees"),
-        sanitize(args.out.display().to_string()),
+        sanitize(out.display().to_string()),
         built.skipped.len(),
         sanitize(skipped_path.display().to_string())
     ));
@@ -862,6 +943,115 @@ fn finish(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn args(line: &[&str]) -> CorpusArgs {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(
+            ["mcp-hint-census", "corpus"].iter().chain(line.iter()),
+        )
+        .expect("the test's command line parses");
+        match cli.command {
+            crate::cli::Command::Corpus(args) => args,
+            other => panic!("not a corpus command: {other:?}"),
+        }
+    }
+
+    fn usage_error(line: &[&str]) -> String {
+        let err = configure(&args(line)).unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
+        format!("{err:#}")
+    }
+
+    #[test]
+    fn the_options_of_a_list_become_one_config() {
+        let config = configure(&args(&[
+            "list",
+            "repos.txt",
+            "--out",
+            "dir/c.toml",
+            "--date",
+            "2026-01-02",
+            "-j",
+            "3",
+            "--retries",
+            "5",
+            "--timeout",
+            "9",
+            "--at",
+            "2025-06-01",
+            "--cache",
+            "cache",
+        ]))
+        .unwrap();
+        assert!(matches!(&config.source, Source::List(f) if f == Path::new("repos.txt")));
+        let build = config.build;
+        assert_eq!(build.out, PathBuf::from("dir/c.toml"));
+        assert_eq!(build.skipped, PathBuf::from("dir/c-skipped.csv"));
+        assert_eq!(build.date, "2026-01-02");
+        assert_eq!((build.jobs, build.git.retries), (3, 5));
+        assert_eq!(build.git.timeout, Duration::from_secs(9));
+        let dating = build.dating.expect("--at dates the corpus");
+        assert_eq!(dating.dates, ["2025-06-01"]);
+        assert_eq!(dating.history.cache, PathBuf::from("cache"));
+    }
+
+    #[test]
+    fn the_registry_is_asked_only_without_saved_pages() {
+        let config = configure(&args(&["registry", "--out", "c.toml"])).unwrap();
+        let Source::Registry(registry) = config.source else {
+            panic!("not the registry")
+        };
+        let http = registry.http.expect("no pages: the registry is asked");
+        assert_eq!(http.base, registry::DEFAULT_URL);
+        assert!(http.is_latest_only);
+        let config = configure(&args(&[
+            "registry",
+            "--pages",
+            "p.json",
+            "--partial",
+            "--out",
+            "c.toml",
+        ]))
+        .unwrap();
+        let Source::Registry(registry) = config.source else {
+            panic!("not the registry")
+        };
+        assert!(registry.http.is_none() && registry.is_partial);
+        assert_eq!(registry.pages, [PathBuf::from("p.json")]);
+    }
+
+    #[test]
+    fn clashing_outputs_and_bad_dates_are_usage_errors_before_anything_is_read() {
+        assert!(
+            usage_error(&["list", "l.txt", "--out", "c.toml", "--skipped", "c.toml"])
+                .contains("--skipped and --out are both 'c.toml'")
+        );
+        assert!(usage_error(&[
+            "registry",
+            "--pages",
+            "p.json",
+            "--out",
+            "c.toml",
+            "--remotes",
+            "c-skipped.csv",
+        ])
+        .contains("is also the corpus or the skipped list"));
+        assert!(usage_error(&[
+            "list",
+            "l.txt",
+            "--out",
+            "c.toml",
+            "--since",
+            "2026-03-01",
+            "--every",
+            "1month",
+            "--until",
+            "2026-01-01",
+            "--cache",
+            "cache",
+        ])
+        .contains("--since 2026-03-01 is after --until 2026-01-01"));
+    }
 
     proptest! {
         #[test]

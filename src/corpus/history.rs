@@ -34,7 +34,7 @@ use std::time::Duration;
 use crate::corpus::pin;
 use crate::date;
 pub use crate::date::Step;
-use crate::process::{self, Failure, FailureKind, Limits};
+use crate::process::{self, Cause, Failure, Limits};
 use crate::sanitize::excerpt;
 
 /// How many dates one corpus may be pinned at.
@@ -230,7 +230,7 @@ fn clone_into(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), F
     let local = |what: &str, e: io::Error| {
         Failure::new(
             GIT_CLONE,
-            FailureKind::Output(format!("{what} '{}': {e}", parent.display())),
+            Cause::Output(format!("{what} '{}': {e}", parent.display())),
         )
     };
     fs::create_dir_all(parent).map_err(|e| local("creating", e))?;
@@ -266,7 +266,7 @@ fn fetch(clone: &Path, options: &HistoryOptions) -> Result<(), Failure> {
         .ok_or_else(|| {
             Failure::new(
                 GIT_FETCH,
-                FailureKind::Output(format!(
+                Cause::Output(format!(
                     "the cached clone '{}' has no branch HEAD; delete it to clone again",
                     clone.display()
                 )),
@@ -303,7 +303,7 @@ fn read_first_parent(clone: &Path, options: &HistoryOptions) -> Result<FirstPare
         .args(["rev-list", "--first-parent", "--timestamp", "HEAD", "--"]);
     let stdout = run(command, GIT_REV_LIST, options, MAX_LISTING)?;
     FirstParent::parse(&String::from_utf8_lossy(&stdout))
-        .map_err(|why| Failure::new(GIT_REV_LIST, FailureKind::Output(why)))
+        .map_err(|why| Failure::new(GIT_REV_LIST, Cause::Output(why)))
 }
 
 /// Returns `git` set up to clone, fetch or read a commits-only clone and run
@@ -350,14 +350,14 @@ fn run(
         max_stderr: 64 << 10,
     };
     let ran = process::output(command, &limits, max_stdout)
-        .map_err(|e| Failure::new(what, FailureKind::Start(e)))?;
+        .map_err(|e| Failure::new(what, Cause::Start(e)))?;
     if let Some(stop) = ran.stop {
-        return Err(Failure::new(what, FailureKind::Stopped(stop)));
+        return Err(Failure::new(what, Cause::Stopped(stop)));
     }
     if ran.is_truncated {
         return Err(Failure::new(
             what,
-            FailureKind::Output(format!("{what} printed more than {max_stdout} bytes")),
+            Cause::Output(format!("{what} printed more than {max_stdout} bytes")),
         ));
     }
     match ran.status {
@@ -367,20 +367,20 @@ fn run(
             // EFBIG, as strerror names it: a file reached the size limit. No retry
             // will change that.
             if stderr.contains("File too large") {
-                let failed = Failure::new(what, FailureKind::Exited { status, stderr });
+                let failed = Failure::new(what, Cause::Exited { status, stderr });
                 return Err(Failure::new(
                     what,
-                    FailureKind::Output(format!(
+                    Cause::Output(format!(
                         "{failed} (the history passed --max-history, {} bytes in one file)",
                         options.max_size
                     )),
                 ));
             }
-            Err(Failure::new(what, FailureKind::Exited { status, stderr }))
+            Err(Failure::new(what, Cause::Exited { status, stderr }))
         }
         None => Err(Failure::new(
             what,
-            FailureKind::Output(format!("{what} vanished")),
+            Cause::Output(format!("{what} vanished")),
         )),
     }
 }

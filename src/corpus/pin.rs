@@ -16,7 +16,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::http::Breaker;
-use crate::process::{self, Failure, FailureKind, Limits};
+use crate::process::{self, Cause, Failure, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
 /// refused: far more than the few refs asked for.
@@ -274,10 +274,7 @@ pub fn ls_remote(
     refuse_option_url(LS_REMOTE, url)?;
     retrying(options.retries, options.backoff, || {
         if let Some(stopped) = breaker.not_tried() {
-            return Err(Failure::new(
-                LS_REMOTE,
-                FailureKind::Output(stopped.to_string()),
-            ));
+            return Err(Failure::new(LS_REMOTE, Cause::Output(stopped.to_string())));
         }
         let tried = ls_remote_once(url, patterns, options.timeout);
         match &tried {
@@ -295,7 +292,7 @@ pub fn refuse_option_url(command: &str, url: &str) -> Result<(), Failure> {
     if url.starts_with('-') {
         return Err(Failure::new(
             command,
-            FailureKind::Output(format!("refusing the URL '{url}', which starts with '-'")),
+            Cause::Output(format!("refusing the URL '{url}', which starts with '-'")),
         ));
     }
     Ok(())
@@ -349,14 +346,14 @@ fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<L
         max_stderr: MAX_STDERR,
     };
     let ran = process::output(command, &limits, MAX_LISTING)
-        .map_err(|e| Failure::new(LS_REMOTE, FailureKind::Start(e)))?;
+        .map_err(|e| Failure::new(LS_REMOTE, Cause::Start(e)))?;
     if let Some(stop) = ran.stop {
-        return Err(Failure::new(LS_REMOTE, FailureKind::Stopped(stop)));
+        return Err(Failure::new(LS_REMOTE, Cause::Stopped(stop)));
     }
     if ran.is_truncated {
         return Err(Failure::new(
             LS_REMOTE,
-            FailureKind::Output(format!(
+            Cause::Output(format!(
                 "git ls-remote printed more than {MAX_LISTING} bytes"
             )),
         ));
@@ -367,14 +364,14 @@ fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<L
         }
         Some(status) => Err(Failure::new(
             LS_REMOTE,
-            FailureKind::Exited {
+            Cause::Exited {
                 status,
                 stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
             },
         )),
         None => Err(Failure::new(
             LS_REMOTE,
-            FailureKind::Output("git ls-remote vanished".into()),
+            Cause::Output("git ls-remote vanished".into()),
         )),
     }
 }
@@ -384,10 +381,10 @@ fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<L
 /// when the remote answered that the repository is missing or unreadable, or git
 /// could not run at all.
 pub fn may_pass(failure: &Failure) -> bool {
-    match &failure.kind {
-        FailureKind::Stopped(_) => true,
-        FailureKind::Exited { stderr, .. } => !is_answer(stderr),
-        FailureKind::Start(_) | FailureKind::Output(_) => false,
+    match &failure.cause {
+        Cause::Stopped(_) => true,
+        Cause::Exited { stderr, .. } => !is_answer(stderr),
+        Cause::Start(_) | Cause::Output(_) => false,
     }
 }
 

@@ -21,7 +21,7 @@ mod stdio;
 mod watch;
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -103,9 +103,39 @@ fn parse_capabilities(text: &str) -> Result<Value, UsageError> {
     }
 }
 
-/// Runs `probe`: lists the server's tools and reports, saves and gates on their hints;
-/// with `--servers`, probes every server of the file into one table.
-pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
+/// Holds a validated `probe` command line: the options every probe shares, and
+/// what this run does with them.
+#[derive(Debug)]
+struct Config {
+    options: Options,
+    job: Job,
+}
+
+/// What one `probe` run does.
+#[derive(Debug)]
+enum Job {
+    /// `--servers FILE`: every server of the file, into one table.
+    Servers(servers::Config),
+    /// `--watch`: one server, followed as its tools change.
+    Watch { target: Target, watch: watch::Watch },
+    /// One server, listed once.
+    Once(Once),
+}
+
+/// What a single listing writes, prints and gates on.
+#[derive(Debug)]
+struct Once {
+    target: Target,
+    csv: Option<PathBuf>,
+    /// Where the snapshot goes, and the date it is stamped with.
+    save: Option<(PathBuf, String)>,
+    source: Option<PathBuf>,
+    rule: Option<Rule>,
+}
+
+/// Returns the validated configuration of `args`; a wrong option, a missing
+/// `--source` folder or a bad `--date` is a [`UsageError`]. No server is started.
+fn configure(args: &ProbeArgs) -> Result<Config> {
     // clap admits only the rules' names.
     let rule: Option<Rule> = args
         .require
@@ -142,7 +172,16 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
         _ => Some(date::resolve(args.date.as_deref())?),
     };
     if let (Some(file), Some(date)) = (&args.servers, &date) {
-        return servers::run(file, args, &options, date);
+        let servers = servers::Config {
+            file: file.clone(),
+            out_dir: args.out.clone().unwrap_or_else(|| PathBuf::from("results")),
+            jobs: usize::from(args.jobs.unwrap_or(servers::DEFAULT_JOBS)),
+            date: date.clone(),
+        };
+        return Ok(Config {
+            options,
+            job: Job::Servers(servers),
+        });
     }
 
     let target = match (&args.url, args.command.is_empty()) {
@@ -162,36 +201,62 @@ pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
             .into())
         }
     };
-    if args.watch {
-        let watch = watch::Watch {
-            duration: Duration::from_secs(args.watch_for.unwrap_or(watch::DEFAULT_SECONDS)),
-            changes: args.watch_changes.unwrap_or(watch::DEFAULT_CHANGES),
-        };
-        return watch::run(&target, &options, watch);
+    let job = match args.watch {
+        true => Job::Watch {
+            target,
+            watch: watch::Watch {
+                duration: Duration::from_secs(args.watch_for.unwrap_or(watch::DEFAULT_SECONDS)),
+                changes: args.watch_changes.unwrap_or(watch::DEFAULT_CHANGES),
+            },
+        },
+        false => Job::Once(Once {
+            target,
+            csv: args.csv.clone(),
+            save: args.save.clone().zip(date),
+            source: args.source.clone(),
+            rule,
+        }),
+    };
+    Ok(Config { options, job })
+}
+
+/// Runs `probe`: lists the server's tools and reports, saves and gates on their hints;
+/// with `--servers`, probes every server of the file into one table.
+pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
+    let Config { options, job } = configure(args)?;
+    match job {
+        Job::Servers(config) => servers::run(&config, &options),
+        Job::Watch { target, watch } => watch::run(&target, &options, watch),
+        Job::Once(once) => run_once(&once, &options),
     }
-    let listing = probe(&target, &options)
-        .with_context(|| format!("probing '{}'", sanitize(describe_target(&target))))?;
+}
+
+/// Lists one server's tools once, then writes, prints and gates as `once` says.
+fn run_once(once: &Once, options: &Options) -> Result<ExitStatus> {
+    let target = &once.target;
+    let listing = probe(target, options)
+        .with_context(|| format!("probing '{}'", sanitize(describe_target(target))))?;
 
     let tools: Vec<ToolHints> = listing.tools.iter().map(ToolHints::from_tool).collect();
     for warning in warnings(&listing, &tools) {
         messages::warning(warning);
     }
     // Files first: a reader that closes stdout early does not cost them.
-    if let Some(path) = &args.csv {
+    if let Some(path) = &once.csv {
         write_csv(path, &tools).with_context(|| format!("writing '{}'", path.display()))?;
     }
-    if let (Some(path), Some(date)) = (&args.save, &date) {
+    if let Some((path, date)) = &once.save {
         let text = snapshot::render(&listing, date);
         std::fs::write(path, text).with_context(|| format!("writing '{}'", path.display()))?;
     }
     let mut out = Out::new();
     out.print(&table(&tools))?;
     out.print(&summary(&listing, &tools))?;
-    if let Some(dir) = &args.source {
+    if let Some(dir) = &once.source {
         let beside = source::beside(dir, &tools)?;
         out.print(&source::render(dir, &beside))?;
     }
-    match rule {
+    match once.rule {
         Some(rule) => gate(rule, &tools, &mut out),
         None => Ok(ExitStatus::Ok),
     }
@@ -415,6 +480,93 @@ fn gate(rule: Rule, tools: &[ToolHints], out: &mut Out) -> Result<ExitStatus> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn args(line: &[&str]) -> ProbeArgs {
+        use clap::Parser;
+        let cli =
+            crate::cli::Cli::try_parse_from(["mcp-hint-census", "probe"].iter().chain(line.iter()))
+                .expect("the test's command line parses");
+        match cli.command {
+            crate::cli::Command::Probe(args) => args,
+            other => panic!("not a probe: {other:?}"),
+        }
+    }
+
+    fn usage_error(line: &[&str]) -> String {
+        let err = configure(&args(line)).unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
+        format!("{err:#}")
+    }
+
+    #[test]
+    fn the_options_become_one_config() {
+        let config = configure(&args(&[
+            "--timeout",
+            "7",
+            "--capabilities",
+            "none",
+            "--require",
+            "all",
+            "--csv",
+            "h.csv",
+            "--save",
+            "s.json",
+            "--date",
+            "2026-01-02",
+            "--",
+            "srv",
+            "-x",
+        ]))
+        .unwrap();
+        assert_eq!(config.options.timeout, Duration::from_secs(7));
+        assert_eq!(config.options.capabilities, json!({}));
+        assert_eq!(config.options.max_message, 64 << 20);
+        let Job::Once(once) = config.job else {
+            panic!("not one listing: {:?}", config.job)
+        };
+        assert!(matches!(&once.target, Target::Stdio { command, .. } if command == &["srv", "-x"]));
+        assert_eq!(once.csv, Some(PathBuf::from("h.csv")));
+        assert_eq!(
+            once.save,
+            Some((PathBuf::from("s.json"), "2026-01-02".to_string()))
+        );
+        assert_eq!(once.rule, Some(Rule::All));
+    }
+
+    #[test]
+    fn servers_and_watch_are_jobs_of_their_own() {
+        let config = configure(&args(&[
+            "--servers",
+            "s.toml",
+            "--date",
+            "2026-01-02",
+            "-j",
+            "2",
+        ]))
+        .unwrap();
+        let Job::Servers(servers) = config.job else {
+            panic!("not --servers: {:?}", config.job)
+        };
+        assert_eq!(servers.file, PathBuf::from("s.toml"));
+        assert_eq!(servers.out_dir, PathBuf::from("results"));
+        assert_eq!(servers.jobs, 2);
+        assert_eq!(servers.date, "2026-01-02");
+        let config = configure(&args(&["--watch", "--url", "http://127.0.0.1:9/mcp"])).unwrap();
+        let Job::Watch { target, watch } = config.job else {
+            panic!("not --watch: {:?}", config.job)
+        };
+        assert!(matches!(target, Target::Http { url, .. } if url == "http://127.0.0.1:9/mcp"));
+        assert_eq!(watch.duration, Duration::from_secs(watch::DEFAULT_SECONDS));
+        assert_eq!(watch.changes, watch::DEFAULT_CHANGES);
+    }
+
+    #[test]
+    fn what_cannot_run_is_a_usage_error_before_any_server_starts() {
+        assert!(usage_error(&[]).contains("probe needs a server"));
+        assert!(usage_error(&["--date", "2026-01-02", "--", "srv"]).contains("--date stamps"));
+        assert!(usage_error(&["--capabilities", "[1]", "--", "srv"]).contains("--capabilities"));
+        assert!(usage_error(&["--source", "/nonexistent/here", "--", "srv"]).contains("--source"));
+    }
 
     fn listing(tools: Vec<serde_json::Value>) -> Listing {
         Listing {

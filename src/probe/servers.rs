@@ -34,7 +34,6 @@ use serde::Deserialize;
 use super::hints::ToolHints;
 use super::session::{capability_names, Listing};
 use super::{csv_header, probe, tool_cells, Options, Target};
-use crate::cli::ProbeArgs;
 use crate::error::{ExitStatus, UsageError};
 use crate::messages;
 use crate::out::Out;
@@ -43,7 +42,7 @@ use crate::sanitize::sanitize;
 /// The columns before the per-tool ones.
 const SERVER_COLUMNS: [&str; 4] = ["server", "server_version", "protocol", "capabilities"];
 /// How many servers are probed at once unless `--jobs` says otherwise.
-const DEFAULT_JOBS: u16 = 4;
+pub(super) const DEFAULT_JOBS: u16 = 4;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,15 +183,32 @@ fn target(entry: &Entry) -> Result<Target, String> {
     }
 }
 
+/// Holds a validated `probe --servers FILE` command line.
+#[derive(Debug)]
+pub struct Config {
+    /// The servers file.
+    pub file: PathBuf,
+    /// Where the tables go (`--out`).
+    pub out_dir: PathBuf,
+    /// How many servers are probed at once.
+    pub jobs: usize,
+    /// The date the tables are named and stamped with.
+    pub date: String,
+}
+
 /// Runs `probe --servers FILE`.
-pub fn run(file: &Path, args: &ProbeArgs, options: &Options, date: &str) -> Result<ExitStatus> {
+pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
+    let Config {
+        file,
+        out_dir,
+        jobs,
+        date,
+    } = config;
     let servers = load(file)?;
-    let out_dir = args.out.clone().unwrap_or_else(|| PathBuf::from("results"));
-    std::fs::create_dir_all(&out_dir)
+    std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
-    let jobs = usize::from(args.jobs.unwrap_or(DEFAULT_JOBS));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
+        .num_threads(*jobs)
         .build()
         .context("starting the probe threads")?;
     let outcomes: Vec<Outcome> = pool.install(|| {

@@ -80,7 +80,7 @@ use sha1_checked::Digest;
 
 use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::messages;
-use crate::process::{self, Failure, FailureKind, Limits};
+use crate::process::{self, Cause, Failure, Limits};
 use crate::sanitize::sanitize;
 use crate::table::one_line;
 use crate::tool_feed::ToolFeed;
@@ -204,7 +204,7 @@ pub fn count_revision(
     let place = match locate(dir) {
         Ok(place) => place,
         Err(Failure {
-            kind: FailureKind::Exited { stderr, .. },
+            cause: Cause::Exited { stderr, .. },
             ..
         }) => {
             // git says why when it refuses a repository it found (one owned by
@@ -234,7 +234,7 @@ struct Place {
     prefix: Vec<u8>,
 }
 
-/// Returns where `dir` is in its repository; [`FailureKind::Exited`] when it is in none.
+/// Returns where `dir` is in its repository; [`Cause::Exited`] when it is in none.
 fn locate(dir: &Path) -> Result<Place, Failure> {
     let out = run(
         dir,
@@ -246,7 +246,7 @@ fn locate(dir: &Path) -> Result<Place, Failure> {
     let Some(newline) = memchr::memchr(b'\n', &out) else {
         return Err(Failure::new(
             "git rev-parse",
-            FailureKind::Output("rev-parse printed no line".into()),
+            Cause::Output("rev-parse printed no line".into()),
         ));
     };
     let rest = &out[newline + 1..];
@@ -276,7 +276,7 @@ fn verify(dir: &Path, spec: &str) -> Result<Option<String>, Failure> {
             Ok(is_object_id(&id).then_some(id))
         }
         Err(Failure {
-            kind: FailureKind::Exited { .. },
+            cause: Cause::Exited { .. },
             ..
         }) => Ok(None),
         Err(e) => Err(e),
@@ -310,7 +310,7 @@ fn list_files(dir: &Path, commit: &str, prefix: &[u8]) -> Result<Vec<BlobFile>, 
         let entry = parse_ls_tree(record).ok_or_else(|| {
             Failure::new(
                 "git ls-tree",
-                FailureKind::Output(format!(
+                Cause::Output(format!(
                     "ls-tree printed '{}'",
                     String::from_utf8_lossy(&record[..record.len().min(200)])
                 )),
@@ -568,7 +568,7 @@ fn run<T>(
         max_stderr: 4096,
     };
     let finished = process::run(cmd, &limits, input, read)
-        .map_err(|e| Failure::new(name.as_str(), FailureKind::Start(e)))?;
+        .map_err(|e| Failure::new(name.as_str(), Cause::Start(e)))?;
     Failure::of(&name, finished)
 }
 

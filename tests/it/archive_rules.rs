@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{gzip, naive, TERMS};
+use crate::common::{git_bytes as git, gzip, naive, run, Run, TERMS};
 use mcp_hint_census::archive::{check_subfolder, count_archive, ArchiveCount};
 use mcp_hint_census::count::Matcher;
 
@@ -725,22 +725,6 @@ fn the_commit_comment_must_be_a_full_commit_id() {
     assert!(ours(&two).unwrap_err().contains("two commits"));
 }
 
-/// Runs git in `dir` with a fixed identity and no user or system configuration.
-fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git is needed");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    out.stdout
-}
-
 #[test]
 fn git_archive_names_its_commit_as_the_reader_expects() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1373,29 +1357,29 @@ fn no_crafted_archive_panics_census_or_scan() {
         corpus.push_str(&format!("[[tree]]\nrepo = \"o/t{i}\"\ncommit = \"0123\"\n"));
     }
     std::fs::write(dir.path().join("corpus.toml"), corpus).unwrap();
-    let scan = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"))
-        .current_dir(dir.path())
-        .arg("scan")
-        .arg("--json")
+    let scan = Run::new(dir.path())
+        .args(["scan", "--json"])
         .args(&names)
-        .output()
-        .unwrap();
+        .output();
     assert!(matches!(scan.status.code(), Some(0 | 1)), "scan: {scan:?}");
     let rows: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), archives.len());
-    let census = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"))
-        .current_dir(dir.path())
-        .args([
+    let census = run(
+        dir.path(),
+        &[
             "census",
             "--corpus",
             "corpus.toml",
             "--offline",
             "--cache",
             "cache",
-        ])
-        .args(["--out", "out", "--date", "2026-09-07", "--quiet"])
-        .output()
-        .unwrap();
+            "--out",
+            "out",
+            "--date",
+            "2026-09-07",
+            "--quiet",
+        ],
+    );
     assert!(
         matches!(census.status.code(), Some(0 | 1)),
         "census: {census:?}"

@@ -3,11 +3,8 @@
 //! against Python's view of the same bytes.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::thread;
 
 use crate::common::*;
 
@@ -21,81 +18,32 @@ enum Route {
     Html,
 }
 
-/// A tiny_http server on 127.0.0.1 that counts the requests of each path.
-struct Server {
-    port: u16,
-    hits: Arc<Mutex<HashMap<String, usize>>>,
-    server: Arc<tiny_http::Server>,
-}
-
-impl Server {
-    fn start(routes: HashMap<String, Route>) -> Server {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
-        let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-        let (s, h) = (server.clone(), hits.clone());
-        thread::spawn(move || {
-            for request in s.incoming_requests() {
-                let path = request.url().to_string();
-                let n = {
-                    let mut hits = h.lock().unwrap();
-                    let n = hits.entry(path.clone()).or_insert(0);
-                    *n += 1;
-                    *n
-                };
-                let response = match routes.get(&path) {
-                    Some(Route::Archive(bytes)) => tiny_http::Response::from_data(bytes.clone()),
-                    Some(Route::Status(code)) => {
-                        tiny_http::Response::from_data(b"nope".to_vec()).with_status_code(*code)
-                    }
-                    Some(Route::FailThen(fails, bytes)) if n > *fails => {
-                        tiny_http::Response::from_data(bytes.clone())
-                    }
-                    Some(Route::FailThen(..)) => {
-                        tiny_http::Response::from_data(b"busy".to_vec()).with_status_code(500)
-                    }
-                    Some(Route::Html) => tiny_http::Response::from_data(
-                        b"<!DOCTYPE html><html><body>Sign in to continue</body></html>".to_vec(),
-                    ),
-                    None => {
-                        tiny_http::Response::from_data(b"no route".to_vec()).with_status_code(404)
-                    }
-                };
-                let _ = request.respond(response);
-            }
-        });
-        Server { port, hits, server }
-    }
-
-    fn hits(&self, path: &str) -> usize {
-        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.server.unblock();
-    }
+/// Serves `routes` on 127.0.0.1; a path with no route is a 404.
+fn serve(routes: HashMap<String, Route>) -> Loopback {
+    Loopback::start(move |request| match routes.get(&request.url) {
+        Some(Route::Archive(bytes)) => reply(200, bytes.clone()),
+        Some(Route::Status(code)) => reply(*code, "nope"),
+        Some(Route::FailThen(fails, bytes)) if request.nth > *fails => reply(200, bytes.clone()),
+        Some(Route::FailThen(..)) => reply(500, "busy"),
+        Some(Route::Html) => reply(
+            200,
+            "<!DOCTYPE html><html><body>Sign in to continue</body></html>",
+        ),
+        None => reply(404, "no route"),
+    })
 }
 
 /// Starts a raw server that promises `bytes` but sends half of them and hangs up.
 fn cut_short_server(bytes: Vec<u8>) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    thread::spawn(move || {
-        for stream in listener.incoming().take(8) {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 4096];
-            let _ = stream.read(&mut request);
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                bytes.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(&bytes[..bytes.len() / 2]);
-        }
-    });
-    port
+    raw_server(move |mut stream| {
+        read_request(&mut stream);
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            bytes.len()
+        );
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(&bytes[..bytes.len() / 2]);
+    })
 }
 
 const COMMIT_A: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
@@ -209,8 +157,12 @@ fn counts_agree_with_the_naive_oracle_and_with_python() {
         "/octo/tools/a1b2c3d".to_string(),
         Route::Archive(archive.clone()),
     )]);
-    let server = Server::start(routes);
-    write_corpus(dir.path(), server.port, &[("octo/tools", "a1b2c3d", None)]);
+    let server = serve(routes);
+    write_corpus(
+        dir.path(),
+        server.port(),
+        &[("octo/tools", "a1b2c3d", None)],
+    );
     let out = census(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 
@@ -323,11 +275,11 @@ fn failures_are_error_rows_and_the_other_trees_still_count() {
         ("/o/other/b0b0".to_string(), Route::Archive(good.clone())),
         ("/o/nopax/cafe".to_string(), Route::Archive(no_pax)),
     ]);
-    let server = Server::start(routes);
+    let server = serve(routes);
     let cut_url = format!("http://127.0.0.1:{cut_port}/cut");
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[
             ("o/good", "a1b2", None),
             ("o/missing", "a1b2", None),
@@ -415,13 +367,13 @@ fn cached_runs_are_byte_identical_and_offline_names_what_is_missing() {
     let items = rich_items();
     let a = targz("o-a-a1b2c3d", Some(COMMIT_A), &items);
     let b = targz("o-b-b0b0", Some(COMMIT_B), &items[..4]);
-    let server = Server::start(HashMap::from([
+    let server = serve(HashMap::from([
         ("/o/a/a1b2c3d".to_string(), Route::Archive(a)),
         ("/o/b/b0b0".to_string(), Route::Archive(b)),
     ]));
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[("o/a", "a1b2c3d", None), ("o/b", "b0b0", None)],
     );
     let first = census(dir.path(), &[]);
@@ -459,11 +411,11 @@ fn cached_runs_are_byte_identical_and_offline_names_what_is_missing() {
 fn a_damaged_cache_entry_is_not_trusted() {
     let dir = tempfile::tempdir().unwrap();
     let items = vec![Item::File("a".into(), b"openWorldHint".to_vec())];
-    let server = Server::start(HashMap::from([(
+    let server = serve(HashMap::from([(
         "/o/a/a1b2".to_string(),
         Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
     )]));
-    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    write_corpus(dir.path(), server.port(), &[("o/a", "a1b2", None)]);
     assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
     let cached = dir.path().join("cache/o/a/a1b2.tar.gz");
     let mut bytes = std::fs::read(&cached).unwrap();
@@ -514,11 +466,11 @@ fn compare_agrees_on_a_match_and_flags_a_difference() {
         "a".into(),
         b"readOnlyHint readOnlyHint annotations".to_vec(),
     )];
-    let server = Server::start(HashMap::from([(
+    let server = serve(HashMap::from([(
         "/o/a/a1b2c3d".to_string(),
         Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
     )]));
-    write_corpus(dir.path(), server.port, &[("o/a", "a1b2c3d", None)]);
+    write_corpus(dir.path(), server.port(), &[("o/a", "a1b2c3d", None)]);
     assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
     let header = "repo,pinned,commit,commit_source,files_walked,bytes_read,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,annotations,archive_sha256,probed_on,status,error\n";
     std::fs::write(
@@ -603,12 +555,12 @@ fn shards_merged_equal_a_single_run_byte_for_byte() {
     // One tree fails: its error row must survive the merge too.
     routes.insert("/o/gone/a1b2".to_string(), Route::Status(404));
     trees.insert(2, ("o/gone".to_string(), "a1b2", None));
-    let server = Server::start(routes);
+    let server = serve(routes);
     let trees: Vec<(&str, &str, Option<String>)> = trees
         .iter()
         .map(|(r, c, u)| (r.as_str(), *c, u.clone()))
         .collect();
-    write_corpus(dir.path(), server.port, &trees);
+    write_corpus(dir.path(), server.port(), &trees);
 
     let whole = census(dir.path(), &[]);
     assert_eq!(whole.status.code(), Some(1), "{}", show(&whole));
@@ -673,7 +625,7 @@ fn one_repository_at_two_pins_is_two_trees_everywhere() {
         Item::File("tools.ts".into(), b"idempotentHint idempotentHint".to_vec()),
     ];
     let other_items = vec![Item::File("x".into(), b"openWorldHint".to_vec())];
-    let server = Server::start(HashMap::from([
+    let server = serve(HashMap::from([
         (
             "/o/ts/a1b2".to_string(),
             Route::Archive(targz("o-ts-a1b2", Some(COMMIT_A), &old_items)),
@@ -690,7 +642,7 @@ fn one_repository_at_two_pins_is_two_trees_everywhere() {
     // Shard 1/2 takes trees 1 and 3, shard 2/2 tree 2: the two pins are split.
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[
             ("o/ts", "a1b2", None),
             ("o/ts", "b0b0", None),
@@ -775,11 +727,11 @@ fn one_repository_at_two_pins_is_two_trees_everywhere() {
 fn a_closed_stdout_ends_census_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let items = vec![Item::File("a".into(), b"readOnlyHint".to_vec())];
-    let server = Server::start(HashMap::from([(
+    let server = serve(HashMap::from([(
         "/o/a/a1b2".to_string(),
         Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
     )]));
-    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    write_corpus(dir.path(), server.port(), &[("o/a", "a1b2", None)]);
     let args = [
         "census",
         "--corpus",
@@ -806,7 +758,7 @@ fn a_closed_stdout_ends_census_quietly() {
 fn a_log_gets_plain_progress_lines() {
     let dir = tempfile::tempdir().unwrap();
     let items = vec![Item::File("a".into(), b"readOnlyHint".to_vec())];
-    let server = Server::start(HashMap::from([
+    let server = serve(HashMap::from([
         (
             "/o/a/a1b2".to_string(),
             Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
@@ -815,7 +767,7 @@ fn a_log_gets_plain_progress_lines() {
     ]));
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[("o/a", "a1b2", None), ("o/gone", "a1b2", None)],
     );
     let out = run(
@@ -907,7 +859,7 @@ fn the_sdk_profile_adds_columns_that_merge_and_compare_carry() {
         Item::File("Tools.cs".into(), csharp.to_vec()),
         Item::File("index.ts".into(), ts.to_vec()),
     ];
-    let server = Server::start(HashMap::from([
+    let server = serve(HashMap::from([
         (
             "/o/a/a1b2".to_string(),
             Route::Archive(targz("o-a", Some(COMMIT_A), &items)),
@@ -919,7 +871,7 @@ fn the_sdk_profile_adds_columns_that_merge_and_compare_carry() {
     ]));
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[("o/a", "a1b2", None), ("o/b", "b0b0", None)],
     );
     let corpus = std::fs::read_to_string(dir.path().join("corpus.toml")).unwrap();
@@ -993,11 +945,11 @@ fn a_cached_archive_is_stamped_with_its_own_hash() {
         Some(COMMIT_A),
         &[Item::File("a".into(), b"readOnlyHint".to_vec())],
     );
-    let server = Server::start(HashMap::from([(
+    let server = serve(HashMap::from([(
         "/o/a/a1b2".to_string(),
         Route::Archive(first.clone()),
     )]));
-    write_corpus(dir.path(), server.port, &[("o/a", "a1b2", None)]);
+    write_corpus(dir.path(), server.port(), &[("o/a", "a1b2", None)]);
     assert_eq!(census(dir.path(), &[]).status.code(), Some(0));
     let hex = |bytes: &[u8]| -> String {
         Sha256::digest(bytes)
@@ -1032,37 +984,28 @@ fn downloads_are_bounded_in_size_and_time() {
         &[Item::File("a".into(), vec![b'x'; 4000])],
     );
     // One byte every 50 ms: never a stall, but a 2 s limit ends it.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let slow_port = listener.local_addr().unwrap().port();
     let body = archive.clone();
-    thread::spawn(move || {
-        for stream in listener.incoming().take(4) {
-            let Ok(mut stream) = stream else { continue };
-            let body = body.clone();
-            thread::spawn(move || {
-                let mut request = [0u8; 4096];
-                let _ = stream.read(&mut request);
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream.write_all(head.as_bytes());
-                for byte in &body {
-                    if stream.write_all(&[*byte]).is_err() {
-                        return;
-                    }
-                    thread::sleep(std::time::Duration::from_millis(50));
-                }
-            });
+    let slow_port = raw_server(move |mut stream| {
+        read_request(&mut stream);
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(head.as_bytes());
+        for byte in &body {
+            if stream.write_all(&[*byte]).is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     });
-    let server = Server::start(HashMap::from([(
+    let server = serve(HashMap::from([(
         "/o/big/a1b2".to_string(),
         Route::Archive(archive.clone()),
     )]));
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[
             (
                 "o/slow",
@@ -1120,7 +1063,7 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
         "servers/fs/index.ts".into(),
         b"openWorldHint".to_vec(),
     )];
-    let server = Server::start(HashMap::from([
+    let server = serve(HashMap::from([
         (
             "/o/mono/a1b2".to_string(),
             Route::Archive(targz("o-mono-a1b2", Some(COMMIT_A), &items)),
@@ -1130,7 +1073,7 @@ fn subfolders_of_one_archive_are_counted_in_one_pass_and_merge_exactly() {
             Route::Archive(targz("o-mono-b0b0", Some(COMMIT_B), &later)),
         ),
     ]));
-    let port = server.port;
+    let port = server.port();
     let subfolders = [
         "servers/fs",
         "servers/git",
@@ -1311,7 +1254,7 @@ fn census_writes_the_tools_table_the_survey_and_its_chart_through_shards() {
     let dir = tempfile::tempdir().unwrap();
     let (served, served_lines) = ts_server(&SERVED);
     let (silent, silent_lines) = ts_server(&SILENT);
-    let server = Server::start(HashMap::from([
+    let server = serve(HashMap::from([
         (
             "/o/tools/a1b2".to_string(),
             Route::Archive(targz(
@@ -1339,7 +1282,7 @@ fn census_writes_the_tools_table_the_survey_and_its_chart_through_shards() {
     ]));
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[
             ("o/tools", "a1b2", None),
             ("o/none", "a1b2", None),
@@ -1466,10 +1409,10 @@ fn the_network_hint_follows_the_failure_kind_not_its_words() {
         ("/o/connect/a1b2".to_string(), Route::Status(404)),
         ("/o/timed-out/a1b2".to_string(), Route::Html),
     ]);
-    let server = Server::start(routes);
+    let server = serve(routes);
     write_corpus(
         dir.path(),
-        server.port,
+        server.port(),
         &[("o/connect", "a1b2", None), ("o/timed-out", "a1b2", None)],
     );
     let out = census(dir.path(), &["--retries", "0"]);

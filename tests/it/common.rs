@@ -1,9 +1,19 @@
-//! Fixtures shared by the integration tests: archives built in code and a naive
-//! counter to check the tool against.
+//! Fixtures shared by the integration tests: archives built in code, a naive
+//! counter to check the tool against, the one way to run the built binary and read
+//! what it wrote, a loopback HTTP server, raw TCP peers that misbehave on purpose,
+//! and git repositories reached through `insteadOf`.
 
-use std::io::Write;
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -102,7 +112,7 @@ pub fn expected(items: &[Item], terms: &[&str]) -> Expected {
     e
 }
 
-fn header(kind: EntryType, size: u64) -> Header {
+fn tar_header(kind: EntryType, size: u64) -> Header {
     let mut h = Header::new_gnu();
     h.set_entry_type(kind);
     h.set_size(size);
@@ -117,56 +127,56 @@ pub fn tar_bytes(top: &str, commit: Option<&str>, items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new(Vec::new());
     if let Some(commit) = commit {
         let record = pax("comment", commit);
-        let mut h = header(EntryType::XGlobalHeader, record.len() as u64);
+        let mut h = tar_header(EntryType::XGlobalHeader, record.len() as u64);
         h.set_path("pax_global_header").unwrap();
         h.set_cksum();
         b.append(&h, &record[..]).unwrap();
     }
-    let mut h = header(EntryType::Directory, 0);
+    let mut h = tar_header(EntryType::Directory, 0);
     h.set_mode(0o755);
     b.append_data(&mut h, format!("{top}/"), &[][..]).unwrap();
     for item in items {
         match item {
             Item::File(p, d) => {
-                let mut h = header(EntryType::Regular, d.len() as u64);
+                let mut h = tar_header(EntryType::Regular, d.len() as u64);
                 // append_data writes a GNU long-name entry for paths over 100 bytes.
                 b.append_data(&mut h, format!("{top}/{p}"), &d[..]).unwrap();
             }
             Item::OldFile(p, d) => {
-                let mut h = header(EntryType::Regular, d.len() as u64);
+                let mut h = tar_header(EntryType::Regular, d.len() as u64);
                 h.set_path(format!("{top}/{p}")).unwrap();
                 h.as_mut_bytes()[156] = 0;
                 h.set_cksum();
                 b.append(&h, &d[..]).unwrap();
             }
             Item::Contiguous(p, d) => {
-                let mut h = header(EntryType::Continuous, d.len() as u64);
+                let mut h = tar_header(EntryType::Continuous, d.len() as u64);
                 h.set_path(format!("{top}/{p}")).unwrap();
                 h.set_cksum();
                 b.append(&h, &d[..]).unwrap();
             }
             Item::PaxPath(p, d) => {
                 let record = pax("path", &format!("{top}/{p}"));
-                let mut x = header(EntryType::XHeader, record.len() as u64);
+                let mut x = tar_header(EntryType::XHeader, record.len() as u64);
                 x.set_path("PaxHeaders/long").unwrap();
                 x.set_cksum();
                 b.append(&x, &record[..]).unwrap();
-                let mut h = header(EntryType::Regular, d.len() as u64);
+                let mut h = tar_header(EntryType::Regular, d.len() as u64);
                 h.set_path(format!("{top}/truncated-name")).unwrap();
                 h.set_cksum();
                 b.append(&h, &d[..]).unwrap();
             }
             Item::Dir(p) => {
-                let mut h = header(EntryType::Directory, 0);
+                let mut h = tar_header(EntryType::Directory, 0);
                 b.append_data(&mut h, format!("{top}/{p}/"), &[][..])
                     .unwrap();
             }
             Item::Symlink(p, target) => {
-                let mut h = header(EntryType::Symlink, 0);
+                let mut h = tar_header(EntryType::Symlink, 0);
                 b.append_link(&mut h, format!("{top}/{p}"), target).unwrap();
             }
             Item::HardLink(p, target) => {
-                let mut h = header(EntryType::Link, 0);
+                let mut h = tar_header(EntryType::Link, 0);
                 b.append_link(&mut h, format!("{top}/{p}"), format!("{top}/{target}"))
                     .unwrap();
             }
@@ -242,24 +252,167 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp-hint-census"))
 }
 
-/// Runs the binary in `dir` with `args` and no SOURCE_DATE_EPOCH.
+// ---------------------------------------------------------------------------
+// Running the binary: `run`, `run_env` and `Run` for the rest; `show`, `stdout`,
+// `stderr` and `read_csv` to look at what it did.
+
+/// A run of the built binary being set up: in `dir`, with stdin empty, no
+/// `SOURCE_DATE_EPOCH` and, unless [`Run::limit`] says otherwise, no time limit.
+pub struct Run {
+    command: Command,
+    stdin: Option<Vec<u8>>,
+    limit: Option<Duration>,
+}
+
+impl Run {
+    pub fn new(dir: &Path) -> Run {
+        let mut command = Command::new(bin());
+        command.current_dir(dir).env_remove("SOURCE_DATE_EPOCH");
+        Run {
+            command,
+            stdin: None,
+            limit: None,
+        }
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Run {
+        self.command.arg(arg);
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command.args(args);
+        self
+    }
+
+    pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Run {
+        self.command.env(name, value);
+        self
+    }
+
+    pub fn envs<'a>(mut self, envs: &[(&'a str, &'a str)]) -> Run {
+        self.command.envs(envs.iter().copied());
+        self
+    }
+
+    /// Feeds `bytes` to the binary's stdin.
+    pub fn stdin(mut self, bytes: Vec<u8>) -> Run {
+        self.stdin = Some(bytes);
+        self
+    }
+
+    /// Runs the binary as user and group `id`.
+    pub fn user(mut self, id: u32) -> Run {
+        self.command.uid(id).gid(id);
+        self
+    }
+
+    /// Fails the test when the run takes longer than `limit` (a walk that follows
+    /// a symlink loop would never end), after killing the binary.
+    pub fn limit(mut self, limit: Duration) -> Run {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Gives access to the command, for what the builder does not name.
+    pub fn command(&mut self) -> &mut Command {
+        &mut self.command
+    }
+
+    /// Runs the binary to its end and returns its status, stdout and stderr.
+    pub fn output(mut self) -> Output {
+        let what = format!("{:?}", self.command.get_args().collect::<Vec<_>>());
+        self.command
+            .stdin(match self.stdin {
+                Some(_) => Stdio::piped(),
+                None => Stdio::null(),
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = self.command.spawn().expect("running mcp-hint-census");
+        if let Some(input) = self.stdin {
+            let mut stdin = child.stdin.take().expect("stdin is piped");
+            thread::spawn(move || {
+                let _ = stdin.write_all(&input);
+            });
+        }
+        let drain = |mut from: Box<dyn Read + Send>| {
+            thread::spawn(move || {
+                let mut buf = Vec::new();
+                from.read_to_end(&mut buf)
+                    .expect("reading the binary's output");
+                buf
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().expect("stdout is piped")));
+        let stderr = drain(Box::new(child.stderr.take().expect("stderr is piped")));
+        let status = match self.limit {
+            None => child.wait().expect("waiting for mcp-hint-census"),
+            Some(limit) => {
+                let deadline = Instant::now() + limit;
+                loop {
+                    if let Some(status) = child.try_wait().expect("waiting for mcp-hint-census") {
+                        break status;
+                    }
+                    if Instant::now() > deadline {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        panic!("mcp-hint-census {what} did not finish within {limit:?}");
+                    }
+                    thread::sleep(Duration::from_millis(10));
+                }
+            }
+        };
+        Output {
+            status,
+            stdout: stdout.join().expect("the stdout reader"),
+            stderr: stderr.join().expect("the stderr reader"),
+        }
+    }
+}
+
+/// Runs the binary in `dir` with `args` (see [`Run`]).
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .current_dir(dir)
-        .args(args)
-        .env_remove("SOURCE_DATE_EPOCH")
-        .output()
-        .expect("running mcp-hint-census")
+    Run::new(dir).args(args).output()
+}
+
+/// Runs the binary in `dir` with `args` and `envs` added to its environment.
+pub fn run_env(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    Run::new(dir).args(args).envs(envs).output()
 }
 
 /// Returns a printable account of a run, for assertion messages.
 pub fn show(out: &Output) -> String {
     format!(
-        "status: {:?}\nstdout:\n{}\nstderr:\n{}",
+        "status: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
+}
+
+/// Fails the test, showing the run, unless it exited with `code`.
+pub fn assert_code(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "expected exit {code}\n{}",
+        show(out)
+    );
+}
+
+/// Returns a run's stdout as text (invalid UTF-8 replaced).
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Returns a run's stderr as text (invalid UTF-8 replaced).
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Reads a CSV file into rows of strings, header first.
@@ -272,6 +425,14 @@ pub fn read_csv(path: &Path) -> Vec<Vec<String>> {
         .records()
         .map(|r| r.unwrap().iter().map(str::to_string).collect())
         .collect()
+}
+
+/// Returns the first line of a text file as written, without its line end: a CSV
+/// header byte for byte, quoting included.
+pub fn first_line(path: &Path) -> String {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    text.lines().next().unwrap_or_default().to_string()
 }
 
 /// Runs the binary in `dir` with its stdout a pipe whose reading end is already
@@ -414,5 +575,377 @@ pub fn skip(why: &str) {
             .open(&path)
             .unwrap_or_else(|e| panic!("opening {}: {e}", Path::new(&path).display()));
         writeln!(file, "{line}").expect("appending to the skipped list");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A loopback HTTP server
+
+/// One request a [`Loopback`] server received.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: String,
+    /// The path and query, as the request line has them.
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// Which request for this URL this is: 1 for the first.
+    pub nth: usize,
+}
+
+impl Request {
+    /// Returns the values of header `name` (any case), in the order received.
+    pub fn header_values(&self, name: &str) -> Vec<String> {
+        self.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// Returns the first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.header_values(name).into_iter().next()
+    }
+}
+
+/// What a [`Loopback`] answers with.
+pub type Response = tiny_http::ResponseBox;
+
+/// An HTTP server on 127.0.0.1 that answers each request with what `answer`
+/// returns for it, records every request, and stops when dropped.
+pub struct Loopback {
+    port: u16,
+    seen: Arc<Mutex<Vec<Request>>>,
+    server: Arc<tiny_http::Server>,
+}
+
+impl Loopback {
+    pub fn start(mut answer: impl FnMut(&Request) -> Response + Send + 'static) -> Loopback {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("binding 127.0.0.1:0"));
+        let port = server.server_addr().to_ip().expect("an IP listener").port();
+        let seen: Arc<Mutex<Vec<Request>>> = Arc::default();
+        let (s, log) = (server.clone(), seen.clone());
+        thread::spawn(move || {
+            let mut counts: HashMap<String, usize> = HashMap::new();
+            for mut request in s.incoming_requests() {
+                let url = request.url().to_string();
+                let nth = counts.entry(url.clone()).or_default();
+                *nth += 1;
+                let mut body = Vec::new();
+                let _ = request.as_reader().read_to_end(&mut body);
+                let seen = Request {
+                    method: request.method().to_string(),
+                    url,
+                    headers: request
+                        .headers()
+                        .iter()
+                        .map(|h| (h.field.to_string(), h.value.to_string()))
+                        .collect(),
+                    body,
+                    nth: *nth,
+                };
+                let response = answer(&seen);
+                log.lock().unwrap().push(seen);
+                let _ = request.respond(response);
+            }
+        });
+        Loopback { port, seen, server }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Returns `http://127.0.0.1:PORT`, no slash at the end.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Returns the requests received so far, in order.
+    pub fn seen(&self) -> Vec<Request> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// Returns how many requests for `url` came so far.
+    pub fn hits(&self, url: &str) -> usize {
+        self.seen().iter().filter(|r| r.url == url).count()
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}
+
+/// Returns an answer with `status` and `body`.
+pub fn reply(status: u16, body: impl Into<Vec<u8>>) -> Response {
+    tiny_http::Response::from_data(body.into())
+        .with_status_code(status)
+        .boxed()
+}
+
+/// Returns a header from its `Name: value` text.
+pub fn header(text: &str) -> tiny_http::Header {
+    text.parse()
+        .unwrap_or_else(|()| panic!("not a header: {text}"))
+}
+
+// ---------------------------------------------------------------------------
+// Raw TCP peers, for what an HTTP server would not do: cut a body short, trickle
+// it, never answer, or send bytes that are no HTTP at all.
+
+/// Listens on 127.0.0.1 and hands each connection to `each` on a thread of its
+/// own; returns the port.
+pub fn raw_server(each: impl Fn(TcpStream) + Send + Sync + 'static) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1:0");
+    let port = listener.local_addr().expect("a bound address").port();
+    let each = Arc::new(each);
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let each = each.clone();
+            thread::spawn(move || each(stream));
+        }
+    });
+    port
+}
+
+/// Starts a server that accepts connections and never sends a byte, holding each
+/// until the client hangs up; returns its port and how many connections it took.
+pub fn silent_server() -> (u16, Arc<AtomicUsize>) {
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = accepted.clone();
+    let port = raw_server(move |mut stream| {
+        count.fetch_add(1, Ordering::SeqCst);
+        let mut sink = [0u8; 4096];
+        while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
+    });
+    (port, accepted)
+}
+
+/// Reads what a client sent first (a request head, for a small request) and drops it.
+pub fn read_request(stream: &mut TcpStream) {
+    let mut request = [0u8; 4096];
+    let _ = stream.read(&mut request);
+}
+
+// ---------------------------------------------------------------------------
+// Git
+
+/// Git variables that would point git at another repository than the one a test
+/// names; the test process may run inside a hook that sets them.
+pub const GIT_LOCAL_ENV: [&str; 6] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+    "GIT_CONFIG_PARAMETERS",
+];
+
+/// Applies [`Git::env`] with `config` as the user's git configuration.
+fn git_env<'a>(config: &Path, command: &'a mut Command) -> &'a mut Command {
+    for name in GIT_LOCAL_ENV {
+        command.env_remove(name);
+    }
+    command
+        .env("GIT_CONFIG_GLOBAL", config)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_ALLOW_PROTOCOL", "file")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .env_remove("GIT_PAGER")
+        .env_remove("PAGER")
+        .env_remove("SOURCE_DATE_EPOCH")
+}
+
+/// Runs git in `dir` with `config` as the user's configuration and no signing;
+/// fails the test when git fails. Returns its stdout.
+fn git_in(config: &Path, dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = git_env(config, &mut Command::new("git"))
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running git (the tests need git on the PATH)");
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}",
+        dir.display(),
+        show(&out)
+    );
+    out.stdout
+}
+
+/// Runs git in `dir` with no configuration but the repository's own (see
+/// [`Git::env`]); fails the test when git fails. Returns its trimmed stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&git_bytes(dir, args))
+        .trim()
+        .to_string()
+}
+
+/// [`git`], returning stdout as bytes, untrimmed.
+pub fn git_bytes(dir: &Path, args: &[&str]) -> Vec<u8> {
+    git_in(Path::new("/dev/null"), dir, args)
+}
+
+/// Git for a test: a temp dir, a git configuration of the test's own in place of
+/// the user's and the system's (empty, or `insteadOf` rules that map a host onto a
+/// folder here), a fixed identity, and a folder `markers` for the commands that
+/// hostile repositories arm.
+pub struct Git {
+    dir: tempfile::TempDir,
+    config: PathBuf,
+}
+
+impl Git {
+    /// Returns a lab with an empty configuration.
+    pub fn new() -> Git {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let config = dir.path().join("gitconfig");
+        std::fs::write(&config, "").expect("writing the git config");
+        std::fs::create_dir(dir.path().join("markers")).expect("making the markers folder");
+        Git { dir, config }
+    }
+
+    /// Returns a lab whose `https://HOST/` is the folder `HOST` here, for each host.
+    pub fn serving(hosts: &[&str]) -> Git {
+        let git = Git::new();
+        for host in hosts {
+            let root = git.path().join(host);
+            std::fs::create_dir_all(&root).expect("making a forge folder");
+            git.rule(
+                &format!("file://{}/", root.display()),
+                &format!("https://{host}/"),
+            );
+        }
+        git
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The file that stands in for the user's (and the system's) git configuration.
+    pub fn config(&self) -> &Path {
+        &self.config
+    }
+
+    /// Adds a rule: a URL starting `instead_of` is fetched from `base`.
+    pub fn rule(&self, base: &str, instead_of: &str) {
+        let mut text = std::fs::read_to_string(&self.config).expect("reading the git config");
+        text.push_str(&format!("[url \"{base}\"]\n\tinsteadOf = {instead_of}\n"));
+        std::fs::write(&self.config, text).expect("writing the git config");
+    }
+
+    /// Applies the environment every git and every run of the binary gets: the
+    /// test's config only, no variable pointing at another repository, a fixed
+    /// identity, and no transport but file, so nothing leaves the machine.
+    pub fn env<'a>(&self, command: &'a mut Command) -> &'a mut Command {
+        git_env(&self.config, command)
+    }
+
+    /// Runs git in `dir` as the test's own tool (no signing); fails the test when
+    /// git fails. Returns its stdout.
+    pub fn git_bytes(&self, dir: &Path, args: &[&str]) -> Vec<u8> {
+        git_in(&self.config, dir, args)
+    }
+
+    /// [`Git::git_bytes`], as text with the white space around it trimmed.
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        String::from_utf8_lossy(&self.git_bytes(dir, args))
+            .trim()
+            .to_string()
+    }
+
+    /// Makes an empty repository at `path` on branch `branch`.
+    pub fn init(&self, path: &Path, branch: &str) -> PathBuf {
+        std::fs::create_dir_all(path).expect("making a repository folder");
+        self.git(path, &["init", "-q", "-b", branch]);
+        path.to_path_buf()
+    }
+
+    /// Makes `HOST/OWNER/NAME` with default branch `branch` and `commits` empty commits.
+    pub fn repo(&self, host: &str, repo: &str, branch: &str, commits: usize) -> PathBuf {
+        let path = self.init(&self.path().join(host).join(repo), branch);
+        for i in 0..commits {
+            self.commit(&path, &format!("commit {i}"));
+        }
+        path
+    }
+
+    /// Makes an empty commit.
+    pub fn commit(&self, repo: &Path, message: &str) {
+        self.git(repo, &["commit", "-q", "--allow-empty", "-m", message]);
+    }
+
+    /// Writes `files` and commits them all with author and committer date `when`
+    /// (ISO 8601 with its zone), no hook running; returns the commit id.
+    pub fn commit_at(&self, repo: &Path, when: &str, files: &[(&str, &str)]) -> String {
+        for (name, text) in files {
+            std::fs::write(repo.join(name), text).expect("writing a file to commit");
+        }
+        self.git(repo, &["add", "-A"]);
+        let out = self
+            .env(&mut Command::new("git"))
+            .current_dir(repo)
+            .env("GIT_AUTHOR_DATE", when)
+            .env("GIT_COMMITTER_DATE", when)
+            .args([
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(["commit", "-q", "--allow-empty", "-m", when])
+            .output()
+            .expect("running git");
+        assert!(out.status.success(), "{}", show(&out));
+        self.rev(repo, "HEAD")
+    }
+
+    pub fn rev(&self, repo: &Path, rev: &str) -> String {
+        self.git(repo, &["rev-parse", rev])
+    }
+
+    /// Returns a run of the binary in `cwd` with this lab's git environment.
+    pub fn bin(&self, cwd: &Path) -> Run {
+        let mut run = Run::new(cwd);
+        self.env(run.command());
+        run
+    }
+
+    /// Runs the binary in `cwd` with `args` and this lab's git environment.
+    pub fn run(&self, cwd: &Path, args: &[&str]) -> Output {
+        self.bin(cwd).args(args).output()
+    }
+
+    /// Returns a shell command that creates marker `name`.
+    pub fn marker(&self, name: &str) -> String {
+        format!(
+            "touch '{}'",
+            self.path().join("markers").join(name).display()
+        )
+    }
+
+    /// Returns the names of the markers created so far, sorted.
+    pub fn markers(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path().join("markers"))
+            .expect("reading the markers folder")
+            .map(|e| {
+                e.expect("a marker")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
     }
 }

@@ -7,91 +7,17 @@
 //! own corpus parser, and the cursors the test server handed out.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::path::Path;
 
-use crate::common::{bin, read_csv, show};
+use crate::common::{header, read_csv, reply, run, show, silent_server, Git, Loopback};
 use serde_json::{json, Value};
 
 const DATE: &str = "2026-11-30";
 
-/// Git repositories made for a test, served to `git ls-remote` by insteadOf rules
-/// that map github.com, gitlab.com and codeberg.org onto folders here.
-pub struct Forges {
-    dir: tempfile::TempDir,
-    pub config: PathBuf,
-}
-
-impl Forges {
-    pub fn new() -> Forges {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("gitconfig");
-        let mut text = String::new();
-        for host in ["github.com", "gitlab.com", "codeberg.org"] {
-            let root = dir.path().join(host);
-            std::fs::create_dir_all(&root).unwrap();
-            text.push_str(&format!(
-                "[url \"file://{}/\"]\n\tinsteadOf = https://{host}/\n",
-                root.display()
-            ));
-        }
-        std::fs::write(&config, text).unwrap();
-        Forges { dir, config }
-    }
-
-    /// Applies the environment every git and every run of the binary gets: the
-    /// test's config only, and no transport but file, so nothing leaves the machine.
-    pub fn env<'a>(&self, command: &'a mut Command) -> &'a mut Command {
-        command
-            .env("GIT_CONFIG_GLOBAL", &self.config)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_ALLOW_PROTOCOL", "file")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .env_remove("SOURCE_DATE_EPOCH")
-    }
-
-    pub fn git(&self, repo: &Path, args: &[&str]) -> String {
-        let out = self
-            .env(&mut Command::new("git"))
-            .current_dir(repo)
-            .args(args)
-            .output()
-            .expect("running git (the tests need git on the PATH)");
-        assert!(out.status.success(), "git {args:?}: {}", show(&out));
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
-    }
-
-    /// Makes `host/owner/name` with default branch `branch` and `commits` empty commits.
-    pub fn repo(&self, host: &str, repo: &str, branch: &str, commits: usize) -> PathBuf {
-        let path = self.dir.path().join(host).join(repo);
-        std::fs::create_dir_all(&path).unwrap();
-        self.git(&path, &["init", "-q", "-b", branch]);
-        for i in 0..commits {
-            self.commit(&path, &format!("commit {i}"));
-        }
-        path
-    }
-
-    pub fn commit(&self, repo: &Path, message: &str) {
-        self.git(repo, &["commit", "-q", "--allow-empty", "-m", message]);
-    }
-
-    pub fn rev(&self, repo: &Path, rev: &str) -> String {
-        self.git(repo, &["rev-parse", rev])
-    }
-
-    pub fn run(&self, cwd: &Path, args: &[&str]) -> Output {
-        self.env(&mut Command::new(bin()))
-            .current_dir(cwd)
-            .args(args)
-            .output()
-            .expect("running mcp-hint-census")
-    }
+/// Returns git repositories made for a test, served to `git ls-remote` by insteadOf
+/// rules that map github.com, gitlab.com and codeberg.org onto folders here.
+pub fn forges() -> Git {
+    Git::serving(&["github.com", "gitlab.com", "codeberg.org"])
 }
 
 /// The commits of the test's repositories, from `git rev-parse`.
@@ -112,7 +38,7 @@ struct Commits {
     codeberg_head: String,
 }
 
-fn make_repositories(forges: &Forges) -> Commits {
+fn make_repositories(forges: &Git) -> Commits {
     let tools = forges.repo("github.com", "acme/tools", "main", 1);
     forges.git(&tools, &["tag", "-a", "v1.2.0", "-m", "release 1.2.0"]);
     forges.commit(&tools, "after 1.2.0");
@@ -275,71 +201,39 @@ fn split_request(url: &str) -> (String, BTreeMap<String, String>) {
     (path.to_string(), params)
 }
 
-/// A registry on 127.0.0.1 that answers by cursor and records each request's URL.
-pub struct Registry {
-    port: u16,
-    requests: Arc<Mutex<Vec<String>>>,
-    server: Arc<tiny_http::Server>,
-}
-
-impl Registry {
-    /// Serves `pages[0]` without a cursor and `pages[k]` for `cursors[k-1]`; the
-    /// first request for the page at `fail_once` gets a 503.
-    pub fn start(pages: Vec<Vec<u8>>, cursors: Vec<String>, fail_once: Option<usize>) -> Registry {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
-        let requests: Arc<Mutex<Vec<String>>> = Arc::default();
-        let (s, r) = (server.clone(), requests.clone());
-        thread::spawn(move || {
-            let mut failed = false;
-            for request in s.incoming_requests() {
-                r.lock().unwrap().push(request.url().to_string());
-                let (path, params) = split_request(request.url());
-                let page = match params.get("cursor") {
-                    None => Some(0),
-                    Some(c) => cursors.iter().position(|x| x == c).map(|i| i + 1),
-                };
-                let response = match page {
-                    Some(k) if path == "/v0.1/servers" && k < pages.len() => {
-                        if fail_once == Some(k) && !failed {
-                            failed = true;
-                            tiny_http::Response::from_data(b"{\"error\":\"busy\"}".to_vec())
-                                .with_status_code(503)
-                                .with_header("Retry-After: 0".parse::<tiny_http::Header>().unwrap())
-                        } else {
-                            tiny_http::Response::from_data(pages[k].clone()).with_header(
-                                "Content-Type: application/json"
-                                    .parse::<tiny_http::Header>()
-                                    .unwrap(),
-                            )
-                        }
-                    }
-                    _ => tiny_http::Response::from_data(b"{\"error\":\"bad cursor\"}".to_vec())
-                        .with_status_code(400),
-                };
-                let _ = request.respond(response);
+/// Starts a registry on 127.0.0.1 that serves `pages[0]` without a cursor and
+/// `pages[k]` for `cursors[k-1]`; the first request for the page at `fail_once`
+/// gets a 503.
+pub fn registry(pages: Vec<Vec<u8>>, cursors: Vec<String>, fail_once: Option<usize>) -> Loopback {
+    let mut failed = false;
+    Loopback::start(move |request| {
+        let (path, params) = split_request(&request.url);
+        let page = match params.get("cursor") {
+            None => Some(0),
+            Some(c) => cursors.iter().position(|x| x == c).map(|i| i + 1),
+        };
+        match page {
+            Some(k) if path == "/v0.1/servers" && k < pages.len() => {
+                if fail_once == Some(k) && !failed {
+                    failed = true;
+                    tiny_http::Response::from_data(b"{\"error\":\"busy\"}".to_vec())
+                        .with_status_code(503)
+                        .with_header(header("Retry-After: 0"))
+                        .boxed()
+                } else {
+                    tiny_http::Response::from_data(pages[k].clone())
+                        .with_header(header("Content-Type: application/json"))
+                        .boxed()
+                }
             }
-        });
-        Registry {
-            port,
-            requests,
-            server,
+            _ => reply(400, b"{\"error\":\"bad cursor\"}".to_vec()),
         }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    pub fn requests(&self) -> Vec<String> {
-        self.requests.lock().unwrap().clone()
-    }
+    })
 }
 
-impl Drop for Registry {
-    fn drop(&mut self) {
-        self.server.unblock();
-    }
+/// Returns the URLs a registry was asked for, in order.
+fn requests(registry: &Loopback) -> Vec<String> {
+    registry.seen().into_iter().map(|r| r.url).collect()
 }
 
 /// One expected tree, every key as a string.
@@ -535,10 +429,10 @@ fn assert_skipped(path: &Path, expected: &[[&str; 3]]) {
 
 #[test]
 fn the_registry_becomes_a_pinned_sorted_corpus() {
-    let forges = Forges::new();
+    let forges = forges();
     let commits = make_repositories(&forges);
     let pages = pages();
-    let registry = Registry::start(
+    let registry = registry(
         pages.clone(),
         vec![CURSOR_1.to_string(), CURSOR_2.to_string()],
         Some(1),
@@ -571,7 +465,7 @@ fn the_registry_becomes_a_pinned_sorted_corpus() {
 
     // Three pages, each asked for with the documented parameters, each cursor sent
     // back exactly as the page before gave it; the 503 was retried once.
-    let requests = registry.requests();
+    let requests = requests(&registry);
     assert_eq!(requests.len(), 4, "{requests:#?}");
     let cursors: Vec<Option<String>> = requests
         .iter()
@@ -655,13 +549,13 @@ fn the_registry_becomes_a_pinned_sorted_corpus() {
 
 #[test]
 fn the_same_input_gives_the_same_bytes_and_saved_pages_the_same_trees() {
-    let forges = Forges::new();
+    let forges = forges();
     let commits = make_repositories(&forges);
     let pages = pages();
     let cursors = vec![CURSOR_1.to_string(), CURSOR_2.to_string()];
     let work = tempfile::tempdir().unwrap();
     let mut outputs = Vec::new();
-    let registry = Registry::start(pages.clone(), cursors, None);
+    let registry = registry(pages.clone(), cursors, None);
     for (run, jobs) in [("a", "1"), ("b", "8")] {
         std::fs::create_dir(work.path().join(run)).unwrap();
         let args = [
@@ -684,7 +578,7 @@ fn the_same_input_gives_the_same_bytes_and_saved_pages_the_same_trees() {
         outputs.push([read("c.toml"), read("c-skipped.csv"), read("s.toml")]);
     }
     assert!(outputs[0] == outputs[1], "two runs differ");
-    assert_eq!(registry.requests().len(), 6);
+    assert_eq!(requests(&registry).len(), 6);
 
     // Saved pages, written here from the same answers, give the same trees and
     // the same skipped list; only the sentence naming the source differs.
@@ -718,12 +612,12 @@ fn the_same_input_gives_the_same_bytes_and_saved_pages_the_same_trees() {
 
 #[test]
 fn a_cursor_loop_stops_the_build_and_writes_nothing() {
-    let forges = Forges::new();
+    let forges = forges();
     let page = |next: &str| {
         serde_json::to_vec(&json!({"servers": [], "metadata": {"nextCursor": next}})).unwrap()
     };
     // Page 0 points to L1, L1's page to L2, and L2's page back to L1.
-    let registry = Registry::start(
+    let registry = registry(
         vec![page("L1"), page("L2"), page("L1")],
         vec!["L1".to_string(), "L2".to_string()],
         None,
@@ -746,7 +640,7 @@ fn a_cursor_loop_stops_the_build_and_writes_nothing() {
         stderr.contains("pages loop: cursor 'L1' came back"),
         "{stderr}"
     );
-    assert_eq!(registry.requests().len(), 3);
+    assert_eq!(requests(&registry).len(), 3);
     assert!(!work.path().join("c.toml").exists());
     assert!(!work.path().join("c-skipped.csv").exists());
 
@@ -774,7 +668,7 @@ fn a_cursor_loop_stops_the_build_and_writes_nothing() {
 
 #[test]
 fn a_list_pins_refs_heads_and_commits() {
-    let forges = Forges::new();
+    let forges = forges();
     let c = make_repositories(&forges);
     let work = tempfile::tempdir().unwrap();
     let list = format!(
@@ -872,7 +766,7 @@ fn a_list_pins_refs_heads_and_commits() {
 
 #[test]
 fn a_bad_list_line_is_an_error_naming_the_file_and_line() {
-    let forges = Forges::new();
+    let forges = forges();
     let work = tempfile::tempdir().unwrap();
     std::fs::write(
         work.path().join("repos.txt"),
@@ -896,72 +790,26 @@ fn a_bad_list_line_is_an_error_naming_the_file_and_line() {
 fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
     // A smart-HTTP git server that is always busy, and one that never answers,
     // stand in for github.com and gitlab.com.
-    let busy = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let busy_port = busy.server_addr().to_ip().unwrap().port();
-    let hits: Arc<Mutex<Vec<String>>> = Arc::default();
-    let (s, h) = (busy.clone(), hits.clone());
-    thread::spawn(move || {
-        for request in s.incoming_requests() {
-            h.lock().unwrap().push(request.url().to_string());
-            let _ = request
-                .respond(tiny_http::Response::from_data(b"busy".to_vec()).with_status_code(503));
-        }
-    });
-    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let silent_port = silent.local_addr().unwrap().port();
-    thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in silent.incoming().take(8) {
-            held.push(stream);
-        }
-    });
-    let work = tempfile::tempdir().unwrap();
-    let config = work.path().join("gitconfig");
-    std::fs::write(
-        &config,
-        format!(
-            "[url \"http://127.0.0.1:{busy_port}/\"]\n\tinsteadOf = https://github.com/\n\
-             [url \"http://127.0.0.1:{silent_port}/\"]\n\tinsteadOf = https://gitlab.com/\n\
-             [url \"file://{}/\"]\n\tinsteadOf = https://codeberg.org/\n",
-            work.path().display()
-        ),
-    )
-    .unwrap();
+    let busy = Loopback::start(|_| reply(503, "busy"));
+    let (silent_port, _) = silent_server();
+    let git = Git::serving(&["codeberg.org"]);
+    git.rule(&format!("{}/", busy.url()), "https://github.com/");
+    git.rule(
+        &format!("http://127.0.0.1:{silent_port}/"),
+        "https://gitlab.com/",
+    );
     // One repository that answers, so that the corpus is written and the run
     // still fails for the other two.
-    let good = work.path().join("cb/good");
-    std::fs::create_dir_all(&good).unwrap();
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "x",
-        ],
-    ] {
-        let ok = Command::new("git")
-            .current_dir(&good)
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", &config)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    }
+    git.repo("codeberg.org", "cb/good", "main", 1);
+    let work = git.path();
     std::fs::write(
-        work.path().join("repos.txt"),
+        work.join("repos.txt"),
         "acme/busy\nhttps://gitlab.com/acme/silent\nhttps://codeberg.org/cb/good\n",
     )
     .unwrap();
     let started = std::time::Instant::now();
-    let out = Command::new(bin())
-        .current_dir(work.path())
+    let out = git
+        .bin(work)
         .args([
             "corpus",
             "list",
@@ -973,13 +821,8 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
             "--timeout",
             "2",
         ])
-        .env("GIT_CONFIG_GLOBAL", &config)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_ALLOW_PROTOCOL", "http:file")
-        .env_remove("SOURCE_DATE_EPOCH")
-        .output()
-        .unwrap();
-    busy.unblock();
+        .output();
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -987,10 +830,10 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
         stderr.contains("git ls-remote failed for 2 repositories"),
         "{stderr}"
     );
-    let trees = read_trees(&std::fs::read_to_string(work.path().join("l.toml")).unwrap());
+    let trees = read_trees(&std::fs::read_to_string(work.join("l.toml")).unwrap());
     assert_eq!(trees.len(), 1);
     assert_eq!(trees[0]["repo"], "cb/good");
-    let rows = read_csv(&work.path().join("l-skipped.csv"));
+    let rows = read_csv(&work.join("l-skipped.csv"));
     assert_eq!(rows.len(), 3, "{rows:#?}");
     assert_eq!(rows[1][2], "acme/busy");
     assert!(
@@ -1006,13 +849,16 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
     );
     // The silent server still holds its connections: git's HTTP helper was
     // ended with git's process group, by the time the run was over.
-    let ps = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    let ps = std::process::Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .unwrap();
     let helper = format!("http://127.0.0.1:{silent_port}/");
     assert!(
         !String::from_utf8_lossy(&ps.stdout).contains(&helper),
         "a git helper outlived its time limit"
     );
-    let asked: Vec<String> = hits.lock().unwrap().clone();
+    let asked = requests(&busy);
     assert_eq!(asked.len(), 2, "one try and one retry: {asked:#?}");
     assert!(
         asked.iter().all(|u| u.starts_with("/acme/busy/info/refs")),
@@ -1022,7 +868,7 @@ fn git_failures_that_may_pass_are_retried_then_fail_the_run() {
 
 #[test]
 fn missing_pages_exit_2_like_every_missing_input() {
-    let forges = Forges::new();
+    let forges = forges();
     let work = tempfile::tempdir().unwrap();
     let out = forges.run(
         work.path(),
@@ -1049,7 +895,7 @@ fn missing_pages_exit_2_like_every_missing_input() {
 
 #[test]
 fn a_line_that_is_no_list_line_is_named_whole() {
-    let forges = Forges::new();
+    let forges = forges();
     let work = tempfile::tempdir().unwrap();
     std::fs::write(
         work.path().join("repos.txt"),
@@ -1071,10 +917,8 @@ fn a_line_that_is_no_list_line_is_named_whole() {
 
 #[test]
 fn list_help_speaks_of_no_registry() {
-    let out = Command::new(bin())
-        .args(["corpus", "list", "--help"])
-        .output()
-        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["corpus", "list", "--help"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let help = String::from_utf8_lossy(&out.stdout).to_ascii_lowercase();
     assert!(

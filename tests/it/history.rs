@@ -12,70 +12,36 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
-use std::thread;
 
-use crate::common::{bin, naive, read_csv, show, ts_server, ToolSpec, HINTS, TERMS};
+use crate::common::{
+    naive, read_csv, reply, show, ts_server, Git, Loopback, ToolSpec, HINTS, TERMS,
+};
 
 const DATE: &str = "2026-11-30";
 
 /// Repositories under `github.com/` here, reached by an insteadOf rule.
 struct Lab {
-    dir: tempfile::TempDir,
-    config: PathBuf,
+    git: Git,
 }
 
 impl Lab {
     fn new() -> Lab {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("github.com");
-        fs::create_dir_all(&root).unwrap();
-        let config = dir.path().join("gitconfig");
-        fs::write(
-            &config,
-            format!(
-                "[url \"file://{}/\"]\n\tinsteadOf = https://github.com/\n",
-                root.display()
-            ),
-        )
-        .unwrap();
-        fs::create_dir_all(dir.path().join("markers")).unwrap();
-        Lab { dir, config }
+        Lab {
+            git: Git::serving(&["github.com"]),
+        }
     }
 
     fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// The test's git config only, and no transport but file.
-    fn env<'a>(&self, command: &'a mut Command) -> &'a mut Command {
-        command
-            .env("GIT_CONFIG_GLOBAL", &self.config)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_ALLOW_PROTOCOL", "file")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .env_remove("SOURCE_DATE_EPOCH")
+        self.git.path()
     }
 
     fn git(&self, repo: &Path, args: &[&str]) -> String {
-        let out = self
-            .env(&mut Command::new("git"))
-            .current_dir(repo)
-            .args(args)
-            .output()
-            .expect("running git (the tests need git on the PATH)");
-        assert!(out.status.success(), "git {args:?}: {}", show(&out));
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
+        self.git.git(repo, args)
     }
 
     /// Makes `github.com/repo` with branch `main`, serving partial clones.
     fn repo(&self, repo: &str) -> PathBuf {
-        let path = self.path().join("github.com").join(repo);
-        fs::create_dir_all(&path).unwrap();
-        self.git(&path, &["init", "-q", "-b", "main"]);
+        let path = self.git.repo("github.com", repo, "main", 0);
         self.git(&path, &["config", "uploadpack.allowFilter", "true"]);
         path
     }
@@ -83,21 +49,7 @@ impl Lab {
     /// Writes `files` and commits them with author and committer date `when`
     /// (ISO 8601 with its zone); returns the commit id.
     fn commit(&self, repo: &Path, when: &str, files: &[(&str, &str)]) -> String {
-        for (name, text) in files {
-            fs::write(repo.join(name), text).unwrap();
-        }
-        self.git(repo, &["add", "-A"]);
-        let out = self
-            .env(&mut Command::new("git"))
-            .current_dir(repo)
-            .env("GIT_AUTHOR_DATE", when)
-            .env("GIT_COMMITTER_DATE", when)
-            .args(["-c", "core.hooksPath=/dev/null"])
-            .args(["commit", "-q", "--allow-empty", "-m", when])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", show(&out));
-        self.git(repo, &["rev-parse", "HEAD"])
+        self.git.commit_at(repo, when, files)
     }
 
     /// Returns git's own answer: the first-parent commit of `main` at the end of
@@ -109,20 +61,11 @@ impl Lab {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        self.env(&mut Command::new(bin()))
-            .current_dir(self.path())
-            .args(args)
-            .output()
-            .expect("running mcp-hint-census")
+        self.git.run(self.path(), args)
     }
 
     fn markers(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(self.path().join("markers"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
+        self.git.markers()
     }
 }
 
@@ -179,6 +122,7 @@ fn make_alpha(lab: &Lab) -> Alpha {
     lab.git(&path, &["checkout", "-q", "main"]);
     let main_before_merge = lab.commit(&path, "2025-07-10T12:00:00Z", &[("c.md", "no hints")]);
     let out = lab
+        .git
         .env(&mut Command::new("git"))
         .current_dir(&path)
         .env("GIT_AUTHOR_DATE", "2025-07-20T12:00:00Z")
@@ -367,12 +311,7 @@ fn the_clone_cache_is_reused_and_brought_up_to_date() {
 /// Arms `repo`'s config and hooks with commands that leave markers, as a hostile
 /// repository would.
 fn arm(lab: &Lab, repo: &Path) {
-    let marker = |name: &str| {
-        format!(
-            "touch '{}'",
-            lab.path().join("markers").join(name).display()
-        )
-    };
+    let marker = |name: &str| lab.git.marker(name);
     let git_dir = repo.join(".git");
     let mut config = fs::read_to_string(git_dir.join("config")).unwrap();
     config.push_str(&format!(
@@ -441,38 +380,12 @@ fn a_repository_whose_config_holds_commands_runs_none_of_them() {
     }
 }
 
-/// A server of archives on 127.0.0.1 that counts the requests of each path.
-struct Archives {
-    port: u16,
-    hits: Arc<Mutex<HashMap<String, usize>>>,
-    server: Arc<tiny_http::Server>,
-}
-
-impl Archives {
-    fn start(routes: HashMap<String, Vec<u8>>) -> Archives {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
-        let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
-        let (s, h) = (server.clone(), hits.clone());
-        thread::spawn(move || {
-            for request in s.incoming_requests() {
-                let path = request.url().to_string();
-                *h.lock().unwrap().entry(path.clone()).or_insert(0) += 1;
-                let response = match routes.get(&path) {
-                    Some(bytes) => tiny_http::Response::from_data(bytes.clone()),
-                    None => tiny_http::Response::from_data(b"no".to_vec()).with_status_code(404),
-                };
-                let _ = request.respond(response);
-            }
-        });
-        Archives { port, hits, server }
-    }
-}
-
-impl Drop for Archives {
-    fn drop(&mut self) {
-        self.server.unblock();
-    }
+/// Serves `routes` (path to archive) on 127.0.0.1; any other path is a 404.
+fn archives(routes: HashMap<String, Vec<u8>>) -> Loopback {
+    Loopback::start(move |request| match routes.get(&request.url) {
+        Some(bytes) => reply(200, bytes.clone()),
+        None => reply(404, "no"),
+    })
 }
 
 /// Returns the naive counts of every file of `commit`, as git stores them.
@@ -481,14 +394,12 @@ fn naive_counts(lab: &Lab, repo: &Path, commit: &str) -> (u64, Vec<u64>) {
     let mut counts = vec![0; TERMS.len()];
     let mut files = 0;
     for name in names.lines() {
-        let out = Command::new("git")
-            .current_dir(repo)
-            .args(["show", &format!("{commit}:{name}")])
-            .output()
-            .unwrap();
+        let blob = lab
+            .git
+            .git_bytes(repo, &["show", &format!("{commit}:{name}")]);
         files += 1;
         for (n, term) in counts.iter_mut().zip(TERMS) {
-            *n += naive(&out.stdout, term);
+            *n += naive(&blob, term);
         }
     }
     (files, counts)
@@ -515,16 +426,14 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
     for (repo, commit, _) in &dated {
         let (owner, name) = repo.split_once('/').unwrap();
         let prefix = format!("--prefix={owner}-{name}-{}/", &commit[..7]);
-        let out = Command::new("git")
-            .current_dir(repos[repo.as_str()])
-            .args(["archive", "--format=tar.gz", &prefix, commit])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", show(&out));
-        routes.insert(format!("/{repo}/{commit}"), out.stdout);
+        let archive = lab.git.git_bytes(
+            repos[repo.as_str()],
+            &["archive", "--format=tar.gz", &prefix, commit],
+        );
+        routes.insert(format!("/{repo}/{commit}"), archive);
     }
-    let server = Archives::start(routes);
-    let local = format!("http://127.0.0.1:{}/{{repo}}/{{commit}}", server.port);
+    let server = archives(routes);
+    let local = format!("{}/{{repo}}/{{commit}}", server.url());
     let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
     assert_ne!(corpus, text);
     fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
@@ -568,7 +477,7 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
     // One download per commit, however many dates name it.
     for (repo, commit, _) in &dated {
         let path = format!("/{repo}/{commit}");
-        assert_eq!(server.hits.lock().unwrap()[&path], 1, "{path}");
+        assert_eq!(server.hits(&path), 1, "{path}");
     }
 
     // The time series: per date, trees counted and trees whose hint count is not zero.
@@ -951,16 +860,14 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
 
     let mut routes = HashMap::new();
     for (repo, commit, _) in dated.iter().filter(|t| t.0 != "acme/gone") {
-        let out = Command::new("git")
-            .current_dir(repos[repo.as_str()])
-            .args(["archive", "--format=tar.gz", "--prefix=top/", commit])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", show(&out));
-        routes.insert(format!("/{repo}/{commit}"), out.stdout);
+        let archive = lab.git.git_bytes(
+            repos[repo.as_str()],
+            &["archive", "--format=tar.gz", "--prefix=top/", commit],
+        );
+        routes.insert(format!("/{repo}/{commit}"), archive);
     }
-    let server = Archives::start(routes);
-    let local = format!("http://127.0.0.1:{}/{{repo}}/{{commit}}", server.port);
+    let server = archives(routes);
+    let local = format!("{}/{{repo}}/{{commit}}", server.url());
     let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
     assert_ne!(corpus, text);
     fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
@@ -1124,6 +1031,26 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
         let b = fs::read(lab.path().join("merged").join(&name)).unwrap();
         assert!(a == b, "{name} differs after the merge");
     }
+
+    let out = lab.run(&[
+        "compare",
+        &format!("out/census-{DATE}.csv"),
+        &format!("merged/census-{DATE}.csv"),
+    ]);
+    // compare pairs the tools date by date too; the failed trees make it exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let all: usize = want.values().map(|w| w.tools.len()).sum();
+    let line = format!(
+        "tools: {all} definitions in the first table, {all} in the second; {} hint cells \
+         agree, 0 differ\n",
+        4 * all
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&line), "no '{line}' in:\n{stdout}");
+    assert!(
+        stdout.contains(", 0 differ, ") && stdout.contains("; 3 trees failed"),
+        "{stdout}"
+    );
 
     // With the finder off there are no tools to share: the section and the chart
     // keep to the trees.

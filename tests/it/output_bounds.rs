@@ -4,9 +4,10 @@
 //! memory"). The peak resident memory of the child is read by Python's
 //! `resource.getrusage(RUSAGE_CHILDREN)`.
 
+use std::path::Path;
 use std::process::Command;
 
-use crate::common::bin;
+use crate::common::{bin, run};
 
 /// Files in the archive, each with an 8 KiB name and a hint: enough that holding
 /// every path of the output in memory would pass the bound several times over
@@ -83,10 +84,7 @@ fn files_and_json_of_many_long_named_hits_stay_under_64_mib() {
         eprintln!("{args:?}: peak {kib} KiB for {FILES} files");
     }
     // The output holds every file: counted by streaming it here.
-    let out = Command::new(bin())
-        .args(["scan", "--json", "--files", path])
-        .output()
-        .unwrap();
+    let out = run(Path::new("."), &["scan", "--json", "--files", path]);
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows[0]["files"].as_array().unwrap().len(), FILES);
     assert_eq!(rows[0]["counts"]["readOnlyHint"], FILES as u64);

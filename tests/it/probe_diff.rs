@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::common::{run_env, show, stderr, stdout};
 use crate::support::*;
 use serde_json::{json, Value};
 
@@ -46,7 +47,7 @@ fn every_change_is_listed_and_marked_and_permissive_ones_fail() {
             { "name": "same", "annotations": { "readOnlyHint": true } },
         ]),
     );
-    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     // Worked out by hand from the README's directions; tools in name order, hints in schema order.
     assert_eq!(
@@ -80,7 +81,7 @@ fn only_cautious_changes_pass() {
         &dir.path().join("new.json"),
         json!([{ "name": "t", "annotations": null }]),
     );
-    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(
         change_lines(&out),
@@ -96,7 +97,7 @@ fn a_file_that_is_not_a_snapshot_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("old.json"), "{\"tools\": 3}").unwrap();
     write_snapshot(&dir.path().join("new.json"), json!([]));
-    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(
         stderr(&out).contains("'old.json' is not a probe snapshot: it has no 'tools' array"),
@@ -128,7 +129,7 @@ fn probe_snapshots_of_two_releases_diff_as_expected() {
         ("two.json", &release_two),
         ("two-again.json", &release_two),
     ] {
-        let out = run(
+        let out = run_env(
             dir.path(),
             &[
                 "probe",
@@ -175,7 +176,7 @@ fn probe_snapshots_of_two_releases_diff_as_expected() {
         "{one}"
     );
 
-    let out = run(dir.path(), &["diff", "one.json", "two.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "one.json", "two.json"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert_eq!(
         change_lines(&out),
@@ -183,7 +184,7 @@ fn probe_snapshots_of_two_releases_diff_as_expected() {
         "{}",
         show(&out)
     );
-    let out = run(dir.path(), &["diff", "two.json", "two-again.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "two.json", "two-again.json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(change_lines(&out).is_empty(), "{}", show(&out));
 }
@@ -212,7 +213,7 @@ fn a_permissive_duplicate_shows_and_fails() {
             { "name": "drop", "annotations": { "destructiveHint": false } },
         ]),
     );
-    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         stdout(&out).contains("duplicate tool 'drop' listed 2 times in the new snapshot\n"),
@@ -253,7 +254,7 @@ fn titles_are_compared_and_other_servers_named() {
             { "name": "c", "title": "C", "annotations": { "title": "ignored: title wins" } },
         ]),
     );
-    let out = run(dir.path(), &["diff", "old.json", "new.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(
         change_lines(&out),
@@ -293,7 +294,7 @@ fn whatever_probe_saves_diff_reads() {
         "text",
         { "name": "ok", "title": "OK", "annotations": { "readOnlyHint": true } },
     ]);
-    let out = run(
+    let out = run_env(
         dir.path(),
         &[
             "probe",
@@ -308,7 +309,7 @@ fn whatever_probe_saves_diff_reads() {
         &[("FAULT_TOOLS", &tools.to_string())],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let out = run(dir.path(), &["diff", "odd.json", "odd.json"], &[]);
+    let out = run_env(dir.path(), &["diff", "odd.json", "odd.json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(change_lines(&out).is_empty(), "{}", show(&out));
     assert!(

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::common::{bin, first_line, raw_server, read_csv, run_env, show, stderr, stdout};
 use crate::support::*;
 use serde_json::{json, Value};
 
@@ -73,7 +74,11 @@ fn paging_follows_every_cursor_and_keeps_the_servers_order() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let (header, rows) = read_csv(&dir.path().join("hints.csv"));
+    let header = first_line(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     assert_eq!(header, HEADER);
     let expected: Vec<Vec<String>> = tools.as_array().unwrap().iter().map(expected_row).collect();
     assert_eq!(rows, expected, "{}", show(&out));
@@ -123,7 +128,10 @@ fn interleaved_notifications_and_server_requests_are_answered() {
     );
     // The server exits with status 9 on a wrong answer, so success already says a lot.
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     assert_eq!(rows.len(), 7);
     let answers: Vec<Value> = records(&record)
         .into_iter()
@@ -421,7 +429,7 @@ fn each_require_rule_lists_the_tools_that_break_it() {
 #[test]
 fn bad_command_lines_are_usage_errors_and_start_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &["probe", "--require", "strict", "--", "/nonexistent/server"],
         &[],
@@ -433,10 +441,10 @@ fn bad_command_lines_are_usage_errors_and_start_nothing() {
         show(&out)
     );
 
-    let out = run(dir.path(), &["probe"], &[]);
+    let out = run_env(dir.path(), &["probe"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
 
-    let out = run(dir.path(), &["probe", "--", "/nonexistent/server"], &[]);
+    let out = run_env(dir.path(), &["probe", "--", "/nonexistent/server"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         stderr(&out).contains("starting '/nonexistent/server'"),
@@ -713,7 +721,7 @@ fn a_protocol_version_the_client_does_not_know_ends_the_probe() {
 #[test]
 fn date_flags_that_cannot_be_used_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &["probe", "--date", "2026-09-07", "--", "/nonexistent/server"],
         &[],
@@ -724,7 +732,7 @@ fn date_flags_that_cannot_be_used_are_usage_errors() {
         "{}",
         show(&out)
     );
-    let out = run(
+    let out = run_env(
         dir.path(),
         &[
             "probe",
@@ -795,64 +803,54 @@ fn raw_http(answer: Vec<u8>) -> String {
 /// [`raw_http`], also returning every `Authorization` header the server received.
 fn raw_http_seeing(answer: Vec<u8>) -> (String, Arc<Mutex<Vec<String>>>) {
     use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let answer = answer.clone();
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut stream = stream;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
+    let port = raw_server(move |stream| {
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut stream = stream;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let verb = line.split(' ').next().unwrap_or_default().to_string();
+            let mut length = 0;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = header.split_once(':') {
+                    if k.eq_ignore_ascii_case("content-length") {
+                        length = v.trim().parse().unwrap();
                     }
-                    let verb = line.split(' ').next().unwrap_or_default().to_string();
-                    let mut length = 0;
-                    loop {
-                        let mut header = String::new();
-                        reader.read_line(&mut header).unwrap();
-                        if header.trim().is_empty() {
-                            break;
-                        }
-                        if let Some((k, v)) = header.split_once(':') {
-                            if k.eq_ignore_ascii_case("content-length") {
-                                length = v.trim().parse().unwrap();
-                            }
-                            if k.eq_ignore_ascii_case("authorization") {
-                                log.lock().unwrap().push(v.trim().to_string());
-                            }
-                        }
-                    }
-                    let mut body = vec![0; length];
-                    reader.read_exact(&mut body).unwrap();
-                    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                    let reply = match (verb.as_str(), message["method"].as_str()) {
-                        ("POST", Some("initialize")) => answer.clone(),
-                        ("POST", Some("tools/list")) => {
-                            let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": { "tools": [{ "name": "only" }] } }).to_string();
-                            format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
-                        }
-                        ("POST", _) => {
-                            b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".to_vec()
-                        }
-                        _ => b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec(),
-                    };
-                    if stream.write_all(&reply).is_err() {
-                        return;
-                    }
-                    if reply
-                        .windows(17)
-                        .any(|w| w.eq_ignore_ascii_case(b"connection: close"))
-                    {
-                        return;
+                    if k.eq_ignore_ascii_case("authorization") {
+                        log.lock().unwrap().push(v.trim().to_string());
                     }
                 }
-            });
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let reply = match (verb.as_str(), message["method"].as_str()) {
+                ("POST", Some("initialize")) => answer.clone(),
+                ("POST", Some("tools/list")) => {
+                    let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": { "tools": [{ "name": "only" }] } }).to_string();
+                    format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+                }
+                ("POST", _) => b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".to_vec(),
+                _ => b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".to_vec(),
+            };
+            if stream.write_all(&reply).is_err() {
+                return;
+            }
+            if reply
+                .windows(17)
+                .any(|w| w.eq_ignore_ascii_case(b"connection: close"))
+            {
+                return;
+            }
         }
     });
     (format!("http://127.0.0.1:{port}/mcp"), seen)
@@ -923,7 +921,7 @@ fn http_messages_past_max_message_fail_naming_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     for (what, answer, says) in cases {
         let url = raw_http(answer);
-        let out = run(
+        let out = run_env(
             dir.path(),
             &[
                 "probe",
@@ -947,7 +945,7 @@ fn an_event_that_is_not_utf8_is_skipped_and_the_answer_after_it_read() {
     body.extend_from_slice(format!("data: {}\n\n", init_result()).as_bytes());
     let url = raw_http(sse_response(&body));
     let dir = tempfile::tempdir().unwrap();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &["probe", "--timeout", "10", "--url", &url],
         &[],
@@ -1049,7 +1047,7 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
     ];
     let envs = [("PROBE_TEST_TOKEN", "s3cret")];
     let started = Instant::now();
-    let first = run(dir.path(), &args, &envs);
+    let first = run_env(dir.path(), &args, &envs);
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "{:?}",
@@ -1065,7 +1063,8 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
         std::fs::read(&md_path).unwrap(),
     );
 
-    let (header, rows) = read_csv(&csv_path);
+    let header = first_line(&csv_path);
+    let rows: Vec<Vec<String>> = read_csv(&csv_path).into_iter().skip(1).collect();
     assert_eq!(
         header,
         format!("server,server_version,protocol,capabilities,{HEADER},error")
@@ -1152,7 +1151,7 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
     assert!(md.contains("| hung | | | | | | "), "{md}");
 
     // The same answers on the same date give the same bytes.
-    let second = run(dir.path(), &args, &envs);
+    let second = run_env(dir.path(), &args, &envs);
     assert_eq!(second.status.code(), Some(1), "{}", show(&second));
     assert_eq!(std::fs::read(&csv_path).unwrap(), csv_one);
     assert_eq!(std::fs::read(&md_path).unwrap(), md_one);
@@ -1166,7 +1165,7 @@ fn a_servers_file_with_a_literal_header_is_refused_before_anything_starts() {
         "[[server]]\nname = \"r\"\nurl = \"http://127.0.0.1:9/mcp\"\nheaders = { Authorization = \"Bearer s3cret\" }\n",
     )
     .unwrap();
-    let out = run(dir.path(), &["probe", "--servers", "servers.toml"], &[]);
+    let out = run_env(dir.path(), &["probe", "--servers", "servers.toml"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(
         stderr(&out).contains("header 'Authorization' is written in the file"),
@@ -1355,7 +1354,7 @@ fn the_servers_table_and_summary_quote_both_ends_of_the_stderr() {
         ),
     )
     .unwrap();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &["probe", "--servers", "servers.toml", "--date", "2026-09-07"],
         &[],
@@ -1368,7 +1367,10 @@ fn the_servers_table_and_summary_quote_both_ends_of_the_stderr() {
         "expected\n{ends}\n{}",
         show(&out)
     );
-    let (_, rows) = read_csv(&dir.path().join("results/wire-2026-09-07.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("results/wire-2026-09-07.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     let error = rows[0].last().unwrap();
     assert!(error.ends_with(&ends), "expected\n{ends}\ngot\n{error}");
     let md = std::fs::read_to_string(dir.path().join("results/wire-2026-09-07.md")).unwrap();

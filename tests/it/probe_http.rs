@@ -3,12 +3,10 @@
 //! an answer split over several `data:` lines, a batch, a negotiated-down protocol
 //! version carried on every request, a DELETE refused with 405, and HTTP errors.
 
-use std::sync::{Arc, Mutex};
-use std::thread;
-
+use crate::common::{read_csv, run_env, show, stderr, stdout, Loopback, Request};
 use crate::support::*;
 use serde_json::{json, Value};
-use tiny_http::{Header, Response, Server};
+use tiny_http::{Header, Response};
 
 /// One request the scripted server received.
 #[derive(Debug, Clone)]
@@ -19,43 +17,28 @@ struct Seen {
     body: Value,
 }
 
-fn header_values(request: &tiny_http::Request, name: &str) -> Vec<String> {
-    request
-        .headers()
-        .iter()
-        .filter(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str().to_string())
-        .collect()
+impl Seen {
+    fn of(request: &Request) -> Seen {
+        Seen {
+            method: request.method.clone(),
+            session: request.header_values("Mcp-Session-Id"),
+            protocol: request.header_values("MCP-Protocol-Version"),
+            body: serde_json::from_slice(&request.body).unwrap_or(Value::Null),
+        }
+    }
 }
 
 fn header(name: &str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes()).unwrap()
 }
 
-/// Serves requests with `answer` until the server is dropped; returns what it saw.
+/// Serves requests with `answer` until the server is dropped; returns the URL of
+/// its endpoint and the server, which records what it saw.
 fn serve(
     answer: impl Fn(&Seen) -> Response<std::io::Cursor<Vec<u8>>> + Send + 'static,
-) -> (String, Arc<Mutex<Vec<Seen>>>) {
-    let server = Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", server.server_addr().to_ip().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    thread::spawn(move || {
-        for mut request in server.incoming_requests() {
-            let mut body = String::new();
-            request.as_reader().read_to_string(&mut body).unwrap();
-            let entry = Seen {
-                method: request.method().to_string(),
-                session: header_values(&request, "Mcp-Session-Id"),
-                protocol: header_values(&request, "MCP-Protocol-Version"),
-                body: serde_json::from_str(&body).unwrap_or(Value::Null),
-            };
-            let response = answer(&entry);
-            log.lock().unwrap().push(entry);
-            let _ = request.respond(response);
-        }
-    });
-    (url, seen)
+) -> (String, Loopback) {
+    let server = Loopback::start(move |request| answer(&Seen::of(request)).boxed());
+    (format!("{}/mcp", server.url()), server)
 }
 
 fn sse(events: &str) -> Response<std::io::Cursor<Vec<u8>>> {
@@ -78,7 +61,7 @@ fn tools() -> Value {
 
 #[test]
 fn event_streams_pings_batches_and_headers_follow_the_transport_rules() {
-    let (url, seen) = serve(|req| {
+    let (url, server) = serve(|req| {
         if req.method == "DELETE" {
             return Response::from_data(Vec::new()).with_status_code(405);
         }
@@ -116,7 +99,7 @@ fn event_streams_pings_batches_and_headers_follow_the_transport_rules() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &[
             "probe",
@@ -131,7 +114,10 @@ fn event_streams_pings_batches_and_headers_follow_the_transport_rules() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(!stderr(&out).contains("warning"), "{}", show(&out));
-    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     let expected: Vec<Vec<String>> = tools()
         .as_array()
         .unwrap()
@@ -147,7 +133,7 @@ fn event_streams_pings_batches_and_headers_follow_the_transport_rules() {
         show(&out)
     );
 
-    let seen = seen.lock().unwrap().clone();
+    let seen: Vec<Seen> = server.seen().iter().map(Seen::of).collect();
     let what: Vec<String> = seen
         .iter()
         .map(|s| match s.body["method"].as_str() {
@@ -186,9 +172,9 @@ fn event_streams_pings_batches_and_headers_follow_the_transport_rules() {
 
 #[test]
 fn http_errors_name_the_status_and_the_body() {
-    let (url, _) = serve(|_| Response::from_string("database is down").with_status_code(500));
+    let (url, _server) = serve(|_| Response::from_string("database is down").with_status_code(500));
     let dir = tempfile::tempdir().unwrap();
-    let out = run(dir.path(), &["probe", "--url", &url], &[]);
+    let out = run_env(dir.path(), &["probe", "--url", &url], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         stderr(&out).contains(&format!(
@@ -198,7 +184,7 @@ fn http_errors_name_the_status_and_the_body() {
         show(&out)
     );
 
-    let (url, _) = serve(|req| {
+    let (url, _server) = serve(|req| {
         match req.body["method"].as_str() {
         Some("initialize") => json_body(&json!({ "jsonrpc": "2.0", "id": req.body["id"], "result": {
             "protocolVersion": "2025-06-18", "capabilities": { "tools": {} }, "serverInfo": { "name": "x", "version": "1" },
@@ -208,7 +194,7 @@ fn http_errors_name_the_status_and_the_body() {
         _ => Response::from_data(Vec::new()).with_status_code(202),
     }
     });
-    let out = run(dir.path(), &["probe", "--url", &url], &[]);
+    let out = run_env(dir.path(), &["probe", "--url", &url], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         stderr(&out).contains("HTTP 404: the server no longer knows this session"),
@@ -216,6 +202,6 @@ fn http_errors_name_the_status_and_the_body() {
         show(&out)
     );
 
-    let out = run(dir.path(), &["probe", "--url", "ftp://127.0.0.1/mcp"], &[]);
+    let out = run_env(dir.path(), &["probe", "--url", "ftp://127.0.0.1/mcp"], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
 }

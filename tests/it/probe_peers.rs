@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::{first_line, read_csv, run_env, show, silent_server, stderr, stdout};
 use crate::support::*;
 use serde_json::{json, Value};
 
@@ -122,7 +123,11 @@ fn the_reference_memory_server_declares_all_four_hints_on_nine_tools() {
         &envs,
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let (header, rows) = read_csv(&dir.path().join("hints.csv"));
+    let header = first_line(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     assert_eq!(header, HEADER);
     let expected: Vec<Vec<String>> = oracle.iter().map(expected_row).collect();
     assert_eq!(rows, expected);
@@ -171,7 +176,10 @@ fn a_python_sdk_server_over_stdio_shows_absent_and_explicit_false_apart() {
         &[],
     );
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
-    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     let expected: Vec<Vec<String>> = expected_tools.iter().map(expected_row).collect();
     assert_eq!(rows, expected);
 
@@ -240,13 +248,16 @@ fn http_case(json_response: bool) {
         expected_tools
     );
 
-    let out = run(
+    let out = run_env(
         dir.path(),
         &["probe", "--url", &url, "--csv", "hints.csv"],
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     let expected: Vec<Vec<String>> = expected_tools.iter().map(expected_row).collect();
     assert_eq!(rows, expected);
     assert!(
@@ -289,19 +300,12 @@ fn a_python_sdk_server_over_streamable_http_answering_with_json() {
 
 #[test]
 fn an_http_server_that_never_answers_times_out() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     // Accepts connections and reads, but never writes a byte back.
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in listener.incoming().flatten() {
-            held.push(stream);
-        }
-    });
+    let (port, _) = silent_server();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let out = run(dir.path(), &["probe", "--timeout", "2", "--url", &url], &[]);
+    let out = run_env(dir.path(), &["probe", "--timeout", "2", "--url", &url], &[]);
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "took {:?}",
@@ -373,7 +377,10 @@ fn the_everything_server_lists_what_the_offered_capabilities_unlock() {
             &[],
         );
         assert_eq!(out.status.code(), Some(0), "{flag}: {}", show(&out));
-        let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+        let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+            .into_iter()
+            .skip(1)
+            .collect();
         let expected: Vec<Vec<String>> = oracle.iter().map(expected_row).collect();
         let mut rows_sorted = rows.clone();
         let mut expected_sorted = expected.clone();
@@ -460,7 +467,7 @@ args = [{mixed}]
         mixed = quote(&peers().join("mixed_server.py").display().to_string()),
     );
     std::fs::write(dir.path().join("servers.toml"), file).unwrap();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &[
             "probe",
@@ -499,7 +506,10 @@ args = [{mixed}]
         ],
         &[],
     );
-    let (_, rows) = read_csv(&dir.path().join("results/wire-2026-09-07.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("results/wire-2026-09-07.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     for (name, tools) in [
         ("memory", &memory_tools),
         ("everything", &everything_tools),

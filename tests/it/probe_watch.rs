@@ -9,12 +9,13 @@
 //! written out by hand, not by the crate.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::common::{raw_server, run_env, show, stderr, stdout};
 use crate::support::*;
 use serde_json::{json, Value};
 
@@ -252,7 +253,7 @@ fn watch_options_need_watch_and_watch_shuns_the_one_shot_outputs() {
         vec!["probe", "--watch", "--require", "all", "--", "true"],
         vec!["probe", "--watch", "--watch-for", "0", "--", "true"],
     ] {
-        let out = run(dir.path(), &args, &[]);
+        let out = run_env(dir.path(), &args, &[]);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
     }
 }
@@ -265,20 +266,11 @@ type Answers = Arc<Mutex<Vec<Value>>>;
 /// state, answers to its pings (recorded), a GET event stream on which it moves through
 /// `states`, pinging before each change, and DELETE.
 fn changing_http_server(states: Vec<serde_json::Map<String, Value>>) -> (String, Answers) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let current = Arc::new(Mutex::new(0usize));
+    let current = Mutex::new(0usize);
     let answers: Answers = Arc::new(Mutex::new(Vec::new()));
-    let states = Arc::new(states);
     let seen = Arc::clone(&answers);
-    thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let (current, answers, states) =
-                (Arc::clone(&current), Arc::clone(&seen), Arc::clone(&states));
-            thread::spawn(move || serve_one(stream, &current, &answers, &states));
-        }
-    });
-    (url, answers)
+    let port = raw_server(move |stream| serve_one(stream, &current, &seen, &states));
+    (format!("http://127.0.0.1:{port}/mcp"), answers)
 }
 
 fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) {
@@ -404,7 +396,7 @@ fn a_streamable_http_server_announcing_changes_on_its_event_stream_is_followed()
     let (url, answers) = changing_http_server(states.clone());
     let dir = tempfile::tempdir().unwrap();
     let changes = (states.len() - 1).to_string();
-    let out = run(
+    let out = run_env(
         dir.path(),
         &[
             "probe",

@@ -4,17 +4,16 @@
 //!
 //! Every tree, archive and repository is built in code in a fresh temp dir.
 
-use crate::common::{bin, gzip, naive, run_into_closed_pipe};
+use crate::common::{assert_code, bin, git, gzip, naive, run_into_closed_pipe, show, Run};
 use std::ffi::OsStr;
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -33,99 +32,21 @@ destructive_hint=False)";
 // ---------------------------------------------------------------------------
 // Running the binary
 
-#[derive(Default)]
-struct Run<'a> {
-    args: &'a [&'a str],
-    stdin: Option<Vec<u8>>,
-    /// Runs as this user and group (tests that need a file root could read).
-    uid: Option<u32>,
-}
-
-/// Runs the binary in `dir`, with git's user and system configuration kept out and
-/// a fixed date; fails the test after a minute (a walk that follows a symlink loop
-/// would never end).
-fn run_with(dir: &Path, run: Run) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"));
-    cmd.arg("scan")
-        .args(run.args)
-        .current_dir(dir)
+/// Returns a `scan ARGS` run in `dir`, with git's user and system configuration
+/// kept out and a fixed date; it fails the test after a minute (a walk that follows
+/// a symlink loop would never end).
+fn scan(dir: &Path, args: &[&str]) -> Run {
+    Run::new(dir)
+        .arg("scan")
+        .args(args)
         .env("SOURCE_DATE_EPOCH", "1700000000")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(if run.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(uid) = run.uid {
-        cmd.uid(uid).gid(uid);
-    }
-    let mut child = cmd.spawn().expect("the binary starts");
-    if let Some(input) = run.stdin {
-        let mut stdin = child.stdin.take().unwrap();
-        thread::spawn(move || {
-            let _ = stdin.write_all(&input);
-        });
-    }
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out = thread::spawn(move || {
-        let mut buf = Vec::new();
-        out.read_to_end(&mut buf).unwrap();
-        buf
-    });
-    let err = thread::spawn(move || {
-        let mut buf = Vec::new();
-        err.read_to_end(&mut buf).unwrap();
-        buf
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            panic!("scan {:?} did not finish within a minute", run.args);
-        }
-        thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
+        .limit(Duration::from_secs(60))
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    run_with(
-        dir,
-        Run {
-            args,
-            ..Run::default()
-        },
-    )
-}
-
-/// Returns a printable account of a run, for assertion messages.
-fn show(out: &Output) -> String {
-    format!(
-        "status: {:?}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn assert_code(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "expected exit {code}\n{}",
-        show(out)
-    );
+    scan(dir, args).output()
 }
 
 /// Runs `scan --json --files ARGS` and returns the rows.
@@ -286,26 +207,6 @@ fn tar_bytes(top: &str, commit: Option<&str>, entries: &[Entry]) -> Vec<u8> {
         }
     }
     builder.into_inner().unwrap()
-}
-
-/// Runs git in `dir` with a fixed identity and no user or system configuration.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-        .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 fn git_init(dir: &Path) {
@@ -649,21 +550,19 @@ fn an_extracted_archive_reads_as_the_archive() {
         String::from_utf8_lossy(&untar.stderr)
     );
 
-    let out = run_with(
+    let out = scan(
         tmp.path(),
-        Run {
-            args: &[
-                "--json",
-                "--files",
-                "proj.tar.gz",
-                "ext/proj-0123456",
-                "proj.tar",
-                "-",
-            ],
-            stdin: Some(targz.clone()),
-            ..Run::default()
-        },
-    );
+        &[
+            "--json",
+            "--files",
+            "proj.tar.gz",
+            "ext/proj-0123456",
+            "proj.tar",
+            "-",
+        ],
+    )
+    .stdin(targz.clone())
+    .output();
     assert_code(&out, 0);
     let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let expected = oracle(&files);
@@ -1061,14 +960,14 @@ fn unreadable_files_fail_their_tree() {
     )
     .unwrap();
 
-    let out = run_with(
+    let mut locked = scan(
         tmp.path(),
-        Run {
-            args: &["--json", "--files", "tree", "locked.tar", "tree2", "good"],
-            uid: user,
-            ..Run::default()
-        },
+        &["--json", "--files", "tree", "locked.tar", "tree2", "good"],
     );
+    if let Some(id) = user {
+        locked = locked.user(id);
+    }
+    let out = locked.output();
     assert_code(&out, 1);
     let rows: Vec<Value> =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{}", show(&out)));
@@ -1114,14 +1013,9 @@ fn git_errors_name_the_path_and_the_revision() {
 
     let out = run(tmp.path(), &["--git", "--upload-pack=x", "repo"]);
     assert_code(&out, 2);
-    let out = run_with(
-        tmp.path(),
-        Run {
-            args: &["--git", "HEAD", "-"],
-            stdin: Some(Vec::new()),
-            ..Run::default()
-        },
-    );
+    let out = scan(tmp.path(), &["--git", "HEAD", "-"])
+        .stdin(Vec::new())
+        .output();
     assert_code(&out, 1);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not an archive on stdin"),

@@ -11,16 +11,14 @@
 //! checked against a naive counter over the bytes the test wrote.
 
 use std::fs::{self, File};
-use std::io::Read;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::common::naive;
+use crate::common::{naive, show, Git, Run};
 use serde_json::Value;
-use tempfile::TempDir;
 
 /// The default columns: the four hint names, then the control.
 const COLUMNS: [&str; 5] = crate::common::TERMS;
@@ -40,153 +38,90 @@ const FILES: [(&str, &[u8]); 4] = [
     ("src/empty.txt", b""),
 ];
 
-/// Git variables that would point git at another repository than the one a test
-/// names; the test process may run inside a hook that sets them.
-const LOCAL_ENV: [&str; 6] = [
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_COMMON_DIR",
-    "GIT_CONFIG_PARAMETERS",
-];
-
 // ---------------------------------------------------------------------------
 // The lab: a temp dir, an empty git configuration and a folder of markers
 
 struct Lab {
-    tmp: TempDir,
-    /// An empty file standing in for the user's and the system's git configuration.
-    config: PathBuf,
+    git: Git,
     /// Where armed commands leave their markers.
     markers: PathBuf,
 }
 
 impl Lab {
     fn new() -> Lab {
-        let tmp = TempDir::new().unwrap();
-        let config = tmp.path().join("empty.gitconfig");
-        fs::write(&config, b"").unwrap();
-        let markers = tmp.path().join("markers");
-        fs::create_dir(&markers).unwrap();
-        Lab {
-            tmp,
-            config,
-            markers,
-        }
+        let git = Git::new();
+        let markers = git.path().join("markers");
+        Lab { git, markers }
+    }
+
+    fn root(&self) -> &Path {
+        self.git.path()
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        self.tmp.path().join(name)
+        self.root().join(name)
     }
 
-    /// Puts git's configuration and environment under the test's control.
-    fn isolate(&self, cmd: &mut Command) {
-        cmd.env("GIT_CONFIG_GLOBAL", &self.config)
-            .env("GIT_CONFIG_SYSTEM", &self.config)
+    /// Puts git's configuration and environment under the test's control, as a
+    /// person's would be: the empty file is the user's and the system's
+    /// configuration, and git may use any transport it would.
+    fn isolate<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
+        self.git
+            .env(cmd)
+            .env("GIT_CONFIG_SYSTEM", self.git.config())
             .env_remove("GIT_CONFIG_NOSYSTEM")
-            .env_remove("GIT_PAGER")
-            .env_remove("PAGER");
-        for name in LOCAL_ENV {
-            cmd.env_remove(name);
-        }
+            .env_remove("GIT_ALLOW_PROTOCOL")
     }
 
-    /// Runs git as the test's own tool, with a fixed identity; fails the test when
-    /// git fails. Returns its trimmed stdout.
+    /// Runs git as the test's own tool; fails the test when git fails. Returns its
+    /// trimmed stdout.
     fn git(&self, dir: &Path, args: &[&str]) -> String {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C")
-            .arg(dir)
-            .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
-            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
-            .args(args)
-            .stdin(Stdio::null());
-        self.isolate(&mut cmd);
-        let out = cmd.output().expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?} in {}: {}",
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        self.git.git(dir, args)
     }
 
     /// Runs git as a person would, to show that an armed repository runs its
     /// commands; whether git succeeds does not matter.
     fn person(&self, dir: &Path, args: &[&str]) {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C")
+        self.isolate(&mut Command::new("git"))
+            .arg("-C")
             .arg(dir)
-            .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        self.isolate(&mut cmd);
-        cmd.status().expect("git runs");
+            .stderr(Stdio::null())
+            .status()
+            .expect("git runs");
     }
 
     /// Returns a shell command that creates marker `name`, then runs `then`.
     fn marker(&self, name: &str, then: &str) -> String {
-        format!("touch '{}'; {then}", self.markers.join(name).display())
+        format!("{}; {then}", self.git.marker(name))
     }
 
     /// Returns the names of the markers created so far, sorted.
     fn markers(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(&self.markers)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
+        self.git.markers()
     }
 
-    /// Runs `scan ARGS` in the lab's folder and returns its output; fails the test
-    /// after two minutes.
-    fn scan_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"));
-        cmd.arg("scan")
+    /// Returns a `scan ARGS` run in the lab's folder; it fails the test after two
+    /// minutes.
+    fn scan(&self, args: &[&str]) -> Run {
+        let mut run = Run::new(self.root())
+            .arg("scan")
             .args(args)
-            .current_dir(self.tmp.path())
-            .env("SOURCE_DATE_EPOCH", "1700000000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        self.isolate(&mut cmd);
+            .limit(Duration::from_secs(120));
+        self.isolate(run.command())
+            .env("SOURCE_DATE_EPOCH", "1700000000");
+        run
+    }
+
+    /// Runs `scan ARGS` in the lab's folder, with `env` added, and returns its output.
+    fn scan_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut run = self.scan(args);
         for (name, value) in env {
-            cmd.env(name, value);
+            run = run.env(name, value);
         }
-        let mut child = cmd.spawn().expect("the binary starts");
-        let mut stdout = child.stdout.take().unwrap();
-        let mut stderr = child.stderr.take().unwrap();
-        let out = thread::spawn(move || {
-            let mut buf = Vec::new();
-            stdout.read_to_end(&mut buf).unwrap();
-            buf
-        });
-        let err = thread::spawn(move || {
-            let mut buf = Vec::new();
-            stderr.read_to_end(&mut buf).unwrap();
-            buf
-        });
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                child.kill().unwrap();
-                panic!("scan {args:?} did not finish within two minutes");
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        Output {
-            status,
-            stdout: out.join().unwrap(),
-            stderr: err.join().unwrap(),
-        }
+        run.output()
     }
 
     /// Runs `scan --json --files ARGS`, checks the exit code and returns the rows.
@@ -217,15 +152,6 @@ impl Lab {
             "{when}: an armed command ran"
         );
     }
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status: {:?}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 // ---------------------------------------------------------------------------
@@ -917,10 +843,7 @@ fn a_bare_repository_counts_any_commit() {
     lab.git(&repo, &["tag", "v1", &id_one]);
 
     let bare = lab.path("repo.git");
-    lab.git(
-        lab.tmp.path(),
-        &["clone", "-q", "--bare", "repo", "repo.git"],
-    );
+    lab.git(lab.root(), &["clone", "-q", "--bare", "repo", "repo.git"]);
     arm(
         &bare,
         &format!(
@@ -1058,7 +981,7 @@ fn odd_names_are_read_as_bytes() {
     let head = lab.git(&repo, &["rev-parse", "HEAD"]);
 
     let folder_path = repo.join(folder);
-    let folder_arg = folder_path.strip_prefix(lab.tmp.path()).unwrap();
+    let folder_arg = folder_path.strip_prefix(lab.root()).unwrap();
     let expected = oracle(&[("1", HINTED), ("2", HINTED), ("3", HINTED)]);
     let totals = |s: &Summary| (s.files, s.bytes, s.counts.clone());
     for args in [
@@ -1071,12 +994,7 @@ fn odd_names_are_read_as_bytes() {
             folder_arg.as_os_str(),
         ],
     ] {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-hint-census"));
-        cmd.args(["scan", "--json", "--files"])
-            .args(&args)
-            .current_dir(lab.tmp.path());
-        lab.isolate(&mut cmd);
-        let out = cmd.output().unwrap();
+        let out = lab.scan(&["--json", "--files"]).args(&args).output();
         assert_eq!(out.status.code(), Some(0), "{args:?}\n{}", show(&out));
         let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
         let row = &rows[0];

@@ -72,14 +72,6 @@ fn annotated(specs: &[ToolSpec]) -> usize {
         .count()
 }
 
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 #[test]
 fn the_tools_table_and_columns_hold_each_generated_tool() {
     let tmp = tempfile::tempdir().unwrap();

@@ -12,9 +12,8 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Output;
 
-use crate::common::{naive, naive_exact, read_csv, run, show, targz, Item};
+use crate::common::{assert_code, naive, naive_exact, read_csv, run, show, targz, Item};
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -906,15 +905,6 @@ fn write_fixtures(root: &Path, fixtures: &[&Fixture]) {
             fs::write(&path, content).unwrap();
         }
     }
-}
-
-fn assert_code(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "expected exit {code}\n{}",
-        show(out)
-    );
 }
 
 /// Runs `scan --json --files ARGS` in `dir`, expecting exit `code`, and returns the

@@ -1,21 +1,20 @@
-//! Helpers shared by the probe tests: finding the pinned peers, running the binary,
-//! reading its CSV, and an oracle for the CSV row a tool should produce.
+//! Helpers shared by the probe tests: finding the pinned peers, running `probe`
+//! against one, processes and ports, and an oracle for the CSV row a tool should
+//! produce. Running the binary and reading what it wrote is `common`'s.
 //!
 //! A peer that is missing fails the test under `CI=true` and skips it elsewhere, with
 //! a line saying why and how to install it (`tests/peers/install.sh`).
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub const HEADER: &str = "tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,omits,resolved_readOnlyHint,resolved_destructiveHint,resolved_idempotentHint,resolved_openWorldHint";
+use crate::common::run_env;
 
-pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcp-hint-census"))
-}
+pub const HEADER: &str = "tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,omits,resolved_readOnlyHint,resolved_destructiveHint,resolved_idempotentHint,resolved_openWorldHint";
 
 pub fn peers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
@@ -69,51 +68,6 @@ pub fn everything_server() -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     (node && entry.is_file()).then_some(entry)
-}
-
-/// Runs the binary in `dir` with `args` and extra environment variables.
-pub fn run(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
-    Command::new(bin())
-        .current_dir(dir)
-        .args(args)
-        .envs(envs.iter().copied())
-        .stdin(Stdio::null())
-        .output()
-        .expect("the binary runs")
-}
-
-pub fn show(out: &Output) -> String {
-    format!(
-        "status: {:?}\n--- stdout ---\n{}--- stderr ---\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-pub fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Reads a CSV file as its header line and its rows.
-pub fn read_csv(path: &Path) -> (String, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).expect("the CSV was written");
-    let header = text.lines().next().unwrap_or_default().to_string();
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let rows = reader
-        .records()
-        .map(|r| {
-            r.expect("a CSV record")
-                .iter()
-                .map(str::to_string)
-                .collect()
-        })
-        .collect();
-    (header, rows)
 }
 
 /// Returns the CSV row the README prescribes for one tool object, worked out here from
@@ -237,5 +191,5 @@ pub fn probe_stdio(dir: &Path, server: &[String], flags: &[&str], envs: &[(&str,
     args.extend_from_slice(flags);
     args.push("--");
     args.extend(server.iter().map(String::as_str));
-    run(dir, &args, envs)
+    run_env(dir, &args, envs)
 }

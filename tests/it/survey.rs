@@ -8,19 +8,16 @@
 //! the `toml` and `csv` crates, and what the test's servers saw (connections,
 //! requests, headers).
 
-use std::collections::HashMap;
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{bin, read_csv, show, targz, Item};
-use crate::corpus_build::{read_trees, Forges};
+use crate::common::{
+    header, read_csv, reply, show, silent_server, targz, Git, Item, Loopback, Run,
+};
+use crate::corpus_build::{forges, read_trees};
 
 const DATE: &str = "2026-11-30";
 
@@ -63,7 +60,7 @@ fn page(servers: Vec<Value>, next: Option<&str>) -> Vec<u8> {
 }
 
 struct Lab {
-    forges: Forges,
+    forges: Git,
     work: tempfile::TempDir,
     multi_v1: String,
     multi_v2: String,
@@ -72,7 +69,7 @@ struct Lab {
 }
 
 fn lab() -> Lab {
-    let forges = Forges::new();
+    let forges = forges();
     let multi = forges.repo("github.com", "acme/multi", "main", 1);
     forges.git(&multi, &["tag", "v1.0.0"]);
     forges.commit(&multi, "two");
@@ -416,22 +413,6 @@ fn remotes_are_written_when_no_tree_could_be_pinned() {
     );
 }
 
-/// A server that accepts connections and never answers; counts them.
-fn stalling() -> (u16, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let accepted = Arc::new(AtomicUsize::new(0));
-    let count = accepted.clone();
-    thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in listener.incoming() {
-            count.fetch_add(1, Ordering::SeqCst);
-            held.push(stream);
-        }
-    });
-    (port, accepted)
-}
-
 /// Returns the processes whose command line names `needle`, and the zombie git
 /// helpers, from /proc.
 fn leftovers(needle: &str) -> (Vec<String>, usize) {
@@ -457,17 +438,15 @@ fn leftovers(needle: &str) -> (Vec<String>, usize) {
 
 #[test]
 fn a_dead_network_stops_pinning_and_leaves_no_git_behind() {
-    let forges = Forges::new();
+    let forges = forges();
     let good = forges.repo("github.com", "acme/good", "main", 1);
     let head = forges.rev(&good, "HEAD");
-    let (port, accepted) = stalling();
+    let (port, accepted) = silent_server();
     let work = tempfile::tempdir().unwrap();
-    let config = work.path().join("gitconfig");
-    let mut text = std::fs::read_to_string(&forges.config).unwrap();
-    text.push_str(&format!(
-        "[url \"http://127.0.0.1:{port}/\"]\n\tinsteadOf = https://bitbucket.org/\n"
-    ));
-    std::fs::write(&config, text).unwrap();
+    forges.rule(
+        &format!("http://127.0.0.1:{port}/"),
+        "https://bitbucket.org/",
+    );
     let mut list = String::from("acme/good\n");
     for i in 0..30 {
         list.push_str(&format!("https://bitbucket.org/dead/repo{i:02}\n"));
@@ -476,10 +455,8 @@ fn a_dead_network_stops_pinning_and_leaves_no_git_behind() {
     let (_, zombies_before) = leftovers("\u{1}never");
     let started = Instant::now();
     let out = forges
-        .env(&mut Command::new(bin()))
-        .env("GIT_CONFIG_GLOBAL", &config)
+        .bin(work.path())
         .env("GIT_ALLOW_PROTOCOL", "http:file")
-        .current_dir(work.path())
         .args([
             "corpus",
             "list",
@@ -495,8 +472,7 @@ fn a_dead_network_stops_pinning_and_leaves_no_git_behind() {
             "--jobs",
             "2",
         ])
-        .output()
-        .unwrap();
+        .output();
     let elapsed = started.elapsed();
     // At once, before curl's own low-speed limit (2 s) could end a helper.
     let (live, zombies_after) = leftovers(&format!("127.0.0.1:{port}"));
@@ -547,8 +523,8 @@ fn write_corpus(dir: &Path, url: &str, n: usize) {
 }
 
 fn census(dir: &Path, extra: &[&str], env: &[(&str, String)]) -> std::process::Output {
-    let mut c = Command::new(bin());
-    c.current_dir(dir)
+    let mut c = Run::new(dir);
+    c.command()
         .args([
             "census",
             "--corpus",
@@ -561,17 +537,16 @@ fn census(dir: &Path, extra: &[&str], env: &[(&str, String)]) -> std::process::O
         .args(["--date", DATE, "--quiet"])
         .args(extra)
         .env_remove("GITHUB_TOKEN")
-        .env_remove("GITHUB_SERVER_URL")
-        .env_remove("SOURCE_DATE_EPOCH");
+        .env_remove("GITHUB_SERVER_URL");
     for (k, v) in env {
-        c.env(k, v);
+        c = c.env(k, v);
     }
-    c.output().unwrap()
+    c.output()
 }
 
 #[test]
 fn a_census_against_a_dead_mirror_stops() {
-    let (port, accepted) = stalling();
+    let (port, accepted) = silent_server();
     let work = tempfile::tempdir().unwrap();
     write_corpus(
         work.path(),
@@ -608,37 +583,16 @@ fn a_census_against_a_dead_mirror_stops() {
     );
 }
 
-/// Holds what a test HTTP server saw: each request's path and Authorization.
-type Seen = Arc<Mutex<Vec<(String, Option<String>)>>>;
-
-/// Serves `answer(path, nth request of that path)` on 127.0.0.1.
-fn serve(
-    answer: impl Fn(&str, usize) -> tiny_http::ResponseBox + Send + 'static,
-) -> (u16, Seen, Arc<tiny_http::Server>) {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let port = server.server_addr().to_ip().unwrap().port();
-    let seen: Seen = Arc::default();
-    let (s, log) = (server.clone(), seen.clone());
-    thread::spawn(move || {
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        for request in s.incoming_requests() {
-            let path = request.url().to_string();
-            let auth = request
-                .headers()
-                .iter()
-                .find(|h| h.field.equiv("Authorization"))
-                .map(|h| h.value.to_string());
-            log.lock().unwrap().push((path.clone(), auth));
-            let n = counts.entry(path.clone()).or_default();
-            *n += 1;
-            let _ = request.respond(answer(&path, *n));
-        }
-    });
-    (port, seen, server)
-}
-
-fn header(text: &str) -> tiny_http::Header {
-    text.parse().unwrap()
+/// Returns what a test HTTP server saw: each request's path and Authorization.
+fn seen(server: &Loopback) -> Vec<(String, Option<String>)> {
+    server
+        .seen()
+        .into_iter()
+        .map(|r| {
+            let auth = r.header("Authorization");
+            (r.url, auth)
+        })
+        .collect()
 }
 
 #[test]
@@ -649,14 +603,14 @@ fn rate_limits_are_waited_out_and_the_token_stays_on_its_host() {
         &[Item::File("a.py".into(), b"readOnlyHint".to_vec())],
     );
     let mirror_archive = archive.clone();
-    let (mirror, mirror_seen, mirror_server) =
-        serve(move |_, _| tiny_http::Response::from_data(mirror_archive.clone()).boxed());
+    let mirror_server = Loopback::start(move |_| reply(200, mirror_archive.clone()));
+    let mirror = mirror_server.port();
     let reset = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
         + 2;
-    let (own, own_seen, own_server) = serve(move |path, n| match (path, n) {
+    let own_server = Loopback::start(move |request| match (request.url.as_str(), request.nth) {
         (p, 1) if p.contains("r00") => tiny_http::Response::from_data(b"slow down".to_vec())
             .with_status_code(429)
             .with_header(header("Retry-After: 1"))
@@ -673,6 +627,7 @@ fn rate_limits_are_waited_out_and_the_token_stays_on_its_host() {
             .boxed(),
         _ => tiny_http::Response::from_data(archive.clone()).boxed(),
     });
+    let own = own_server.port();
     let work = tempfile::tempdir().unwrap();
     write_corpus(
         work.path(),
@@ -695,8 +650,6 @@ fn rate_limits_are_waited_out_and_the_token_stays_on_its_host() {
             ("GITHUB_SERVER_URL", format!("http://127.0.0.1:{own}")),
         ],
     );
-    own_server.unblock();
-    mirror_server.unblock();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(
         started.elapsed() >= Duration::from_secs(1),
@@ -709,7 +662,7 @@ fn rate_limits_are_waited_out_and_the_token_stays_on_its_host() {
         2,
         "{stderr}"
     );
-    let own_seen = own_seen.lock().unwrap().clone();
+    let own_seen = seen(&own_server);
     let tries = |repo: &str| own_seen.iter().filter(|(p, _)| p.contains(repo)).count();
     assert_eq!(
         (tries("r00"), tries("r01"), tries("r02")),
@@ -722,7 +675,7 @@ fn rate_limits_are_waited_out_and_the_token_stays_on_its_host() {
             .all(|(_, a)| a.as_deref() == Some("Bearer s3cret")),
         "{own_seen:#?}"
     );
-    let mirror_seen = mirror_seen.lock().unwrap().clone();
+    let mirror_seen = seen(&mirror_server);
     assert_eq!(mirror_seen.len(), 2, "{mirror_seen:#?}");
     assert!(
         mirror_seen.iter().all(|(_, a)| a.is_none()),

@@ -8,16 +8,16 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::{bin, gzip, naive, read_csv, show, ts_server, ToolSpec};
+use crate::common::{gzip, naive, raw_server, read_csv, show, ts_server, Run, ToolSpec};
 
 const DATE: &str = "2026-11-30";
 
@@ -25,8 +25,7 @@ const DATE: &str = "2026-11-30";
 /// answer, and a switch that makes the archives from `stall_from` on never answer.
 struct Wan {
     port: u16,
-    /// Connections open now, and the most ever open at once.
-    open: Arc<AtomicUsize>,
+    /// The most connections ever open at once.
     most: Arc<AtomicUsize>,
     /// Requests per path.
     seen: Arc<Mutex<HashMap<String, usize>>>,
@@ -36,41 +35,23 @@ struct Wan {
 /// Serves `archives` (path → bytes) after `delay` each; while `stalling` is set,
 /// the trees numbered `stall_from` and later are accepted and never answered.
 fn wan(archives: HashMap<String, Vec<u8>>, delay: Duration, stall_from: usize) -> Wan {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let wan = Wan {
-        port,
-        open: Arc::default(),
-        most: Arc::default(),
-        seen: Arc::default(),
-        stalling: Arc::new(AtomicBool::new(false)),
-    };
-    let (open, most, seen, stalling) = (
-        wan.open.clone(),
-        wan.most.clone(),
-        wan.seen.clone(),
-        wan.stalling.clone(),
-    );
-    let archives = Arc::new(archives);
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let (open, most, seen, stalling, archives) = (
-                open.clone(),
-                most.clone(),
-                seen.clone(),
-                stalling.clone(),
-                archives.clone(),
-            );
-            thread::spawn(move || {
-                let now = open.fetch_add(1, Ordering::SeqCst) + 1;
-                most.fetch_max(now, Ordering::SeqCst);
-                answer(stream, &archives, &seen, &stalling, delay, stall_from);
-                open.fetch_sub(1, Ordering::SeqCst);
-            });
-        }
+    let open = AtomicUsize::new(0);
+    let most: Arc<AtomicUsize> = Arc::default();
+    let seen: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let stalling = Arc::new(AtomicBool::new(false));
+    let (most_, seen_, stalling_) = (most.clone(), seen.clone(), stalling.clone());
+    let port = raw_server(move |stream| {
+        let now = open.fetch_add(1, Ordering::SeqCst) + 1;
+        most_.fetch_max(now, Ordering::SeqCst);
+        answer(stream, &archives, &seen_, &stalling_, delay, stall_from);
+        open.fetch_sub(1, Ordering::SeqCst);
     });
-    wan
+    Wan {
+        port,
+        most,
+        seen,
+        stalling,
+    }
 }
 
 /// Answers the requests of one connection (keep-alive), each after `delay`.
@@ -191,10 +172,10 @@ fn write_corpus(dir: &Path, port: u16, n: usize) {
     std::fs::write(dir.join("corpus.toml"), text).unwrap();
 }
 
-fn census(dir: &Path, out: &str, extra: &[&str]) -> Command {
-    let mut c = Command::new(bin());
-    c.current_dir(dir)
-        .args(["census", "--corpus", "corpus.toml", "--out", out])
+fn census(dir: &Path, out: &str, extra: &[&str]) -> Run {
+    let mut run = Run::new(dir);
+    let c = run.command();
+    c.args(["census", "--corpus", "corpus.toml", "--out", out])
         .args(["--quiet", "--timeout", "20"])
         .args(extra);
     if !extra.contains(&"--date") {
@@ -202,15 +183,10 @@ fn census(dir: &Path, out: &str, extra: &[&str]) -> Command {
     }
     c.env_remove("GITHUB_TOKEN")
         .env_remove("GITHUB_SERVER_URL")
-        .env_remove("SOURCE_DATE_EPOCH")
         // Where the cache would go without --no-cache.
         .env("XDG_CACHE_HOME", dir.join(format!("xdg-{out}")))
         .env("HOME", dir);
-    c
-}
-
-fn run(c: &mut Command) -> Output {
-    c.output().unwrap()
+    run
 }
 
 /// Returns every file of `dir` by name, with its bytes.
@@ -234,11 +210,12 @@ fn downloads_run_beside_the_counts_and_are_capped() {
     let server = wan(archives(n), Duration::from_millis(300), usize::MAX);
     write_corpus(work.path(), server.port, n);
     let started = Instant::now();
-    let out = run(&mut census(
+    let out = census(
         work.path(),
         "wide",
         &["--no-cache", "-j", "1", "--downloads", "5"],
-    ));
+    )
+    .output();
     let wide = started.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     // Five at once, never more; one count at a time did not hold them back.
@@ -264,11 +241,12 @@ fn downloads_run_beside_the_counts_and_are_capped() {
     let first = server.most.swap(0, Ordering::SeqCst);
     assert_eq!(first, 5);
     let started = Instant::now();
-    let out = run(&mut census(
+    let out = census(
         work.path(),
         "narrow",
         &["--no-cache", "-j", "1", "--downloads", "1"],
-    ));
+    )
+    .output();
     let narrow = started.elapsed();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(server.most.load(Ordering::SeqCst), 1);
@@ -311,7 +289,7 @@ fn a_killed_run_resumes_from_its_journal_and_writes_the_same_tables() {
     write_corpus(work.path(), server.port, n);
 
     // The uninterrupted run, with the default cache.
-    let out = run(&mut census(work.path(), "whole", &["-j", "1"]));
+    let out = census(work.path(), "whole", &["-j", "1"]).output();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let cached = walk(&work.path().join("xdg-whole"));
     assert_eq!(
@@ -336,6 +314,7 @@ fn a_killed_run_resumes_from_its_journal_and_writes_the_same_tables() {
     server.seen.lock().unwrap().clear();
     let resumable = ["--no-cache", "--resume", "-j", "1", "--downloads", "2"];
     let mut child = census(work.path(), "part", &resumable)
+        .command()
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -359,7 +338,7 @@ fn a_killed_run_resumes_from_its_journal_and_writes_the_same_tables() {
     // A rerun of another date is another census: refused, the journal untouched.
     let kept = std::fs::read(&journal).unwrap();
     let other = [&resumable[..], &["--date", "2026-12-01"]].concat();
-    let out = run(&mut census(work.path(), "part", &other));
+    let out = census(work.path(), "part", &other).output();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -380,7 +359,7 @@ fn a_killed_run_resumes_from_its_journal_and_writes_the_same_tables() {
 
     server.stalling.store(false, Ordering::SeqCst);
     server.seen.lock().unwrap().clear();
-    let out = run(&mut census(work.path(), "part", &resumable));
+    let out = census(work.path(), "part", &resumable).output();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("5 already counted"), "{stderr}");

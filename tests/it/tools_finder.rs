@@ -12,7 +12,8 @@ use std::path::Path;
 
 use mcp_hint_census::tools::{HintState, TreeTools};
 
-use crate::support::{peers, probe_stdio, python_with_mcp, read_csv, require, show};
+use crate::common::{read_csv, show};
+use crate::support::{peers, probe_stdio, python_with_mcp, require};
 
 /// A tool's four hint cells as the probe's CSV spells them: `true`, `false`, `absent`.
 type Cells = [String; 4];
@@ -77,7 +78,10 @@ fn wire(server: &[String], flags: &[&str], envs: &[(&str, &str)]) -> BTreeMap<St
     args.extend(["--csv", "hints.csv"]);
     let out = probe_stdio(dir.path(), server, &args, envs);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let (_, rows) = read_csv(&dir.path().join("hints.csv"));
+    let rows: Vec<Vec<String>> = read_csv(&dir.path().join("hints.csv"))
+        .into_iter()
+        .skip(1)
+        .collect();
     rows.into_iter()
         .map(|r| {
             let cells = [r[1].clone(), r[2].clone(), r[3].clone(), r[4].clone()];

@@ -103,8 +103,8 @@ struct Written {
     bytes: Vec<u8>,
 }
 
-/// Runs `command` in `dir` and returns the file it wrote, or why it failed.
-fn run(dir: &Path, mut command: Command, out: &str) -> Result<Vec<u8>, String> {
+/// Runs a writer `command` in `dir` and returns the file it wrote, or why it failed.
+fn file_written(dir: &Path, mut command: Command, out: &str) -> Result<Vec<u8>, String> {
     let done = command
         .current_dir(dir)
         .output()
@@ -154,7 +154,7 @@ fn matrix() -> Vec<Written> {
             for format in formats {
                 push(
                     format!("GNU tar --format={format}{sparse}"),
-                    run(
+                    file_written(
                         d,
                         sh(&format!("tar --format={format}{sparse} -cf out.tar t")),
                         "out.tar",
@@ -165,7 +165,7 @@ fn matrix() -> Vec<Written> {
                 for version in ["0.0", "0.1", "1.0"] {
                     push(
                         format!("GNU tar --format=pax --sparse-version={version}"),
-                        run(
+                        file_written(
                             d,
                             sh(&format!(
                                 "tar --format=pax --sparse --sparse-version={version} -cf out.tar t"
@@ -177,7 +177,7 @@ fn matrix() -> Vec<Written> {
                 for format in ["gnu", "oldgnu"] {
                     push(
                         format!("GNU tar --format={format} --label"),
-                        run(
+                        file_written(
                             d,
                             sh(&format!(
                                 "tar --format={format} -V 'volume label' -cf out.tar t"
@@ -188,7 +188,7 @@ fn matrix() -> Vec<Written> {
                 }
                 push(
                     "GNU tar --format=pax with a comment that is no commit".to_string(),
-                    run(
+                    file_written(
                         d,
                         sh("tar --format=pax --pax-option=comment=release-1.0 -cf out.tar t"),
                         "out.tar",
@@ -197,7 +197,7 @@ fn matrix() -> Vec<Written> {
                 let gz = "tar --format=gnu -cf out0.tar t";
                 push(
                     "GNU tar | gzip".to_string(),
-                    run(
+                    file_written(
                         d,
                         sh(&format!("{gz} && gzip -c out0.tar > out.tgz")),
                         "out.tgz",
@@ -205,7 +205,7 @@ fn matrix() -> Vec<Written> {
                 );
                 push(
                     "gzip, two members".to_string(),
-                    run(
+                    file_written(
                         d,
                         sh(&format!(
                             "{gz} && head -c 5000 out0.tar | gzip -c > out.tgz && tail -c +5001 out0.tar | gzip -c >> out.tgz"
@@ -215,7 +215,7 @@ fn matrix() -> Vec<Written> {
                 );
                 push(
                     "gzip, zeros after the last member".to_string(),
-                    run(
+                    file_written(
                         d,
                         sh(&format!(
                             "{gz} && gzip -c out0.tar > out.tgz && head -c 4096 /dev/zero >> out.tgz"
@@ -226,7 +226,7 @@ fn matrix() -> Vec<Written> {
                 if has("pigz", "pigz as a writer") {
                     push(
                         "pigz".to_string(),
-                        run(
+                        file_written(
                             d,
                             sh(&format!("{gz} && pigz -c out0.tar > out.tgz")),
                             "out.tgz",
@@ -244,7 +244,7 @@ fn matrix() -> Vec<Written> {
             for format in formats {
                 push(
                     format!("bsdtar --format={format}"),
-                    run(
+                    file_written(
                         d,
                         sh(&format!("bsdtar --format={format} -cf out.tar t")),
                         "out.tar",
@@ -268,7 +268,7 @@ fn matrix() -> Vec<Written> {
                 );
                 push(
                     format!("Python tarfile {format}"),
-                    run(d, python_writer(&script), "out.tar"),
+                    file_written(d, python_writer(&script), "out.tar"),
                 );
             }
         }
@@ -276,7 +276,7 @@ fn matrix() -> Vec<Written> {
             if has("busybox", "busybox tar as a writer") {
                 push(
                     "busybox tar".to_string(),
-                    run(d, sh("busybox tar -cf out.tar t"), "out.tar"),
+                    file_written(d, sh("busybox tar -cf out.tar t"), "out.tar"),
                 );
             }
             push("tar-rs".to_string(), Ok(tar_rs(d)));
@@ -444,7 +444,7 @@ fn zips(dir: &Path) -> Vec<Written> {
             let script = format!(
                 "import os, zipfile\nwith zipfile.ZipFile('out.zip', 'w', zipfile.{method}) as z:\n    for root, dirs, files in os.walk('t'):\n        z.write(root)\n        for f in files:\n            p = os.path.join(root, f)\n            if not os.path.islink(p):\n                z.write(p)\n"
             );
-            let bytes = run(dir, python_writer(&script), "out.zip").unwrap();
+            let bytes = file_written(dir, python_writer(&script), "out.zip").unwrap();
             all.push(Written {
                 writer: format!("Python zipfile {method}"),
                 bytes,
@@ -452,7 +452,7 @@ fn zips(dir: &Path) -> Vec<Written> {
         }
     }
     if has("zip", "Info-ZIP zip as a writer") {
-        let bytes = run(dir, sh("zip -q -r -y out.zip t"), "out.zip").unwrap();
+        let bytes = file_written(dir, sh("zip -q -r -y out.zip t"), "out.zip").unwrap();
         all.push(Written {
             writer: "Info-ZIP zip -r".to_string(),
             bytes,
@@ -494,7 +494,7 @@ fn compressed_tars_read_as_gnu_tar_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     tree(d, Names::Long);
-    let plain = run(d, sh("tar --format=gnu --sparse -cf out.tar t"), "out.tar").unwrap();
+    let plain = file_written(d, sh("tar --format=gnu --sparse -cf out.tar t"), "out.tar").unwrap();
     let want = gnu(&plain).map(|(s, _)| s).unwrap();
     assert_eq!(ours(&plain).unwrap().0, want);
     for (tool, flags) in [
@@ -508,7 +508,8 @@ fn compressed_tars_read_as_gnu_tar_reads_them() {
             continue;
         }
         fs::write(d.join("in.tar"), &plain).unwrap();
-        let packed = run(d, sh(&format!("{tool} {flags} in.tar > out.z")), "out.z").unwrap();
+        let packed =
+            file_written(d, sh(&format!("{tool} {flags} in.tar > out.z")), "out.z").unwrap();
         let gnu_view = gnu(&packed).map(|(s, _)| s);
         assert_eq!(
             gnu_view.as_ref(),
