@@ -5,7 +5,8 @@ and a keep-nothing run that is killed midway and resumed.
 
 One command, from the repository root:
 
-    python3 benches/wan.py                    # 2,000 trees; a few minutes on 2 cores
+    python3 benches/wan.py                    # 2,000 trees; about 4 minutes on 2 cores
+    python3 benches/wan.py --no-tools         # literals only: the network's share alone
     python3 benches/wan.py --trees 200        # a quick look
 
 It builds the release binary (unless `--bin` names one), generates (or reuses) the
@@ -79,7 +80,7 @@ class Wan:
     module's text), counting requests and faults."""
 
     def __init__(self, root, latency, bytes_per_s, rate_limited, resets):
-        self.gets, self.faults, self.asked = 0, {"429": 0, "reset": 0}, {}
+        self.reset_counts()
         lock = threading.Lock()
         outer = self
 
@@ -93,6 +94,15 @@ class Wan:
                     outer.gets += 1
                     nth = outer.asked.get(path, 0) + 1
                     outer.asked[path] = nth
+                    outer.in_flight += 1
+                    outer.most = max(outer.most, outer.in_flight)
+                try:
+                    self.answer(path, nth)
+                finally:
+                    with lock:
+                        outer.in_flight -= 1
+
+            def answer(self, path, nth):
                 time.sleep(latency)
                 parts = path.strip("/").split("/")
                 file = None
@@ -160,6 +170,7 @@ class Wan:
 
     def reset_counts(self):
         self.gets, self.faults, self.asked = 0, {"429": 0, "reset": 0}, {}
+        self.in_flight, self.most = 0, 0
 
     def stop(self):
         self.httpd.shutdown()
@@ -168,7 +179,8 @@ class Wan:
 
 def argv_of(args, corpus, out, extra):
     return [args.bin, "census", "--corpus", corpus, "--out", out, "--date", DATE, "--quiet",
-            "--no-cache", "--jobs", str(args.jobs), "--retries", "4"] + list(extra)
+            "--no-cache", "--jobs", str(args.jobs), "--retries", "4"] + (
+                ["--no-tools"] if args.no_tools else []) + list(extra)
 
 
 def folder(path):
@@ -233,6 +245,9 @@ def main():
                         help="percent of archives whose first request gets 429")
     parser.add_argument("--resets", type=float, default=1,
                         help="percent of archives whose first request is reset midway")
+    parser.add_argument("--no-tools", action="store_true",
+                        help="count literals only (census --no-tools): the counts' CPU out "
+                        "of the way of the network's figures")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="capped,default,resumed",
                         help="comma-separated runs")
@@ -258,7 +273,7 @@ def main():
     trees = scale.small_trees(data, args.trees, args.seed)
     n = len(trees)
     fig = {"machine": scale.machine(), "command": " ".join(sys.argv), "trees": n,
-           "jobs": args.jobs, "latency_ms": args.latency_ms, "kib_per_s": args.kib_per_s,
+           "jobs": args.jobs, "no_tools": args.no_tools, "latency_ms": args.latency_ms, "kib_per_s": args.kib_per_s,
            "rate_limited_percent": args.rate_limited, "resets_percent": args.resets}
     work = tempfile.mkdtemp(prefix="wan-", dir=data)
     server = Wan(os.path.join(data, "archives"), args.latency_ms / 1000,
@@ -279,6 +294,7 @@ def main():
             checks.add("{}: census exits 0".format(label), code == 0, err.strip()[-300:])
             fig[label] = {"seconds": seconds, "trees_per_second": n / seconds, "rss": rss,
                           "gets": server.gets, "faults": dict(server.faults),
+                          "most_in_flight": server.most,
                           "argv": " ".join(plain[label]) or "(defaults)"}
             if code == 0:
                 diff = scale.compare_rows(scale.read_rows(out), trees, label)
@@ -320,10 +336,11 @@ def print_table(fig):
                         ("default", "default --downloads")):
         m = fig.get(label)
         if m:
-            print("| {} | {} | {:.1f} | {:.1f} | {} | {}: `{}`, {} GETs, {} x 429, {} resets |"
+            print("| {} | {} | {:.1f} | {:.1f} | {} | {}: `{}`, at most {} requests in flight, "
+                  "{} GETs, {} x 429, {} resets |"
                   .format(label, fig["trees"], m["seconds"], m["trees_per_second"],
-                          mib(m["rss"]), what, m["argv"], m["gets"], m["faults"]["429"],
-                          m["faults"]["reset"]))
+                          mib(m["rss"]), what, m["argv"], m["most_in_flight"], m["gets"],
+                          m["faults"]["429"], m["faults"]["reset"]))
     r = fig.get("resumed")
     if r:
         m = r["rerun"]
@@ -333,9 +350,10 @@ def print_table(fig):
                   r["killed_after_seconds"], r["journaled"], m["archives"]))
     if "speedup" in fig:
         print()
-        print("default / capped: {:.2f}x the trees per second (--jobs {}, latency {:g} ms, "
+        print("default / capped: {:.2f}x the trees per second (--jobs {}{}, latency {:g} ms, "
               "{:g} KiB/s a connection, {:g}% 429, {:g}% resets)".format(
-                  fig["speedup"], fig["jobs"], fig["latency_ms"], fig["kib_per_s"],
+                  fig["speedup"], fig["jobs"], ", --no-tools" if fig["no_tools"] else "",
+                  fig["latency_ms"], fig["kib_per_s"],
                   fig["rate_limited_percent"], fig["resets_percent"]))
 
 

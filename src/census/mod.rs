@@ -143,7 +143,8 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
         false => {
             if journal_path.is_file() {
                 messages::note(format!(
-                    "'{}' is the journal of an unfinished run; this run neither reads nor                      writes it (--resume does)",
+                    "'{}' is the journal of an unfinished run; this run neither reads nor \
+                     writes it (--resume does)",
                     sanitize(journal_path.display().to_string())
                 ));
             }
@@ -173,17 +174,17 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
     };
     let table = count_corpus(&corpus, &work, &date, display)?;
     let failed = table.failed_rows().count();
-    if let Some(journal) = &journal {
-        let shown = sanitize(journal.path().display().to_string());
-        if failed == 0 {
-            // Every tree is in the tables: the journal has done its job.
-            std::fs::remove_file(journal.path()).with_context(|| format!("removing '{shown}'"))?;
-        } else {
+    let shown_journal = journal
+        .as_ref()
+        .map(|j| sanitize(j.path().display().to_string()));
+    let keeps_journal = || {
+        if let Some(shown) = &shown_journal {
             messages::note(format!(
-                "'{shown}' keeps the trees counted; the same command with --resume tries                  only the {failed} that failed"
+                "'{shown}' keeps the trees counted; the same command tries only the {failed} \
+                 that failed"
             ));
         }
-    }
+    };
     let stopped = fetcher.breaker.cause();
     if failed == table.rows.len() && !table.rows.is_empty() {
         report::print_table(io::stdout().lock(), &table)?;
@@ -203,10 +204,21 @@ pub fn run(args: &CensusArgs) -> Result<ExitStatus> {
                  reachable mirror with archive_url",
             );
         }
+        keeps_journal();
         return Ok(ExitStatus::Failed);
     }
     report::write_and_print(&out, &table)?;
+    if let (Some(journal), 0) = (&journal, failed) {
+        // Every tree is in the tables, written whole: the journal has done its job.
+        std::fs::remove_file(journal.path()).with_context(|| {
+            format!(
+                "removing '{}'",
+                sanitize(journal.path().display().to_string())
+            )
+        })?;
+    }
     if failed > 0 {
+        keeps_journal();
         report::announce_failures(&table);
         if let Some(cause) = &stopped {
             messages::note(format!(

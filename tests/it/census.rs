@@ -744,7 +744,8 @@ fn a_closed_stdout_ends_census_quietly() {
         "2026-09-07",
         "--quiet",
     ];
-    let (code, stderr) = run_into_closed_pipe(dir.path(), &args);
+    let out = run_into_closed_pipe(dir.path(), &args, &[]);
+    let (code, stderr) = (out.status.code(), stderr(&out));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
         !stderr.contains("Broken pipe") && !stderr.contains("panicked"),

@@ -435,29 +435,28 @@ pub fn first_line(path: &Path) -> String {
     text.lines().next().unwrap_or_default().to_string()
 }
 
-/// Runs the binary in `dir` with its stdout a pipe whose reading end is already
-/// closed, as `... | head` leaves it; returns the exit status and stderr. Python
-/// makes the pipe, so the test does not race the reader's exit.
-pub fn run_into_closed_pipe(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+/// Runs the binary in `dir` with `args` and `envs` added, its stdout a pipe whose
+/// reading end is already closed, as `... | head` leaves it; returns the exit
+/// status and stderr (stdout is empty). Python makes the pipe, so the test does not
+/// race the reader's exit.
+pub fn run_into_closed_pipe(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     let script = "import os, subprocess, sys\n\
                   r, w = os.pipe()\n\
                   os.close(r)\n\
                   p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)\n\
                   sys.stderr.buffer.write(p.stderr)\n\
                   sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)\n";
-    let out = Command::new("python3")
+    Command::new("python3")
         .current_dir(dir)
         .arg("-c")
         .arg(script)
         .arg(bin())
         .args(args)
         .env_remove("SOURCE_DATE_EPOCH")
+        .envs(envs.iter().copied())
+        .stdin(Stdio::null())
         .output()
-        .expect("running python3");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+        .expect("running python3")
 }
 
 /// One tool a generated TypeScript server registers: its name and each hint as the

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{bin, first_line, raw_server, read_csv, run_env, show, stderr, stdout};
+use crate::common::{
+    bin, first_line, raw_server, read_csv, run_env, run_into_closed_pipe, show, stderr, stdout,
+};
 use crate::support::*;
 use serde_json::{json, Value};
 
@@ -753,28 +755,6 @@ fn date_flags_that_cannot_be_used_are_usage_errors() {
     );
 }
 
-/// Runs the binary with its stdout on a socket whose other end is already closed, so
-/// that every write to stdout fails with EPIPE.
-fn run_with_closed_stdout(
-    dir: &Path,
-    args: &[&str],
-    envs: &[(&str, &str)],
-) -> std::process::Output {
-    use std::os::fd::OwnedFd;
-    use std::os::unix::net::UnixStream;
-    let (ours, theirs) = UnixStream::pair().unwrap();
-    drop(ours);
-    std::process::Command::new(bin())
-        .current_dir(dir)
-        .args(args)
-        .envs(envs.iter().copied())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::from(OwnedFd::from(theirs)))
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .expect("the binary runs")
-}
-
 #[test]
 fn a_closed_stdout_stops_probe_and_diff_quietly() {
     let Some(server) = fault_server() else { return };
@@ -782,13 +762,13 @@ fn a_closed_stdout_stops_probe_and_diff_quietly() {
     let tools = mixed_tools();
     let mut args = vec!["probe", "--save", "snap.json", "--date", "2026-09-07", "--"];
     args.extend(server.iter().map(String::as_str));
-    let out = run_with_closed_stdout(dir.path(), &args, &[("FAULT_TOOLS", &tools.to_string())]);
+    let out = run_into_closed_pipe(dir.path(), &args, &[("FAULT_TOOLS", &tools.to_string())]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(!stderr(&out).contains("panicked"), "{}", show(&out));
     // The work was still done.
     assert!(dir.path().join("snap.json").is_file());
 
-    let out = run_with_closed_stdout(dir.path(), &["diff", "snap.json", "snap.json"], &[]);
+    let out = run_into_closed_pipe(dir.path(), &["diff", "snap.json", "snap.json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(out.stderr.is_empty(), "{}", show(&out));
 }

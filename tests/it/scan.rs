@@ -4,7 +4,7 @@
 //!
 //! Every tree, archive and repository is built in code in a fresh temp dir.
 
-use crate::common::{assert_code, bin, git, gzip, naive, run_into_closed_pipe, show, Run};
+use crate::common::{assert_code, bin, git, gzip, naive, run_into_closed_pipe, show, stderr, Run};
 use std::ffi::OsStr;
 use std::fs;
 use std::io::Write;
@@ -1051,7 +1051,8 @@ fn a_closed_stdout_ends_scan_quietly() {
         &["scan", "tree"][..],
         &["scan", "--json", "--files", "tree"][..],
     ] {
-        let (code, stderr) = run_into_closed_pipe(tmp.path(), args);
+        let out = run_into_closed_pipe(tmp.path(), args, &[]);
+        let (code, stderr) = (out.status.code(), stderr(&out));
         assert_eq!(code, Some(0), "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }

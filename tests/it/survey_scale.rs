@@ -22,7 +22,8 @@ use crate::common::{gzip, naive, raw_server, read_csv, show, ts_server, Run, Too
 const DATE: &str = "2026-11-30";
 
 /// A loopback archive server: one thread per connection, a delay before each
-/// answer, and a switch that makes the archives from `stall_from` on never answer.
+/// answer, and switches that make the archives from `stall_from` on never answer,
+/// or answer 404.
 struct Wan {
     port: u16,
     /// The most connections ever open at once.
@@ -30,20 +31,29 @@ struct Wan {
     /// Requests per path.
     seen: Arc<Mutex<HashMap<String, usize>>>,
     stalling: Arc<AtomicBool>,
+    refusing: Arc<AtomicBool>,
 }
 
 /// Serves `archives` (path → bytes) after `delay` each; while `stalling` is set,
-/// the trees numbered `stall_from` and later are accepted and never answered.
+/// the trees numbered `stall_from` and later are accepted and never answered, and
+/// while `refusing` is set they are answered 404.
 fn wan(archives: HashMap<String, Vec<u8>>, delay: Duration, stall_from: usize) -> Wan {
     let open = AtomicUsize::new(0);
     let most: Arc<AtomicUsize> = Arc::default();
     let seen: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
     let stalling = Arc::new(AtomicBool::new(false));
-    let (most_, seen_, stalling_) = (most.clone(), seen.clone(), stalling.clone());
+    let refusing = Arc::new(AtomicBool::new(false));
+    let (most_, seen_, stalling_, refusing_) = (
+        most.clone(),
+        seen.clone(),
+        stalling.clone(),
+        refusing.clone(),
+    );
     let port = raw_server(move |stream| {
         let now = open.fetch_add(1, Ordering::SeqCst) + 1;
         most_.fetch_max(now, Ordering::SeqCst);
-        answer(stream, &archives, &seen_, &stalling_, delay, stall_from);
+        let switches = [&*stalling_, &*refusing_];
+        answer(stream, &archives, &seen_, switches, delay, stall_from);
         open.fetch_sub(1, Ordering::SeqCst);
     });
     Wan {
@@ -51,6 +61,7 @@ fn wan(archives: HashMap<String, Vec<u8>>, delay: Duration, stall_from: usize) -
         most,
         seen,
         stalling,
+        refusing,
     }
 }
 
@@ -59,7 +70,7 @@ fn answer(
     mut stream: TcpStream,
     archives: &HashMap<String, Vec<u8>>,
     seen: &Mutex<HashMap<String, usize>>,
-    stalling: &AtomicBool,
+    [stalling, refusing]: [&AtomicBool; 2],
     delay: Duration,
     stall_from: usize,
 ) {
@@ -90,7 +101,8 @@ fn answer(
             return;
         }
         thread::sleep(delay);
-        let written = match archives.get(&path) {
+        let is_refused = number >= stall_from && refusing.load(Ordering::SeqCst);
+        let written = match archives.get(&path).filter(|_| !is_refused) {
             Some(body) => stream
                 .write_all(
                     format!(
@@ -390,4 +402,43 @@ fn a_killed_run_resumes_from_its_journal_and_writes_the_same_tables() {
     }
     // Nothing was cached: --no-cache kept no archive where the cache would be.
     assert_eq!(walk(&work.path().join("xdg-part")), Vec::<String>::new());
+}
+
+#[test]
+fn a_tree_that_failed_is_tried_again_and_the_journal_stays_until_then() {
+    let work = tempfile::tempdir().unwrap();
+    let n = 4;
+    let server = wan(archives(n), Duration::ZERO, 3);
+    write_corpus(work.path(), server.port, n);
+    let resumable = ["--no-cache", "--resume", "-j", "1"];
+    server.refusing.store(true, Ordering::SeqCst);
+    let out = census(work.path(), "out", &resumable).output();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("keeps the trees counted; the same command tries only the 1 that failed"),
+        "{stderr}"
+    );
+    let journal = work.path().join("out/census.journal");
+    assert_eq!(
+        journal_lines(&work.path().join("out")),
+        1 + 3,
+        "the failed tree is not kept"
+    );
+    let rows = read_csv(&work.path().join(format!("out/census-{DATE}.csv")));
+    assert_eq!(rows[4][rows[0].len() - 2], "error", "{rows:?}");
+
+    server.refusing.store(false, Ordering::SeqCst);
+    server.seen.lock().unwrap().clear();
+    let out = census(work.path(), "out", &resumable).output();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let seen = server.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.keys().collect::<Vec<_>>(),
+        [&format!("/o/r03/{:040x}", 4)],
+        "only the failed tree is downloaded again"
+    );
+    assert!(!journal.exists());
+    let rows = read_csv(&work.path().join(format!("out/census-{DATE}.csv")));
+    assert!(rows[1..].iter().all(|r| r[r.len() - 2] == "ok"), "{rows:?}");
 }
