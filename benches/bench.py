@@ -5,6 +5,7 @@ One command, from the repository root:
 
     python3 benches/bench.py --size small      # about 50 MiB, a minute
     python3 benches/bench.py --size full       # 1 MiB to 1 GiB trees, a 1 GiB corpus
+    python3 benches/bench.py --size gib        # the small corpus plus the 1 GiB tree
 
 It builds the release binary and `examples/inflate.rs`, generates the seeded corpus
 (`benches/gen_corpus.py`, reused while its seed and version do not change) under
