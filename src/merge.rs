@@ -15,7 +15,7 @@ use crate::cli::MergeArgs;
 use crate::corpus::{self, Corpus};
 use crate::error::{ExitStatus, UsageError};
 use crate::report;
-use crate::table::{self, Row, Table, TreeKey};
+use crate::table::{self, JoinError, Row, Table, TreeKey};
 
 /// Runs `merge`: joins shard tables into the whole corpus's tables.
 pub fn run(args: &MergeArgs) -> Result<ExitStatus> {
@@ -75,33 +75,21 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
             }
             row.note = corpus.trees[i].note.clone();
             row.server = corpus.trees[i].name.clone();
-            if let Ok(counted) = &mut row.outcome {
-                counted.count.files = files
-                    .remove(&row.key)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect();
-                let defs = tools.remove(&row.key).unwrap_or_default();
-                match (&mut counted.tools, tool_counts) {
-                    (Some(found), Some([n, annotated])) => {
-                        found.tools = defs;
-                        let got = counted.tool_counts().unwrap_or_default();
-                        if got[..2] != [n, annotated] {
-                            bail!(
-                                "{}: '{label}' says {n} tools, {annotated} annotated, but \
-                                 '{tools_name}' lists {} tools, {} annotated",
-                                at(),
-                                got[0],
-                                got[1]
-                            );
-                        }
-                    }
-                    _ if !defs.is_empty() => bail!(
-                        "'{tools_name}' lists tools of '{label}', whose row in '{name}' line \
-                         {line} has no tool count"
-                    ),
-                    _ => {}
-                }
+            match table::join_row(&mut row, tool_counts, &mut files, &mut tools) {
+                Ok(()) => {}
+                Err(JoinError::ToolCountsDisagree { said, listed }) => bail!(
+                    "{}: '{label}' says {} tools, {} annotated, but '{tools_name}' lists {} \
+                     tools, {} annotated",
+                    at(),
+                    said[0],
+                    said[1],
+                    listed[0],
+                    listed[1]
+                ),
+                Err(JoinError::ToolsWithoutCount) => bail!(
+                    "'{tools_name}' lists tools of '{label}', whose row in '{name}' line {line} \
+                     has no tool count"
+                ),
             }
             found[i] = Some((row, path.clone()));
         }

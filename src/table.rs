@@ -627,6 +627,48 @@ pub fn tools_records(row: &Row, is_dated: bool) -> Vec<Vec<Vec<u8>>> {
         .collect()
 }
 
+/// Why a counted row and the tables read beside it do not fit together.
+#[derive(Debug, PartialEq, Eq)]
+pub enum JoinError {
+    /// The row's `tools` and `tools_annotated` cells against what the tools table lists.
+    ToolCountsDisagree { said: [u64; 2], listed: [u64; 2] },
+    /// The tools table lists definitions of a row that has no tool count.
+    ToolsWithoutCount,
+}
+
+/// Moves a counted row's file hits and tool definitions out of the files and tools
+/// tables read beside it, and checks the definitions against the row's tool counts
+/// (`tool_counts`, as `read_census` gives them). A failed row takes nothing.
+pub fn join_row(
+    row: &mut Row,
+    tool_counts: Option<[u64; 2]>,
+    files: &mut FilesByTree,
+    tools: &mut ToolsByTree,
+) -> std::result::Result<(), JoinError> {
+    let Ok(counted) = &mut row.outcome else {
+        return Ok(());
+    };
+    counted.count.files = files
+        .remove(&row.key)
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let defs = tools.remove(&row.key).unwrap_or_default();
+    match (&mut counted.tools, tool_counts) {
+        (Some(found), Some(said)) => {
+            found.tools = defs;
+            let got = counted.tool_counts().unwrap_or_default();
+            let listed = [got[0], got[1]];
+            if listed != said {
+                return Err(JoinError::ToolCountsDisagree { said, listed });
+            }
+        }
+        _ if !defs.is_empty() => return Err(JoinError::ToolsWithoutCount),
+        _ => {}
+    }
+    Ok(())
+}
+
 /// Holds the tool definitions of a tools table, grouped by the tree they belong to.
 pub type ToolsByTree = BTreeMap<TreeKey, Vec<ToolDef>>;
 
@@ -792,6 +834,85 @@ mod tests {
             },
         ];
         assert_eq!(by_extension(&tree).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_row_takes_its_own_files_and_tools_and_its_counts_are_checked() {
+        let key = |repo: &str| TreeKey {
+            repo: repo.into(),
+            pinned: "abcd".into(),
+            subfolder: String::new(),
+            as_of: String::new(),
+        };
+        let def = |annotated: bool| ToolDef {
+            path: b"src/a.ts".to_vec(),
+            line: 3,
+            family: Family::TypeScript,
+            name: Some("t".into()),
+            hints: [annotated.then_some(HintState::True), None, None, None],
+        };
+        let row = |repo: &str, tools: Option<FoundTools>| Row {
+            key: key(repo),
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "abcd".repeat(10),
+                commit_source: CommitSource::Archive,
+                count: TreeCount::new(1),
+                sha256: "f".repeat(64),
+                tools,
+            }),
+        };
+        let tables = || {
+            let mut files = FilesByTree::new();
+            let hit = FileHit {
+                path: b"src/a.ts".to_vec(),
+                bytes: 10,
+                counts: vec![1],
+            };
+            files.insert(key("o/a"), vec![hit]);
+            let mut tools = ToolsByTree::new();
+            tools.insert(key("o/a"), vec![def(true), def(false)]);
+            tools.insert(key("o/b"), vec![def(false)]);
+            (files, tools)
+        };
+
+        let (mut files, mut tools) = tables();
+        let mut a = row("o/a", Some(FoundTools::default()));
+        assert_eq!(
+            join_row(&mut a, Some([2, 1]), &mut files, &mut tools),
+            Ok(())
+        );
+        let Ok(counted) = &a.outcome else { panic!() };
+        assert_eq!(counted.count.files.len(), 1);
+        assert_eq!(
+            counted.tools.as_ref().unwrap().tools,
+            [def(true), def(false)]
+        );
+        assert!(files.is_empty());
+        assert_eq!(tools.keys().collect::<Vec<_>>(), [&key("o/b")]);
+
+        let (mut files, mut tools) = tables();
+        let mut a = row("o/a", Some(FoundTools::default()));
+        assert_eq!(
+            join_row(&mut a, Some([2, 2]), &mut files, &mut tools),
+            Err(JoinError::ToolCountsDisagree {
+                said: [2, 2],
+                listed: [2, 1]
+            })
+        );
+        let mut b = row("o/b", None);
+        assert_eq!(
+            join_row(&mut b, None, &mut files, &mut tools),
+            Err(JoinError::ToolsWithoutCount)
+        );
+        let mut failed = Row {
+            outcome: Err(Failure::new(FailureKind::Network, "down")),
+            ..row("o/a", None)
+        };
+        let (mut files, mut tools) = tables();
+        assert_eq!(join_row(&mut failed, None, &mut files, &mut tools), Ok(()));
+        assert_eq!(files.len(), 1, "a failed row takes nothing");
     }
 
     #[test]

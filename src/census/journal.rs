@@ -382,26 +382,17 @@ impl Journal {
             table::tools_header(self.is_dated),
         )?;
         let mut tools = table::read_tools(&tools[..], "the row's tools", self.is_dated)?;
-        let counted = match &mut row.outcome {
-            Ok(counted) => counted,
-            Err(_) => anyhow::bail!("a failed row"),
-        };
-        counted.count.files = files
-            .remove(&row.key)
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
-        let defs = tools.remove(&row.key).unwrap_or_default();
-        match (&mut counted.tools, tool_counts) {
-            (Some(found), Some(counts)) => {
-                found.tools = defs;
-                let got = counted.tool_counts().unwrap_or_default();
-                if got[..2] != counts {
-                    anyhow::bail!("its tool count disagrees with its tools");
-                }
+        if row.outcome.is_err() {
+            anyhow::bail!("a failed row");
+        }
+        match table::join_row(&mut row, tool_counts, &mut files, &mut tools) {
+            Ok(()) => {}
+            Err(table::JoinError::ToolCountsDisagree { .. }) => {
+                anyhow::bail!("its tool count disagrees with its tools")
             }
-            _ if !defs.is_empty() => anyhow::bail!("tools without a tool count"),
-            _ => {}
+            Err(table::JoinError::ToolsWithoutCount) => {
+                anyhow::bail!("tools without a tool count")
+            }
         }
         if !files.is_empty() || !tools.is_empty() {
             anyhow::bail!("cells of another tree");

@@ -64,6 +64,36 @@ impl Lab {
         self.git.run(self.path(), args)
     }
 
+    /// Serves `routes` (URL path to archive) and writes the corpus `text` to
+    /// `corpus.toml` with its archive URLs pointing there; the archives are served
+    /// while the returned server is held.
+    fn serve_corpus(&self, text: &str, routes: HashMap<String, Vec<u8>>) -> Loopback {
+        let server = archives(routes);
+        let local = format!("{}/{{repo}}/{{commit}}", server.url());
+        let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
+        assert_ne!(corpus, text);
+        fs::write(self.path().join("corpus.toml"), &corpus).unwrap();
+        server
+    }
+
+    /// Runs a census of `corpus.toml` dated DATE with the cache `archives`, plus
+    /// `extra`, and checks that it exits with `code`.
+    fn census(&self, extra: &[&str], code: i32) {
+        let mut args = vec![
+            "census",
+            "--corpus",
+            "corpus.toml",
+            "--cache",
+            "archives",
+            "--date",
+            DATE,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        assert_eq!(out.status.code(), Some(code), "{}", show(&out));
+    }
+
     fn markers(&self) -> Vec<String> {
         self.git.markers()
     }
@@ -432,26 +462,8 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
         );
         routes.insert(format!("/{repo}/{commit}"), archive);
     }
-    let server = archives(routes);
-    let local = format!("{}/{{repo}}/{{commit}}", server.url());
-    let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
-    assert_ne!(corpus, text);
-    fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
-    let census = |extra: &[&str]| {
-        let mut args = vec![
-            "census",
-            "--corpus",
-            "corpus.toml",
-            "--cache",
-            "archives",
-            "--date",
-            DATE,
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let out = lab.run(&args);
-        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    };
+    let server = lab.serve_corpus(&text, routes);
+    let census = |extra: &[&str]| lab.census(extra, 0);
     census(&["--out", "out"]);
 
     // Every row against the naive counts of its commit's files.
@@ -866,27 +878,9 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
         );
         routes.insert(format!("/{repo}/{commit}"), archive);
     }
-    let server = archives(routes);
-    let local = format!("{}/{{repo}}/{{commit}}", server.url());
-    let corpus = text.replace("https://codeload.github.com/{repo}/tar.gz/{commit}", &local);
-    assert_ne!(corpus, text);
-    fs::write(lab.path().join("corpus.toml"), &corpus).unwrap();
-    let census = |extra: &[&str]| {
-        let mut args = vec![
-            "census",
-            "--corpus",
-            "corpus.toml",
-            "--cache",
-            "archives",
-            "--date",
-            DATE,
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let out = lab.run(&args);
-        // acme/gone's rows fail, so the census exits 1 with its tables written.
-        assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    };
+    let _server = lab.serve_corpus(&text, routes);
+    // acme/gone's rows fail, so the census exits 1 with its tables written.
+    let census = |extra: &[&str]| lab.census(extra, 1);
     census(&["--out", "out"]);
 
     // The oracle: per date, git's commit of each repository and what it was written with.
