@@ -328,7 +328,8 @@ def run(argv):
 def census(args, corpus, cache, out, extra=()):
     """Runs one census; returns (seconds, peak RSS, exit code, stderr)."""
     return run([args.bin, "census", "--corpus", corpus, "--cache", cache, "--out", out,
-                "--date", DATE, "--quiet", "--jobs", str(args.jobs)] + list(extra))
+                "--date", DATE, "--quiet", "--jobs", str(args.jobs)]
+               + (["--no-tools"] if args.no_tools else []) + list(extra))
 
 
 def read_rows(out):
@@ -640,6 +641,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of each warm measure; the median time is reported")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-tools", action="store_true",
+                        help="count literals only (census --no-tools): the tool finder's share")
     parser.add_argument("--only", default="small,memory,load,monorepo",
                         help="comma-separated parts to run")
     parser.add_argument("--data", help="generated data (default target/bench-data/scale)")
