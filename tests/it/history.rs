@@ -76,6 +76,20 @@ impl Lab {
         server
     }
 
+    /// Merges the shard tables into `merged/`, checks the exit code, and that each
+    /// of `names` there is byte for byte the one the single run wrote in `out/`.
+    fn merge_equals_out(&self, tables: &[String], code: i32, names: &[String]) {
+        let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
+        args.extend(tables.iter().map(String::as_str));
+        let merged = self.run(&args);
+        assert_eq!(merged.status.code(), Some(code), "{}", show(&merged));
+        for name in names {
+            let a = fs::read(self.path().join("out").join(name)).unwrap();
+            let b = fs::read(self.path().join("merged").join(name)).unwrap();
+            assert!(a == b, "{name} differs after the merge");
+        }
+    }
+
     /// Runs a census of `corpus.toml` dated DATE with the cache `archives`, plus
     /// `extra`, and checks that it exits with `code`.
     fn census(&self, extra: &[&str], code: i32) {
@@ -535,20 +549,16 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
         census(&["--shard", &format!("{k}/2"), "--out", &out]);
         tables.push(format!("{out}/census-{DATE}.csv"));
     }
-    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
-    args.extend(tables.iter().map(String::as_str));
-    let merged = lab.run(&args);
-    assert_eq!(merged.status.code(), Some(0), "{}", show(&merged));
-    for name in [
-        format!("census-{DATE}.csv"),
-        format!("files-{DATE}.csv"),
-        format!("census-{DATE}.md"),
-        svg_name.clone(),
-    ] {
-        let a = fs::read(lab.path().join("out").join(&name)).unwrap();
-        let b = fs::read(lab.path().join("merged").join(&name)).unwrap();
-        assert!(a == b, "{name} differs after the merge");
-    }
+    lab.merge_equals_out(
+        &tables,
+        0,
+        &[
+            format!("census-{DATE}.csv"),
+            format!("files-{DATE}.csv"),
+            format!("census-{DATE}.md"),
+            svg_name.clone(),
+        ],
+    );
     // compare pairs the rows date by date.
     let out = lab.run(&[
         "compare",
@@ -1006,25 +1016,17 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
         census(&["--shard", &format!("{k}/2"), "--out", &out]);
         tables.push(format!("{out}/census-{DATE}.csv"));
     }
-    let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
-    args.extend(tables.iter().map(String::as_str));
-    let merged = lab.run(&args);
-    assert_eq!(
-        merged.status.code(),
-        Some(1),
-        "a tree failed: {}",
-        show(&merged)
+    // A tree failed, so the merge exits 1 with its tables written.
+    lab.merge_equals_out(
+        &tables,
+        1,
+        &[
+            format!("census-{DATE}.csv"),
+            format!("tools-{DATE}.csv"),
+            format!("census-{DATE}.md"),
+            svg_name.clone(),
+        ],
     );
-    for name in [
-        format!("census-{DATE}.csv"),
-        format!("tools-{DATE}.csv"),
-        format!("census-{DATE}.md"),
-        svg_name.clone(),
-    ] {
-        let a = fs::read(lab.path().join("out").join(&name)).unwrap();
-        let b = fs::read(lab.path().join("merged").join(&name)).unwrap();
-        assert!(a == b, "{name} differs after the merge");
-    }
 
     let out = lab.run(&[
         "compare",
