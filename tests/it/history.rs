@@ -76,9 +76,16 @@ impl Lab {
         server
     }
 
-    /// Merges the shard tables into `merged/`, checks the exit code, and that each
-    /// of `names` there is byte for byte the one the single run wrote in `out/`.
-    fn merge_equals_out(&self, tables: &[String], code: i32, names: &[String]) {
+    /// Runs the census as two shards (`shard1/`, `shard2/`), merges them into
+    /// `merged/`, each exiting with `code`, and checks that each of `names` there is
+    /// byte for byte the one the single run wrote in `out/`.
+    fn shards_merge_to_out(&self, code: i32, names: &[String]) {
+        let mut tables = Vec::new();
+        for k in 1..=2 {
+            let out = format!("shard{k}");
+            self.census(&["--shard", &format!("{k}/2"), "--out", &out], code);
+            tables.push(format!("{out}/census-{DATE}.csv"));
+        }
         let mut args = vec!["merge", "--corpus", "corpus.toml", "--out", "merged"];
         args.extend(tables.iter().map(String::as_str));
         let merged = self.run(&args);
@@ -543,14 +550,7 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
     }
 
     // Shards with dates merge into the single run's tables, byte for byte.
-    let mut tables = Vec::new();
-    for k in 1..=2 {
-        let out = format!("shard{k}");
-        census(&["--shard", &format!("{k}/2"), "--out", &out]);
-        tables.push(format!("{out}/census-{DATE}.csv"));
-    }
-    lab.merge_equals_out(
-        &tables,
+    lab.shards_merge_to_out(
         0,
         &[
             format!("census-{DATE}.csv"),
@@ -1010,15 +1010,8 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
     }
 
     // Shards merged give the same tables, report and chart, byte for byte.
-    let mut tables = Vec::new();
-    for k in 1..=2 {
-        let out = format!("shard{k}");
-        census(&["--shard", &format!("{k}/2"), "--out", &out]);
-        tables.push(format!("{out}/census-{DATE}.csv"));
-    }
-    // A tree failed, so the merge exits 1 with its tables written.
-    lab.merge_equals_out(
-        &tables,
+    // A tree failed, so each shard and the merge exit 1 with their tables written.
+    lab.shards_merge_to_out(
         1,
         &[
             format!("census-{DATE}.csv"),
