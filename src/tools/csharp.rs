@@ -43,27 +43,35 @@ fn attribute(node: Node, src: &[u8], out: &mut FileSummary) {
     if last != "McpServerTool" && last != "McpServerToolAttribute" {
         return;
     }
-    let mut tool_name = None;
-    let mut hints = Vec::new();
+    let mut assigned = Vec::new();
     if let Some(args) = children(node)
         .into_iter()
         .find(|c| c.kind() == "attribute_argument_list")
     {
         for arg in children(args) {
             // `Name = value`: the argument's `name` field and its last child.
-            let (Some(key), Some(value)) = (arg.child_by_field_name("name"), children(arg).pop())
-            else {
-                continue;
-            };
-            if value.id() == key.id() {
-                continue;
+            if let (Some(key), Some(value)) = (arg.child_by_field_name("name"), children(arg).pop())
+            {
+                if value.id() != key.id() {
+                    assigned.push((key, value));
+                }
             }
-            let key = text(key, src);
-            if key == "Name" {
-                tool_name = Some(val(value, src));
-            } else if let Some(h) = hint(key) {
-                hints.push(Prop::Field(h.to_string(), val(value, src)));
-            }
+        }
+    }
+    record(node, src, assigned, out);
+}
+
+/// Records the tool defined at `node` from its `Name = ...` and hint assignments,
+/// as (property, value) pairs; other properties are not read.
+fn record(node: Node, src: &[u8], assigned: Vec<(Node, Node)>, out: &mut FileSummary) {
+    let mut tool_name = None;
+    let mut hints = Vec::new();
+    for (key, value) in assigned {
+        let key = text(key, src);
+        if key == "Name" {
+            tool_name = Some(val(value, src));
+        } else if let Some(h) = hint(key) {
+            hints.push(Prop::Field(h.to_string(), val(value, src)));
         }
     }
     let at = line(node);
@@ -96,34 +104,17 @@ fn options(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(init) = node.child_by_field_name("initializer") else {
         return;
     };
-    let mut tool_name = None;
-    let mut hints = Vec::new();
-    for a in children(init) {
-        if a.kind() != "assignment_expression" {
-            continue;
-        }
-        let (Some(left), Some(right)) = (
-            a.child_by_field_name("left"),
-            a.child_by_field_name("right"),
-        ) else {
-            continue;
-        };
-        let key = text(left, src);
-        if key == "Name" {
-            tool_name = Some(val(right, src));
-        } else if let Some(h) = hint(key) {
-            hints.push(Prop::Field(h.to_string(), val(right, src)));
-        }
-    }
-    let at = line(node);
-    out.sites.push(Site {
-        line: at,
-        family: Family::CSharp,
-        kind: SiteKind::Tool {
-            name: Some(tool_name.unwrap_or(Val::Other)),
-            def: definition(at, hints),
-        },
-    });
+    let assigned = children(init)
+        .into_iter()
+        .filter(|a| a.kind() == "assignment_expression")
+        .filter_map(|a| {
+            Some((
+                a.child_by_field_name("left")?,
+                a.child_by_field_name("right")?,
+            ))
+        })
+        .collect();
+    record(node, src, assigned, out);
 }
 
 fn val(node: Node, src: &[u8]) -> Val {
