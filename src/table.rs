@@ -16,7 +16,7 @@ use anyhow::{bail, Context, Result};
 use crate::count::{FileHit, TreeCount};
 
 use crate::terms::{Columns, Hint};
-use crate::tools::{Family, FoundTools, HintState, ToolDef};
+use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
 /// What kind of failure left a row without counts: what a caller branches on (the
 /// network hint of `census`), never the words of the message.
@@ -132,18 +132,10 @@ pub struct Counted {
 }
 
 impl Counted {
-    /// Returns the tree's cells of the `tools`, `tools_annotated` and
-    /// `tools_skipped` columns: definitions found, those that set at least one hint
-    /// (`?` counts as set), and wanted files not parsed because of a bound. `None`
-    /// when the finder was off.
-    pub fn tool_counts(&self) -> Option<[u64; 3]> {
-        self.tools.as_ref().map(|found| {
-            [
-                found.tools.len() as u64,
-                found.tools.iter().filter(|t| t.is_annotated()).count() as u64,
-                found.skipped_files,
-            ]
-        })
+    /// Returns the tree's cells of the [`TOOL_COLUMNS`]; `None` when the finder was
+    /// off. See [`FoundTools::columns`].
+    pub fn tool_counts(&self) -> Option<[u64; 5]> {
+        self.tools.as_ref().map(FoundTools::columns)
     }
 }
 
@@ -271,7 +263,13 @@ const FILES_WALKED: usize = 6;
 const BYTES_READ: usize = 7;
 /// The census table's tool columns, after the term and control columns (see
 /// [`Counted::tool_counts`]); empty when the finder was off.
-pub const TOOL_COLUMNS: [&str; 3] = ["tools", "tools_annotated", "tools_skipped"];
+pub const TOOL_COLUMNS: [&str; 5] = [
+    "tools",
+    "tools_annotated",
+    "tools_unresolved",
+    "tool_sites_dynamic",
+    "tools_skipped",
+];
 /// The column of a dated table's date, after `subfolder`.
 const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
@@ -396,7 +394,7 @@ pub struct ReadTable {
     /// The `tools` and `tools_annotated` cells of each row, in the same order; `None`
     /// when empty (an error row, or the finder off). The rows' definitions are in the
     /// tools table (see [`read_tools`]), and these check it.
-    pub tool_counts: Vec<Option<[u64; 2]>>,
+    pub tool_counts: Vec<Option<[u64; 4]>>,
 }
 
 /// Reads a census table that must have exactly the header `columns` gives, with
@@ -453,7 +451,7 @@ pub fn read_census<R: Read>(
 
 /// Returns the row an undated census record describes (without its file hits and
 /// tool definitions), and its `tools` and `tools_annotated` cells.
-fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64; 2]>)> {
+fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64; 4]>)> {
     let number = |i: usize| -> Result<u64> {
         cells[i]
             .parse()
@@ -467,12 +465,13 @@ fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64
         false => {
             let found = FoundTools {
                 tools: Vec::new(),
-                skipped_files: number(tools_at + 2)?,
+                skipped_files: number(tools_at + 4)?,
             };
-            (
-                Some(found),
-                Some([number(tools_at)?, number(tools_at + 1)?]),
-            )
+            let mut said = [0; 4];
+            for (i, n) in said.iter_mut().enumerate() {
+                *n = number(tools_at + i)?;
+            }
+            (Some(found), Some(said))
         }
     };
     let outcome = match cells[after + 2] {
@@ -583,8 +582,19 @@ pub fn read_files<R: Read>(
 }
 
 /// The tools table's columns before the four hints: the tree's key, then where the
-/// definition is, its SDK family and its name (empty when not a literal).
-const TOOLS_LEADING: [&str; 7] = ["repo", "pinned", "subfolder", "path", "line", "sdk", "tool"];
+/// definition is, what it is (`tool` or `dynamic`), its role, its SDK family and its
+/// name (empty when not a literal).
+const TOOLS_LEADING: [&str; 9] = [
+    "repo",
+    "pinned",
+    "subfolder",
+    "path",
+    "line",
+    "kind",
+    "role",
+    "sdk",
+    "tool",
+];
 
 /// Returns the tools table's header: [`TOOLS_LEADING`] (with `as_of` after
 /// `subfolder` when `is_dated`), then the four hints in the schema's order.
@@ -596,8 +606,8 @@ pub fn tools_header(is_dated: bool) -> Vec<String> {
         .collect()
 }
 
-/// Returns the cell of one hint in the tools table: `true`, `false`, `?`, or empty
-/// when the definition leaves it out.
+/// Returns the cell of one hint in the tools table: `true`, `false`, `?`, `unknown`,
+/// or empty when the definition leaves it out.
 pub fn hint_cell(state: Option<HintState>) -> &'static str {
     state.map_or("", HintState::as_str)
 }
@@ -618,6 +628,8 @@ pub fn tools_records(row: &Row, is_dated: bool) -> Vec<Vec<Vec<u8>>> {
             record.extend([
                 tool.path.clone(),
                 tool.line.to_string().into_bytes(),
+                tool.kind.as_str().as_bytes().to_vec(),
+                tool.role.as_str().as_bytes().to_vec(),
                 tool.family.as_str().as_bytes().to_vec(),
                 tool.name.clone().unwrap_or_default().into_bytes(),
             ]);
@@ -631,7 +643,7 @@ pub fn tools_records(row: &Row, is_dated: bool) -> Vec<Vec<Vec<u8>>> {
 #[derive(Debug, PartialEq, Eq)]
 pub enum JoinError {
     /// The row's `tools` and `tools_annotated` cells against what the tools table lists.
-    ToolCountsDisagree { said: [u64; 2], listed: [u64; 2] },
+    ToolCountsDisagree { said: [u64; 4], listed: [u64; 4] },
     /// The tools table lists definitions of a row that has no tool count.
     ToolsWithoutCount,
 }
@@ -641,7 +653,7 @@ pub enum JoinError {
 /// (`tool_counts`, as `read_census` gives them). A failed row takes nothing.
 pub fn join_row(
     row: &mut Row,
-    tool_counts: Option<[u64; 2]>,
+    tool_counts: Option<[u64; 4]>,
     files: &mut FilesByTree,
     tools: &mut ToolsByTree,
 ) -> std::result::Result<(), JoinError> {
@@ -658,7 +670,7 @@ pub fn join_row(
         (Some(found), Some(said)) => {
             found.tools = defs;
             let got = counted.tool_counts().unwrap_or_default();
-            let listed = [got[0], got[1]];
+            let listed = [got[0], got[1], got[2], got[3]];
             if listed != said {
                 return Err(JoinError::ToolCountsDisagree { said, listed });
             }
@@ -704,24 +716,26 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
             .ok()
             .and_then(|s| s.parse().ok())
             .with_context(|| format!("{}: '{}' is not a line number", at(), text(record[4])))?;
+        let kind = [DefKind::Tool, DefKind::Dynamic]
+            .into_iter()
+            .find(|k| k.as_str().as_bytes() == record[5])
+            .with_context(|| format!("{}: '{}' is not a kind (tool or dynamic)", at(), text(record[5])))?;
+        let role = Role::parse(record[6])
+            .with_context(|| format!("{}: '{}' is not a role", at(), text(record[6])))?;
         let family = Family::ALL
             .into_iter()
-            .find(|f| f.as_str().as_bytes() == record[5])
-            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(record[5])))?;
+            .find(|f| f.as_str().as_bytes() == record[7])
+            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(record[7])))?;
         let mut hints = [None; 4];
         for (j, hint) in hints.iter_mut().enumerate() {
             let cell = record[TOOLS_LEADING.len() + j];
-            *hint = match cell {
-                b"" => None,
-                b"true" => Some(HintState::True),
-                b"false" => Some(HintState::False),
-                b"?" => Some(HintState::Unresolved),
-                other => bail!(
-                    "{}: '{}' is not a hint cell (true, false, ? or empty)",
+            *hint = HintState::parse(cell).map_err(|()| {
+                anyhow::anyhow!(
+                    "{}: '{}' is not a hint cell (true, false, ?, unknown or empty)",
                     at(),
-                    text(other)
-                ),
-            };
+                    text(cell)
+                )
+            })?;
         }
         let key = TreeKey {
             repo: text(record[0]),
@@ -732,8 +746,10 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
         tools.entry(key).or_default().push(ToolDef {
             path: record[3].to_vec(),
             line,
+            kind,
+            role,
             family,
-            name: Some(text(record[6])).filter(|n| !n.is_empty()),
+            name: Some(text(record[8])).filter(|n| !n.is_empty()),
             hints,
         });
     }
@@ -847,6 +863,8 @@ mod tests {
         let def = |annotated: bool| ToolDef {
             path: b"src/a.ts".to_vec(),
             line: 3,
+            kind: DefKind::Tool,
+            role: Role::Source,
             family: Family::TypeScript,
             name: Some("t".into()),
             hints: [annotated.then_some(HintState::True), None, None, None],
@@ -880,7 +898,7 @@ mod tests {
         let (mut files, mut tools) = tables();
         let mut a = row("o/a", Some(FoundTools::default()));
         assert_eq!(
-            join_row(&mut a, Some([2, 1]), &mut files, &mut tools),
+            join_row(&mut a, Some([2, 1, 0, 0]), &mut files, &mut tools),
             Ok(())
         );
         let Ok(counted) = &a.outcome else { panic!() };
@@ -895,10 +913,10 @@ mod tests {
         let (mut files, mut tools) = tables();
         let mut a = row("o/a", Some(FoundTools::default()));
         assert_eq!(
-            join_row(&mut a, Some([2, 2]), &mut files, &mut tools),
+            join_row(&mut a, Some([2, 2, 0, 0]), &mut files, &mut tools),
             Err(JoinError::ToolCountsDisagree {
-                said: [2, 2],
-                listed: [2, 1]
+                said: [2, 2, 0, 0],
+                listed: [2, 1, 0, 0]
             })
         );
         let mut b = row("o/b", None);
@@ -978,7 +996,7 @@ mod tests {
             &Failure::new(FailureKind::Other, "line one line two")
         );
         assert_eq!(c.tools, d.tools);
-        assert_eq!(read.tool_counts, [Some([0, 0]), None]);
+        assert_eq!(read.tool_counts, [Some([0, 0, 0, 0]), None]);
         let e = read_census(&bytes[..], "t.csv", &columns, true)
             .err()
             .expect("an undated table is not a dated one");

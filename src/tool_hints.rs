@@ -55,7 +55,7 @@ pub fn resolved(tool: &ToolDef, hint: Hint) -> Resolved {
     match state(tool, hint) {
         Some(HintState::True) => Resolved::Value(true),
         Some(HintState::False) => Resolved::Value(false),
-        Some(HintState::Unresolved) => Resolved::Unknown,
+        Some(HintState::Unresolved | HintState::Unknown) => Resolved::Unknown,
         None => Resolved::Value(hint.default_value()),
     }
 }
@@ -81,13 +81,15 @@ pub fn reading(tool: &ToolDef, hint: Hint) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tools::Family;
+    use crate::tools::{DefKind, Family, Role};
 
     /// Returns a definition of `a.ts` line 1 with `hints`.
     pub fn tool(hints: [Option<HintState>; 4]) -> ToolDef {
         ToolDef {
             path: b"a.ts".to_vec(),
             line: 1,
+            kind: DefKind::Tool,
+            role: Role::Source,
             family: Family::TypeScript,
             name: Some("t".into()),
             hints,

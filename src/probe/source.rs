@@ -90,7 +90,8 @@ pub fn beside(dir: &Path, tools: &[ToolHints]) -> Result<Beside> {
         .with_context(|| format!("reading the source '{}'", dir.display()))?;
     let counts = &counted.count.counts;
     let found = counted.tools.unwrap_or_default();
-    let (matched, source_only, wire_only) = match_by_name(found.tools, tools);
+    let own = found.counted().cloned().collect();
+    let (matched, source_only, wire_only) = match_by_name(own, tools);
     Ok(Beside {
         source: [counts[0], counts[1], counts[2], counts[3]],
         source_annotations: counts[4],

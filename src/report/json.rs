@@ -29,6 +29,7 @@ fn json_tool(tool: &ToolDef) -> Value {
                 Some(HintState::True) => json!(true),
                 Some(HintState::False) => json!(false),
                 Some(HintState::Unresolved) => json!("?"),
+                Some(HintState::Unknown) => json!("unknown"),
                 None => Value::Null,
             };
             (h.name().to_string(), value)
@@ -37,6 +38,8 @@ fn json_tool(tool: &ToolDef) -> Value {
     json!({
         "path": String::from_utf8_lossy(&tool.path),
         "line": tool.line,
+        "kind": tool.kind.as_str(),
+        "role": tool.role.as_str(),
         "sdk": tool.family.as_str(),
         "tool": tool.name,
         "hints": hints,

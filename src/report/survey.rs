@@ -2,30 +2,39 @@
 //! and its chart: how many trees hold tools, annotated or not, and per hint the share
 //! of tools that declare it, overall and by SDK family (docs/method.md, "Tools").
 //!
-//! A hint is declared when a definition sets it: `true`, `false` or `?` (set by an
-//! expression the finder could not resolve). Only rows the finder read count; a
-//! failed row, or one counted with the finder off, is in no figure.
+//! Only a tree's own tools count: definitions of kind `tool` in `source` (tests,
+//! examples, copies and dynamic registration sites are in the tools table, not
+//! here). A hint is declared when a definition sets it: `true`, `false` or `?` (set
+//! by an expression the finder could not resolve); `unknown` is no declaration. A
+//! definition is annotated when one hint is `true` or `false`, unresolved when it
+//! has a `?` or `unknown` and nothing definite. Per server, a tree is one vote: all
+//! of its tools annotated, some, or none. Only rows the finder read count; a failed
+//! row, or one counted with the finder off, is in no figure. A dated table is
+//! summed per date (see `trend`), never across dates.
 
 use std::io::{self, Write};
 
 use super::chart::{self, Chart, Series};
 use crate::table::Table;
 use crate::terms::Hint;
-use crate::tools::{Family, ToolDef};
+use crate::tools::{DefKind, Family, FoundTools, HintState, Role, Standing, ToolDef};
 
 /// Holds the number of tools of one group and how many declare each hint.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Shares {
     pub tools: u64,
-    /// Per hint, in the schema's order: tools that set it.
+    /// Per hint, in the schema's order: tools that declare it (`true`, `false`, `?`).
     pub declaring: [u64; 4],
+    /// Per hint: of those, the tools that set it to `?`.
+    pub unresolved: [u64; 4],
 }
 
 impl Shares {
     fn add(&mut self, tool: &ToolDef) {
         self.tools += 1;
-        for (n, state) in self.declaring.iter_mut().zip(&tool.hints) {
-            *n += u64::from(state.is_some());
+        for (i, state) in tool.hints.iter().enumerate() {
+            self.declaring[i] += u64::from(matches!(state, Some(s) if *s != HintState::Unknown));
+            self.unresolved[i] += u64::from(*state == Some(HintState::Unresolved));
         }
     }
 
@@ -44,53 +53,75 @@ impl Shares {
 pub struct Survey {
     /// Trees the finder read.
     pub trees: u64,
-    /// Trees with at least one tool definition found.
+    /// Trees with at least one tool of their own found.
     pub with_tools: u64,
-    /// Trees with at least one definition that sets a hint.
-    pub with_annotated: u64,
-    /// Trees with definitions found, none of which sets a hint.
-    pub silent: u64,
-    /// Trees in which no definition was found.
+    /// Trees all of whose tools are annotated.
+    pub all_annotated: u64,
+    /// Trees some, not all, of whose tools are annotated.
+    pub some_annotated: u64,
+    /// Trees with tools, none of them annotated.
+    pub none_annotated: u64,
+    /// Trees with no tool found but with dynamic registration sites.
+    pub dynamic_only: u64,
+    /// Trees in which neither a tool nor a dynamic site was found.
     pub no_tool: u64,
-    /// Definitions that set at least one hint.
+    /// Tools with a hint `true` or `false`.
     pub annotated: u64,
-    /// Every definition.
+    /// Tools with a `?` or `unknown` and nothing definite.
+    pub unresolved: u64,
+    /// Every tool.
     pub all: Shares,
-    /// Per SDK family with at least one definition, in `Family::ALL` order.
+    /// Per SDK family with at least one tool, in `Family::ALL` order.
     pub by_family: Vec<(Family, Shares)>,
+    /// Definitions not counted: in tests, examples and copies, and dynamic sites.
+    pub not_counted: u64,
 }
 
-/// Returns the survey summary of `table`; `None` when the finder read no tree.
-pub fn survey(table: &Table) -> Option<Survey> {
-    let mut survey = Survey::default();
-    let mut families: Vec<Shares> = vec![Shares::default(); Family::ALL.len()];
-    let mut is_any = false;
-    for row in &table.rows {
-        let Some(found) = row.outcome.as_ref().ok().and_then(|c| c.tools.as_ref()) else {
-            continue;
-        };
-        is_any = true;
-        survey.trees += 1;
-        let annotated = found.tools.iter().filter(|t| t.is_annotated()).count() as u64;
-        survey.annotated += annotated;
-        match (found.tools.is_empty(), annotated) {
-            (true, _) => survey.no_tool += 1,
-            (false, 0) => {
-                survey.with_tools += 1;
-                survey.silent += 1;
+impl Survey {
+    /// Adds one tree the finder read.
+    pub fn add(&mut self, found: &FoundTools, families: &mut [Shares]) {
+        self.trees += 1;
+        let mut tools = 0;
+        let mut annotated = 0;
+        for tool in found.counted() {
+            tools += 1;
+            match tool.standing() {
+                Standing::Annotated => annotated += 1,
+                Standing::Unresolved => self.unresolved += 1,
+                Standing::Silent => {}
             }
-            (false, _) => {
-                survey.with_tools += 1;
-                survey.with_annotated += 1;
-            }
-        }
-        for tool in &found.tools {
-            survey.all.add(tool);
+            self.all.add(tool);
             let at = Family::ALL
                 .iter()
                 .position(|&f| f == tool.family)
                 .expect("every family is in Family::ALL");
             families[at].add(tool);
+        }
+        self.annotated += annotated;
+        self.not_counted += found.tools.len() as u64 - tools;
+        let dynamic = found
+            .tools
+            .iter()
+            .any(|t| t.kind == DefKind::Dynamic && t.role == Role::Source);
+        match (tools, annotated) {
+            (0, _) if dynamic => self.dynamic_only += 1,
+            (0, _) => self.no_tool += 1,
+            (_, 0) => self.none_annotated += 1,
+            (n, a) if n == a => self.all_annotated += 1,
+            _ => self.some_annotated += 1,
+        }
+        self.with_tools += u64::from(tools > 0);
+    }
+}
+
+/// Returns the survey summary of the rows `keep` selects (a dated table's rows of
+/// one date); `None` when the finder read none of them.
+pub fn survey_of(table: &Table, keep: impl Fn(&crate::table::Row) -> bool) -> Option<Survey> {
+    let mut survey = Survey::default();
+    let mut families: Vec<Shares> = vec![Shares::default(); Family::ALL.len()];
+    for row in table.rows.iter().filter(|r| keep(r)) {
+        if let Some(found) = row.outcome.as_ref().ok().and_then(|c| c.tools.as_ref()) {
+            survey.add(found, &mut families);
         }
     }
     survey.by_family = Family::ALL
@@ -98,7 +129,16 @@ pub fn survey(table: &Table) -> Option<Survey> {
         .zip(families)
         .filter(|(_, shares)| shares.tools > 0)
         .collect();
-    is_any.then_some(survey)
+    (survey.trees > 0).then_some(survey)
+}
+
+/// Returns the survey summary of an undated `table`; `None` when the finder read no
+/// tree, or the table is dated (its figures are per date, in "Over time").
+pub fn survey(table: &Table) -> Option<Survey> {
+    match table.is_dated() {
+        true => None,
+        false => survey_of(table, |_| true),
+    }
 }
 
 /// Returns the chart of the survey: per group (all tools, then each family), the
@@ -144,17 +184,30 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
     writeln!(w)?;
     writeln!(
         w,
-        "Of {} read by the tool finder: {} with tool definitions found, {} with annotated \
-         definitions, {} silent (definitions found, none sets a hint), {} with no definition \
-         found. {} in all, {} annotated (setting at least one hint; `?`, a value the finder \
-         could not resolve, counts as set).",
+        "Of {} read by the tool finder, {} define tools of their own: {} with every tool \
+         annotated, {} with some, {} with none; {} register tools only dynamically (in a \
+         loop or from data: how many is not known), and {} define none.",
         plural(survey.trees, "tree", "trees"),
         survey.with_tools,
-        survey.with_annotated,
-        survey.silent,
+        survey.all_annotated,
+        survey.some_annotated,
+        survey.none_annotated,
+        survey.dynamic_only,
         survey.no_tool,
-        plural(survey.all.tools, "definition", "definitions"),
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{} in source in all: {} annotated (a hint set to `true` or `false`), {} unresolved \
+         (a hint set to a value the finder could not read, `?`, or annotations that may or \
+         may not be there, `unknown`; nothing definite), {} silent. {} in tests, examples \
+         and copies, and dynamic registration sites, are listed in the tools table and \
+         counted in no figure here.",
+        plural(survey.all.tools, "tool", "tools"),
         survey.annotated,
+        survey.unresolved,
+        survey.all.tools - survey.annotated - survey.unresolved,
+        plural(survey.not_counted, "definition", "definitions"),
     )?;
     writeln!(w)?;
     write!(w, "| SDK | Tools |")?;
@@ -168,16 +221,25 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
     for (name, shares) in groups {
         write!(w, "| {name} | {} |", shares.tools)?;
         for i in 0..Hint::ALL.len() {
-            write!(w, " {:.1}% ({}) |", shares.percent(i), shares.declaring[i])?;
+            match shares.unresolved[i] {
+                0 => write!(w, " {:.1}% ({}) |", shares.percent(i), shares.declaring[i])?,
+                k => write!(
+                    w,
+                    " {:.1}% ({}; {k} ?) |",
+                    shares.percent(i),
+                    shares.declaring[i]
+                )?,
+            }
         }
         writeln!(w)?;
     }
     writeln!(w)?;
     writeln!(
         w,
-        "Each cell is the share of the group's tool definitions that declare the hint \
-         (`true`, `false` or `?`), and their number. The tools table beside this report \
-         lists every definition with its path, line and hints."
+        "Each cell is the share of the group's tools that declare the hint (`true`, \
+         `false` or `?`), their number, and how many of them are `?`. The tools table \
+         beside this report lists every definition with its path, line, kind, role and \
+         hints."
     )?;
     writeln!(w)?;
     writeln!(

@@ -66,7 +66,7 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 line.extend(c.count.counts.iter().map(|&n| thousands(n)));
                 if has_tools {
                     match c.tool_counts() {
-                        Some([n, annotated, _]) => {
+                        Some([n, annotated, ..]) => {
                             line.extend([thousands(n), thousands(annotated)])
                         }
                         None => line.extend(["-".into(), "-".into()]),

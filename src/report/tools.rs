@@ -14,16 +14,20 @@ use crate::sanitize::sanitize;
 use crate::table::{Row, Table};
 use crate::terms::Hint;
 use crate::tool_hints::{omits, reading};
-use crate::tools::ToolDef;
+use crate::tools::{DefKind, Role, ToolDef};
 
-/// Returns every definition of the table's counted rows that leaves out a hint
-/// meaningful for it, with its row and what it omits, in table order.
+/// Returns every tool of the table's counted rows (a tree's own: kind `tool`, role
+/// `source`) that leaves out a hint meaningful for it, with its row and what it
+/// omits, in table order.
 pub fn tools_omitting(table: &Table) -> impl Iterator<Item = (&Row, &ToolDef, Vec<Hint>)> {
     table.rows.iter().flat_map(|row| {
-        row_tools(row).iter().filter_map(move |tool| {
-            let omitted = omits(tool);
-            (!omitted.is_empty()).then_some((row, tool, omitted))
-        })
+        row_tools(row)
+            .iter()
+            .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
+            .filter_map(move |tool| {
+                let omitted = omits(tool);
+                (!omitted.is_empty()).then_some((row, tool, omitted))
+            })
     })
 }
 
@@ -73,9 +77,9 @@ pub fn tool_name(tool: &ToolDef) -> String {
 }
 
 /// Prints, under the table, one line per definition found in each counted row:
-/// where it is, its SDK family and name, each hint as set (an absent one with what a
-/// client resolves, as `probe` prints it) and what it omits of the hints meaningful
-/// for it.
+/// where it is, its kind and role, its SDK family and name, each hint as set (an
+/// absent one with what a client resolves, as `probe` prints it) and what it omits
+/// of the hints meaningful for it (for the tree's own tools only).
 pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     for row in &table.rows {
         let Ok(counted) = &row.outcome else { continue };
@@ -83,14 +87,21 @@ pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             continue;
         };
         writeln!(w)?;
-        let annotated = found.tools.iter().filter(|t| t.is_annotated()).count();
+        let [tools, annotated, unresolved, dynamic, skipped] = found.columns();
+        let others = found.tools.len() as u64 - tools - dynamic;
         writeln!(
             w,
-            "tools in {}: {} found, {} annotated{}",
+            "tools in {}: {tools} found, {annotated} annotated, {unresolved} unresolved{}{}{}",
             sanitize(row.tree_name()),
-            found.tools.len(),
-            annotated,
-            match found.skipped_files {
+            match dynamic {
+                0 => String::new(),
+                n => format!(", {n} registered dynamically"),
+            },
+            match others {
+                0 => String::new(),
+                n => format!(", {n} more in tests, examples or copies"),
+            },
+            match skipped {
                 0 => String::new(),
                 1 => ", 1 file not parsed (over a bound)".to_string(),
                 n => format!(", {n} files not parsed (over a bound)"),
@@ -99,7 +110,7 @@ pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         if found.tools.is_empty() {
             continue;
         }
-        let mut lines: Vec<Vec<String>> = vec![["at", "sdk", "tool"]
+        let mut lines: Vec<Vec<String>> = vec![["at", "kind", "role", "sdk", "tool"]
             .into_iter()
             .map(str::to_string)
             .chain(Hint::ALL.map(|h| h.name().to_string()))
@@ -108,11 +119,14 @@ pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         for tool in &found.tools {
             let mut line = vec![
                 tool_location(row, tool),
+                tool.kind.as_str().to_string(),
+                tool.role.as_str().to_string(),
                 tool.family.as_str().to_string(),
                 tool.name.as_deref().map_or("-".to_string(), sanitize),
             ];
             line.extend(Hint::ALL.map(|h| reading(tool, h)));
-            let omitted = omits(tool);
+            let own = tool.kind == DefKind::Tool && tool.role == Role::Source;
+            let omitted = if own { omits(tool) } else { Vec::new() };
             line.push(match omitted.is_empty() {
                 true => "-".to_string(),
                 false => omitted

@@ -20,7 +20,8 @@ use anyhow::Result;
 use super::chart::{self, Chart, Series};
 use crate::table::Table;
 use crate::terms::Hint;
-use crate::tools::HintState;
+use super::survey::{Shares, Survey};
+use crate::tools::Family;
 
 /// Holds one date of the series.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,15 +48,16 @@ pub struct ToolPoint {
     /// Files of those trees the finder would have read but did not parse, because of
     /// a bound: what they define is unknown, and in no other figure.
     pub files_not_parsed: u64,
-    /// Definitions found.
+    /// The trees' own tools found (kind `tool`, role `source`).
     pub tools: u64,
-    /// Definitions that set at least one hint (`?` counts as set).
+    /// Tools with a hint `true` or `false`.
     pub annotated: u64,
-    /// Per hint, in the schema's order: definitions that set it, to `true`, `false`
-    /// or `?`.
+    /// Per hint, in the schema's order: tools that declare it, `true`, `false` or `?`.
     pub declaring: [u64; 4],
-    /// Per hint: of those, the definitions that set it to `?`.
+    /// Per hint: of those, the tools that set it to `?`.
     pub unresolved: [u64; 4],
+    /// Trees with tools: every tool annotated, some, none.
+    pub servers: [u64; 3],
 }
 
 /// Holds the series of a dated table.
@@ -96,18 +98,20 @@ impl Trend {
                         *n += u64::from(c.count.counts[i] > 0);
                     }
                     if let Some(found) = &c.tools {
+                        let mut one = Survey::default();
+                        one.add(found, &mut [Shares::default(); Family::ALL.len()]);
                         let at = &mut point.tools;
                         at.trees += 1;
                         at.files_not_parsed += found.skipped_files;
-                        for tool in &found.tools {
-                            at.tools += 1;
-                            at.annotated += u64::from(tool.is_annotated());
-                            for (i, state) in tool.hints.iter().enumerate() {
-                                at.declaring[i] += u64::from(state.is_some());
-                                at.unresolved[i] +=
-                                    u64::from(*state == Some(HintState::Unresolved));
-                            }
+                        at.tools += one.all.tools;
+                        at.annotated += one.annotated;
+                        for i in 0..Hint::ALL.len() {
+                            at.declaring[i] += one.all.declaring[i];
+                            at.unresolved[i] += one.all.unresolved[i];
                         }
+                        at.servers[0] += one.all_annotated;
+                        at.servers[1] += one.some_annotated;
+                        at.servers[2] += one.none_annotated;
                     }
                 }
                 Err(_) => point.failed += 1,
@@ -227,35 +231,41 @@ impl Trend {
     fn write_tools_markdown(&self, w: &mut dyn Write) -> io::Result<()> {
         writeln!(
             w,
-            "Of the tool definitions found in the trees counted at each date, the share \
-             that declare each hint: set to `true`, `false` or `?` (a value the finder \
-             could not resolve; how many are `?` follows the share). Only the trees the \
-             finder read count (trees read): a tree not counted, or counted with the \
-             finder off, is in no figure of this table, and the files it did not parse \
-             (over a bound, the rows' `tools_skipped`) are in neither the definitions nor \
-             the shares, since what they define is unknown. A date with no definition \
-             found has no share (`-`)."
+            "Of the trees' own tools found at each date (in source; tests, examples, \
+             copies and dynamic registration sites are not counted), the share annotated \
+             (a hint `true` or `false`) and, per hint, the share that declare it: set to \
+             `true`, `false` or `?` (a value the finder could not resolve; how many are \
+             `?` follows the share). Per server, the trees with tools whose every tool is \
+             annotated, some, or none. Only the trees the finder read count (trees read): \
+             a tree not counted, or counted with the finder off, is in no figure of this \
+             table, and the files it did not parse (over a bound, the rows' \
+             `tools_skipped`) are in neither the tools nor the shares, since what they \
+             define is unknown. A date with no tool found has no share (`-`). Each date \
+             is summed on its own, never pooled with another."
         )?;
         writeln!(w)?;
         write!(
             w,
-            "| As of | Trees read | Files not parsed | Tools | Annotated |"
+            "| As of | Trees read | Files not parsed | Tools | Annotated | Servers: all / some / none |"
         )?;
         for hint in Hint::ALL {
             write!(w, " {} |", hint.name())?;
         }
         writeln!(w)?;
-        writeln!(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")?;
         for p in &self.points {
             let t = &p.tools;
             write!(
                 w,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} / {} / {} |",
                 p.date,
                 t.trees,
                 t.files_not_parsed,
                 t.tools,
-                share(t.annotated, t.tools, 0)
+                share(t.annotated, t.tools, 0),
+                t.servers[0],
+                t.servers[1],
+                t.servers[2]
             )?;
             for i in 0..Hint::ALL.len() {
                 write!(w, " {} |", share(t.declaring[i], t.tools, t.unresolved[i]))?;
@@ -292,7 +302,7 @@ mod tests {
     use crate::count::TreeCount;
     use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, TreeKey};
     use crate::terms::Columns;
-    use crate::tools::{Family, FoundTools, ToolDef};
+    use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
     fn row(as_of: &str, counts: Option<[u64; 5]>) -> Row {
         Row {
@@ -408,6 +418,8 @@ mod tests {
                     .map(|(i, hints)| ToolDef {
                         path: b"a.ts".to_vec(),
                         line: i as u32 + 1,
+                        kind: DefKind::Tool,
+                        role: Role::Source,
                         family: Family::TypeScript,
                         name: Some(format!("t{i}")),
                         hints: hints.map(cell),
@@ -451,6 +463,8 @@ mod tests {
                 annotated: 2,
                 declaring: [2, 1, 0, 1],
                 unresolved: [1, 0, 0, 0],
+                // The first tree: one of two tools annotated; the second: its one.
+                servers: [1, 1, 0],
             }
         );
         assert_eq!(trend.points[0].counted, 3);

@@ -77,6 +77,7 @@ fn record(node: Node, src: &[u8], assigned: Vec<(Node, Node)>, out: &mut FileSum
     let at = line(node);
     out.sites.push(Site {
         line: at,
+        repeated: false,
         family: Family::CSharp,
         kind: SiteKind::Tool {
             name: Some(tool_name.unwrap_or(Val::Other)),

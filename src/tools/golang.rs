@@ -95,6 +95,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             if literal.kind() == "composite_literal" && is_tool_type(literal, src) {
                 out.sites.push(Site {
                     line: at,
+                    repeated: false,
                     family: Family::Go,
                     kind: SiteKind::Tool {
                         name: None,
@@ -106,6 +107,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 // mcp-go `NewTool` result is found at the `NewTool` call).
                 out.sites.push(Site {
                     line: at,
+                    repeated: false,
                     family: Family::Go,
                     kind: SiteKind::List {
                         items: Val::Arr(vec![val(literal, src, 0)]),
@@ -153,6 +155,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             };
             out.sites.push(Site {
                 line: at,
+                repeated: false,
                 family: Family::McpGo,
                 kind: SiteKind::Tool {
                     name: Some(val(args[0], src, 0)),

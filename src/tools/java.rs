@@ -71,6 +71,7 @@ fn constructor(node: Node, src: &[u8], out: &mut FileSummary) {
         .unwrap_or_default();
     out.sites.push(Site {
         line: at,
+        repeated: false,
         family: Family::Java,
         kind: SiteKind::Tool {
             name: Some(val(*first, src, 0)),
@@ -137,6 +138,7 @@ fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     out.sites.push(Site {
         line: at,
+        repeated: false,
         family: Family::Java,
         kind: SiteKind::Tool {
             name: Some(name),

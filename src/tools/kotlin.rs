@@ -125,6 +125,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     out.sites.push(Site {
         line: at,
+        repeated: false,
         family: Family::Kotlin,
         kind: SiteKind::Tool {
             name: Some(tool_name.unwrap_or(Val::Other)),

@@ -24,12 +24,15 @@ mod golang;
 mod java;
 mod kotlin;
 mod python;
+mod roles;
 mod rust;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
 
-use std::collections::{BTreeMap, BTreeSet};
+pub use roles::Role;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::{Duration, Instant};
 
 use memchr::memmem;
@@ -55,18 +58,42 @@ pub const MAX_DEFERRED_BYTES: usize = 16 * 1024 * 1024;
 pub enum HintState {
     True,
     False,
-    /// Set by an expression or a preset the finder cannot resolve.
+    /// Declared, its value unreadable: the key is written, or an argument that can
+    /// only hold annotations holds something the finder cannot resolve.
     Unresolved,
+    /// Not known to be declared: the annotations stand in a position that could hold
+    /// something else (a 1.x `tool(...)` argument that may be a schema), or come
+    /// from a base class outside the tree. Never counted as a declaration; a
+    /// definition sets all four hints to it or none.
+    Unknown,
 }
 
 impl HintState {
-    /// Returns the table cell: `true`, `false` or `?`.
+    /// Returns the table cell: `true`, `false`, `?` or `unknown`.
     pub fn as_str(self) -> &'static str {
         match self {
             HintState::True => "true",
             HintState::False => "false",
             HintState::Unresolved => "?",
+            HintState::Unknown => "unknown",
         }
+    }
+
+    /// Reads a table cell back; `None` for an empty cell, `Err` for any other text.
+    pub fn parse(cell: &[u8]) -> Result<Option<HintState>, ()> {
+        Ok(Some(match cell {
+            b"" => return Ok(None),
+            b"true" => HintState::True,
+            b"false" => HintState::False,
+            b"?" => HintState::Unresolved,
+            b"unknown" => HintState::Unknown,
+            _ => return Err(()),
+        }))
+    }
+
+    /// Returns true for `true` and `false`: a value the source states.
+    pub fn is_definite(self) -> bool {
+        matches!(self, HintState::True | HintState::False)
     }
 }
 
@@ -119,6 +146,38 @@ impl Family {
     }
 }
 
+/// What a definition row stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DefKind {
+    /// One tool.
+    Tool,
+    /// A registration whose name is not resolvable, in a loop, a `map`/`forEach`
+    /// callback or over a list the finder cannot read: it registers tools at run
+    /// time, how many is not known. Never counted as a tool.
+    Dynamic,
+}
+
+impl DefKind {
+    /// Returns the tools table's `kind` cell.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefKind::Tool => "tool",
+            DefKind::Dynamic => "dynamic",
+        }
+    }
+}
+
+/// How a definition reads, for the row columns and the summaries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// At least one hint `true` or `false`.
+    Annotated,
+    /// A `?` or `unknown`, and no hint definite.
+    Unresolved,
+    /// No hint declared.
+    Silent,
+}
+
 /// One tool definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolDef {
@@ -126,6 +185,9 @@ pub struct ToolDef {
     pub path: Vec<u8>,
     /// 1-based line where the definition starts.
     pub line: u32,
+    pub kind: DefKind,
+    /// Where in the tree it stands (see `roles`).
+    pub role: Role,
     pub family: Family,
     /// The tool's name when it is a literal (or a constant bound to one).
     pub name: Option<String>,
@@ -134,19 +196,60 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    /// Returns true when at least one of the four hints is set (`Unresolved` counts as set).
+    /// Returns how the definition reads: annotated (a hint `true`/`false`),
+    /// unresolved (a `?` or `unknown`, none definite) or silent.
+    pub fn standing(&self) -> Standing {
+        let set = self.hints.iter().flatten();
+        if set.clone().any(|h| h.is_definite()) {
+            Standing::Annotated
+        } else if set.count() > 0 {
+            Standing::Unresolved
+        } else {
+            Standing::Silent
+        }
+    }
+
+    /// Returns true when at least one hint is `true` or `false`.
     pub fn is_annotated(&self) -> bool {
-        self.hints.iter().any(Option::is_some)
+        self.standing() == Standing::Annotated
     }
 }
 
 /// Every definition of one tree.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FoundTools {
-    /// Sorted by (path bytes, line, name).
+    /// Sorted by (path bytes, line, name); every kind and role.
     pub tools: Vec<ToolDef>,
     /// Wanted files not parsed because of a bound (size, time).
     pub skipped_files: u64,
+}
+
+impl FoundTools {
+    /// Returns the tools the tree defines: definitions of kind `tool` in `source`.
+    pub fn counted(&self) -> impl Iterator<Item = &ToolDef> + Clone {
+        self.tools
+            .iter()
+            .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
+    }
+
+    /// Returns the row's tool cells: the tools the tree defines (see
+    /// [`FoundTools::counted`]), those annotated, those unresolved, the dynamic
+    /// registration sites in source, and the files not parsed.
+    pub fn columns(&self) -> [u64; 5] {
+        let count = |standing| self.counted().filter(|t| t.standing() == standing).count() as u64;
+        let dynamic = self
+            .tools
+            .iter()
+            .filter(|t| t.kind == DefKind::Dynamic && t.role == Role::Source)
+            .count() as u64;
+        [
+            self.counted().count() as u64,
+            count(Standing::Annotated),
+            count(Standing::Unresolved),
+            dynamic,
+            self.skipped_files,
+        ]
+    }
 }
 
 /// Collects the tool definitions of one tree file by file, then resolves presets
@@ -264,6 +367,35 @@ impl Lang {
         })
     }
 
+    /// Returns the spellings one of which a file using an MCP SDK of this language's
+    /// families holds: the SDKs' package or module paths, and names only an SDK
+    /// defines. Python's `import mcp` also matches `from .server import mcp`, the
+    /// usual way a module reaches the server object another module made.
+    fn sdk_markers(self) -> &'static [&'static [u8]] {
+        match self {
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[
+                b"@modelcontextprotocol/",
+                b"fastmcp",
+                b"mcp-framework",
+                b"agents/mcp",
+                b"mcp-handler",
+            ],
+            Lang::Python => &[b"from mcp", b"import mcp", b"fastmcp", b"FastMCP"],
+            Lang::Go => &[b"modelcontextprotocol/go-sdk", b"mark3labs/mcp-go"],
+            Lang::Rust => &[b"rmcp"],
+            Lang::CSharp => &[b"ModelContextProtocol", b"McpServerTool"],
+            Lang::Java => &[b"io.modelcontextprotocol", b"McpSchema"],
+            Lang::Kotlin => &[b"io.modelcontextprotocol"],
+        }
+    }
+
+    /// Returns true when `bytes` hold one of the language's SDK spellings.
+    fn uses_sdk(self, bytes: &[u8]) -> bool {
+        self.sdk_markers()
+            .iter()
+            .any(|m| memmem::find(bytes, m).is_some())
+    }
+
     fn grammar(self) -> Language {
         match self {
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
@@ -279,18 +411,6 @@ impl Lang {
     }
 }
 
-/// What a file's bytes say about whether it may take part in a definition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Spelling {
-    /// A registration spelling: parse it.
-    Registration,
-    /// `tool` or `hint` in any ASCII case, in no registration spelling: a preset or a
-    /// tool's name is likely here.
-    Mention,
-    /// Neither word: the file can still re-export or bind a name a registration uses.
-    Nothing,
-}
-
 impl TreeTools {
     /// Returns an empty collector.
     pub fn new() -> TreeTools {
@@ -304,8 +424,8 @@ impl TreeTools {
     }
 
     /// Reads one whole file. Files over MAX_PARSE_BYTES, or that a bound stops, are not
-    /// parsed and are counted in `skipped`; a file holding no registration spelling is
-    /// kept aside (see the module's documentation).
+    /// parsed and are counted in `skipped`; a file that uses no MCP SDK is kept aside
+    /// (see the module's documentation).
     pub fn add_file(&mut self, path: &[u8], bytes: &[u8]) {
         let Some(lang) = Lang::of(path) else {
             return;
@@ -314,11 +434,11 @@ impl TreeTools {
             self.skipped += 1;
             return;
         }
-        match spelling(bytes) {
-            Spelling::Registration => self.read(lang, path, bytes),
-            other => self
+        match lang.uses_sdk(bytes) {
+            true => self.read(lang, path, bytes),
+            false => self
                 .aside
-                .insert(other == Spelling::Nothing, path.to_vec(), bytes.to_vec()),
+                .insert(!mentions(bytes), path.to_vec(), bytes.to_vec()),
         }
     }
 
@@ -371,7 +491,8 @@ impl TreeTools {
         self.aside = Aside::default();
     }
 
-    /// Resolves presets across files and returns every definition sorted by (path bytes, line).
+    /// Resolves presets across files and returns every definition sorted by (path
+    /// bytes, line), each with its role.
     pub fn finish(mut self) -> FoundTools {
         self.read_reached();
         // The order files arrive in (parallel walks) must not change the answer.
@@ -379,11 +500,13 @@ impl TreeTools {
         self.files.dedup_by(|a, b| a.path == b.path);
         let resolver = Resolver::new(&self.files);
         let mut tools = Vec::new();
-        for file in 0..self.files.len() {
+        for file in mcp_files(&self.files, &resolver) {
             for t in resolver.tools(file) {
                 tools.push(ToolDef {
                     path: self.files[t.file].path.clone(),
                     line: t.line,
+                    kind: t.kind,
+                    role: Role::Source,
                     family: t.family,
                     name: t.name,
                     hints: t.hints,
@@ -391,9 +514,10 @@ impl TreeTools {
             }
         }
         tools.sort_by(|a, b| {
-            (&a.path, a.line, &a.name, a.family, a.hints)
-                .cmp(&(&b.path, b.line, &b.name, b.family, b.hints))
+            (&a.path, a.line, &a.name, a.kind, a.family, a.hints)
+                .cmp(&(&b.path, b.line, &b.name, b.kind, b.family, b.hints))
         });
+        assign_roles(&mut tools);
         FoundTools {
             tools,
             skipped_files: self.skipped,
@@ -401,51 +525,91 @@ impl TreeTools {
     }
 }
 
-/// Tells whether a file may define a tool (see [`Spelling`]). Every recogniser
-/// starts from a name holding `Tool` (`registerTool`, `addTool`, `NewTool`,
-/// `McpServerTool`, `ListToolsRequestSchema`, `Tool(...)`, `Tool::new`) or from
-/// `tool` reached through a receiver, a decorator or an attribute (`server.tool`,
-/// `@mcp.tool`, `@tool`, `#[tool]`, `rmcp::tool`, `add_tool`). This runs on every
-/// file a tree's reader hands over, so it is two SIMD substring searches and one
-/// pass of four-byte compares, no automaton.
-fn spelling(bytes: &[u8]) -> Spelling {
-    if memmem::find(bytes, b"Tool").is_some()
-        || memmem::find_iter(bytes, b"tool").any(|at| reaches_a_tool(&bytes[..at]))
-    {
-        return Spelling::Registration;
+/// Returns the files whose definitions count, in path order: those that use an MCP
+/// SDK of their family, and those such a file reaches through relative imports (or,
+/// in Go, by sharing its folder), transitively. A definition anywhere else belongs to
+/// another framework (LangChain's `@tool`, an agent's own registry).
+fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> Vec<usize> {
+    let mut reached: BTreeSet<usize> = BTreeSet::new();
+    let mut next: Vec<usize> = (0..files.len()).filter(|&i| files[i].sdk).collect();
+    while let Some(file) = next.pop() {
+        if !reached.insert(file) {
+            continue;
+        }
+        next.extend(resolver.reaches(file).into_iter().filter(|i| !reached.contains(i)));
     }
+    reached.into_iter().collect()
+}
+
+/// Gives each definition its role (see `roles`): by its path, and for a definition
+/// under a build output folder, `build` when a definition elsewhere, or an earlier
+/// one under such a folder, has its family and name (a tool defined in `src/` and
+/// again in `dist/` counts once).
+fn assign_roles(tools: &mut [ToolDef]) {
+    let mut outputs = Vec::new();
+    let mut named: HashSet<(Family, String)> = HashSet::new();
+    for (i, tool) in tools.iter_mut().enumerate() {
+        let (role, in_output) = Role::of_path(&tool.path);
+        tool.role = role;
+        match (in_output, &tool.name) {
+            (true, _) => outputs.push(i),
+            (false, Some(name)) if role == Role::Source => {
+                named.insert((tool.family, name.clone()));
+            }
+            _ => {}
+        }
+    }
+    for i in outputs {
+        let tool = &mut tools[i];
+        if let Some(name) = &tool.name {
+            if !named.insert((tool.family, name.clone())) {
+                tool.role = Role::Build;
+            }
+        }
+    }
+}
+
+/// Returns true when a file holds `tool` or `hint` in any ASCII case: a preset or a
+/// tool's name is likelier there, so past the bound it is kept over one that does
+/// not (see `Aside`). One pass of four-byte compares.
+fn mentions(bytes: &[u8]) -> bool {
     // ASCII letters differ from their upper case in bit 5 only.
     let tool = u32::from_le_bytes(*b"tool");
     let hint = u32::from_le_bytes(*b"hint");
-    let mentions = bytes.windows(4).any(|w| {
+    bytes.windows(4).any(|w| {
         let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) | 0x2020_2020;
         word == tool || word == hint
-    });
-    match mentions {
-        true => Spelling::Mention,
-        false => Spelling::Nothing,
-    }
+    })
 }
 
-/// Returns true when a lower-case `tool` after these bytes may be a registration: it
-/// follows `_` or `:` directly, or `.`, `@`, `[` across white space. A comment's end
-/// (`/`) and a line continuation (`\`) count too, so that a comment or a broken line
-/// between the receiver and the name does not hide it.
-fn reaches_a_tool(before: &[u8]) -> bool {
-    if matches!(before.last(), Some(b'_' | b':')) {
-        return true;
-    }
-    matches!(
-        before.iter().rev().find(|b| !b.is_ascii_whitespace()),
-        Some(b'.' | b'@' | b'[' | b'/' | b'\\')
-    )
-}
+/// When this variable is set, every file parsed writes one line to stderr,
+/// `tool-parse<TAB>microseconds<TAB>bytes<TAB>sdk|reached<TAB>path` (the path
+/// escaped), so that a benchmark shows where the finder's time goes.
+pub const PROFILE_VAR: &str = "MCP_HINT_CENSUS_TOOL_PROFILE";
 
 /// Parses one file and fills its summary; `None` when a bound stopped the parse.
 fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
+    static PROFILE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *PROFILE.get_or_init(|| std::env::var_os(PROFILE_VAR).is_some()) {
+        let started = Instant::now();
+        let summary = summarize_now(lang, path, bytes);
+        eprintln!(
+            "tool-parse\t{}\t{}\t{}\t{}",
+            started.elapsed().as_micros(),
+            bytes.len(),
+            if lang.uses_sdk(bytes) { "sdk" } else { "reached" },
+            crate::sanitize::sanitize(path)
+        );
+        return summary;
+    }
+    summarize_now(lang, path, bytes)
+}
+
+fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
     let tree = parse(lang, bytes, PARSE_BUDGET)?;
     let mut summary = FileSummary {
         path: path.to_vec(),
+        sdk: lang.uses_sdk(bytes),
         ..FileSummary::default()
     };
     let root = tree.root_node();
@@ -459,6 +623,14 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         Lang::CSharp => csharp::collect(root, bytes, &mut summary),
         Lang::Java => java::collect(root, bytes, &mut summary),
         Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
+    }
+    if !summary.sites.is_empty() {
+        let ranges = syntax::repeated_lines(root, bytes);
+        for site in &mut summary.sites {
+            site.repeated = ranges
+                .iter()
+                .any(|&(start, end)| start <= site.line && site.line <= end);
+        }
     }
     Some(summary)
 }

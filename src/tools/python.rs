@@ -212,6 +212,7 @@ fn decorated(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
             .or_else(|| function_name.clone().map(Val::Str));
         out.sites.push(Site {
             line: line(decorator),
+            repeated: false,
             family: Family::Python,
             kind: SiteKind::Tool {
                 name,
@@ -253,6 +254,7 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
             };
             out.sites.push(Site {
                 line: at,
+                repeated: false,
                 family: Family::Python,
                 kind: SiteKind::Tool {
                     name: Some(name.unwrap_or(Val::Other)),
@@ -275,6 +277,7 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
                 .unwrap_or_else(|| Val::Str(text(*function, src).to_string()));
             out.sites.push(Site {
                 line: at,
+                repeated: false,
                 family: Family::Python,
                 kind: SiteKind::Tool {
                     name: Some(name),
@@ -289,6 +292,7 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
             }
             out.sites.push(Site {
                 line: at,
+                repeated: false,
                 family: Family::Python,
                 kind: SiteKind::Tool {
                     name: None,

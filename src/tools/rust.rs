@@ -99,6 +99,7 @@ fn attribute(item: Node, src: &[u8], out: &mut FileSummary) {
     }
     out.sites.push(Site {
         line: line(item),
+        repeated: false,
         family: Family::Rmcp,
         kind: SiteKind::Tool {
             name: Some(name.unwrap_or(Val::Other)),
@@ -174,6 +175,7 @@ fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     out.sites.push(Site {
         line: at,
+        repeated: false,
         family: Family::Rmcp,
         kind: SiteKind::Tool {
             name: Some(val(*first, src, 0)),

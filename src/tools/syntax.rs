@@ -39,6 +39,86 @@ pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     }
 }
 
+/// Loops and comprehensions, in the grammars the finder reads.
+const LOOPS: &[&str] = &[
+    "for_statement",
+    "for_in_statement",
+    "while_statement",
+    "do_statement",
+    "enhanced_for_statement",
+    "foreach_statement",
+    "for_each_statement",
+    "for_expression",
+    "while_expression",
+    "loop_expression",
+    "list_comprehension",
+    "set_comprehension",
+    "dictionary_comprehension",
+    "generator_expression",
+];
+
+/// Functions and lambdas, in the same grammars.
+const FUNCTIONS: &[&str] = &[
+    "arrow_function",
+    "function_expression",
+    "function",
+    "lambda",
+    "lambda_expression",
+    "lambda_literal",
+    "annotated_lambda",
+    "closure_expression",
+    "func_literal",
+];
+
+/// Methods that call a function once per element.
+const PER_ELEMENT: &[&str] = &[
+    "forEach", "map", "flatMap", "each", "for_each", "ForEach", "Select", "forEachIndexed",
+    "mapNotNull", "filter_map",
+];
+
+/// Returns the line ranges (1-based, inclusive) of code that runs once per element:
+/// the bodies of loops and comprehensions, and functions passed to `forEach`, `map`
+/// and the like.
+pub(crate) fn repeated_lines(root: Node, src: &[u8]) -> Vec<(u32, u32)> {
+    let mut ranges = Vec::new();
+    preorder(root, |node| {
+        let kind = node.kind();
+        if LOOPS.contains(&kind) || (FUNCTIONS.contains(&kind) && passed_per_element(node, src)) {
+            let end = u32::try_from(node.end_position().row).unwrap_or(u32::MAX - 1);
+            ranges.push((line(node), end.saturating_add(1)));
+        }
+    });
+    ranges
+}
+
+/// Returns true when a function node is an argument of a call of a per-element
+/// method (`xs.forEach(f)`, `xs.map { ... }`), looking a few parents up.
+fn passed_per_element(function: Node, src: &[u8]) -> bool {
+    let mut cur = function;
+    for _ in 0..4 {
+        let Some(parent) = cur.parent() else {
+            return false;
+        };
+        if parent.kind().contains("call") || parent.kind() == "method_invocation" {
+            let callee = match parent.child_by_field_name("function") {
+                Some(f) => text(f, src),
+                // Java's `xs.forEach(...)`: the method's name field.
+                None => parent
+                    .child_by_field_name("name")
+                    .map_or("", |n| text(n, src)),
+            };
+            let callee = callee.split('(').next().unwrap_or("");
+            let last = callee
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .find(|s| !s.is_empty())
+                .unwrap_or("");
+            return PER_ELEMENT.contains(&last);
+        }
+        cur = parent;
+    }
+    false
+}
+
 /// Returns the descendants of `node` (itself included) for which `want` holds, in
 /// source order, looking at no more than `budget` nodes.
 pub(crate) fn descendants<'t>(

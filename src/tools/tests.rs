@@ -35,8 +35,9 @@ fn parse_everything(files: &[(&str, &[u8])]) -> FoundTools {
     tools.finish()
 }
 
-/// Returns each tool as `path:line name hints`, the hints as four letters in
-/// `Hint::ALL` order: `t` true, `f` false, `?` unresolved, `-` absent.
+/// Returns each definition as `path:line name hints`, the hints as four letters in
+/// `Hint::ALL` order: `t` true, `f` false, `?` unresolved, `u` unknown, `-` absent;
+/// a role other than `source` and a dynamic site follow in brackets.
 pub(crate) fn rows(found: &FoundTools) -> Vec<String> {
     found
         .tools
@@ -49,15 +50,23 @@ pub(crate) fn rows(found: &FoundTools) -> Vec<String> {
                     Some(HintState::True) => 't',
                     Some(HintState::False) => 'f',
                     Some(HintState::Unresolved) => '?',
+                    Some(HintState::Unknown) => 'u',
                     None => '-',
                 })
                 .collect();
-            format!(
+            let mut row = format!(
                 "{}:{} {} {hints}",
                 String::from_utf8_lossy(&t.path),
                 t.line,
                 t.name.as_deref().unwrap_or("<dynamic>")
-            )
+            );
+            if t.role != Role::Source {
+                row.push_str(&format!(" [{}]", t.role.as_str()));
+            }
+            if t.kind == DefKind::Dynamic {
+                row.push_str(" [dynamic]");
+            }
+            row
         })
         .collect()
 }
@@ -141,12 +150,14 @@ describe("server", () => {
     server.registerTool("in_test", { annotations: { destructiveHint: true } }, cb);
   });
 });
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 "#;
 
 /// Parses, but with syntax errors after a well-formed registration.
 const TS_BROKEN: &str = r#"server.registerTool("broken_ok", { annotations: { readOnlyHint: true } }, cb);
 let = ;
 server.registerTool("after_error", { annotations: { idempotentHint: false } }, cb);
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 "#;
 
 fn too_large() -> Vec<u8> {
@@ -188,13 +199,14 @@ fn typescript_fixture_tree_is_exact() {
             "src/lowlevel.js:8 ll_echo t--f",
             "src/lowlevel.js:17 ll_inline t--f",
             "src/lowlevel.js:18 ll_plain ----",
-            "test/server.test.ts:4 in_test -t--",
+            "test/server.test.ts:4 in_test -t-- [test]",
         ],
     );
     assert_eq!(found.skipped_files, 1, "the file over MAX_PARSE_BYTES");
     assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
+    // Every row with a `t` or an `f`: `external`'s `????` is declared, not annotated.
     let annotated = found.tools.iter().filter(|t| t.is_annotated()).count();
-    assert_eq!(annotated, 15);
+    assert_eq!(annotated, 14);
 }
 
 #[test]
@@ -224,6 +236,7 @@ fn a_preset_imported_from_outside_the_tree_is_unresolved() {
         br#"import { READ_ONLY } from "../outside/presets";
 server.registerTool("x", { annotations: READ_ONLY }, cb);
 server.registerTool("y", { annotations: { ...READ_ONLY, readOnlyHint: false } }, cb);
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 "#,
     )]);
     assert_rows(&found, &["index.ts:2 x ????", "index.ts:3 y f???"]);
@@ -240,68 +253,46 @@ fn wants_goes_by_extension_alone() {
 }
 
 #[test]
-fn every_registration_form_has_a_registration_spelling() {
-    let registrations: &[&[u8]] = &[
-        b"server.registerTool(",
-        b"server.registerToolTask(",
-        b"server.tool(\"x\", cb)",
-        b"server?.tool(",
-        b"server\n  .tool(",
-        b"server./* why */tool(",
-        b"server.addTool({ name: 'x' })",
-        b"server.setRequestHandler(ListToolsRequestSchema, f)",
-        b"@mcp.tool()\ndef f(): pass",
-        b"@tool\ndef f(): pass",
-        b"@ tool\ndef f(): pass",
-        b"mcp.add_tool(f)",
-        b"mcp.tool(f, name='x')",
-        b"mcp \\\n  .tool(f)",
-        b"types.Tool(name='x')",
-        b"mcp.AddTool(server, &mcp.Tool{Name: \"x\"}, h)",
-        b"mcp.NewTool(\"x\")",
-        b"#[tool(description = \"x\")]",
-        b"#[ tool ]",
-        b"#[rmcp::tool]",
-        b"Tool::new(\"x\", \"d\", schema)",
-        b"[McpServerTool(Name = \"x\")]",
-        b"new McpServerToolCreateOptions { Name = \"x\" }",
-        b"new McpSchema.Tool(\"x\", \"d\", schema)",
-        b"Tool.builder().name(\"x\").build()",
-        b"server.addTool(name = \"x\") {}",
+fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
+    let uses: &[(&str, &[u8])] = &[
+        ("a.ts", b"import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";"),
+        ("a.ts", b"import { McpServer } from '@modelcontextprotocol/server';"),
+        ("a.js", b"const sdk = require(\"@modelcontextprotocol/sdk/server/index.js\");"),
+        ("a.ts", b"import { FastMCP } from \"fastmcp\";"),
+        ("a.py", b"from mcp.server.fastmcp import FastMCP"),
+        ("a.py", b"import mcp.types as types"),
+        ("a.py", b"from fastmcp import FastMCP"),
+        ("a.py", b"from .server import mcp"),
+        ("a.go", b"import \"github.com/modelcontextprotocol/go-sdk/mcp\""),
+        ("a.go", b"import \"github.com/mark3labs/mcp-go/server\""),
+        ("a.rs", b"use rmcp::{tool, tool_router};"),
+        ("a.cs", b"using ModelContextProtocol.Server;"),
+        ("a.cs", b"[McpServerToolType] public static class T {}"),
+        ("a.java", b"import io.modelcontextprotocol.spec.McpSchema;"),
+        ("a.kt", b"import io.modelcontextprotocol.kotlin.sdk.server.Server"),
     ];
-    for bytes in registrations {
-        assert_eq!(
-            spelling(bytes),
-            Spelling::Registration,
-            "{}",
-            String::from_utf8_lossy(bytes)
-        );
+    for (path, bytes) in uses {
+        let lang = Lang::of(path.as_bytes()).unwrap();
+        assert!(lang.uses_sdk(bytes), "{}", String::from_utf8_lossy(bytes));
     }
-    let mentions: &[&[u8]] = &[
-        b"export const READ_ONLY = { readOnlyHint: true };",
-        b"READ_ONLY_HINT = 1",
-        b"// the tool reads files",
-        b"const TOOL_NAMES = ['a'];",
-        b"tools = []",
-        b"let toolbox = 1;",
+    let others: &[(&str, &[u8])] = &[
+        ("a.ts", b"import { tool } from \"ai\";\nserver.registerTool('x', {}, cb);"),
+        ("a.py", b"from langchain_core.tools import tool\n@tool\ndef f(): ..."),
+        ("a.py", b"from pydantic_ai import Agent"),
+        ("a.go", b"import \"github.com/other/mcp\""),
+        ("a.cs", b"using Microsoft.SemanticKernel;"),
+        ("a.java", b"import org.springframework.ai.tool.annotation.Tool;"),
     ];
-    for bytes in mentions {
-        assert_eq!(
-            spelling(bytes),
-            Spelling::Mention,
-            "{}",
-            String::from_utf8_lossy(bytes)
-        );
+    for (path, bytes) in others {
+        let lang = Lang::of(path.as_bytes()).unwrap();
+        assert!(!lang.uses_sdk(bytes), "{}", String::from_utf8_lossy(bytes));
     }
-    assert_eq!(
-        spelling(b"const x = { readOnly: true };"),
-        Spelling::Nothing
-    );
-    assert_eq!(spelling(b""), Spelling::Nothing);
+    assert!(mentions(b"READ_ONLY_HINT = 1") && mentions(b"let toolbox = 1;"));
+    assert!(!mentions(b"const x = { readOnly: true };") && !mentions(b""));
 }
 
 #[test]
-fn a_file_without_a_registration_spelling_is_parsed_only_when_reached() {
+fn a_file_that_uses_no_sdk_is_parsed_only_when_reached() {
     let mut tools = TreeTools::new();
     tools.add_file(b"a.ts", b"export const a = 1;\n");
     tools.add_file(
@@ -314,13 +305,9 @@ fn a_file_without_a_registration_spelling_is_parsed_only_when_reached() {
     );
     tools.add_file(
         b"src/index.ts",
-        b"import { RO } from './presets.js';\nserver.registerTool('r', { annotations: RO }, cb);\n",
+        b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { RO } from './presets.js';\nserver.registerTool('r', { annotations: RO }, cb);\n",
     );
-    assert_eq!(
-        tools.files.len(),
-        1,
-        "only the registering file is parsed at once"
-    );
+    assert_eq!(tools.files.len(), 1, "only the file using the SDK is parsed at once");
     let kept: Vec<(bool, &[u8])> = tools
         .aside
         .kept
@@ -351,7 +338,7 @@ fn presets_in_files_that_register_nothing_are_resolved() {
             "ts/index.ts",
             b"import { RO } from './presets';\nimport * as p from './presets/base.js';\n\
 server.registerTool('a', { annotations: RO }, cb);\n\
-server.registerTool('b', { annotations: p.RO }, cb);\n",
+server.registerTool('b', { annotations: p.RO }, cb);\nimport '@modelcontextprotocol/sdk';\n",
         ),
         ("py/presets.py", b"READ_ONLY = {\"readOnlyHint\": True}\n"),
         ("py/hints/__init__.py", b"CLOSED = {\"openWorldHint\": False}\n"),
@@ -365,7 +352,7 @@ mcp = FastMCP('x')\n@mcp.tool(annotations=presets.READ_ONLY)\ndef a(): pass\n\
         ("go/hints_other.go", b"package main\nvar hint = 1\n"),
         (
             "go/main.go",
-            b"package main\nfunc main() { mcp.AddTool(s, &mcp.Tool{Name: \"g\", Annotations: readOnly}, h) }\n",
+            b"package main\nfunc main() { mcp.AddTool(s, &mcp.Tool{Name: \"g\", Annotations: readOnly}, h) }\nimport \"github.com/modelcontextprotocol/go-sdk/mcp\"\n",
         ),
         ("go/sub/far.go", b"package sub\nvar readOnly = &mcp.ToolAnnotations{IdempotentHint: true}\n"),
     ]);
@@ -399,7 +386,7 @@ fn files_kept_aside_are_bounded_and_the_bound_is_counted() {
     let index = format!(
         "import {{ P as first }} from './p00';\nimport {{ P as last }} from './p{:02}';\n\
 server.registerTool('first', {{ annotations: first }}, cb);\n\
-server.registerTool('last', {{ annotations: last }}, cb);\n",
+server.registerTool('last', {{ annotations: last }}, cb);\nimport '@modelcontextprotocol/sdk';\n",
         count - 1
     );
     let expected = ["index.ts:3 first t---", "index.ts:4 last ????"];
@@ -433,13 +420,13 @@ fn bad_input_never_panics_and_bounds_hold() {
     let depth = 20_000;
     nested.extend(std::iter::repeat_n(b'[', depth));
     nested.extend(std::iter::repeat_n(b']', depth));
-    nested.extend_from_slice(b" }, cb);\n");
+    nested.extend_from_slice(b" }, cb);\nimport '@modelcontextprotocol/sdk';\n");
     let mut bundle = Vec::with_capacity(50 << 20);
     while bundle.len() < 50 << 20 {
         bundle.extend_from_slice(b"s.registerTool(\"m\",{annotations:{readOnlyHint:!0}},c);");
     }
-    let nul = b"server.registerTool(\"nul\", { annotations: { readOnlyHint: true } }, cb);\0\0\0\n";
-    let invalid = b"server.registerTool(\"bad\xff\xfe\", { annotations: { readOnlyHint: false } }, cb);\nserver.registerTool(\"good\", {}, cb);\n";
+    let nul = b"server.registerTool(\"nul\", { annotations: { readOnlyHint: true } }, cb);\0\0\0\nimport '@modelcontextprotocol/sdk';\n";
+    let invalid = b"server.registerTool(\"bad\xff\xfe\", { annotations: { readOnlyHint: false } }, cb);\nserver.registerTool(\"good\", {}, cb);\nimport '@modelcontextprotocol/sdk';\n";
     let found = find(&[
         ("deep.ts", &nested),
         ("bundle.js", &bundle),
@@ -570,7 +557,7 @@ fn python_fixture_tree_is_exact() {
             "pkg/server.py:36 bare ----",
             "pkg/server.py:40 later ---t",
             "pkg/server.py:41 call_form ----",
-            "tests/test_server.py:3 in_test t---",
+            "tests/test_server.py:3 in_test t--- [test]",
         ],
     );
     assert_eq!(found.skipped_files, 1);
@@ -650,7 +637,7 @@ fn go_fixture_tree_is_exact() {
             "mcpgo/main.go:10 hello ----",
             "mcpgo/main.go:11 calc t--f",
             "mcpgo/main.go:16 struct ft--",
-            "mcpgo/main_test.go:4 in_test --?-",
+            "mcpgo/main_test.go:4 in_test --?- [test]",
             "tools/server.go:10 greet ----",
             "tools/server.go:11 lookup t--f",
             "tools/server.go:16 writer -ft-",
@@ -711,7 +698,6 @@ fn rmcp_fixture_tree_is_exact() {
             "src/server.rs:17 dynamic_hint ?---",
             "src/server.rs:22 built tf--",
             "src/server.rs:26 literal f---",
-            "tests/it.rs:1 in_test ----",
         ],
     );
     assert_eq!(found.skipped_files, 1);
@@ -765,7 +751,7 @@ fn csharp_fixture_tree_is_exact() {
             "src/Tools.cs:14 delete_file ft?-",
             "src/Tools.cs:18 qualified ----",
             "src/Tools.cs:24 created --t-",
-            "tests/ToolTests.cs:1 in_test -t--",
+            "tests/ToolTests.cs:1 in_test -t-- [test]",
         ],
     );
     assert_eq!(found.skipped_files, 1);
@@ -811,7 +797,6 @@ fn java_fixture_tree_is_exact() {
             "src/main/java/demo/Tools.java:15 preset tftf",
             "src/main/java/demo/Tools.java:16 full ft?t",
             "src/main/java/demo/Tools.java:17 <dynamic> f--t",
-            "src/test/java/demo/ToolsTest.java:1 in_test ----",
         ],
     );
     assert_eq!(found.skipped_files, 1);
@@ -858,7 +843,6 @@ fn kotlin_fixture_tree_is_exact() {
             "src/main/kotlin/Server.kt:14 variable ?---",
             "src/main/kotlin/Server.kt:15 constructed fttt",
             "src/main/kotlin/Server.kt:17 <dynamic> ----",
-            "src/test/kotlin/ServerTest.kt:1 in_test ---t",
         ],
     );
     assert_eq!(found.skipped_files, 1);

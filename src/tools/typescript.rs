@@ -290,6 +290,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     let site = |kind| Site {
         line: at,
+        repeated: false,
         family: Family::TypeScript,
         kind,
     };

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use super::{Family, HintState};
+use super::{DefKind, Family, HintState};
 use crate::terms::Hint;
 
 /// Values deeper than this are recorded as `Other` (an expression the finder does not read).
@@ -45,6 +45,20 @@ pub(crate) enum Val {
     OmitFalse(Box<Val>),
     /// A module reached through a namespace import; only made while resolving.
     Module(usize),
+    /// The arguments between a TypeScript 1.x `tool(name, ..., cb)` call's name and
+    /// its callback: which of them is the annotations is decided once they resolve,
+    /// as the SDK's overloads decide it at run time (see [`Resolver::overload`]).
+    ToolArgs(Vec<Val>),
+    /// A member of an enumeration (`Tools.STATUS`): its value where a string is
+    /// read, `.value` and `.name` as Python's `Enum` gives them.
+    Member { name: String, value: Box<Val> },
+    /// A function whose body returns this value (a factory of a tool object).
+    Returns(Box<Val>),
+    /// A call of the function this value names: what that function returns.
+    Call(Box<Val>),
+    /// The annotations a class inherits from the base class this value names: read
+    /// when the base class is in the tree, unknown when it is not.
+    Inherited(Box<Val>),
     /// Anything else: a call, an operator, a parameter.
     Other,
 }
@@ -82,7 +96,9 @@ impl Val {
                     .sum::<usize>()
             }
             Val::Arr(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
-            Val::OmitFalse(v) => 1 + v.size(),
+            Val::OmitFalse(v) | Val::Returns(v) | Val::Call(v) | Val::Inherited(v) => 1 + v.size(),
+            Val::Member { value, .. } => 1 + value.size(),
+            Val::ToolArgs(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
             _ => 1,
         }
     }
@@ -124,6 +140,21 @@ pub(crate) struct Site {
     pub(crate) line: u32,
     pub(crate) family: Family,
     pub(crate) kind: SiteKind,
+    /// True when the registration runs once per element of something: it sits in a
+    /// loop, a comprehension, or a callback passed to `forEach`/`map` and the like.
+    pub(crate) repeated: bool,
+}
+
+impl Site {
+    /// Returns a site that is not repeated.
+    pub(crate) fn new(line: u32, family: Family, kind: SiteKind) -> Site {
+        Site {
+            line,
+            family,
+            kind,
+            repeated: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -159,6 +190,11 @@ pub(crate) struct FileSummary {
     pub(crate) imports: HashMap<String, Import>,
     /// Relative modules re-exported whole (`export * from './x'`).
     pub(crate) star_exports: Vec<String>,
+    /// Relative modules imported for their effect alone (`import "./tools.js"`,
+    /// a bare `require("./x")`): reached, though no name is taken from them.
+    pub(crate) reaches: Vec<String>,
+    /// True when the file holds a spelling of an MCP SDK of its family.
+    pub(crate) sdk: bool,
 }
 
 impl FileSummary {
@@ -183,9 +219,21 @@ impl FileSummary {
         }
     }
 
-    /// Returns true when the summary holds nothing another file could use.
+    /// Records a module imported for its effect alone.
+    pub(crate) fn reach(&mut self, rel: String) {
+        if self.reaches.len() < MAX_BINDINGS {
+            self.reaches.push(rel);
+        }
+    }
+
+    /// Returns true when the summary holds nothing another file could use, and
+    /// reaches no file.
     pub(crate) fn is_empty(&self) -> bool {
-        self.sites.is_empty() && self.bindings.is_empty() && self.star_exports.is_empty()
+        self.sites.is_empty()
+            && self.bindings.is_empty()
+            && self.imports.is_empty()
+            && self.star_exports.is_empty()
+            && self.reaches.is_empty()
     }
 }
 
@@ -193,9 +241,21 @@ impl FileSummary {
 pub(crate) struct Resolved {
     pub(crate) file: usize,
     pub(crate) line: u32,
+    pub(crate) kind: DefKind,
     pub(crate) family: Family,
     pub(crate) name: Option<String>,
     pub(crate) hints: [Option<HintState>; 4],
+}
+
+/// What an object value says of one of its fields.
+pub(crate) enum Field {
+    /// The field's value, and the file it was found in.
+    Found(usize, Val),
+    /// The object has no such field.
+    Absent,
+    /// Something the finder cannot read (an unresolved spread, a value that is no
+    /// object) may hold it.
+    Hidden,
 }
 
 /// Follows references within and across the files of one tree.
@@ -215,17 +275,32 @@ impl<'a> Resolver<'a> {
         Resolver { files, by_path }
     }
 
-    /// Returns every tool the file's registrations define.
+    /// Returns every tool the file's registrations define, and each registration
+    /// that defines tools at run time (`DefKind::Dynamic`).
     pub(crate) fn tools(&self, file: usize) -> Vec<Resolved> {
         let mut out = Vec::new();
         for site in &self.files[file].sites {
             match &site.kind {
                 SiteKind::Tool { name, def } => {
-                    out.push(self.tool(file, site.line, site.family, name.as_ref(), def));
+                    let mut tool = self.tool(file, site.line, site.family, name.as_ref(), def);
+                    if site.repeated && tool.name.is_none() {
+                        tool.kind = DefKind::Dynamic;
+                    }
+                    out.push(tool);
                 }
                 SiteKind::List { items, strict } => {
+                    let dynamic = |out: &mut Vec<Resolved>, f: usize| {
+                        let mut tool = self.tool(f, site.line, site.family, None, &Val::Other);
+                        tool.kind = DefKind::Dynamic;
+                        out.push(tool);
+                    };
                     let (f, list) = self.resolve(file, items, 0);
-                    let Val::Arr(items) = list else { continue };
+                    let Val::Arr(items) = list else {
+                        if !strict {
+                            dynamic(&mut out, f);
+                        }
+                        continue;
+                    };
                     for item in &items {
                         let (g, val) = self.resolve(f, item, 0);
                         match &val {
@@ -233,6 +308,7 @@ impl<'a> Resolver<'a> {
                                 out.push(self.tool(g, *line, site.family, None, &val));
                             }
                             _ if *strict => {}
+                            _ if site.repeated => dynamic(&mut out, f),
                             _ => out.push(self.tool(f, site.line, site.family, None, &Val::Other)),
                         }
                     }
@@ -253,28 +329,86 @@ impl<'a> Resolver<'a> {
         let name = match name {
             Some(v) => self.string(file, v),
             None => match self.field(file, def, "name", 0) {
-                Some((f, v)) => self.string(f, &v),
-                None => None,
+                Field::Found(f, v) => self.string(f, &v),
+                Field::Absent | Field::Hidden => None,
             },
         };
         let mut hints = [None; 4];
         match self.field(file, def, "annotations", 0) {
-            None => {}
-            Some((f, v)) => self.apply(f, &v, &mut hints, 0),
+            Field::Absent => {}
+            Field::Found(f, v) => self.apply(f, &v, &mut hints, 0),
+            // The definition itself is unreadable: whether it declares is not known.
+            Field::Hidden => hints = [Some(HintState::Unknown); 4],
         }
         Resolved {
             file,
             line,
+            kind: DefKind::Tool,
             family,
             name,
             hints,
         }
     }
 
+    /// Picks the annotations among a 1.x `tool(...)` call's middle arguments as the
+    /// SDK's overloads do: a leading string is the description; then an object that
+    /// sets a hint or `title` is the annotations, another object the parameter
+    /// schema, which annotations may follow. `Ok(None)`: none; `Err(())`: an argument
+    /// the finder cannot resolve leaves it open whether the annotations are there.
+    fn overload(&self, file: usize, args: &[Val]) -> Result<Option<(usize, Val)>, ()> {
+        #[derive(PartialEq)]
+        enum Arg {
+            Text,
+            Annotations,
+            Schema,
+            Unknown,
+        }
+        let read = |v: &Val| {
+            let (f, v) = self.resolve(file, v, 0);
+            let arg = match &v {
+                Val::Str(_) => Arg::Text,
+                Val::Obj { props, .. } => match props.iter().any(|p| match p {
+                    Prop::Field(k, _) => k == "title" || hint_of_key(k).is_some(),
+                    Prop::Spread(_) => false,
+                }) {
+                    true => Arg::Annotations,
+                    false => Arg::Schema,
+                },
+                _ => Arg::Unknown,
+            };
+            (arg, f, v)
+        };
+        let mut read: Vec<(Arg, usize, Val)> = args.iter().map(read).collect();
+        match read.first().map(|a| &a.0) {
+            Some(Arg::Text) => {
+                read.remove(0);
+            }
+            // Three arguments: a description, a schema and the annotations.
+            Some(Arg::Unknown) if read.len() == 3 => {
+                read.remove(0);
+            }
+            _ => {}
+        }
+        match read.as_slice() {
+            [] => Ok(None),
+            [(Arg::Annotations, f, v), ..] => Ok(Some((*f, v.clone()))),
+            [(Arg::Schema, ..)] | [(Arg::Text, ..)] => Ok(None),
+            // After a schema only the annotations may stand.
+            [(Arg::Schema, ..), (_, f, v), ..] => Ok(Some((*f, v.clone()))),
+            // A description or a schema of unknown kind, then an object: the
+            // annotations when it sets a hint, else a schema after a description.
+            [(Arg::Unknown, ..), (Arg::Annotations, f, v)] => Ok(Some((*f, v.clone()))),
+            [(Arg::Unknown, ..), (Arg::Schema | Arg::Text, ..)] => Ok(None),
+            _ => Err(()),
+        }
+    }
+
     /// Returns the string a value resolves to.
     fn string(&self, file: usize, val: &Val) -> Option<String> {
-        match self.resolve(file, val, 0).1 {
-            Val::Str(s) => Some(s),
+        match self.resolve(file, val, 0) {
+            (_, Val::Str(s)) => Some(s),
+            // A member of a string enumeration is its value.
+            (f, Val::Member { value, .. }) => self.string(f, &value),
             _ => None,
         }
     }
@@ -288,6 +422,16 @@ impl<'a> Resolver<'a> {
         let (f, val) = self.resolve(file, val, depth);
         match &val {
             Val::Null => {}
+            Val::ToolArgs(args) => match self.overload(f, args) {
+                Ok(None) => {}
+                Ok(Some((g, v))) => self.apply(g, &v, hints, depth + 1),
+                Err(()) => *hints = [Some(HintState::Unknown); 4],
+            },
+            Val::Inherited(base) => match self.field(f, base, "annotations", depth + 1) {
+                Field::Absent => {}
+                Field::Found(g, v) => self.apply(g, &v, hints, depth + 1),
+                Field::Hidden => *hints = [Some(HintState::Unknown); 4],
+            },
             Val::Obj { props, .. } => {
                 for prop in props {
                     match prop {
@@ -321,37 +465,54 @@ impl<'a> Resolver<'a> {
     }
 
     /// Returns the value of field `key` of an object value (the last one, spreads
-    /// included), `None` when the object has no such field, and `Other` when an
+    /// included): `Absent` when the object has no such field, `Hidden` when an
     /// unresolved spread or a value that is no object hides it.
-    fn field(&self, file: usize, obj: &Val, key: &str, depth: u8) -> Option<(usize, Val)> {
+    fn field(&self, file: usize, obj: &Val, key: &str, depth: u8) -> Field {
         if depth > MAX_CHAIN {
-            return Some((file, Val::Other));
+            return Field::Hidden;
         }
         let (f, obj) = self.resolve(file, obj, depth);
         match &obj {
             Val::Obj { props, .. } => {
                 for prop in props.iter().rev() {
                     match prop {
-                        Prop::Field(k, v) if k == key => return Some((f, v.clone())),
+                        Prop::Field(k, v) if k == key => return Field::Found(f, v.clone()),
                         Prop::Field(..) => {}
-                        Prop::Spread(v) => {
-                            if let Some(found) = self.field(f, v, key, depth + 1) {
-                                return Some(found);
-                            }
-                        }
+                        Prop::Spread(v) => match self.field(f, v, key, depth + 1) {
+                            Field::Absent => {}
+                            found => return found,
+                        },
                     }
                 }
-                None
+                Field::Absent
             }
-            Val::Module(m) => self.lookup(*m, key, depth + 1),
-            Val::Null => None,
-            _ => Some((f, Val::Other)),
+            Val::Module(m) => match self.lookup(*m, key, depth + 1) {
+                Some((g, v)) => Field::Found(g, v),
+                None => Field::Hidden,
+            },
+            Val::Member { name, value } => match key {
+                "value" => Field::Found(f, (**value).clone()),
+                "name" => Field::Found(f, Val::Str(name.clone())),
+                _ => Field::Hidden,
+            },
+            Val::Null => Field::Absent,
+            _ => Field::Hidden,
         }
     }
 
     /// Follows references until the value is no reference; `Other` when one cannot
     /// be followed. Returns the file the value was found in.
     pub(crate) fn resolve(&self, file: usize, val: &Val, depth: u8) -> (usize, Val) {
+        if depth > MAX_CHAIN {
+            return (file, Val::Other);
+        }
+        if let Val::Call(function) = val {
+            // One level: a factory's own value, not what it calls.
+            return match self.resolve(file, function, depth + 1) {
+                (f, Val::Returns(value)) => self.resolve(f, &value, depth + 1),
+                _ => (file, Val::Other),
+            };
+        }
         let Val::Ref(path) = val else {
             return (file, val.clone());
         };
@@ -363,8 +524,8 @@ impl<'a> Resolver<'a> {
         };
         for seg in &path[1..] {
             match self.field(f, &cur, seg, depth + 1) {
-                Some((g, v)) => (f, cur) = (g, v),
-                None => return (file, Val::Other),
+                Field::Found(g, v) => (f, cur) = (g, v),
+                Field::Absent | Field::Hidden => return (file, Val::Other),
             }
         }
         self.resolve(f, &cur, depth + 1)
@@ -415,6 +576,30 @@ impl<'a> Resolver<'a> {
             }
         }
         None
+    }
+
+    /// Returns the files `file` reaches: each module its imports, star re-exports and
+    /// effect imports name (a named import also as a module of its own), and in Go
+    /// every other file of its folder.
+    pub(crate) fn reaches(&self, file: usize) -> Vec<usize> {
+        let summary = &self.files[file];
+        let mut out = Vec::new();
+        for import in summary.imports.values() {
+            out.extend(self.module(file, &import.rel));
+            if let Some(name) = &import.name {
+                out.extend(self.module(file, &format!("{}/{name}", import.rel)));
+            }
+        }
+        for rel in summary.star_exports.iter().chain(&summary.reaches) {
+            out.extend(self.module(file, rel));
+        }
+        if extension(&summary.path) == b"go" {
+            out.extend(
+                (0..self.files.len())
+                    .filter(|&i| i != file && same_package(&summary.path, &self.files[i].path)),
+            );
+        }
+        out
     }
 
     /// Returns the file a relative module names from `file`: the first of
@@ -483,7 +668,7 @@ pub(crate) fn referenced_paths(summary: &FileSummary) -> Vec<Vec<u8>> {
             paths.extend(module_paths(from, &format!("{}/{name}", import.rel)));
         }
     }
-    for rel in &summary.star_exports {
+    for rel in summary.star_exports.iter().chain(&summary.reaches) {
         paths.extend(module_paths(from, rel));
     }
     paths
