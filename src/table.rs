@@ -719,7 +719,13 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
         let kind = [DefKind::Tool, DefKind::Dynamic]
             .into_iter()
             .find(|k| k.as_str().as_bytes() == record[5])
-            .with_context(|| format!("{}: '{}' is not a kind (tool or dynamic)", at(), text(record[5])))?;
+            .with_context(|| {
+                format!(
+                    "{}: '{}' is not a kind (tool or dynamic)",
+                    at(),
+                    text(record[5])
+                )
+            })?;
         let role = Role::parse(record[6])
             .with_context(|| format!("{}: '{}' is not a role", at(), text(record[6])))?;
         let family = Family::ALL

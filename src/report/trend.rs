@@ -18,9 +18,9 @@ use std::io::{self, Write};
 use anyhow::Result;
 
 use super::chart::{self, Chart, Series};
+use super::survey::{Shares, Survey};
 use crate::table::Table;
 use crate::terms::Hint;
-use super::survey::{Shares, Survey};
 use crate::tools::Family;
 
 /// Holds one date of the series.

@@ -536,7 +536,12 @@ fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> Vec<usize> {
         if !reached.insert(file) {
             continue;
         }
-        next.extend(resolver.reaches(file).into_iter().filter(|i| !reached.contains(i)));
+        next.extend(
+            resolver
+                .reaches(file)
+                .into_iter()
+                .filter(|i| !reached.contains(i)),
+        );
     }
     reached.into_iter().collect()
 }
@@ -597,7 +602,11 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
             "tool-parse\t{}\t{}\t{}\t{}",
             started.elapsed().as_micros(),
             bytes.len(),
-            if lang.uses_sdk(bytes) { "sdk" } else { "reached" },
+            if lang.uses_sdk(bytes) {
+                "sdk"
+            } else {
+                "reached"
+            },
             crate::sanitize::sanitize(path)
         );
         return summary;

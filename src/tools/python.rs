@@ -3,6 +3,8 @@
 //!
 //! - `@server.tool(...)` / `@server.tool` on a function: the name is `name=`, a first
 //!   positional string, or the function's name, as the SDKs take it;
+//! - the decorator's call forms, `server.tool(fn, name=...)` and
+//!   `server.tool(name=..., annotations=...)(fn)` (also `self.mcp.tool(...)(self.method)`);
 //! - `server.add_tool(fn, name=..., annotations=...)`;
 //! - `Tool(name=..., annotations=...)` / `types.Tool(...)` in low-level servers.
 //!
@@ -11,7 +13,9 @@
 //! holds `mcp` (`mcp`, `app_mcp`, `MCP`), or the file imports from a module named
 //! `mcp...` or `fastmcp...`. Annotations are `ToolAnnotations(...)` keyword calls or
 //! dicts; hint keys are read in camelCase and snake_case (2.x). Bindings: assignments
-//! to a name; imports: `from .module import NAME` and `from . import module`.
+//! to a name, and classes as their attributes (an `Enum`'s members with `.value` and
+//! `.name`, a string enumeration's member read as its value); imports:
+//! `from .module import NAME` and `from . import module`.
 
 use tree_sitter::Node;
 
@@ -23,14 +27,18 @@ use super::Family;
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
-    let imports_mcp = imports_an_mcp_module(root, src);
+    let scope = &Scope {
+        imports_mcp: imports_an_mcp_module(root, src),
+        relative: relative_names(root, src),
+    };
     let mut top = Vec::new();
     let mut nested = Vec::new();
     preorder(root, |node| match node.kind() {
         "assignment" => assignment(node, src, &mut top, &mut nested),
         "import_from_statement" => import(node, src, out),
-        "decorated_definition" => decorated(node, src, imports_mcp, out),
-        "call" => call(node, src, imports_mcp, out),
+        "decorated_definition" => decorated(node, src, scope, out),
+        "call" => call(node, src, scope, out),
+        "class_definition" => class(node, src, &mut top),
         _ => {}
     });
     for (name, val) in &top {
@@ -41,6 +49,30 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
             out.bind(&name, val);
         }
     }
+}
+
+/// Returns the names a file imports from relative modules (`from .server import app`):
+/// a server object another module of the tree made.
+fn relative_names(root: Node, src: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    for stmt in children(root) {
+        if stmt.kind() != "import_from_statement"
+            || stmt
+                .child_by_field_name("module_name")
+                .is_none_or(|m| m.kind() != "relative_import")
+        {
+            continue;
+        }
+        let mut cursor = stmt.walk();
+        for name in stmt.children_by_field_name("name", &mut cursor) {
+            let local = match name.kind() {
+                "aliased_import" => name.child_by_field_name("alias"),
+                _ => Some(name),
+            };
+            names.extend(local.map(|l| text(l, src).to_string()));
+        }
+    }
+    names
 }
 
 fn imports_an_mcp_module(root: Node, src: &[u8]) -> bool {
@@ -58,9 +90,23 @@ fn imports_an_mcp_module(root: Node, src: &[u8]) -> bool {
     })
 }
 
-/// Returns true when a receiver (`mcp`, `self.mcp`, `server`) may be an MCP server.
-fn is_server(receiver: Node, src: &[u8], imports_mcp: bool) -> bool {
-    imports_mcp || text(receiver, src).to_ascii_lowercase().contains("mcp")
+/// What a file says of the receivers of its registrations.
+struct Scope {
+    /// The file imports from an `mcp...` or `fastmcp...` module.
+    imports_mcp: bool,
+    /// Names imported from relative modules.
+    relative: Vec<String>,
+}
+
+/// Returns true when a receiver (`mcp`, `self.mcp`, `server`) may be an MCP server:
+/// the file imports an MCP module, the receiver's name holds `mcp`, or it is a name
+/// imported from a relative module (whether that module's file uses an SDK, or is
+/// reached from one, decides whether the definition counts).
+fn is_server(receiver: Node, src: &[u8], scope: &Scope) -> bool {
+    let name = text(receiver, src);
+    scope.imports_mcp
+        || name.to_ascii_lowercase().contains("mcp")
+        || scope.relative.iter().any(|r| r == name)
 }
 
 fn assignment(
@@ -132,9 +178,96 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     }
 }
 
-/// Returns the call's function as (receiver, method name) or (None, name).
+/// Reads `server.tool(name=..., annotations=...)(function)`: the decorator applied
+/// by hand, as servers that register bound methods write it.
+fn applied_decorator(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
+    let Some(inner) = node.child_by_field_name("function") else {
+        return;
+    };
+    let Some((Some(receiver), method)) = inner
+        .child_by_field_name("function")
+        .and_then(|f| callee(f, src))
+    else {
+        return;
+    };
+    if method != "tool" || !is_server(receiver, src, scope) {
+        return;
+    }
+    let (_, keywords) = arguments(inner, src);
+    let (positional, _) = arguments(node, src);
+    let function = positional.first().and_then(|f| match f.kind() {
+        "identifier" => Some(text(*f, src).to_string()),
+        "attribute" => f
+            .child_by_field_name("attribute")
+            .map(|a| text(a, src).to_string()),
+        _ => None,
+    });
+    let at = line(node);
+    let name = keyword(&keywords, "name")
+        .map(|n| val(n, src, 0))
+        .or(function.map(Val::Str))
+        .unwrap_or(Val::Other);
+    out.sites.push(Site::new(
+        at,
+        Family::Python,
+        SiteKind::Tool {
+            name: Some(name),
+            def: annotations_def(at, &keywords, src),
+        },
+    ));
+}
+
+/// Binds a class's name to its attributes: `NAME = value` in its body. The members
+/// of an `Enum` subclass are members (`.value`, `.name`); of a `str` enumeration,
+/// read as their value where a string is wanted.
+fn class(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
+    let (Some(name), Some(body)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    let bases = node
+        .child_by_field_name("superclasses")
+        .map_or("", |b| text(b, src));
+    let is_enum = bases.contains("Enum");
+    let mut props = Vec::new();
+    for stmt in children(body) {
+        let Some(assignment) = children(stmt)
+            .into_iter()
+            .next()
+            .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
+        else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (
+            assignment.child_by_field_name("left"),
+            assignment.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        if left.kind() != "identifier" {
+            continue;
+        }
+        let key = text(left, src).to_string();
+        let value = val(right, src, 1);
+        let value = match is_enum {
+            true => Val::Member {
+                name: key.clone(),
+                value: Box::new(value),
+            },
+            false => value,
+        };
+        props.push(Prop::Field(key, value));
+    }
+    top.push((text(name, src).to_string(), Val::obj(line(node), props)));
+}
+
+/// Returns the call's function as (receiver, method name) or (None, name); a
+/// call of a call (`f(...)(...)`) has no name.
 fn callee<'t>(function: Node<'t>, src: &[u8]) -> Option<(Option<Node<'t>>, String)> {
     match function.kind() {
+        "call" => Some((None, String::new())),
         "attribute" => Some((
             function.child_by_field_name("object"),
             text(function.child_by_field_name("attribute")?, src).to_string(),
@@ -170,7 +303,7 @@ fn keyword<'t>(keywords: &[(String, Node<'t>)], name: &str) -> Option<Node<'t>> 
     keywords.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
 }
 
-fn decorated(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
+fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
     let Some(definition) = node.child_by_field_name("definition") else {
         return;
     };
@@ -199,8 +332,8 @@ fn decorated(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
             continue;
         }
         let is_mcp = match receiver {
-            Some(r) => is_server(r, src, imports_mcp),
-            None => imports_mcp,
+            Some(r) => is_server(r, src, scope),
+            None => scope.imports_mcp,
         };
         if !is_mcp {
             continue;
@@ -230,7 +363,7 @@ fn annotations_def(at: u32, keywords: &[(String, Node)], src: &[u8]) -> Val {
     Val::obj(at, props)
 }
 
-fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
+fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
     let Some((receiver, method)) = node
         .child_by_field_name("function")
         .and_then(|f| callee(f, src))
@@ -241,7 +374,7 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
     match method.as_str() {
         "add_tool" => {
             let Some(r) = receiver else { return };
-            if !is_server(r, src, imports_mcp) {
+            if !is_server(r, src, scope) {
                 return;
             }
             let (positional, keywords) = arguments(node, src);
@@ -264,12 +397,16 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
         }
         // `server.tool(function, name=...)`, the call form of the decorator.
         "tool" if node.parent().is_none_or(|p| p.kind() != "decorator") => {
+            if node.parent().is_some_and(|p| p.kind() == "call") {
+                // The inner call of `server.tool(name=...)(function)`: read there.
+                return;
+            }
             let Some(r) = receiver else { return };
             let (positional, keywords) = arguments(node, src);
             let Some(function) = positional.first().filter(|p| p.kind() == "identifier") else {
                 return;
             };
-            if !is_server(r, src, imports_mcp) {
+            if !is_server(r, src, scope) {
                 return;
             }
             let name = keyword(&keywords, "name")
@@ -285,6 +422,7 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
                 },
             });
         }
+        _ if method.is_empty() => applied_decorator(node, src, scope, out),
         "Tool" => {
             let (_, keywords) = arguments(node, src);
             if keyword(&keywords, "name").is_none() {

@@ -86,13 +86,7 @@ const TEST_FOLDER_SUFFIXES: &[&str] = &[".tests", ".test", "tests"];
 
 /// Example and documentation folders.
 const EXAMPLE_FOLDERS: &[&str] = &[
-    "examples",
-    "example",
-    "samples",
-    "sample",
-    "docs",
-    "doc",
-    "cookbook",
+    "examples", "example", "samples", "sample", "docs", "doc", "cookbook",
 ];
 
 /// Build output folders: a definition here is `build` when a source file (or an
@@ -183,22 +177,26 @@ mod tests {
             ("packages/a/lib/tools.js", Role::Source, true),
             ("node_modules/@x/server/dist/index.js", Role::Build, false),
             ("examples/node_modules/a/index.js", Role::Build, false),
-            (".venv/lib/python3.12/site-packages/a/server.py", Role::Build, false),
+            (
+                ".venv/lib/python3.12/site-packages/a/server.py",
+                Role::Build,
+                false,
+            ),
             ("src/testing_utils.py", Role::Source, false),
             ("src/latest.py", Role::Source, false),
             ("src/contest.ts", Role::Source, false),
             ("app/tests.py", Role::Test, false),
             ("src/Latest.java", Role::Source, false),
             ("src/main/java/com/example/Server.java", Role::Source, false),
-            ("examples/weather/src/main/java/com/x/Server.java", Role::Example, false),
+            (
+                "examples/weather/src/main/java/com/x/Server.java",
+                Role::Example,
+                false,
+            ),
             ("src/test_.py", Role::Source, false),
         ];
         for (path, role, output) in cases {
-            assert_eq!(
-                Role::of_path(path.as_bytes()),
-                (*role, *output),
-                "{path}"
-            );
+            assert_eq!(Role::of_path(path.as_bytes()), (*role, *output), "{path}");
         }
     }
 

@@ -72,8 +72,16 @@ const FUNCTIONS: &[&str] = &[
 
 /// Methods that call a function once per element.
 const PER_ELEMENT: &[&str] = &[
-    "forEach", "map", "flatMap", "each", "for_each", "ForEach", "Select", "forEachIndexed",
-    "mapNotNull", "filter_map",
+    "forEach",
+    "map",
+    "flatMap",
+    "each",
+    "for_each",
+    "ForEach",
+    "Select",
+    "forEachIndexed",
+    "mapNotNull",
+    "filter_map",
 ];
 
 /// Returns the line ranges (1-based, inclusive) of code that runs once per element:

@@ -255,33 +255,57 @@ fn wants_goes_by_extension_alone() {
 #[test]
 fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
     let uses: &[(&str, &[u8])] = &[
-        ("a.ts", b"import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";"),
-        ("a.ts", b"import { McpServer } from '@modelcontextprotocol/server';"),
-        ("a.js", b"const sdk = require(\"@modelcontextprotocol/sdk/server/index.js\");"),
+        (
+            "a.ts",
+            b"import { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";",
+        ),
+        (
+            "a.ts",
+            b"import { McpServer } from '@modelcontextprotocol/server';",
+        ),
+        (
+            "a.js",
+            b"const sdk = require(\"@modelcontextprotocol/sdk/server/index.js\");",
+        ),
         ("a.ts", b"import { FastMCP } from \"fastmcp\";"),
         ("a.py", b"from mcp.server.fastmcp import FastMCP"),
         ("a.py", b"import mcp.types as types"),
         ("a.py", b"from fastmcp import FastMCP"),
         ("a.py", b"from .server import mcp"),
-        ("a.go", b"import \"github.com/modelcontextprotocol/go-sdk/mcp\""),
+        (
+            "a.go",
+            b"import \"github.com/modelcontextprotocol/go-sdk/mcp\"",
+        ),
         ("a.go", b"import \"github.com/mark3labs/mcp-go/server\""),
         ("a.rs", b"use rmcp::{tool, tool_router};"),
         ("a.cs", b"using ModelContextProtocol.Server;"),
         ("a.cs", b"[McpServerToolType] public static class T {}"),
         ("a.java", b"import io.modelcontextprotocol.spec.McpSchema;"),
-        ("a.kt", b"import io.modelcontextprotocol.kotlin.sdk.server.Server"),
+        (
+            "a.kt",
+            b"import io.modelcontextprotocol.kotlin.sdk.server.Server",
+        ),
     ];
     for (path, bytes) in uses {
         let lang = Lang::of(path.as_bytes()).unwrap();
         assert!(lang.uses_sdk(bytes), "{}", String::from_utf8_lossy(bytes));
     }
     let others: &[(&str, &[u8])] = &[
-        ("a.ts", b"import { tool } from \"ai\";\nserver.registerTool('x', {}, cb);"),
-        ("a.py", b"from langchain_core.tools import tool\n@tool\ndef f(): ..."),
+        (
+            "a.ts",
+            b"import { tool } from \"ai\";\nserver.registerTool('x', {}, cb);",
+        ),
+        (
+            "a.py",
+            b"from langchain_core.tools import tool\n@tool\ndef f(): ...",
+        ),
         ("a.py", b"from pydantic_ai import Agent"),
         ("a.go", b"import \"github.com/other/mcp\""),
         ("a.cs", b"using Microsoft.SemanticKernel;"),
-        ("a.java", b"import org.springframework.ai.tool.annotation.Tool;"),
+        (
+            "a.java",
+            b"import org.springframework.ai.tool.annotation.Tool;",
+        ),
     ];
     for (path, bytes) in others {
         let lang = Lang::of(path.as_bytes()).unwrap();
@@ -307,7 +331,11 @@ fn a_file_that_uses_no_sdk_is_parsed_only_when_reached() {
         b"src/index.ts",
         b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { RO } from './presets.js';\nserver.registerTool('r', { annotations: RO }, cb);\n",
     );
-    assert_eq!(tools.files.len(), 1, "only the file using the SDK is parsed at once");
+    assert_eq!(
+        tools.files.len(),
+        1,
+        "only the file using the SDK is parsed at once"
+    );
     let kept: Vec<(bool, &[u8])> = tools
         .aside
         .kept
@@ -848,3 +876,5 @@ fn kotlin_fixture_tree_is_exact() {
     assert_eq!(found.skipped_files, 1);
     assert!(found.tools.iter().all(|t| t.family == Family::Kotlin));
 }
+
+mod forms;

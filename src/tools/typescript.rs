@@ -6,12 +6,21 @@
 //! - `server.tool(name, description?, paramsSchema?, annotations?, cb)` (the 1.x
 //!   overloads: with one object between name and callback, it is the annotations
 //!   when it sets a hint or a title, as the SDK tells a schema from annotations);
-//! - `server.addTool({ name, annotations, ... })` (FastMCP for TypeScript);
+//! - `server.addTool({ name, annotations, ... })` (FastMCP for TypeScript), or a
+//!   constant or a factory call giving that object;
 //! - `server.setRequestHandler(ListToolsRequestSchema, ...)` answering `{ tools: [...] }`:
-//!   each element of the list is a tool.
+//!   each element of the list is a tool;
+//! - a tool-shaped object literal passed to any other call (a project's own
+//!   `defineTool({...})`): a `name` beside an `annotations` object holding a hint
+//!   key, or beside a schema (`inputSchema`, `schema`, `parameters`) and a handler;
+//! - a class with a literal `name` field extending a class whose name holds `Tool`
+//!   (mcp-framework's `MCPTool`, a project's own base): its `annotations` field, or
+//!   the base class's when the tree holds it.
 //!
-//! Bindings: `const`/`let`/`var` declarators and CommonJS `exports.NAME = ...`;
-//! imports: `import`, `export ... from` and `require` of relative modules.
+//! Bindings: `const`/`let`/`var` declarators, CommonJS `exports.NAME = ...`,
+//! functions that return an object literal (factories, read one level) and classes;
+//! imports: `import`, `export ... from` and `require` of relative modules, and
+//! modules imported for their effect alone.
 
 use tree_sitter::Node;
 
@@ -32,6 +41,11 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         "import_statement" => import(node, src, out),
         "export_statement" => reexport(node, src, out),
         "call_expression" => call(node, src, out),
+        "expression_statement" => bare_require(node, src, out),
+        "function_declaration" => function(node, src, &mut top),
+        "class_declaration" | "abstract_class_declaration" | "class" => {
+            class(node, src, out, &mut top)
+        }
         _ => {}
     });
     // A name bound at the top of the file is read at that value; a name bound only
@@ -180,6 +194,8 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
         .into_iter()
         .find(|c| c.kind() == "import_clause")
     else {
+        // `import "./tools.js"`: for its effect alone.
+        out.reach(rel);
         return;
     };
     for part in children(clause) {
@@ -277,16 +293,16 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(function) = node.child_by_field_name("function") else {
         return;
     };
-    if function.kind() != "member_expression" {
-        return;
-    }
-    let Some(method) = function.child_by_field_name("property") else {
-        return;
-    };
     let Some(args) = node.child_by_field_name("arguments") else {
         return;
     };
     let args = children(args);
+    if function.kind() != "member_expression" {
+        return tool_shaped(&args, src, out);
+    }
+    let Some(method) = function.child_by_field_name("property") else {
+        return;
+    };
     let at = line(node);
     let site = |kind| Site {
         line: at,
@@ -303,23 +319,27 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             }));
         }
         "tool" if args.len() >= 2 && is_name(args[0]) => {
-            let annotations = tool_annotations(&args[1..args.len() - 1], src);
-            let props = annotations
-                .map(|a| vec![Prop::Field("annotations".to_string(), a)])
-                .unwrap_or_default();
+            let middle = &args[1..args.len() - 1];
+            let props = match middle.is_empty() {
+                true => Vec::new(),
+                false => vec![Prop::Field(
+                    "annotations".to_string(),
+                    Val::ToolArgs(middle.iter().map(|a| val(*a, src, 0)).collect()),
+                )],
+            };
             out.sites.push(site(SiteKind::Tool {
                 name: Some(val(args[0], src, 0)),
                 def: Val::obj(at, props),
             }));
         }
-        "addTool" if args.len() == 1 && args[0].kind() == "object" => {
+        "addTool" if args.len() == 1 && is_definition(args[0]) => {
             out.sites.push(site(SiteKind::Tool {
                 name: None,
                 def: val(args[0], src, 0),
             }));
         }
         "setRequestHandler"
-            if args.len() >= 2 && text(args[0], src).ends_with("ListToolsRequestSchema") =>
+            if args.len() >= 2 && text(args[0], src).contains("ListToolsRequestSchema") =>
         {
             for value in answers(args[1], src) {
                 out.sites.push(site(SiteKind::List {
@@ -328,7 +348,154 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 }));
             }
         }
-        _ => {}
+        _ => tool_shaped(&args, src, out),
+    }
+}
+
+/// Returns true for an argument that can give a tool object: a literal, a name, or
+/// a call of a factory.
+fn is_definition(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "object" | "identifier" | "member_expression" | "call_expression"
+    )
+}
+
+/// Records each tool-shaped object literal among a call's arguments as a
+/// definition (see the module's documentation).
+fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
+    for arg in args.iter().filter(|a| a.kind() == "object") {
+        let Val::Obj { props, .. } = val(*arg, src, 0) else {
+            continue;
+        };
+        let field = |key: &str| {
+            props.iter().find_map(|p| match p {
+                Prop::Field(k, v) if k == key => Some(v),
+                _ => None,
+            })
+        };
+        let hinted = matches!(field("annotations"), Some(Val::Obj { props, .. })
+            if props.iter().any(|p| matches!(p, Prop::Field(k, _) if super::value::hint_of_key(k).is_some())));
+        let schema = ["inputSchema", "schema", "parameters"]
+            .iter()
+            .any(|k| field(k).is_some());
+        let handler = ["handler", "execute", "run", "callback", "handle"]
+            .iter()
+            .any(|k| field(k).is_some());
+        if field("name").is_some() && (hinted || (schema && handler)) {
+            out.sites.push(Site::new(
+                line(*arg),
+                Family::TypeScript,
+                SiteKind::Tool {
+                    name: None,
+                    def: Val::obj(line(*arg), props),
+                },
+            ));
+        }
+    }
+}
+
+/// Reads `require("./x");` on its own: a module required for its effect.
+fn bare_require(node: Node, src: &[u8], out: &mut FileSummary) {
+    if let Some(call) = children(node).first() {
+        if let Some(rel) = require_of(*call, src) {
+            out.reach(rel);
+        }
+    }
+}
+
+/// Binds `function f() { return {...}; }` to what it returns (a factory).
+fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
+    let (Some(name), Some(body)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    if let Some(returned) = returned(body, src) {
+        top.push((text(name, src).to_string(), returned));
+    }
+}
+
+/// Returns what a function body returns when it is one object literal: an arrow
+/// function's expression body, or the last `return` of a block.
+fn returned(body: Node, src: &[u8]) -> Option<Val> {
+    let value = match body.kind() {
+        "statement_block" => {
+            let last = children(body)
+                .into_iter()
+                .rev()
+                .find(|c| c.kind() == "return_statement")?;
+            children(last).into_iter().next()?
+        }
+        _ => body,
+    };
+    match val(value, src, 1) {
+        obj @ Val::Obj { .. } => Some(Val::Returns(Box::new(obj))),
+        _ => None,
+    }
+}
+
+/// Reads a class: binds its name to its fields (a base class spread first), and
+/// records a tool class (see the module's documentation) as a definition.
+fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, Val)>) {
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
+    let base = children(node)
+        .into_iter()
+        .find(|c| c.kind() == "class_heritage")
+        .and_then(|h| {
+            descendants(h, 64, |n| {
+                matches!(n.kind(), "identifier" | "member_expression")
+            })
+            .into_iter()
+            .next()
+        });
+    let mut props = Vec::new();
+    if let Some(base) = base {
+        props.push(Prop::Spread(val(base, src, 0)));
+    }
+    let mut own_annotations = false;
+    for member in children(body) {
+        let key = member
+            .child_by_field_name("property")
+            .or_else(|| member.child_by_field_name("name"));
+        let Some(key) = key else { continue };
+        let key = text(key, src).to_string();
+        let value = match member.kind() {
+            "public_field_definition" | "field_definition" => member
+                .child_by_field_name("value")
+                .map_or(Val::Other, |v| val(v, src, 0)),
+            // A getter or a method computes the field.
+            _ => Val::Other,
+        };
+        own_annotations |= key == "annotations";
+        props.push(Prop::Field(key, value));
+    }
+    let name_is_literal = props
+        .iter()
+        .any(|p| matches!(p, Prop::Field(k, Val::Str(_)) if k == "name"));
+    let tool_base = base.filter(|b| text(*b, src).contains("Tool"));
+    if let (true, Some(base)) = (name_is_literal, tool_base) {
+        let mut def = props.clone();
+        if !own_annotations {
+            def.push(Prop::Field(
+                "annotations".to_string(),
+                Val::Inherited(Box::new(val(base, src, 0))),
+            ));
+        }
+        out.sites.push(Site::new(
+            line(node),
+            Family::TypeScript,
+            SiteKind::Tool {
+                name: None,
+                def: Val::obj(line(node), def),
+            },
+        ));
+    }
+    if let Some(name) = node.child_by_field_name("name") {
+        top.push((text(name, src).to_string(), Val::obj(line(node), props)));
     }
 }
 
@@ -336,34 +503,8 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
 fn is_name(node: Node) -> bool {
     matches!(
         node.kind(),
-        "string" | "template_string" | "identifier" | "member_expression"
+        "string" | "template_string" | "identifier" | "member_expression" | "call_expression"
     )
-}
-
-/// Picks the annotations among the arguments between a `tool(...)` call's name and
-/// its callback, as the SDK's overloads read them.
-fn tool_annotations(middle: &[Node], src: &[u8]) -> Option<Val> {
-    let mut rest = middle;
-    if let Some(first) = rest.first() {
-        if matches!(first.kind(), "string" | "template_string") {
-            rest = &rest[1..];
-        }
-    }
-    match rest {
-        [_schema, annotations] => Some(val(*annotations, src, 0)),
-        [one] if one.kind() == "object" && sets_a_hint(*one, src) => Some(val(*one, src, 0)),
-        _ => None,
-    }
-}
-
-/// Returns true when an object literal has a hint or `title` key.
-fn sets_a_hint(object: Node, src: &[u8]) -> bool {
-    children(object).into_iter().any(|p| {
-        p.child_by_field_name("key").is_some_and(|k| {
-            let key = unquote(text(k, src)).unwrap_or_else(|| text(k, src).to_string());
-            key == "title" || super::value::hint_of_key(&key).is_some()
-        })
-    })
 }
 
 /// Returns the values of the `tools` fields a `tools/list` handler answers with.
@@ -431,6 +572,16 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
             .find(|c| !c.kind().starts_with("type") && !c.kind().ends_with("_type"))
             .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
         "object" => object(node, src, depth),
+        "arrow_function" | "function_expression" | "function" => node
+            .child_by_field_name("body")
+            .and_then(|b| returned(b, src))
+            .unwrap_or(Val::Other),
+        "call_expression" => match node.child_by_field_name("function") {
+            Some(f) if matches!(f.kind(), "identifier" | "member_expression") && depth == 0 => {
+                Val::Call(Box::new(val(f, src, depth + 1)))
+            }
+            _ => Val::Other,
+        },
         "array" => {
             let items = children(node);
             if items.iter().any(|c| c.kind() == "spread_element") {

@@ -51,7 +51,10 @@ pub(crate) enum Val {
     ToolArgs(Vec<Val>),
     /// A member of an enumeration (`Tools.STATUS`): its value where a string is
     /// read, `.value` and `.name` as Python's `Enum` gives them.
-    Member { name: String, value: Box<Val> },
+    Member {
+        name: String,
+        value: Box<Val>,
+    },
     /// A function whose body returns this value (a factory of a tool object).
     Returns(Box<Val>),
     /// A call of the function this value names: what that function returns.

@@ -1,0 +1,311 @@
+//! The forms real servers use beyond the SDKs' first examples, the three states of a
+//! hint, dynamic registration sites, roles and the MCP-only rule: each fixture
+//! tree with its tools written by hand.
+
+use super::{assert_rows, find};
+
+/// TypeScript 1.x `tool(...)`: a third argument that may be the schema or the
+/// annotations is no declaration until it resolves.
+const TS_OVERLOADS: &str = r#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+const SCHEMA = { q: z.string() };
+const RO = { readOnlyHint: true };
+server.tool(x.name, x.description, x.inputSchema, handler);
+server.tool("a", "desc", SCHEMA, RO, cb);
+server.tool("b", desc, SCHEMA, cb);
+server.tool("c", desc, RO, cb);
+server.tool("d", maybe, cb);
+server.tool("e", "desc", SCHEMA, unknownAnnotations, cb);
+server.tool("f", RO, cb);
+server.tool("g", SCHEMA, cb);
+server.tool("h", "text", cb);
+"#;
+
+#[test]
+fn an_argument_that_may_be_a_schema_is_no_declaration() {
+    let found = find(&[("src/index.ts", TS_OVERLOADS.as_bytes())]);
+    assert_rows(
+        &found,
+        &[
+            // Name, description and both objects unresolved: whether the third
+            // argument is the annotations is not known.
+            "src/index.ts:4 <dynamic> uuuu",
+            "src/index.ts:5 a t---",
+            // After a description of unknown kind, a schema: no annotations.
+            "src/index.ts:6 b ----",
+            "src/index.ts:7 c t---",
+            "src/index.ts:8 d uuuu",
+            // After a schema, only the annotations may stand: declared, unreadable.
+            "src/index.ts:9 e ????",
+            "src/index.ts:10 f t---",
+            "src/index.ts:11 g ----",
+            "src/index.ts:12 h ----",
+        ],
+    );
+    let columns = found.columns();
+    // a, c, f annotated; x.name's and d's unknown and e's `?` unresolved; the
+    // first is a tool of no name, not in a loop.
+    assert_eq!(columns, [9, 3, 3, 0, 0]);
+}
+
+/// Loops, per-element callbacks and lists that do not resolve register tools at run
+/// time: dynamic sites, never tools.
+const TS_DYNAMIC: &str = r#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+tools.forEach((t) => server.tool(t.schema.name, t.description, t.schema.shape, t.handler));
+for (const t of TOOLS) {
+  server.registerTool(t.name, { annotations: t.annotations }, t.handler);
+}
+for (const t of TOOLS) {
+  server.registerTool("fixed", { annotations: { readOnlyHint: true } }, t.handler);
+}
+server.registerTool(computed(), { annotations: { readOnlyHint: false } }, cb);
+low.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...a, ...b] }));
+low.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: allTools }));
+"#;
+
+#[test]
+fn registrations_repeated_over_data_are_dynamic_sites() {
+    let found = find(&[("src/index.ts", TS_DYNAMIC.as_bytes())]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:3 <dynamic> uuuu [dynamic]",
+            "src/index.ts:5 <dynamic> ???? [dynamic]",
+            // A literal name in a loop is one tool.
+            "src/index.ts:8 fixed t---",
+            // No loop: one tool whose name is not a literal.
+            "src/index.ts:10 <dynamic> f---",
+            "src/index.ts:11 <dynamic> uuuu [dynamic]",
+            "src/index.ts:12 <dynamic> uuuu [dynamic]",
+        ],
+    );
+    assert_eq!(found.columns(), [2, 2, 0, 4, 0]);
+}
+
+/// The forms real TypeScript servers use: a constant or a factory given to
+/// `addTool`, a tool-shaped object passed to a project's own helper in a file an
+/// SDK file reaches, tool classes, a low-level handler in compiled JavaScript
+/// whose schema name a bundler renamed.
+const TS_MAIN: &str = r#"import { FastMCP } from "fastmcp";
+import { createSearch } from "./factory.js";
+import "./tools/all.js";
+import { FindTool, PlainTool, ExternalTool } from "./classes.js";
+const server = new FastMCP({ name: "x", version: "1" });
+const echoTool = { name: "echo", annotations: { readOnlyHint: true, openWorldHint: false }, execute };
+server.addTool(echoTool);
+server.addTool(createSearch(client));
+server.addTool(makeLocal());
+function makeLocal() {
+  return { name: "local", annotations: { destructiveHint: true } };
+}
+"#;
+
+const TS_FACTORY: &str = r#"export const createSearch = (client) => ({
+  name: "search",
+  annotations: { idempotentHint: true },
+  execute: async () => client.search(),
+});
+"#;
+
+const TS_ALL: &str = r#"import { defineTool } from "./define.js";
+export const click = defineTool({
+  name: "click",
+  annotations: { category: "input", readOnlyHint: false },
+  schema: {},
+  handler: async () => {},
+});
+export const snapshot = defineTool({ name: NAMES.SNAPSHOT, schema: {}, handler: async () => {} });
+const notATool = configure({ name: "config", retries: 3 });
+"#;
+
+const TS_CLASSES: &str = r#"import { ToolBase } from "./base.js";
+export class FindTool extends ToolBase {
+  name = "find";
+  static operationType = "read";
+}
+export class PlainTool extends ToolBase2 {
+  name = "plain";
+  annotations = { readOnlyHint: true };
+}
+export class ExternalTool extends MCPTool {
+  name = "external";
+}
+export class NotATool extends Base {
+  name = "nope";
+}
+"#;
+
+const TS_BASE: &str = r#"export abstract class ToolBase {
+  abstract name: string;
+  get annotations() { return computeFrom(this.operationType); }
+}
+"#;
+
+const JS_BUNDLE: &str = r#"import { Server as Server2 } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema as ListToolsRequestSchema2 } from "@modelcontextprotocol/sdk/types.js";
+server.setRequestHandler(ListToolsRequestSchema2, async () => {
+  return {
+    tools: [
+      { name: "bundled", inputSchema: { type: "object" }, annotations: { readOnlyHint: !0 } },
+    ],
+  };
+});
+"#;
+
+#[test]
+fn typescript_forms_of_real_servers_are_found() {
+    let found = find(&[
+        ("src/main.ts", TS_MAIN.as_bytes()),
+        ("src/factory.ts", TS_FACTORY.as_bytes()),
+        ("src/tools/all.ts", TS_ALL.as_bytes()),
+        ("src/classes.ts", TS_CLASSES.as_bytes()),
+        ("src/base.ts", TS_BASE.as_bytes()),
+        ("dist/bundle.js", JS_BUNDLE.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "dist/bundle.js:6 bundled t---",
+            "src/classes.ts:2 find ????",
+            "src/classes.ts:6 plain t---",
+            "src/classes.ts:10 external uuuu",
+            "src/main.ts:7 echo t--f",
+            "src/main.ts:8 search --t-",
+            "src/main.ts:9 local -t--",
+            "src/tools/all.ts:2 click f---",
+            "src/tools/all.ts:8 <dynamic> ----",
+        ],
+    );
+}
+
+/// A tool defined in `src/` and again in `dist/` counts once; a test and an example
+/// are listed, not counted; a published package's only copy counts.
+#[test]
+fn copies_tests_and_examples_are_listed_not_counted() {
+    let src = br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+server.registerTool("read", { annotations: { readOnlyHint: true } }, cb);
+"#;
+    let dist = br#"const mcp_js_1 = require("@modelcontextprotocol/sdk/server/mcp.js");
+server.registerTool("read", { annotations: { readOnlyHint: !0 } }, cb);
+server.registerTool("only_built", { annotations: { readOnlyHint: !1 } }, cb);
+"#;
+    let found = find(&[
+        ("src/index.ts", src),
+        ("dist/index.js", dist),
+        ("dist/index.cjs", dist),
+        ("src/index.test.ts", src),
+        ("examples/demo/server.ts", src),
+        ("node_modules/@x/server/dist/index.js", dist),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            // The first copy in path order of a tool no source file defines counts.
+            "dist/index.cjs:2 read t--- [build]",
+            "dist/index.cjs:3 only_built f---",
+            "dist/index.js:2 read t--- [build]",
+            "dist/index.js:3 only_built f--- [build]",
+            "examples/demo/server.ts:2 read t--- [example]",
+            "node_modules/@x/server/dist/index.js:2 read t--- [build]",
+            "node_modules/@x/server/dist/index.js:3 only_built f--- [build]",
+            "src/index.test.ts:2 read t--- [test]",
+            "src/index.ts:2 read t---",
+        ],
+    );
+    assert_eq!(found.columns(), [2, 2, 0, 0, 0]);
+}
+
+/// Only files that use an MCP SDK, and the files they reach, define MCP tools: an
+/// agent framework's `@tool` beside them never counts.
+#[test]
+fn only_mcp_files_and_what_they_reach_count() {
+    let server = br#"from mcp.server.fastmcp import FastMCP
+from . import registered
+mcp = FastMCP("x")
+@mcp.tool()
+def remember(): ...
+"#;
+    let registered = br#"from .server import app
+@app.tool()
+def reached(): ...
+"#;
+    let agent = br#"from langchain_core.tools import tool
+from myagent import registry
+@tool
+def search(): ...
+@registry.tool()
+def load_skill(): ...
+"#;
+    let found = find(&[
+        ("pkg/server.py", server),
+        ("pkg/registered.py", registered),
+        ("pkg/agent/tools.py", agent),
+        ("pkg/agent/__init__.py", b"from .tools import search\n"),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "pkg/registered.py:2 reached ----",
+            "pkg/server.py:4 remember ----",
+        ],
+    );
+}
+
+/// Python's call forms and names given as enumeration members, as the reference
+/// git server and released servers write them.
+const PY_FORMS: &str = r#"from enum import Enum
+from mcp.server.fastmcp import FastMCP
+from mcp.types import Tool, ToolAnnotations
+
+class GitTools(str, Enum):
+    STATUS = "git_status"
+    DIFF = "git_diff"
+
+class Tools(Enum):
+    LOG = "git_log"
+
+class Presets:
+    READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+
+mcp = FastMCP("git")
+
+def list_tools():
+    return [
+        Tool(name=GitTools.STATUS, description="Status", inputSchema={}),
+        Tool(name=GitTools.DIFF.value, description="Diff", inputSchema={}, annotations=Presets.READ_ONLY),
+    ]
+
+@mcp.tool(name=Tools.LOG.value, annotations=Presets.READ_ONLY)
+def log(): ...
+
+def status(): ...
+mcp.tool(name="status_call", annotations={"destructiveHint": False})(status)
+
+class Server:
+    def __init__(self):
+        self.mcp = FastMCP("s")
+        self.mcp.tool(name="bound")(self.search)
+        self.mcp.tool()(self.fetch)
+        self.mcp.tool(annotations=ToolAnnotations(idempotentHint=True))(self.update)
+
+for name in NAMES:
+    mcp.tool(name=name)(make(name))
+"#;
+
+#[test]
+fn python_call_forms_and_enumeration_names_are_read() {
+    let found = find(&[("server.py", PY_FORMS.as_bytes())]);
+    assert_rows(
+        &found,
+        &[
+            "server.py:19 git_status ----",
+            "server.py:20 git_diff t--f",
+            "server.py:23 git_log t--f",
+            "server.py:27 status_call -f--",
+            "server.py:32 bound ----",
+            "server.py:33 fetch ----",
+            "server.py:34 update --t-",
+            "server.py:37 <dynamic> ---- [dynamic]",
+        ],
+    );
+}
