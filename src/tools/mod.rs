@@ -23,6 +23,7 @@ mod csharp;
 mod golang;
 mod java;
 mod kotlin;
+mod php;
 mod python;
 mod rust;
 mod syntax;
@@ -89,11 +90,15 @@ pub enum Family {
     Java,
     /// The official Kotlin SDK.
     Kotlin,
+    /// The official PHP SDK (`mcp/sdk`, namespace `Mcp\`).
+    Php,
+    /// laravel/mcp (namespace `Laravel\Mcp\`).
+    Laravel,
 }
 
 impl Family {
     /// Lists the families in column order.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 10] = [
         Family::TypeScript,
         Family::Python,
         Family::Go,
@@ -102,6 +107,8 @@ impl Family {
         Family::CSharp,
         Family::Java,
         Family::Kotlin,
+        Family::Php,
+        Family::Laravel,
     ];
 
     /// Returns the family's name as the `sdk` column spells it.
@@ -115,6 +122,8 @@ impl Family {
             Family::CSharp => "csharp",
             Family::Java => "java",
             Family::Kotlin => "kotlin",
+            Family::Php => "php",
+            Family::Laravel => "laravel",
         }
     }
 }
@@ -246,6 +255,7 @@ enum Lang {
     CSharp,
     Java,
     Kotlin,
+    Php,
 }
 
 impl Lang {
@@ -260,6 +270,7 @@ impl Lang {
             b"cs" => Lang::CSharp,
             b"java" => Lang::Java,
             b"kt" | b"kts" => Lang::Kotlin,
+            b"php" => Lang::Php,
             _ => return None,
         })
     }
@@ -275,6 +286,7 @@ impl Lang {
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
         }
     }
 }
@@ -459,6 +471,7 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         Lang::CSharp => csharp::collect(root, bytes, &mut summary),
         Lang::Java => java::collect(root, bytes, &mut summary),
         Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
+        Lang::Php => php::collect(root, bytes, &mut summary),
     }
     Some(summary)
 }

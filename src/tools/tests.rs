@@ -3,6 +3,8 @@
 
 use super::*;
 
+mod php;
+
 /// Runs the finder over `(path, text)` files, and checks that what it finds is what
 /// parsing every file would find: the spelling filter and the files kept aside
 /// change how much is parsed, never the answer.
