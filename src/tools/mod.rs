@@ -25,6 +25,7 @@ mod java;
 mod kotlin;
 mod php;
 mod python;
+mod ruby;
 mod rust;
 mod syntax;
 mod typescript;
@@ -94,11 +95,13 @@ pub enum Family {
     Php,
     /// laravel/mcp (namespace `Laravel\Mcp\`).
     Laravel,
+    /// The official Ruby SDK (the `mcp` gem).
+    Ruby,
 }
 
 impl Family {
     /// Lists the families in column order.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 11] = [
         Family::TypeScript,
         Family::Python,
         Family::Go,
@@ -109,6 +112,7 @@ impl Family {
         Family::Kotlin,
         Family::Php,
         Family::Laravel,
+        Family::Ruby,
     ];
 
     /// Returns the family's name as the `sdk` column spells it.
@@ -124,6 +128,7 @@ impl Family {
             Family::Kotlin => "kotlin",
             Family::Php => "php",
             Family::Laravel => "laravel",
+            Family::Ruby => "ruby",
         }
     }
 }
@@ -256,6 +261,7 @@ enum Lang {
     Java,
     Kotlin,
     Php,
+    Ruby,
 }
 
 impl Lang {
@@ -271,6 +277,7 @@ impl Lang {
             b"java" => Lang::Java,
             b"kt" | b"kts" => Lang::Kotlin,
             b"php" => Lang::Php,
+            b"rb" => Lang::Ruby,
             _ => return None,
         })
     }
@@ -287,6 +294,7 @@ impl Lang {
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
         }
     }
 }
@@ -472,6 +480,7 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         Lang::Java => java::collect(root, bytes, &mut summary),
         Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
         Lang::Php => php::collect(root, bytes, &mut summary),
+        Lang::Ruby => ruby::collect(root, bytes, &mut summary),
     }
     Some(summary)
 }

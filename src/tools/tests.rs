@@ -4,6 +4,7 @@
 use super::*;
 
 mod php;
+mod ruby;
 
 /// Runs the finder over `(path, text)` files, and checks that what it finds is what
 /// parsing every file would find: the spelling filter and the files kept aside
