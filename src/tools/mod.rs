@@ -27,6 +27,7 @@ mod php;
 mod python;
 mod ruby;
 mod rust;
+mod swift;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
@@ -97,11 +98,13 @@ pub enum Family {
     Laravel,
     /// The official Ruby SDK (the `mcp` gem).
     Ruby,
+    /// The official Swift SDK (`import MCP`).
+    Swift,
 }
 
 impl Family {
     /// Lists the families in column order.
-    pub const ALL: [Family; 11] = [
+    pub const ALL: [Family; 12] = [
         Family::TypeScript,
         Family::Python,
         Family::Go,
@@ -113,6 +116,7 @@ impl Family {
         Family::Php,
         Family::Laravel,
         Family::Ruby,
+        Family::Swift,
     ];
 
     /// Returns the family's name as the `sdk` column spells it.
@@ -129,6 +133,7 @@ impl Family {
             Family::Php => "php",
             Family::Laravel => "laravel",
             Family::Ruby => "ruby",
+            Family::Swift => "swift",
         }
     }
 }
@@ -262,6 +267,7 @@ enum Lang {
     Kotlin,
     Php,
     Ruby,
+    Swift,
 }
 
 impl Lang {
@@ -278,6 +284,7 @@ impl Lang {
             b"kt" | b"kts" => Lang::Kotlin,
             b"php" => Lang::Php,
             b"rb" => Lang::Ruby,
+            b"swift" => Lang::Swift,
             _ => return None,
         })
     }
@@ -295,6 +302,7 @@ impl Lang {
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
             Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
             Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
         }
     }
 }
@@ -481,6 +489,7 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
         Lang::Php => php::collect(root, bytes, &mut summary),
         Lang::Ruby => ruby::collect(root, bytes, &mut summary),
+        Lang::Swift => swift::collect(root, bytes, &mut summary),
     }
     Some(summary)
 }
