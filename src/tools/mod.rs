@@ -23,9 +23,12 @@ mod csharp;
 mod golang;
 mod java;
 mod kotlin;
+mod php;
 mod python;
 mod roles;
+mod ruby;
 mod rust;
+mod swift;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
@@ -116,11 +119,19 @@ pub enum Family {
     Java,
     /// The official Kotlin SDK.
     Kotlin,
+    /// The official PHP SDK (`mcp/sdk`, namespace `Mcp\`).
+    Php,
+    /// laravel/mcp (namespace `Laravel\Mcp\`).
+    Laravel,
+    /// The official Ruby SDK (the `mcp` gem).
+    Ruby,
+    /// The official Swift SDK (`import MCP`).
+    Swift,
 }
 
 impl Family {
     /// Lists the families in column order.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 12] = [
         Family::TypeScript,
         Family::Python,
         Family::Go,
@@ -129,6 +140,10 @@ impl Family {
         Family::CSharp,
         Family::Java,
         Family::Kotlin,
+        Family::Php,
+        Family::Laravel,
+        Family::Ruby,
+        Family::Swift,
     ];
 
     /// Returns the family's name as the `sdk` column spells it.
@@ -142,6 +157,10 @@ impl Family {
             Family::CSharp => "csharp",
             Family::Java => "java",
             Family::Kotlin => "kotlin",
+            Family::Php => "php",
+            Family::Laravel => "laravel",
+            Family::Ruby => "ruby",
+            Family::Swift => "swift",
         }
     }
 }
@@ -349,6 +368,9 @@ enum Lang {
     CSharp,
     Java,
     Kotlin,
+    Php,
+    Ruby,
+    Swift,
 }
 
 impl Lang {
@@ -363,6 +385,9 @@ impl Lang {
             b"cs" => Lang::CSharp,
             b"java" => Lang::Java,
             b"kt" | b"kts" => Lang::Kotlin,
+            b"php" => Lang::Php,
+            b"rb" => Lang::Ruby,
+            b"swift" => Lang::Swift,
             _ => return None,
         })
     }
@@ -386,6 +411,10 @@ impl Lang {
             Lang::CSharp => &[b"ModelContextProtocol", b"McpServerTool"],
             Lang::Java => &[b"io.modelcontextprotocol", b"McpSchema"],
             Lang::Kotlin => &[b"io.modelcontextprotocol"],
+            // `Mcp\` is in `use Mcp\...`, `\Mcp\...` and `Laravel\Mcp\...` alike.
+            Lang::Php => &[b"Mcp\\"],
+            Lang::Ruby => &[b"MCP::", b"require \"mcp\"", b"require 'mcp'"],
+            Lang::Swift => &[b"import MCP", b"MCP."],
         }
     }
 
@@ -407,6 +436,9 @@ impl Lang {
             Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
             Lang::Java => tree_sitter_java::LANGUAGE.into(),
             Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
         }
     }
 }
@@ -632,6 +664,9 @@ fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         Lang::CSharp => csharp::collect(root, bytes, &mut summary),
         Lang::Java => java::collect(root, bytes, &mut summary),
         Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
+        Lang::Php => php::collect(root, bytes, &mut summary),
+        Lang::Ruby => ruby::collect(root, bytes, &mut summary),
+        Lang::Swift => swift::collect(root, bytes, &mut summary),
     }
     if !summary.sites.is_empty() {
         let ranges = syntax::repeated_lines(root, bytes);

@@ -3,6 +3,10 @@
 
 use super::*;
 
+mod php;
+mod ruby;
+mod swift;
+
 /// Runs the finder over `(path, text)` files, and checks that what it finds is what
 /// parsing every file would find: the spelling filter and the files kept aside
 /// change how much is parsed, never the answer.

@@ -624,6 +624,8 @@ fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
     };
     let candidates: &[&str] = match extension(from).as_slice() {
         b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
+        // `require_relative "presets"` and `require_relative "presets.rb"`.
+        b"rb" => &[".rb", ""],
         _ => &[
             "",
             ".ts",
