@@ -3,6 +3,7 @@
 //! The `///` text here is the help users read. No logic lives in this file beyond
 //! turning text into typed values; each command's module validates its options.
 
+use crate::tools::Roles;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -281,6 +282,13 @@ pub struct CensusArgs {
     /// stay empty (for comparing the finder's cost, see README "Performance").
     #[arg(long)]
     pub no_tools: bool,
+
+    /// The roles whose files the tool finder reads, besides `source`: any of test,
+    /// example, build (installed dependencies), or all. Their definitions are listed
+    /// in the tools table with their role; the row columns count source only.
+    #[arg(long, value_name = "ROLES", default_value = "source", value_parser = Roles::parse,
+          conflicts_with = "no_tools")]
+    pub tool_roles: Roles,
 }
 
 #[derive(Debug, Args)]
@@ -369,6 +377,13 @@ pub struct ScanArgs {
     /// Counts literals only: no tool finder, and empty tool columns.
     #[arg(long, conflicts_with_all = ["tools", "tools_csv", "github_warnings"])]
     pub no_tools: bool,
+
+    /// The roles whose files the tool finder reads, besides `source`: any of test,
+    /// example, build (installed dependencies), or all. Their definitions are listed
+    /// with their role; the row columns and the gate count source only.
+    #[arg(long, value_name = "ROLES", default_value = "source", value_parser = Roles::parse,
+          conflicts_with = "no_tools")]
+    pub tool_roles: Roles,
 }
 
 /// What `scan --require-hints` checks.

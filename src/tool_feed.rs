@@ -8,7 +8,7 @@
 //! finder records it as skipped. So the memory a feed holds is one buffer, reused for
 //! every file. This module decides nothing about what a definition is (see `tools`).
 
-use crate::tools::{FoundTools, TreeTools, MAX_PARSE_BYTES};
+use crate::tools::{FoundTools, Roles, TreeTools, MAX_PARSE_BYTES};
 
 /// Where the current file stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,9 +32,12 @@ pub struct ToolFeed {
 }
 
 impl ToolFeed {
-    /// Returns an empty feed.
-    pub fn new() -> ToolFeed {
-        ToolFeed::default()
+    /// Returns an empty feed whose finder reads the files of `roles`.
+    pub fn new(roles: Roles) -> ToolFeed {
+        ToolFeed {
+            tools: TreeTools::with_roles(roles),
+            ..ToolFeed::default()
+        }
     }
 
     /// Starts a file of `size` bytes (as its header or metadata says) at `path`,
@@ -107,7 +110,7 @@ mod tests {
 
     #[test]
     fn an_unwanted_file_is_never_copied() {
-        let mut feed = ToolFeed::new();
+        let mut feed = ToolFeed::new(Roles::ALL);
         assert!(!feed.begin(b"README", 10));
         feed.take(b"0123456789");
         assert!(feed.buf.is_empty());
@@ -117,7 +120,7 @@ mod tests {
 
     #[test]
     fn a_file_over_the_bound_is_skipped_declared_or_grown() {
-        let mut feed = ToolFeed::new();
+        let mut feed = ToolFeed::new(Roles::ALL);
         assert!(!feed.begin(b"big.ts", MAX_PARSE_BYTES as u64 + 1));
         feed.end(b"big.ts");
         assert!(feed.begin(b"grows.ts", 4));

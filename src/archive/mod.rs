@@ -52,6 +52,7 @@ use anyhow::{Context, Result};
 
 use crate::count::{Matcher, TreeCount};
 use crate::tools::FoundTools;
+use crate::tools::Roles;
 
 pub use entries::{FileData, Piece, Visitor};
 pub use format::{is_archive, sniff, Format, MAX_DECODER_MEMORY};
@@ -111,7 +112,7 @@ pub fn count_archive<R: Read + Send>(
     subfolders: &[Vec<u8>],
     on_file: &mut dyn FnMut(u64),
 ) -> Result<ArchiveCount> {
-    count_archive_and_tools(reader, matcher, subfolders, false, on_file)
+    count_archive_and_tools(reader, matcher, subfolders, None, on_file)
 }
 
 /// Counts the archive as [`count_archive`] does, and with `find_tools` also hands
@@ -121,15 +122,15 @@ pub fn count_archive_and_tools<R: Read + Send>(
     reader: R,
     matcher: &Matcher,
     subfolders: &[Vec<u8>],
-    find_tools: bool,
+    find_tools: Option<Roles>,
     on_file: &mut dyn FnMut(u64),
 ) -> Result<ArchiveCount> {
     for subfolder in subfolders.iter().filter(|s| !s.is_empty()) {
         check_subfolder(subfolder).map_err(|e| anyhow::anyhow!("subfolder {e}"))?;
     }
     let mut counting = tree::Counting::new(matcher, subfolders, on_file);
-    if find_tools {
-        counting = counting.with_tools();
+    if let Some(roles) = find_tools {
+        counting = counting.with_tools(roles);
     }
     let comment = visit_archive(reader, &mut counting)?;
     let commit = match comment.problem {

@@ -14,6 +14,7 @@ use crate::count::{FileCounter, Matcher, TreeCount};
 use crate::sanitize::sanitize;
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
+use crate::tools::Roles;
 
 /// Says why a subfolder's name is not a plain relative path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,11 +112,11 @@ impl<'m, 'p> Counting<'m, 'p> {
 
     /// Makes the visitor also hand each file to the tool finder, once per subfolder
     /// that holds it, from the bytes it reads for the count.
-    pub fn with_tools(mut self) -> Counting<'m, 'p> {
+    pub fn with_tools(mut self, roles: Roles) -> Counting<'m, 'p> {
         let n = self.trees.subfolders.len();
         self.tools = Some(ToolTrees {
-            under_top: (0..n).map(|_| ToolFeed::new()).collect(),
-            whole: (0..n).map(|_| ToolFeed::new()).collect(),
+            under_top: (0..n).map(|_| ToolFeed::new(roles)).collect(),
+            whole: (0..n).map(|_| ToolFeed::new(roles)).collect(),
             active: Vec::new(),
         });
         self

@@ -30,6 +30,7 @@ use crate::messages;
 use crate::sanitize::sanitize;
 use crate::table::{self, Row, TreeKey};
 use crate::terms::Columns;
+use crate::tools::Roles;
 
 /// The journal's file name, in the census's output folder.
 pub const FILE_NAME: &str = "census.journal";
@@ -37,7 +38,7 @@ pub const FILE_NAME: &str = "census.journal";
 /// What the first line says, so that a journal from another program is not read.
 const MAGIC: &str = "mcp-hint-census census journal";
 /// The journal's format; a journal of another version is refused.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Holds the first line: what the run counts, in words a person compares, and a
 /// fingerprint of everything that shapes a row.
@@ -48,7 +49,8 @@ struct Head {
     corpus: String,
     trees: usize,
     date: String,
-    tools: bool,
+    /// The roles the tool finder read (`--tool-roles`), empty with `--no-tools`.
+    tools: String,
     fingerprint: String,
 }
 
@@ -90,7 +92,7 @@ impl Cell {
 pub struct RunId<'a> {
     pub corpus: &'a Corpus,
     pub date: &'a str,
-    pub find_tools: bool,
+    pub find_tools: Option<Roles>,
     /// `--max-archive`: a tree over it fails, so it changes rows.
     pub max_archive: u64,
 }
@@ -104,7 +106,7 @@ impl RunId<'_> {
         };
         put(&VERSION.to_string());
         put(self.date);
-        put(&self.find_tools.to_string());
+        put(&tools_cell(self.find_tools));
         put(&self.max_archive.to_string());
         for name in self.corpus.columns.names() {
             put(name);
@@ -120,10 +122,16 @@ impl RunId<'_> {
             corpus: self.corpus.source.clone(),
             trees: self.corpus.trees.len(),
             date: self.date.to_string(),
-            tools: self.find_tools,
+            tools: tools_cell(self.find_tools),
             fingerprint: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
         }
     }
+}
+
+/// Returns how a journal names the tool finder's setting: the roles it reads, or
+/// empty when it is off.
+fn tools_cell(find_tools: Option<Roles>) -> String {
+    find_tools.map_or(String::new(), Roles::as_list)
 }
 
 /// Appends counted trees to a journal file.
@@ -276,11 +284,14 @@ fn check_head(line: &[u8], head: &Head, shown: &str) -> Result<()> {
         )));
     }
     if found.tools != head.tools {
-        let on = |b: bool| if b { "on" } else { "off (--no-tools)" };
+        let on = |roles: &str| match roles {
+            "" => "off (--no-tools)".to_string(),
+            roles => format!("on, reading {roles} (--tool-roles)"),
+        };
         return Err(refuse(format!(
             "it was written with the tool finder {}, this run has it {}",
-            on(found.tools),
-            on(head.tools)
+            on(&found.tools),
+            on(&head.tools)
         )));
     }
     if found.fingerprint != head.fingerprint {
@@ -444,7 +455,7 @@ mod tests {
         RunId {
             corpus,
             date,
-            find_tools,
+            find_tools: find_tools.then_some(Roles::SOURCE),
             max_archive: 1 << 30,
         }
     }

@@ -35,6 +35,7 @@ use crate::report;
 use crate::sanitize::sanitize;
 use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged, TreeKey};
 use crate::tools::FoundTools;
+use crate::tools::Roles;
 
 /// Holds a validated `census` command line: what to count, how, and where to.
 #[derive(Debug)]
@@ -47,7 +48,7 @@ struct Config {
     display: Display,
     out: std::path::PathBuf,
     /// Whether the tool finder reads the files (`--no-tools` turns it off).
-    find_tools: bool,
+    find_tools: Option<Roles>,
     /// Whether the run keeps a journal and skips the trees it holds (`--resume`).
     resume: bool,
 }
@@ -109,7 +110,7 @@ fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<
         },
         display,
         out: args.out.clone(),
-        find_tools: !args.no_tools,
+        find_tools: (!args.no_tools).then_some(args.tool_roles),
         resume: args.resume,
     })
 }
@@ -239,7 +240,7 @@ pub struct Work<'w> {
     pub fetcher: &'w Fetcher,
     pub width: Width,
     /// Whether the tool finder reads every file too.
-    pub find_tools: bool,
+    pub find_tools: Option<Roles>,
     /// Where each counted tree is recorded as soon as it is done.
     pub journal: Option<&'w journal::Journal>,
     /// The rows a journal already holds: their trees are not counted again.

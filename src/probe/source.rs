@@ -86,7 +86,7 @@ pub fn beside(dir: &Path, tools: &[ToolHints]) -> Result<Beside> {
     let mut terms: Vec<&str> = names.to_vec();
     terms.push("annotations");
     let matcher = Matcher::new(&terms)?;
-    let counted = crate::scan::count_path(dir, &matcher, true)
+    let counted = crate::scan::count_path(dir, &matcher, Some(crate::tools::Roles::SOURCE))
         .with_context(|| format!("reading the source '{}'", dir.display()))?;
     let counts = &counted.count.counts;
     let found = counted.tools.unwrap_or_default();

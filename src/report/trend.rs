@@ -475,13 +475,13 @@ mod tests {
         trend.write_markdown(&mut md, "t.svg").unwrap();
         let md = String::from_utf8(md).unwrap();
         for line in [
-            "| As of | Trees read | Files not parsed | Tools | Annotated | readOnlyHint | \
-             destructiveHint | idempotentHint | openWorldHint |\n",
-            "| 2025-06-01 | 2 | 2 | 3 | 2 (66.7%) | 2 (66.7%; 1 ?) | 1 (33.3%) | 0 (0.0%) | \
-             1 (33.3%) |\n",
-            "| 2025-09-01 | 1 | 0 | 0 | - | - | - | - | - |\n",
-            "| 2025-12-01 | 1 | 0 | 1 | 1 (100.0%) | 1 (100.0%) | 1 (100.0%) | 1 (100.0%) | \
-             1 (100.0%) |\n",
+            "| As of | Trees read | Files not parsed | Tools | Annotated | Servers: all / some / \
+             none | readOnlyHint | destructiveHint | idempotentHint | openWorldHint |\n",
+            "| 2025-06-01 | 2 | 2 | 3 | 2 (66.7%) | 1 / 1 / 0 | 2 (66.7%; 1 ?) | 1 (33.3%) | \
+             0 (0.0%) | 1 (33.3%) |\n",
+            "| 2025-09-01 | 1 | 0 | 0 | - | 0 / 0 / 0 | - | - | - | - |\n",
+            "| 2025-12-01 | 1 | 0 | 1 | 1 (100.0%) | 1 / 0 / 0 | 1 (100.0%) | 1 (100.0%) | \
+             1 (100.0%) | 1 (100.0%) |\n",
         ] {
             assert!(md.contains(line), "no '{line}' in:\n{md}");
         }

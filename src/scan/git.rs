@@ -85,6 +85,7 @@ use crate::sanitize::sanitize;
 use crate::table::one_line;
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
+use crate::tools::Roles;
 
 /// How long git may go without writing a byte before it is stopped, unless
 /// [`IDLE_VAR`] says otherwise.
@@ -199,7 +200,7 @@ pub fn count_revision(
     dir: &Path,
     rev: &str,
     matcher: &Matcher,
-    find_tools: bool,
+    find_tools: Option<Roles>,
 ) -> Result<(String, TreeCount, Option<FoundTools>)> {
     let place = match locate(dir) {
         Ok(place) => place,
@@ -220,7 +221,7 @@ pub fn count_revision(
     let id = resolve(dir, rev)?.ok_or_else(|| anyhow!("unknown revision '{rev}'"))?;
     let files = list_files(dir, &id, &place.prefix)
         .with_context(|| format!("listing the files of commit '{id}'"))?;
-    let mut tools = find_tools.then(ToolFeed::new);
+    let mut tools = find_tools.map(ToolFeed::new);
     let tree = count_blobs(dir, &files, matcher, tools.as_mut())
         .with_context(|| format!("reading the files of commit '{id}'"))?;
     Ok((id, tree, tools.map(ToolFeed::finish)))

@@ -31,6 +31,7 @@ use crate::scan::walk::walk;
 use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, TreeKey};
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::tool_feed::ToolFeed;
+use crate::tools::Roles;
 
 /// Holds a validated `scan` command line.
 #[derive(Debug)]
@@ -43,7 +44,7 @@ struct Config {
     /// Whether `--require-hints=tools` checks every tool definition found.
     is_tool_gate: bool,
     /// Whether the tool finder reads the files.
-    find_tools: bool,
+    find_tools: Option<Roles>,
 }
 
 /// Returns the validated configuration, or a [`UsageError`] naming the mistake.
@@ -83,8 +84,8 @@ fn configure(args: &ScanArgs) -> Result<Config> {
             .with_profile(profile)
             .map_err(|why| UsageError(format!("--profile: {why}")))?;
     }
-    let find_tools = !args.no_tools;
-    if args.require_hints == Some(HintGate::Tools) && !find_tools {
+    let find_tools = (!args.no_tools).then_some(args.tool_roles);
+    if args.require_hints == Some(HintGate::Tools) && find_tools.is_none() {
         return Err(UsageError(
             "--require-hints=tools needs the tool finder, which --no-tools turns off".into(),
         )
@@ -257,7 +258,12 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
 }
 
 /// Returns the row for one path given on the command line.
-fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher, find_tools: bool) -> Row {
+fn scan_target(
+    target: &Path,
+    git: Option<&str>,
+    matcher: &Matcher,
+    find_tools: Option<Roles>,
+) -> Row {
     let repo = target.to_string_lossy().into_owned();
     let outcome = match git {
         Some(rev) => count_git(target, rev, matcher, find_tools),
@@ -282,7 +288,7 @@ fn scan_target(target: &Path, git: Option<&str>, matcher: &Matcher, find_tools: 
 /// Counts a directory or an archive file, and with `find_tools` finds the tool
 /// definitions its files hold.
 /// Errors about the path itself do not repeat it: the row they end up in names it.
-pub fn count_path(path: &Path, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
+pub fn count_path(path: &Path, matcher: &Matcher, find_tools: Option<Roles>) -> Result<Counted> {
     let meta = fs::metadata(path).map_err(|e| anyhow!(describe(&e)))?;
     if meta.is_dir() {
         return count_dir(path, matcher, find_tools);
@@ -329,7 +335,7 @@ fn count_file(
     head: Vec<u8>,
     file: File,
     matcher: &Matcher,
-    find_tools: bool,
+    find_tools: Option<Roles>,
 ) -> Result<Counted> {
     let size = file
         .metadata()
@@ -338,7 +344,7 @@ fn count_file(
     let name = path
         .file_name()
         .map_or_else(Vec::new, |n| n.as_encoded_bytes().to_vec());
-    let mut tools = find_tools.then(ToolFeed::new);
+    let mut tools = find_tools.map(ToolFeed::new);
     let mut feed = tools.as_mut().and_then(|f| f.start(&name, size));
     let mut take = |chunk: &[u8]| {
         if let Some(feed) = feed.as_deref_mut() {
@@ -390,7 +396,7 @@ fn count_reader<R: Read + Send>(
     reader: R,
     name: &str,
     matcher: &Matcher,
-    find_tools: bool,
+    find_tools: Option<Roles>,
 ) -> Result<Counted> {
     let mut tee = Tee::new(reader, None, &NoProgress);
     let ArchiveCount {
@@ -433,7 +439,7 @@ fn count_reader<R: Read + Send>(
 
 /// Counts the files of a directory, stamped with `HEAD` when they are exactly
 /// `HEAD`'s files, else as a work tree.
-fn count_dir(dir: &Path, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
+fn count_dir(dir: &Path, matcher: &Matcher, find_tools: Option<Roles>) -> Result<Counted> {
     let head = git::head(dir);
     let walked = walk(dir, matcher, head.is_some(), find_tools)?;
     let (commit, commit_source) = match head {
@@ -451,7 +457,12 @@ fn count_dir(dir: &Path, matcher: &Matcher, find_tools: bool) -> Result<Counted>
 
 /// Counts the tree of revision `rev` of the git repository `dir` is in (a work tree
 /// or a bare repository), blob by blob. Uncommitted changes do not count.
-fn count_git(dir: &Path, rev: &str, matcher: &Matcher, find_tools: bool) -> Result<Counted> {
+fn count_git(
+    dir: &Path,
+    rev: &str,
+    matcher: &Matcher,
+    find_tools: Option<Roles>,
+) -> Result<Counted> {
     if dir.as_os_str() == "-" {
         bail!("--git counts a revision of a git repository, not an archive on stdin");
     }

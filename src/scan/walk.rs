@@ -18,6 +18,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
+use crate::tools::Roles;
 
 /// Holds the result of walking a directory.
 pub struct Walked {
@@ -41,7 +42,12 @@ pub struct Walked {
 /// A file or directory that cannot be read fails the whole walk, naming it: a
 /// partial count is never returned. With `find_tools`, each file is also handed to
 /// the tool finder as it is read (see `tool_feed`).
-pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool, find_tools: bool) -> Result<Walked> {
+pub fn walk(
+    dir: &Path,
+    matcher: &Matcher,
+    keep_paths: bool,
+    find_tools: Option<Roles>,
+) -> Result<Walked> {
     // The walker lists the root without following it; a root given as a symbolic
     // link to a directory is the directory the user meant.
     let is_link = fs::symlink_metadata(dir)
@@ -93,8 +99,13 @@ pub fn walk(dir: &Path, matcher: &Matcher, keep_paths: bool, find_tools: bool) -
         tree,
         paths: merged.paths,
         tools: match find_tools {
-            true => Some(merged.tools.unwrap_or_default().finish()),
-            false => None,
+            Some(roles) => Some(
+                merged
+                    .tools
+                    .unwrap_or_else(|| ToolFeed::new(roles))
+                    .finish(),
+            ),
+            None => None,
         },
     })
 }
@@ -113,7 +124,7 @@ struct Workers<'s> {
     root: &'s Path,
     matcher: &'s Matcher,
     keep_paths: bool,
-    find_tools: bool,
+    find_tools: Option<Roles>,
     shared: &'s Mutex<Merged>,
 }
 
@@ -125,7 +136,7 @@ impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
             shared: self.shared,
             keep_paths: self.keep_paths,
             tree: TreeCount::new(self.matcher.len()),
-            tools: self.find_tools.then(ToolFeed::new),
+            tools: self.find_tools.map(ToolFeed::new),
             paths: Vec::new(),
             errors: Vec::new(),
             buf: Vec::new(),
@@ -310,7 +321,7 @@ mod tests {
         fs::write(root.join("d/b.txt"), b"x").unwrap();
         fs::write(root.join(".hidden"), b"openWorldHint").unwrap();
         let matcher = Matcher::new(&crate::terms::DEFAULT_TERMS).unwrap();
-        let walked = walk(&root, &matcher, true, false).unwrap();
+        let walked = walk(&root, &matcher, true, None).unwrap();
         let mut paths = walked.paths;
         paths.sort();
         assert_eq!(paths, [&b".hidden"[..], b"d/b.txt", b"n\xffame"]);
@@ -320,7 +331,7 @@ mod tests {
         let hits: Vec<Vec<u8>> = walked.tree.files.iter().map(|f| f.unwrap().path).collect();
         assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
         // Without being asked, the walk keeps no path list.
-        assert!(walk(&root, &matcher, false, false)
+        assert!(walk(&root, &matcher, false, None)
             .unwrap()
             .paths
             .is_empty());

@@ -33,7 +33,7 @@ mod syntax;
 mod typescript;
 pub(crate) mod value;
 
-pub use roles::Role;
+pub use roles::{Role, Roles};
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::{Duration, Instant};
@@ -273,8 +273,9 @@ impl FoundTools {
 
 /// Collects the tool definitions of one tree file by file, then resolves presets
 /// across files of the same tree. Memory per file is bounded; see [`MAX_PARSE_BYTES`].
-#[derive(Default)]
 pub struct TreeTools {
+    /// Whose files are read (see [`Roles`]).
+    roles: Roles,
     files: Vec<FileSummary>,
     skipped: u64,
     /// Files with no registration spelling: read in [`TreeTools::finish`] when reached.
@@ -443,10 +444,26 @@ impl Lang {
     }
 }
 
+impl Default for TreeTools {
+    fn default() -> TreeTools {
+        TreeTools::with_roles(Roles::ALL)
+    }
+}
+
 impl TreeTools {
-    /// Returns an empty collector.
+    /// Returns an empty collector that reads the files of every role.
     pub fn new() -> TreeTools {
         TreeTools::default()
+    }
+
+    /// Returns an empty collector that reads the files of `roles` only.
+    pub fn with_roles(roles: Roles) -> TreeTools {
+        TreeTools {
+            roles,
+            files: Vec::new(),
+            skipped: 0,
+            aside: Aside::default(),
+        }
     }
 
     /// Returns true when a file with this path may hold a definition (by its name alone:
@@ -462,6 +479,9 @@ impl TreeTools {
         let Some(lang) = Lang::of(path) else {
             return;
         };
+        if !self.roles.contains(Role::of_path(path).0) {
+            return;
+        }
         if bytes.len() > MAX_PARSE_BYTES {
             self.skipped += 1;
             return;
@@ -485,7 +505,7 @@ impl TreeTools {
 
     /// Records a file that was wanted but not buffered because it is larger than MAX_PARSE_BYTES.
     pub fn skip_file(&mut self, path: &[u8]) {
-        if Self::wants(path) {
+        if Self::wants(path) && self.roles.contains(Role::of_path(path).0) {
             self.skipped += 1;
         }
     }
@@ -560,22 +580,35 @@ impl TreeTools {
 /// Returns the files whose definitions count, in path order: those that use an MCP
 /// SDK of their family, and those such a file reaches through relative imports (or,
 /// in Go, by sharing its folder), transitively. A definition anywhere else belongs to
-/// another framework (LangChain's `@tool`, an agent's own registry).
+/// another framework (LangChain's `@tool`, an agent's own registry). A file whose
+/// path gives it the role `source` counts only when reached from source files, so
+/// that the tree's own tools do not depend on whether tests are read
+/// (`--tool-roles`).
 fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> Vec<usize> {
-    let mut reached: BTreeSet<usize> = BTreeSet::new();
-    let mut next: Vec<usize> = (0..files.len()).filter(|&i| files[i].sdk).collect();
-    while let Some(file) = next.pop() {
-        if !reached.insert(file) {
-            continue;
+    let is_source: Vec<bool> = files
+        .iter()
+        .map(|f| Role::of_path(&f.path).0 == Role::Source)
+        .collect();
+    let closure = |within: &dyn Fn(usize) -> bool| {
+        let mut reached: BTreeSet<usize> = BTreeSet::new();
+        let mut next: Vec<usize> = (0..files.len())
+            .filter(|&i| files[i].sdk && within(i))
+            .collect();
+        while let Some(file) = next.pop() {
+            if reached.insert(file) {
+                next.extend(resolver.reaches(file).into_iter().filter(|&i| within(i)));
+            }
         }
-        next.extend(
-            resolver
-                .reaches(file)
-                .into_iter()
-                .filter(|i| !reached.contains(i)),
-        );
-    }
-    reached.into_iter().collect()
+        reached
+    };
+    let from_source = closure(&|i| is_source[i]);
+    let from_any = closure(&|_| true);
+    (0..files.len())
+        .filter(|&i| match is_source[i] {
+            true => from_source.contains(&i),
+            false => from_any.contains(&i),
+        })
+        .collect()
 }
 
 /// Gives each definition its role (see `roles`): by its path, and for a definition
@@ -620,8 +653,8 @@ fn mentions(bytes: &[u8]) -> bool {
 }
 
 /// When this variable is set, every file parsed writes one line to stderr,
-/// `tool-parse<TAB>microseconds<TAB>bytes<TAB>sdk|reached<TAB>path` (the path
-/// escaped), so that a benchmark shows where the finder's time goes.
+/// `tool-parse<TAB>microseconds<TAB>of which parsing<TAB>bytes<TAB>sdk|reached<TAB>path`
+/// (the path escaped), so that a benchmark shows where the finder's time goes.
 pub const PROFILE_VAR: &str = "MCP_HINT_CENSUS_TOOL_PROFILE";
 
 /// Parses one file and fills its summary; `None` when a bound stopped the parse.
@@ -631,8 +664,9 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         let started = Instant::now();
         let summary = summarize_now(lang, path, bytes);
         eprintln!(
-            "tool-parse\t{}\t{}\t{}\t{}",
+            "tool-parse\t{}\t{}\t{}\t{}\t{}",
             started.elapsed().as_micros(),
+            PARSED.with(|p| p.get().as_micros()),
             bytes.len(),
             if lang.uses_sdk(bytes) {
                 "sdk"
@@ -646,8 +680,16 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
     summarize_now(lang, path, bytes)
 }
 
+thread_local! {
+    /// How long the last parse of this thread took, for [`PROFILE_VAR`].
+    static PARSED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
 fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
-    let tree = parse(lang, bytes, PARSE_BUDGET)?;
+    let started = Instant::now();
+    let tree = parse(lang, bytes, PARSE_BUDGET);
+    PARSED.with(|p| p.set(started.elapsed()));
+    let tree = tree?;
     let mut summary = FileSummary {
         path: path.to_vec(),
         sdk: lang.uses_sdk(bytes),

@@ -152,9 +152,74 @@ impl Role {
     }
 }
 
+/// The roles whose files the finder reads (`--tool-roles`): `source` always, the
+/// others when asked for. A file is read when the role its path gives
+/// ([`Role::of_path`]) is in the set; build output folders give `source`, so their
+/// files are always read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Roles(u8);
+
+impl Roles {
+    /// The default: the tree's own source.
+    pub const SOURCE: Roles = Roles(1 << Role::Source as u8);
+    /// Every role.
+    pub const ALL: Roles = Roles(0b1111);
+
+    /// Returns true when files of `role` are read.
+    pub fn contains(self, role: Role) -> bool {
+        self.0 & (1 << role as u8) != 0
+    }
+
+    /// Reads `--tool-roles`: roles separated by commas (`source` is implied), or
+    /// `all`.
+    pub fn parse(list: &str) -> Result<Roles, String> {
+        let mut roles = Roles::SOURCE;
+        for word in list.split(',').map(str::trim) {
+            if word == "all" {
+                roles = Roles::ALL;
+                continue;
+            }
+            let role = Role::parse(word.as_bytes()).ok_or_else(|| {
+                format!("'{word}' is not a role (source, test, example, build or all)")
+            })?;
+            roles.0 |= 1 << role as u8;
+        }
+        Ok(roles)
+    }
+
+    /// Returns the set as `--tool-roles` spells it, in `Role` order.
+    pub fn as_list(self) -> String {
+        [Role::Source, Role::Test, Role::Example, Role::Build]
+            .into_iter()
+            .filter(|r| self.contains(*r))
+            .map(Role::as_str)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Default for Roles {
+    fn default() -> Roles {
+        Roles::SOURCE
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roles_read_back_from_their_list() {
+        assert_eq!(Roles::parse("source"), Ok(Roles::SOURCE));
+        assert_eq!(Roles::parse("test").unwrap().as_list(), "source,test");
+        assert_eq!(
+            Roles::parse("build, example").unwrap().as_list(),
+            "source,example,build"
+        );
+        assert_eq!(Roles::parse("all"), Ok(Roles::ALL));
+        assert_eq!(Roles::ALL.as_list(), "source,test,example,build");
+        assert!(Roles::parse("tests").is_err());
+    }
 
     #[test]
     fn paths_take_the_role_of_their_first_matching_table() {

@@ -1322,9 +1322,8 @@ fn census_writes_the_tools_table_the_survey_and_its_chart_through_shards() {
     let md = std::fs::read_to_string(dir.path().join("out/census-2026-09-07.md")).unwrap();
     assert!(
         md.contains(
-            "Of 3 trees read by the tool finder: 2 with tool definitions found, 1 with \
-                     annotated definitions, 1 silent (definitions found, none sets a hint), 1 with \
-                     no definition found. 5 definitions in all, 3 annotated"
+            "Of 3 trees read by the tool finder, 2 define tools of their own: 0 with every \
+             tool annotated, 1 with some, 1 with none; 0 register tools only dynamically"
         ),
         "{md}"
     );
@@ -1332,9 +1331,17 @@ fn census_writes_the_tools_table_the_survey_and_its_chart_through_shards() {
     let declaring: Vec<usize> = (0..4)
         .map(|i| all.iter().filter(|s| !s.hints[i].is_empty()).count())
         .collect();
+    assert!(md.contains("5 tools in source in all: 3 annotated"), "{md}");
     let cells: Vec<String> = declaring
         .iter()
-        .map(|&n| format!("{:.1}% ({n})", n as f64 * 100.0 / all.len() as f64))
+        .enumerate()
+        .map(|(i, &n)| {
+            let share = format!("{:.1}% ({n}", n as f64 * 100.0 / all.len() as f64);
+            match all.iter().filter(|s| s.hints[i] == "?").count() {
+                0 => format!("{share})"),
+                k => format!("{share}; {k} ?)"),
+            }
+        })
         .collect();
     let line = format!("| all | {} | {} |", all.len(), cells.join(" | "));
     assert!(md.contains(&line), "no '{line}' in\n{md}");

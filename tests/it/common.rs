@@ -527,7 +527,7 @@ pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32])
         .zip(lines)
         .map(|(s, line)| {
             format!(
-                "{},{},{},{path},{line},typescript,{},{}\n",
+                "{},{},{},{path},{line},tool,source,typescript,{},{}\n",
                 key[0],
                 key[1],
                 key[2],
@@ -539,7 +539,7 @@ pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32])
 }
 
 /// The tools table's header.
-pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
+pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
 /// The variable naming the file each skip is appended to; `tests/run.sh` sets it
 /// and counts the lines.
 pub const SKIPPED_VAR: &str = "MCP_HINT_CENSUS_SKIPPED";

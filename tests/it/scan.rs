@@ -674,12 +674,12 @@ fn git_revision_counts_the_commit_not_the_work_tree() {
     assert_eq!(
         lines[0],
         "repo,pinned,subfolder,server,commit,commit_source,files_walked,bytes_read,readOnlyHint,\
-         destructiveHint,idempotentHint,openWorldHint,annotations,tools,tools_annotated,tools_skipped,\
-         archive_sha256,probed_on,status,error"
+         destructiveHint,idempotentHint,openWorldHint,annotations,tools,tools_annotated,tools_unresolved,\
+         tool_sites_dynamic,tools_skipped,archive_sha256,probed_on,status,error"
     );
     assert_eq!(
         lines[1],
-        format!(".,HEAD~2,,,{id_one},archive,2,23,1,0,0,0,1,0,0,0,,2023-11-14,ok,"),
+        format!(".,HEAD~2,,,{id_one},archive,2,23,1,0,0,0,1,0,0,0,0,0,,2023-11-14,ok,"),
         "\n{csv}"
     );
 }

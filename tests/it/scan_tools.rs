@@ -65,10 +65,12 @@ fn fixture_tools(repo: &str, lines: &[u32], extra_lines: &[u32]) -> String {
     )
 }
 
+/// Returns how many of `specs` set a hint `true` or `false` (a `?` alone is declared,
+/// not annotated).
 fn annotated(specs: &[ToolSpec]) -> usize {
     specs
         .iter()
-        .filter(|s| s.hints.iter().any(|h| !h.is_empty()))
+        .filter(|s| s.hints.iter().any(|h| *h == "true" || *h == "false"))
         .count()
 }
 
@@ -107,7 +109,7 @@ fn the_tools_table_and_columns_hold_each_generated_tool() {
     // One line per tool under the table, with what it omits.
     let text = stdout(&out);
     assert!(
-        text.contains("tools in tree: 6 found, 5 annotated, 1 file not parsed"),
+        text.contains("tools in tree: 6 found, 5 annotated, 0 unresolved, 1 file not parsed"),
         "{text}"
     );
     for (spec, line) in SPECS.iter().zip(&lines) {
@@ -227,6 +229,8 @@ fn json_carries_each_definition_with_its_hints_and_omissions() {
     let row = &rows[0];
     assert_eq!(row["tools"], 6);
     assert_eq!(row["tools_annotated"], 5);
+    assert_eq!(row["tools_unresolved"], 0);
+    assert_eq!(row["tool_sites_dynamic"], 0);
     assert_eq!(row["tools_skipped"], 1);
     let defs = row["tool_definitions"].as_array().unwrap();
     let server: Vec<&Value> = defs
