@@ -148,20 +148,28 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     }
     writeln!(w)?;
     w.write_all(LIMITS.as_bytes())?;
+    // The extra limits are numbered on from the last of LIMITS, so that the raw
+    // Markdown reads as one list.
+    let mut number = LIMITS_COUNT;
     if table.columns.has_profile() {
-        w.write_all(PROFILE_LIMITS.as_bytes())?;
+        number += 1;
+        write!(w, "{number}. {PROFILE_LIMITS}")?;
     }
     if table.is_dated() {
-        let number = if table.columns.has_profile() { 7 } else { 6 };
+        number += 1;
         write!(w, "{number}. {HISTORY_LIMITS}")?;
     }
     Ok(())
 }
 
+/// How many items [`LIMITS`] numbers.
+const LIMITS_COUNT: usize = 6;
+
 /// What a spelling profile can and cannot see, carried by every report that has
-/// profile columns (docs/method.md, "Spelling profiles").
+/// profile columns (docs/method.md, "Spelling profiles"); its number follows the
+/// limits before it.
 pub const PROFILE_LIMITS: &str = "\
-6. **A profile sees spellings, not declarations.** A `_sdk` column sums the spellings \
+**A profile sees spellings, not declarations.** A `_sdk` column sums the spellings \
 the SDKs make authors write (`read_only_hint`, `ReadOnly = true`, `.read_only(`, the \
 camelCase name), each under its own case rule; the literal columns keep their meaning. \
 Positional constructors (Java, Kotlin, PHP) name no hint and stay invisible to any \
@@ -205,3 +213,56 @@ of them in hint counts. `mcp-hint-census scan --git` reads the commit's own tree
 6. **Absent is not false.** The census cannot tell a tool that omitted a hint from one \
 that declared it false; only the wire can.
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{Failure, FailureKind, TreeKey};
+    use crate::terms::{self, Columns};
+
+    /// Returns the numbers that open the report's list items (`N. **...`), in order.
+    fn item_numbers(md: &str) -> Vec<u32> {
+        md.lines()
+            .filter_map(|line| line.split_once(". **"))
+            .filter_map(|(number, _)| number.parse().ok())
+            .collect()
+    }
+
+    fn report(columns: Columns, as_of: &str) -> String {
+        let table = Table {
+            columns,
+            date: "2026-01-01".into(),
+            rows: vec![Row {
+                key: TreeKey {
+                    repo: "o/n".into(),
+                    pinned: "abcd".into(),
+                    subfolder: String::new(),
+                    as_of: as_of.into(),
+                },
+                server: None,
+                note: None,
+                outcome: Err(Failure::new(FailureKind::Other, "gone")),
+            }],
+        };
+        let mut md = Vec::new();
+        write_markdown(&mut md, &table).unwrap();
+        String::from_utf8(md).unwrap()
+    }
+
+    #[test]
+    fn the_limits_are_numbered_once_each_with_a_profile_and_dates() {
+        let profile = terms::load_profile("sdk").unwrap();
+        let with_profile = Columns::default_columns().with_profile(profile).unwrap();
+        let md = report(with_profile.clone(), "2025-06-01");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6, 7, 8], "{md}");
+        assert!(md.contains("\n7. **A profile sees spellings"), "{md}");
+        assert!(md.contains("\n8. **History is read as it is now."), "{md}");
+        let md = report(with_profile, "");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6, 7], "{md}");
+        let md = report(Columns::default_columns(), "2025-06-01");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6, 7], "{md}");
+        assert!(md.contains("\n7. **History is read as it is now."), "{md}");
+        let md = report(Columns::default_columns(), "");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6], "{md}");
+    }
+}
