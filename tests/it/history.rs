@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::{
-    naive, read_csv, reply, show, ts_server, Git, Loopback, ToolSpec, HINTS, TERMS,
+    header, naive, read_csv, reply, show, ts_server, Git, Loopback, ToolSpec, HINTS, TERMS,
 };
 
 const DATE: &str = "2026-11-30";
@@ -357,6 +357,109 @@ fn the_clone_cache_is_reused_and_brought_up_to_date() {
         before.iter().all(|p| after.contains(p)) && after.len() == 2,
         "the first clone's pack is kept and the fetch adds one: {before:?} then {after:?}"
     );
+}
+
+#[test]
+fn a_clone_that_cannot_pass_names_its_fatal_line_and_is_tried_once() {
+    let lab = Lab::new();
+    // A repository that does not serve partial clones (git warns first) and lacks
+    // the parent of its tip: the remote cannot send its history.
+    let broken = lab.git.repo("github.com", "acme/broken", "main", 0);
+    let parent = lab.commit(&broken, "2025-05-01T00:00:00Z", &[("a.ts", "x")]);
+    lab.commit(&broken, "2025-05-02T00:00:00Z", &[("a.ts", "y")]);
+    fs::remove_file(
+        broken
+            .join(".git/objects")
+            .join(&parent[..2])
+            .join(&parent[2..]),
+    )
+    .unwrap();
+    let good = lab.repo("acme/good");
+    let good_commit = lab.commit(&good, "2025-05-01T00:00:00Z", &[("a.ts", "readOnlyHint")]);
+    // codeberg.org is a server here: a refusal to authenticate and a 503.
+    let server = Loopback::start(|request| {
+        if request.url.starts_with("/acme/locked") {
+            reply(401, "who are you").with_header(header("WWW-Authenticate: Basic realm=\"x\""))
+        } else {
+            reply(503, "busy")
+        }
+    });
+    lab.git
+        .rule(&format!("{}/", server.url()), "https://codeberg.org/");
+    fs::write(
+        lab.path().join("list.txt"),
+        "acme/broken\nacme/missing\nacme/good\n\
+         https://codeberg.org/acme/locked\nhttps://codeberg.org/acme/busy\n",
+    )
+    .unwrap();
+    let out = lab
+        .git
+        .bin(lab.path())
+        .args([
+            "corpus",
+            "list",
+            "list.txt",
+            "--out",
+            "c.toml",
+            "--cache",
+            "cache",
+            "--date",
+            DATE,
+            "--at",
+            "2025-06-01",
+            "--retries",
+            "2",
+        ])
+        .env("GIT_ALLOW_PROTOCOL", "http:file")
+        .output();
+    // The 503 may pass: the run says to try again later.
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(
+        trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap()),
+        [(
+            "acme/good".to_string(),
+            good_commit,
+            "2025-06-01".to_string()
+        )]
+    );
+    let rows = read_csv(&lab.path().join("c-skipped.csv"));
+    let reason = |repository: &str| -> String {
+        let row = rows.iter().find(|r| r[2] == repository);
+        row.unwrap_or_else(|| panic!("no {repository} in {rows:?}"))[4].clone()
+    };
+    let broken = reason("acme/broken");
+    assert!(
+        broken.starts_with("line 1: git clone failed (exit 128): fatal: ")
+            && broken.contains("corruption")
+            && !broken.contains("warning")
+            && !broken.contains("gave up"),
+        "{broken}"
+    );
+    let missing = reason("acme/missing");
+    assert!(
+        missing.starts_with("line 2: git clone failed (exit 128): fatal: ")
+            && missing.contains("does not appear to be a git repository")
+            && !missing.contains("gave up"),
+        "{missing}"
+    );
+    let hits = |path: &str| {
+        server
+            .seen()
+            .iter()
+            .filter(|r| r.url.starts_with(path))
+            .count()
+    };
+    let locked = reason("https://codeberg.org/acme/locked");
+    assert!(
+        locked.starts_with("line 4: git clone failed (exit 128): fatal: ")
+            && !locked.contains("gave up"),
+        "{locked}"
+    );
+    assert_eq!(hits("/acme/locked"), 1, "a refusal is asked once");
+    // The contrast: a failure that may pass is tried 1 + --retries times.
+    let busy = reason("https://codeberg.org/acme/busy");
+    assert!(busy.ends_with("(gave up after 3 tries)"), "{busy}");
+    assert_eq!(hits("/acme/busy"), 3, "{busy}");
 }
 
 /// Arms `repo`'s config and hooks with commands that leave markers, as a hostile
