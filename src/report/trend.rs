@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 
-use super::chart::{self, Chart, Series};
+use super::chart::{self, Chart, Series, XAxis};
 use crate::table::Table;
 use crate::terms::Hint;
 use crate::tools::HintState;
@@ -173,7 +173,7 @@ impl Trend {
     /// Returns the charts as one SVG, a panel each, byte for byte the same for the
     /// same table.
     pub fn svg(&self) -> Result<String> {
-        chart::lines_svg(&self.charts())
+        chart::lines_svg(&self.charts(), XAxis::Days)
     }
 
     /// Writes the Markdown section: the table of the series, the table of the tool
@@ -382,7 +382,11 @@ mod tests {
             trend.svg().unwrap(),
             "the same rows give the same bytes"
         );
-        assert!(svg.contains("openWorldHint") && svg.contains("2025-09-01"));
+        // 2025-06-01 to 12-01 are under month ticks.
+        assert!(
+            svg.contains("openWorldHint") && svg.contains("\n2025-09\n"),
+            "{svg}"
+        );
         let undated = Table {
             rows: vec![row("", Some([1, 0, 0, 0, 0]))],
             ..table
