@@ -210,6 +210,31 @@ impl Row {
     }
 }
 
+/// Holds a tree of a dated corpus at a date before its repository's first commit
+/// on the default branch: it had no commit to count, so it has no row
+/// (docs/method.md, "Dates").
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NotYet {
+    pub repo: String,
+    /// Empty for the whole tree.
+    pub subfolder: String,
+    /// `YYYY-MM-DD`.
+    pub as_of: String,
+    /// The committer time of the first commit on the line, Unix seconds.
+    pub first_commit: i64,
+}
+
+/// Holds what a corpus says of its trees' commits beside the rows: the trees that
+/// had no commit yet at a date, and the committer time of each tree's commit where
+/// the corpus gives it. Empty for a corpus that says neither (an undated one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dating {
+    /// Sorted.
+    pub not_yet: Vec<NotYet>,
+    /// Unix seconds, by the tree's key.
+    pub committed: BTreeMap<TreeKey, i64>,
+}
+
 /// Holds a whole table: the columns and the rows, in order.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -217,6 +242,8 @@ pub struct Table {
     /// The date stamped in the `probed_on` column, `YYYY-MM-DD`.
     pub date: String,
     pub rows: Vec<Row>,
+    /// What the corpus says of the commits beside the rows.
+    pub dating: Dating,
 }
 
 impl Table {

@@ -31,6 +31,7 @@ use crate::http::Breaker;
 use crate::messages;
 use crate::process::Failure;
 use crate::sanitize::sanitize;
+use crate::table::NotYet;
 use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 
 /// Holds one thing to pin: a registry entry or a line of a list.
@@ -72,6 +73,8 @@ pub struct BuiltTree {
     pub subfolder: Option<String>,
     /// The date the commit stands for, `YYYY-MM-DD`.
     pub as_of: Option<String>,
+    /// The commit's committer time, Unix seconds, for a dated tree.
+    pub committed: Option<i64>,
     pub name: Option<String>,
     pub note: String,
 }
@@ -83,6 +86,8 @@ pub struct Built {
     pub trees: Vec<BuiltTree>,
     /// Sorted.
     pub skipped: Vec<Skip>,
+    /// The trees at dates before their repository's first commit, sorted.
+    pub not_yet: Vec<NotYet>,
     /// How many repositories `git ls-remote` could not list for a reason that may
     /// pass (a timeout, the network), after its retries.
     pub failures: usize,
@@ -187,6 +192,7 @@ struct Pinned {
     name: String,
     how: String,
     repo: String,
+    committed: Option<i64>,
 }
 
 /// Says that a corpus is pinned at past dates, and how history is read.
@@ -343,9 +349,26 @@ pub fn build(
                             name: r.candidate.name.clone().unwrap_or_default(),
                             how: p.how,
                             repo: spelling.repo.clone(),
+                            committed: p.committed,
                         });
                     }
-                    Err(why) => built.skipped.push(skip(&r.candidate, why)),
+                    Err(why) => {
+                        // A date before the line's first commit: the repository had
+                        // none yet, which the census reports beside its rows.
+                        let first = match answer {
+                            Answer::History(line) if !as_of.is_empty() => line.commits.last(),
+                            _ => None,
+                        };
+                        if let Some(&(first_commit, _)) = first {
+                            built.not_yet.push(NotYet {
+                                repo: spelling.repo.clone(),
+                                subfolder: r.candidate.subfolder.clone().unwrap_or_default(),
+                                as_of: as_of.clone(),
+                                first_commit,
+                            });
+                        }
+                        built.skipped.push(skip(&r.candidate, why));
+                    }
                 }
             }
         }
@@ -355,6 +378,7 @@ pub fn build(
         members.sort();
         let first = &members[0];
         let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
+        let committed = first.committed;
         let mut names = BTreeSet::new();
         for m in &members {
             if m.forge != forge {
@@ -390,6 +414,7 @@ pub fn build(
             commit,
             subfolder: (!subfolder.is_empty()).then_some(subfolder),
             as_of: (!as_of.is_empty()).then_some(as_of),
+            committed,
             name,
             note,
         });
@@ -397,6 +422,8 @@ pub fn build(
     built.stopped = breaker.cause();
     built.skipped.sort();
     built.skipped.dedup();
+    built.not_yet.sort();
+    built.not_yet.dedup();
     Ok(built)
 }
 
@@ -420,6 +447,7 @@ fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
             "default branch at the end of {day} (UTC): first-parent commit of {} UTC",
             date::utc_time(dated.time)
         ),
+        committed: Some(dated.time),
     })
 }
 
@@ -518,6 +546,12 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
         if let Some(as_of) = &tree.as_of {
             out.push_str(&format!("as_of = {}\n", toml_string(as_of)));
         }
+        if let Some(time) = tree.committed {
+            out.push_str(&format!(
+                "committed = {}\n",
+                toml_string(&date::rfc3339(time))
+            ));
+        }
         if let Some(name) = &tree.name {
             out.push_str(&format!("name = {}\n", toml_string(name)));
         }
@@ -525,6 +559,22 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
         if let Some(template) = tree.forge.archive_template() {
             out.push_str(&format!("archive_url = {}\n", toml_string(template)));
         }
+    }
+    if !built.not_yet.is_empty() {
+        out.push_str(
+            "\n# The repositories that had no commit on the default branch yet at a date: no\n\
+             # tree to count, reported beside the trees that were.\n",
+        );
+    }
+    for gap in &built.not_yet {
+        out.push_str("\n[[no_commit_yet]]\n");
+        out.push_str(&format!("repo = {}\n", toml_string(&gap.repo)));
+        if !gap.subfolder.is_empty() {
+            out.push_str(&format!("subfolder = {}\n", toml_string(&gap.subfolder)));
+        }
+        out.push_str(&format!("as_of = {}\n", toml_string(&gap.as_of)));
+        let first = date::rfc3339(gap.first_commit);
+        out.push_str(&format!("first_commit = {}\n", toml_string(&first)));
     }
     out
 }

@@ -58,6 +58,8 @@ pub struct Pin {
     pub commit: String,
     /// Says which ref gave the commit, for the tree's note.
     pub how: String,
+    /// The commit's committer time, Unix seconds, when it was read (a dated pin).
+    pub committed: Option<i64>,
 }
 
 /// Holds the refs a remote listed.
@@ -143,6 +145,7 @@ pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
             Ok(Pin {
                 commit: commit.to_ascii_lowercase(),
                 how,
+                committed: None,
             })
         } else {
             Err(format!(

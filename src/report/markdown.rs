@@ -7,7 +7,7 @@ use super::{short, thousands};
 use crate::table::{one_line, CommitSource, Row, Table};
 
 /// Returns the text of a Markdown table cell: pipes escaped, on one line.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     one_line(text).replace('|', "\\|")
 }
 
@@ -243,6 +243,7 @@ mod tests {
                 note: None,
                 outcome: Err(Failure::new(FailureKind::Other, "gone")),
             }],
+            dating: Default::default(),
         };
         let mut md = Vec::new();
         write_markdown(&mut md, &table).unwrap();

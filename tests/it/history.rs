@@ -311,10 +311,70 @@ fn each_date_pins_the_first_parent_commit_at_its_last_second_as_git_does() {
             "{repo} {day}: {rows:?}"
         );
     }
+    // The corpus records each repository's dates before its first commit, with the
+    // time git gives that commit, and each tree's commit time as git gives it.
+    let value: toml::Value = toml::from_str(&text).unwrap();
+    let gaps: Vec<(String, String, String)> = value["no_commit_yet"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let s = |k: &str| t[k].as_str().unwrap().to_string();
+            (s("repo"), s("as_of"), s("first_commit"))
+        })
+        .collect();
+    let first = |path: &Path| {
+        let line = lab.git(path, &["rev-list", "--first-parent", "main"]);
+        committed(&lab, path, line.lines().last().unwrap())
+    };
+    assert_eq!(first(&alpha.path), "2025-03-01T10:00:00Z");
+    assert_eq!(first(&beta), "2025-06-15T08:00:00Z");
+    let want_gaps: Vec<(String, String, String)> = skipped
+        .iter()
+        .map(|(repo, day)| {
+            let path = if *repo == "acme/alpha" {
+                &alpha.path
+            } else {
+                &beta
+            };
+            (repo.to_string(), day.to_string(), first(path))
+        })
+        .collect();
+    assert_eq!(gaps, want_gaps, "{text}");
+    for t in value["tree"].as_array().unwrap() {
+        let (repo, commit) = (t["repo"].as_str().unwrap(), t["commit"].as_str().unwrap());
+        let path = if repo == "acme/alpha" {
+            &alpha.path
+        } else {
+            &beta
+        };
+        assert_eq!(
+            t["committed"].as_str(),
+            Some(committed(&lab, path, commit).as_str())
+        );
+    }
     // The census's own parser reads the dates back.
     let corpus = mcp_hint_census::corpus::parse("dated.toml", &text).unwrap();
     assert!(corpus.is_dated());
     assert_eq!(corpus.trees.len(), want.len());
+    assert_eq!(corpus.not_yet.len(), skipped.len());
+}
+
+/// Returns the committer time of `commit` in UTC as git formats it,
+/// `YYYY-MM-DDTHH:MM:SSZ`.
+fn committed(lab: &Lab, repo: &Path, commit: &str) -> String {
+    let out = lab
+        .git
+        .env(&mut Command::new("git"))
+        .current_dir(repo)
+        .env("TZ", "UTC")
+        .args(["show", "-s", "--format=%cd"])
+        .arg("--date=format-local:%Y-%m-%dT%H:%M:%SZ")
+        .arg(commit)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 #[test]
@@ -627,8 +687,15 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
         }
     }
     assert!(by_date.values().any(|(_, s)| s.iter().any(|&n| n > 0)));
+    // Per date, the repositories git says had no commit by its end.
+    let not_yet = |day: &str| {
+        repos
+            .values()
+            .filter(|path| lab.oracle(path, day).is_none())
+            .count()
+    };
     for (day, (trees, spelling)) in &by_date {
-        let mut line = format!("| {day} | {trees} | 0 |");
+        let mut line = format!("| {day} | {trees} | {trees} | 0 | {} |", not_yet(day));
         for n in spelling {
             line.push_str(&format!(
                 " {n} ({:.1}%) |",
@@ -639,6 +706,19 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
             report.contains(&format!("{line}\n")),
             "no '{line}' in:\n{report}"
         );
+    }
+    // 2025-01-01 is before both repositories' first commits: it has a line of its
+    // own, and says why nothing was counted.
+    assert!(!by_date.contains_key("2025-01-01"));
+    assert_eq!(not_yet("2025-01-01"), 2);
+    for line in [
+        "| 2025-01-01 | 0 | 0 | 0 | 2 | - | - | - | - |\n",
+        "- **acme/alpha**: 2025-01-01; first commit 2025-03-01 10:00:00 UTC\n",
+        "- **acme/beta**: 2025-01-01, 2025-06-01, 2025-06-02, 2025-06-03; first commit \
+         2025-06-15 08:00:00 UTC\n",
+        "\nNothing to count at 2025-01-01 (no repository had a commit yet): ",
+    ] {
+        assert!(report.contains(line), "no '{line}' in:\n{report}");
     }
     let svg_name = format!("census-{DATE}-trend.svg");
     assert!(report.contains(&format!("]({svg_name})")), "{report}");
@@ -1066,7 +1146,12 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
             report.contains(&format!("{line}\n")),
             "no '{line}' in:\n{report}"
         );
-        let trees_line = format!("| {day} | {} | {} |", at.counted, at.failed);
+        let trees_line = format!(
+            "| {day} | {} | {} | {} |",
+            at.counted + at.failed,
+            at.counted,
+            at.failed
+        );
         assert!(
             report.contains(&trees_line),
             "no '{trees_line}' in:\n{report}"
