@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::{
-    header, naive, read_csv, reply, show, ts_server, Git, Loopback, ToolSpec, HINTS, TERMS,
+    header, naive, read_csv, reply, show, targz, ts_server, Git, Item, Loopback, ToolSpec, HINTS,
+    TERMS,
 };
 
 const DATE: &str = "2026-11-30";
@@ -520,6 +521,66 @@ fn a_clone_that_cannot_pass_names_its_fatal_line_and_is_tried_once() {
     let busy = reason("https://codeberg.org/acme/busy");
     assert!(busy.ends_with("(gave up after 3 tries)"), "{busy}");
     assert_eq!(hits("/acme/busy"), 3, "{busy}");
+}
+
+#[test]
+fn a_tree_from_before_the_spec_named_annotations_is_no_false_alarm() {
+    let lab = Lab::new();
+    let commit = |c: char| c.to_string().repeat(40);
+    // Two trees of one date whose files hold no term and no control: one at a
+    // commit of 2025-03-25 23:59:59 UTC, the last second before the specification
+    // named `annotations`, one at a commit of 2025-03-26 00:00:00 UTC.
+    let mut text = String::new();
+    let mut routes = HashMap::new();
+    for (repo, c, committed) in [
+        ("acme/eve", 'a', "2025-03-25T23:59:59Z"),
+        ("acme/day", 'b', "2025-03-26T00:00:00Z"),
+    ] {
+        text.push_str(&format!(
+            "[[tree]]\nrepo = \"{repo}\"\ncommit = \"{}\"\nas_of = \"2025-06-01\"\n\
+             committed = \"{committed}\"\n\
+             archive_url = \"https://codeload.github.com/{{repo}}/tar.gz/{{commit}}\"\n\n",
+            commit(c)
+        ));
+        let items = [Item::File("README".into(), b"plain words".to_vec())];
+        let archive = targz("top", Some(&commit(c)), &items);
+        routes.insert(format!("/{repo}/{}", commit(c)), archive);
+    }
+    let _server = lab.serve_corpus(&text, routes);
+    let out = lab.run(&[
+        "census",
+        "--corpus",
+        "corpus.toml",
+        "--cache",
+        "archives",
+        "--date",
+        DATE,
+        "--out",
+        "out",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let report = fs::read_to_string(lab.path().join(format!("out/census-{DATE}.md"))).unwrap();
+    let look = "held files but read zero on every term and every control";
+    assert!(
+        report.contains(&format!("- **acme/day as of 2025-06-01** {look}")),
+        "{report}"
+    );
+    assert!(
+        !report.contains(&format!("**acme/eve as of 2025-06-01** {look}")),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "\n1 tree read zero on every term and every control at a commit before 2025-03-26"
+        ),
+        "{report}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("note: acme/day as of 2025-06-01 held files")
+            && !stdout.contains("note: acme/eve"),
+        "{stdout}"
+    );
 }
 
 /// Arms `repo`'s config and hooks with commands that leave markers, as a hostile
