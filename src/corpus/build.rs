@@ -222,16 +222,6 @@ pub fn build(
     breaker: &Breaker,
 ) -> Result<Built> {
     let mut built = Built::default();
-    let skip = |c: &Candidate, reason: String| Skip {
-        name: c.name.clone().unwrap_or_default(),
-        version: c.version.clone().unwrap_or_default(),
-        repository: repo_url::redact(&c.repository),
-        subfolder: c.subfolder.clone().unwrap_or_default(),
-        reason: match &c.origin {
-            Some(origin) => format!("{origin}: {reason}"),
-            None => reason,
-        },
-    };
     let mut groups: BTreeMap<(Forge, String), Vec<Ready>> = BTreeMap::new();
     for candidate in candidates {
         let url = match repo_url::parse(&candidate.repository) {
@@ -297,8 +287,7 @@ pub fn build(
             .collect()
     });
 
-    // Trees by (repository, subfolder, date, commit); the date is empty undated.
-    let mut trees: BTreeMap<(String, String, String, String), Vec<Pinned>> = BTreeMap::new();
+    let mut trees = Trees::new();
     for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
         let answer = match answer {
             Ok(answer) => answer,
@@ -332,45 +321,7 @@ pub fn build(
                     )],
                 },
             };
-            for (as_of, pinned) in pins {
-                match pinned {
-                    Ok(p) => {
-                        let key = (
-                            spelling.repo.to_ascii_lowercase(),
-                            r.candidate.subfolder.clone().unwrap_or_default(),
-                            as_of,
-                            p.commit,
-                        );
-                        let name = r.candidate.name.as_deref().unwrap_or_default();
-                        trees.entry(key).or_default().push(Pinned {
-                            forge: spelling.forge,
-                            is_unnamed: r.candidate.name.is_none(),
-                            is_other_namespace: !is_owners_name(name, &spelling.repo),
-                            name: r.candidate.name.clone().unwrap_or_default(),
-                            how: p.how,
-                            repo: spelling.repo.clone(),
-                            committed: p.committed,
-                        });
-                    }
-                    Err(why) => {
-                        // A date before the line's first commit: the repository had
-                        // none yet, which the census reports beside its rows.
-                        let first = match answer {
-                            Answer::History(line) if !as_of.is_empty() => line.commits.last(),
-                            _ => None,
-                        };
-                        if let Some(&(first_commit, _)) = first {
-                            built.not_yet.push(NotYet {
-                                repo: spelling.repo.clone(),
-                                subfolder: r.candidate.subfolder.clone().unwrap_or_default(),
-                                as_of: as_of.clone(),
-                                first_commit,
-                            });
-                        }
-                        built.skipped.push(skip(&r.candidate, why));
-                    }
-                }
-            }
+            place(r, spelling, answer, pins, &mut trees, &mut built);
         }
     }
 
@@ -425,6 +376,75 @@ pub fn build(
     built.not_yet.sort();
     built.not_yet.dedup();
     Ok(built)
+}
+
+/// Returns the skipped-list line of candidate `c`, for `reason`.
+fn skip(c: &Candidate, reason: String) -> Skip {
+    Skip {
+        name: c.name.clone().unwrap_or_default(),
+        version: c.version.clone().unwrap_or_default(),
+        repository: repo_url::redact(&c.repository),
+        subfolder: c.subfolder.clone().unwrap_or_default(),
+        reason: match &c.origin {
+            Some(origin) => format!("{origin}: {reason}"),
+            None => reason,
+        },
+    }
+}
+
+/// Trees by (repository, subfolder, date, commit); the date is empty undated.
+type Trees = BTreeMap<(String, String, String, String), Vec<Pinned>>;
+
+/// Files each of candidate `r`'s pins (by date, empty undated) under its tree, or
+/// its failure in the skipped list; a date before the first commit of the history
+/// `answer` holds is also kept as a tree with no commit yet.
+fn place(
+    r: &Ready,
+    spelling: &RepoUrl,
+    answer: &Answer,
+    pins: Vec<(String, Result<pin::Pin, String>)>,
+    trees: &mut Trees,
+    built: &mut Built,
+) {
+    for (as_of, pinned) in pins {
+        match pinned {
+            Ok(p) => {
+                let key = (
+                    spelling.repo.to_ascii_lowercase(),
+                    r.candidate.subfolder.clone().unwrap_or_default(),
+                    as_of,
+                    p.commit,
+                );
+                let name = r.candidate.name.as_deref().unwrap_or_default();
+                trees.entry(key).or_default().push(Pinned {
+                    forge: spelling.forge,
+                    is_unnamed: r.candidate.name.is_none(),
+                    is_other_namespace: !is_owners_name(name, &spelling.repo),
+                    name: r.candidate.name.clone().unwrap_or_default(),
+                    how: p.how,
+                    repo: spelling.repo.clone(),
+                    committed: p.committed,
+                });
+            }
+            Err(why) => {
+                // A date before the line's first commit: the repository had
+                // none yet, which the census reports beside its rows.
+                let first = match answer {
+                    Answer::History(line) if !as_of.is_empty() => line.commits.last(),
+                    _ => None,
+                };
+                if let Some(&(first_commit, _)) = first {
+                    built.not_yet.push(NotYet {
+                        repo: spelling.repo.clone(),
+                        subfolder: r.candidate.subfolder.clone().unwrap_or_default(),
+                        as_of: as_of.clone(),
+                        first_commit,
+                    });
+                }
+                built.skipped.push(skip(&r.candidate, why));
+            }
+        }
+    }
 }
 
 /// Returns true when registry name `name`'s namespace (before the `/`) ends in
