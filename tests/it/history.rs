@@ -379,6 +379,57 @@ fn committed(lab: &Lab, repo: &Path, commit: &str) -> String {
 }
 
 #[test]
+fn trees_of_a_repository_follow_their_dates_not_their_commit_ids() {
+    let lab = Lab::new();
+    let path = lab.repo("acme/order");
+    let early = lab.commit(&path, "2025-05-01T00:00:00Z", &[("a.ts", "one")]);
+    // A later commit whose id sorts before the earlier one's: the content is
+    // varied until git gives such an id.
+    let mut later = String::new();
+    for n in 0.. {
+        later = lab.commit(
+            &path,
+            "2025-06-01T00:00:00Z",
+            &[("a.ts", &format!("two {n}"))],
+        );
+        if later < early {
+            break;
+        }
+        lab.git(&path, &["reset", "-q", "--hard", &early]);
+    }
+    fs::write(lab.path().join("list.txt"), "acme/order\n").unwrap();
+    let out = lab.run(&[
+        "corpus",
+        "list",
+        "list.txt",
+        "--out",
+        "c.toml",
+        "--cache",
+        "cache",
+        "--date",
+        DATE,
+        "--at",
+        "2025-06-15",
+        "--at",
+        "2025-05-15",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let got = trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap());
+    let tree = |commit: &str, day: &str| {
+        (
+            "acme/order".to_string(),
+            commit.to_string(),
+            day.to_string(),
+        )
+    };
+    // The README's order: repository, subfolder, date, commit.
+    assert_eq!(
+        got,
+        [tree(&early, "2025-05-15"), tree(&later, "2025-06-15")]
+    );
+}
+
+#[test]
 fn the_clone_cache_is_reused_and_brought_up_to_date() {
     let lab = Lab::new();
     let path = lab.repo("acme/grow");
