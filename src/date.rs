@@ -151,6 +151,34 @@ pub fn utc_time(secs: i64) -> String {
     )
 }
 
+/// Returns a Unix time in seconds as `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, UTC).
+pub fn rfc3339(secs: i64) -> String {
+    format!("{}Z", utc_time(secs).replacen(' ', "T", 1))
+}
+
+/// Returns the Unix time in seconds of `YYYY-MM-DDTHH:MM:SSZ` (a real date, a time
+/// of day before 24:00:00), or `None` for any other text.
+pub fn parse_utc(text: &str) -> Option<i64> {
+    let (day, time) = text.strip_suffix('Z')?.split_once('T')?;
+    let (y, m, d) = parts(day)?;
+    let bytes = time.as_bytes();
+    let is_form = bytes.len() == 8
+        && bytes[2] == b':'
+        && bytes[5] == b':'
+        && [0, 1, 3, 4, 6, 7]
+            .iter()
+            .all(|&i| bytes[i].is_ascii_digit());
+    if !is_form {
+        return None;
+    }
+    let number = |at: usize| i64::from((bytes[at] - b'0') * 10 + (bytes[at + 1] - b'0'));
+    let (hh, mm, ss) = (number(0), number(3), number(6));
+    if hh > 23 || mm > 59 || ss > 59 {
+        return None;
+    }
+    Some(day_end(y, m, d) - 86_399 + hh * 3600 + mm * 60 + ss)
+}
+
 /// Returns the UTC calendar date of a Unix time in seconds.
 ///
 /// Howard Hinnant's `civil_from_days`, valid for every date in the proleptic
@@ -211,6 +239,31 @@ impl std::str::FromStr for Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_times_read_back_as_written() {
+        // The values are Python's datetime.fromisoformat(...).timestamp().
+        for (text, secs) in [
+            ("2025-06-01T23:59:59Z", 1_748_822_399),
+            ("2025-06-15T08:00:00Z", 1_749_974_400),
+            ("1969-12-31T23:59:59Z", -1),
+            ("2024-02-29T12:34:56Z", 1_709_210_096),
+        ] {
+            assert_eq!(parse_utc(text), Some(secs), "{text}");
+            assert_eq!(rfc3339(secs), text);
+        }
+        for bad in [
+            "2025-06-01 23:59:59Z",
+            "2025-06-01T23:59:59",
+            "2025-06-01T24:00:00Z",
+            "2025-02-29T00:00:00Z",
+            "2025-06-01T1:00:00Z",
+            "2025-06-01T23:59:60Z",
+            "2025-06-01T23:5a:00Z",
+        ] {
+            assert_eq!(parse_utc(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn unix_times_become_utc_dates() {

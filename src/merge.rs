@@ -120,6 +120,7 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
         columns: corpus.columns.clone(),
         date: date.unwrap_or_default(),
         rows: found.into_iter().flatten().map(|(row, _)| row).collect(),
+        dating: corpus.dating(),
     })
 }
 

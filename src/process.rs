@@ -292,11 +292,7 @@ impl fmt::Display for Failure {
                     Some(code) => format!("exit {code}"),
                     None => "killed".to_string(),
                 };
-                let why = stderr
-                    .lines()
-                    .map(str::trim)
-                    .find(|l| !l.is_empty())
-                    .unwrap_or("no message");
+                let why = cause_line(stderr).unwrap_or("no message");
                 write!(f, "{command} failed ({code}): {}", excerpt(why))?;
             }
             Cause::Output(why) => f.write_str(why)?,
@@ -310,6 +306,19 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// Returns the line of a failed git's `stderr` that says why: its first `fatal:`
+/// line, else its first `error:` line, else its first line that is not blank. Git
+/// may first warn of something harmless (`warning: filtering not recognized by
+/// server, ignoring`) or relay the remote's own words (`remote: ...`); the line it
+/// stops on names the cause.
+pub fn cause_line(stderr: &str) -> Option<&str> {
+    let lines = || stderr.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| l.starts_with("fatal:"))
+        .or_else(|| lines().find(|l| l.starts_with("error:")))
+        .or_else(|| lines().next())
+}
 
 /// A process group, named by its leader's id.
 #[derive(Clone, Copy)]
@@ -480,6 +489,40 @@ mod tests {
             idle: idle.map(Duration::from_millis),
             max_stderr: 1000,
         }
+    }
+
+    #[test]
+    fn a_failure_names_the_line_git_stops_on_escaped() {
+        let failed = |stderr: &str| {
+            let status = sh("exit 128").status().unwrap();
+            let stderr = stderr.to_string();
+            Failure::new("git clone", Cause::Exited { status, stderr }).to_string()
+        };
+        assert_eq!(
+            failed(
+                "warning: filtering not recognized by server, ignoring\n\
+                 remote: fatal: Failed to traverse parents of commit c138\n\
+                 error: git upload-pack: git-pack-objects died with error.\n\
+                 fatal: git upload-pack: aborting due to possible repository corruption\n\
+                 fatal: early EOF\n"
+            ),
+            "git clone failed (exit 128): fatal: git upload-pack: aborting due to possible \
+             repository corruption"
+        );
+        assert_eq!(
+            failed("warning: x\nerror: RPC failed; HTTP 503\n"),
+            "git clone failed (exit 128): error: RPC failed; HTTP 503"
+        );
+        assert_eq!(
+            failed("\n  warning: only this\n"),
+            "git clone failed (exit 128): warning: only this"
+        );
+        assert_eq!(failed(""), "git clone failed (exit 128): no message");
+        assert_eq!(
+            failed("fatal: '/a\u{1b}[31m' does not appear to be a git repository"),
+            "git clone failed (exit 128): fatal: '/a\\u{1b}[31m' does not appear to be a git \
+             repository"
+        );
     }
 
     fn sh(script: &str) -> Command {

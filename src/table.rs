@@ -202,6 +202,31 @@ impl Row {
     }
 }
 
+/// Holds a tree of a dated corpus at a date before its repository's first commit
+/// on the default branch: it had no commit to count, so it has no row
+/// (docs/method.md, "Dates").
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NotYet {
+    pub repo: String,
+    /// Empty for the whole tree.
+    pub subfolder: String,
+    /// `YYYY-MM-DD`.
+    pub as_of: String,
+    /// The committer time of the first commit on the line, Unix seconds.
+    pub first_commit: i64,
+}
+
+/// Holds what a corpus says of its trees' commits beside the rows: the trees that
+/// had no commit yet at a date, and the committer time of each tree's commit where
+/// the corpus gives it. Empty for a corpus that says neither (an undated one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dating {
+    /// Sorted.
+    pub not_yet: Vec<NotYet>,
+    /// Unix seconds, by the tree's key.
+    pub committed: BTreeMap<TreeKey, i64>,
+}
+
 /// Holds a whole table: the columns and the rows, in order.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -209,6 +234,8 @@ pub struct Table {
     /// The date stamped in the `probed_on` column, `YYYY-MM-DD`.
     pub date: String,
     pub rows: Vec<Row>,
+    /// What the corpus says of the commits beside the rows.
+    pub dating: Dating,
 }
 
 impl Table {
@@ -226,12 +253,41 @@ impl Table {
     }
 
     /// Returns the rows that read zero on every term and control although the tree
-    /// held files: worth a second look, since the files may not have been read.
+    /// held files: worth a second look, since the files may not have been read. A
+    /// tree whose commit predates every control ([`Self::predates_controls`]) is
+    /// not one: its zero is what it could hold.
     pub fn silent_rows(&self) -> impl Iterator<Item = &Row> {
+        self.all_zero_rows()
+            .filter(|row| !self.predates_controls(row))
+    }
+
+    /// Returns the rows that read zero on every term and control although the tree
+    /// held files, at a commit before every control could be written: not worth a
+    /// second look, and the report says why.
+    pub fn before_controls_rows(&self) -> impl Iterator<Item = &Row> {
+        self.all_zero_rows()
+            .filter(|row| self.predates_controls(row))
+    }
+
+    fn all_zero_rows(&self) -> impl Iterator<Item = &Row> {
         self.rows.iter().filter(|row| match &row.outcome {
             Ok(c) => c.count.files_walked > 0 && c.count.counts.iter().all(|&n| n == 0),
             Err(_) => false,
         })
+    }
+
+    /// Returns true when the row's commit predates the date since which every control
+    /// could be written ([`Columns::controls_since`]): its committer time's UTC date
+    /// where the corpus gives it, else its `as_of` date, which the commit is at or
+    /// before. A row of neither (an undated tree) is never before.
+    fn predates_controls(&self, row: &Row) -> bool {
+        let Some(since) = self.columns.controls_since() else {
+            return false;
+        };
+        match self.dating.committed.get(&row.key) {
+            Some(&time) => crate::date::from_unix(time).as_str() < since,
+            None => !row.key.as_of.is_empty() && row.key.as_of.as_str() < since,
+        }
     }
 
     /// Returns the rows that were counted and read zero on every column in `columns`.

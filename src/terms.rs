@@ -80,6 +80,12 @@ pub const DEFAULT_TERMS: [&str; 4] = [
 /// The default control term: counted like the terms, it shows the files were read.
 pub const DEFAULT_CONTROLS: [&str; 1] = ["annotations"];
 
+/// The default controls with the MCP specification version that introduced the word
+/// (`annotations`: 2025-03-26, the version that added `ToolAnnotations`): a tree
+/// whose commit predates it could not have written it, so its zero is no sign that
+/// the files went unread (docs/method.md, "How a term is counted").
+pub const CONTROLS_SINCE: [(&str, &str); 1] = [("annotations", "2025-03-26")];
+
 /// The built-in spelling profiles, by name, in the form a profile file has.
 pub const BUILT_IN_PROFILES: [(&str, &str); 1] = [("sdk", include_str!("profiles/sdk.toml"))];
 
@@ -275,6 +281,21 @@ impl Columns {
             .filter(|c| c.is_control())
             .map(|c| c.name.as_str())
             .collect()
+    }
+
+    /// Returns the date before which every control could not have been written: the
+    /// latest of the dates [`CONTROLS_SINCE`] gives them (names compared ASCII
+    /// case-insensitively, as terms are), or `None` when there is no control or some
+    /// control is a word of the user's, which any commit could hold.
+    pub fn controls_since(&self) -> Option<&'static str> {
+        let mut latest: Option<&'static str> = None;
+        for name in self.controls() {
+            let (_, since) = CONTROLS_SINCE
+                .iter()
+                .find(|(word, _)| word.eq_ignore_ascii_case(name))?;
+            latest = latest.max(Some(since));
+        }
+        latest
     }
 
     /// Returns the indices of the columns that spell a hint.

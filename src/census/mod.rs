@@ -317,6 +317,7 @@ pub fn count_corpus(
         columns: corpus.columns.clone(),
         date: date.to_string(),
         rows,
+        dating: corpus.dating(),
     })
 }
 

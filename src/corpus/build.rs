@@ -31,6 +31,7 @@ use crate::http::Breaker;
 use crate::messages;
 use crate::process::Failure;
 use crate::sanitize::sanitize;
+use crate::table::NotYet;
 use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 
 /// Holds one thing to pin: a registry entry or a line of a list.
@@ -72,6 +73,8 @@ pub struct BuiltTree {
     pub subfolder: Option<String>,
     /// The date the commit stands for, `YYYY-MM-DD`.
     pub as_of: Option<String>,
+    /// The commit's committer time, Unix seconds, for a dated tree.
+    pub committed: Option<i64>,
     pub name: Option<String>,
     pub note: String,
 }
@@ -83,6 +86,8 @@ pub struct Built {
     pub trees: Vec<BuiltTree>,
     /// Sorted.
     pub skipped: Vec<Skip>,
+    /// The trees at dates before their repository's first commit, sorted.
+    pub not_yet: Vec<NotYet>,
     /// How many repositories `git ls-remote` could not list for a reason that may
     /// pass (a timeout, the network), after its retries.
     pub failures: usize,
@@ -187,6 +192,7 @@ struct Pinned {
     name: String,
     how: String,
     repo: String,
+    committed: Option<i64>,
 }
 
 /// Says that a corpus is pinned at past dates, and how history is read.
@@ -216,16 +222,6 @@ pub fn build(
     breaker: &Breaker,
 ) -> Result<Built> {
     let mut built = Built::default();
-    let skip = |c: &Candidate, reason: String| Skip {
-        name: c.name.clone().unwrap_or_default(),
-        version: c.version.clone().unwrap_or_default(),
-        repository: repo_url::redact(&c.repository),
-        subfolder: c.subfolder.clone().unwrap_or_default(),
-        reason: match &c.origin {
-            Some(origin) => format!("{origin}: {reason}"),
-            None => reason,
-        },
-    };
     let mut groups: BTreeMap<(Forge, String), Vec<Ready>> = BTreeMap::new();
     for candidate in candidates {
         let url = match repo_url::parse(&candidate.repository) {
@@ -291,8 +287,7 @@ pub fn build(
             .collect()
     });
 
-    // Trees by (repository, subfolder, date, commit); the date is empty undated.
-    let mut trees: BTreeMap<(String, String, String, String), Vec<Pinned>> = BTreeMap::new();
+    let mut trees = Trees::new();
     for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
         let answer = match answer {
             Ok(answer) => answer,
@@ -326,28 +321,7 @@ pub fn build(
                     )],
                 },
             };
-            for (as_of, pinned) in pins {
-                match pinned {
-                    Ok(p) => {
-                        let key = (
-                            spelling.repo.to_ascii_lowercase(),
-                            r.candidate.subfolder.clone().unwrap_or_default(),
-                            as_of,
-                            p.commit,
-                        );
-                        let name = r.candidate.name.as_deref().unwrap_or_default();
-                        trees.entry(key).or_default().push(Pinned {
-                            forge: spelling.forge,
-                            is_unnamed: r.candidate.name.is_none(),
-                            is_other_namespace: !is_owners_name(name, &spelling.repo),
-                            name: r.candidate.name.clone().unwrap_or_default(),
-                            how: p.how,
-                            repo: spelling.repo.clone(),
-                        });
-                    }
-                    Err(why) => built.skipped.push(skip(&r.candidate, why)),
-                }
-            }
+            place(r, spelling, answer, pins, &mut trees, &mut built);
         }
     }
 
@@ -355,6 +329,7 @@ pub fn build(
         members.sort();
         let first = &members[0];
         let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
+        let committed = first.committed;
         let mut names = BTreeSet::new();
         for m in &members {
             if m.forge != forge {
@@ -390,6 +365,7 @@ pub fn build(
             commit,
             subfolder: (!subfolder.is_empty()).then_some(subfolder),
             as_of: (!as_of.is_empty()).then_some(as_of),
+            committed,
             name,
             note,
         });
@@ -397,7 +373,78 @@ pub fn build(
     built.stopped = breaker.cause();
     built.skipped.sort();
     built.skipped.dedup();
+    built.not_yet.sort();
+    built.not_yet.dedup();
     Ok(built)
+}
+
+/// Returns the skipped-list line of candidate `c`, for `reason`.
+fn skip(c: &Candidate, reason: String) -> Skip {
+    Skip {
+        name: c.name.clone().unwrap_or_default(),
+        version: c.version.clone().unwrap_or_default(),
+        repository: repo_url::redact(&c.repository),
+        subfolder: c.subfolder.clone().unwrap_or_default(),
+        reason: match &c.origin {
+            Some(origin) => format!("{origin}: {reason}"),
+            None => reason,
+        },
+    }
+}
+
+/// Trees by (repository, subfolder, date, commit); the date is empty undated.
+type Trees = BTreeMap<(String, String, String, String), Vec<Pinned>>;
+
+/// Files each of candidate `r`'s pins (by date, empty undated) under its tree, or
+/// its failure in the skipped list; a date before the first commit of the history
+/// `answer` holds is also kept as a tree with no commit yet.
+fn place(
+    r: &Ready,
+    spelling: &RepoUrl,
+    answer: &Answer,
+    pins: Vec<(String, Result<pin::Pin, String>)>,
+    trees: &mut Trees,
+    built: &mut Built,
+) {
+    for (as_of, pinned) in pins {
+        match pinned {
+            Ok(p) => {
+                let key = (
+                    spelling.repo.to_ascii_lowercase(),
+                    r.candidate.subfolder.clone().unwrap_or_default(),
+                    as_of,
+                    p.commit,
+                );
+                let name = r.candidate.name.as_deref().unwrap_or_default();
+                trees.entry(key).or_default().push(Pinned {
+                    forge: spelling.forge,
+                    is_unnamed: r.candidate.name.is_none(),
+                    is_other_namespace: !is_owners_name(name, &spelling.repo),
+                    name: r.candidate.name.clone().unwrap_or_default(),
+                    how: p.how,
+                    repo: spelling.repo.clone(),
+                    committed: p.committed,
+                });
+            }
+            Err(why) => {
+                // A date before the line's first commit: the repository had
+                // none yet, which the census reports beside its rows.
+                let first = match answer {
+                    Answer::History(line) if !as_of.is_empty() => line.commits.last(),
+                    _ => None,
+                };
+                if let Some(&(first_commit, _)) = first {
+                    built.not_yet.push(NotYet {
+                        repo: spelling.repo.clone(),
+                        subfolder: r.candidate.subfolder.clone().unwrap_or_default(),
+                        as_of: as_of.clone(),
+                        first_commit,
+                    });
+                }
+                built.skipped.push(skip(&r.candidate, why));
+            }
+        }
+    }
 }
 
 /// Returns true when registry name `name`'s namespace (before the `/`) ends in
@@ -420,6 +467,7 @@ fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
             "default branch at the end of {day} (UTC): first-parent commit of {} UTC",
             date::utc_time(dated.time)
         ),
+        committed: Some(dated.time),
     })
 }
 
@@ -518,6 +566,12 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
         if let Some(as_of) = &tree.as_of {
             out.push_str(&format!("as_of = {}\n", toml_string(as_of)));
         }
+        if let Some(time) = tree.committed {
+            out.push_str(&format!(
+                "committed = {}\n",
+                toml_string(&date::rfc3339(time))
+            ));
+        }
         if let Some(name) = &tree.name {
             out.push_str(&format!("name = {}\n", toml_string(name)));
         }
@@ -525,6 +579,22 @@ pub fn corpus_text(built: &Built, from: &Provenance) -> String {
         if let Some(template) = tree.forge.archive_template() {
             out.push_str(&format!("archive_url = {}\n", toml_string(template)));
         }
+    }
+    if !built.not_yet.is_empty() {
+        out.push_str(
+            "\n# The repositories that had no commit on the default branch yet at a date: no\n\
+             # tree to count, reported beside the trees that were.\n",
+        );
+    }
+    for gap in &built.not_yet {
+        out.push_str("\n[[no_commit_yet]]\n");
+        out.push_str(&format!("repo = {}\n", toml_string(&gap.repo)));
+        if !gap.subfolder.is_empty() {
+            out.push_str(&format!("subfolder = {}\n", toml_string(&gap.subfolder)));
+        }
+        out.push_str(&format!("as_of = {}\n", toml_string(&gap.as_of)));
+        let first = date::rfc3339(gap.first_commit);
+        out.push_str(&format!("first_commit = {}\n", toml_string(&first)));
     }
     out
 }

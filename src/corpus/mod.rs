@@ -22,7 +22,7 @@ use toml::Spanned;
 use crate::archive::check_subfolder;
 use crate::error::UsageError;
 pub use crate::shard::{Shard, ShardSpec};
-use crate::table::TreeKey;
+use crate::table::{Dating, NotYet, TreeKey};
 use crate::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
 
 /// GitHub's tarball endpoint, the default archive location.
@@ -38,6 +38,9 @@ pub struct Corpus {
     pub source: String,
     pub columns: Columns,
     pub trees: Vec<Tree>,
+    /// The trees of a dated corpus at dates before their repository's first commit,
+    /// sorted: `[[no_commit_yet]]`.
+    pub not_yet: Vec<NotYet>,
 }
 
 /// Holds one repository at a pinned commit, or one subfolder of it.
@@ -52,6 +55,9 @@ pub struct Tree {
     /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
     /// that day, UTC); empty for a tree of no date.
     pub as_of: String,
+    /// The committer time of the commit, Unix seconds, when the corpus gives it
+    /// (`committed`, as a dated corpus is written).
+    pub committed: Option<i64>,
     /// The server's name (for a registry survey, the registry's name).
     pub name: Option<String>,
     pub note: Option<String>,
@@ -63,6 +69,18 @@ impl Corpus {
     /// Returns true when the trees carry dates (then every one does).
     pub fn is_dated(&self) -> bool {
         self.trees.iter().any(|t| !t.as_of.is_empty())
+    }
+
+    /// Returns what the corpus says of its commits beside the trees, for the table.
+    pub fn dating(&self) -> Dating {
+        Dating {
+            not_yet: self.not_yet.clone(),
+            committed: self
+                .trees
+                .iter()
+                .filter_map(|t| Some((t.key(), t.committed?)))
+                .collect(),
+        }
     }
 }
 
@@ -102,6 +120,18 @@ struct RawCorpus {
     column: Vec<RawColumn>,
     #[serde(default, rename = "tree")]
     trees: Vec<Spanned<RawTree>>,
+    #[serde(default)]
+    no_commit_yet: Vec<Spanned<RawNotYet>>,
+}
+
+/// A repository at a date before its first commit, as a dated corpus records it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNotYet {
+    repo: Spanned<String>,
+    subfolder: Option<Spanned<String>>,
+    as_of: Spanned<String>,
+    first_commit: Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +151,7 @@ struct RawTree {
     commit: Spanned<String>,
     subfolder: Option<Spanned<String>>,
     as_of: Option<Spanned<String>>,
+    committed: Option<Spanned<String>>,
     name: Option<String>,
     note: Option<String>,
     archive_url: Option<Spanned<String>>,
@@ -307,11 +338,21 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
             .replace("{owner}", owner)
             .replace("{name}", short)
             .replace("{commit}", commit);
+        let committed = match &raw_tree.committed {
+            Some(time) => Some(utc_time(time).map_err(|why| {
+                at(
+                    time.span(),
+                    format!("tree {number} ('{repo}'): key 'committed': {why}"),
+                )
+            })?),
+            None => None,
+        };
         trees.push(Tree {
             repo: repo.clone(),
             commit: commit.clone(),
             subfolder,
             as_of,
+            committed,
             name: raw_tree.name.clone(),
             note: raw_tree.note.clone(),
             archive_url,
@@ -320,6 +361,9 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     if trees.is_empty() {
         return Err(UsageError(format!("{name}: the corpus has no [[tree]]")));
     }
+    let is_dated = trees.iter().any(|t| !t.as_of.is_empty());
+    let not_yet =
+        not_yet_list(&raw.no_commit_yet, is_dated).map_err(|(span, why)| at(span, why))?;
     let terms: Vec<String> = terms.into_iter().map(Spanned::into_inner).collect();
     let controls: Vec<String> = controls.into_iter().map(Spanned::into_inner).collect();
     let mut columns = Columns::new(&terms, &controls)
@@ -343,6 +387,64 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         source: name.to_string(),
         columns,
         trees,
+        not_yet,
+    })
+}
+
+/// Returns the `[[no_commit_yet]]` entries, checked and sorted; they belong to a
+/// dated corpus only. The error gives the span it is about.
+fn not_yet_list(
+    raw: &[Spanned<RawNotYet>],
+    is_dated: bool,
+) -> std::result::Result<Vec<NotYet>, (std::ops::Range<usize>, String)> {
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, entry) in raw.iter().enumerate() {
+        let whole = entry.span();
+        let entry = entry.get_ref();
+        let what = format!("no_commit_yet {}", i + 1);
+        if !is_dated {
+            return Err((whole, format!("{what}: the trees have no 'as_of' date")));
+        }
+        let repo = entry.repo.get_ref();
+        if !is_repo(repo) {
+            let why = format!("{what}: key 'repo': '{repo}' is not of the form 'owner/name'");
+            return Err((entry.repo.span(), why));
+        }
+        let subfolder = match &entry.subfolder {
+            Some(sub) => {
+                check_subfolder(sub.get_ref())
+                    .map_err(|why| (sub.span(), format!("{what}: key 'subfolder': {why}")))?;
+                sub.get_ref().clone()
+            }
+            None => String::new(),
+        };
+        crate::date::parse_arg(entry.as_of.get_ref())
+            .map_err(|why| (entry.as_of.span(), format!("{what}: key 'as_of': {why}")))?;
+        let first_commit = utc_time(&entry.first_commit).map_err(|why| {
+            (
+                entry.first_commit.span(),
+                format!("{what}: key 'first_commit': {why}"),
+            )
+        })?;
+        out.push(NotYet {
+            repo: repo.clone(),
+            subfolder,
+            as_of: entry.as_of.get_ref().clone(),
+            first_commit,
+        });
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Reads a UTC time written `YYYY-MM-DDTHH:MM:SSZ`, as a dated corpus writes them.
+fn utc_time(text: &Spanned<String>) -> std::result::Result<i64, String> {
+    crate::date::parse_utc(text.get_ref()).ok_or_else(|| {
+        format!(
+            "'{}' is not a UTC time YYYY-MM-DDTHH:MM:SSZ",
+            text.get_ref()
+        )
     })
 }
 
@@ -405,6 +507,8 @@ impl Shard {
                 .step_by(self.n)
                 .cloned()
                 .collect(),
+            // The dates' facts are the corpus's: every shard reports them whole.
+            not_yet: corpus.not_yet.clone(),
         }
     }
 }
@@ -628,6 +732,53 @@ mod tests {
             "{e}"
         );
         assert!(!parse("c.toml", PUBLISHED).unwrap().is_dated());
+    }
+
+    #[test]
+    fn a_dated_corpus_records_commit_times_and_dates_with_no_commit_yet() {
+        let text = "[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nas_of = \"2025-06-01\"\n\
+                    committed = \"2025-05-31T12:00:00Z\"\n\n\
+                    [[no_commit_yet]]\nrepo = \"c/d\"\nsubfolder = \"srv\"\nas_of = \"2025-06-01\"\n\
+                    first_commit = \"2025-06-15T08:00:00Z\"\n\n\
+                    [[no_commit_yet]]\nrepo = \"c/d\"\nsubfolder = \"srv\"\nas_of = \"2025-01-01\"\n\
+                    first_commit = \"2025-06-15T08:00:00Z\"\n";
+        let c = parse("c.toml", text).unwrap();
+        // 1748692800 is 2025-05-31T12:00:00Z, 1749974400 2025-06-15T08:00:00Z.
+        assert_eq!(c.trees[0].committed, Some(1_748_692_800));
+        let gap = |as_of: &str| NotYet {
+            repo: "c/d".into(),
+            subfolder: "srv".into(),
+            as_of: as_of.into(),
+            first_commit: 1_749_974_400,
+        };
+        let dating = c.dating();
+        assert_eq!(dating.not_yet, [gap("2025-01-01"), gap("2025-06-01")]);
+        assert_eq!(
+            dating.committed.get(&c.trees[0].key()),
+            Some(&1_748_692_800)
+        );
+        let shard = Shard { k: 2, n: 2 }.select(&c);
+        assert!(shard.trees.is_empty() && shard.not_yet == c.not_yet);
+
+        let undated = "[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n\n[[no_commit_yet]]\n\
+                       repo = \"c/d\"\nas_of = \"2025-01-01\"\nfirst_commit = \"2025-06-15T08:00:00Z\"\n";
+        let e = err(undated);
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("no 'as_of' date"),
+            "{e}"
+        );
+        let e = err(&text.replace("2025-05-31T12:00:00Z", "2025-05-31 12:00:00"));
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("key 'committed'"),
+            "{e}"
+        );
+        let e = err(&text.replacen("2025-06-15T08:00:00Z", "soon", 1));
+        assert!(
+            e.starts_with("c.toml:11:") && e.contains("key 'first_commit'"),
+            "{e}"
+        );
+        let e = err(&text.replacen("subfolder = \"srv\"", "subfolder = \"../x\"", 1));
+        assert!(e.starts_with("c.toml:9:") && e.contains("subfolder"), "{e}");
     }
 
     proptest::proptest! {

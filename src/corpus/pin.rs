@@ -58,6 +58,8 @@ pub struct Pin {
     pub commit: String,
     /// Says which ref gave the commit, for the tree's note.
     pub how: String,
+    /// The commit's committer time, Unix seconds, when it was read (a dated pin).
+    pub committed: Option<i64>,
 }
 
 /// Holds the refs a remote listed.
@@ -143,6 +145,7 @@ pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
             Ok(Pin {
                 commit: commit.to_ascii_lowercase(),
                 how,
+                committed: None,
             })
         } else {
             Err(format!(
@@ -389,15 +392,23 @@ pub fn may_pass(failure: &Failure) -> bool {
 }
 
 /// Returns true when git's `stderr` says the remote answered that the repository
-/// is missing or unreadable, which no retry will change; false for network
+/// is missing, unreadable or refuses us, or that it lacks an object it should
+/// serve (a corrupt repository), which no retry will change; false for network
 /// errors, timeouts and HTTP 5xx or 429, which may pass.
 pub fn is_answer(stderr: &str) -> bool {
     let lower = stderr.to_ascii_lowercase();
     [
         "not found",
         "does not appear to be a git repository",
+        "repository corruption",
+        "missing object",
+        "bad object",
+        "did not send all necessary objects",
         "could not read username",
         "could not read password",
+        // credential.interactive=never: the remote asked for a password, none may
+        // be typed.
+        "unable to get password",
         "terminal prompts disabled",
         "authentication failed",
         "access denied",
@@ -565,6 +576,16 @@ mod tests {
             "fatal: '/srv/a/b' does not appear to be a git repository",
             "fatal: transport 'https' not allowed",
             "fatal: Authentication failed for 'https://gitlab.com/a/b/'",
+            // What git 2.47 says when the remote lacks a commit of its history.
+            "warning: filtering not recognized by server, ignoring\n\
+             remote: error: Could not read 8911d6ece87f554cde8c489f3bf75cd6b567f7db\n\
+             error: git upload-pack: git-pack-objects died with error.\n\
+             fatal: git upload-pack: aborting due to possible repository corruption on the \
+             remote side.\n\
+             fatal: early EOF",
+            "fatal: remote did not send all necessary objects",
+            // An HTTP 401 under credential.interactive=never (git 2.47).
+            "fatal: unable to get password from user",
         ] {
             assert!(is_answer(answer), "{answer}");
         }

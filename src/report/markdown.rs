@@ -7,7 +7,7 @@ use super::{short, thousands};
 use crate::table::{one_line, CommitSource, Row, Table};
 
 /// Returns the text of a Markdown table cell: pipes escaped, on one line.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     one_line(text).replace('|', "\\|")
 }
 
@@ -111,6 +111,23 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             )?;
         }
     }
+    let before = table.before_controls_rows().count() as u64;
+    if let (true, Some(since)) = (before > 0, table.columns.controls_since()) {
+        writeln!(w)?;
+        writeln!(w, "## Zero before the controls existed")?;
+        writeln!(w)?;
+        writeln!(
+            w,
+            "{} read zero on every term and every control at a commit before {since}, the \
+             specification version that named the control{}: {} could not hold {}, so \
+             {} not worth a second look.",
+            crate::messages::count(before, "tree", "trees"),
+            if controls.len() == 1 { "" } else { "s" },
+            if before == 1 { "it" } else { "they" },
+            if controls.len() == 1 { "it" } else { "them" },
+            if before == 1 { "it is" } else { "they are" },
+        )?;
+    }
     let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
     if !failed.is_empty() {
         writeln!(w)?;
@@ -148,20 +165,28 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     }
     writeln!(w)?;
     w.write_all(LIMITS.as_bytes())?;
+    // The extra limits are numbered on from the last of LIMITS, so that the raw
+    // Markdown reads as one list.
+    let mut number = LIMITS_COUNT;
     if table.columns.has_profile() {
-        w.write_all(PROFILE_LIMITS.as_bytes())?;
+        number += 1;
+        write!(w, "{number}. {PROFILE_LIMITS}")?;
     }
     if table.is_dated() {
-        let number = if table.columns.has_profile() { 7 } else { 6 };
+        number += 1;
         write!(w, "{number}. {HISTORY_LIMITS}")?;
     }
     Ok(())
 }
 
+/// How many items [`LIMITS`] numbers.
+const LIMITS_COUNT: usize = 6;
+
 /// What a spelling profile can and cannot see, carried by every report that has
-/// profile columns (docs/method.md, "Spelling profiles").
+/// profile columns (docs/method.md, "Spelling profiles"); its number follows the
+/// limits before it.
 pub const PROFILE_LIMITS: &str = "\
-6. **A profile sees spellings, not declarations.** A `_sdk` column sums the spellings \
+**A profile sees spellings, not declarations.** A `_sdk` column sums the spellings \
 the SDKs make authors write (`read_only_hint`, `ReadOnly = true`, `.read_only(`, the \
 camelCase name), each under its own case rule; the literal columns keep their meaning. \
 Positional constructors (Java, Kotlin, PHP) name no hint and stay invisible to any \
@@ -205,3 +230,155 @@ of them in hint counts. `mcp-hint-census scan --git` reads the commit's own tree
 6. **Absent is not false.** The census cannot tell a tool that omitted a hint from one \
 that declared it false; only the wire can.
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{Failure, FailureKind, TreeKey};
+    use crate::terms::{self, Columns};
+
+    /// Returns the numbers that open the report's list items (`N. **...`), in order.
+    fn item_numbers(md: &str) -> Vec<u32> {
+        md.lines()
+            .filter_map(|line| line.split_once(". **"))
+            .filter_map(|(number, _)| number.parse().ok())
+            .collect()
+    }
+
+    fn report(columns: Columns, as_of: &str) -> String {
+        let table = Table {
+            columns,
+            date: "2026-01-01".into(),
+            rows: vec![Row {
+                key: TreeKey {
+                    repo: "o/n".into(),
+                    pinned: "abcd".into(),
+                    subfolder: String::new(),
+                    as_of: as_of.into(),
+                },
+                server: None,
+                note: None,
+                outcome: Err(Failure::new(FailureKind::Other, "gone")),
+            }],
+            dating: Default::default(),
+        };
+        let mut md = Vec::new();
+        write_markdown(&mut md, &table).unwrap();
+        String::from_utf8(md).unwrap()
+    }
+
+    /// Returns a counted row of `repo` as of `as_of` with one file and all zeros.
+    fn zero(repo: &str, as_of: &str, width: usize) -> Row {
+        Row {
+            key: TreeKey {
+                repo: repo.into(),
+                pinned: "abcd".into(),
+                subfolder: String::new(),
+                as_of: as_of.into(),
+            },
+            server: None,
+            note: None,
+            outcome: Ok(crate::table::Counted {
+                commit: "abcd".into(),
+                commit_source: crate::table::CommitSource::Pinned,
+                count: crate::count::TreeCount {
+                    files_walked: 1,
+                    bytes_read: 1,
+                    counts: vec![0; width],
+                    files: Default::default(),
+                },
+                sha256: String::new(),
+                tools: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_commit_before_the_spec_named_the_control_is_no_false_alarm() {
+        let flagged = |controls: &[&str]| -> (Vec<String>, String) {
+            let columns = Columns::new(&terms::DEFAULT_TERMS, controls).unwrap();
+            let width = columns.len();
+            let rows = vec![
+                zero("o/early", "2025-01-01", width),
+                zero("o/dormant", "2025-06-01", width),
+                zero("o/recent", "2025-06-01", width),
+                zero("o/that-day", "2025-03-26", width),
+                zero("o/eve", "2025-03-26", width),
+            ];
+            // 1738368000 is 2025-02-01T00:00:00Z, 1743465600 2025-04-01T00:00:00Z,
+            // 1742947199 2025-03-25T23:59:59Z (Python's datetime).
+            let committed = [
+                ("o/dormant", 1_738_368_000),
+                ("o/recent", 1_743_465_600),
+                ("o/eve", 1_742_947_199),
+            ];
+            let dating = crate::table::Dating {
+                not_yet: Vec::new(),
+                committed: committed
+                    .iter()
+                    .map(|(repo, t)| {
+                        (
+                            rows.iter()
+                                .find(|r| r.key.repo == *repo)
+                                .unwrap()
+                                .key
+                                .clone(),
+                            *t,
+                        )
+                    })
+                    .collect(),
+            };
+            let table = Table {
+                columns,
+                date: "2026-01-01".into(),
+                rows,
+                dating,
+            };
+            let names = table.silent_rows().map(|r| r.key.repo.clone()).collect();
+            let mut md = Vec::new();
+            write_markdown(&mut md, &table).unwrap();
+            (names, String::from_utf8(md).unwrap())
+        };
+        let (names, md) = flagged(&["annotations"]);
+        assert_eq!(names, ["o/recent", "o/that-day"], "{md}");
+        assert!(
+            md.contains("- **o/recent as of 2025-06-01** held files"),
+            "{md}"
+        );
+        assert!(!md.contains("**o/early as of"), "{md}");
+        assert!(
+            md.contains(
+                "\n3 trees read zero on every term and every control at a commit before \
+                 2025-03-26, the specification version that named the control: they could not \
+                 hold it, so they are not worth a second look.\n"
+            ),
+            "{md}"
+        );
+        // The default word, spelt another way, is the same term.
+        assert_eq!(flagged(&["Annotations"]).0, ["o/recent", "o/that-day"]);
+        // A control of the user's own could be in any commit: today's rule.
+        let all = ["o/early", "o/dormant", "o/recent", "o/that-day", "o/eve"];
+        for controls in [&["import"][..], &["annotations", "import"], &[]] {
+            let (names, md) = flagged(controls);
+            assert_eq!(names, all, "{controls:?}");
+            assert!(!md.contains("before the controls existed"), "{md}");
+        }
+    }
+
+    #[test]
+    fn the_limits_are_numbered_once_each_with_a_profile_and_dates() {
+        let profile = terms::load_profile("sdk").unwrap();
+        let with_profile = Columns::default_columns().with_profile(profile).unwrap();
+        let md = report(with_profile.clone(), "2025-06-01");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6, 7, 8], "{md}");
+        assert!(md.contains("\n7. **A profile sees spellings"), "{md}");
+        assert!(md.contains("\n8. **History is read as it is now."), "{md}");
+        let md = report(with_profile, "");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6, 7], "{md}");
+        let md = report(Columns::default_columns(), "2025-06-01");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6, 7], "{md}");
+        assert!(md.contains("\n7. **History is read as it is now."), "{md}");
+        let md = report(Columns::default_columns(), "");
+        assert_eq!(item_numbers(&md), [1, 2, 3, 4, 5, 6], "{md}");
+    }
+}

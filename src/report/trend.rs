@@ -17,9 +17,10 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 
-use super::chart::{self, Chart, Series};
+use super::chart::{self, Chart, Series, XAxis};
 use super::survey::{Shares, Survey};
-use crate::table::Table;
+use crate::date;
+use crate::table::{NotYet, Table};
 use crate::terms::Hint;
 use crate::tools::Family;
 
@@ -32,6 +33,8 @@ pub struct Point {
     pub counted: u64,
     /// Rows of the date that failed.
     pub failed: u64,
+    /// Trees of the corpus at the date whose repository had no commit yet: no row.
+    pub not_yet: u64,
     /// Per hint column (in [`Trend::columns`] order): counted trees whose count is
     /// not zero.
     pub spelling: Vec<u64>,
@@ -70,6 +73,20 @@ pub struct Trend {
     /// True when the finder read a tree at some date; the tools part of the section
     /// and chart is drawn only then.
     pub has_tools: bool,
+    /// The trees that had no commit yet at some date, with those dates and the time
+    /// of the first commit: by tree, in the corpus's sorted order.
+    pub not_yet: Vec<NotYetTree>,
+}
+
+/// Holds a tree of the corpus and the dates before its repository's first commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotYetTree {
+    /// `owner/name`, with `:subfolder` when only a subfolder is counted.
+    pub name: String,
+    /// Earliest first.
+    pub dates: Vec<String>,
+    /// The first commit's committer time, Unix seconds.
+    pub first_commit: i64,
 }
 
 impl Trend {
@@ -81,16 +98,24 @@ impl Trend {
         let hints = table.columns.hint_columns();
         let names: Vec<&str> = table.columns.names().collect();
         let mut by_date: BTreeMap<&str, Point> = BTreeMap::new();
+        let point_at = |date: &str| Point {
+            date: date.to_string(),
+            counted: 0,
+            failed: 0,
+            not_yet: 0,
+            spelling: vec![0; hints.len()],
+            tools: ToolPoint::default(),
+        };
+        for gap in &table.dating.not_yet {
+            by_date
+                .entry(gap.as_of.as_str())
+                .or_insert_with(|| point_at(&gap.as_of))
+                .not_yet += 1;
+        }
         for row in &table.rows {
             let point = by_date
                 .entry(row.key.as_of.as_str())
-                .or_insert_with(|| Point {
-                    date: row.key.as_of.clone(),
-                    counted: 0,
-                    failed: 0,
-                    spelling: vec![0; hints.len()],
-                    tools: ToolPoint::default(),
-                });
+                .or_insert_with(|| point_at(&row.key.as_of));
             match &row.outcome {
                 Ok(c) => {
                     point.counted += 1;
@@ -122,6 +147,7 @@ impl Trend {
             columns: hints.iter().map(|&i| names[i].to_string()).collect(),
             has_tools: points.iter().any(|p| p.tools.trees > 0),
             points,
+            not_yet: not_yet_trees(&table.dating.not_yet),
         })
     }
 
@@ -177,7 +203,7 @@ impl Trend {
     /// Returns the charts as one SVG, a panel each, byte for byte the same for the
     /// same table.
     pub fn svg(&self) -> Result<String> {
-        chart::lines_svg(&self.charts())
+        chart::lines_svg(&self.charts(), XAxis::Days)
     }
 
     /// Writes the Markdown section: the table of the series, the table of the tool
@@ -189,28 +215,39 @@ impl Trend {
         writeln!(
             w,
             "Each date stands for the commit the default branch pointed to at its end \
-             (23:59:59 UTC). A share is of the trees counted at that date: those whose \
-             count of the hint is not zero. A tree counts at every date it was pinned at, \
-             also when two dates name one commit."
+             (23:59:59 UTC). A tree is pinned at a date when its repository had a commit \
+             by then, and counted when its archive was read; a repository with no commit \
+             yet has no tree at that date (no commit yet). A share is of the trees counted \
+             at that date: those whose count of the hint is not zero. A tree counts at \
+             every date it was pinned at, also when two dates name one commit."
         )?;
         writeln!(w)?;
-        write!(w, "| As of | Trees counted | Not counted |")?;
+        write!(w, "| As of | Pinned | Counted | Failed | No commit yet |")?;
         for name in &self.columns {
             write!(w, " {name} |")?;
         }
         writeln!(w)?;
-        write!(w, "|---|---:|---:|")?;
+        write!(w, "|---|---:|---:|---:|---:|")?;
         for _ in &self.columns {
             write!(w, "---:|")?;
         }
         writeln!(w)?;
         for p in &self.points {
-            write!(w, "| {} | {} | {} |", p.date, p.counted, p.failed)?;
+            write!(
+                w,
+                "| {} | {} | {} | {} | {} |",
+                p.date,
+                p.counted + p.failed,
+                p.counted,
+                p.failed,
+                p.not_yet
+            )?;
             for &n in &p.spelling {
                 write!(w, " {} |", share(n, p.counted, 0))?;
             }
             writeln!(w)?;
         }
+        self.write_gaps(w)?;
         if self.has_tools {
             writeln!(w)?;
             self.write_tools_markdown(w)?;
@@ -224,6 +261,51 @@ impl Trend {
             false => "Share of trees counted whose source spells each hint, by date",
         };
         writeln!(w, "![{alt}]({svg_name})")?;
+        Ok(())
+    }
+
+    /// Writes the trees that had no commit yet, with their first commit's time, and
+    /// the dates where nothing was counted, with why.
+    fn write_gaps(&self, w: &mut dyn Write) -> io::Result<()> {
+        if !self.not_yet.is_empty() {
+            writeln!(w)?;
+            writeln!(
+                w,
+                "No commit yet, by tree: the dates by whose end its repository's default \
+                 branch had no commit, and when its first commit came."
+            )?;
+            writeln!(w)?;
+            for tree in &self.not_yet {
+                writeln!(
+                    w,
+                    "- **{}**: {}; first commit {} UTC",
+                    super::markdown::cell(&tree.name),
+                    tree.dates.join(", "),
+                    date::utc_time(tree.first_commit)
+                )?;
+            }
+        }
+        let empty: Vec<String> = self
+            .points
+            .iter()
+            .filter(|p| p.counted == 0)
+            .map(|p| {
+                // A date is in the series for a row or a tree with no commit yet.
+                let why = match p.failed {
+                    0 => "no repository had a commit yet".to_string(),
+                    n => format!("{n} pinned, none counted"),
+                };
+                format!("{} ({why})", p.date)
+            })
+            .collect();
+        if !empty.is_empty() {
+            writeln!(w)?;
+            writeln!(
+                w,
+                "Nothing to count at {}: no share (`-`), and a gap in the chart.",
+                empty.join(", ")
+            )?;
+        }
         Ok(())
     }
 
@@ -274,6 +356,28 @@ impl Trend {
         }
         Ok(())
     }
+}
+
+/// Returns the trees of `gaps` (sorted by tree, then date), each with its dates.
+fn not_yet_trees(gaps: &[NotYet]) -> Vec<NotYetTree> {
+    let mut out: Vec<NotYetTree> = Vec::new();
+    let mut last: Option<(&str, &str)> = None;
+    for gap in gaps {
+        let tree = (gap.repo.as_str(), gap.subfolder.as_str());
+        match out.last_mut() {
+            Some(at) if last == Some(tree) => at.dates.push(gap.as_of.clone()),
+            _ => out.push(NotYetTree {
+                name: match gap.subfolder.is_empty() {
+                    true => gap.repo.clone(),
+                    false => format!("{}:{}", gap.repo, gap.subfolder),
+                },
+                dates: vec![gap.as_of.clone()],
+                first_commit: gap.first_commit,
+            }),
+        }
+        last = Some(tree);
+    }
+    out
 }
 
 /// Returns a share's cell: `n (x.x%)` of `of`, with `; k ?` when `k` of the `n`
@@ -337,6 +441,7 @@ mod tests {
         let table = Table {
             columns: Columns::default_columns(),
             date: "2026-01-01".into(),
+            dating: Default::default(),
             rows: vec![
                 row("2025-09-01", Some([3, 0, 0, 1, 9])),
                 row("2025-06-01", Some([1, 0, 0, 0, 9])),
@@ -372,11 +477,13 @@ mod tests {
         trend.write_markdown(&mut md, "t.svg").unwrap();
         let md = String::from_utf8(md).unwrap();
         assert!(
-            md.contains("| 2025-06-01 | 2 | 0 | 1 (50.0%) | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) |\n"),
+            md.contains(
+                "| 2025-06-01 | 2 | 2 | 0 | 0 | 1 (50.0%) | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) |\n"
+            ),
             "{md}"
         );
         assert!(
-            md.contains("| 2025-12-01 | 0 | 1 | - | - | - | - |\n"),
+            md.contains("| 2025-12-01 | 1 | 0 | 1 | 0 | - | - | - | - |\n"),
             "{md}"
         );
         assert!(md.contains("](t.svg)"), "{md}");
@@ -392,12 +499,85 @@ mod tests {
             trend.svg().unwrap(),
             "the same rows give the same bytes"
         );
-        assert!(svg.contains("openWorldHint") && svg.contains("2025-09-01"));
+        // 2025-06-01 to 12-01 are under month ticks.
+        assert!(
+            svg.contains("openWorldHint") && svg.contains("\n2025-09\n"),
+            "{svg}"
+        );
         let undated = Table {
             rows: vec![row("", Some([1, 0, 0, 0, 0]))],
             ..table
         };
         assert!(Trend::of(&undated).is_none());
+    }
+
+    #[test]
+    fn dates_before_a_repository_existed_are_reported_not_dropped() {
+        let gap = |repo: &str, subfolder: &str, as_of: &str, first_commit| NotYet {
+            repo: repo.into(),
+            subfolder: subfolder.into(),
+            as_of: as_of.into(),
+            first_commit,
+        };
+        // 1731974400 is 2024-11-19T00:00:00Z; 1749974400 is 2025-06-15T08:00:00Z.
+        let table = Table {
+            columns: Columns::default_columns(),
+            date: "2026-01-01".into(),
+            rows: vec![
+                row("2024-11-19", None),
+                row("2025-06-01", Some([1, 0, 0, 0, 1])),
+                row("2025-07-01", Some([0, 0, 0, 0, 1])),
+                row("2025-07-01", Some([2, 0, 0, 0, 1])),
+            ],
+            dating: crate::table::Dating {
+                not_yet: vec![
+                    gap("a/one", "", "2024-11-18", 1_731_974_400),
+                    gap("b/two", "srv|x", "2024-11-18", 1_749_974_400),
+                    gap("b/two", "srv|x", "2024-11-19", 1_749_974_400),
+                    gap("b/two", "srv|x", "2025-06-01", 1_749_974_400),
+                ],
+                committed: Default::default(),
+            },
+        };
+        let trend = Trend::of(&table).unwrap();
+        let got: Vec<(&str, u64, u64, u64)> = trend
+            .points
+            .iter()
+            .map(|p| (p.date.as_str(), p.counted, p.failed, p.not_yet))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("2024-11-18", 0, 0, 2),
+                ("2024-11-19", 0, 1, 1),
+                ("2025-06-01", 1, 0, 1),
+                ("2025-07-01", 2, 0, 0),
+            ]
+        );
+        let mut md = Vec::new();
+        trend.write_markdown(&mut md, "t.svg").unwrap();
+        let md = String::from_utf8(md).unwrap();
+        for line in [
+            "| As of | Pinned | Counted | Failed | No commit yet | readOnlyHint |",
+            "| 2024-11-18 | 0 | 0 | 0 | 2 | - | - | - | - |\n",
+            "| 2024-11-19 | 1 | 0 | 1 | 1 | - | - | - | - |\n",
+            "| 2025-06-01 | 1 | 1 | 0 | 1 | 1 (100.0%) | 0 (0.0%) | 0 (0.0%) | 0 (0.0%) |\n",
+            "| 2025-07-01 | 2 | 2 | 0 | 0 | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) | 0 (0.0%) |\n",
+            "\n- **a/one**: 2024-11-18; first commit 2024-11-19 00:00:00 UTC\n",
+            "\n- **b/two:srv\\|x**: 2024-11-18, 2024-11-19, 2025-06-01; first commit \
+             2025-06-15 08:00:00 UTC\n",
+            "\nNothing to count at 2024-11-18 (no repository had a commit yet), 2024-11-19 \
+             (1 pinned, none counted): no share (`-`), and a gap in the chart.\n",
+        ] {
+            assert!(md.contains(line), "no '{line}' in:\n{md}");
+        }
+        // Both dates with nothing counted are gaps in the chart, not points at 0%.
+        let charts = trend.charts();
+        assert_eq!(
+            charts[0].series[0].values,
+            [None, None, Some(100.0), Some(50.0)]
+        );
+        assert_eq!(trend.svg().unwrap().matches("<circle").count(), 2 * 4);
     }
 
     /// Returns a counted row of `as_of` whose finder found `tools` (hints as the
@@ -436,6 +616,7 @@ mod tests {
         let table = Table {
             columns: Columns::default_columns(),
             date: "2026-01-01".into(),
+            dating: Default::default(),
             rows: vec![
                 with_tools(
                     "2025-06-01",

@@ -139,6 +139,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         columns: config.columns.clone(),
         date,
         rows,
+        dating: Default::default(),
     };
 
     let stdout = io::stdout();
@@ -579,6 +580,7 @@ mod tests {
                 row("hinted", counted(vec![0, 1, 0])),
                 row("broken", Err(Failure::new(FailureKind::Other, "x"))),
             ],
+            dating: Default::default(),
         };
         let silent: Vec<&str> = table.zero_in(&[0, 1]).map(Row::repo).collect();
         assert_eq!(silent, ["silent"]);

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::{
-    naive, read_csv, reply, show, ts_server, Git, Loopback, ToolSpec, HINTS, TERMS,
+    header, naive, read_csv, reply, show, targz, ts_server, Git, Item, Loopback, ToolSpec, HINTS,
+    TERMS,
 };
 
 const DATE: &str = "2026-11-30";
@@ -311,10 +312,121 @@ fn each_date_pins_the_first_parent_commit_at_its_last_second_as_git_does() {
             "{repo} {day}: {rows:?}"
         );
     }
+    // The corpus records each repository's dates before its first commit, with the
+    // time git gives that commit, and each tree's commit time as git gives it.
+    let value: toml::Value = toml::from_str(&text).unwrap();
+    let gaps: Vec<(String, String, String)> = value["no_commit_yet"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let s = |k: &str| t[k].as_str().unwrap().to_string();
+            (s("repo"), s("as_of"), s("first_commit"))
+        })
+        .collect();
+    let first = |path: &Path| {
+        let line = lab.git(path, &["rev-list", "--first-parent", "main"]);
+        committed(&lab, path, line.lines().last().unwrap())
+    };
+    assert_eq!(first(&alpha.path), "2025-03-01T10:00:00Z");
+    assert_eq!(first(&beta), "2025-06-15T08:00:00Z");
+    let want_gaps: Vec<(String, String, String)> = skipped
+        .iter()
+        .map(|(repo, day)| {
+            let path = if *repo == "acme/alpha" {
+                &alpha.path
+            } else {
+                &beta
+            };
+            (repo.to_string(), day.to_string(), first(path))
+        })
+        .collect();
+    assert_eq!(gaps, want_gaps, "{text}");
+    for t in value["tree"].as_array().unwrap() {
+        let (repo, commit) = (t["repo"].as_str().unwrap(), t["commit"].as_str().unwrap());
+        let path = if repo == "acme/alpha" {
+            &alpha.path
+        } else {
+            &beta
+        };
+        assert_eq!(
+            t["committed"].as_str(),
+            Some(committed(&lab, path, commit).as_str())
+        );
+    }
     // The census's own parser reads the dates back.
     let corpus = mcp_hint_census::corpus::parse("dated.toml", &text).unwrap();
     assert!(corpus.is_dated());
     assert_eq!(corpus.trees.len(), want.len());
+    assert_eq!(corpus.not_yet.len(), skipped.len());
+}
+
+/// Returns the committer time of `commit` in UTC as git formats it,
+/// `YYYY-MM-DDTHH:MM:SSZ`.
+fn committed(lab: &Lab, repo: &Path, commit: &str) -> String {
+    let out = lab
+        .git
+        .env(&mut Command::new("git"))
+        .current_dir(repo)
+        .env("TZ", "UTC")
+        .args(["show", "-s", "--format=%cd"])
+        .arg("--date=format-local:%Y-%m-%dT%H:%M:%SZ")
+        .arg(commit)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn trees_of_a_repository_follow_their_dates_not_their_commit_ids() {
+    let lab = Lab::new();
+    let path = lab.repo("acme/order");
+    let early = lab.commit(&path, "2025-05-01T00:00:00Z", &[("a.ts", "one")]);
+    // A later commit whose id sorts before the earlier one's: the content is
+    // varied until git gives such an id.
+    let mut later = String::new();
+    for n in 0.. {
+        later = lab.commit(
+            &path,
+            "2025-06-01T00:00:00Z",
+            &[("a.ts", &format!("two {n}"))],
+        );
+        if later < early {
+            break;
+        }
+        lab.git(&path, &["reset", "-q", "--hard", &early]);
+    }
+    fs::write(lab.path().join("list.txt"), "acme/order\n").unwrap();
+    let out = lab.run(&[
+        "corpus",
+        "list",
+        "list.txt",
+        "--out",
+        "c.toml",
+        "--cache",
+        "cache",
+        "--date",
+        DATE,
+        "--at",
+        "2025-06-15",
+        "--at",
+        "2025-05-15",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let got = trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap());
+    let tree = |commit: &str, day: &str| {
+        (
+            "acme/order".to_string(),
+            commit.to_string(),
+            day.to_string(),
+        )
+    };
+    // The README's order: repository, subfolder, date, commit.
+    assert_eq!(
+        got,
+        [tree(&early, "2025-05-15"), tree(&later, "2025-06-15")]
+    );
 }
 
 #[test]
@@ -356,6 +468,169 @@ fn the_clone_cache_is_reused_and_brought_up_to_date() {
     assert!(
         before.iter().all(|p| after.contains(p)) && after.len() == 2,
         "the first clone's pack is kept and the fetch adds one: {before:?} then {after:?}"
+    );
+}
+
+#[test]
+fn a_clone_that_cannot_pass_names_its_fatal_line_and_is_tried_once() {
+    let lab = Lab::new();
+    // A repository that does not serve partial clones (git warns first) and lacks
+    // the parent of its tip: the remote cannot send its history.
+    let broken = lab.git.repo("github.com", "acme/broken", "main", 0);
+    let parent = lab.commit(&broken, "2025-05-01T00:00:00Z", &[("a.ts", "x")]);
+    lab.commit(&broken, "2025-05-02T00:00:00Z", &[("a.ts", "y")]);
+    fs::remove_file(
+        broken
+            .join(".git/objects")
+            .join(&parent[..2])
+            .join(&parent[2..]),
+    )
+    .unwrap();
+    let good = lab.repo("acme/good");
+    let good_commit = lab.commit(&good, "2025-05-01T00:00:00Z", &[("a.ts", "readOnlyHint")]);
+    // codeberg.org is a server here: a refusal to authenticate and a 503.
+    let server = Loopback::start(|request| {
+        if request.url.starts_with("/acme/locked") {
+            reply(401, "who are you").with_header(header("WWW-Authenticate: Basic realm=\"x\""))
+        } else {
+            reply(503, "busy")
+        }
+    });
+    lab.git
+        .rule(&format!("{}/", server.url()), "https://codeberg.org/");
+    fs::write(
+        lab.path().join("list.txt"),
+        "acme/broken\nacme/missing\nacme/good\n\
+         https://codeberg.org/acme/locked\nhttps://codeberg.org/acme/busy\n",
+    )
+    .unwrap();
+    let out = lab
+        .git
+        .bin(lab.path())
+        .args([
+            "corpus",
+            "list",
+            "list.txt",
+            "--out",
+            "c.toml",
+            "--cache",
+            "cache",
+            "--date",
+            DATE,
+            "--at",
+            "2025-06-01",
+            "--retries",
+            "2",
+        ])
+        .env("GIT_ALLOW_PROTOCOL", "http:file")
+        .output();
+    // The 503 may pass: the run says to try again later.
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(
+        trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap()),
+        [(
+            "acme/good".to_string(),
+            good_commit,
+            "2025-06-01".to_string()
+        )]
+    );
+    let rows = read_csv(&lab.path().join("c-skipped.csv"));
+    let reason = |repository: &str| -> String {
+        let row = rows.iter().find(|r| r[2] == repository);
+        row.unwrap_or_else(|| panic!("no {repository} in {rows:?}"))[4].clone()
+    };
+    let broken = reason("acme/broken");
+    assert!(
+        broken.starts_with("line 1: git clone failed (exit 128): fatal: ")
+            && broken.contains("corruption")
+            && !broken.contains("warning")
+            && !broken.contains("gave up"),
+        "{broken}"
+    );
+    let missing = reason("acme/missing");
+    assert!(
+        missing.starts_with("line 2: git clone failed (exit 128): fatal: ")
+            && missing.contains("does not appear to be a git repository")
+            && !missing.contains("gave up"),
+        "{missing}"
+    );
+    let hits = |path: &str| {
+        server
+            .seen()
+            .iter()
+            .filter(|r| r.url.starts_with(path))
+            .count()
+    };
+    let locked = reason("https://codeberg.org/acme/locked");
+    assert!(
+        locked.starts_with("line 4: git clone failed (exit 128): fatal: ")
+            && !locked.contains("gave up"),
+        "{locked}"
+    );
+    assert_eq!(hits("/acme/locked"), 1, "a refusal is asked once");
+    // The contrast: a failure that may pass is tried 1 + --retries times.
+    let busy = reason("https://codeberg.org/acme/busy");
+    assert!(busy.ends_with("(gave up after 3 tries)"), "{busy}");
+    assert_eq!(hits("/acme/busy"), 3, "{busy}");
+}
+
+#[test]
+fn a_tree_from_before_the_spec_named_annotations_is_no_false_alarm() {
+    let lab = Lab::new();
+    let commit = |c: char| c.to_string().repeat(40);
+    // Two trees of one date whose files hold no term and no control: one at a
+    // commit of 2025-03-25 23:59:59 UTC, the last second before the specification
+    // named `annotations`, one at a commit of 2025-03-26 00:00:00 UTC.
+    let mut text = String::new();
+    let mut routes = HashMap::new();
+    for (repo, c, committed) in [
+        ("acme/eve", 'a', "2025-03-25T23:59:59Z"),
+        ("acme/day", 'b', "2025-03-26T00:00:00Z"),
+    ] {
+        text.push_str(&format!(
+            "[[tree]]\nrepo = \"{repo}\"\ncommit = \"{}\"\nas_of = \"2025-06-01\"\n\
+             committed = \"{committed}\"\n\
+             archive_url = \"https://codeload.github.com/{{repo}}/tar.gz/{{commit}}\"\n\n",
+            commit(c)
+        ));
+        let items = [Item::File("README".into(), b"plain words".to_vec())];
+        let archive = targz("top", Some(&commit(c)), &items);
+        routes.insert(format!("/{repo}/{}", commit(c)), archive);
+    }
+    let _server = lab.serve_corpus(&text, routes);
+    let out = lab.run(&[
+        "census",
+        "--corpus",
+        "corpus.toml",
+        "--cache",
+        "archives",
+        "--date",
+        DATE,
+        "--out",
+        "out",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let report = fs::read_to_string(lab.path().join(format!("out/census-{DATE}.md"))).unwrap();
+    let look = "held files but read zero on every term and every control";
+    assert!(
+        report.contains(&format!("- **acme/day as of 2025-06-01** {look}")),
+        "{report}"
+    );
+    assert!(
+        !report.contains(&format!("**acme/eve as of 2025-06-01** {look}")),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "\n1 tree read zero on every term and every control at a commit before 2025-03-26"
+        ),
+        "{report}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("note: acme/day as of 2025-06-01 held files")
+            && !stdout.contains("note: acme/eve"),
+        "{stdout}"
     );
 }
 
@@ -524,8 +799,15 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
         }
     }
     assert!(by_date.values().any(|(_, s)| s.iter().any(|&n| n > 0)));
+    // Per date, the repositories git says had no commit by its end.
+    let not_yet = |day: &str| {
+        repos
+            .values()
+            .filter(|path| lab.oracle(path, day).is_none())
+            .count()
+    };
     for (day, (trees, spelling)) in &by_date {
-        let mut line = format!("| {day} | {trees} | 0 |");
+        let mut line = format!("| {day} | {trees} | {trees} | 0 | {} |", not_yet(day));
         for n in spelling {
             line.push_str(&format!(
                 " {n} ({:.1}%) |",
@@ -537,12 +819,26 @@ fn a_census_of_a_dated_corpus_agrees_with_the_naive_oracle_and_merges_byte_for_b
             "no '{line}' in:\n{report}"
         );
     }
+    // 2025-01-01 is before both repositories' first commits: it has a line of its
+    // own, and says why nothing was counted.
+    assert!(!by_date.contains_key("2025-01-01"));
+    assert_eq!(not_yet("2025-01-01"), 2);
+    for line in [
+        "| 2025-01-01 | 0 | 0 | 0 | 2 | - | - | - | - |\n",
+        "- **acme/alpha**: 2025-01-01; first commit 2025-03-01 10:00:00 UTC\n",
+        "- **acme/beta**: 2025-01-01, 2025-06-01, 2025-06-02, 2025-06-03; first commit \
+         2025-06-15 08:00:00 UTC\n",
+        "\nNothing to count at 2025-01-01 (no repository had a commit yet): ",
+    ] {
+        assert!(report.contains(line), "no '{line}' in:\n{report}");
+    }
     let svg_name = format!("census-{DATE}-trend.svg");
     assert!(report.contains(&format!("]({svg_name})")), "{report}");
     assert!(report.contains("force-pushed"), "{report}");
     let svg = fs::read_to_string(lab.path().join("out").join(&svg_name)).unwrap();
     assert!(
-        svg.starts_with("<svg") && svg.contains("2025-07-16"),
+        // 2025-01-01 to 09-01 are under a tick every other month.
+        svg.starts_with("<svg") && svg.contains("\n2025-07\n") && !svg.contains("\n2025-08\n"),
         "{svg}"
     );
     for term in &TERMS[..4] {
@@ -962,7 +1258,12 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
             report.contains(&format!("{line}\n")),
             "no '{line}' in:\n{report}"
         );
-        let trees_line = format!("| {day} | {} | {} |", at.counted, at.failed);
+        let trees_line = format!(
+            "| {day} | {} | {} | {} |",
+            at.counted + at.failed,
+            at.counted,
+            at.failed
+        );
         assert!(
             report.contains(&trees_line),
             "no '{trees_line}' in:\n{report}"
