@@ -791,8 +791,8 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
         let mut hints = [None; 4];
         for (j, hint) in hints.iter_mut().enumerate() {
             let cell = record[TOOLS_LEADING.len() + j];
-            *hint = HintState::parse(cell).map_err(|()| {
-                anyhow::anyhow!(
+            *hint = HintState::parse(cell).with_context(|| {
+                format!(
                     "{}: '{}' is not a hint cell (true, false, ?, unknown or empty)",
                     at(),
                     text(cell)

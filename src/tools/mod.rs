@@ -82,15 +82,16 @@ impl HintState {
         }
     }
 
-    /// Reads a table cell back; `None` for an empty cell, `Err` for any other text.
-    pub fn parse(cell: &[u8]) -> Result<Option<HintState>, ()> {
-        Ok(Some(match cell {
-            b"" => return Ok(None),
+    /// Reads a table cell back: `Some(None)` for an empty cell, `None` for text that
+    /// is no hint cell.
+    pub fn parse(cell: &[u8]) -> Option<Option<HintState>> {
+        Some(Some(match cell {
+            b"" => return Some(None),
             b"true" => HintState::True,
             b"false" => HintState::False,
             b"?" => HintState::Unresolved,
             b"unknown" => HintState::Unknown,
-            _ => return Err(()),
+            _ => return None,
         }))
     }
 

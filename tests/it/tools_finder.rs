@@ -47,12 +47,14 @@ fn finder(dir: &Path) -> (BTreeMap<String, Cells>, usize) {
     assert_eq!(found.skipped_files, 0, "{}", dir.display());
     let mut by_name = BTreeMap::new();
     let mut unnamed = 0;
-    for t in found.tools {
+    // The package's own tools: kind `tool`, role `source`, as a row counts them.
+    for t in found.counted().cloned() {
         let cells = t.hints.map(|h| {
             match h {
                 Some(HintState::True) => "true",
                 Some(HintState::False) => "false",
                 Some(HintState::Unresolved) => "?",
+                Some(HintState::Unknown) => "unknown",
                 None => "absent",
             }
             .to_string()
