@@ -75,6 +75,8 @@ pub struct Survey {
     pub by_family: Vec<(Family, Shares)>,
     /// Definitions not counted: in tests, examples and copies, and dynamic sites.
     pub not_counted: u64,
+    /// The names of the trees that register tools only dynamically, in table order.
+    pub dynamic_trees: Vec<String>,
 }
 
 impl Survey {
@@ -121,7 +123,11 @@ pub fn survey_of(table: &Table, keep: impl Fn(&crate::table::Row) -> bool) -> Op
     let mut families: Vec<Shares> = vec![Shares::default(); Family::ALL.len()];
     for row in table.rows.iter().filter(|r| keep(r)) {
         if let Some(found) = row.outcome.as_ref().ok().and_then(|c| c.tools.as_ref()) {
+            let before = survey.dynamic_only;
             survey.add(found, &mut families);
+            if survey.dynamic_only > before {
+                survey.dynamic_trees.push(row.tree_name());
+            }
         }
     }
     survey.by_family = Family::ALL
@@ -209,6 +215,17 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
         survey.all.tools - survey.annotated - survey.unresolved,
         plural(survey.not_counted, "definition", "definitions"),
     )?;
+    if !survey.dynamic_trees.is_empty() {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "Registers tools dynamically (no tool found, dynamic registration sites):"
+        )?;
+        writeln!(w)?;
+        for name in &survey.dynamic_trees {
+            writeln!(w, "- {}", super::markdown::cell(name))?;
+        }
+    }
     writeln!(w)?;
     write!(w, "| SDK | Tools |")?;
     for hint in Hint::ALL {

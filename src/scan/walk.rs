@@ -331,9 +331,6 @@ mod tests {
         let hits: Vec<Vec<u8>> = walked.tree.files.iter().map(|f| f.unwrap().path).collect();
         assert_eq!(hits, [&b".hidden"[..], b"n\xffame"], "sorted by path bytes");
         // Without being asked, the walk keeps no path list.
-        assert!(walk(&root, &matcher, false, None)
-            .unwrap()
-            .paths
-            .is_empty());
+        assert!(walk(&root, &matcher, false, None).unwrap().paths.is_empty());
     }
 }

@@ -1197,7 +1197,11 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
         read: u64,
         over_bound: u64,
         tools: Vec<[&'static str; 4]>,
+        /// Trees with tools: every tool annotated, some, none.
+        servers: [u64; 3],
     }
+    // A tool is annotated when a hint is `true` or `false`; a `?` alone is not.
+    let is_annotated = |h: &[&str; 4]| h.iter().any(|v| *v == "true" || *v == "false");
     let mut want: BTreeMap<&str, Want> = BTreeMap::new();
     for day in days {
         for (repo, path) in &repos {
@@ -1214,6 +1218,13 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
             at.read += 1;
             at.over_bound += what.over_bound;
             at.tools.extend(what.tools.iter().copied());
+            let annotated = what.tools.iter().filter(|h| is_annotated(h)).count();
+            match (what.tools.len(), annotated) {
+                (0, _) => {}
+                (_, 0) => at.servers[2] += 1,
+                (n, a) if n == a => at.servers[0] += 1,
+                _ => at.servers[1] += 1,
+            }
         }
     }
     assert!(
@@ -1229,22 +1240,21 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
     assert_eq!(want["2025-09-01"].over_bound, 1);
 
     let report = fs::read_to_string(lab.path().join(format!("out/census-{DATE}.md"))).unwrap();
-    let header = "| As of | Trees read | Files not parsed | Tools | Annotated | readOnlyHint | \
-                  destructiveHint | idempotentHint | openWorldHint |\n";
+    let header = "| As of | Trees read | Files not parsed | Tools | Annotated | Servers: all / \
+                  some / none | readOnlyHint | destructiveHint | idempotentHint | openWorldHint |\n";
     assert!(report.contains(header), "{report}");
     let mut labels: Vec<String> = Vec::new();
     for (day, at) in &want {
         let n = at.tools.len() as u64;
-        let annotated = at
-            .tools
-            .iter()
-            .filter(|h| h.iter().any(|v| !v.is_empty()))
-            .count() as u64;
+        let annotated = at.tools.iter().filter(|h| is_annotated(h)).count() as u64;
         let mut line = format!(
-            "| {day} | {} | {} | {n} | {} |",
+            "| {day} | {} | {} | {n} | {} | {} / {} / {} |",
             at.read,
             at.over_bound,
-            share_cell(annotated, n, 0)
+            share_cell(annotated, n, 0),
+            at.servers[0],
+            at.servers[1],
+            at.servers[2]
         );
         for i in 0..4 {
             let declaring = at.tools.iter().filter(|h| !h[i].is_empty()).count() as u64;
