@@ -396,16 +396,21 @@ impl Lang {
 
     /// Returns the spellings one of which a file using an MCP SDK of this language's
     /// families holds: the SDKs' package or module paths, and names only an SDK
-    /// defines. Python's `import mcp` also matches `from .server import mcp`, the
-    /// usual way a module reaches the server object another module made.
+    /// defines (the TypeScript SDK's `registerTool` and `ListToolsRequestSchema`,
+    /// which a monorepo's own wrapper of the SDK passes on). Python's `import mcp`
+    /// also matches `from .server import mcp`, the usual way a module reaches the
+    /// server object another module made.
     fn sdk_markers(self) -> &'static [&'static [u8]] {
         match self {
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[
                 b"@modelcontextprotocol/",
                 b"fastmcp",
+                b"FastMCP",
                 b"mcp-framework",
                 b"agents/mcp",
                 b"mcp-handler",
+                b"registerTool",
+                b"ListToolsRequestSchema",
             ],
             Lang::Python => &[b"from mcp", b"import mcp", b"fastmcp", b"FastMCP"],
             Lang::Go => &[b"modelcontextprotocol/go-sdk", b"mark3labs/mcp-go"],

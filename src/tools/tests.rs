@@ -272,6 +272,15 @@ fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
             b"const sdk = require(\"@modelcontextprotocol/sdk/server/index.js\");",
         ),
         ("a.ts", b"import { FastMCP } from \"fastmcp\";"),
+        ("a.ts", b"import { FastMCP } from \"./FastMCP.js\";"),
+        (
+            "a.ts",
+            b"context.registerTool('x', { annotations: {} }, cb);",
+        ),
+        (
+            "a.js",
+            b"server.setRequestHandler(types_js_1.ListToolsRequestSchema, h);",
+        ),
         ("a.py", b"from mcp.server.fastmcp import FastMCP"),
         ("a.py", b"import mcp.types as types"),
         ("a.py", b"from fastmcp import FastMCP"),
@@ -297,7 +306,7 @@ fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
     let others: &[(&str, &[u8])] = &[
         (
             "a.ts",
-            b"import { tool } from \"ai\";\nserver.registerTool('x', {}, cb);",
+            b"import { tool } from \"ai\";\nconst t = tool({ description: 'x' });",
         ),
         (
             "a.py",
