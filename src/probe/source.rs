@@ -67,7 +67,7 @@ pub fn agreement(state: Option<HintState>, declared: &Declared) -> Agreement {
         (Some(HintState::True), Declared::True)
         | (Some(HintState::False), Declared::False)
         | (None, Declared::Absent) => Agreement::Agrees,
-        (Some(HintState::Unresolved), _) => Agreement::Unresolved,
+        (Some(HintState::Unresolved | HintState::Unknown), _) => Agreement::Unresolved,
         (None, Declared::True | Declared::False) => Agreement::FilledOnTheWire,
         _ => Agreement::Differs,
     }
