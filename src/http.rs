@@ -21,6 +21,8 @@ use reqwest::blocking::Response;
 use reqwest::header::{HeaderMap, AUTHORIZATION, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 
+use crate::messages;
+
 /// The most redirects followed for one request.
 const MAX_REDIRECTS: usize = 10;
 
@@ -338,7 +340,7 @@ impl Client {
                 return Err(Error {
                     message: format!(
                         "{failure} (gave up after {tries} {})",
-                        if tries == 1 { "try" } else { "tries" }
+                        messages::noun(tries, "try", "tries")
                     ),
                     ..failure
                 });
