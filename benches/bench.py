@@ -350,7 +350,7 @@ def print_table(rows, args):
             "{:.2f}".format(r["seconds"] / base) if base else "-",
             fmt_rss(r["rss"]), r["check"]))
     print()
-    # The ratios the targets are stated in (README, "Performance"), workload by workload.
+    # The ratios the targets are stated in (docs/performance.md), workload by workload.
     secs = {(r["workload"], r["contender"]): r.get("seconds") for r in rows}
     for w in dict.fromkeys(r["workload"] for r in rows):
         ratios = []

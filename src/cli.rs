@@ -279,7 +279,7 @@ pub struct CensusArgs {
     pub shard: Option<ShardSpec>,
 
     /// Counts literals only: no tool finder; the tool columns and the tools table
-    /// stay empty (for comparing the finder's cost, see README "Performance").
+    /// stay empty (for comparing the finder's cost, see docs/performance.md).
     #[arg(long)]
     pub no_tools: bool,
 

@@ -20,6 +20,7 @@ use anyhow::Result;
 
 use crate::cli::CompareArgs;
 use crate::error::{ExitStatus, UsageError};
+use crate::messages;
 use crate::sanitize::sanitize;
 use crate::table::{self, is_count_column};
 use crate::terms::Hint;
@@ -236,24 +237,22 @@ fn compare(a: &Sheet, b: &Sheet, out: &mut dyn Write) -> Result<Tally> {
             tally.unmatched += 1;
         }
     }
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut summary = format!(
         "{} agree, {} differ, {} not compared (empty in either table)",
-        plural(tally.agree, "cell", "cells"),
+        messages::count(tally.agree, "cell", "cells"),
         tally.differ,
         tally.not_compared
     );
     if tally.failed > 0 {
         summary.push_str(&format!(
             "; {} failed",
-            plural(tally.failed, "tree", "trees")
+            messages::count(tally.failed, "tree", "trees")
         ));
     }
     if tally.unmatched > 0 {
         summary.push_str(&format!(
             "; {} in one table only",
-            plural(tally.unmatched, "tree", "trees")
+            messages::count(tally.unmatched, "tree", "trees")
         ));
     }
     writeln!(out, "{summary}")?;

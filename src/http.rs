@@ -21,6 +21,8 @@ use reqwest::blocking::Response;
 use reqwest::header::{HeaderMap, AUTHORIZATION, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 
+use crate::messages;
+
 /// The most redirects followed for one request.
 const MAX_REDIRECTS: usize = 10;
 
@@ -111,7 +113,25 @@ pub struct Retry {
     pub max_wait: Duration,
 }
 
+/// The first pause before a network request is tried again, 500 ms, doubled after
+/// each retry: the same for archives, registry pages and `git` runs (docs/census.md:
+/// "backoff from 0.5 s").
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+
+/// The longest pause a server may ask for that is waited: 60 s.
+pub const MAX_WAIT: Duration = Duration::from_secs(60);
+
 impl Retry {
+    /// Returns the policy every command uses: `retries` retries, the first after
+    /// [`FIRST_BACKOFF`], a server's own pause waited up to [`MAX_WAIT`].
+    pub fn new(retries: u32) -> Retry {
+        Retry {
+            retries,
+            backoff: FIRST_BACKOFF,
+            max_wait: MAX_WAIT,
+        }
+    }
+
     /// Returns the pause before retry number `attempt + 1` when the server named none.
     pub fn backoff(&self, attempt: u32) -> Duration {
         self.backoff
@@ -338,7 +358,7 @@ impl Client {
                 return Err(Error {
                     message: format!(
                         "{failure} (gave up after {tries} {})",
-                        if tries == 1 { "try" } else { "tries" }
+                        messages::noun(tries, "try", "tries")
                     ),
                     ..failure
                 });

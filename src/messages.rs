@@ -67,10 +67,21 @@ pub fn hint(text: impl Display) {
     emit(Kind::Hint, &text.to_string());
 }
 
-/// Returns `n` and the noun, singular for exactly one: `1 tree`, `0 trees`.
-pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
+/// Returns `n` and the noun, singular for exactly one: `1 tree`, `0 trees`. The
+/// number is written as `Display` writes it (no thousands separator).
+pub fn count<N: Copy + Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
+    format!("{n} {}", noun(n, one, many))
+}
+
+/// Returns the form of a word that agrees with `n`: `one` for exactly one, else
+/// `many` (`1 file`, `12 files`; `1 tool breaks`, `2 break`). The one pluraliser of
+/// every message, so that no message spells the rule its own way.
+pub fn noun<'a, N: PartialEq + From<u8>>(n: N, one: &'a str, many: &'a str) -> &'a str {
+    if n == N::from(1) {
+        one
+    } else {
+        many
+    }
 }
 
 #[cfg(test)]
@@ -89,5 +100,9 @@ mod tests {
         assert_eq!(count(1u64, "entry", "entries"), "1 entry");
         assert_eq!(count(0u64, "entry", "entries"), "0 entries");
         assert_eq!(count(2u32, "tree", "trees"), "2 trees");
+        assert_eq!(count(1usize, "line", "lines"), "1 line");
+        assert_eq!(count(1234usize, "line", "lines"), "1234 lines");
+        assert_eq!(noun(1u64, "breaks", "break"), "breaks");
+        assert_eq!(noun(0usize, "breaks", "break"), "break");
     }
 }

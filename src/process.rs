@@ -28,6 +28,7 @@ use std::sync::{mpsc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::messages;
 use crate::sanitize::excerpt;
 
 /// How long the end of a process group and the close of its stderr are waited for.
@@ -298,7 +299,7 @@ impl fmt::Display for Failure {
             Cause::Output(why) => f.write_str(why)?,
         }
         if let Some(tries) = self.tries {
-            let noun = if tries == 1 { "try" } else { "tries" };
+            let noun = messages::noun(tries, "try", "tries");
             write!(f, " (gave up after {tries} {noun})")?;
         }
         Ok(())

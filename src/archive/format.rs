@@ -108,7 +108,7 @@ pub fn with_tar_stream<R: Read + Send, T>(
     // behind it: a census is bounded by inflate speed, not by the matcher. Reading
     // the compressed bytes runs on a third one, because the caller's reader may do
     // work of its own (the cache hashes every byte with SHA-256), which would
-    // otherwise sit on the decompressing thread (README, "Performance").
+    // otherwise sit on the decompressing thread (docs/performance.md).
     let input = io::Cursor::new(head.clone()).chain(reader);
     match format {
         Some(Format::Gzip) => thread::scope(|scope| {

@@ -73,19 +73,12 @@ fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<
     let date = date::resolve(args.date.as_deref())?;
     let cache = match args.no_cache {
         true => None,
-        false => args
-            .cache
-            .clone()
-            .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census"))),
+        false => args.cache.clone().or_else(corpus::default_cache),
     };
     let fetch = FetchOptions {
         cache,
         is_offline: args.offline,
-        retry: Retry {
-            retries: args.retries,
-            backoff: Duration::from_millis(500),
-            max_wait: Duration::from_secs(60),
-        },
+        retry: Retry::new(args.retries),
         timeout: Duration::from_secs(args.timeout),
         give_up_after: args.give_up_after,
         token: Token::from_env(&env),

@@ -24,10 +24,10 @@ use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
 use crate::corpus::repo_list;
 use crate::corpus::repo_url::{self, Forge, RepoUrl};
-use crate::corpus::DEFAULT_ARCHIVE_URL;
+use crate::corpus::{default_cache, DEFAULT_ARCHIVE_URL};
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
-use crate::http::Breaker;
+use crate::http::{self, Breaker};
 use crate::messages;
 use crate::process::Failure;
 use crate::sanitize::sanitize;
@@ -741,11 +741,7 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                         max_pages: a.max_pages,
                         is_latest_only: !a.all_versions,
                         timeout: Duration::from_secs(a.build.timeout.max(1)),
-                        retry: crate::http::Retry {
-                            retries: a.build.retries,
-                            backoff: Duration::from_millis(500),
-                            max_wait: Duration::from_secs(60),
-                        },
+                        retry: http::Retry::new(a.build.retries),
                         save: a.save_pages.clone(),
                     };
                     registry::page_url(&options.base, options.limit, true, None)?;
@@ -794,7 +790,7 @@ fn configure_build(args: &CorpusBuildArgs, date: String) -> Result<BuildConfig> 
         git: GitOptions {
             timeout: Duration::from_secs(args.timeout.max(1)),
             retries: args.retries,
-            backoff: Duration::from_millis(500),
+            backoff: http::FIRST_BACKOFF,
         },
         jobs: usize::from(args.jobs),
         give_up_after: args.give_up_after,
@@ -826,13 +822,9 @@ fn dating(args: &CorpusBuildArgs, today: &str) -> Result<Option<Dating>> {
         today,
     )
     .map_err(UsageError)?;
-    let cache = args
-        .cache
-        .clone()
-        .or_else(|| dirs::cache_dir().map(|dir| dir.join("mcp-hint-census")))
-        .ok_or_else(|| {
-            UsageError("no user cache folder is known here; give --cache DIR".to_string())
-        })?;
+    let cache = args.cache.clone().or_else(default_cache).ok_or_else(|| {
+        UsageError("no user cache folder is known here; give --cache DIR".to_string())
+    })?;
     Ok(Some(Dating {
         dates,
         history: HistoryOptions {
@@ -840,7 +832,7 @@ fn dating(args: &CorpusBuildArgs, today: &str) -> Result<Option<Dating>> {
             timeout: Duration::from_secs(args.clone_timeout.max(1)),
             max_size: args.max_history.0,
             retries: args.retries,
-            backoff: Duration::from_millis(500),
+            backoff: http::FIRST_BACKOFF,
         },
     }))
 }

@@ -34,6 +34,7 @@ use std::time::Duration;
 use crate::corpus::pin;
 use crate::date;
 pub use crate::date::Step;
+use crate::messages;
 use crate::process::{self, Cause, Failure, Limits};
 use crate::sanitize::excerpt;
 
@@ -108,13 +109,13 @@ pub fn dates(
 }
 
 fn step_text(step: Step) -> String {
-    let (n, unit) = match step {
-        Step::Days(n) => (n, "day"),
-        Step::Weeks(n) => (n, "week"),
-        Step::Months(n) => (n, "month"),
-        Step::Years(n) => (n, "year"),
+    let (n, one, many) = match step {
+        Step::Days(n) => (n, "day", "days"),
+        Step::Weeks(n) => (n, "week", "weeks"),
+        Step::Months(n) => (n, "month", "months"),
+        Step::Years(n) => (n, "year", "years"),
     };
-    format!("{n}{unit}{}", if n == 1 { "" } else { "s" })
+    format!("{n}{}", messages::noun(n, one, many))
 }
 
 /// Holds how history is read.

@@ -13,7 +13,7 @@ pub mod repo_list;
 pub mod repo_url;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Deserialize;
@@ -27,6 +27,14 @@ use crate::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_
 
 /// GitHub's tarball endpoint, the default archive location.
 pub const DEFAULT_ARCHIVE_URL: &str = "https://codeload.github.com/{repo}/tar.gz/{commit}";
+
+/// Returns the cache folder used when no `--cache` is given: `mcp-hint-census` in the
+/// platform's user cache folder (`~/.cache/mcp-hint-census` on Linux), or `None` where
+/// the platform names none. The census keeps archives there and `corpus --at` its
+/// history clones (`clones/`), so the two commands share one default.
+pub fn default_cache() -> Option<PathBuf> {
+    dirs::cache_dir().map(|dir| dir.join("mcp-hint-census"))
+}
 
 /// The corpus of the published census, built in so that the binary runs anywhere.
 pub const PUBLISHED: &str = include_str!("../../corpus.toml");

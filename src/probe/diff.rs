@@ -21,7 +21,7 @@ use super::session::capability_names;
 use super::snapshot::{self, Snapshot};
 use crate::cli::DiffArgs;
 use crate::error::{ExitStatus, UsageError};
-use crate::messages;
+use crate::messages::{self, count};
 use crate::out::Out;
 use crate::sanitize::sanitize;
 
@@ -81,11 +81,6 @@ pub struct Comparison {
     pub duplicates: Vec<Duplicate>,
     pub titles: Vec<TitleChange>,
     pub changes: Vec<Change>,
-}
-
-/// Returns `n` and the noun, singular for one.
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Runs `diff`: prints the comparison and exits 1 when any change is more permissive.

@@ -402,8 +402,6 @@ fn table(tools: &[ToolHints]) -> String {
 fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
     let complete = tools.iter().filter(|t| t.omits().is_empty()).count();
     let nothing = tools.iter().filter(|t| t.declares_nothing()).count();
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let quoted = |text: &str| {
         if text.is_empty() {
             "(none)".to_string()
@@ -413,13 +411,13 @@ fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
     };
     format!(
         "\n{}: {} every meaningful hint, {} nothing\nserver {} version {}, protocol {}, {} read\nclient capabilities offered: {}\n",
-        plural(tools.len(), "tool", "tools"),
-        plural(complete, "declares", "declare"),
-        plural(nothing, "declares", "declare"),
+        messages::count(tools.len(), "tool", "tools"),
+        messages::count(complete, "declares", "declare"),
+        messages::count(nothing, "declares", "declare"),
         quoted(&listing.server_name),
         quoted(&listing.server_version),
         quoted(&listing.protocol_version),
-        plural(listing.pages, "tools/list page", "tools/list pages"),
+        messages::count(listing.pages, "tools/list page", "tools/list pages"),
         sanitize(session::capability_names(&listing.capabilities).replace(';', ", ")),
     )
 }
@@ -465,12 +463,8 @@ fn gate(rule: Rule, tools: &[ToolHints], out: &mut Out) -> Result<ExitStatus> {
         out.line(&format!(
             "require {}: {broken} of {} {} the rule",
             rule.name(),
-            if tools.len() == 1 {
-                "1 tool".to_string()
-            } else {
-                format!("{} tools", tools.len())
-            },
-            if broken == 1 { "breaks" } else { "break" }
+            messages::count(tools.len(), "tool", "tools"),
+            messages::noun(broken, "breaks", "break")
         ))?;
         Ok(ExitStatus::Gate)
     }

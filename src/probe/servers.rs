@@ -240,9 +240,9 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
                 }
                 let (tools, complete, nothing) = counts(listing);
                 out.line(&format!(
-                    "server '{}': {tools} {}, {complete} declaring every meaningful hint, {nothing} declaring nothing",
+                    "server '{}': {}, {complete} declaring every meaningful hint, {nothing} declaring nothing",
                     sanitize(&outcome.name),
-                    if tools == 1 { "tool" } else { "tools" }
+                    messages::count(tools, "tool", "tools")
                 ))?;
             }
             Err(reason) => {

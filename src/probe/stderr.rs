@@ -12,6 +12,7 @@ use std::io::{BufReader, Read};
 use std::sync::Mutex;
 
 use super::lines::{self, Line};
+use crate::messages::{count, noun};
 use crate::sanitize::excerpt;
 
 /// How many of the first lines are kept.
@@ -56,11 +57,11 @@ impl Kept {
             return "; it wrote nothing on stderr".to_string();
         }
         let mut text = if self.between == 0 {
-            format!("; its stderr ({}):", lines_count(total))
+            format!("; its stderr ({}):", count(total, "line", "lines"))
         } else {
             format!(
                 "; its stderr ({}; the first {HEAD} and the last {TAIL}):",
-                lines_count(total)
+                count(total, "line", "lines")
             )
         };
         let mut put = |line: &str| {
@@ -70,19 +71,11 @@ impl Kept {
         self.head.iter().for_each(|l| put(l));
         if self.between > 0 {
             let n = self.between;
-            put(&format!(
-                "... {n} more {} ...",
-                if n == 1 { "line" } else { "lines" }
-            ));
+            put(&format!("... {n} more {} ...", noun(n, "line", "lines")));
         }
         self.tail.iter().for_each(|l| put(l));
         text
     }
-}
-
-/// Returns `1 line` or `N lines`.
-fn lines_count(n: usize) -> String {
-    format!("{n} {}", if n == 1 { "line" } else { "lines" })
 }
 
 /// Reads `stderr` to its end into `kept`, each line sanitized and cut to [`LINE_BYTES`]

@@ -26,6 +26,7 @@ use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::stderr::{self, Kept};
 use super::Options;
+use crate::messages;
 use crate::sanitize::excerpt;
 
 /// How many bytes sent to the server may wait unread before the probe gives up on it.
@@ -206,11 +207,7 @@ impl Stdio {
         (left > 0).then(|| {
             format!(
                 "{left} {} of the server's process group still running {} s after it was killed",
-                if left == 1 {
-                    "process was"
-                } else {
-                    "processes were"
-                },
+                messages::noun(left, "process was", "processes were"),
                 GROUP_GONE.as_secs()
             )
         })

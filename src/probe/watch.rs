@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::diff::{self, count};
+use super::diff;
 use super::session::{self, Listing, Transport};
 use super::snapshot;
 use super::{describe_target, http, show, stdio, Options, Target};
 use crate::error::ExitStatus;
-use crate::messages;
+use crate::messages::{self, count};
 use crate::out::Out;
 use crate::sanitize::sanitize;
 
@@ -82,20 +82,23 @@ fn watch_on(
     out.line(&format!(
         "watching for changes to the tools: up to {} s (--watch-for) and {} (--watch-changes)",
         watch.duration.as_secs(),
-        count_changes(watch.changes)
+        count(watch.changes, "change", "changes")
     ))?;
     let mut before: Listing = first;
     let mut changes: u64 = 0;
     let mut permissive = 0;
     let ended = loop {
         if changes >= watch.changes {
-            break format!("after {} (--watch-changes)", count_changes(changes));
+            break format!(
+                "after {} (--watch-changes)",
+                count(changes, "change", "changes")
+            );
         }
         if !server.wait_for_list_change(until)? {
             break format!(
                 "after {} s (--watch-for), {}",
                 watch.duration.as_secs(),
-                count_changes(changes)
+                count(changes, "change", "changes")
             );
         }
         let after = session::relist(server, &before).context("listing the tools again")?;
@@ -134,9 +137,4 @@ fn watch_on(
     } else {
         ExitStatus::Ok
     })
-}
-
-/// Returns `1 change` or `N changes`.
-fn count_changes(n: u64) -> String {
-    format!("{n} {}", if n == 1 { "change" } else { "changes" })
 }

@@ -224,7 +224,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
                     .collect::<Vec<_>>()
                     .join(", "),
                 report::thousands(files),
-                if files == 1 { "file" } else { "files" },
+                messages::noun(files, "file", "files"),
             ));
         }
         // The hints about spellings are for trees that held files.

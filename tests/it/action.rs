@@ -1,5 +1,5 @@
-//! The GitHub Action (`action.yml` and `action/run.sh`, README "In CI: the GitHub
-//! Action") run outside GitHub, the way the runner would run its check step: the
+//! The GitHub Action (`action.yml` and `action/run.sh`, docs/scan.md, "In CI: the
+//! GitHub Action") run outside GitHub, the way the runner would run its check step: the
 //! step's `run:` line under `bash --noprofile --norc -eo pipefail`, with the `env:`
 //! the step declares filled from the test's inputs and the inputs' defaults, and
 //! with GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_ACTION_PATH and RUNNER_TEMP set.

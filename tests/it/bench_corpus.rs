@@ -1,6 +1,6 @@
 //! Checks that the benchmark still works on a tiny corpus: its generator makes
 //! archives the tool reads, and the tool's counts (census and scan), the article's
-//! Python method and the generator's own oracle agree tree by tree (README, "Performance").
+//! Python method and the generator's own oracle agree tree by tree (docs/performance.md).
 //!
 //! Nothing here is timed: `benches/bench.py --check-only` runs each contender once
 //! and exits non-zero on the first count that differs from the oracle.

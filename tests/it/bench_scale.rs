@@ -1,7 +1,7 @@
 //! Checks that the survey-scale benchmark still works on a tiny size: its generator
 //! makes archives the tool reads, its HTTP server serves them, and every count of
 //! the cold, warm, memory-curve and monorepo censuses equals the generator's oracle
-//! (README, "Performance", "At survey scale").
+//! (docs/performance.md, "At survey scale").
 //!
 //! Nothing here is timed: `benches/scale.py` exits non-zero when one of its own
 //! checks fails, and its JSON lists each check; this test asserts both, and that

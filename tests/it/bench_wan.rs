@@ -1,7 +1,7 @@
 //! Checks that the wide-area benchmark still works on a tiny size: its server's
 //! latency, 429 answers and connection resets are met and survived, and every run's
 //! rows equal the generator's oracle, the killed-and-resumed run's tables included
-//! (README, "Performance", "Over a wide-area network").
+//! (docs/performance.md, "Over a wide-area network").
 //!
 //! Nothing here is timed: `benches/wan.py` exits non-zero when one of its own checks
 //! fails, and its JSON lists each check; this test asserts both, that the checks

@@ -422,7 +422,7 @@ fn trees_of_a_repository_follow_their_dates_not_their_commit_ids() {
             day.to_string(),
         )
     };
-    // The README's order: repository, subfolder, date, commit.
+    // The order docs/census.md gives: repository, subfolder, date, commit.
     assert_eq!(
         got,
         [tree(&early, "2025-05-15"), tree(&later, "2025-06-15")]

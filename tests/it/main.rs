@@ -10,6 +10,7 @@ mod bench_wan;
 mod census;
 mod common;
 mod corpus_build;
+mod docs;
 mod history;
 mod output_bounds;
 mod output_safety;

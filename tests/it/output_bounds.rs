@@ -1,7 +1,7 @@
 //! `scan --files` and `scan --json --files` on an archive of many files with long
 //! names stay within a memory bound whatever the number of files: the hits spill
-//! to disk while counted, and both outputs stream them back (README, "Bounded
-//! memory"). The peak resident memory of the child is read by Python's
+//! to disk while counted, and both outputs stream them back (docs/archives.md,
+//! "Bounded memory"). The peak resident memory of the child is read by Python's
 //! `resource.getrusage(RUSAGE_CHILDREN)`.
 
 use std::path::Path;

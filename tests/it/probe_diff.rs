@@ -49,7 +49,7 @@ fn every_change_is_listed_and_marked_and_permissive_ones_fail() {
     );
     let out = run_env(dir.path(), &["diff", "old.json", "new.json"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    // Worked out by hand from the README's directions; tools in name order, hints in schema order.
+    // Worked out by hand from docs/probe.md's directions; tools in name order, hints in schema order.
     assert_eq!(
         change_lines(&out),
         [

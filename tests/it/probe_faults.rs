@@ -326,7 +326,7 @@ fn each_require_rule_lists_the_tools_that_break_it() {
     let Some(server) = fault_server() else { return };
     let dir = tempfile::tempdir().unwrap();
     let tools = mixed_tools();
-    // Worked out by hand from the README's rules for the seven tools of `mixed_tools`.
+    // Worked out by hand from docs/probe.md's rules for the seven tools of `mixed_tools`.
     let cases: [(&str, &[&str]); 4] = [
         (
             "meaningful",

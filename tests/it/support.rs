@@ -70,7 +70,7 @@ pub fn everything_server() -> Option<PathBuf> {
     (node && entry.is_file()).then_some(entry)
 }
 
-/// Returns the CSV row the README prescribes for one tool object, worked out here from
+/// Returns the CSV row docs/probe.md prescribes for one tool object, worked out here from
 /// the schema's rules independently of the crate.
 pub fn expected_row(tool: &Value) -> Vec<String> {
     const NAMES: [&str; 4] = [

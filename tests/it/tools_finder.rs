@@ -181,7 +181,7 @@ fn the_everything_server_reads_the_same_in_source_and_on_the_wire() {
     let (source, unnamed) = finder(&dir.join("dist"));
     assert_eq!(unnamed, 0);
     // The server registers some tools only when the client offers a capability
-    // (README, "Tools: source beside the wire"): offered everything they ask for, the
+    // (docs/tools.md, "The wire as oracle"): offered everything they ask for, the
     // wire lists every tool the source defines.
     let everything = r#"{"roots":{},"sampling":{},"elicitation":{"form":{},"url":{}},"tasks":{"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}}"#;
     let server = node_server(&dir, &["stdio"]);
