@@ -89,6 +89,12 @@ pub struct CorpusRegistryArgs {
     #[arg(long, value_name = "FILE")]
     pub remotes: Option<PathBuf>,
 
+    /// Writes the servers' npm and PyPI packages with stdio transport to this file,
+    /// for `probe --servers`: each package at its exact version, with the arguments
+    /// and environment variables its entry gives.
+    #[arg(long, value_name = "FILE")]
+    pub packages: Option<PathBuf>,
+
     /// Keeps every version of a server, each its own tree; by default a server
     /// gives one tree, at the version the registry marks isLatest.
     #[arg(long)]
