@@ -89,6 +89,12 @@ pub struct CorpusRegistryArgs {
     #[arg(long, value_name = "FILE")]
     pub remotes: Option<PathBuf>,
 
+    /// Writes the servers' npm and PyPI packages with stdio transport to this file,
+    /// for `probe --servers`: each package at its exact version, with the arguments
+    /// and environment variables its entry gives.
+    #[arg(long, value_name = "FILE")]
+    pub packages: Option<PathBuf>,
+
     /// Keeps every version of a server, each its own tree; by default a server
     /// gives one tree, at the version the registry marks isLatest.
     #[arg(long)]
@@ -414,6 +420,33 @@ pub struct ProbeArgs {
     #[arg(long, short = 'j', value_name = "N", requires = "servers",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
+
+    /// Folder the registry packages of --servers are installed in, one prefix per
+    /// package and version, reused. Default: the user cache folder's
+    /// mcp-hint-census/packages.
+    #[arg(long, value_name = "DIR", requires = "servers")]
+    pub cache: Option<PathBuf>,
+
+    /// Has npm resolve the dependencies of --servers packages as of this date
+    /// (npm install --before). PyPI packages are not resolved by date yet.
+    #[arg(long, value_name = "YYYY-MM-DD", requires = "servers",
+          value_parser = crate::date::parse_arg)]
+    pub before: Option<String>,
+
+    /// Seconds one package's install may take before it is stopped.
+    #[arg(long, value_name = "SECS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub install_timeout: u64,
+
+    /// The most disk one package's install may take; a larger one is removed and its
+    /// server not run. Accepts KiB, MiB and GiB.
+    #[arg(long, value_name = "SIZE", default_value = "2GiB")]
+    pub max_install_size: ByteSize,
+
+    /// Runs the registry packages of --servers outside the bubblewrap sandbox, with
+    /// the network, your HOME and your environment. Only for packages you trust.
+    #[arg(long, requires = "servers")]
+    pub no_sandbox_i_trust_these_packages: bool,
 
     /// Writes one row per tool as CSV.
     #[arg(long, value_name = "FILE")]

@@ -162,7 +162,14 @@ pub fn candidates_of(entries: &[Entry], is_all_versions: bool) -> Chosen {
                 repository: url.clone(),
                 subfolder: entry.subfolder.clone(),
                 version: entry.version.clone(),
-                want: Want::Version(entry.version.clone(), entry.packages.clone()),
+                want: Want::Version(
+                    entry.version.clone(),
+                    entry
+                        .packages
+                        .iter()
+                        .map(|p| p.identifier.clone())
+                        .collect(),
+                ),
                 origin: None,
             }),
             None => chosen
@@ -701,6 +708,7 @@ struct RegistryConfig {
     is_partial: bool,
     is_all_versions: bool,
     remotes: Option<PathBuf>,
+    packages: Option<PathBuf>,
 }
 
 /// How the candidates are pinned and where the corpus goes: what every source shares.
@@ -724,14 +732,20 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
     match &args.source {
         CorpusSource::Registry(a) => {
             let date = date::resolve(a.build.date.as_deref())?;
-            if let Some(path) = &a.remotes {
+            for (flag, path) in [("--remotes", &a.remotes), ("--packages", &a.packages)] {
+                let Some(path) = path else { continue };
                 if *path == a.build.out || *path == skipped_path(&a.build) {
                     return Err(UsageError(format!(
-                        "--remotes '{}' is also the corpus or the skipped list",
+                        "{flag} '{}' is also the corpus or the skipped list",
                         path.display()
                     ))
                     .into());
                 }
+            }
+            if a.remotes.is_some() && a.remotes == a.packages {
+                return Err(
+                    UsageError("--remotes and --packages name the same file".to_string()).into(),
+                );
             }
             let http = match a.pages.is_empty() {
                 true => {
@@ -755,6 +769,7 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                 is_partial: a.partial,
                 is_all_versions: a.all_versions,
                 remotes: a.remotes.clone(),
+                packages: a.packages.clone(),
             };
             Ok(Config {
                 source: Source::Registry(registry),
@@ -896,6 +911,10 @@ fn run_registry(config: &RegistryConfig, build: &BuildConfig) -> Result<ExitStat
     // pinning gives, before it starts.
     if let Some(path) = &config.remotes {
         let text = remotes_text(&listing.entries, &from(String::new()));
+        write_bytes(path, text.as_bytes())?;
+    }
+    if let Some(path) = &config.packages {
+        let text = super::packages::packages_text(&listing.entries, &from(String::new()));
         write_bytes(path, text.as_bytes())?;
     }
     finish(build, candidates, early, read, &from)

@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod history;
+pub mod packages;
 pub mod pin;
 pub mod registry;
 pub mod repo_list;

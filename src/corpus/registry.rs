@@ -39,9 +39,9 @@ pub struct Entry {
     /// `repository.subfolder`, when given and not empty.
     pub subfolder: Option<String>,
     pub remotes: Vec<Remote>,
-    /// `packages[].identifier`, in the entry's order: what release tags may be
-    /// named after.
-    pub packages: Vec<String>,
+    /// `packages[]`, in the entry's order: their identifiers are what release tags
+    /// may be named after, and npm and PyPI ones can be installed and probed.
+    pub packages: Vec<Package>,
     /// `_meta["io.modelcontextprotocol.registry/official"].isLatest`, when given.
     pub is_latest: Option<bool>,
     /// `_meta["io.modelcontextprotocol.registry/official"].status` (`active`,
@@ -139,10 +139,109 @@ struct RawOfficial {
     is_latest: Option<bool>,
 }
 
-#[derive(Deserialize)]
-struct RawPackage {
+/// Holds one entry of `packages`, as server.json's `Package` has it (camelCase keys:
+/// `registryType`, `identifier`, `version`, `runtimeHint`, `runtimeArguments`,
+/// `packageArguments`, `environmentVariables`, `transport`). Every field may be
+/// missing; a package whose fields are of the wrong type keeps its identifier and
+/// says why in `malformed`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Package {
     #[serde(default)]
-    identifier: Option<String>,
+    pub registry_type: String,
+    #[serde(default)]
+    pub identifier: String,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub runtime_hint: Option<String>,
+    #[serde(default)]
+    pub runtime_arguments: Vec<Argument>,
+    #[serde(default)]
+    pub package_arguments: Vec<Argument>,
+    #[serde(default)]
+    pub environment_variables: Vec<Variable>,
+    #[serde(default)]
+    pub transport: Option<Transport>,
+    /// Why the package's fields could not be read, when they could not.
+    #[serde(skip)]
+    pub malformed: Option<String>,
+}
+
+/// Holds a package's `transport`; only its type matters here.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Transport {
+    #[serde(default, rename = "type")]
+    pub kind: String,
+}
+
+/// Holds one command-line argument (`Argument`: `positional` or `named`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Argument {
+    /// `positional` or `named`.
+    #[serde(default, rename = "type")]
+    pub kind: String,
+    /// The flag of a named argument, leading dashes included.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A positional argument's label, not part of the command line.
+    #[serde(default)]
+    pub value_hint: Option<String>,
+    #[serde(flatten)]
+    pub input: Input,
+}
+
+/// Holds one environment variable (`KeyValueInput`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Variable {
+    pub name: String,
+    #[serde(flatten)]
+    pub input: Input,
+}
+
+/// Holds an `Input`: a fixed value, a default, and the `{variables}` the value may
+/// name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Input {
+    #[serde(default)]
+    pub value: Option<String>,
+    #[serde(default)]
+    pub default: Option<String>,
+    #[serde(default)]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub is_required: bool,
+    #[serde(default)]
+    pub is_secret: bool,
+    #[serde(default)]
+    pub variables: std::collections::BTreeMap<String, Input>,
+}
+
+impl Package {
+    /// Reads one `packages[]` element leniently: a package whose fields are of the
+    /// wrong type keeps what identifies it, so that the entry is still pinned.
+    fn from_value(value: serde_json::Value) -> Package {
+        match serde_json::from_value::<Package>(value.clone()) {
+            Ok(package) => package,
+            Err(e) => Package {
+                registry_type: text_at(&value, "registryType"),
+                identifier: text_at(&value, "identifier"),
+                version: Some(text_at(&value, "version")).filter(|v| !v.is_empty()),
+                malformed: Some(e.to_string()),
+                ..Package::default()
+            },
+        }
+    }
+}
+
+fn text_at(value: &serde_json::Value, key: &str) -> String {
+    value
+        .get(key)
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 #[derive(Deserialize)]
@@ -155,7 +254,7 @@ struct RawServer {
     #[serde(default)]
     remotes: Vec<Remote>,
     #[serde(default)]
-    packages: Vec<RawPackage>,
+    packages: Vec<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -210,7 +309,8 @@ pub fn parse_page(bytes: &[u8], source: &str) -> Result<(Listing, Option<String>
                         .server
                         .packages
                         .into_iter()
-                        .filter_map(|p| non_empty(p.identifier))
+                        .map(Package::from_value)
+                        .filter(|p| !p.identifier.trim().is_empty())
                         .collect(),
                     is_latest: official.as_ref().and_then(|o| o.is_latest),
                     status: official.and_then(|o| non_empty(o.status)),

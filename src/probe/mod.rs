@@ -11,7 +11,9 @@ mod diff;
 mod groups;
 mod hints;
 mod http;
+mod install;
 mod lines;
+mod sandbox;
 mod servers;
 mod session;
 mod snapshot;
@@ -80,6 +82,8 @@ pub enum Target {
     Stdio {
         command: Vec<String>,
         env: Vec<(String, String)>,
+        /// Starts the command with `env` alone, none of the prober's environment.
+        clear_env: bool,
     },
     /// A Streamable HTTP URL, with headers sent on every request.
     Http {
@@ -172,7 +176,30 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
         _ => Some(date::resolve(args.date.as_deref())?),
     };
     if let (Some(file), Some(date)) = (&args.servers, &date) {
+        let cache = match &args.cache {
+            // Absolute: the sandboxed server starts in a HOME of its own.
+            Some(dir) => std::path::absolute(dir).map_err(|e| {
+                UsageError(format!(
+                    "--cache '{}': {e}",
+                    sanitize(dir.display().to_string())
+                ))
+            })?,
+            None => dirs::cache_dir()
+                .map(|dir| dir.join("mcp-hint-census/packages"))
+                .ok_or_else(|| {
+                    UsageError("no user cache folder is known here; give --cache DIR".to_string())
+                })?,
+        };
         let servers = servers::Config {
+            packages: servers::Packages {
+                installer: install::Installer {
+                    cache,
+                    before: args.before.clone(),
+                    timeout: Duration::from_secs(args.install_timeout),
+                    max_size: args.max_install_size.0,
+                },
+                is_sandboxed: !args.no_sandbox_i_trust_these_packages,
+            },
             file: file.clone(),
             out_dir: args.out.clone().unwrap_or_else(|| PathBuf::from("results")),
             jobs: usize::from(args.jobs.unwrap_or(servers::DEFAULT_JOBS)),
@@ -192,6 +219,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
         (None, false) => Target::Stdio {
             command: args.command.clone(),
             env: Vec::new(),
+            clear_env: false,
         },
         (None, true) => {
             return Err(UsageError(
@@ -284,8 +312,12 @@ fn describe_target(target: &Target) -> String {
 /// Holds the whole conversation with one server and returns what it lists.
 pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
     match target {
-        Target::Stdio { command, env } => {
-            let mut server = stdio::Stdio::spawn(command, env, options)?;
+        Target::Stdio {
+            command,
+            env,
+            clear_env,
+        } => {
+            let mut server = stdio::Stdio::spawn(command, env, *clear_env, options)?;
             // On an error the server is dropped, which kills it at once.
             let mut listing = session::list_tools(&mut server, &options.offer())?;
             listing.warnings.extend(server.finish());

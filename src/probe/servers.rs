@@ -32,7 +32,10 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::hints::ToolHints;
+use super::install::{InstallKind, Installer, PackageRef, Start};
+use super::sandbox;
 use super::session::{capability_names, Listing};
+use super::stdio::{Ended, Ending};
 use super::{csv_header, probe, tool_cells, Options, Target};
 use crate::error::{ExitStatus, UsageError};
 use crate::messages;
@@ -63,6 +66,19 @@ struct Entry {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, Value>,
+    /// A registry package, installed and run in the sandbox.
+    package: Option<PackageRef>,
+    /// The package's program to start (an npm bin, a console script).
+    program: Option<String>,
+    /// The module of a PyPI package `python -m` runs.
+    module: Option<String>,
+    /// What must be given before the server can start; an entry with needs never runs.
+    #[serde(default)]
+    needs: Vec<String>,
+    /// The join to the census row: the registry name, repository and subfolder.
+    registry_name: Option<String>,
+    repository: Option<String>,
+    subfolder: Option<String>,
 }
 
 /// A value written in the file, or named there and read from the environment.
@@ -87,10 +103,59 @@ struct Server {
     entry: Entry,
 }
 
+/// Says how probing one server ended: the `outcome` column of the servers table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Listed,
+    NeedsConfiguration,
+    InstallFailed,
+    NoWheel,
+    Exited,
+    ToolsListError,
+    TimedOut,
+    SandboxRefused,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Listed => "listed",
+            Kind::NeedsConfiguration => "needs configuration",
+            Kind::InstallFailed => "install failed",
+            Kind::NoWheel => "no wheel",
+            Kind::Exited => "exited",
+            Kind::ToolsListError => "tools/list error",
+            Kind::TimedOut => "timed out",
+            Kind::SandboxRefused => "sandbox refused",
+        }
+    }
+}
+
+/// Holds a server that gave no listing: how it ended, and why in words.
+struct Failure {
+    kind: Kind,
+    reason: String,
+}
+
 /// What probing one server gave.
 struct Outcome {
     name: String,
-    result: Result<Listing, String>,
+    result: Result<Listing, Failure>,
+    /// What identifies the bytes of a package server: npm's integrity, a wheel's sha256.
+    artifact: String,
+}
+
+/// Returns how a failed probe ended, from the kind of its error.
+fn failure(err: &anyhow::Error) -> Failure {
+    let kind = match err.chain().find_map(|e| e.downcast_ref::<Ended>()) {
+        Some(ended) if ended.kind == Ending::TimedOut => Kind::TimedOut,
+        Some(_) => Kind::Exited,
+        None => Kind::ToolsListError,
+    };
+    Failure {
+        kind,
+        reason: format!("{err:#}"),
+    }
 }
 
 /// Reads and checks the servers file; every mistake in it is a usage error.
@@ -113,13 +178,38 @@ fn load(path: &Path) -> Result<Vec<Server>> {
         if !names.insert(name.clone()) {
             return Err(bad(format!("the name '{name}' is given twice")).into());
         }
-        match (&entry.command, &entry.url) {
-            (Some(_), Some(_)) | (None, None) => {
+        let ways = [
+            entry.command.is_some(),
+            entry.url.is_some(),
+            entry.package.is_some(),
+        ];
+        if ways.iter().filter(|is| **is).count() != 1 {
+            return Err(bad(format!(
+                "server '{name}' needs one of a command, a url or a package"
+            ))
+            .into());
+        }
+        if entry.package.is_none()
+            && (entry.program.is_some() || entry.module.is_some() || !entry.needs.is_empty())
+        {
+            return Err(bad(format!(
+                "server '{name}' has a program, module or needs but no package; they go with a package"
+            ))
+            .into());
+        }
+        if let Some(package) = &entry.package {
+            if !matches!(package.registry.as_str(), "npm" | "pypi") {
                 return Err(bad(format!(
-                    "server '{name}' needs either a command or a url, not both or neither"
+                    "server '{name}': package registry '{}' is not npm or pypi",
+                    sanitize(&package.registry)
                 ))
-                .into())
+                .into());
             }
+            if !entry.headers.is_empty() {
+                return Err(bad(format!("server '{name}' has headers but no url")).into());
+            }
+        }
+        match (&entry.command, &entry.url) {
             (Some(_), None) if !entry.headers.is_empty() => {
                 return Err(bad(format!(
                     "server '{name}' has headers but no url; headers go with a url"
@@ -173,6 +263,7 @@ fn target(entry: &Entry) -> Result<Target, String> {
             Ok(Target::Stdio {
                 command: line,
                 env: resolve(&entry.env, "env")?,
+                clear_env: false,
             })
         }
         (None, Some(url)) => Ok(Target::Http {
@@ -183,9 +274,20 @@ fn target(entry: &Entry) -> Result<Target, String> {
     }
 }
 
+/// How registry packages are installed and run.
+#[derive(Debug)]
+pub struct Packages {
+    pub installer: Installer,
+    /// Runs them in the bubblewrap sandbox; off only by
+    /// `--no-sandbox-i-trust-these-packages`.
+    pub is_sandboxed: bool,
+}
+
 /// Holds a validated `probe --servers FILE` command line.
 #[derive(Debug)]
 pub struct Config {
+    /// How the file's packages are installed and run.
+    pub packages: Packages,
     /// The servers file.
     pub file: PathBuf,
     /// Where the tables go (`--out`).
@@ -199,12 +301,32 @@ pub struct Config {
 /// Runs `probe --servers FILE`.
 pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let Config {
+        packages,
         file,
         out_dir,
         jobs,
         date,
     } = config;
     let servers = load(file)?;
+    let wants_sandbox = packages.is_sandboxed
+        && servers
+            .iter()
+            .any(|s| s.entry.package.is_some() && s.entry.needs.is_empty());
+    // The sandbox is found before anything is installed; whether it can be made here
+    // is a row of each package, not the end of the others.
+    let sandbox = match wants_sandbox {
+        false => None,
+        true => {
+            let bwrap = sandbox::find().map_err(|why| {
+                UsageError(format!(
+                    "{why}; hint: to run the packages of '{}' without a sandbox, give --no-sandbox-i-trust-these-packages",
+                    file.display()
+                ))
+            })?;
+            let made = sandbox::check(&bwrap);
+            Some((bwrap, made))
+        }
+    };
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -214,19 +336,18 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let outcomes: Vec<Outcome> = pool.install(|| {
         servers
             .par_iter()
-            .map(|server| Outcome {
-                name: server.name.clone(),
-                result: target(&server.entry)
-                    .and_then(|target| probe(&target, options).map_err(|err| format!("{err:#}"))),
-            })
+            .map(|server| probe_one(server, packages, sandbox.as_ref(), options))
             .collect()
     });
 
     let capabilities = capability_names(&options.capabilities);
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
     let md_path = out_dir.join(format!("wire-{date}.md"));
+    let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
     write_table(&csv_path, &outcomes, &capabilities)
         .with_context(|| format!("writing '{}'", csv_path.display()))?;
+    write_servers(&servers_path, &servers, &outcomes)
+        .with_context(|| format!("writing '{}'", servers_path.display()))?;
     std::fs::write(&md_path, summary(&outcomes, &capabilities, date))
         .with_context(|| format!("writing '{}'", md_path.display()))?;
 
@@ -245,19 +366,24 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
                     messages::count(tools, "tool", "tools")
                 ))?;
             }
-            Err(reason) => {
+            Err(failure) => {
                 failed += 1;
                 out.line(&format!(
-                    "server '{}': failed: {}",
+                    "server '{}': {}: {}",
                     sanitize(&outcome.name),
-                    sanitize_lines(reason)
+                    match failure.kind {
+                        Kind::NeedsConfiguration => "not run",
+                        _ => "failed",
+                    },
+                    sanitize_lines(&failure.reason)
                 ))?;
             }
         }
     }
     out.line(&format!(
-        "wrote '{}' and '{}'",
+        "wrote '{}', '{}' and '{}'",
         csv_path.display(),
+        servers_path.display(),
         md_path.display()
     ))?;
     Ok(if failed > 0 {
@@ -265,6 +391,153 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     } else {
         ExitStatus::Ok
     })
+}
+
+/// Probes one server of the file: installs and sandboxes a package first.
+fn probe_one(
+    server: &Server,
+    packages: &Packages,
+    sandbox: Option<&(PathBuf, Result<(), String>)>,
+    options: &Options,
+) -> Outcome {
+    let fail = |kind, reason: String| Outcome {
+        name: server.name.clone(),
+        result: Err(Failure { kind, reason }),
+        artifact: String::new(),
+    };
+    let entry = &server.entry;
+    let Some(package) = &entry.package else {
+        return Outcome {
+            name: server.name.clone(),
+            result: match target(entry) {
+                Ok(target) => probe(&target, options).map_err(|err| failure(&err)),
+                Err(reason) => Err(Failure {
+                    kind: Kind::NeedsConfiguration,
+                    reason,
+                }),
+            },
+            artifact: String::new(),
+        };
+    };
+    if !entry.needs.is_empty() {
+        return fail(
+            Kind::NeedsConfiguration,
+            format!("needs {}", entry.needs.join(", ")),
+        );
+    }
+    let env = match resolve(&entry.env, "env") {
+        Ok(env) => env,
+        Err(reason) => return fail(Kind::NeedsConfiguration, reason),
+    };
+    if let Some((_, Err(why))) = sandbox {
+        return fail(Kind::SandboxRefused, why.clone());
+    }
+    let start = Start {
+        program: entry.program.as_deref(),
+        module: entry.module.as_deref(),
+        args: &entry.args,
+    };
+    let installed = match packages.installer.install(package, &start) {
+        Ok(installed) => installed,
+        Err(err) => {
+            let kind = match err.kind {
+                InstallKind::NoWheel => Kind::NoWheel,
+                InstallKind::Failed => Kind::InstallFailed,
+            };
+            return fail(kind, err.why);
+        }
+    };
+    let target = match sandbox {
+        Some((bwrap, _)) => {
+            let mut dirs = vec![installed.prefix.clone()];
+            dirs.extend(installed.runtime_dirs.iter().cloned());
+            let mut all = sandbox::environment();
+            all.extend(env);
+            Target::Stdio {
+                command: sandbox::wrap(bwrap, &dirs, &installed.command),
+                env: all,
+                clear_env: true,
+            }
+        }
+        None => Target::Stdio {
+            command: installed.command.clone(),
+            env,
+            clear_env: false,
+        },
+    };
+    Outcome {
+        name: server.name.clone(),
+        result: probe(&target, options).map_err(|err| failure(&err)),
+        artifact: installed.artifact,
+    }
+}
+
+/// The servers table's columns: the server, what joins it to its census row, the
+/// package and the bytes it was run from, how it ended and its tools by hints.
+const SERVERS_HEADER: [&str; 16] = [
+    "server",
+    "registry_name",
+    "repository",
+    "subfolder",
+    "package_registry",
+    "package",
+    "package_version",
+    "artifact",
+    "outcome",
+    "server_version",
+    "protocol",
+    "tools",
+    "tools_every_meaningful_hint",
+    "tools_some_hints",
+    "tools_no_hint",
+    "error",
+];
+
+/// Writes `wire-DATE-servers.csv`: one row per server of the file, in its order.
+fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Result<()> {
+    let mut out = csv::Writer::from_path(path)?;
+    out.write_record(SERVERS_HEADER)?;
+    for (server, outcome) in servers.iter().zip(outcomes) {
+        let entry = &server.entry;
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        let (registry, package, version) = match &entry.package {
+            Some(p) => (p.registry.clone(), p.name.clone(), p.version.clone()),
+            None => Default::default(),
+        };
+        let mut record = vec![
+            outcome.name.clone(),
+            text(&entry.registry_name),
+            text(&entry.repository),
+            text(&entry.subfolder),
+            registry,
+            package,
+            version,
+            outcome.artifact.clone(),
+        ];
+        match &outcome.result {
+            Ok(listing) => {
+                let (tools, complete, nothing) = counts(listing);
+                record.extend([
+                    Kind::Listed.name().to_string(),
+                    listing.server_version.clone(),
+                    listing.protocol_version.clone(),
+                    tools.to_string(),
+                    complete.to_string(),
+                    (tools - complete - nothing).to_string(),
+                    nothing.to_string(),
+                    String::new(),
+                ]);
+            }
+            Err(failure) => {
+                record.push(failure.kind.name().to_string());
+                record.extend(std::iter::repeat_n(String::new(), 6));
+                record.push(failure.reason.clone());
+            }
+        }
+        out.write_record(&record)?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// Returns a listing's number of tools, of tools declaring every meaningful hint and of
@@ -298,7 +571,7 @@ fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<
                     out.write_record(&record)?;
                 }
             }
-            Err(reason) => {
+            Err(Failure { reason, .. }) => {
                 let mut record = vec![
                     outcome.name.clone(),
                     String::new(),
@@ -359,7 +632,7 @@ fn summary(outcomes: &[Outcome], capabilities: &str, date: &str) -> String {
                     cell(&listing.protocol_version),
                 )
             }
-            Err(reason) => writeln!(
+            Err(Failure { reason, .. }) => writeln!(
                 text,
                 "| {} | | | | | | {} |",
                 cell(&outcome.name),
@@ -385,10 +658,18 @@ mod tests {
     fn mistakes_in_the_file_are_usage_errors() {
         for (text, says) in [
             ("", "lists no [[server]]"),
-            ("[[server]]\nname = \"a\"\n", "either a command or a url"),
+            ("[[server]]\nname = \"a\"\n", "one of a command, a url or a package"),
             (
                 "[[server]]\nname = \"a\"\ncommand = \"x\"\nurl = \"http://h\"\n",
-                "not both or neither",
+                "one of a command, a url or a package",
+            ),
+            (
+                "[[server]]\nname = \"a\"\ncommand = \"x\"\nneeds = [\"K\"]\n",
+                "they go with a package",
+            ),
+            (
+                "[[server]]\nname = \"a\"\npackage = { registry = \"cargo\", name = \"x\", version = \"1\" }\n",
+                "is not npm or pypi",
             ),
             (
                 "[[server]]\nname = \"a\"\ncommand = \"x\"\n[[server]]\nname = \"a\"\ncommand = \"y\"\n",
@@ -422,7 +703,7 @@ mod tests {
             err,
             "the environment variable 'MCP_HINT_CENSUS_TEST_UNSET_VAR' for header 'Authorization' is not set"
         );
-        let Ok(Target::Stdio { command, env }) = target(&servers[1].entry) else {
+        let Ok(Target::Stdio { command, env, .. }) = target(&servers[1].entry) else {
             panic!("a stdio target");
         };
         assert_eq!(command, ["x", "-v"]);

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::groups::{self, Registered};
@@ -45,6 +45,30 @@ const EXIT_DRAIN: Duration = Duration::from_millis(300);
 /// How many read lines may wait for the probe; the reader stops reading past that, so
 /// memory stays within a few `--max-message`.
 const LINES_IN_FLIGHT: usize = 4;
+
+/// Says how a server ended a probe, where `--servers` branches on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited, or closed its stdout, before answering.
+    Exited,
+    /// `--timeout` passed first.
+    TimedOut,
+}
+
+/// Holds how a server ended a probe, and the message that says so.
+#[derive(Debug)]
+pub struct Ended {
+    pub kind: Ending,
+    pub message: String,
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Ended {}
 
 /// What the stdout reader passes on.
 enum Chunk {
@@ -91,15 +115,20 @@ pub struct Stdio {
 }
 
 impl Stdio {
-    /// Starts `command` (program and arguments) with `envs` added to its environment;
-    /// the whole exchange must end within `options.timeout`.
+    /// Starts `command` (program and arguments) with `envs` added to its environment,
+    /// or as its whole environment when `clear_env`; the whole exchange must end
+    /// within `options.timeout`.
     pub fn spawn(
         command: &[String],
         envs: &[(String, String)],
+        clear_env: bool,
         options: &Options,
     ) -> Result<Stdio> {
         let (program, args) = command.split_first().context("no command to start")?;
         let mut cmd = Command::new(program);
+        if clear_env {
+            cmd.env_clear();
+        }
         cmd.args(args)
             .envs(envs.iter().map(|(k, v)| (k, v)))
             .stdin(Pipe::piped())
@@ -281,7 +310,10 @@ impl Stdio {
             Some(status) => format!("the server exited {when} ({}){held}", describe(status)),
             None => format!("the server closed its stdout {when}"),
         };
-        anyhow!("{what}{}", self.stderr_lines())
+        anyhow::Error::new(Ended {
+            kind: Ending::Exited,
+            message: format!("{what}{}", self.stderr_lines()),
+        })
     }
 
     /// Returns the server's first and last stderr lines, as a clause of an error.
@@ -325,11 +357,15 @@ impl Stdio {
                 return Ok(Some(Chunk::Deadline));
             }
             if left.is_zero() {
-                bail!(
-                    "no answer to '{method}' within {} s (--timeout); the server was stopped{}",
-                    self.timeout.as_secs(),
-                    self.stderr_lines()
-                );
+                return Err(Ended {
+                    kind: Ending::TimedOut,
+                    message: format!(
+                        "no answer to '{method}' within {} s (--timeout); the server was stopped{}",
+                        self.timeout.as_secs(),
+                        self.stderr_lines()
+                    ),
+                }
+                .into());
             }
             match self.stdout.recv_timeout(left.min(EXIT_POLL)) {
                 Ok(chunk) => return Ok(Some(chunk)),

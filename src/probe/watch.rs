@@ -42,8 +42,13 @@ pub fn run(target: &Target, options: &Options, watch: Watch) -> Result<ExitStatu
     let context = || format!("watching '{}'", sanitize(describe_target(target)));
     let mut out = Out::new();
     match target {
-        Target::Stdio { command, env } => {
-            let mut server = stdio::Stdio::spawn(command, env, options).with_context(context)?;
+        Target::Stdio {
+            command,
+            env,
+            clear_env,
+        } => {
+            let mut server =
+                stdio::Stdio::spawn(command, env, *clear_env, options).with_context(context)?;
             // On an error the server is dropped, which kills its group.
             let status = watch_on(&mut server, options, watch, &mut out).with_context(context)?;
             if let Some(warning) = server.finish() {

@@ -17,6 +17,7 @@ mod output_safety;
 mod probe_diff;
 mod probe_faults;
 mod probe_http;
+mod probe_packages;
 mod probe_peers;
 mod probe_watch;
 mod scan;

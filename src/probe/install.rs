@@ -1,0 +1,501 @@
+//! Installs a registry package of the servers file into a folder of its own, without
+//! running any of its code, and says what command starts it.
+//!
+//! Owns the package cache (`--cache`, one prefix per registry, package and version,
+//! reused once complete), the npm and pip command lines and their bounds in time
+//! (`--install-timeout`) and disk (`--max-install-size`, checked once the install
+//! ends, since neither installer can be stopped at a size). npm runs with
+//! `--ignore-scripts`, so no install script of the package or its dependencies runs;
+//! pip with `--only-binary=:all:`, so no sdist is built (building one runs its
+//! code). Which registry they read is the user's ordinary npm and pip
+//! configuration. It does not run the server: that is `stdio`'s, inside `sandbox`'s
+//! walls.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::process::{self, Limits};
+use crate::sanitize::sanitize;
+
+/// The stderr kept of an installer, in bytes.
+const MAX_STDERR: usize = 64 << 10;
+/// How many of an installer's last stderr lines a failure quotes.
+const QUOTED_LINES: usize = 8;
+
+/// Names one package of the servers file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageRef {
+    /// `npm` or `pypi`.
+    pub registry: String,
+    pub name: String,
+    pub version: String,
+}
+
+/// Holds how packages are installed.
+#[derive(Clone, Debug)]
+pub struct Installer {
+    /// The folder the prefixes are kept in.
+    pub cache: PathBuf,
+    /// npm resolves dependencies as of this date (`--before`), when given.
+    pub before: Option<String>,
+    pub timeout: Duration,
+    /// The most bytes one prefix may take.
+    pub max_size: u64,
+}
+
+/// Says why a package could not be installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstallKind {
+    Failed,
+    /// The PyPI release has no wheel, only sdists, which are not built.
+    NoWheel,
+}
+
+/// Holds an install that failed, and why.
+#[derive(Debug)]
+pub struct InstallError {
+    pub kind: InstallKind,
+    pub why: String,
+}
+
+impl fmt::Display for InstallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+impl std::error::Error for InstallError {}
+
+/// Holds an installed package and the command that starts its server.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    /// The prefix it was installed into.
+    pub prefix: PathBuf,
+    /// The command: an interpreter, the program's file, and the arguments.
+    pub command: Vec<String>,
+    /// Folders outside the system's the command needs to read (the interpreter's).
+    pub runtime_dirs: Vec<PathBuf>,
+    /// What identifies the bytes installed: npm's `integrity`, a wheel's sha256.
+    pub artifact: String,
+}
+
+/// What to start of an installed package.
+#[derive(Debug, Clone, Default)]
+pub struct Start<'a> {
+    /// The program (an npm bin, a console script); default as npx and uvx choose.
+    pub program: Option<&'a str>,
+    /// The module `python -m` runs.
+    pub module: Option<&'a str>,
+    pub args: &'a [String],
+}
+
+fn failed(why: impl Into<String>) -> InstallError {
+    InstallError {
+        kind: InstallKind::Failed,
+        why: why.into(),
+    }
+}
+
+/// Returns whether `text` may be a package name or version in a path and on a
+/// command line: ASCII letters, digits and `@/._-+~!`, no `..`, no leading `-`.
+fn is_plain(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with('-')
+        && !text.contains("..")
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@/._-+~!".contains(c))
+}
+
+impl Installer {
+    /// Installs `package` (or finds it installed) and returns the command starting it.
+    pub fn install(&self, package: &PackageRef, start: &Start) -> Result<Installed, InstallError> {
+        if !is_plain(&package.name) || !is_plain(&package.version) {
+            return Err(failed(format!(
+                "'{}' '{}' is not a package name and exact version this probe installs",
+                sanitize(&package.name),
+                sanitize(&package.version)
+            )));
+        }
+        let mut key = format!("{}@{}", package.name.replace('/', "+"), package.version);
+        if let (Some(before), "npm") = (&self.before, package.registry.as_str()) {
+            key.push_str(&format!("+before-{before}"));
+        }
+        let prefix = self.cache.join(&package.registry).join(key);
+        match package.registry.as_str() {
+            "npm" => {
+                if !prefix.is_dir() {
+                    self.fill(&prefix, |dir| self.npm(package, dir))?;
+                }
+                npm_start(&prefix, package, start)
+            }
+            "pypi" => {
+                // A venv's scripts name its folder: it is made where it stays.
+                if !prefix.join(".complete").is_file() {
+                    let _ = std::fs::remove_dir_all(&prefix);
+                    self.pip(package, &prefix)?;
+                    self.bound(&prefix)?;
+                    write(&prefix.join(".complete"), b"")?;
+                }
+                pip_start(&prefix, package, start)
+            }
+            other => Err(failed(format!(
+                "packages of '{}' are not installed by this probe",
+                sanitize(other)
+            ))),
+        }
+    }
+
+    /// Makes `prefix` by `install` into a sibling folder, checks its size and
+    /// renames it into place, so that a prefix that exists is complete.
+    fn fill(
+        &self,
+        prefix: &Path,
+        install: impl FnOnce(&Path) -> Result<(), InstallError>,
+    ) -> Result<(), InstallError> {
+        let parent = prefix.parent().expect("a prefix is in the cache");
+        std::fs::create_dir_all(parent)
+            .map_err(|e| failed(format!("creating '{}': {e}", parent.display())))?;
+        let partial = tempfile::Builder::new()
+            .prefix(".partial-")
+            .tempdir_in(parent)
+            .map_err(|e| failed(format!("creating a folder in '{}': {e}", parent.display())))?;
+        install(partial.path())?;
+        self.bound(partial.path())?;
+        let kept = partial.keep();
+        if std::fs::rename(&kept, prefix).is_err() {
+            // Another probe of the same package finished first: its prefix is as good.
+            let _ = std::fs::remove_dir_all(&kept);
+            if !prefix.is_dir() {
+                return Err(failed(format!("could not make '{}'", prefix.display())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fails, removing it, when `dir` takes more than `max_size` bytes.
+    fn bound(&self, dir: &Path) -> Result<(), InstallError> {
+        let size = disk_size(dir);
+        if size > self.max_size {
+            let _ = std::fs::remove_dir_all(dir);
+            return Err(failed(format!(
+                "the install takes {size} bytes, more than --max-install-size ({} bytes)",
+                self.max_size
+            )));
+        }
+        Ok(())
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            time: Some(self.timeout),
+            idle: None,
+            max_stderr: MAX_STDERR,
+        }
+    }
+
+    fn npm(&self, package: &PackageRef, dir: &Path) -> Result<(), InstallError> {
+        let mut command = Command::new("npm");
+        command
+            .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
+            .args(["--loglevel", "error", "--prefix"])
+            .arg(dir)
+            .env("npm_config_update_notifier", "false");
+        if let Some(before) = &self.before {
+            command.args(["--before", before]);
+        }
+        command.arg(format!("{}@{}", package.name, package.version));
+        run("npm install", command, &self.limits())
+    }
+
+    fn pip(&self, package: &PackageRef, prefix: &Path) -> Result<(), InstallError> {
+        let mut venv = Command::new("python3");
+        venv.args(["-m", "venv"]).arg(prefix);
+        run("python3 -m venv", venv, &self.limits())?;
+        let mut pip = Command::new(prefix.join("bin/python"));
+        pip.args(["-m", "pip", "install", "--only-binary=:all:"])
+            .args(["--disable-pip-version-check", "--no-input", "--quiet"])
+            .arg("--report")
+            .arg(prefix.join(".report.json"))
+            .arg(format!("{}=={}", package.name, package.version));
+        run("pip install", pip, &self.limits()).map_err(|mut err| {
+            if has_only_sdists(&package.name, &package.version) {
+                err.kind = InstallKind::NoWheel;
+                err.why = format!(
+                    "{}=={} has no wheel, only sdists, which are not built (building one runs its code)",
+                    package.name, package.version
+                );
+            }
+            let _ = std::fs::remove_dir_all(prefix);
+            err
+        })
+    }
+}
+
+/// Runs an installer; a failure quotes the last lines of its stderr.
+fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError> {
+    let out = process::output(command, limits, 1 << 20)
+        .map_err(|e| failed(format!("running {what}: {e}")))?;
+    match (out.stop, out.status) {
+        (Some(_), _) => Err(failed(format!(
+            "{what} took longer than --install-timeout ({} s) and was stopped",
+            limits.time.unwrap_or_default().as_secs()
+        ))),
+        (None, Some(status)) if status.success() => Ok(()),
+        (None, status) => {
+            let text = String::from_utf8_lossy(&out.stderr);
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let tail = &lines[lines.len().saturating_sub(QUOTED_LINES)..];
+            let code = status
+                .and_then(|s| s.code())
+                .map_or("killed".to_string(), |c| format!("exit {c}"));
+            Err(failed(format!(
+                "{what} failed ({code})\n{}",
+                tail.join("\n")
+            )))
+        }
+    }
+}
+
+/// Returns the bytes the files under `dir` take (apparent sizes; links not followed).
+fn disk_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
+    std::fs::write(path, bytes).map_err(|e| failed(format!("writing '{}': {e}", path.display())))
+}
+
+/// Returns the path of `name` on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|file| file.is_file())
+}
+
+/// Returns the folder an interpreter is installed in (the parent of its `bin`), when
+/// it is not a system folder the sandbox binds anyway.
+fn runtime_dir(interpreter: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(interpreter).ok()?;
+    let prefix = real.parent()?.parent()?.to_path_buf();
+    let is_system = ["/usr", "/bin", "/lib", "/sbin"]
+        .iter()
+        .any(|dir| prefix.starts_with(dir) || prefix == Path::new("/"));
+    (!is_system).then_some(prefix)
+}
+
+/// Returns the command starting an npm package's bin, chosen as npx chooses it: the
+/// one named, else the only one, else the one named after the package.
+fn npm_start(
+    prefix: &Path,
+    package: &PackageRef,
+    start: &Start,
+) -> Result<Installed, InstallError> {
+    let root = prefix.join("node_modules").join(&package.name);
+    let manifest: Value = std::fs::read(root.join("package.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| failed(format!("'{}' has no readable package.json", root.display())))?;
+    let own = package.name.rsplit('/').next().unwrap_or(&package.name);
+    let bin = match (&manifest["bin"], start.program) {
+        (Value::String(file), None) => Some(file.clone()),
+        (Value::String(file), Some(program)) if program == own => Some(file.clone()),
+        (Value::Object(bins), Some(program)) => bins[program].as_str().map(String::from),
+        (Value::Object(bins), None) if bins.len() == 1 => bins
+            .values()
+            .next()
+            .and_then(Value::as_str)
+            .map(String::from),
+        (Value::Object(bins), None) => bins.get(own).and_then(Value::as_str).map(String::from),
+        _ => None,
+    };
+    let bin = bin.ok_or_else(|| {
+        failed(format!(
+            "{}@{} names no program to run ({})",
+            package.name,
+            package.version,
+            start
+                .program
+                .map_or("no bin chosen as npx chooses".to_string(), |p| {
+                    format!("no bin '{}'", sanitize(p))
+                })
+        ))
+    })?;
+    let node = on_path("node").ok_or_else(|| failed("node is not on PATH"))?;
+    let mut command = vec![
+        node.display().to_string(),
+        root.join(bin).display().to_string(),
+    ];
+    command.extend(start.args.iter().cloned());
+    let lock: Value = std::fs::read(prefix.join("package-lock.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let key = format!("node_modules/{}", package.name);
+    Ok(Installed {
+        prefix: prefix.to_path_buf(),
+        command,
+        runtime_dirs: runtime_dir(&node).into_iter().collect(),
+        artifact: lock["packages"][key.as_str()]["integrity"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+    })
+}
+
+/// Returns the command starting a PyPI package: `python -m MODULE`, else its console
+/// script named as given, else named after the package (as uvx chooses it).
+fn pip_start(
+    prefix: &Path,
+    package: &PackageRef,
+    start: &Start,
+) -> Result<Installed, InstallError> {
+    let python = prefix.join("bin/python");
+    let mut command = vec![python.display().to_string()];
+    match start.module {
+        Some(module) => command.extend(["-m".to_string(), module.to_string()]),
+        None => {
+            let program = start.program.unwrap_or(&package.name);
+            let script = prefix.join("bin").join(program);
+            if !is_plain(program) || !script.is_file() {
+                return Err(failed(format!(
+                    "{}=={} installs no program '{}'",
+                    package.name,
+                    package.version,
+                    sanitize(program)
+                )));
+            }
+            // Run through the venv's python: the script's #! line is not read.
+            command.push(script.display().to_string());
+        }
+    }
+    command.extend(start.args.iter().cloned());
+    let home = std::fs::read_to_string(prefix.join("pyvenv.cfg"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| {
+            let (key, value) = l.split_once('=')?;
+            (key.trim() == "home").then(|| PathBuf::from(value.trim()))
+        });
+    let report: Value = std::fs::read(prefix.join(".report.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let wanted = normalize(&package.name);
+    let artifact = report["install"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["metadata"]["name"].as_str().map(normalize) == Some(wanted.clone()))
+        .and_then(|i| i["download_info"]["archive_info"]["hashes"]["sha256"].as_str())
+        .map(|h| format!("sha256:{h}"))
+        .unwrap_or_default();
+    Ok(Installed {
+        prefix: prefix.to_path_buf(),
+        command,
+        runtime_dirs: home
+            .and_then(|h| runtime_dir(&h.join("python3")))
+            .into_iter()
+            .collect(),
+        artifact,
+    })
+}
+
+/// Returns a PyPI name normalized as PEP 503 says: lower case, runs of `-_.` one `-`.
+fn normalize(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if "-_.".contains(c) {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// Returns true when the index pip reads (`PIP_INDEX_URL`, else PyPI) lists files of
+/// `name` at `version` and none of them is a wheel. Asked only once pip has failed,
+/// to say why.
+fn has_only_sdists(name: &str, version: &str) -> bool {
+    let index = std::env::var("PIP_INDEX_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "https://pypi.org/simple".to_string());
+    let url = format!("{}/{}/", index.trim_end_matches('/'), normalize(name));
+    let Ok(client) = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+    else {
+        return false;
+    };
+    let Ok(body) = client
+        .get(&url)
+        .send()
+        .and_then(|r| r.error_for_status()?.text())
+    else {
+        return false;
+    };
+    let (mut wheels, mut sdists) = (0, 0);
+    for file in body
+        .split("</a>")
+        .filter_map(|a| a.rsplit_once('>').map(|(_, text)| text.trim()))
+    {
+        if let Some(stem) = file.strip_suffix(".whl") {
+            let mut parts = stem.split('-');
+            if parts.next().map(normalize) == Some(normalize(name)) && parts.next() == Some(version)
+            {
+                wheels += 1;
+            }
+        } else if let Some(stem) = file
+            .strip_suffix(".tar.gz")
+            .or_else(|| file.strip_suffix(".zip"))
+        {
+            if stem
+                .rsplit_once('-')
+                .is_some_and(|(dist, v)| normalize(dist) == normalize(name) && v == version)
+            {
+                sdists += 1;
+            }
+        }
+    }
+    sdists > 0 && wheels == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_could_leave_the_cache_are_refused() {
+        for bad in ["../x", "-rf", "a b", "", "a\nb", "x/../../y"] {
+            assert!(!is_plain(bad), "{bad:?}");
+        }
+        for good in ["@scope/pkg", "pkg", "1.2.3-beta.1", "mcp_server.x"] {
+            assert!(is_plain(good), "{good:?}");
+        }
+        assert_eq!(normalize("Mcp_Server..X"), "mcp-server-x");
+    }
+}

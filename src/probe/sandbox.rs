@@ -1,0 +1,159 @@
+//! The walls a registry package's server runs in: bubblewrap (`bwrap`) on Linux.
+//!
+//! Owns the `bwrap` command line: every namespace unshared (`--unshare-all`: no
+//! network but a loopback of its own, its own PID, IPC and UTS namespaces), the
+//! system folders, the package's prefix and its interpreter's folder bound
+//! read-only, an empty private HOME and /tmp, `--die-with-parent` and
+//! `--new-session` (no access to the terminal). It also checks, once a run, that the
+//! sandbox can be made here. It does not bound time or output: the probe's own
+//! limits still hold inside. docs/method.md, "The wire survey", says what these walls
+//! keep out and what they cannot.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::process::{self, Limits};
+
+/// The HOME a sandboxed server sees: an empty tmpfs.
+const HOME: &str = "/home/probe";
+/// The PATH a sandboxed server sees.
+const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// System folders bound read-only when they exist.
+const SYSTEM: [&str; 14] = [
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/etc/alternatives",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+];
+
+/// Returns `bwrap` on PATH, or an error naming the Debian package that has it.
+pub fn find() -> Result<PathBuf, String> {
+    if !cfg!(target_os = "linux") {
+        return Err("registry packages run in a bubblewrap sandbox, which needs Linux".to_string());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("bwrap"))
+        .find(|file| file.is_file())
+        .ok_or_else(|| {
+            "registry packages run in a bubblewrap sandbox and 'bwrap' is not on PATH \
+             (Debian and Ubuntu: apt-get install bubblewrap)"
+                .to_string()
+        })
+}
+
+/// Checks that `bwrap` can make the sandbox here (user namespaces may be off); the
+/// error is what bwrap said.
+pub fn check(bwrap: &Path) -> Result<(), String> {
+    let mut command = Command::new(bwrap);
+    command.args(arguments(&[]));
+    command.arg("true");
+    let limits = Limits {
+        time: Some(Duration::from_secs(20)),
+        idle: None,
+        max_stderr: 4096,
+    };
+    let out = process::output(command, &limits, 4096)
+        .map_err(|e| format!("running '{}': {e}", bwrap.display()))?;
+    match out.status {
+        Some(status) if status.success() => Ok(()),
+        _ => Err(format!(
+            "bubblewrap could not make the sandbox here: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// Returns bwrap's options for a server reading `dirs` (read-only), before the
+/// command.
+fn arguments(dirs: &[PathBuf]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
+    .map(String::from)
+    .to_vec();
+    for dir in SYSTEM {
+        args.extend([
+            "--ro-bind-try".to_string(),
+            dir.to_string(),
+            dir.to_string(),
+        ]);
+    }
+    args.extend(
+        [
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", HOME,
+        ]
+        .map(String::from),
+    );
+    // After the tmpfs: a prefix under /tmp is bound over it.
+    for dir in dirs {
+        let dir = dir.display().to_string();
+        args.extend(["--ro-bind".to_string(), dir.clone(), dir]);
+    }
+    args.extend(["--chdir".to_string(), HOME.to_string()]);
+    args.push("--".to_string());
+    args
+}
+
+/// Returns `command` run inside the sandbox, reading `dirs`.
+pub fn wrap(bwrap: &Path, dirs: &[PathBuf], command: &[String]) -> Vec<String> {
+    let mut line = vec![bwrap.display().to_string()];
+    line.extend(arguments(dirs));
+    line.extend(command.iter().cloned());
+    line
+}
+
+/// Returns the environment a sandboxed server starts with, before its own variables:
+/// nothing of the prober's.
+pub fn environment() -> Vec<(String, String)> {
+    [
+        ("PATH", PATH),
+        ("HOME", HOME),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+    ]
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_is_bound_read_only_after_the_private_tmp() {
+        let line = wrap(
+            Path::new("/usr/bin/bwrap"),
+            &[PathBuf::from("/tmp/cache/npm/x@1")],
+            &["node".to_string(), "x.js".to_string()],
+        );
+        let text = line.join(" ");
+        assert!(text.starts_with("/usr/bin/bwrap --unshare-all --die-with-parent --new-session"));
+        let tmpfs = text.find("--tmpfs /tmp").unwrap();
+        let prefix = text
+            .find("--ro-bind /tmp/cache/npm/x@1 /tmp/cache/npm/x@1")
+            .unwrap();
+        assert!(tmpfs < prefix, "{text}");
+        assert!(text.ends_with("-- node x.js"), "{text}");
+        assert!(
+            !text.contains("--bind "),
+            "nothing is bound writable: {text}"
+        );
+    }
+}

@@ -1,0 +1,446 @@
+//! `corpus registry --packages` and `probe --servers` over registry packages, offline:
+//! a loopback npm registry serving packuments and tarballs built here, a loopback
+//! PyPI simple index serving a wheel built here (and a release with an sdist only),
+//! and every package server run in the bubblewrap sandbox. The servers are plain
+//! JSON-RPC over stdio, written here, with no dependency.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use sha1_checked::Digest;
+
+use crate::common::{
+    assert_code, gzip, header, read_csv, reply, show, skip, stderr, targz, Item, Loopback, Run,
+};
+
+const DATE: &str = "2026-11-30";
+
+/// Returns a stdio MCP server in plain JS listing `tools`; with `connect`, it first
+/// opens a TCP connection to 127.0.0.1:PORT and exits saying so when that fails.
+fn js_server(tools: &Value, connect: Option<u16>) -> String {
+    let serve = format!(
+        r#"const tools = {tools};
+function serve() {{
+  let buf = "";
+  process.stdin.on("data", (d) => {{
+    buf += d;
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {{
+      const line = buf.slice(0, i); buf = buf.slice(i + 1);
+      if (!line.trim()) continue;
+      const m = JSON.parse(line);
+      if (m.id === undefined) continue;
+      let result = {{}};
+      if (m.method === "initialize") result = {{ protocolVersion: m.params.protocolVersion,
+        capabilities: {{ tools: {{}} }}, serverInfo: {{ name: "fixture", version: "9.9.9" }} }};
+      else if (m.method === "tools/list") result = {{ tools }};
+      process.stdout.write(JSON.stringify({{ jsonrpc: "2.0", id: m.id, result }}) + "\n");
+    }}
+  }});
+}}
+"#
+    );
+    match connect {
+        None => format!("{serve}serve();\n"),
+        Some(port) => format!(
+            "{serve}const s = require('net').connect({port}, '127.0.0.1');\n\
+             s.on('connect', () => {{ s.end(); serve(); }});\n\
+             s.on('error', (e) => {{ console.error('connect failed: ' + e.code); process.exit(3); }});\n"
+        ),
+    }
+}
+
+/// Returns an npm tarball of `name`@1.0.0 whose bin runs `source`, and whose install
+/// scripts would write `marker`.
+fn npm_tarball(name: &str, source: &str, marker: &Path) -> Vec<u8> {
+    let write = format!(
+        "node -e \"require('fs').writeFileSync('{}', 'ran')\"",
+        marker.display()
+    );
+    let manifest = json!({
+        "name": name, "version": "1.0.0", "bin": {name: "server.js"},
+        "scripts": {"preinstall": write, "install": write, "postinstall": write},
+    });
+    targz(
+        "package",
+        None,
+        &[
+            Item::File("package.json".into(), manifest.to_string().into_bytes()),
+            Item::File(
+                "server.js".into(),
+                format!("#!/usr/bin/env node\n{source}").into_bytes(),
+            ),
+        ],
+    )
+}
+
+/// Returns a wheel of `hintpy` 1.0.0 with a console script `hintpy` serving `tools`.
+fn wheel(dir: &Path, tools: &Value) -> Vec<u8> {
+    let server = format!(
+        "import json, sys\nTOOLS = json.loads({:?})\n\
+         def main():\n\
+         \x20   for line in sys.stdin:\n\
+         \x20       if not line.strip():\n\
+         \x20           continue\n\
+         \x20       m = json.loads(line)\n\
+         \x20       if 'id' not in m:\n\
+         \x20           continue\n\
+         \x20       r = {{}}\n\
+         \x20       if m['method'] == 'initialize':\n\
+         \x20           r = {{'protocolVersion': m['params']['protocolVersion'], 'capabilities': {{'tools': {{}}}}, 'serverInfo': {{'name': 'hintpy', 'version': '1.0.0'}}}}\n\
+         \x20       elif m['method'] == 'tools/list':\n\
+         \x20           r = {{'tools': TOOLS}}\n\
+         \x20       print(json.dumps({{'jsonrpc': '2.0', 'id': m['id'], 'result': r}}), flush=True)\n",
+        tools.to_string()
+    );
+    std::fs::write(dir.join("server.py"), server).unwrap();
+    let path = dir.join("hintpy-1.0.0-py3-none-any.whl");
+    let script = r#"
+import sys, zipfile, hashlib, base64
+out, server = sys.argv[1], open(sys.argv[2]).read()
+files = {
+  "hintpy/__init__.py": server,
+  "hintpy-1.0.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: hintpy\nVersion: 1.0.0\n",
+  "hintpy-1.0.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+  "hintpy-1.0.0.dist-info/entry_points.txt": "[console_scripts]\nhintpy = hintpy:main\n",
+}
+record = []
+with zipfile.ZipFile(out, "w") as z:
+    for name, text in files.items():
+        data = text.encode()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{name},sha256={digest},{len(data)}")
+        z.writestr(name, data)
+    record.append("hintpy-1.0.0.dist-info/RECORD,,")
+    z.writestr("hintpy-1.0.0.dist-info/RECORD", "\n".join(record) + "\n")
+"#;
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&path)
+        .arg(dir.join("server.py"))
+        .output()
+        .expect("running python3");
+    assert!(made.status.success(), "{made:?}");
+    std::fs::read(&path).unwrap()
+}
+
+/// Returns a registry answer entry with one package.
+fn entry(name: &str, package: Value) -> Value {
+    json!({"server": {"name": name, "version": "1.0.0", "description": "d",
+                      "packages": [package]},
+           "_meta": {"io.modelcontextprotocol.registry/official":
+                     {"status": "active", "isLatest": true}}})
+}
+
+fn npm(identifier: &str) -> Value {
+    json!({"registryType": "npm", "identifier": identifier, "version": "1.0.0",
+           "runtimeHint": "npx", "transport": {"type": "stdio"},
+           "runtimeArguments": [{"type": "positional", "value": "-y"}]})
+}
+
+/// Returns a simple index page, as pip reads it only with an HTML content type.
+fn html(body: String) -> crate::common::Response {
+    reply(200, body).with_header(header("Content-Type: text/html"))
+}
+
+fn has_bwrap() -> bool {
+    Command::new("bwrap")
+        .args(["--ro-bind", "/", "/", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn has_tools() -> bool {
+    ["node", "npm", "python3"].iter().all(|tool| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Returns the servers table as maps from column to cell, keyed by server.
+fn servers_table(path: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let rows = read_csv(path);
+    let header = rows[0].clone();
+    rows[1..]
+        .iter()
+        .map(|row| {
+            let cells: BTreeMap<String, String> =
+                header.iter().cloned().zip(row.iter().cloned()).collect();
+            (row[0].clone(), cells)
+        })
+        .collect()
+}
+
+#[test]
+fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here; apt-get install bubblewrap");
+    }
+    let work = tempfile::tempdir().unwrap();
+    let marker = work.path().join("install-script-ran");
+    // A listener the socket server tries to reach; inside the sandbox it must not.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let reached = Arc::new(AtomicUsize::new(0));
+    {
+        let reached = reached.clone();
+        std::thread::spawn(move || {
+            for _ in listener.incoming().flatten() {
+                reached.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+    }
+
+    let hinted_tools = json!([
+        {"name": "read", "inputSchema": {"type": "object"},
+         "annotations": {"readOnlyHint": true, "destructiveHint": false,
+                         "idempotentHint": true, "openWorldHint": false}},
+        {"name": "write", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": false}},
+        {"name": "bare", "inputSchema": {"type": "object"}}
+    ]);
+    let tarballs: BTreeMap<&str, Vec<u8>> = [
+        (
+            "hinted-fixture",
+            npm_tarball("hinted-fixture", &js_server(&hinted_tools, None), &marker),
+        ),
+        (
+            "socket-fixture",
+            npm_tarball(
+                "socket-fixture",
+                &js_server(&json!([{"name": "reached", "inputSchema": {}}]), Some(port)),
+                &marker,
+            ),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let wheel = wheel(
+        work.path(),
+        &json!([{"name": "py_tool", "inputSchema": {},
+        "annotations": {"readOnlyHint": true, "openWorldHint": false}}]),
+    );
+    let wheel_sha = {
+        use sha2::Digest as _;
+        format!("{:x}", sha2::Sha256::digest(&wheel))
+    };
+    let registry = {
+        let tarballs = tarballs.clone();
+        let wheel = wheel.clone();
+        let base = Arc::new(std::sync::Mutex::new(String::new()));
+        let at = base.clone();
+        let server = Loopback::start(move |request| {
+            let base = at.lock().unwrap().clone();
+            let path = request.url.trim_start_matches('/');
+            if let Some(name) = path.strip_prefix("npm/") {
+                if let Some(file) = name.strip_suffix("-1.0.0.tgz") {
+                    return reply(200, tarballs[file].clone());
+                }
+                let Some(tgz) = tarballs.get(name) else {
+                    return reply(404, "{}");
+                };
+                let shasum = format!("{:x}", sha1_checked::Sha1::digest(tgz));
+                let packument = json!({"name": name, "dist-tags": {"latest": "1.0.0"},
+                    "versions": {"1.0.0": {"name": name, "version": "1.0.0",
+                        "bin": {name: "server.js"}, "hasInstallScript": true,
+                        "dist": {"tarball": format!("{base}/npm/{name}-1.0.0.tgz"),
+                                 "shasum": shasum}}}});
+                return reply(200, packument.to_string());
+            }
+            match path {
+                "simple/hintpy/" => html(format!(
+                    "<html><body><a href=\"{base}/files/hintpy-1.0.0-py3-none-any.whl#sha256={}\">hintpy-1.0.0-py3-none-any.whl</a></body></html>",
+                    { use sha2::Digest as _; format!("{:x}", sha2::Sha256::digest(&wheel)) }
+                )),
+                "simple/sdistonly/" => html(format!(
+                    "<html><body><a href=\"{base}/files/sdistonly-1.0.0.tar.gz\">sdistonly-1.0.0.tar.gz</a></body></html>"
+                )),
+                "files/hintpy-1.0.0-py3-none-any.whl" => reply(200, wheel.clone()),
+                "files/sdistonly-1.0.0.tar.gz" => reply(200, gzip(b"never built")),
+                _ => reply(404, "not here"),
+            }
+        });
+        *base.lock().unwrap() = server.url();
+        server
+    };
+
+    // The registry page: what corpus registry --packages turns into the servers file.
+    let page = json!({"servers": [
+        entry("io.github.fixture/hinted", npm("hinted-fixture")),
+        entry("io.github.fixture/socket", npm("socket-fixture")),
+        entry("io.github.fixture/secret", {
+            let mut p = npm("hinted-fixture");
+            p["environmentVariables"] = json!([
+                {"name": "API_TOKEN", "isRequired": true, "isSecret": true},
+                {"name": "LOG_LEVEL", "default": "info"}]);
+            p
+        }),
+        entry("io.github.fixture/py", json!({"registryType": "pypi", "identifier": "hintpy",
+            "version": "1.0.0", "runtimeHint": "uvx", "transport": {"type": "stdio"}})),
+        entry("io.github.fixture/sdist", json!({"registryType": "pypi", "identifier": "sdistonly",
+            "version": "1.0.0", "transport": {"type": "stdio"}})),
+    ]});
+    std::fs::write(work.path().join("page.json"), page.to_string()).unwrap();
+    let built = Run::new(work.path())
+        .args([
+            "corpus",
+            "registry",
+            "--pages",
+            "page.json",
+            "--out",
+            "c.toml",
+        ])
+        .args(["--packages", "servers.toml", "--date", DATE])
+        .output();
+    let text = std::fs::read_to_string(work.path().join("servers.toml"))
+        .unwrap_or_else(|_| panic!("no servers file\n{}", show(&built)));
+    assert!(
+        text.contains(
+            "name = \"io.github.fixture/secret\"\nregistry_name = \"io.github.fixture/secret\"\n\
+             package = { registry = \"npm\", name = \"hinted-fixture\", version = \"1.0.0\" }\n\
+             env = { \"LOG_LEVEL\" = \"info\" }\nneeds = [\"API_TOKEN\"]\n"
+        ),
+        "{text}"
+    );
+
+    let npm_cache = work.path().join("npm-cache");
+    let probe = |extra: &[&str], out: &str| {
+        let mut run = Run::new(work.path())
+            .args([
+                "probe",
+                "--servers",
+                "servers.toml",
+                "--date",
+                DATE,
+                "--cache",
+                "cache",
+            ])
+            .args(["--out", out, "--timeout", "20", "-j", "2"])
+            .args(extra)
+            .env("npm_config_registry", format!("{}/npm/", registry.url()))
+            .env("npm_config_cache", &npm_cache)
+            .env("PIP_INDEX_URL", format!("{}/simple", registry.url()))
+            .env("PIP_CONFIG_FILE", "/dev/null");
+        run.command().env_remove("PIP_FIND_LINKS");
+        run.output()
+    };
+    let out = probe(&[], "results");
+    assert_code(&out, 1);
+    let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
+    let cell = |server: &str, column: &str| table[server][column].clone();
+    let summary = |server: &str| {
+        [
+            "outcome",
+            "package_version",
+            "tools",
+            "tools_every_meaningful_hint",
+            "tools_some_hints",
+            "tools_no_hint",
+        ]
+        .map(|c| cell(server, c))
+    };
+    assert_eq!(
+        summary("io.github.fixture/hinted"),
+        ["listed", "1.0.0", "3", "1", "1", "1"],
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        summary("io.github.fixture/py"),
+        ["listed", "1.0.0", "1", "1", "0", "0"],
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        cell("io.github.fixture/py", "artifact"),
+        format!("sha256:{wheel_sha}")
+    );
+    assert_eq!(
+        cell("io.github.fixture/secret", "outcome"),
+        "needs configuration"
+    );
+    assert_eq!(cell("io.github.fixture/secret", "error"), "needs API_TOKEN");
+    assert_eq!(cell("io.github.fixture/sdist", "outcome"), "no wheel");
+    // The socket server could not reach the host's loopback, and said so.
+    assert_eq!(
+        cell("io.github.fixture/socket", "outcome"),
+        "exited",
+        "{}",
+        show(&out)
+    );
+    assert!(
+        cell("io.github.fixture/socket", "error").contains("connect failed: ECONNREFUSED"),
+        "{}",
+        cell("io.github.fixture/socket", "error")
+    );
+    assert_eq!(reached.load(Ordering::SeqCst), 0);
+    // No install script ran, and the per-tool table keeps its rows.
+    assert!(!marker.exists(), "an install script ran");
+    let tools = read_csv(&work.path().join(format!("results/wire-{DATE}.csv")));
+    let hinted: Vec<&str> = tools
+        .iter()
+        .filter(|r| r[0] == "io.github.fixture/hinted")
+        .map(|r| r[4].as_str())
+        .collect();
+    assert_eq!(hinted, ["read", "write", "bare"]);
+    // The secret's server was never installed or run: only the other packages were
+    // asked for.
+    let asked: Vec<String> = registry.seen().iter().map(|r| r.url.clone()).collect();
+    assert_eq!(
+        asked
+            .iter()
+            .filter(|u| u.contains("hinted-fixture"))
+            .count(),
+        2,
+        "{asked:#?}"
+    );
+
+    // Outside the sandbox, given the flag, the same package reaches the listener:
+    // the sandbox, not the fixture, kept it out.
+    let out = probe(&["--no-sandbox-i-trust-these-packages"], "trusted");
+    let table = servers_table(&work.path().join(format!("trusted/wire-{DATE}-servers.csv")));
+    assert_eq!(
+        table["io.github.fixture/socket"]["outcome"],
+        "listed",
+        "{}",
+        show(&out)
+    );
+    assert!(reached.load(Ordering::SeqCst) >= 1);
+}
+
+#[test]
+fn without_bwrap_registry_packages_are_refused_naming_the_package_to_install() {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("servers.toml"),
+        "[[server]]\nname = \"p\"\npackage = { registry = \"npm\", name = \"x\", version = \"1.0.0\" }\n",
+    )
+    .unwrap();
+    let out = Run::new(work.path())
+        .args([
+            "probe",
+            "--servers",
+            "servers.toml",
+            "--date",
+            DATE,
+            "--cache",
+            "cache",
+        ])
+        .env("PATH", "/nonexistent")
+        .output();
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert!(err.contains("apt-get install bubblewrap"), "{err}");
+    assert!(err.contains("--no-sandbox-i-trust-these-packages"), "{err}");
+    assert!(!work.path().join("cache").exists(), "nothing is installed");
+}
