@@ -308,15 +308,27 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// The `fatal:` lines git's client writes after the remote side already failed:
+/// they say that it stopped, not why.
+const FOLLOW_ON: [&str; 3] = [
+    "fatal: early eof",
+    "fatal: fetch-pack: invalid index-pack output",
+    "fatal: the remote end hung up unexpectedly",
+];
+
 /// Returns the line of a failed git's `stderr` that says why: its first `fatal:`
-/// line, else its first `error:` line, else its first line that is not blank. Git
-/// may first warn of something harmless (`warning: filtering not recognized by
-/// server, ignoring`) or relay the remote's own words (`remote: ...`); the line it
-/// stops on names the cause.
+/// line that is not a mere follow-on of another, else its first `fatal:` line, else
+/// its first `error:` line, else its first line that is not blank. Git may first
+/// warn of something harmless (`warning: filtering not recognized by server,
+/// ignoring`) or relay the remote's own words (`remote: ...`); the line it stops on
+/// names the cause. The remote's and the client's lines share one stream, so the
+/// client's `fatal: early EOF` may come first.
 pub fn cause_line(stderr: &str) -> Option<&str> {
     let lines = || stderr.lines().map(str::trim).filter(|l| !l.is_empty());
+    let follow_on = |l: &str| FOLLOW_ON.contains(&l.to_ascii_lowercase().as_str());
     lines()
-        .find(|l| l.starts_with("fatal:"))
+        .find(|l| l.starts_with("fatal:") && !follow_on(l))
+        .or_else(|| lines().find(|l| l.starts_with("fatal:")))
         .or_else(|| lines().find(|l| l.starts_with("error:")))
         .or_else(|| lines().next())
 }
@@ -509,6 +521,20 @@ mod tests {
             ),
             "git clone failed (exit 128): fatal: git upload-pack: aborting due to possible \
              repository corruption"
+        );
+        // The client's own stop, written before the remote's cause in one stream.
+        assert_eq!(
+            failed(
+                "fatal: early EOF\n\
+                 fatal: git upload-pack: aborting due to possible repository corruption\n\
+                 fatal: fetch-pack: invalid index-pack output\n"
+            ),
+            "git clone failed (exit 128): fatal: git upload-pack: aborting due to possible \
+             repository corruption"
+        );
+        assert_eq!(
+            failed("fatal: the remote end hung up unexpectedly\n"),
+            "git clone failed (exit 128): fatal: the remote end hung up unexpectedly"
         );
         assert_eq!(
             failed("warning: x\nerror: RPC failed; HTTP 503\n"),
