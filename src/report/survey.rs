@@ -265,3 +265,125 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::TreeCount;
+    use crate::table::{CommitSource, Counted, Row, TreeKey};
+    use crate::terms::Columns;
+
+    fn row(as_of: &str, tools: Vec<ToolDef>) -> Row {
+        Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: "abcd".into(),
+                subfolder: String::new(),
+                as_of: as_of.into(),
+            },
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "abcd".repeat(10),
+                commit_source: CommitSource::Archive,
+                count: TreeCount::new(5),
+                sha256: String::new(),
+                tools: Some(FoundTools {
+                    tools,
+                    skipped_files: 0,
+                }),
+            }),
+        }
+    }
+
+    fn tool(role: Role, kind: DefKind, hints: [Option<HintState>; 4]) -> ToolDef {
+        ToolDef {
+            path: b"a.ts".to_vec(),
+            line: 1,
+            kind,
+            role,
+            family: Family::TypeScript,
+            name: Some("t".into()),
+            hints,
+        }
+    }
+
+    #[test]
+    fn trees_vote_once_and_only_their_own_tools_count() {
+        let t = Some(HintState::True);
+        let q = Some(HintState::Unresolved);
+        let u = Some(HintState::Unknown);
+        let table = Table {
+            columns: Columns::default_columns(),
+            date: "2026-01-01".into(),
+            rows: vec![
+                // Every tool annotated; a test's tool is not one of them.
+                row(
+                    "",
+                    vec![
+                        tool(Role::Source, DefKind::Tool, [t, None, None, None]),
+                        tool(Role::Test, DefKind::Tool, [None; 4]),
+                    ],
+                ),
+                // One of two: some; the `?`-only tool is unresolved, not annotated.
+                row(
+                    "",
+                    vec![
+                        tool(Role::Source, DefKind::Tool, [t, None, None, None]),
+                        tool(Role::Source, DefKind::Tool, [q, None, None, None]),
+                    ],
+                ),
+                // Unknown only: none annotated.
+                row("", vec![tool(Role::Source, DefKind::Tool, [u; 4])]),
+                // A dynamic site alone.
+                row("", vec![tool(Role::Source, DefKind::Dynamic, [None; 4])]),
+                row("", vec![]),
+            ],
+            dating: Default::default(),
+        };
+        let s = survey(&table).unwrap();
+        assert_eq!(
+            (
+                s.trees,
+                s.with_tools,
+                s.all_annotated,
+                s.some_annotated,
+                s.none_annotated
+            ),
+            (5, 3, 1, 1, 1)
+        );
+        assert_eq!((s.dynamic_only, s.no_tool), (1, 1));
+        assert_eq!((s.all.tools, s.annotated, s.unresolved), (4, 2, 2));
+        assert_eq!(s.not_counted, 2);
+        // `unknown` declares nothing; `?` declares.
+        assert_eq!(s.all.declaring, [3, 0, 0, 0]);
+        assert_eq!(s.all.unresolved, [1, 0, 0, 0]);
+        assert_eq!(s.dynamic_trees, ["o/n"]);
+    }
+
+    #[test]
+    fn a_dated_table_is_never_pooled_across_dates() {
+        let annotated = || {
+            vec![tool(
+                Role::Source,
+                DefKind::Tool,
+                [Some(HintState::True), None, None, None],
+            )]
+        };
+        let table = Table {
+            columns: Columns::default_columns(),
+            date: "2026-01-01".into(),
+            rows: vec![
+                row("2025-01-01", annotated()),
+                row("2025-06-01", annotated()),
+            ],
+            dating: Default::default(),
+        };
+        assert!(
+            survey(&table).is_none(),
+            "its figures are per date, in Over time"
+        );
+        let june = survey_of(&table, |r| r.key.as_of == "2025-06-01").unwrap();
+        assert_eq!((june.trees, june.all.tools), (1, 1));
+    }
+}

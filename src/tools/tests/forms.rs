@@ -277,6 +277,8 @@ def list_tools():
 
 @mcp.tool(name=Tools.LOG.value, annotations=Presets.READ_ONLY)
 def log(): ...
+@mcp.tool(name=Tools.LOG.name)
+def log_by_member_name(): ...
 
 def status(): ...
 mcp.tool(name="status_call", annotations={"destructiveHint": False})(status)
@@ -301,11 +303,13 @@ fn python_call_forms_and_enumeration_names_are_read() {
             "server.py:19 git_status ----",
             "server.py:20 git_diff t--f",
             "server.py:23 git_log t--f",
-            "server.py:27 status_call -f--",
-            "server.py:32 bound ----",
-            "server.py:33 fetch ----",
-            "server.py:34 update --t-",
-            "server.py:37 <dynamic> ---- [dynamic]",
+            // `.name` is the member's own name, as Python's `Enum` gives it.
+            "server.py:25 LOG ----",
+            "server.py:29 status_call -f--",
+            "server.py:34 bound ----",
+            "server.py:35 fetch ----",
+            "server.py:36 update --t-",
+            "server.py:39 <dynamic> ---- [dynamic]",
         ],
     );
 }
