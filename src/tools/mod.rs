@@ -425,11 +425,15 @@ impl Lang {
         }
     }
 
-    /// Returns true when `bytes` hold one of the language's SDK spellings.
+    /// Returns true when `bytes` hold one of the language's SDK spellings, or (in
+    /// TypeScript and JavaScript) import a package whose name holds `mcp`: a
+    /// monorepo's own wrapper of the SDK (`@repo/mcp-common`, `@acme/mcp-core`).
     fn uses_sdk(self, bytes: &[u8]) -> bool {
         self.sdk_markers()
             .iter()
             .any(|m| memmem::find(bytes, m).is_some())
+            || (matches!(self, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
+                && imports_an_mcp_package(bytes))
     }
 
     fn grammar(self) -> Language {
@@ -643,6 +647,35 @@ fn assign_roles(tools: &mut [ToolDef]) {
             }
         }
     }
+}
+
+/// Returns true when a JavaScript or TypeScript file imports a package (not a
+/// relative path) whose name holds `mcp`: `from "@acme/mcp-core"`,
+/// `require('mcp-kit/x')`, `import("@repo/mcp-common/src/app")`. Package names are
+/// lower case (npm's rule), so `mcp` is searched as written; each hit is checked to
+/// stand in a one-line string literal that an `import`, `from` or `require(` opens.
+fn imports_an_mcp_package(bytes: &[u8]) -> bool {
+    memmem::find_iter(bytes, b"mcp").any(|at| {
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let Some(open) = bytes[line_start..at]
+            .iter()
+            .rposition(|&b| matches!(b, b'"' | b'\'' | b'`'))
+            .map(|i| line_start + i)
+        else {
+            return false;
+        };
+        let quote = bytes[open];
+        let spec = &bytes[open + 1..at];
+        if spec.contains(&quote) || spec.first() == Some(&b'.') || spec.contains(&b' ') {
+            return false;
+        }
+        let before = bytes[line_start..open].trim_ascii_end();
+        let before = before.strip_suffix(b"(").unwrap_or(before).trim_ascii_end();
+        before.ends_with(b"from") || before.ends_with(b"import") || before.ends_with(b"require")
+    })
 }
 
 /// Returns true when a file holds `tool` or `hint` in any ASCII case: a preset or a

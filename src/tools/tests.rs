@@ -281,6 +281,16 @@ fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
             "a.js",
             b"server.setRequestHandler(types_js_1.ListToolsRequestSchema, h);",
         ),
+        (
+            "a.ts",
+            b"import type { ToolArgs } from \"@mongodb-js/mcp-core\";",
+        ),
+        (
+            "a.ts",
+            b"import {\n  createApp,\n} from '@repo/mcp-common/src/mcp-app'",
+        ),
+        ("a.js", b"const core = require( \"acme-mcp-kit\" );"),
+        ("a.mjs", b"const m = await import(`@x/mcp-utils`);"),
         ("a.py", b"from mcp.server.fastmcp import FastMCP"),
         ("a.py", b"import mcp.types as types"),
         ("a.py", b"from fastmcp import FastMCP"),
@@ -313,6 +323,12 @@ fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
             b"from langchain_core.tools import tool\n@tool\ndef f(): ...",
         ),
         ("a.py", b"from pydantic_ai import Agent"),
+        ("a.ts", b"import { x } from './mcp-helpers.js';"),
+        ("a.ts", b"const s = \"uses mcp for tools\"; // from mcp"),
+        (
+            "a.ts",
+            b"import { x } from \"y\"; const url = \"https://mcp.example\";",
+        ),
         ("a.go", b"import \"github.com/other/mcp\""),
         ("a.cs", b"using Microsoft.SemanticKernel;"),
         (

@@ -13,9 +13,11 @@
 //! - a tool-shaped object literal passed to any other call (a project's own
 //!   `defineTool({...})`): a `name` beside an `annotations` object holding a hint
 //!   key, or beside a schema (`inputSchema`, `schema`, `parameters`) and a handler;
-//! - a class with a literal `name` field extending a class whose name holds `Tool`
-//!   (mcp-framework's `MCPTool`, a project's own base): its `annotations` field, or
-//!   the base class's when the tree holds it.
+//! - a class with a literal `name` field (or a static `toolName`) and something to
+//!   run or a schema (`execute`, `handler`, `run`, `schema`, `inputSchema`,
+//!   `argsShape`, `parameters`, `annotations`), extending a class whose name holds
+//!   `Tool` (mcp-framework's `MCPTool`, a project's own base): its `annotations`
+//!   field, or the base class's when the tree holds it.
 //!
 //! Bindings: `const`/`let`/`var` declarators, CommonJS `exports.NAME = ...`,
 //! functions that return an object literal (factories, read one level) and classes;
@@ -473,12 +475,34 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
         own_annotations |= key == "annotations";
         props.push(Prop::Field(key, value));
     }
-    let name_is_literal = props
-        .iter()
-        .any(|p| matches!(p, Prop::Field(k, Val::Str(_)) if k == "name"));
+    // The tool's name: a literal `name` field, or a static `toolName`.
+    let name = props.iter().rev().find_map(|p| match p {
+        Prop::Field(k, v @ Val::Str(_)) if k == "name" || k == "toolName" => Some(v.clone()),
+        _ => None,
+    });
+    let has = |keys: &[&str]| {
+        props
+            .iter()
+            .any(|p| matches!(p, Prop::Field(k, _) if keys.contains(&k.as_str())))
+    };
+    // What makes a class a tool beside its name: something to run or a schema.
+    let tool_like = has(&[
+        "execute",
+        "handler",
+        "handle",
+        "run",
+        "call",
+        "invoke",
+        "schema",
+        "inputSchema",
+        "argsShape",
+        "parameters",
+        "annotations",
+    ]);
     let tool_base = base.filter(|b| text(*b, src).contains("Tool"));
-    if let (true, Some(base)) = (name_is_literal, tool_base) {
+    if let (Some(name), true, Some(base)) = (name, tool_like, tool_base) {
         let mut def = props.clone();
+        def.push(Prop::Field("name".to_string(), name));
         if !own_annotations {
             def.push(Prop::Field(
                 "annotations".to_string(),

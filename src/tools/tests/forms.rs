@@ -122,6 +122,7 @@ const TS_CLASSES: &str = r#"import { ToolBase } from "./base.js";
 export class FindTool extends ToolBase {
   name = "find";
   static operationType = "read";
+  protected async execute() {}
 }
 export class PlainTool extends ToolBase2 {
   name = "plain";
@@ -129,9 +130,19 @@ export class PlainTool extends ToolBase2 {
 }
 export class ExternalTool extends MCPTool {
   name = "external";
+  schema = {};
 }
 export class NotATool extends Base {
   name = "nope";
+  execute() {}
+}
+export class StaticNamed extends MongoDBToolBase {
+  static toolName = "count";
+  public argsShape = {};
+}
+class Cursor extends AITool {
+  name = "Cursor";
+  configPath = "~/.cursor/mcp.json";
 }
 "#;
 
@@ -167,8 +178,10 @@ fn typescript_forms_of_real_servers_are_found() {
         &[
             "dist/bundle.js:6 bundled t---",
             "src/classes.ts:2 find ????",
-            "src/classes.ts:6 plain t---",
-            "src/classes.ts:10 external uuuu",
+            "src/classes.ts:7 plain t---",
+            // The base class is outside the tree: whether it declares is not known.
+            "src/classes.ts:11 external uuuu",
+            "src/classes.ts:19 count uuuu",
             "src/main.ts:7 echo t--f",
             "src/main.ts:8 search --t-",
             "src/main.ts:9 local -t--",
