@@ -458,7 +458,6 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
     if let Some(base) = base {
         props.push(Prop::Spread(val(base, src, 0)));
     }
-    let mut own_annotations = false;
     for member in children(body) {
         let key = member
             .child_by_field_name("property")
@@ -472,7 +471,6 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
             // A getter or a method computes the field.
             _ => Val::Other,
         };
-        own_annotations |= key == "annotations";
         props.push(Prop::Field(key, value));
     }
     // The tool's name: a literal `name` field, or a static `toolName`.
@@ -503,7 +501,7 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
     if let (Some(name), true, Some(base)) = (name, tool_like, tool_base) {
         let mut def = props.clone();
         def.push(Prop::Field("name".to_string(), name));
-        if !own_annotations {
+        if !has(&["annotations"]) {
             def.push(Prop::Field(
                 "annotations".to_string(),
                 Val::Inherited(Box::new(val(base, src, 0))),
