@@ -59,15 +59,6 @@ impl ToolFeed {
         true
     }
 
-    /// Starts a file as [`ToolFeed::begin`] does; returns the feed when the file's
-    /// chunks are to be passed to it.
-    pub fn start(&mut self, path: &[u8], size: u64) -> Option<&mut ToolFeed> {
-        match self.begin(path, size) {
-            true => Some(self),
-            false => None,
-        }
-    }
-
     /// Copies the next chunk of the current file, as read (before the matcher
     /// lower-cases it). A file that grows past the bound while it is read stops being
     /// copied, and is recorded as skipped at its end.
