@@ -549,40 +549,6 @@ impl<'m> FileCounter<'m> {
         feed(self, edge);
     }
 
-    /// Feeds every byte `reader` yields, read through `buf` (which the counter may
-    /// lower-case in place between reads), until its end; returns how many bytes
-    /// that was. The one read loop of every file counted from a reader.
-    pub fn feed_reader<R: std::io::Read>(
-        &mut self,
-        reader: &mut R,
-        buf: &mut [u8],
-    ) -> std::io::Result<u64> {
-        self.feed_reader_with(reader, buf, |_| {})
-    }
-
-    /// Feeds every byte `reader` yields, as [`FileCounter::feed_reader`] does, and
-    /// shows each chunk to `tap` first, as read, before the counter lower-cases it.
-    pub fn feed_reader_with<R: std::io::Read>(
-        &mut self,
-        reader: &mut R,
-        buf: &mut [u8],
-        mut tap: impl FnMut(&[u8]),
-    ) -> std::io::Result<u64> {
-        let before = self.offset;
-        loop {
-            match reader.read(buf) {
-                Ok(0) => return Ok(self.offset - before),
-                // The buffer is refilled next, so the counter may lower-case it in place.
-                Ok(n) => {
-                    tap(&buf[..n]);
-                    self.feed_mut(&mut buf[..n])
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
     /// Returns the number of bytes fed so far.
     pub fn bytes(&self) -> u64 {
         self.offset

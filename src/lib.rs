@@ -4,7 +4,8 @@
 //! The data flows one way: `corpus` (configuration, and the builder that pins one) →
 //! `fetch` (HTTP and cache) → `intake` (hash and bounds) → `archive` (streaming
 //! readers) → `count` (the matcher) → `table` (rows and the CSV schema) → `report`
-//! (formats). `terms` names the hints and the columns; `tools` finds the tool
+//! (formats); every input hands its files to one `sink`, which owns the per-file
+//! protocol. `terms` names the hints and the columns; `tools` finds the tool
 //! definitions in a tree's source files. `scan` counts local trees with the same
 //! `archive` and `count`; `probe` talks MCP to a running server; `cli` holds the
 //! clap definitions; `error` the exit codes; `messages` every line on stderr and
@@ -34,6 +35,7 @@ pub mod report;
 pub mod sanitize;
 pub mod scan;
 pub mod shard;
+pub mod sink;
 pub mod table;
 pub mod terms;
 pub mod tool_feed;

@@ -1,12 +1,13 @@
 //! Hands the tool finder the files the counters read, without a second read.
 //!
 //! Every reader (archive entries, a directory walk, git blobs) reads a file once, in
-//! chunks, for the matcher. A [`ToolFeed`] sits beside that loop: at a file's start it
-//! asks the finder whether the file's name may hold a definition, and only then copies
-//! the chunks into one buffer of at most [`MAX_PARSE_BYTES`], before the matcher
-//! lower-cases them in place. A wanted file larger than that is never buffered: the
-//! finder records it as skipped. So the memory a feed holds is one buffer, reused for
-//! every file. This module decides nothing about what a definition is (see `tools`).
+//! chunks, for the matcher. A [`ToolFeed`] sits beside the counter in the tree's sink
+//! (`sink`): at a file's start it asks the finder whether the file's name may hold a
+//! definition, and only then copies the chunks into one buffer of at most
+//! [`MAX_PARSE_BYTES`], before the matcher lower-cases them in place. A wanted file
+//! larger than that is never buffered: the finder records it as skipped. So the memory
+//! a feed holds is one buffer, reused for every file. This module decides nothing
+//! about what a definition is (see `tools`).
 
 use crate::tools::{FoundTools, Roles, TreeTools, MAX_PARSE_BYTES};
 
@@ -58,15 +59,6 @@ impl ToolFeed {
         true
     }
 
-    /// Starts a file as [`ToolFeed::begin`] does; returns the feed when the file's
-    /// chunks are to be passed to it.
-    pub fn start(&mut self, path: &[u8], size: u64) -> Option<&mut ToolFeed> {
-        match self.begin(path, size) {
-            true => Some(self),
-            false => None,
-        }
-    }
-
     /// Copies the next chunk of the current file, as read (before the matcher
     /// lower-cases it). A file that grows past the bound while it is read stops being
     /// copied, and is recorded as skipped at its end.
@@ -77,6 +69,23 @@ impl ToolFeed {
                 self.state = State::Overgrown;
             } else {
                 self.buf.extend_from_slice(chunk);
+            }
+        }
+    }
+
+    /// Copies `n` NUL bytes of the current file (a sparse file's hole), as
+    /// [`ToolFeed::take`] would copy them in one chunk: past the bound, nothing is
+    /// written and the file is recorded as skipped at its end.
+    pub fn take_zeros(&mut self, n: u64) {
+        if self.state == State::Taking {
+            match usize::try_from(n) {
+                Ok(n) if self.buf.len() + n <= MAX_PARSE_BYTES => {
+                    self.buf.resize(self.buf.len() + n, 0);
+                }
+                _ => {
+                    self.buf.clear();
+                    self.state = State::Overgrown;
+                }
             }
         }
     }
@@ -135,5 +144,26 @@ mod tests {
         assert_eq!(feed.buf.len(), MAX_PARSE_BYTES);
         feed.end(b"exact.ts");
         assert_eq!(feed.finish().skipped_files, 2);
+    }
+
+    #[test]
+    fn a_hole_is_copied_as_nul_bytes_up_to_the_bound() {
+        let mut feed = ToolFeed::new(Roles::ALL);
+        assert!(feed.begin(b"holes.ts", MAX_PARSE_BYTES as u64));
+        feed.take(b"ab");
+        feed.take_zeros(3);
+        feed.take(b"c");
+        assert_eq!(feed.buf, b"ab\0\0\0c");
+        feed.take_zeros((MAX_PARSE_BYTES - 6) as u64);
+        assert_eq!(feed.buf.len(), MAX_PARSE_BYTES);
+        feed.end(b"holes.ts");
+        assert!(feed.begin(b"grows.ts", 1));
+        feed.take_zeros(MAX_PARSE_BYTES as u64 + 1);
+        assert!(feed.buf.is_empty(), "the copy stops at the bound");
+        feed.end(b"grows.ts");
+        assert!(!feed.begin(b"README", 1));
+        feed.take_zeros(5);
+        assert!(feed.buf.is_empty());
+        assert_eq!(feed.finish().skipped_files, 1);
     }
 }

@@ -128,10 +128,7 @@ pub fn count_archive_and_tools<R: Read + Send>(
     for subfolder in subfolders.iter().filter(|s| !s.is_empty()) {
         check_subfolder(subfolder).map_err(|e| anyhow::anyhow!("subfolder {e}"))?;
     }
-    let mut counting = tree::Counting::new(matcher, subfolders, on_file);
-    if let Some(roles) = find_tools {
-        counting = counting.with_tools(roles);
-    }
+    let mut counting = tree::Counting::new(matcher, subfolders, find_tools, on_file);
     let comment = visit_archive(reader, &mut counting)?;
     let commit = match comment.problem {
         None => comment.commit,

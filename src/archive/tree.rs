@@ -10,8 +10,9 @@ use std::fmt;
 use anyhow::Result;
 
 use super::entries::{FileData, Piece, Visitor};
-use crate::count::{FileCounter, Matcher, TreeCount};
+use crate::count::{Matcher, TreeCount};
 use crate::sanitize::sanitize;
+use crate::sink::TreeSink;
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
 use crate::tools::Roles;
@@ -78,77 +79,39 @@ pub type Finished = (
 /// that holds them; each file's bytes are read and matched once.
 pub struct Counting<'m, 'p> {
     trees: Trees,
-    /// One counter serves every file of the archive.
-    counter: FileCounter<'m>,
+    /// Reads every file of the archive into the slots of `trees` that hold it.
+    sink: TreeSink<'m>,
     on_file: &'p mut dyn FnMut(u64),
-    /// The tool finder's feeds, laid out as `trees` lays out its counts, when tools
-    /// are looked for.
-    tools: Option<ToolTrees>,
-}
-
-/// Holds one tool feed per tree `Trees` counts, in the same slots.
-struct ToolTrees {
-    under_top: Vec<ToolFeed>,
-    whole: Vec<ToolFeed>,
-    /// The slots the current file is copied into (almost always one or none).
-    active: Vec<(usize, bool)>,
+    /// Whether the files are handed to the tool finder too.
+    is_finding_tools: bool,
 }
 
 impl<'m, 'p> Counting<'m, 'p> {
     /// Returns a visitor that counts `matcher`'s terms for each of `subfolders`
-    /// (`b""` is the whole tree) and calls `on_file` with each file's size.
+    /// (`b""` is the whole tree) and calls `on_file` with each file's size. With
+    /// `find_tools`, it also hands each file to the tool finder, once per subfolder
+    /// that holds it, from the bytes it reads for the count.
     pub fn new(
         matcher: &'m Matcher,
         subfolders: &[Vec<u8>],
+        find_tools: Option<Roles>,
         on_file: &'p mut dyn FnMut(u64),
     ) -> Counting<'m, 'p> {
+        let trees = Trees::new(subfolders);
         Counting {
-            trees: Trees::new(matcher.len(), subfolders),
-            counter: matcher.file_counter(),
+            sink: TreeSink::with_trees(matcher, trees.slots(), find_tools),
+            trees,
             on_file,
-            tools: None,
+            is_finding_tools: find_tools.is_some(),
         }
     }
 
-    /// Makes the visitor also hand each file to the tool finder, once per subfolder
-    /// that holds it, from the bytes it reads for the count.
-    pub fn with_tools(mut self, roles: Roles) -> Counting<'m, 'p> {
-        let n = self.trees.subfolders.len();
-        self.tools = Some(ToolTrees {
-            under_top: (0..n).map(|_| ToolFeed::new(roles)).collect(),
-            whole: (0..n).map(|_| ToolFeed::new(roles)).collect(),
-            active: Vec::new(),
-        });
-        self
-    }
-
     /// Returns each subfolder's count, with paths relative to the top folder, a
-    /// folder differing from each only in case (if any), and when tools were looked for, each subfolder's tool definitions (paths relative
-    /// to the top folder too).
-    pub fn finish(self) -> Finished {
-        let prefix = self.trees.top.prefix().map(<[u8]>::to_vec);
-        let tools = self.tools.map(|tools| {
-            tools
-                .under_top
-                .into_iter()
-                .zip(tools.whole)
-                .zip(&self.trees.subfolders)
-                .map(|((under_top, whole), subfolder)| match &prefix {
-                    Some(prefix) => {
-                        let mut found = under_top.finish();
-                        for tool in &mut found.tools {
-                            // Every file fed under the top folder starts with it.
-                            tool.path.drain(..prefix.len().min(tool.path.len()));
-                        }
-                        found
-                    }
-                    None if subfolder.is_empty() => under_top.finish(),
-                    None => whole.finish(),
-                })
-                .collect()
-        });
-        let (counts, variants) = self.trees.finish();
-        (counts, variants, tools)
+    /// folder differing from each only in case (if any), and when tools were looked
+    /// for, each subfolder's tool definitions (paths relative to the top folder too).
+    pub fn finish(mut self) -> Finished {
+        let slots = self.sink.take_trees();
+        self.trees.finish(slots, self.is_finding_tools)
     }
 }
 
@@ -158,63 +121,34 @@ impl Visitor for Counting<'_, '_> {
     }
 
     fn file(&mut self, path: &[u8], data: &mut FileData<'_>) -> Result<()> {
-        let counter = &mut self.counter;
-        counter.reset();
-        match &mut self.tools {
-            None => data.pieces(|piece| match piece {
-                Piece::Bytes(bytes) => counter.feed_mut(bytes),
-                Piece::Zeros(n) => counter.feed_zeros(n),
-            })?,
-            Some(tools) => {
-                // Paths stay whole here; `finish` makes them relative to the top folder.
-                tools.active.clear();
-                for slot in self.trees.holders(path) {
-                    let (i, is_under_top) = slot;
-                    let feed = match is_under_top {
-                        true => &mut tools.under_top[i],
-                        false => &mut tools.whole[i],
-                    };
-                    if feed.begin(path, data.size()) {
-                        tools.active.push(slot);
-                    }
-                }
-                data.chunks(|chunk| {
-                    for &(i, is_under_top) in &tools.active {
-                        match is_under_top {
-                            true => tools.under_top[i].take(chunk),
-                            false => tools.whole[i].take(chunk),
-                        }
-                    }
-                    counter.feed_mut(chunk)
-                })?;
-                for &(i, is_under_top) in &tools.active {
-                    match is_under_top {
-                        true => tools.under_top[i].end(path),
-                        false => tools.whole[i].end(path),
-                    }
-                }
-            }
-        }
-        self.trees.add_file(path, counter);
+        // Paths stay whole here; `finish` makes them relative to the top folder.
+        let sink = &mut self.sink;
+        sink.begin_file_in(path, data.size(), self.trees.holders(path));
+        data.pieces(|piece| match piece {
+            Piece::Bytes(bytes) => sink.chunk(bytes),
+            Piece::Zeros(n) => sink.zeros(n),
+        })?;
+        // The entry loop hands over exactly the size it announced or fails (a
+        // truncated archive), so the sink's size check can only pass.
+        let ended = sink.end_file();
+        debug_assert_eq!(ended, Ok(()), "'{}'", sanitize(path));
         (self.on_file)(data.size());
         Ok(())
     }
 }
 
-/// Holds the counts of every requested subfolder while the archive is read.
+/// Lays out the trees of every requested subfolder while the archive is read.
 ///
 /// Whether the archive has a top folder is known only at its end (every entry must
 /// lie under it), so each non-empty subfolder is counted twice: as if there were a
 /// top folder (paths relative to it) and as if there were none (whole paths); the
-/// end picks one. The whole tree is counted once: only its paths differ.
+/// end picks one. The whole tree is counted once: only its paths differ. So the sink
+/// holds two slots per subfolder: slot `i` is subfolder `i` under the top folder,
+/// slot `n + i` the same among whole paths (`n` subfolders).
 struct Trees {
     /// Each subfolder with a trailing `/`; empty for the whole tree.
     subfolders: Vec<Vec<u8>>,
     top: TopFolder,
-    /// Per subfolder: the count if the archive has a top folder.
-    under_top: Vec<TreeCount>,
-    /// Per non-empty subfolder: the count if it has none.
-    whole: Vec<TreeCount>,
     /// Per subfolder: a folder under the top folder, and one among whole paths,
     /// that differs from it only in ASCII case (the first one seen).
     variant_under_top: Vec<Option<Vec<u8>>>,
@@ -222,7 +156,7 @@ struct Trees {
 }
 
 impl Trees {
-    fn new(terms: usize, subfolders: &[Vec<u8>]) -> Trees {
+    fn new(subfolders: &[Vec<u8>]) -> Trees {
         Trees {
             subfolders: subfolders
                 .iter()
@@ -232,8 +166,6 @@ impl Trees {
                 })
                 .collect(),
             top: TopFolder::default(),
-            under_top: vec![TreeCount::new(terms); subfolders.len()],
-            whole: vec![TreeCount::new(terms); subfolders.len()],
             variant_under_top: vec![None; subfolders.len()],
             variant_whole: vec![None; subfolders.len()],
         }
@@ -259,48 +191,64 @@ impl Trees {
         }
     }
 
-    /// Returns the slots that hold the file whose whole path is `path`: each
-    /// subfolder's index, with true for its count under the top folder and false for
-    /// its count of whole paths.
-    fn holders<'s>(&'s self, path: &'s [u8]) -> impl Iterator<Item = (usize, bool)> + 's {
-        holders(&self.subfolders, &self.top, path)
+    /// Returns how many slots the sink holds: two per subfolder.
+    fn slots(&self) -> usize {
+        2 * self.subfolders.len()
     }
 
-    /// Adds one file, whose whole path is `path`, to every subfolder that holds it.
-    fn add_file(&mut self, path: &[u8], counter: &FileCounter<'_>) {
-        let (bytes, counts) = (counter.bytes(), counter.counts());
-        for (i, is_under_top) in holders(&self.subfolders, &self.top, path) {
-            match is_under_top {
-                true => self.under_top[i].add_file(|| path.to_vec(), bytes, counts),
-                false => self.whole[i].add_file(|| path.to_vec(), bytes, counts),
-            }
-        }
+    /// Returns the slots that hold the file whose whole path is `path`, given the
+    /// entries seen so far: per subfolder holding it, its slot under the top folder,
+    /// its slot among whole paths, or both.
+    fn holders<'s>(&'s self, path: &'s [u8]) -> impl Iterator<Item = usize> + 's {
+        let n = self.subfolders.len();
+        let relative = match &self.top.prefix {
+            Some(prefix) if !prefix.is_empty() => path.strip_prefix(prefix.as_slice()),
+            _ => None,
+        };
+        self.subfolders
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, subfolder)| {
+                let is_whole_tree = subfolder.is_empty();
+                let under_top = is_whole_tree || relative.is_some_and(|r| r.starts_with(subfolder));
+                let whole = !is_whole_tree && path.starts_with(subfolder);
+                [(i, under_top), (n + i, whole)]
+            })
+            .filter(|&(_, holds)| holds)
+            .map(|(slot, _)| slot)
     }
 
-    /// Returns each subfolder's count, with paths relative to the top folder, and
-    /// for each a folder that differs from it only in case, if the archive has one.
-    fn finish(self) -> (Vec<TreeCount>, Vec<Option<Vec<u8>>>) {
+    /// Returns each subfolder's count from the sink's `slots`, with paths relative
+    /// to the top folder, for each a folder that differs from it only in case (if
+    /// the archive has one), and with `has_tools` each one's tool definitions.
+    fn finish(self, slots: Vec<(TreeCount, Option<ToolFeed>)>, has_tools: bool) -> Finished {
         let prefix = self.top.prefix();
         let variants = match prefix {
             Some(_) => self.variant_under_top,
             None => self.variant_whole,
         };
-        let counts = self
-            .under_top
-            .into_iter()
-            .zip(self.whole)
-            .zip(&self.subfolders)
-            .map(|((mut under_top, whole), subfolder)| match prefix {
-                Some(prefix) => {
-                    // Every file counted under the top folder starts with it.
-                    under_top.files.strip_prefix(prefix.len());
-                    under_top
+        let n = self.subfolders.len();
+        let mut slots: Vec<_> = slots.into_iter().map(Some).collect();
+        let mut counts = Vec::with_capacity(n);
+        let mut tools = Vec::with_capacity(n);
+        for (i, subfolder) in self.subfolders.iter().enumerate() {
+            let slot = match prefix {
+                None if !subfolder.is_empty() => n + i,
+                _ => i,
+            };
+            let (mut count, feed) = slots[slot].take().expect("one slot per subfolder is kept");
+            let mut found = feed.map(ToolFeed::finish);
+            if let Some(prefix) = prefix {
+                // Every file counted under the top folder starts with it.
+                count.files.strip_prefix(prefix.len());
+                for tool in found.iter_mut().flat_map(|found| &mut found.tools) {
+                    tool.path.drain(..prefix.len().min(tool.path.len()));
                 }
-                None if subfolder.is_empty() => under_top,
-                None => whole,
-            })
-            .collect();
-        (counts, variants)
+            }
+            counts.push(count);
+            tools.extend(found);
+        }
+        (counts, variants, has_tools.then_some(tools))
     }
 }
 
@@ -320,30 +268,6 @@ fn case_variant(path: &[u8], is_dir: bool, subfolder: &[u8]) -> Option<Vec<u8>> 
         && folder != &subfolder[..n - 1]
         && (head.len() < n || head[n - 1] == b'/');
     is_variant.then(|| folder.to_vec())
-}
-
-/// Returns the slots of `Trees` that hold the file whose whole path is `path` (see
-/// [`Trees::holders`]), given the subfolders and the top folder seen so far.
-fn holders<'s>(
-    subfolders: &'s [Vec<u8>],
-    top: &'s TopFolder,
-    path: &'s [u8],
-) -> impl Iterator<Item = (usize, bool)> + 's {
-    let relative = match &top.prefix {
-        Some(prefix) if !prefix.is_empty() => path.strip_prefix(prefix.as_slice()),
-        _ => None,
-    };
-    subfolders
-        .iter()
-        .enumerate()
-        .flat_map(move |(i, subfolder)| {
-            let is_whole_tree = subfolder.is_empty();
-            let under_top = is_whole_tree || relative.is_some_and(|r| r.starts_with(subfolder));
-            let whole = !is_whole_tree && path.starts_with(subfolder);
-            [(i, true, under_top), (i, false, whole)]
-        })
-        .filter(|&(_, _, holds)| holds)
-        .map(|(i, is_under_top, _)| (i, is_under_top))
 }
 
 /// Finds the archive's top folder (`owner-name-abc1234/`): the first component of
@@ -399,18 +323,19 @@ mod tests {
     use crate::archive::entries::strip_dot;
 
     fn stripped(paths: &[(&str, bool)]) -> Vec<String> {
-        let mut trees = Trees::new(0, &[Vec::new()]);
+        let mut trees = Trees::new(&[Vec::new()]);
         let matcher = Matcher::new(&["x"]).unwrap();
-        let mut counter = matcher.file_counter();
-        counter.feed(b"x");
+        let mut sink = TreeSink::with_trees(&matcher, trees.slots(), None);
         for &(path, is_dir) in paths {
             let path = strip_dot(path.as_bytes());
             trees.see(path, is_dir);
             if !is_dir {
-                trees.add_file(path, &counter);
+                sink.begin_file_in(path, 1, trees.holders(path));
+                sink.chunk(&mut b"x".to_vec());
+                sink.end_file().unwrap();
             }
         }
-        trees.finish().0[0]
+        trees.finish(sink.take_trees(), false).0[0]
             .files
             .sorted()
             .unwrap()

@@ -82,6 +82,7 @@ use crate::count::{Matcher, TreeCount, READ_BUF};
 use crate::messages;
 use crate::process::{self, Cause, Failure, Limits};
 use crate::sanitize::sanitize;
+use crate::sink::{SizeMismatch, TreeSink};
 use crate::table::one_line;
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
@@ -221,9 +222,10 @@ pub fn count_revision(
     let id = resolve(dir, rev)?.ok_or_else(|| anyhow!("unknown revision '{rev}'"))?;
     let files = list_files(dir, &id, &place.prefix)
         .with_context(|| format!("listing the files of commit '{id}'"))?;
-    let mut tools = find_tools.map(ToolFeed::new);
-    let tree = count_blobs(dir, &files, matcher, tools.as_mut())
+    let mut sink = TreeSink::new(matcher, find_tools);
+    count_blobs(dir, &files, &mut sink)
         .with_context(|| format!("reading the files of commit '{id}'"))?;
+    let (tree, tools) = sink.finish();
     Ok((id, tree, tools.map(ToolFeed::finish)))
 }
 
@@ -349,13 +351,8 @@ fn parse_ls_tree(record: &[u8]) -> Option<Option<BlobFile>> {
     }))
 }
 
-/// Counts `files` by streaming their blobs out of one `git cat-file --batch`.
-fn count_blobs(
-    dir: &Path,
-    files: &[BlobFile],
-    matcher: &Matcher,
-    tools: Option<&mut ToolFeed>,
-) -> Result<TreeCount, Failure> {
+/// Hands `files` to `sink` by streaming their blobs out of one `git cat-file --batch`.
+fn count_blobs(dir: &Path, files: &[BlobFile], sink: &mut TreeSink<'_>) -> Result<(), Failure> {
     let mut requests = Vec::with_capacity(files.len() * 65);
     for file in files {
         requests.extend_from_slice(file.id.as_bytes());
@@ -365,21 +362,13 @@ fn count_blobs(
         dir,
         &["cat-file", "--batch", "--buffer"],
         Some(requests),
-        |out| read_blobs(out, files, matcher, tools),
+        |out| read_blobs(out, files, sink),
     )
 }
 
-/// Reads the `cat-file --batch` answers to `files`, in order, into a count, handing
-/// each blob to `tools` as it is read.
-fn read_blobs(
-    out: &mut dyn BufRead,
-    files: &[BlobFile],
-    matcher: &Matcher,
-    mut tools: Option<&mut ToolFeed>,
-) -> Result<TreeCount> {
-    let mut tree = TreeCount::new(matcher.len());
-    let mut counter = matcher.file_counter();
-    let mut buf = vec![0u8; READ_BUF];
+/// Reads the `cat-file --batch` answers to `files`, in order, handing each blob to
+/// `sink` as it is read.
+fn read_blobs(out: &mut dyn BufRead, files: &[BlobFile], sink: &mut TreeSink<'_>) -> Result<()> {
     let mut line = Vec::new();
     for file in files {
         let name = || String::from_utf8_lossy(&file.path).into_owned();
@@ -409,35 +398,23 @@ fn read_blobs(
                 file.id
             );
         };
-        counter.reset();
-        let mut feed = tools.as_deref_mut().and_then(|f| f.start(&file.path, size));
-        counter
-            .feed_reader_with(&mut out.take(size), &mut buf, |chunk| {
-                if let Some(feed) = feed.as_deref_mut() {
-                    feed.take(chunk);
-                }
-            })
+        sink.begin_file(&file.path, size);
+        sink.read_from(&mut out.take(size))
             .with_context(|| format!("reading '{}'", name()))?;
-        if counter.bytes() != size {
-            bail!(
-                "'{}' ended after {} of its {} bytes",
-                name(),
-                counter.bytes(),
-                size
-            );
-        }
+        // The blob is read to its size at most, so it can only end short. A failure
+        // below fails the whole revision, so the file added here is never seen.
+        sink.end_file()
+            .map_err(|SizeMismatch { announced, read }| {
+                anyhow!("'{}' ended after {read} of its {announced} bytes", name())
+            })?;
         let mut end = [0u8; 1];
         out.read_exact(&mut end)
             .with_context(|| format!("reading past '{}'", name()))?;
         if end != *b"\n" {
             bail!("'{}': git cat-file wrote more than the blob", name());
         }
-        if let Some(feed) = feed {
-            feed.end(&file.path);
-        }
-        tree.add_file(|| file.path.clone(), size, counter.counts());
     }
-    Ok(tree)
+    Ok(())
 }
 
 /// Returns true when the file at `path` is a regular file holding exactly the bytes
@@ -646,7 +623,9 @@ mod tests {
     /// Returns what `read_blobs` makes of `stream` as the answer to `files`.
     fn read(stream: &[u8], files: &[BlobFile]) -> Result<TreeCount> {
         let matcher = Matcher::new(&["readOnlyHint", "annotations"]).unwrap();
-        read_blobs(&mut io::Cursor::new(stream), files, &matcher, None)
+        let mut sink = TreeSink::new(&matcher, None);
+        read_blobs(&mut io::Cursor::new(stream), files, &mut sink)?;
+        Ok(sink.finish().0)
     }
 
     #[test]

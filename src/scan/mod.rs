@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::{HintGate, ScanArgs};
-use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::count::Matcher;
 use crate::date;
 use crate::error::{ExitStatus, UsageError};
 use crate::intake::Tee;
@@ -28,6 +28,7 @@ use crate::progress::NoProgress;
 use crate::report;
 use crate::sanitize::sanitize;
 use crate::scan::walk::walk;
+use crate::sink::TreeSink;
 use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, TreeKey};
 use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::tool_feed::ToolFeed;
@@ -333,7 +334,7 @@ fn is_archive_name(path: &Path) -> bool {
 /// its file name, reading at most the size it had when opened.
 fn count_file(
     path: &Path,
-    head: Vec<u8>,
+    mut head: Vec<u8>,
     file: File,
     matcher: &Matcher,
     find_tools: Option<Roles>,
@@ -345,31 +346,16 @@ fn count_file(
     let name = path
         .file_name()
         .map_or_else(Vec::new, |n| n.as_encoded_bytes().to_vec());
-    let mut tools = find_tools.map(ToolFeed::new);
-    let mut feed = tools.as_mut().and_then(|f| f.start(&name, size));
-    let mut take = |chunk: &[u8]| {
-        if let Some(feed) = feed.as_deref_mut() {
-            feed.take(chunk);
-        }
-    };
-    let mut counter = matcher.file_counter();
-    let mut buf = head;
-    let read = buf.len() as u64;
-    take(&buf);
-    counter.feed_mut(&mut buf);
-    buf.resize(READ_BUF, 0);
-    let rest = size.saturating_sub(read) + 1;
-    counter
-        .feed_reader_with(&mut file.take(rest), &mut buf, take)
+    let mut sink = TreeSink::new(matcher, find_tools);
+    sink.begin_file(&name, size);
+    let rest = size.saturating_sub(head.len() as u64) + 1;
+    sink.chunk(&mut head);
+    // One byte past the size seen at open tells a growing file from a whole one.
+    sink.read_from(&mut file.take(rest))
         .map_err(|e| anyhow!("reading it: {}", describe(&e)))?;
-    if counter.bytes() != size {
-        bail!("it changed while it was read ({size} bytes when opened)");
-    }
-    if let Some(feed) = feed {
-        feed.end(&name);
-    }
-    let mut count = TreeCount::new(matcher.len());
-    count.add_file(|| name, size, counter.counts());
+    sink.end_file()
+        .map_err(|_| anyhow!("it changed while it was read ({size} bytes when opened)"))?;
+    let (count, tools) = sink.finish();
     Ok(Counted {
         commit: String::new(),
         commit_source: CommitSource::Worktree,

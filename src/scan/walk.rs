@@ -15,7 +15,8 @@ use std::sync::Mutex;
 use anyhow::{anyhow, bail, Context, Result};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::count::{Matcher, TreeCount};
+use crate::sink::{SizeMismatch, TreeSink};
 use crate::tool_feed::ToolFeed;
 use crate::tools::FoundTools;
 use crate::tools::Roles;
@@ -132,14 +133,11 @@ impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
         Box::new(Worker {
             root: self.root,
-            matcher: self.matcher,
             shared: self.shared,
             keep_paths: self.keep_paths,
-            tree: TreeCount::new(self.matcher.len()),
-            tools: self.find_tools.map(ToolFeed::new),
+            sink: TreeSink::new(self.matcher, self.find_tools),
             paths: Vec::new(),
             errors: Vec::new(),
-            buf: Vec::new(),
         })
     }
 }
@@ -148,15 +146,12 @@ impl<'s> ParallelVisitorBuilder<'s> for Workers<'s> {
 /// counts into the shared total when the walk is over (on drop).
 struct Worker<'s> {
     root: &'s Path,
-    matcher: &'s Matcher,
     shared: &'s Mutex<Merged>,
     keep_paths: bool,
-    tree: TreeCount,
-    /// This thread's share of the tree's tool definitions, when they are looked for.
-    tools: Option<ToolFeed>,
+    /// This thread's share of the tree: its counts and tool definitions.
+    sink: TreeSink<'s>,
     paths: Vec<Vec<u8>>,
     errors: Vec<String>,
-    buf: Vec<u8>,
 }
 
 impl Worker<'_> {
@@ -170,41 +165,28 @@ impl Worker<'_> {
             .metadata()
             .with_context(|| format!("reading '{}'", path.display()))?
             .len();
-        if self.buf.is_empty() {
-            self.buf = vec![0u8; READ_BUF];
-        }
-        let mut counter = self.matcher.file_counter();
-        let name = relative_bytes(self.root, path);
-        let mut tools = self.tools.as_mut().and_then(|feed| feed.start(name, size));
+        self.sink.begin_file(relative_bytes(self.root, path), size);
         // One byte past the size seen at open tells a growing file from a whole one.
-        counter
-            .feed_reader_with(&mut file.take(size + 1), &mut self.buf, |chunk| {
-                if let Some(feed) = tools.as_mut() {
-                    feed.take(chunk);
-                }
-            })
+        self.sink
+            .read_from(&mut file.take(size + 1))
             .with_context(|| format!("reading '{}'", path.display()))?;
-        if counter.bytes() != size {
-            bail!(
-                "'{}' changed while it was read ({} bytes when opened, {} read)",
-                path.display(),
-                size,
-                if counter.bytes() > size {
-                    "more".to_string()
-                } else {
-                    counter.bytes().to_string()
-                }
-            );
-        }
-        if let Some(feed) = tools {
-            feed.end(name);
-        }
+        self.sink
+            .end_file()
+            .map_err(|SizeMismatch { announced, read }| {
+                anyhow!(
+                    "'{}' changed while it was read ({} bytes when opened, {} read)",
+                    path.display(),
+                    announced,
+                    if read > announced {
+                        "more".to_string()
+                    } else {
+                        read.to_string()
+                    }
+                )
+            })?;
         if self.keep_paths {
             self.paths.push(relative(self.root, path));
         }
-        let root = self.root;
-        self.tree
-            .add_file(|| relative(root, path), counter.bytes(), counter.counts());
         Ok(())
     }
 }
@@ -266,18 +248,19 @@ impl Drop for Worker<'_> {
     fn drop(&mut self) {
         // A poisoned lock means another worker panicked; that panic is reported.
         if let Ok(mut shared) = self.shared.lock() {
-            let tree = std::mem::take(&mut self.tree);
-            match &mut shared.tree {
-                Some(total) => total.merge(tree),
-                None => shared.tree = Some(tree),
-            }
-            shared.paths.append(&mut self.paths);
-            if let Some(tools) = self.tools.take() {
-                match &mut shared.tools {
-                    Some(total) => total.merge(tools),
-                    None => shared.tools = Some(tools),
+            for (tree, tools) in self.sink.take_trees() {
+                match &mut shared.tree {
+                    Some(total) => total.merge(tree),
+                    None => shared.tree = Some(tree),
+                }
+                if let Some(tools) = tools {
+                    match &mut shared.tools {
+                        Some(total) => total.merge(tools),
+                        None => shared.tools = Some(tools),
+                    }
                 }
             }
+            shared.paths.append(&mut self.paths);
             shared.errors.append(&mut self.errors);
         }
     }
