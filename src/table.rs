@@ -227,6 +227,25 @@ pub struct Dating {
     pub committed: BTreeMap<TreeKey, i64>,
 }
 
+#[cfg(test)]
+impl Row {
+    /// Returns a row of `o/n` at the pin `abcd`, dated `as_of` (empty for none), with
+    /// `outcome`: the row the report tests build their tables of.
+    pub(crate) fn for_test(as_of: &str, outcome: std::result::Result<Counted, Failure>) -> Row {
+        Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: "abcd".into(),
+                subfolder: String::new(),
+                as_of: as_of.into(),
+            },
+            server: None,
+            note: None,
+            outcome,
+        }
+    }
+}
+
 /// Holds a whole table: the columns and the rows, in order.
 #[derive(Clone, Debug)]
 pub struct Table {

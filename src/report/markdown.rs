@@ -249,17 +249,10 @@ mod tests {
         let table = Table {
             columns,
             date: "2026-01-01".into(),
-            rows: vec![Row {
-                key: TreeKey {
-                    repo: "o/n".into(),
-                    pinned: "abcd".into(),
-                    subfolder: String::new(),
-                    as_of: as_of.into(),
-                },
-                server: None,
-                note: None,
-                outcome: Err(Failure::new(FailureKind::Other, "gone")),
-            }],
+            rows: vec![Row::for_test(
+                as_of,
+                Err(Failure::new(FailureKind::Other, "gone")),
+            )],
             dating: Default::default(),
         };
         let mut md = Vec::new();

@@ -270,20 +270,13 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
 mod tests {
     use super::*;
     use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Row, TreeKey};
+    use crate::table::{CommitSource, Counted, Row};
     use crate::terms::Columns;
 
     fn row(as_of: &str, tools: Vec<ToolDef>) -> Row {
-        Row {
-            key: TreeKey {
-                repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: as_of.into(),
-            },
-            server: None,
-            note: None,
-            outcome: Ok(Counted {
+        Row::for_test(
+            as_of,
+            Ok(Counted {
                 commit: "abcd".repeat(10),
                 commit_source: CommitSource::Archive,
                 count: TreeCount::new(5),
@@ -293,7 +286,7 @@ mod tests {
                     skipped_files: 0,
                 }),
             }),
-        }
+        )
     }
 
     fn tool(role: Role, kind: DefKind, hints: [Option<HintState>; 4]) -> ToolDef {

@@ -404,21 +404,14 @@ pub fn svg_name(date: &str) -> String {
 mod tests {
     use super::*;
     use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, TreeKey};
+    use crate::table::{CommitSource, Counted, Failure, FailureKind, Row};
     use crate::terms::Columns;
     use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
     fn row(as_of: &str, counts: Option<[u64; 5]>) -> Row {
-        Row {
-            key: TreeKey {
-                repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: as_of.into(),
-            },
-            server: None,
-            note: None,
-            outcome: match counts {
+        Row::for_test(
+            as_of,
+            match counts {
                 Some(counts) => Ok(Counted {
                     commit: "abcd".into(),
                     commit_source: CommitSource::Pinned,
@@ -433,7 +426,7 @@ mod tests {
                 }),
                 None => Err(Failure::new(FailureKind::Other, "gone")),
             },
-        }
+        )
     }
 
     #[test]
