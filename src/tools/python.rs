@@ -357,10 +357,7 @@ fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
 
 /// Returns `{annotations: ...}` from a call's `annotations=` keyword.
 fn annotations_def(at: u32, keywords: &[(String, Node)], src: &[u8]) -> Val {
-    let props = keyword(keywords, "annotations")
-        .map(|a| vec![Prop::Field("annotations".to_string(), val(a, src, 0))])
-        .unwrap_or_default();
-    Val::obj(at, props)
+    Val::annotated(at, keyword(keywords, "annotations").map(|a| val(a, src, 0)))
 }
 
 fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {

@@ -83,18 +83,14 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary) {
         }
     }
     let at = line(node);
-    let props = annotations
-        .map(|a| vec![Prop::Field("annotations".to_string(), a)])
-        .unwrap_or_default();
-    out.sites.push(Site {
-        line: at,
-        repeated: false,
-        family: Family::Ruby,
-        kind: SiteKind::Tool {
+    out.sites.push(Site::new(
+        at,
+        Family::Ruby,
+        SiteKind::Tool {
             name: Some(tool_name.unwrap_or(Val::Other)),
-            def: Val::obj(at, props),
+            def: Val::annotated(at, annotations),
         },
-    });
+    ));
 }
 
 fn call(node: Node, src: &[u8], out: &mut FileSummary) {
@@ -130,18 +126,14 @@ fn definition(node: Node, src: &[u8], out: &mut FileSummary) {
         return;
     };
     let at = line(node);
-    let def = field("annotations")
-        .map(|a| vec![Prop::Field("annotations".to_string(), a)])
-        .unwrap_or_default();
-    out.sites.push(Site {
-        line: at,
-        repeated: false,
-        family: Family::Ruby,
-        kind: SiteKind::Tool {
+    out.sites.push(Site::new(
+        at,
+        Family::Ruby,
+        SiteKind::Tool {
             name: Some(tool_name),
-            def: Val::obj(at, def),
+            def: Val::annotated(at, field("annotations")),
         },
-    });
+    ));
 }
 
 /// Returns a call's argument nodes (keyword pairs and splats included).

@@ -82,6 +82,15 @@ impl Val {
         Val::Obj { line, props }
     }
 
+    /// Returns a definition whose only field is `annotations`, when there are any:
+    /// what a registration that gives its hints apart from the tool object defines.
+    pub(crate) fn annotated(line: u32, annotations: Option<Val>) -> Val {
+        let props = annotations
+            .map(|a| vec![Prop::Field("annotations".to_string(), a)])
+            .unwrap_or_default();
+        Val::obj(line, props)
+    }
+
     /// Returns a reference to one name.
     pub(crate) fn name_ref(name: &str) -> Val {
         Val::Ref(vec![name.to_string()])
