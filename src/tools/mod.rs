@@ -11,19 +11,22 @@
 //! [`PARSE_BUDGET`], is not read and is counted as skipped.
 //!
 //! It also decides which files are parsed at all. Parsing costs far more than
-//! matching, so a file is parsed at once only when it holds a registration spelling
-//! (`Tool`, or `tool` right after `.`, `@`, `[`, `::` or `_`; see [`spelling`]).
-//! Any other file may still hold a preset, a name or a re-export that a
-//! registration elsewhere uses: it is kept aside (within [`MAX_DEFERRED_BYTES`]) and
-//! parsed when the tree is finished only if the imports of a parsed file reach it.
-//! The answer is the one parsing every file would give. It reads bytes it is given
-//! and never runs, prints or opens anything.
+//! matching, so a file is parsed at once only when it holds one of its family's
+//! anchors, the spellings a registration cannot do without (`server.tool`,
+//! `registerTool`, `Tool(`, `#[tool]`...; see [`prefilter`]). Any other file may
+//! still hold a preset, a name or a re-export that a registration uses, or stand
+//! between a file using the SDK and a registration it imports: it is kept aside
+//! (within [`MAX_DEFERRED_BYTES`]) and parsed when the tree is finished only if a
+//! lookup meets it, or if its text may put it on such a chain of imports. The
+//! answer is the one parsing every file would give. It reads bytes it is given and
+//! never runs, prints or opens anything.
 
 mod csharp;
 mod golang;
 mod java;
 mod kotlin;
 mod php;
+mod prefilter;
 mod python;
 mod roles;
 mod ruby;
@@ -35,13 +38,13 @@ pub(crate) mod value;
 
 pub use roles::{Role, Roles};
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use memchr::memmem;
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
-use value::{referenced_paths, same_package, FileSummary, Resolver};
+use value::{module_paths, FileSummary, Resolver};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
@@ -51,7 +54,7 @@ pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
 /// A parse that runs longer than this is abandoned and its file counted as skipped.
 pub const PARSE_BUDGET: Duration = Duration::from_secs(4);
 
-/// At most this many bytes of files kept aside (files with no registration spelling)
+/// At most this many bytes of files kept aside (files without an anchor)
 /// are held per tree; past it files are let go (see `Aside`), and one that a
 /// parsed file's imports then reach is counted as skipped.
 pub const MAX_DEFERRED_BYTES: usize = 16 * 1024 * 1024;
@@ -279,7 +282,7 @@ pub struct TreeTools {
     roles: Roles,
     files: Vec<FileSummary>,
     skipped: u64,
-    /// Files with no registration spelling: read in [`TreeTools::finish`] when reached.
+    /// Files without an anchor: read in [`TreeTools::finish`] when needed.
     aside: Aside,
 }
 
@@ -346,15 +349,23 @@ impl Aside {
             .map(Taken::Kept)
     }
 
-    /// Returns the paths of the Go files of the folder of `from`.
-    fn same_package(&self, from: &[u8]) -> Vec<Vec<u8>> {
+    /// Returns the path of every file kept or let go.
+    fn paths(&self) -> BTreeSet<Vec<u8>> {
         self.kept
             .keys()
             .map(|(_, p)| p)
             .chain(&self.dropped)
-            .filter(|p| same_package(from, p))
             .cloned()
             .collect()
+    }
+
+    /// Returns the bytes of a file kept.
+    fn bytes(&self, path: &[u8]) -> Option<&[u8]> {
+        let path = path.to_vec();
+        self.kept
+            .get(&(false, path.clone()))
+            .or_else(|| self.kept.get(&(true, path)))
+            .map(Vec::as_slice)
     }
 }
 
@@ -483,7 +494,7 @@ impl TreeTools {
     }
 
     /// Reads one whole file. Files over MAX_PARSE_BYTES, or that a bound stops, are not
-    /// parsed and are counted in `skipped`; a file that uses no MCP SDK is kept aside
+    /// parsed and are counted in `skipped`; a file without an anchor is kept aside
     /// (see the module's documentation).
     pub fn add_file(&mut self, path: &[u8], bytes: &[u8]) {
         let Some(lang) = Lang::of(path) else {
@@ -496,8 +507,8 @@ impl TreeTools {
             self.skipped += 1;
             return;
         }
-        match lang.uses_sdk(bytes) {
-            true => self.read(lang, path, bytes),
+        match !declarations_only(path) && prefilter::anchored(lang, bytes) {
+            true => self.read(lang, path, bytes, Why::Anchor),
             false => self
                 .aside
                 .insert(!mentions(bytes), path.to_vec(), bytes.to_vec()),
@@ -505,8 +516,8 @@ impl TreeTools {
     }
 
     /// Parses one file and keeps its summary when it holds anything.
-    fn read(&mut self, lang: Lang, path: &[u8], bytes: &[u8]) {
-        match summarize(lang, path, bytes) {
+    fn read(&mut self, lang: Lang, path: &[u8], bytes: &[u8], why: Why) {
+        match summarize(lang, path, bytes, why) {
             Some(summary) if summary.is_empty() => {}
             Some(summary) => self.files.push(summary),
             None => self.skipped += 1,
@@ -527,64 +538,192 @@ impl TreeTools {
         self.aside.merge(other.aside);
     }
 
-    /// Parses the files kept aside that a parsed file may look a name up in, and
-    /// the ones those reach, until no more are reached; a dropped file so reached
-    /// counts as skipped. Files no parsed file reaches cannot change any definition.
-    fn read_reached(&mut self) {
-        let mut next = 0;
-        while next < self.files.len() {
-            let from = self.files[next].path.clone();
-            let mut reached = referenced_paths(&self.files[next]);
-            if value::extension(&from) == b"go" {
-                reached.extend(self.aside.same_package(&from));
+    /// Parses a file kept aside; one let go past the bound counts as skipped.
+    fn read_aside(&mut self, path: &[u8]) {
+        match self.aside.take(path) {
+            Some(Taken::Kept(bytes)) => {
+                let lang = Lang::of(path).expect("only wanted files are kept aside");
+                self.read(lang, path, &bytes, Why::Needed);
             }
-            next += 1;
-            for path in reached {
-                match self.aside.take(&path) {
-                    Some(Taken::Kept(bytes)) => {
-                        let lang = Lang::of(&path).expect("only wanted files are kept aside");
-                        self.read(lang, &path, &bytes);
-                    }
-                    Some(Taken::Dropped) => self.skipped += 1,
-                    None => {}
-                }
-            }
+            Some(Taken::Dropped) => self.skipped += 1,
+            None => {}
         }
-        self.aside = Aside::default();
     }
 
     /// Resolves presets across files and returns every definition sorted by (path
-    /// bytes, line), each with its role.
+    /// bytes, line), each with its role. Files kept aside are parsed as the answer
+    /// needs them: the tools are resolved, every unread file a lookup met or that
+    /// may stand on a chain of imports into a registration is parsed, and the tools
+    /// resolved again, until no unread file is needed.
     pub fn finish(mut self) -> FoundTools {
-        self.read_reached();
-        // The order files arrive in (parallel walks) must not change the answer.
-        self.files.sort_by(|a, b| a.path.cmp(&b.path));
-        self.files.dedup_by(|a, b| a.path == b.path);
-        let resolver = Resolver::new(&self.files);
-        let mut tools = Vec::new();
-        for file in mcp_files(&self.files, &resolver) {
-            for t in resolver.tools(file) {
-                tools.push(ToolDef {
-                    path: self.files[t.file].path.clone(),
-                    line: t.line,
-                    kind: t.kind,
-                    role: Role::Source,
-                    family: t.family,
-                    name: t.name,
-                    hints: t.hints,
-                });
-            }
-        }
-        tools.sort_by(|a, b| {
-            (&a.path, a.line, &a.name, a.kind, a.family, a.hints)
-                .cmp(&(&b.path, b.line, &b.name, b.kind, b.family, b.hints))
-        });
-        assign_roles(&mut tools);
+        let tools = self.resolve();
         FoundTools {
             tools,
             skipped_files: self.skipped,
         }
     }
+
+    /// Parses what the answer needs (see [`TreeTools::finish`]) and returns it.
+    fn resolve(&mut self) -> Vec<ToolDef> {
+        loop {
+            // The order files arrive in (parallel walks) must not change the answer.
+            self.files.sort_by(|a, b| a.path.cmp(&b.path));
+            self.files.dedup_by(|a, b| a.path == b.path);
+            let unread = self.aside.paths();
+            let mut needed = unread_on_chains(&self.files, &self.aside, &unread);
+            let resolver = Resolver::with_unread(&self.files, &unread);
+            let mut tools = Vec::new();
+            for file in mcp_files(&self.files, &resolver) {
+                for t in resolver.tools(file) {
+                    tools.push(ToolDef {
+                        path: self.files[t.file].path.clone(),
+                        line: t.line,
+                        kind: t.kind,
+                        role: Role::Source,
+                        family: t.family,
+                        name: t.name,
+                        hints: t.hints,
+                    });
+                }
+            }
+            needed.extend(resolver.pending());
+            if needed.is_empty() {
+                tools.sort_by(|a, b| {
+                    (&a.path, a.line, &a.name, a.kind, a.family, a.hints)
+                        .cmp(&(&b.path, b.line, &b.name, b.kind, b.family, b.hints))
+                });
+                assign_roles(&mut tools);
+                return tools;
+            }
+            for path in needed {
+                self.read_aside(&path);
+            }
+        }
+    }
+}
+
+/// Returns the unread files that may stand on a chain of imports from a file using
+/// an MCP SDK to a parsed registration in a file that uses none: until they are
+/// parsed, whether that registration counts is not known (see [`mcp_files`]). The
+/// chains are drawn over every file of the tree, parsed files by their imports and
+/// unread ones by what their text may name ([`prefilter::references`]), so every
+/// chain parsing every file would find is among them.
+fn unread_on_chains(
+    files: &[FileSummary],
+    aside: &Aside,
+    unread: &BTreeSet<Vec<u8>>,
+) -> BTreeSet<Vec<u8>> {
+    let targets: Vec<usize> = (0..files.len())
+        .filter(|&i| !files[i].sites.is_empty() && !files[i].sdk)
+        .collect();
+    if targets.is_empty() || unread.is_empty() {
+        return BTreeSet::new();
+    }
+    // Nodes: the parsed files, then the unread ones, each group in path order.
+    let paths: Vec<&[u8]> = files
+        .iter()
+        .map(|f| f.path.as_slice())
+        .chain(unread.iter().map(Vec::as_slice))
+        .collect();
+    let parsed = files.len();
+    let node: BTreeMap<&[u8], usize> = paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let mut folders: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (i, p) in paths.iter().enumerate() {
+        if value::extension(p) == b"go" {
+            folders.entry(value::parent(p)).or_default().push(i);
+        }
+    }
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+    for (i, from) in paths.iter().enumerate() {
+        let out = &mut edges[i];
+        if i < parsed {
+            // As the resolver reads an import, and every unread file it could meet first.
+            for rel in summary_modules(&files[i]) {
+                for candidate in module_paths(from, &rel) {
+                    match node.get(candidate.as_slice()) {
+                        Some(&j) if j == i => {}
+                        Some(&j) if j < parsed => {
+                            out.push(j);
+                            break;
+                        }
+                        Some(&j) => out.push(j),
+                        None => {}
+                    }
+                }
+            }
+        } else if let (Some(bytes), Some(lang)) = (aside.bytes(from), Lang::of(from)) {
+            // A module a text names, and the modules under it (a named import may be one).
+            for rel in prefilter::references(lang, bytes) {
+                out.extend(
+                    module_paths(from, &rel)
+                        .iter()
+                        .filter_map(|c| node.get(c.as_slice()).copied()),
+                );
+                if let Some(mut folder) = value::join(value::parent(from), &rel) {
+                    folder.push(b'/');
+                    out.extend(
+                        node.range(folder.as_slice()..)
+                            .take_while(|(p, _)| p.starts_with(&folder))
+                            .map(|(_, &j)| j),
+                    );
+                }
+            }
+        }
+        if let Some(same) = folders.get(value::parent(from)) {
+            if value::extension(from) == b"go" {
+                out.extend(same.iter().copied());
+            }
+        }
+        out.retain(|&j| j != i);
+    }
+    let uses_sdk = |i: usize| match i < parsed {
+        true => files[i].sdk,
+        false => aside
+            .bytes(paths[i])
+            .zip(Lang::of(paths[i]))
+            .is_some_and(|(bytes, lang)| lang.uses_sdk(bytes)),
+    };
+    let forward = walk((0..paths.len()).filter(|&i| uses_sdk(i)), &edges);
+    let mut back: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+    for (i, out) in edges.iter().enumerate() {
+        if forward[i] {
+            for &j in out {
+                back[j].push(i);
+            }
+        }
+    }
+    let backward = walk(targets.into_iter().filter(|&t| forward[t]), &back);
+    (parsed..paths.len())
+        .filter(|&i| forward[i] && backward[i])
+        .map(|i| paths[i].to_vec())
+        .collect()
+}
+
+/// Marks every node reached from `starts` along `edges`.
+fn walk(starts: impl Iterator<Item = usize>, edges: &[Vec<usize>]) -> Vec<bool> {
+    let mut seen = vec![false; edges.len()];
+    let mut next: Vec<usize> = starts.collect();
+    while let Some(i) = next.pop() {
+        if !std::mem::replace(&mut seen[i], true) {
+            next.extend(edges[i].iter().copied().filter(|&j| !seen[j]));
+        }
+    }
+    seen
+}
+
+/// Returns every relative module a parsed file's imports name, as the resolver
+/// follows them (a named import also as a module of its own).
+fn summary_modules(summary: &FileSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    for import in summary.imports.values() {
+        out.push(import.rel.clone());
+        if let Some(name) = &import.name {
+            out.push(format!("{}/{name}", import.rel));
+        }
+    }
+    out.extend(summary.star_exports.iter().cloned());
+    out.extend(summary.reaches.iter().cloned());
+    out
 }
 
 /// Returns the files whose definitions count, in path order: those that use an MCP
@@ -678,6 +817,16 @@ fn imports_an_mcp_package(bytes: &[u8]) -> bool {
     })
 }
 
+/// Returns true for a TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`):
+/// types only, no code that runs, so no registration; its constants may still be
+/// looked up.
+fn declarations_only(path: &[u8]) -> bool {
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    [&b".d.ts"[..], b".d.mts", b".d.cts"]
+        .iter()
+        .any(|ext| name.len() > ext.len() && name.to_ascii_lowercase().ends_with(ext))
+}
+
 /// Returns true when a file holds `tool` or `hint` in any ASCII case: a preset or a
 /// tool's name is likelier there, so past the bound it is kept over one that does
 /// not (see `Aside`). One pass of four-byte compares.
@@ -692,25 +841,34 @@ fn mentions(bytes: &[u8]) -> bool {
 }
 
 /// When this variable is set, every file parsed writes one line to stderr,
-/// `tool-parse<TAB>microseconds<TAB>of which parsing<TAB>bytes<TAB>sdk|reached<TAB>path`
+/// `tool-parse<TAB>microseconds<TAB>of which parsing<TAB>bytes<TAB>sites<TAB>anchor|needed<TAB>path`
 /// (the path escaped), so that a benchmark shows where the finder's time goes.
 pub const PROFILE_VAR: &str = "MCP_HINT_CENSUS_TOOL_PROFILE";
 
+/// Why a file is parsed, for [`PROFILE_VAR`].
+#[derive(Clone, Copy)]
+enum Why {
+    /// It holds an anchor.
+    Anchor,
+    /// A lookup or a chain of imports needs it.
+    Needed,
+}
+
 /// Parses one file and fills its summary; `None` when a bound stopped the parse.
-fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
+fn summarize(lang: Lang, path: &[u8], bytes: &[u8], why: Why) -> Option<FileSummary> {
     static PROFILE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *PROFILE.get_or_init(|| std::env::var_os(PROFILE_VAR).is_some()) {
         let started = Instant::now();
         let summary = summarize_now(lang, path, bytes);
         eprintln!(
-            "tool-parse\t{}\t{}\t{}\t{}\t{}",
+            "tool-parse\t{}\t{}\t{}\t{}\t{}\t{}",
             started.elapsed().as_micros(),
             PARSED.with(|p| p.get().as_micros()),
             bytes.len(),
-            if lang.uses_sdk(bytes) {
-                "sdk"
-            } else {
-                "reached"
+            summary.as_ref().map_or(0, |s| s.sites.len()),
+            match why {
+                Why::Anchor => "anchor",
+                Why::Needed => "needed",
             },
             crate::sanitize::sanitize(path)
         );
@@ -748,6 +906,9 @@ fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
         Lang::Php => php::collect(root, bytes, &mut summary),
         Lang::Ruby => ruby::collect(root, bytes, &mut summary),
         Lang::Swift => swift::collect(root, bytes, &mut summary),
+    }
+    if declarations_only(path) {
+        summary.sites.clear();
     }
     if !summary.sites.is_empty() {
         let ranges = syntax::repeated_lines(root, bytes);

@@ -26,15 +26,25 @@ pub(crate) fn find(files: &[(&str, &[u8])]) -> FoundTools {
     found
 }
 
-/// The finder without its filter: every file within the size bound is parsed.
+/// The finder without its filter: every file within the size bound is parsed. Each
+/// file a registration is read in must hold one of its family's anchors.
 fn parse_everything(files: &[(&str, &[u8])]) -> FoundTools {
     let mut tools = TreeTools::new();
     for (path, bytes) in files {
         let lang = Lang::of(path.as_bytes()).expect("a wanted file");
         match bytes.len() > MAX_PARSE_BYTES {
             true => tools.skipped += 1,
-            false => tools.read(lang, path.as_bytes(), bytes),
+            false => tools.read(lang, path.as_bytes(), bytes, Why::Anchor),
         }
+    }
+    for file in &tools.files {
+        assert!(
+            file.sites.is_empty()
+                || files.iter().any(|(p, b)| p.as_bytes() == file.path
+                    && prefilter::anchored(Lang::of(&file.path).unwrap(), b)),
+            "{} registers a tool without an anchor",
+            String::from_utf8_lossy(&file.path)
+        );
     }
     tools.finish()
 }
@@ -345,7 +355,7 @@ fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
 }
 
 #[test]
-fn a_file_that_uses_no_sdk_is_parsed_only_when_reached() {
+fn a_file_without_an_anchor_is_parsed_only_when_a_lookup_needs_it() {
     let mut tools = TreeTools::new();
     tools.add_file(b"a.ts", b"export const a = 1;\n");
     tools.add_file(
@@ -363,7 +373,7 @@ fn a_file_that_uses_no_sdk_is_parsed_only_when_reached() {
     assert_eq!(
         tools.files.len(),
         1,
-        "only the file using the SDK is parsed at once"
+        "only the file with an anchor is parsed at once"
     );
     let kept: Vec<(bool, &[u8])> = tools
         .aside
@@ -379,9 +389,55 @@ fn a_file_that_uses_no_sdk_is_parsed_only_when_reached() {
             (true, b"a.ts")
         ]
     );
-    tools.read_reached();
+    tools.resolve();
     let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
     assert_eq!(parsed, [&b"src/index.ts"[..], b"src/presets.ts"]);
+}
+
+/// A registration in a file that uses no SDK counts when a file using one imports
+/// it, here through a file with no anchor in between: the files on that chain are
+/// parsed, and nothing else.
+#[test]
+fn a_chain_of_imports_into_a_registration_is_parsed_and_nothing_else() {
+    let files: &[(&str, &[u8])] = &[
+        (
+            "src/index.ts",
+            b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { registerAll } from './register.js';\nregisterAll(new McpServer({}));\n",
+        ),
+        (
+            "src/register.ts",
+            b"import { search } from './tools/search.js';\nexport function registerAll(s) { search(s); }\n",
+        ),
+        (
+            "src/tools/search.ts",
+            b"export function search(server) {\n  server.tool('search', 'Search', { readOnlyHint: true }, async () => ({}));\n}\n",
+        ),
+        (
+            "src/other/lonely.ts",
+            b"export function f(server) {\n  server.tool('lonely', { readOnlyHint: false }, cb);\n}\n",
+        ),
+        (
+            "src/util.ts",
+            b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const x = 1;\n",
+        ),
+    ];
+    assert_rows(&find(files), &["src/tools/search.ts:2 search t---"]);
+    let mut tools = TreeTools::new();
+    for (path, bytes) in files {
+        tools.add_file(path.as_bytes(), bytes);
+    }
+    tools.resolve();
+    let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
+    assert_eq!(
+        parsed,
+        [
+            &b"src/index.ts"[..],
+            b"src/other/lonely.ts",
+            b"src/register.ts",
+            b"src/tools/search.ts"
+        ],
+        "the chain and the anchored files, not src/util.ts"
+    );
 }
 
 /// A preset file with no registration spelling, reached through each kind of

@@ -9,7 +9,8 @@
 //! depth of a value, its size, the number of bindings per file and the length of a
 //! chain of references.
 
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 
 use super::{DefKind, Family, HintState};
 use crate::terms::Hint;
@@ -274,17 +275,55 @@ pub(crate) enum Field {
 pub(crate) struct Resolver<'a> {
     files: &'a [FileSummary],
     by_path: HashMap<&'a [u8], usize>,
+    /// Paths of the tree's files not parsed yet: a lookup that meets one cannot be
+    /// answered until it is, and records it in `pending`.
+    unread: &'a BTreeSet<Vec<u8>>,
+    pending: RefCell<BTreeSet<Vec<u8>>>,
 }
 
 impl<'a> Resolver<'a> {
-    /// Indexes the files by path.
+    /// Indexes the files by path; every file of the tree is parsed.
+    #[cfg(test)]
     pub(crate) fn new(files: &'a [FileSummary]) -> Resolver<'a> {
+        static NONE: BTreeSet<Vec<u8>> = BTreeSet::new();
+        Resolver::with_unread(files, &NONE)
+    }
+
+    /// Indexes the files by path; `unread` are the paths of the tree's other files,
+    /// those not parsed yet.
+    pub(crate) fn with_unread(
+        files: &'a [FileSummary],
+        unread: &'a BTreeSet<Vec<u8>>,
+    ) -> Resolver<'a> {
         let by_path = files
             .iter()
             .enumerate()
             .map(|(i, f)| (f.path.as_slice(), i))
             .collect();
-        Resolver { files, by_path }
+        Resolver {
+            files,
+            by_path,
+            unread,
+            pending: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// Returns the unread files the lookups so far met: until they are parsed,
+    /// what this resolver answered may differ from what parsing every file gives.
+    pub(crate) fn pending(self) -> BTreeSet<Vec<u8>> {
+        self.pending.into_inner()
+    }
+
+    /// Records the unread Go files of the folder of `file`.
+    fn pend_package(&self, file: usize) {
+        let from = &self.files[file].path;
+        if extension(from) != b"go" {
+            return;
+        }
+        let mut pending = self.pending.borrow_mut();
+        for path in self.unread.iter().filter(|p| same_package(from, p)) {
+            pending.insert(path.clone());
+        }
     }
 
     /// Returns every tool the file's registrations define, and each registration
@@ -579,6 +618,7 @@ impl<'a> Resolver<'a> {
             }
         }
         if extension(&summary.path) == b"go" {
+            self.pend_package(file);
             for (i, other) in self.files.iter().enumerate() {
                 if i != file && same_package(&summary.path, &other.path) {
                     if let Some(bound) = other.bindings.get(name) {
@@ -606,6 +646,7 @@ impl<'a> Resolver<'a> {
             out.extend(self.module(file, rel));
         }
         if extension(&summary.path) == b"go" {
+            self.pend_package(file);
             out.extend(
                 (0..self.files.len())
                     .filter(|&i| i != file && same_package(&summary.path, &self.files[i].path)),
@@ -615,19 +656,28 @@ impl<'a> Resolver<'a> {
     }
 
     /// Returns the file a relative module names from `file`: the first of
-    /// [`module_paths`] the tree holds.
+    /// [`module_paths`] the tree holds. Meeting an unread file first, it records
+    /// the file as pending and answers `None`.
     fn module(&self, file: usize, rel: &str) -> Option<usize> {
-        module_paths(&self.files[file].path, rel)
-            .iter()
-            .filter_map(|p| self.by_path.get(p.as_slice()).copied())
-            .find(|&i| i != file)
+        for path in module_paths(&self.files[file].path, rel) {
+            match self.by_path.get(path.as_slice()) {
+                Some(&i) if i != file => return Some(i),
+                Some(_) => {}
+                None if self.unread.contains(&path) => {
+                    self.pending.borrow_mut().insert(path);
+                    return None;
+                }
+                None => {}
+            }
+        }
+        None
     }
 }
 
 /// Returns the paths a relative module may be at, seen from the file at `from`, in the
 /// order the importing language tries them (`./x.js` for `x.ts`, `x/index.ts`,
 /// `x/__init__.py`); none when `rel` climbs above the tree's top folder.
-fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
+pub(crate) fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
     let Some(joined) = join(parent(from), rel) else {
         return Vec::new();
     };
@@ -669,25 +719,6 @@ fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
     paths
 }
 
-/// Returns every path the resolver may look a name up in, starting from this file:
-/// the modules its imports and star re-exports may be at (a named import also as a
-/// module of its own, `from . import presets`). Go's same-folder lookups are not
-/// listed; see [`same_package`].
-pub(crate) fn referenced_paths(summary: &FileSummary) -> Vec<Vec<u8>> {
-    let from = &summary.path;
-    let mut paths = Vec::new();
-    for import in summary.imports.values() {
-        paths.extend(module_paths(from, &import.rel));
-        if let Some(name) = &import.name {
-            paths.extend(module_paths(from, &format!("{}/{name}", import.rel)));
-        }
-    }
-    for rel in summary.star_exports.iter().chain(&summary.reaches) {
-        paths.extend(module_paths(from, rel));
-    }
-    paths
-}
-
 /// Returns true when a Go file at `from` may look a name up in the file at `other`:
 /// both are Go files of the same folder.
 pub(crate) fn same_package(from: &[u8], other: &[u8]) -> bool {
@@ -703,7 +734,7 @@ pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
     }
 }
 
-fn parent(path: &[u8]) -> &[u8] {
+pub(crate) fn parent(path: &[u8]) -> &[u8] {
     match path.iter().rposition(|&b| b == b'/') {
         Some(i) => &path[..i],
         None => b"",
@@ -712,7 +743,7 @@ fn parent(path: &[u8]) -> &[u8] {
 
 /// Joins a folder and a relative `/`-separated path, folding `.` and `..`; `None`
 /// when `..` climbs above the tree's top folder.
-fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
+pub(crate) fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
     let mut parts: Vec<&[u8]> = dir
         .split(|&b| b == b'/')
         .filter(|p| !p.is_empty())

@@ -99,9 +99,9 @@ fn a_ruby_preset_file_is_parsed_only_when_required() {
     tools.add_file(b"lib/unused.rb", RUBY_PRESETS.as_bytes());
     tools.add_file(b"lib/tools.rb", RUBY_TOOLS.as_bytes());
     assert_eq!(tools.files.len(), 1, "only the registering file at once");
-    tools.read_reached();
+    tools.resolve();
     let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
-    assert_eq!(parsed, [&b"lib/tools.rb"[..], b"lib/presets.rb"]);
+    assert_eq!(parsed, [&b"lib/presets.rb"[..], b"lib/tools.rb"]);
 }
 
 #[test]

@@ -1,0 +1,331 @@
+//! What the finder reads from a file's bytes without parsing it: whether the file
+//! may hold a registration (its anchors), and which relative modules its text may
+//! name. Both are over-approximations of what the recognisers and the import
+//! readers find in a syntax tree, so that deciding from them what to parse never
+//! changes the answer (docs/method.md, "Tools": "What is parsed").
+//!
+//! Each family's anchors are spellings without which its recogniser cannot record
+//! a site (see each family's module): a method or decorator `tool` after a `.` or
+//! `@`, a call of `Tool(...)`, `registerTool`, `AddTool`, `#[tool]`,
+//! `McpServerTool` and the like. The tests check every fixture's registrations
+//! against them.
+
+use memchr::{memchr2_iter, memmem};
+
+use super::Lang;
+
+/// The four hint names, as the tool-shaped object form reads them.
+const HINT_NAMES: [&[u8]; 4] = [
+    b"readOnlyHint",
+    b"destructiveHint",
+    b"idempotentHint",
+    b"openWorldHint",
+];
+
+/// Returns true when a file of `lang` may hold a registration its recogniser
+/// records; a file without any of its family's anchors holds none.
+pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
+    match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            has(bytes, b"registerTool")
+                || has(bytes, b"addTool")
+                || has(bytes, b"ListToolsRequestSchema")
+                || member(bytes, b"tool", b".")
+                || tool_base(bytes)
+                || tool_shaped(bytes)
+        }
+        Lang::Python => {
+            member(bytes, b"tool", b".@") || has(bytes, b"add_tool") || called(bytes, b"Tool", b"(")
+        }
+        Lang::Go => has(bytes, b"AddTool") || has(bytes, b"NewTool"),
+        Lang::Rust => has(bytes, b"Tool::new") || rust_tool_attribute(bytes),
+        Lang::CSharp => has(bytes, b"McpServerTool"),
+        Lang::Java => called(bytes, b"Tool", b"(<."),
+        Lang::Kotlin => has(bytes, b"addTool") || called(bytes, b"Tool", b"(<"),
+        Lang::Php | Lang::Ruby | Lang::Swift => spelled(bytes),
+    }
+}
+
+fn has(bytes: &[u8], needle: &[u8]) -> bool {
+    memmem::find(bytes, needle).is_some()
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// Yields the positions of `word` standing alone: no identifier byte right before
+/// or after it.
+fn words<'a>(bytes: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    memmem::find_iter(bytes, word).filter(move |&at| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + word.len()).copied();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
+/// Returns the last byte before `at` that is not white space, skipping a block
+/// comment that ends right there (`server./* x */tool`).
+fn last_before(bytes: &[u8], at: usize) -> Option<u8> {
+    let head = bytes[..at].trim_ascii_end();
+    match head.strip_suffix(b"*/") {
+        Some(rest) => match memmem::rfind(rest, b"/*") {
+            Some(open) => rest[..open].trim_ascii_end().last().copied(),
+            None => Some(b'/'),
+        },
+        None => head.last().copied(),
+    }
+}
+
+/// Returns true when `word` stands alone after one of `marks` across white space:
+/// `server.tool`, `server\n  .tool`, `@tool`.
+fn member(bytes: &[u8], word: &[u8], marks: &[u8]) -> bool {
+    words(bytes, word).any(|at| last_before(bytes, at).is_some_and(|b| marks.contains(&b)))
+}
+
+/// Returns true when `word` stands alone (a `.` before it allowed) and the next byte
+/// that is not white space is one of `next`: `Tool(`, `types.Tool (`, `Tool<T>`.
+fn called(bytes: &[u8], word: &[u8], next: &[u8]) -> bool {
+    words(bytes, word).any(|at| {
+        bytes[at + word.len()..]
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| next.contains(b))
+    })
+}
+
+/// TypeScript's tool classes: `Tool` between an `extends` or `implements` and the
+/// next `{` (the class's base is the heritage's first name, before its body). One
+/// pass: the next `Tool` and the next `{` only move forward.
+fn tool_base(bytes: &[u8]) -> bool {
+    let mut heritage: Vec<usize> = words(bytes, b"extends")
+        .chain(words(bytes, b"implements"))
+        .collect();
+    heritage.sort_unstable();
+    let tools: Vec<usize> = memmem::find_iter(bytes, b"Tool").collect();
+    let mut t = 0;
+    let mut brace = None::<Option<usize>>;
+    for at in heritage {
+        while t < tools.len() && tools[t] < at {
+            t += 1;
+        }
+        let Some(&tool) = tools.get(t) else {
+            return false;
+        };
+        let next_brace = match brace {
+            Some(Some(b)) if b >= at => Some(b),
+            Some(None) => None,
+            _ => {
+                let found = memchr::memchr(b'{', &bytes[at..]).map(|i| at + i);
+                brace = Some(found);
+                found
+            }
+        };
+        if next_brace.is_none_or(|b| tool < b) {
+            return true;
+        }
+    }
+    false
+}
+
+/// A tool-shaped object literal needs a `name` beside an annotations object with a
+/// hint, or beside a schema and a handler (see `typescript::tool_shaped`).
+fn tool_shaped(bytes: &[u8]) -> bool {
+    let any = |keys: &[&[u8]]| keys.iter().any(|k| words(bytes, k).next().is_some());
+    any(&[b"name"])
+        && (HINT_NAMES.iter().any(|h| has(bytes, h))
+            || (any(&[b"inputSchema", b"schema", b"parameters"])
+                && any(&[b"handler", b"handle", b"execute", b"run", b"callback"])))
+}
+
+/// rmcp's `#[tool(...)]` and `#[rmcp::tool]`: `tool` after `[` across white space, or
+/// right after `::`.
+fn rust_tool_attribute(bytes: &[u8]) -> bool {
+    words(bytes, b"tool")
+        .any(|at| bytes[..at].ends_with(b"::") || last_before(bytes, at) == Some(b'['))
+}
+
+/// The broad spelling the PHP, Ruby and Swift recognisers start from: `Tool`
+/// anywhere, or `tool` right after `_` or `:`, or after `.`, `@`, `[` across white
+/// space (`McpTool`, `MCP::Tool`, `define_tool`, `Tool(`).
+fn spelled(bytes: &[u8]) -> bool {
+    has(bytes, b"Tool")
+        || memmem::find_iter(bytes, b"tool").any(|at| {
+            matches!(at.checked_sub(1).map(|i| bytes[i]), Some(b'_' | b':'))
+                || matches!(
+                    last_before(bytes, at),
+                    Some(b'.' | b'@' | b'[' | b'/' | b'\\')
+                )
+        })
+}
+
+/// What a file's text may name as a relative module: a `rel` as the resolver's
+/// `module_paths` takes it. For every import the recognisers read there is one
+/// here; the list may hold more (a relative string that is no import).
+pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<String> {
+    match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => relative_strings(bytes),
+        Lang::Python => python_relative_modules(bytes),
+        Lang::Ruby => ruby_required(bytes),
+        _ => Vec::new(),
+    }
+}
+
+/// Every one-line string literal in quotes that starts with `./` or `../`, or is
+/// `.` or `..`: the specifiers of `import`, `export ... from` and `require`.
+fn relative_strings(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for at in memchr2_iter(b'\'', b'"', bytes) {
+        let rest = &bytes[at + 1..];
+        if rest.first() != Some(&b'.') {
+            continue;
+        }
+        let quote = bytes[at];
+        let Some(end) = rest.iter().position(|&b| b == quote || b == b'\n') else {
+            continue;
+        };
+        let spec = &rest[..end];
+        let relative =
+            spec.starts_with(b"./") || spec.starts_with(b"../") || spec == b"." || spec == b"..";
+        if relative && rest[end] == quote {
+            if let Ok(spec) = std::str::from_utf8(spec) {
+                out.push(spec.to_string());
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Python's `from .module import ...`, `from .. import x`: the module as the
+/// resolver spells it (`./module`, `..`); the names imported from it are modules
+/// under it, which the caller reaches by prefix.
+fn python_relative_modules(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for at in words(bytes, b"from") {
+        let rest = &bytes[at + 4..];
+        let start = rest.len() - rest.trim_ascii_start().len();
+        let module: Vec<u8> = rest[start..]
+            .iter()
+            .copied()
+            .take_while(|&b| b == b'.' || is_ident(b))
+            .collect();
+        let dots = module.iter().take_while(|&&b| b == b'.').count();
+        if dots == 0 || start == 0 {
+            continue;
+        }
+        let Ok(tail) = std::str::from_utf8(&module[dots..]) else {
+            continue;
+        };
+        let mut rel = match dots {
+            1 => ".".to_string(),
+            n => vec![".."; n - 1].join("/"),
+        };
+        if !tail.is_empty() {
+            rel.push('/');
+            rel.push_str(&tail.replace('.', "/"));
+        }
+        out.push(rel);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Ruby's `require_relative "x"` (also with parentheses or single quotes).
+fn ruby_required(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for at in words(bytes, b"require_relative") {
+        let rest = bytes[at + b"require_relative".len()..].trim_ascii_start();
+        let rest = rest.strip_prefix(b"(").unwrap_or(rest).trim_ascii_start();
+        let Some(&quote) = rest.first().filter(|q| matches!(q, b'"' | b'\'')) else {
+            continue;
+        };
+        let Some(end) = rest[1..].iter().position(|&b| b == quote || b == b'\n') else {
+            continue;
+        };
+        if rest[1 + end] == quote {
+            if let Ok(spec) = std::str::from_utf8(&rest[1..1 + end]) {
+                out.push(spec.to_string());
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_see_registrations_and_not_their_neighbours() {
+        let yes: &[(Lang, &str)] = &[
+            (Lang::TypeScript, "server.tool('x', cb)"),
+            (Lang::TypeScript, "server\n  .tool('x', cb)"),
+            (Lang::TypeScript, "server?.tool('x', cb)"),
+            (Lang::TypeScript, "server./* c */tool('x', cb)"),
+            (Lang::TypeScript, "class A extends MCPTool<I> {}"),
+            (Lang::TypeScript, "class A extends base.ToolBase {}"),
+            (
+                Lang::TypeScript,
+                "f({ name: 'x', annotations: { readOnlyHint: true } })",
+            ),
+            (Lang::TypeScript, "f({ name, schema, run })"),
+            (Lang::Python, "@mcp.tool()\ndef f(): ..."),
+            (Lang::Python, "@tool\ndef f(): ..."),
+            (Lang::Python, "types.Tool (name='x')"),
+            (Lang::Python, "server.add_tool(f)"),
+            (Lang::Go, "mcp.AddTool(s, &mcp.Tool{}, h)"),
+            (Lang::Rust, "#[tool(name = \"x\")]"),
+            (Lang::Rust, "#[ rmcp::tool ]"),
+            (Lang::Rust, "Tool::new(\"x\", \"d\", s)"),
+            (Lang::CSharp, "[McpServerTool(Name = \"x\")]"),
+            (Lang::Java, "new McpSchema.Tool(\"x\", null)"),
+            (Lang::Java, "McpSchema.Tool\n  .builder()"),
+            (Lang::Kotlin, "server.addTool(name = \"x\")"),
+            (Lang::Kotlin, "Tool(name = \"x\")"),
+            (Lang::Ruby, "class A < MCP::Tool\nend"),
+        ];
+        for (lang, text) in yes {
+            assert!(anchored(*lang, text.as_bytes()), "{lang:?}: {text}");
+        }
+        let no: &[(Lang, &str)] = &[
+            (
+                Lang::TypeScript,
+                "import { CallToolResult } from '@modelcontextprotocol/sdk';",
+            ),
+            (Lang::TypeScript, "const tools = server.tools; x.toolName;"),
+            (Lang::TypeScript, "class A extends Base { t: Tool }"),
+            (Lang::TypeScript, "f({ name: 'x', schema })"),
+            (Lang::Python, "from mcp.types import CallToolResult, Tool"),
+            (Lang::Python, "def tool(): ...\nx = mytool(1)"),
+            (Lang::Go, "var t mcp.Tool"),
+            (Lang::Rust, "use rmcp::model::Tool; fn tool() {}"),
+            (Lang::CSharp, "using ModelContextProtocol;"),
+            (Lang::Java, "List<Tool> tools;"),
+            (Lang::Kotlin, "val t: Tool = x"),
+        ];
+        for (lang, text) in no {
+            assert!(!anchored(*lang, text.as_bytes()), "{lang:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn references_list_every_relative_import() {
+        let ts = b"import { a } from './a.js';\nexport * from \"../b\";\nconst c = require('./c');\nimport './d';\nimport x from 'pkg';\nconst s = '.hidden';";
+        assert_eq!(
+            references(Lang::TypeScript, ts),
+            ["../b", "./a.js", "./c", "./d"]
+        );
+        let py = b"from . import presets\nfrom .tools.read import R\nfrom ..common import C\nfrom .. import up\nfrom mcp import x\nfrom\t.a import b";
+        assert_eq!(
+            references(Lang::Python, py),
+            [".", "..", "../common", "./a", "./tools/read"]
+        );
+        let rb = b"require_relative \"presets\"\nrequire_relative('lib/x')\nrequire 'json'";
+        assert_eq!(references(Lang::Ruby, rb), ["lib/x", "presets"]);
+    }
+}
