@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use crate::terms::Hint;
+pub use crate::tools::hints::Hint;
 
 /// Returns the position of `hint` in [`Hint::ALL`], the column order.
 fn index(hint: Hint) -> usize {
@@ -195,7 +195,7 @@ impl std::str::FromStr for Rule {
         Rule::parse(text).ok_or_else(|| {
             format!(
                 "'{}' is not a rule; the rules are {}",
-                crate::sanitize::sanitize(text),
+                crate::infra::sanitize::sanitize(text),
                 Rule::NAMES
             )
         })

@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use super::terminal::extension_label;
 use crate::count::TreeCount;
 use crate::table::{by_extension, one_line, Table, TOOL_COLUMNS};
-use crate::terms::Hint;
-use crate::tool_hints::{omits, state};
+use crate::tools::hints::Hint;
+use crate::tools::hints::{omits, state};
 use crate::tools::{HintState, ToolDef};
 
 /// Returns one tool definition as JSON: where it is, its family and name (`null`

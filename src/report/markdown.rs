@@ -121,7 +121,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             "{} read zero on every term and every control at a commit before {since}, the \
              specification version that named the control{}: {} could not hold {}, so \
              {} not worth a second look.",
-            crate::messages::count(before, "tree", "trees"),
+            crate::infra::messages::count(before, "tree", "trees"),
             if controls.len() == 1 { "" } else { "s" },
             if before == 1 { "it" } else { "they" },
             if controls.len() == 1 { "it" } else { "them" },
@@ -234,8 +234,8 @@ that declared it false; only the wire can.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::terms::{self, Columns};
     use crate::table::{Failure, FailureKind, TreeKey};
-    use crate::terms::{self, Columns};
 
     /// Returns the numbers that open the report's list items (`N. **...`), in order.
     fn item_numbers(md: &str) -> Vec<u32> {

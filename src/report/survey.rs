@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use super::chart::{self, Chart, Series};
 use crate::table::Table;
-use crate::terms::Hint;
+use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, Role, Standing, ToolDef};
 
 /// Holds the number of tools of one group and how many declare each hint.
@@ -269,9 +269,9 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::terms::Columns;
     use crate::count::TreeCount;
     use crate::table::{CommitSource, Counted, Row};
-    use crate::terms::Columns;
 
     fn row(as_of: &str, tools: Vec<ToolDef>) -> Row {
         Row::for_test(

@@ -3,17 +3,17 @@
 //! definition (path:line, name).
 //!
 //! What a hint means for a definition (meaningful, omitted, resolved) is read by
-//! `tool_hints`; this module only formats it. Text from the tree is escaped for the
+//! `tools::hints`; this module only formats it. Text from the tree is escaped for the
 //! terminal, or encoded as GitHub's workflow commands require.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use super::terminal::{write_aligned, Align};
-use crate::sanitize::sanitize;
+use crate::infra::sanitize::sanitize;
 use crate::table::{Row, Table};
-use crate::terms::Hint;
-use crate::tool_hints::{omits, reading};
+use crate::tools::hints::Hint;
+use crate::tools::hints::{omits, reading};
 use crate::tools::{DefKind, Role, ToolDef};
 
 /// Returns every tool of the table's counted rows (a tree's own: kind `tool`, role

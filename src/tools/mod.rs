@@ -18,6 +18,15 @@
 //! parsed when the tree is finished only if the imports of a parsed file reach it.
 //! The answer is the one parsing every file would give. It reads bytes it is given
 //! and never runs, prints or opens anything.
+//!
+//! [`feed`] hands the finder a file's bytes from the counter's own read, and
+//! [`hints`] holds the four hints and the MCP schema's rules for them (which are
+//! meaningful, which a tool omits, what a client resolves), used for a definition
+//! found here and by `probe` for a tool on the wire. The lowest stage: it imports
+//! only `infra`, and `count`, `table`, `report`, `cli` and the commands import it.
+
+pub mod feed;
+pub mod hints;
 
 mod csharp;
 mod golang;
@@ -712,7 +721,7 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
             } else {
                 "reached"
             },
-            crate::sanitize::sanitize(path)
+            crate::infra::sanitize::sanitize(path)
         );
         return summary;
     }

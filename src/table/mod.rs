@@ -7,6 +7,8 @@
 //! its repository alone, because a corpus may hold one repository at two pins or
 //! several servers of one repository. This module computes nothing about counts
 //! beyond grouping them; it never prints.
+//!
+//! It may import `count`, `tools` and `infra`; `report` and the commands import it.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -15,7 +17,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::count::{FileHit, TreeCount};
 
-use crate::terms::{Columns, Hint};
+use crate::count::terms::Columns;
+use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
 /// What kind of failure left a row without counts: what a caller branches on (the
@@ -304,7 +307,7 @@ impl Table {
             return false;
         };
         match self.dating.committed.get(&row.key) {
-            Some(&time) => crate::date::from_unix(time).as_str() < since,
+            Some(&time) => crate::infra::date::from_unix(time).as_str() < since,
             None => !row.key.as_of.is_empty() && row.key.as_of.as_str() < since,
         }
     }

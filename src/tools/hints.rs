@@ -9,8 +9,57 @@
 //! the other two meaningful, since it may be false (docs/method.md, "Tools"). This
 //! module only reads; it never prints.
 
-use crate::terms::Hint;
 use crate::tools::{HintState, ToolDef};
+
+/// One of the four tool-annotation hints of the MCP schema's `ToolAnnotations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Hint {
+    ReadOnly,
+    Destructive,
+    Idempotent,
+    OpenWorld,
+}
+
+impl Hint {
+    /// Lists the four hints in the schema's order, which is also the column order.
+    pub const ALL: [Hint; 4] = [
+        Hint::ReadOnly,
+        Hint::Destructive,
+        Hint::Idempotent,
+        Hint::OpenWorld,
+    ];
+
+    /// Returns the hint's name as it appears on the wire and in the default columns.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Hint::ReadOnly => "readOnlyHint",
+            Hint::Destructive => "destructiveHint",
+            Hint::Idempotent => "idempotentHint",
+            Hint::OpenWorld => "openWorldHint",
+        }
+    }
+
+    /// Returns the value the schema documents for a tool that does not declare the
+    /// hint: readOnlyHint false, destructiveHint true, idempotentHint false,
+    /// openWorldHint true.
+    pub fn default_value(self) -> bool {
+        matches!(self, Hint::Destructive | Hint::OpenWorld)
+    }
+
+    /// Returns the value that asks a client for less caution: read-only, not
+    /// destructive, idempotent, closed world.
+    pub fn permissive_value(self) -> bool {
+        matches!(self, Hint::ReadOnly | Hint::Idempotent)
+    }
+
+    /// Returns the hint whose name is `text`, compared ASCII case-insensitively, as
+    /// the matcher compares terms.
+    pub fn from_name(text: &str) -> Option<Hint> {
+        Hint::ALL
+            .into_iter()
+            .find(|h| h.name().eq_ignore_ascii_case(text))
+    }
+}
 
 /// Returns how `tool` sets `hint`; `None` when it leaves it out.
 pub fn state(tool: &ToolDef, hint: Hint) -> Option<HintState> {
