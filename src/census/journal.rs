@@ -416,7 +416,8 @@ impl Journal {
 mod tests {
     use super::*;
     use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Failure, FailureKind};
+    use crate::infra::error::FailureKind;
+    use crate::table::{CommitSource, Counted, Failure};
     use crate::tools::FoundTools;
 
     fn corpus(trees: &[&str]) -> Corpus {

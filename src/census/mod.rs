@@ -33,11 +33,12 @@ use crate::fetch::intake::Limits;
 use crate::fetch::{FetchOptions, Fetcher, Request};
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::error::{FailureKind, Tagged};
 use crate::infra::messages;
 use crate::infra::progress::{Bars, Display, Progress};
 use crate::infra::sanitize::sanitize;
 use crate::report;
-use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged, TreeKey};
+use crate::table::{CommitSource, Counted, Failure, Row, Table, TreeKey};
 use crate::tools::FoundTools;
 use crate::tools::Roles;
 

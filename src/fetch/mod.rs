@@ -25,8 +25,8 @@ use anyhow::{Context, Result};
 
 use crate::fetch::http::{Breaker, Client, Kind, Retry, Token};
 use crate::fetch::intake::{Limits, Tee};
+use crate::infra::error::{FailureKind, Tagged};
 use crate::infra::progress::Progress;
-use crate::table::{FailureKind, Tagged};
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]

@@ -219,7 +219,7 @@ pub struct Failure {
 }
 
 /// Says what went wrong with a program (a census row's failure has its own
-/// [`crate::table::FailureKind`]).
+/// [`crate::infra::error::FailureKind`]).
 #[derive(Debug)]
 pub enum Cause {
     /// It could not be started (not installed?).

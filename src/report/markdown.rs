@@ -235,7 +235,8 @@ that declared it false; only the wire can.
 mod tests {
     use super::*;
     use crate::count::terms::{self, Columns};
-    use crate::table::{Failure, FailureKind, TreeKey};
+    use crate::infra::error::FailureKind;
+    use crate::table::{Failure, TreeKey};
 
     /// Returns the numbers that open the report's list items (`N. **...`), in order.
     fn item_numbers(md: &str) -> Vec<u32> {

@@ -405,7 +405,8 @@ mod tests {
     use super::*;
     use crate::count::terms::Columns;
     use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Failure, FailureKind, Row};
+    use crate::infra::error::FailureKind;
+    use crate::table::{CommitSource, Counted, Failure, Row};
     use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
     fn row(as_of: &str, counts: Option<[u64; 5]>) -> Row {

@@ -28,13 +28,13 @@ use crate::count::Matcher;
 use crate::fetch::intake::Tee;
 use crate::infra::atomic::write_atomic;
 use crate::infra::date;
-use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::error::{kind_of, ExitStatus, FailureKind, UsageError};
 use crate::infra::messages;
 use crate::infra::progress::NoProgress;
 use crate::infra::sanitize::sanitize;
 use crate::report;
 use crate::scan::walk::walk;
-use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, TreeKey};
+use crate::table::{CommitSource, Counted, Failure, Row, Table, TreeKey};
 use crate::tools::feed::ToolFeed;
 use crate::tools::Roles;
 
