@@ -6,7 +6,7 @@
 //! commits and writes such a file, with `registry`, `packages`, `repo_url`,
 //! `repo_list` and `pin` naming and resolving the repositories and `history` walking
 //! a repository's first-parent line for dated pins. This module owns the cache
-//! default the census and `corpus --at` share.
+//! default that `census`, `corpus --at` and `probe --servers` share.
 //!
 //! A command: it may import the stages, `cli` and `infra`, and `scan` (whose git
 //! reader `history` uses); no stage imports it.
@@ -26,8 +26,9 @@ pub use build::run;
 
 /// Returns the cache folder used when no `--cache` is given: `mcp-hint-census` in the
 /// platform's user cache folder (`~/.cache/mcp-hint-census` on Linux), or `None` where
-/// the platform names none. The census keeps archives there and `corpus --at` its
-/// history clones (`clones/`), so the two commands share one default.
+/// the platform names none. The census keeps archives there, `corpus --at` its
+/// history clones (`clones/`) and `probe --servers` its installed packages
+/// (`packages/`), so the three commands share one default.
 pub fn default_cache() -> Option<PathBuf> {
     dirs::cache_dir().map(|dir| dir.join("mcp-hint-census"))
 }

@@ -7,8 +7,9 @@
 //! and `diff`. It does not count source text; that is `count`'s job, and a zero there
 //! says nothing about the wire, which is why this half exists.
 //!
-//! A command: it may import the stages, `cli`, `infra` and `scan` (to read a
-//! server's source tree); nothing but the binary imports it.
+//! A command: it may import the stages, `cli`, `infra`, `scan` (to read a server's
+//! source tree) and `corpus` (the cache default it shares); nothing but the binary
+//! imports it.
 
 mod diff;
 mod groups;
@@ -33,6 +34,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::cli::ProbeArgs;
+use crate::corpus;
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
@@ -40,8 +42,9 @@ use crate::infra::out::Out;
 
 use crate::infra::sanitize::sanitize;
 use crate::report::{self, Align};
+use crate::tools::hints::Hint;
 pub use diff::run as diff;
-use hints::{Declared, Hint, Rule, ToolHints};
+use hints::{Declared, Rule, ToolHints};
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
@@ -186,8 +189,8 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
                     sanitize(dir.display().to_string())
                 ))
             })?,
-            None => dirs::cache_dir()
-                .map(|dir| dir.join("mcp-hint-census/packages"))
+            None => corpus::default_cache()
+                .map(|dir| dir.join("packages"))
                 .ok_or_else(|| {
                     UsageError("no user cache folder is known here; give --cache DIR".to_string())
                 })?,

@@ -1,13 +1,19 @@
-//! Reads a tool definition found in source under the MCP schema's rules: which hints
-//! are meaningful for it, which it omits, and what a client would act on.
+//! The four hints of the MCP schema's `ToolAnnotations` and the schema's rules for
+//! them, read the same way for a tool definition found in source and, by `probe`,
+//! for a tool on the wire.
 //!
-//! These are the rules `probe` applies to a tool on the wire (see `probe::hints`):
-//! destructiveHint and idempotentHint are meaningful only when readOnlyHint is not
-//! true, and an undeclared hint resolves to the schema's default. The one addition is
-//! `?`, a hint set by an expression the finder could not resolve: it counts as set
-//! (the author did declare it), its value is unknown, and a readOnlyHint of `?` leaves
-//! the other two meaningful, since it may be false (docs/method.md, "Tools"). This
-//! module only reads; it never prints.
+//! The rules come from the schema
+//! (<https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations>):
+//! readOnlyHint defaults to false, destructiveHint to true, idempotentHint to false,
+//! openWorldHint to true; destructiveHint and idempotentHint are meaningful only when
+//! readOnlyHint is not true; a hint left out resolves to its default. Each side says
+//! how a tool sets each hint ([`Settings`]) and this module applies the rules once.
+//! The finder adds `?`, a hint set by an expression it could not resolve: it counts
+//! as set (the author did declare it), its value is unknown, and a readOnlyHint of
+//! `?` leaves the other two meaningful, since it may be false (docs/method.md,
+//! "Tools"). On the wire a value that is not a boolean counts as left out, since a
+//! client that validates the schema cannot read anything else into it. This module
+//! only reads; it never prints.
 
 use crate::tools::{HintState, ToolDef};
 
@@ -61,28 +67,56 @@ impl Hint {
     }
 }
 
-/// Returns how `tool` sets `hint`; `None` when it leaves it out.
-pub fn state(tool: &ToolDef, hint: Hint) -> Option<HintState> {
-    tool.hints[hint as usize]
+/// How a tool sets one hint, as the schema's rules read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// Set to this boolean.
+    Value(bool),
+    /// Set, to a value not known here (the finder's `?`).
+    Unknown,
+    /// Left out: a client acts on the default.
+    Unset,
 }
 
-/// Returns true when `hint` tells a client something for `tool`: every hint does,
-/// except destructiveHint and idempotentHint on a tool that sets readOnlyHint true.
-pub fn is_meaningful(tool: &ToolDef, hint: Hint) -> bool {
-    match hint {
-        Hint::Destructive | Hint::Idempotent => {
-            state(tool, Hint::ReadOnly) != Some(HintState::True)
-        }
-        Hint::ReadOnly | Hint::OpenWorld => true,
+/// How one tool sets each of the four hints, in the schema's order ([`Hint::ALL`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings(pub [Setting; 4]);
+
+impl Settings {
+    /// Returns how the tool sets `hint`.
+    pub fn of(&self, hint: Hint) -> Setting {
+        self.0[hint as usize]
     }
-}
 
-/// Returns the meaningful hints `tool` leaves out, in the schema's order.
-pub fn omits(tool: &ToolDef) -> Vec<Hint> {
-    Hint::ALL
-        .into_iter()
-        .filter(|&h| is_meaningful(tool, h) && state(tool, h).is_none())
-        .collect()
+    /// Returns true when `hint` tells a client something for the tool: every hint
+    /// does, except destructiveHint and idempotentHint on a tool that sets
+    /// readOnlyHint true.
+    pub fn is_meaningful(&self, hint: Hint) -> bool {
+        match hint {
+            Hint::Destructive | Hint::Idempotent => self.of(Hint::ReadOnly) != Setting::Value(true),
+            Hint::ReadOnly | Hint::OpenWorld => true,
+        }
+    }
+
+    /// Returns the meaningful hints the tool leaves out, in the schema's order.
+    pub fn omits(&self) -> Vec<Hint> {
+        Hint::ALL
+            .into_iter()
+            .filter(|&h| self.is_meaningful(h) && self.of(h) == Setting::Unset)
+            .collect()
+    }
+
+    /// Returns what a client honouring the schema's defaults acts on for `hint`.
+    pub fn resolved(&self, hint: Hint) -> Resolved {
+        if !self.is_meaningful(hint) {
+            return Resolved::NotApplicable;
+        }
+        match self.of(hint) {
+            Setting::Value(value) => Resolved::Value(value),
+            Setting::Unknown => Resolved::Unknown,
+            Setting::Unset => Resolved::Value(hint.default_value()),
+        }
+    }
 }
 
 /// What a client honouring the schema's defaults acts on for one hint.
@@ -90,23 +124,26 @@ pub fn omits(tool: &ToolDef) -> Vec<Hint> {
 pub enum Resolved {
     /// The value set, or the default of a hint left out.
     Value(bool),
-    /// Set by an expression the finder could not resolve.
+    /// Set to a value not known here (the finder's `?`).
     Unknown,
     /// Not meaningful for the tool.
     NotApplicable,
 }
 
-/// Returns what a client acts on for `hint` of `tool`.
-pub fn resolved(tool: &ToolDef, hint: Hint) -> Resolved {
-    if !is_meaningful(tool, hint) {
-        return Resolved::NotApplicable;
-    }
-    match state(tool, hint) {
-        Some(HintState::True) => Resolved::Value(true),
-        Some(HintState::False) => Resolved::Value(false),
-        Some(HintState::Unresolved | HintState::Unknown) => Resolved::Unknown,
-        None => Resolved::Value(hint.default_value()),
-    }
+/// Returns how `tool` sets `hint`; `None` when it leaves it out.
+pub fn state(tool: &ToolDef, hint: Hint) -> Option<HintState> {
+    tool.hints[hint as usize]
+}
+
+/// Returns how `tool` sets each hint, for the schema's rules: `?` and `unknown` are
+/// set to a value not known here.
+pub fn settings(tool: &ToolDef) -> Settings {
+    Settings(Hint::ALL.map(|hint| match state(tool, hint) {
+        Some(HintState::True) => Setting::Value(true),
+        Some(HintState::False) => Setting::Value(false),
+        Some(HintState::Unresolved | HintState::Unknown) => Setting::Unknown,
+        None => Setting::Unset,
+    }))
 }
 
 /// Returns the cell of one hint as a person reads it, the way `probe` prints one:
@@ -117,7 +154,7 @@ pub fn reading(tool: &ToolDef, hint: Hint) -> String {
         Some(s) => s.as_str().to_string(),
         None => format!(
             "absent -> {}",
-            match resolved(tool, hint) {
+            match settings(tool).resolved(hint) {
                 Resolved::Value(true) => "true",
                 Resolved::Value(false) => "false",
                 Resolved::Unknown => "?",
@@ -153,12 +190,15 @@ pub(crate) mod tests {
             None,
             Some(HintState::Unresolved),
         ]);
-        assert_eq!(omits(&def), [Hint::Destructive, Hint::Idempotent]);
-        assert_eq!(resolved(&def, Hint::ReadOnly), Resolved::Unknown);
+        assert_eq!(
+            settings(&def).omits(),
+            [Hint::Destructive, Hint::Idempotent]
+        );
+        assert_eq!(settings(&def).resolved(Hint::ReadOnly), Resolved::Unknown);
         assert_eq!(reading(&def, Hint::Destructive), "absent -> true");
         assert_eq!(reading(&def, Hint::OpenWorld), "?");
         let read_only = tool([Some(HintState::True), None, None, None]);
-        assert_eq!(omits(&read_only), [Hint::OpenWorld]);
+        assert_eq!(settings(&read_only).omits(), [Hint::OpenWorld]);
         assert_eq!(reading(&read_only, Hint::Idempotent), "absent -> n/a");
     }
 }
