@@ -1,17 +1,44 @@
 #!/usr/bin/env python3
-"""Checks that no module of src/ imports one that imports it back.
+"""Checks that the modules of src/ import one way: down the layers, and never in a
+circle.
 
 A module is a file under src/ or a folder (src/probe/ is `probe`, its files are
 its submodules): the graph is drawn between the top-level modules, where layers
 live, and between the submodules of each folder. Every `crate::NAME` path in a
 file's code (comments and strings left out) is an edge from the file's module to
-NAME. Prints each cycle and exits 1 when there is one; exits 0 otherwise.
+NAME. Two rules:
+
+- direction: each top-level module sits in one of LAYERS, lowest first, and may
+  import only its own layer and those below. Each import of a module above is
+  printed as `file: crate::NAME`.
+- no cycle: no module imports one that imports it back. Each cycle is printed.
+
+Exits 1 when either rule is broken, or a top-level module is in no layer; exits 0
+otherwise. Tests inside `#[cfg(test)] mod tests` may import anything.
 """
 import re
 import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+
+# The layers, lowest first (docs/layout.md). `infra` is what every layer shares;
+# then the stages, in the order their imports allow: the inputs drive the sink in
+# `count`, which feeds the finder in `tools`, so both sit below the readers
+# (`fetch`, `archive`) although their bytes come after; `table` holds the rows
+# and `report` formats them. `cli` parses into the stages' types; the commands sit
+# on top and may import each other (the cycle rule still holds among them).
+LAYERS = [
+    ["infra"],
+    ["tools"],
+    ["count"],
+    ["fetch"],
+    ["archive"],
+    ["table"],
+    ["report"],
+    ["cli"],
+    ["census", "compare", "corpus", "merge", "probe", "scan"],
+]
 
 
 def code_of(text):
@@ -33,7 +60,9 @@ def module_of(path):
 
 
 def edges():
-    top, inner = {}, {}
+    """Returns the top-level graph, the graph inside each folder, and each file's
+    `crate::NAME` imports of other top-level modules, as {path: {NAME}}."""
+    top, inner, imports = {}, {}, {}
     for path in sorted(SRC.rglob("*.rs")):
         name, sub = module_of(path)
         if name in ("main", "lib"):
@@ -44,6 +73,7 @@ def edges():
         for target in re.findall(r"\bcrate::(\w+)", code):
             if target != name:
                 top.setdefault(name, set()).add(target)
+                imports.setdefault(path, set()).add(target)
         if sub is not None:
             for target in re.findall(r"\bsuper::(\w+)", code):
                 if target != sub:
@@ -54,7 +84,24 @@ def edges():
                 inner.setdefault((name, sub), set()).add((name, target))
             elif sub is None:
                 inner.setdefault((name, None), set()).add((name, target))
-    return top, inner
+    return top, inner, imports
+
+
+def upward(imports):
+    """Returns (path, NAME) for each import of a module in a higher layer, and the
+    top-level modules that are in no layer."""
+    rank = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+    unplaced = set()
+    found = []
+    for path in sorted(imports):
+        name, _ = module_of(path)
+        for target in sorted(imports[path]):
+            for m in (name, target):
+                if m not in rank:
+                    unplaced.add(m)
+            if name in rank and target in rank and rank[target] > rank[name]:
+                found.append((path, target))
+    return found, sorted(unplaced)
 
 
 def cycles(graph):
@@ -92,14 +139,25 @@ def cycles(graph):
 
 
 def main():
-    top, inner = edges()
+    top, inner, imports = edges()
+    up, unplaced = upward(imports)
+    for path, target in up:
+        print(f"{path.relative_to(SRC.parent)}: crate::{target}")
+    if up:
+        order = " < ".join("/".join(layer) for layer in LAYERS)
+        print(f"deps: imports that point up the layers ({order}): {len(up)}")
+    for name in unplaced:
+        print(f"deps: module '{name}' is in no layer; add it to LAYERS in .ci/deps.py")
     found = cycles(top) + cycles(inner)
     for comp in found:
         names = [c if isinstance(c, str) else "/".join(x for x in c if x) for c in comp]
         print("cycle: " + " <-> ".join(names))
-    if found:
+    if up or unplaced or found:
         return 1
-    print(f"deps: no cycle among {len(top)} top-level modules and their submodules")
+    print(
+        f"deps: {len(top)} top-level modules in {len(LAYERS)} layers import down only,"
+        " and no module or submodule imports one that imports it back"
+    )
     return 0
 
 

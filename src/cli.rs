@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::date::Step;
-use crate::shard::ShardSpec;
+use crate::infra::date::Step;
+use crate::infra::shard::ShardSpec;
 
 /// Counts how often MCP servers' source trees spell out the four tool-annotation
 /// hints (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), and reads
@@ -131,7 +131,7 @@ pub struct CorpusBuildArgs {
 
     /// The date written in the corpus's opening comment (YYYY-MM-DD).
     /// Default: SOURCE_DATE_EPOCH, else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
     pub date: Option<String>,
 
     /// How many repositories are resolved with git ls-remote at once.
@@ -158,11 +158,11 @@ pub struct CorpusBuildArgs {
     /// Pins each repository's default branch as it stood at the end of this day
     /// (23:59:59 UTC), along its first-parent history: one tree per date. May be
     /// repeated, and joined with --since.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
     pub at: Vec<String>,
 
     /// Pins at this date and every --every step after it, up to --until.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg,
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg,
           requires = "every")]
     pub since: Option<String>,
 
@@ -173,7 +173,7 @@ pub struct CorpusBuildArgs {
 
     /// The last date of the --since series, included when a step lands on it.
     /// Default: --date, else SOURCE_DATE_EPOCH, else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg,
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg,
           requires = "since")]
     pub until: Option<String>,
 
@@ -265,7 +265,7 @@ pub struct CensusArgs {
 
     /// The date stamped on the tables and in their file names (YYYY-MM-DD).
     /// Default: SOURCE_DATE_EPOCH, else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
     pub date: Option<String>,
 
     /// Prints no progress: no bars on a terminal, no periodic lines in a log.
@@ -430,7 +430,7 @@ pub struct ProbeArgs {
     /// Has npm resolve the dependencies of --servers packages as of this date
     /// (npm install --before). PyPI packages are not resolved by date yet.
     #[arg(long, value_name = "YYYY-MM-DD", requires = "servers",
-          value_parser = crate::date::parse_arg)]
+          value_parser = crate::infra::date::parse_arg)]
     pub before: Option<String>,
 
     /// Seconds one package's install may take before it is stopped.
@@ -467,7 +467,7 @@ pub struct ProbeArgs {
     pub timeout: u64,
 
     /// The protocol version offered in initialize (the server may negotiate down).
-    #[arg(long, value_name = "V", default_value = crate::protocol::LATEST_VERSION)]
+    #[arg(long, value_name = "V", default_value = crate::infra::protocol::LATEST_VERSION)]
     pub protocol_version: String,
 
     /// The client capabilities offered in initialize: `default` (roots, sampling and
@@ -483,7 +483,7 @@ pub struct ProbeArgs {
 
     /// The date stamped in the --save snapshot or the --servers file names
     /// (YYYY-MM-DD). Default: SOURCE_DATE_EPOCH, else today in UTC.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::date::parse_arg)]
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
     pub date: Option<String>,
 
     /// Sets the wire beside a literal count of the server's source in DIR (as `scan`

@@ -19,11 +19,11 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::cli::CompareArgs;
-use crate::error::{ExitStatus, UsageError};
-use crate::messages;
-use crate::sanitize::sanitize;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::sanitize::sanitize;
 use crate::table::{self, is_count_column};
-use crate::terms::Hint;
+use crate::tools::hints::Hint;
 use crate::tools::ToolDef;
 
 /// Holds a census table read back from CSV.

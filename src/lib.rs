@@ -1,45 +1,49 @@
 //! mcp-hint-census: counts the MCP tool-annotation hint names in source trees and
 //! reads what running servers declare.
 //!
-//! The data flows one way: `corpus` (configuration, and the builder that pins one) →
-//! `fetch` (HTTP and cache) → `intake` (hash and bounds) → `archive` (streaming
-//! readers) → `count` (the matcher) → `table` (rows and the CSV schema) → `report`
-//! (formats); every input hands its files to one `sink`, which owns the per-file
-//! protocol. `terms` names the hints and the columns; `tools` finds the tool
-//! definitions in a tree's source files. `scan` counts local trees with the same
-//! `archive` and `count`; `probe` talks MCP to a running server; `cli` holds the
-//! clap definitions; `error` the exit codes; `messages` every line on stderr and
-//! `out` stdout. The binary dispatches the commands.
+//! The data flows one way, one folder per stage:
+//!
+//! ```text
+//! corpus::file ──> fetch ──> archive ──┐   (a census: corpus.toml, HTTP and cache, readers)
+//!   scan's walk and git ───────────────┤   (local trees: folders, revisions, one file)
+//!                                      v
+//!                         count::sink ──> count (the matcher) ──┐
+//!                                    └──> tools (the finder) ───┤
+//!                                                               v
+//!                                                  table (rows, the CSV schema)
+//!                                                               v
+//!                                                  report (formats)
+//! ```
+//!
+//! Every input hands its files to the one sink (`count::sink`), which drives the
+//! counter and the tool finder. `tools::hints` holds the four hints and the schema's
+//! rules for them, read the same way for a definition in source and, in `probe`, for
+//! a tool on the wire. The commands sit on top: `census`, `scan`, `probe` (with
+//! `diff`), `corpus`, `compare` and `merge`; `cli` holds the clap definitions, and
+//! `infra` what every layer shares (stderr and stdout, files written whole, programs
+//! run bounded, progress, dates, escaping, the exit codes).
+//!
+//! Imports point down only: a command may import the stages and `infra`, a stage the
+//! stages below it and `infra`, and `infra` nothing above it. The order, lowest
+//! first, is `infra`, `tools`, `count`, `fetch`, `archive`, `table`, `report`, `cli`,
+//! then the commands; `.ci/deps.py` checks it. The sink sits below the readers that
+//! drive it, which is why `count` and `tools` come before `fetch` and `archive`
+//! here though their bytes come after. The binary dispatches the commands.
+
+pub mod infra;
 
 pub mod archive;
-pub mod atomic;
-pub mod census;
-pub mod cli;
-pub mod compare;
-pub mod corpus;
 pub mod count;
-pub mod date;
-pub mod error;
 pub mod fetch;
-pub mod hit_store;
-pub mod http;
-pub mod intake;
-pub mod merge;
-pub mod messages;
-pub mod out;
-pub mod probe;
-pub mod process;
-pub mod progress;
-pub mod protocol;
 pub mod report;
-pub mod sanitize;
-pub mod scan;
-pub mod shard;
-pub mod sink;
 pub mod table;
-pub mod terms;
-pub mod tool_feed;
-pub mod tool_hints;
 pub mod tools;
 
-pub use error::{ExitStatus, UsageError};
+pub mod cli;
+
+pub mod census;
+pub mod compare;
+pub mod corpus;
+pub mod merge;
+pub mod probe;
+pub mod scan;

@@ -6,8 +6,9 @@ use std::process;
 use clap::Parser;
 
 use mcp_hint_census::cli::{self, Cli};
-use mcp_hint_census::error::{ExitStatus, UsageError};
-use mcp_hint_census::{census, compare, corpus, merge, messages, out, probe, scan};
+use mcp_hint_census::infra::error::{ExitStatus, UsageError};
+use mcp_hint_census::infra::{messages, out};
+use mcp_hint_census::{census, compare, corpus, merge, probe, scan};
 
 fn main() {
     let cli = Cli::parse();
@@ -38,6 +39,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Diff(args) => probe::diff(&args),
         cli::Command::Compare(args) => compare::run(&args),
         cli::Command::Merge(args) => merge::run(&args),
-        cli::Command::Corpus(args) => corpus::build::run(&args),
+        cli::Command::Corpus(args) => corpus::run(&args),
     }
 }

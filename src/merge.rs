@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::cli::MergeArgs;
-use crate::corpus::{self, Corpus};
-use crate::error::{ExitStatus, UsageError};
+use crate::corpus::file::{self, Corpus};
+use crate::infra::error::{ExitStatus, UsageError};
 use crate::report;
 use crate::table::{self, JoinError, Row, Table, TreeKey};
 
 /// Runs `merge`: joins shard tables into the whole corpus's tables.
 pub fn run(args: &MergeArgs) -> Result<ExitStatus> {
-    let corpus = corpus::load(args.corpus.as_deref())?;
+    let corpus = file::load(args.corpus.as_deref())?;
     // A missing, doubled or foreign shard is the input being wrong: nothing is written.
     let table = merge(&corpus, &args.tables).map_err(|e| UsageError(format!("{e:#}")))?;
     report::write_and_print(&args.out, &table)?;

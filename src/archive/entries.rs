@@ -17,7 +17,7 @@ use super::header::{
 };
 use super::read_ahead::Source;
 use super::{BLOCK, MAX_META_BYTES, MAX_TRAILING_ZEROS};
-use crate::sanitize::sanitize;
+use crate::infra::sanitize::sanitize;
 
 /// Receives an archive's entries in the order the archive holds them.
 pub trait Visitor {

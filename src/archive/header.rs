@@ -8,7 +8,7 @@
 use anyhow::{anyhow, bail, Result};
 
 use super::BLOCK;
-use crate::sanitize::{excerpt, sanitize};
+use crate::infra::sanitize::{excerpt, sanitize};
 
 /// Returns the number in a tar header field, as both GNU tar and Python's `tarfile`
 /// read it; `None` for a field that either would read differently or reject.

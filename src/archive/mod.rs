@@ -38,6 +38,9 @@
 //! (`READ_BUF`), one pax extended header or GNU long name of at most [`MAX_META_BYTES`]
 //! (1 MiB; a larger one is an error), and the per-file hit lists. At most
 //! [`MAX_TRAILING_ZEROS`] (1 MiB) of zero bytes are read after the end of the tar.
+//!
+//! A reader stage: it drives `count`'s sink and may import `count`, `tools` and
+//! `infra`; `corpus`, `census` and `scan` import it.
 
 mod entries;
 mod format;
@@ -117,7 +120,7 @@ pub fn count_archive<R: Read + Send>(
 
 /// Counts the archive as [`count_archive`] does, and with `find_tools` also hands
 /// each file to the tool finder from the same read, once per subfolder holding it
-/// (see `tool_feed`); definition paths are relative to the top folder too.
+/// (see `tools::feed`); definition paths are relative to the top folder too.
 pub fn count_archive_and_tools<R: Read + Send>(
     reader: R,
     matcher: &Matcher,

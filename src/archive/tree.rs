@@ -10,10 +10,10 @@ use std::fmt;
 use anyhow::Result;
 
 use super::entries::{FileData, Piece, Visitor};
+use crate::count::sink::TreeSink;
 use crate::count::{Matcher, TreeCount};
-use crate::sanitize::sanitize;
-use crate::sink::TreeSink;
-use crate::tool_feed::ToolFeed;
+use crate::infra::sanitize::sanitize;
+use crate::tools::feed::ToolFeed;
 use crate::tools::FoundTools;
 use crate::tools::Roles;
 

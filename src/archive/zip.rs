@@ -21,7 +21,7 @@ use flate2::Crc;
 
 use super::entries::{strip_dot, FileData, Visitor};
 use super::read_ahead::Buffered;
-use crate::sanitize::sanitize;
+use crate::infra::sanitize::sanitize;
 
 /// The largest central directory read, in bytes: 64 MiB (about 500,000 entries
 /// with names of 80 bytes). A larger one makes the archive an error.

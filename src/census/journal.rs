@@ -24,12 +24,12 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::corpus::Corpus;
-use crate::error::UsageError;
-use crate::messages;
-use crate::sanitize::sanitize;
+use crate::corpus::file::Corpus;
+use crate::count::terms::Columns;
+use crate::infra::error::UsageError;
+use crate::infra::messages;
+use crate::infra::sanitize::sanitize;
 use crate::table::{self, Row, TreeKey};
-use crate::terms::Columns;
 use crate::tools::Roles;
 
 /// The journal's file name, in the census's output folder.
@@ -416,7 +416,8 @@ impl Journal {
 mod tests {
     use super::*;
     use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Failure, FailureKind};
+    use crate::infra::error::FailureKind;
+    use crate::table::{CommitSource, Counted, Failure};
     use crate::tools::FoundTools;
 
     fn corpus(trees: &[&str]) -> Corpus {
@@ -426,7 +427,7 @@ mod tests {
                 "\n[[tree]]\nrepo = \"{repo}\"\ncommit = \"abcd\"\n"
             ));
         }
-        crate::corpus::parse("c.toml", &text).expect("the test's corpus parses")
+        crate::corpus::file::parse("c.toml", &text).expect("the test's corpus parses")
     }
 
     fn counted(corpus: &Corpus, at: usize, path: &[u8]) -> Row {

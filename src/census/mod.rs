@@ -8,6 +8,9 @@
 //! counting and formatting live in their own modules; here, [`slots`] keeps the
 //! downloads apart from the counts, and [`journal`] records the trees counted so
 //! that a rerun resumes.
+//!
+//! A command: it may import every stage, `cli`, `infra` and the corpus file
+//! (`corpus::file`); nothing but the binary imports it.
 
 mod journal;
 mod slots;
@@ -22,18 +25,20 @@ use anyhow::{bail, Context, Result};
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
-use crate::corpus::{self, Corpus, Tree};
+use crate::corpus::default_cache;
+use crate::corpus::file::{self, Corpus, Tree};
 use crate::count::{Matcher, TreeCount};
-use crate::date;
-use crate::error::{ExitStatus, UsageError};
-use crate::fetch::{FetchOptions, Fetcher};
-use crate::http::{self, Retry, Token};
-use crate::intake::Limits;
-use crate::messages;
-use crate::progress::{Bars, Display, Progress};
+use crate::fetch::http::{self, Retry, Token};
+use crate::fetch::intake::Limits;
+use crate::fetch::{FetchOptions, Fetcher, Request};
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::error::{FailureKind, Tagged};
+use crate::infra::messages;
+use crate::infra::progress::{Bars, Display, Progress};
+use crate::infra::sanitize::sanitize;
 use crate::report;
-use crate::sanitize::sanitize;
-use crate::table::{CommitSource, Counted, Failure, FailureKind, Row, Table, Tagged, TreeKey};
+use crate::table::{CommitSource, Counted, Failure, Row, Table, TreeKey};
 use crate::tools::FoundTools;
 use crate::tools::Roles;
 
@@ -66,14 +71,14 @@ pub struct Width {
 /// `env` (the shard variables, the cache folder's default, a token); a wrong
 /// corpus, shard or date is a [`UsageError`]. Nothing is fetched or written.
 fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
-    let mut corpus = corpus::load(args.corpus.as_deref())?;
+    let mut corpus = file::load(args.corpus.as_deref())?;
     if let Some(spec) = args.shard {
         corpus = spec.resolve(&env)?.select(&corpus);
     }
     let date = date::resolve(args.date.as_deref())?;
     let cache = match args.no_cache {
         true => None,
-        false => args.cache.clone().or_else(corpus::default_cache),
+        false => args.cache.clone().or_else(default_cache),
     };
     let fetch = FetchOptions {
         cache,
@@ -410,7 +415,12 @@ fn count_group(
         let (commit, commit_source) = stamp(first, counted.commit.clone())?;
         Ok((commit, commit_source, counted))
     };
-    let fetched = work.fetcher.fetch(first, &bar, &consume);
+    let archive = Request {
+        repo: &first.repo,
+        commit: &first.commit,
+        url: &first.archive_url,
+    };
+    let fetched = work.fetcher.fetch(archive, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
         Ok(fetched) => {

@@ -17,22 +17,23 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 
 use crate::archive;
-use crate::atomic::write_bytes;
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusSource};
+use crate::corpus::default_cache;
+use crate::corpus::file::DEFAULT_ARCHIVE_URL;
 use crate::corpus::history::{self, FirstParent, HistoryOptions};
 use crate::corpus::pin::{self, GitOptions, Listing, Want};
 use crate::corpus::registry::{self, Entry};
 use crate::corpus::repo_list;
 use crate::corpus::repo_url::{self, Forge, RepoUrl};
-use crate::corpus::{default_cache, DEFAULT_ARCHIVE_URL};
-use crate::date;
-use crate::error::{ExitStatus, UsageError};
-use crate::http::{self, Breaker};
-use crate::messages;
-use crate::process::Failure;
-use crate::sanitize::sanitize;
+use crate::count::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::fetch::http::{self, Breaker};
+use crate::infra::atomic::write_bytes;
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::process::Failure;
+use crate::infra::sanitize::sanitize;
 use crate::table::NotYet;
-use crate::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 
 /// Holds one thing to pin: a registry entry or a line of a list.
 #[derive(Clone, Debug)]

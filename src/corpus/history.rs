@@ -32,11 +32,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::corpus::pin;
-use crate::date;
-pub use crate::date::Step;
-use crate::messages;
-use crate::process::{self, Cause, Failure, Limits};
-use crate::sanitize::excerpt;
+use crate::infra::date;
+use crate::infra::date::Step;
+use crate::infra::messages;
+use crate::infra::process::{self, Cause, Failure, Limits};
+use crate::infra::sanitize::excerpt;
 
 /// How many dates one corpus may be pinned at.
 pub const MAX_DATES: usize = 1000;

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::build::{toml_string, Provenance};
 use super::registry::{Argument, Entry, Input, Package};
-use crate::sanitize::sanitize;
+use crate::infra::sanitize::sanitize;
 
 /// Holds what starting one package means, read from its registry entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

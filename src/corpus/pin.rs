@@ -3,7 +3,7 @@
 //!
 //! This module owns the `git` invocation and its hardening (no prompts, stdin
 //! closed, `--` before the URL, a time limit that ends git and every helper it
-//! started, a cap on what is read; `crate::process` runs it) and the choice among
+//! started, a cap on what is read; `crate::infra::process` runs it) and the choice among
 //! the refs a listing names. Because it runs plain
 //! `git`, the user's `url.<base>.insteadOf` rewrites apply, so a mirror can stand in
 //! for a forge. It does not know about registries or corpus files.
@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::http::Breaker;
-use crate::process::{self, Cause, Failure, Limits};
+use crate::fetch::http::Breaker;
+use crate::infra::process::{self, Cause, Failure, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
 /// refused: far more than the few refs asked for.

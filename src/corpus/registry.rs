@@ -18,8 +18,8 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use sha2::Digest;
 
-use crate::error::UsageError;
-use crate::http::{self, Breaker, Client, Kind, Retry};
+use crate::fetch::http::{self, Breaker, Client, Kind, Retry};
+use crate::infra::error::UsageError;
 
 /// The official registry.
 pub const DEFAULT_URL: &str = "https://registry.modelcontextprotocol.io";
@@ -388,7 +388,7 @@ pub fn read_saved(paths: &[PathBuf], is_partial: bool) -> Result<Listing> {
             "the saved pages are cut short: every page names a next one, and no page \
              answers the cursor '{}' of '{}' (add the missing pages, or give --partial \
              to use these as they are)",
-            crate::sanitize::excerpt(&cursor),
+            crate::infra::sanitize::excerpt(&cursor),
             file.display()
         ))
         .into());
@@ -487,7 +487,7 @@ pub fn fetch_all(options: &HttpOptions) -> Result<Listing> {
                 if !seen.insert(next.clone()) {
                     bail!(
                         "the registry's pages loop: cursor '{}' came back after it was followed (GET {url})",
-                        crate::sanitize::excerpt(&next)
+                        crate::infra::sanitize::excerpt(&next)
                     );
                 }
                 cursor = Some(next);

@@ -7,7 +7,7 @@
 //! error; whether a repository or subfolder is usable is decided later, per entry.
 
 use crate::corpus::pin::{self, Want};
-use crate::error::UsageError;
+use crate::infra::error::UsageError;
 
 /// Holds one line of a list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<ListEntry>, UsageError> {
         if repository.contains('=') && !repository.contains('/') {
             return Err(err(format!(
                 "'{}' comes before the repository; a line starts with owner/name or a URL",
-                crate::sanitize::excerpt(repository)
+                crate::infra::sanitize::excerpt(repository)
             )));
         }
         let mut entry = ListEntry {
@@ -55,14 +55,14 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<ListEntry>, UsageError> {
             return Err(err(format!(
                 "'{}' is not a list line: it starts with owner/name or a repository URL, \
                  then optional ref=, subfolder= and name=",
-                crate::sanitize::excerpt(&words.join(" "))
+                crate::infra::sanitize::excerpt(&words.join(" "))
             )));
         }
         for option in options {
             let Some((key, value)) = option.split_once('=') else {
                 return Err(err(format!(
                     "'{}' is not KEY=VALUE (keys: ref, subfolder, name)",
-                    crate::sanitize::excerpt(option)
+                    crate::infra::sanitize::excerpt(option)
                 )));
             };
             if seen.contains(&key) {
@@ -78,7 +78,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<ListEntry>, UsageError> {
                 "ref" => {
                     return Err(err(format!(
                         "ref '{}' is neither a 40-digit commit id nor a tag or branch name",
-                        crate::sanitize::excerpt(value)
+                        crate::infra::sanitize::excerpt(value)
                     )))
                 }
                 "subfolder" => entry.subfolder = Some(value.to_string()),
@@ -86,7 +86,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<ListEntry>, UsageError> {
                 _ => {
                     return Err(err(format!(
                         "unknown key '{}' (keys: ref, subfolder, name)",
-                        crate::sanitize::excerpt(key)
+                        crate::infra::sanitize::excerpt(key)
                     )))
                 }
             }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::corpus::is_repo_part;
+use crate::corpus::file::is_repo_part;
 
 /// A forge whose archive URL scheme is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

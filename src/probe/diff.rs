@@ -16,14 +16,15 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 
-use super::hints::{Declared, Hint, ToolHints};
+use super::hints::{Declared, ToolHints};
 use super::session::capability_names;
 use super::snapshot::{self, Snapshot};
 use crate::cli::DiffArgs;
-use crate::error::{ExitStatus, UsageError};
-use crate::messages::{self, count};
-use crate::out::Out;
-use crate::sanitize::sanitize;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages::{self, count};
+use crate::infra::out::Out;
+use crate::infra::sanitize::sanitize;
+use crate::tools::hints::Hint;
 
 /// Where a change moves the resolved value of a hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,21 +1,18 @@
-//! Reads one tool's declared hints and applies the MCP schema's rules to them.
+//! Reads one tool's declared hints from its `tools/list` entry, and the `--require`
+//! rules.
 //!
-//! Owns the four hints, their documented defaults, which of them are meaningful for a
-//! tool, what a client resolves, and the `--require` rules. It knows nothing of
-//! transports or output formats; it takes a tool object as received and returns plain
-//! values.
-//!
-//! The rules come from the MCP schema's `ToolAnnotations`
-//! (<https://modelcontextprotocol.io/specification/2025-06-18/schema#toolannotations>):
-//! readOnlyHint defaults to false, destructiveHint to true, idempotentHint to false,
-//! openWorldHint to true, and destructiveHint and idempotentHint are meaningful only
-//! when readOnlyHint is false.
+//! Owns what a declaration on the wire is (a boolean, absent or `null`, or a value of
+//! another type), a tool's name and title, and the `--require` rules. Which hints are
+//! meaningful, which a tool omits and what a client resolves are the schema's rules,
+//! applied by `tools::hints` to the [`Settings`] read here, as they are to a
+//! definition found in source. It knows nothing of transports or output formats; it
+//! takes a tool object as received and returns plain values.
 
 use std::fmt;
 
 use serde_json::Value;
 
-pub use crate::terms::Hint;
+use crate::tools::hints::{Hint, Resolved, Setting, Settings};
 
 /// Returns the position of `hint` in [`Hint::ALL`], the column order.
 fn index(hint: Hint) -> usize {
@@ -125,40 +122,30 @@ impl ToolHints {
         self.declared(hint).as_bool().is_some()
     }
 
-    /// Returns true when `hint` tells a client something for this tool: every hint
-    /// does, except destructiveHint and idempotentHint on a tool declared read-only.
-    pub fn is_meaningful(&self, hint: Hint) -> bool {
-        match hint {
-            Hint::Destructive | Hint::Idempotent => {
-                self.declared(Hint::ReadOnly) != &Declared::True
-            }
-            Hint::ReadOnly | Hint::OpenWorld => true,
-        }
+    /// Returns how the tool sets each hint, for the schema's rules: a value that is
+    /// not a boolean counts as left out, as an absent one does.
+    pub fn settings(&self) -> Settings {
+        Settings(Hint::ALL.map(|hint| match self.declared(hint).as_bool() {
+            Some(value) => Setting::Value(value),
+            None => Setting::Unset,
+        }))
     }
 
     /// Returns the meaningful hints the tool leaves undeclared, an invalid value
     /// counting as undeclared, in the schema's order.
     pub fn omits(&self) -> Vec<Hint> {
-        Hint::ALL
-            .into_iter()
-            .filter(|&h| self.is_meaningful(h) && !self.is_declared(h))
-            .collect()
+        self.settings().omits()
     }
 
     /// Returns the value a client honouring the documented defaults acts on, or
-    /// `None` (n/a) where the hint is not meaningful.
-    ///
-    /// An invalid value resolves to the default, as an absent one does: a client that
-    /// validates the schema cannot read anything else into it.
+    /// `None` (n/a) where the hint is not meaningful. An invalid value resolves to
+    /// the default, as an absent one does.
     pub fn resolved(&self, hint: Hint) -> Option<bool> {
-        if !self.is_meaningful(hint) {
-            return None;
+        match self.settings().resolved(hint) {
+            Resolved::Value(value) => Some(value),
+            // A declaration on the wire is a boolean or not one: never unknown.
+            Resolved::NotApplicable | Resolved::Unknown => None,
         }
-        Some(
-            self.declared(hint)
-                .as_bool()
-                .unwrap_or(hint.default_value()),
-        )
     }
 
     /// Returns true when none of the four hints is declared as a boolean.
@@ -195,7 +182,7 @@ impl std::str::FromStr for Rule {
         Rule::parse(text).ok_or_else(|| {
             format!(
                 "'{}' is not a rule; the rules are {}",
-                crate::sanitize::sanitize(text),
+                crate::infra::sanitize::sanitize(text),
                 Rule::NAMES
             )
         })

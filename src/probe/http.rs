@@ -21,8 +21,8 @@ use serde_json::Value;
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::Options;
-use crate::error::UsageError;
-use crate::sanitize::excerpt;
+use crate::infra::error::UsageError;
+use crate::infra::sanitize::excerpt;
 
 const SESSION_HEADER: &str = "Mcp-Session-Id";
 const VERSION_HEADER: &str = "MCP-Protocol-Version";

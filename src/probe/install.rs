@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::process::{self, Limits};
-use crate::sanitize::sanitize;
+use crate::infra::process::{self, Limits};
+use crate::infra::sanitize::sanitize;
 
 /// The stderr kept of an installer, in bytes.
 const MAX_STDERR: usize = 64 << 10;

@@ -6,6 +6,10 @@
 //! `http`, the schema's rules in `hints`, snapshots and their comparison in `snapshot`
 //! and `diff`. It does not count source text; that is `count`'s job, and a zero there
 //! says nothing about the wire, which is why this half exists.
+//!
+//! A command: it may import the stages, `cli`, `infra`, `scan` (to read a server's
+//! source tree) and `corpus` (the cache default it shares); nothing but the binary
+//! imports it.
 
 mod diff;
 mod groups;
@@ -30,16 +34,17 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::cli::ProbeArgs;
-use crate::date;
-use crate::error::{ExitStatus, UsageError};
-use crate::messages;
-use crate::out::Out;
+use crate::corpus;
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::out::Out;
 
+use crate::infra::sanitize::sanitize;
 use crate::report::{self, Align};
-use crate::sanitize::sanitize;
+use crate::tools::hints::Hint;
 pub use diff::run as diff;
-use hints::{Declared, Hint, Rule, ToolHints};
-pub use session::LATEST_VERSION;
+use hints::{Declared, Rule, ToolHints};
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
@@ -184,8 +189,8 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
                     sanitize(dir.display().to_string())
                 ))
             })?,
-            None => dirs::cache_dir()
-                .map(|dir| dir.join("mcp-hint-census/packages"))
+            None => corpus::default_cache()
+                .map(|dir| dir.join("packages"))
                 .ok_or_else(|| {
                     UsageError("no user cache folder is known here; give --cache DIR".to_string())
                 })?,

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::process::{self, Limits};
+use crate::infra::process::{self, Limits};
 
 /// The HOME a sandboxed server sees: an empty tmpfs.
 const HOME: &str = "/home/probe";

@@ -37,10 +37,10 @@ use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
 use super::{csv_header, probe, tool_cells, Options, Target};
-use crate::error::{ExitStatus, UsageError};
-use crate::messages;
-use crate::out::Out;
-use crate::sanitize::sanitize;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::out::Out;
+use crate::infra::sanitize::sanitize;
 
 /// The columns before the per-tool ones.
 const SERVER_COLUMNS: [&str; 4] = ["server", "server_version", "protocol", "capabilities"];

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-pub use crate::protocol::{KNOWN_VERSIONS, LATEST_VERSION};
+use crate::infra::protocol::KNOWN_VERSIONS;
 
 /// Above this many `tools/list` pages a probe warns: real servers fit their tools in a
 /// handful, so hundreds of pages suggest a cursor that never ends.
@@ -84,7 +84,7 @@ pub fn notification_message(method: &str, params: Value) -> Value {
 }
 
 /// The client capabilities a probe offers by default: what the official SDK clients
-/// offer at [`LATEST_VERSION`] when the application gives them roots, sampling and
+/// offer at [`crate::infra::protocol::LATEST_VERSION`] when the application gives them roots, sampling and
 /// elicitation callbacks (the Python SDK builds exactly this in
 /// `ClientSession._build_capabilities`), since servers such as `server-everything` list
 /// more tools to a client that has them, and some only to one offering URL-mode
@@ -191,13 +191,13 @@ pub fn too_deep(
     let what = match (their_method, their_id) {
         (Some(m), Some(i)) => format!(
             "a request '{}' (id {})",
-            crate::sanitize::excerpt(m),
-            crate::sanitize::excerpt(&i.to_string())
+            crate::infra::sanitize::excerpt(m),
+            crate::infra::sanitize::excerpt(&i.to_string())
         ),
-        (Some(m), None) => format!("a notification '{}'", crate::sanitize::excerpt(m)),
+        (Some(m), None) => format!("a notification '{}'", crate::infra::sanitize::excerpt(m)),
         (None, Some(i)) => format!(
             "an answer to id {}",
-            crate::sanitize::excerpt(&i.to_string())
+            crate::infra::sanitize::excerpt(&i.to_string())
         ),
         (None, None) => "a message".to_string(),
     };
@@ -308,7 +308,7 @@ pub fn list_tools(transport: &mut dyn Transport, offer: &Offer) -> Result<Listin
         if !KNOWN_VERSIONS.contains(&protocol_version.as_str()) {
             bail!(
                 "initialize: the server answered protocol version '{}', which this client does not support (it offered '{offered_version}' and knows {}); disconnecting, as the specification's lifecycle asks",
-                crate::sanitize::excerpt(&protocol_version),
+                crate::infra::sanitize::excerpt(&protocol_version),
                 KNOWN_VERSIONS.join(", ")
             );
         }

@@ -11,10 +11,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::hints::{Declared, Hint, ToolHints};
+use super::hints::{Declared, ToolHints};
 use crate::count::Matcher;
+use crate::infra::sanitize::sanitize;
 use crate::report::{write_aligned, Align};
-use crate::sanitize::sanitize;
+use crate::tools::hints::Hint;
 use crate::tools::{HintState, ToolDef};
 
 /// What the source and the wire say, hint by hint in the schema's order.
@@ -293,7 +294,8 @@ fn render_tools(beside: &Beside) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool_hints::tests::tool;
+    use crate::tools::hints::tests::tool;
+    use crate::tools::hints::{settings, Resolved};
     use serde_json::{json, Map, Value};
 
     fn wire(name: &str, annotations: Value) -> ToolHints {
@@ -316,14 +318,15 @@ mod tests {
             }
             let wire = ToolHints::from_tool(&json!({"name": "t", "annotations": annotations}));
             let def = tool(hints);
-            assert_eq!(crate::tool_hints::omits(&def), wire.omits(), "{hints:?}");
+            assert_eq!(settings(&def), wire.settings(), "{hints:?}");
+            assert_eq!(settings(&def).omits(), wire.omits(), "{hints:?}");
             for hint in Hint::ALL {
                 let expected = match wire.resolved(hint) {
-                    Some(v) => crate::tool_hints::Resolved::Value(v),
-                    None => crate::tool_hints::Resolved::NotApplicable,
+                    Some(v) => Resolved::Value(v),
+                    None => Resolved::NotApplicable,
                 };
                 assert_eq!(
-                    crate::tool_hints::resolved(&def, hint),
+                    settings(&def).resolved(hint),
                     expected,
                     "{hints:?} {hint:?}"
                 );

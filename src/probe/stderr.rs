@@ -12,8 +12,8 @@ use std::io::{BufReader, Read};
 use std::sync::Mutex;
 
 use super::lines::{self, Line};
-use crate::messages::{count, noun};
-use crate::sanitize::excerpt;
+use crate::infra::messages::{count, noun};
+use crate::infra::sanitize::excerpt;
 
 /// How many of the first lines are kept.
 pub const HEAD: usize = 10;

@@ -26,8 +26,8 @@ use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::stderr::{self, Kept};
 use super::Options;
-use crate::messages;
-use crate::sanitize::excerpt;
+use crate::infra::messages;
+use crate::infra::sanitize::excerpt;
 
 /// How many bytes sent to the server may wait unread before the probe gives up on it.
 const WRITE_BACKLOG: usize = 1 << 20;

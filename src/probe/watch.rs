@@ -18,10 +18,10 @@ use super::diff;
 use super::session::{self, Listing, Transport};
 use super::snapshot;
 use super::{describe_target, http, show, stdio, Options, Target};
-use crate::error::ExitStatus;
-use crate::messages::{self, count};
-use crate::out::Out;
-use crate::sanitize::sanitize;
+use crate::infra::error::ExitStatus;
+use crate::infra::messages::{self, count};
+use crate::infra::out::Out;
+use crate::infra::sanitize::sanitize;
 
 /// How long a watch stays connected unless `--watch-for` says otherwise, in seconds.
 pub const DEFAULT_SECONDS: u64 = 600;

@@ -207,8 +207,8 @@ impl Placed {
 
 /// Returns the day number of a `YYYY-MM-DD` date: days since 1970-01-01.
 fn day_number(date: &str) -> Option<i64> {
-    let (y, m, d) = crate::date::parts(date)?;
-    Some(crate::date::day_end(y, m, d).div_euclid(86_400))
+    let (y, m, d) = crate::infra::date::parts(date)?;
+    Some(crate::infra::date::day_end(y, m, d).div_euclid(86_400))
 }
 
 /// At most this many ticks label a time axis: ten-character dates, 15 px high, stay
@@ -221,7 +221,7 @@ const MAX_TICKS: usize = 8;
 /// first of January of every 1, 2, 5, 10, 20, 50 or 100 years (`YYYY`) that gives
 /// at most [`MAX_TICKS`].
 fn day_ticks(from: i64, to: i64) -> Vec<(i64, String)> {
-    let label = |day: i64| crate::date::from_unix(day * 86_400);
+    let label = |day: i64| crate::infra::date::from_unix(day * 86_400);
     // 1970-01-01 was a Thursday: day 4 was a Monday.
     for (step, offset) in [(1, 0), (2, 0), (7, 4), (14, 4)] {
         let start = from + (offset - from).rem_euclid(step);
@@ -241,7 +241,7 @@ fn day_ticks(from: i64, to: i64) -> Vec<(i64, String)> {
         let mut ticks = Vec::new();
         loop {
             let (y, m) = (index.div_euclid(12), index.rem_euclid(12) as u32 + 1);
-            let day = crate::date::day_end(y, m, 1).div_euclid(86_400);
+            let day = crate::infra::date::day_end(y, m, 1).div_euclid(86_400);
             if day > to {
                 return ticks;
             }

@@ -14,8 +14,7 @@ use serde_json::{json, Map, Value};
 use super::terminal::extension_label;
 use crate::count::TreeCount;
 use crate::table::{by_extension, one_line, Table, TOOL_COLUMNS};
-use crate::terms::Hint;
-use crate::tool_hints::{omits, state};
+use crate::tools::hints::{settings, state, Hint};
 use crate::tools::{HintState, ToolDef};
 
 /// Returns one tool definition as JSON: where it is, its family and name (`null`
@@ -43,7 +42,7 @@ fn json_tool(tool: &ToolDef) -> Value {
         "sdk": tool.family.as_str(),
         "tool": tool.name,
         "hints": hints,
-        "omits": omits(tool).iter().map(|h| h.name()).collect::<Vec<_>>(),
+        "omits": settings(tool).omits().iter().map(|h| h.name()).collect::<Vec<_>>(),
     })
 }
 

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use super::{short, thousands};
+use crate::infra::messages::{count, noun};
 use crate::table::{one_line, CommitSource, Row, Table};
 
 /// Returns the text of a Markdown table cell: pipes escaped, on one line.
@@ -71,9 +72,9 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
          control{} {} {} counted the same way, to show that the files were read. The \
          commit is the full id the archive names in its pax header.",
         table.date,
-        if controls.len() == 1 { "" } else { "s" },
+        noun(controls.len(), "", "s"),
         controls.join(", "),
-        if controls.len() == 1 { "is" } else { "are" },
+        noun(controls.len(), "is", "are"),
     )?;
     if let Some(summary) = super::survey::survey(table) {
         writeln!(w)?;
@@ -121,11 +122,11 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             "{} read zero on every term and every control at a commit before {since}, the \
              specification version that named the control{}: {} could not hold {}, so \
              {} not worth a second look.",
-            crate::messages::count(before, "tree", "trees"),
-            if controls.len() == 1 { "" } else { "s" },
-            if before == 1 { "it" } else { "they" },
-            if controls.len() == 1 { "it" } else { "them" },
-            if before == 1 { "it is" } else { "they are" },
+            count(before, "tree", "trees"),
+            noun(controls.len(), "", "s"),
+            noun(before, "it", "they"),
+            noun(controls.len(), "it", "them"),
+            noun(before, "it is", "they are"),
         )?;
     }
     let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
@@ -234,8 +235,9 @@ that declared it false; only the wire can.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::{Failure, FailureKind, TreeKey};
-    use crate::terms::{self, Columns};
+    use crate::count::terms::{self, Columns};
+    use crate::infra::error::FailureKind;
+    use crate::table::{Failure, TreeKey};
 
     /// Returns the numbers that open the report's list items (`N. **...`), in order.
     fn item_numbers(md: &str) -> Vec<u32> {

@@ -6,6 +6,9 @@
 //! writes to a file is a function of the rows and the date alone, so that the same
 //! inputs give the same bytes. Text from outside is escaped before it reaches a
 //! terminal (see `sanitize`), never in the files.
+//!
+//! The last stage: it may import `table`, `count`, `tools` and `infra`, and only the
+//! commands import it.
 
 pub mod chart;
 mod csv;
@@ -22,9 +25,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-pub use crate::atomic::write_atomic;
-use crate::messages;
-use crate::sanitize::sanitize;
+use crate::infra::atomic::write_atomic;
+use crate::infra::messages;
+use crate::infra::sanitize::sanitize;
 use crate::table::{one_line, Table};
 
 pub use self::csv::{write_census_csv, write_files_csv, write_tools_csv};

@@ -15,8 +15,9 @@
 use std::io::{self, Write};
 
 use super::chart::{self, Chart, Series};
+use crate::infra::messages::count;
 use crate::table::Table;
-use crate::terms::Hint;
+use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, Role, Standing, ToolDef};
 
 /// Holds the number of tools of one group and how many declare each hint.
@@ -185,7 +186,6 @@ pub fn shares_svg(survey: &Survey, date: &str) -> anyhow::Result<String> {
 /// hint the share of tools declaring it, overall and by SDK family, and the chart
 /// beside the report (`chart`, a file name relative to the report).
 pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Result<()> {
-    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     writeln!(w, "## Tools found in source")?;
     writeln!(w)?;
     writeln!(
@@ -193,7 +193,7 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
         "Of {} read by the tool finder, {} define tools of their own: {} with every tool \
          annotated, {} with some, {} with none; {} register tools only dynamically (in a \
          loop or from data: how many is not known), and {} define none.",
-        plural(survey.trees, "tree", "trees"),
+        count(survey.trees, "tree", "trees"),
         survey.with_tools,
         survey.all_annotated,
         survey.some_annotated,
@@ -209,11 +209,11 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
          may not be there, `unknown`; nothing definite), {} silent. {} in tests, examples \
          and copies, and dynamic registration sites, are listed in the tools table and \
          counted in no figure here.",
-        plural(survey.all.tools, "tool", "tools"),
+        count(survey.all.tools, "tool", "tools"),
         survey.annotated,
         survey.unresolved,
         survey.all.tools - survey.annotated - survey.unresolved,
-        plural(survey.not_counted, "definition", "definitions"),
+        count(survey.not_counted, "definition", "definitions"),
     )?;
     if !survey.dynamic_trees.is_empty() {
         writeln!(w)?;
@@ -269,9 +269,9 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::terms::Columns;
     use crate::count::TreeCount;
     use crate::table::{CommitSource, Counted, Row};
-    use crate::terms::Columns;
 
     fn row(as_of: &str, tools: Vec<ToolDef>) -> Row {
         Row::for_test(

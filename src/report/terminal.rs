@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{short, thousands};
-use crate::sanitize::sanitize;
+use crate::infra::sanitize::sanitize;
 use crate::table::{by_extension, Table};
 
 /// How the cells of a column line up.

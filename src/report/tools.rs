@@ -3,17 +3,17 @@
 //! definition (path:line, name).
 //!
 //! What a hint means for a definition (meaningful, omitted, resolved) is read by
-//! `tool_hints`; this module only formats it. Text from the tree is escaped for the
+//! `tools::hints`; this module only formats it. Text from the tree is escaped for the
 //! terminal, or encoded as GitHub's workflow commands require.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use super::terminal::{write_aligned, Align};
-use crate::sanitize::sanitize;
+use crate::infra::messages::noun;
+use crate::infra::sanitize::sanitize;
 use crate::table::{Row, Table};
-use crate::terms::Hint;
-use crate::tool_hints::{omits, reading};
+use crate::tools::hints::{reading, settings, Hint};
 use crate::tools::{DefKind, Role, ToolDef};
 
 /// Returns every tool of the table's counted rows (a tree's own: kind `tool`, role
@@ -25,7 +25,7 @@ pub fn tools_omitting(table: &Table) -> impl Iterator<Item = (&Row, &ToolDef, Ve
             .iter()
             .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
             .filter_map(move |tool| {
-                let omitted = omits(tool);
+                let omitted = settings(tool).omits();
                 (!omitted.is_empty()).then_some((row, tool, omitted))
             })
     })
@@ -126,7 +126,11 @@ pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             ];
             line.extend(Hint::ALL.map(|h| reading(tool, h)));
             let own = tool.kind == DefKind::Tool && tool.role == Role::Source;
-            let omitted = if own { omits(tool) } else { Vec::new() };
+            let omitted = if own {
+                settings(tool).omits()
+            } else {
+                Vec::new()
+            };
             line.push(match omitted.is_empty() {
                 true => "-".to_string(),
                 false => omitted
@@ -156,7 +160,7 @@ pub fn write_github_warnings<W: Write>(mut w: W, table: &Table) -> io::Result<()
                 None => "(name not a literal)".to_string(),
             },
             names.join(", "),
-            if names.len() == 1 { "it" } else { "them" }
+            noun(names.len(), "it", "them")
         );
         writeln!(
             w,

@@ -19,9 +19,9 @@ use anyhow::Result;
 
 use super::chart::{self, Chart, Series, XAxis};
 use super::survey::{Shares, Survey};
-use crate::date;
+use crate::infra::date;
 use crate::table::{NotYet, Table};
-use crate::terms::Hint;
+use crate::tools::hints::Hint;
 use crate::tools::Family;
 
 /// Holds one date of the series.
@@ -403,9 +403,10 @@ pub fn svg_name(date: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::terms::Columns;
     use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Failure, FailureKind, Row};
-    use crate::terms::Columns;
+    use crate::infra::error::FailureKind;
+    use crate::table::{CommitSource, Counted, Failure, Row};
     use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
     fn row(as_of: &str, counts: Option<[u64; 5]>) -> Row {

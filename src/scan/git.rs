@@ -62,7 +62,7 @@
 //! `core.fsmonitor` and clean filters.
 //!
 //! A repository may also make git wait forever (a fifo for `.git/config`): every call
-//! runs through [`crate::process`], in a process group of its own, and is stopped
+//! runs through [`crate::infra::process`], in a process group of its own, and is stopped
 //! after [`idle`] without output (30 s, or `MCP_HINT_CENSUS_GIT_IDLE` seconds).
 
 use std::ffi::OsStr;
@@ -78,13 +78,13 @@ use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha1_checked::Digest;
 
+use crate::count::sink::{SizeMismatch, TreeSink};
 use crate::count::{Matcher, TreeCount, READ_BUF};
-use crate::messages;
-use crate::process::{self, Cause, Failure, Limits};
-use crate::sanitize::sanitize;
-use crate::sink::{SizeMismatch, TreeSink};
+use crate::infra::messages;
+use crate::infra::process::{self, Cause, Failure, Limits};
+use crate::infra::sanitize::sanitize;
 use crate::table::one_line;
-use crate::tool_feed::ToolFeed;
+use crate::tools::feed::ToolFeed;
 use crate::tools::FoundTools;
 use crate::tools::Roles;
 

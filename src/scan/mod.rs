@@ -6,6 +6,9 @@
 //! commit, and the `--require-hints` gate. Directories are walked by `walk`, git
 //! repositories read by `git`, archives by `archive`; it counts with the same matcher
 //! as `census`, and leaves every table format to `report`.
+//!
+//! A command: it may import every stage, `cli` and `infra`; `probe` (a server's source
+//! tree) and `corpus` (history's git reader) use its `git` and `walk`.
 
 pub mod git;
 pub mod walk;
@@ -19,19 +22,20 @@ use rayon::prelude::*;
 
 use crate::archive::{self, ArchiveCount};
 use crate::cli::{HintGate, ScanArgs};
+use crate::count::sink::TreeSink;
+use crate::count::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::count::Matcher;
-use crate::date;
-use crate::error::{ExitStatus, UsageError};
-use crate::intake::Tee;
-use crate::messages;
-use crate::progress::NoProgress;
+use crate::fetch::intake::Tee;
+use crate::infra::atomic::write_atomic;
+use crate::infra::date;
+use crate::infra::error::{kind_of, ExitStatus, FailureKind, UsageError};
+use crate::infra::messages;
+use crate::infra::progress::NoProgress;
+use crate::infra::sanitize::sanitize;
 use crate::report;
-use crate::sanitize::sanitize;
 use crate::scan::walk::walk;
-use crate::sink::TreeSink;
-use crate::table::{kind_of, CommitSource, Counted, Failure, FailureKind, Row, Table, TreeKey};
-use crate::terms::{Columns, DEFAULT_CONTROLS, DEFAULT_TERMS};
-use crate::tool_feed::ToolFeed;
+use crate::table::{CommitSource, Counted, Failure, Row, Table, TreeKey};
+use crate::tools::feed::ToolFeed;
 use crate::tools::Roles;
 
 /// Holds a validated `scan` command line.
@@ -77,7 +81,8 @@ fn configure(args: &ScanArgs) -> Result<Config> {
     let mut profile = Vec::new();
     for spec in &args.profile {
         profile.extend(
-            crate::terms::load_profile(spec).map_err(|e| UsageError(format!("--profile: {e}")))?,
+            crate::count::terms::load_profile(spec)
+                .map_err(|e| UsageError(format!("--profile: {e}")))?,
         );
     }
     if !profile.is_empty() {
@@ -171,10 +176,10 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
     }
 
     if let Some(path) = &args.tools_csv {
-        report::write_atomic(path, |w| report::write_tools_csv(w, &table))?;
+        write_atomic(path, |w| report::write_tools_csv(w, &table))?;
     }
     if let Some(path) = &args.github_warnings {
-        report::write_atomic(path, |w| Ok(report::write_github_warnings(w, &table)?))?;
+        write_atomic(path, |w| Ok(report::write_github_warnings(w, &table)?))?;
     }
 
     let mut status = ExitStatus::Ok;

@@ -15,9 +15,9 @@ use std::sync::Mutex;
 use anyhow::{anyhow, bail, Context, Result};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
+use crate::count::sink::{SizeMismatch, TreeSink};
 use crate::count::{Matcher, TreeCount};
-use crate::sink::{SizeMismatch, TreeSink};
-use crate::tool_feed::ToolFeed;
+use crate::tools::feed::ToolFeed;
 use crate::tools::FoundTools;
 use crate::tools::Roles;
 
@@ -42,7 +42,7 @@ pub struct Walked {
 ///
 /// A file or directory that cannot be read fails the whole walk, naming it: a
 /// partial count is never returned. With `find_tools`, each file is also handed to
-/// the tool finder as it is read (see `tool_feed`).
+/// the tool finder as it is read (see `tools::feed`).
 pub fn walk(
     dir: &Path,
     matcher: &Matcher,
@@ -303,7 +303,7 @@ mod tests {
         fs::write(root.join(OsStr::from_bytes(b"n\xffame")), b"readOnlyHint").unwrap();
         fs::write(root.join("d/b.txt"), b"x").unwrap();
         fs::write(root.join(".hidden"), b"openWorldHint").unwrap();
-        let matcher = Matcher::new(&crate::terms::DEFAULT_TERMS).unwrap();
+        let matcher = Matcher::new(&crate::count::terms::DEFAULT_TERMS).unwrap();
         let walked = walk(&root, &matcher, true, None).unwrap();
         let mut paths = walked.paths;
         paths.sort();

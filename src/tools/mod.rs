@@ -20,6 +20,15 @@
 //! lookup meets it, or if its text may put it on such a chain of imports. The
 //! answer is the one parsing every file would give. It reads bytes it is given and
 //! never runs, prints or opens anything.
+//!
+//! [`feed`] hands the finder a file's bytes from the counter's own read, and
+//! [`hints`] holds the four hints and the MCP schema's rules for them (which are
+//! meaningful, which a tool omits, what a client resolves), used for a definition
+//! found here and by `probe` for a tool on the wire. The lowest stage: it imports
+//! only `infra`, and `count`, `table`, `report`, `cli` and the commands import it.
+
+pub mod feed;
+pub mod hints;
 
 mod csharp;
 mod golang;
@@ -870,7 +879,7 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8], why: Why) -> Option<FileSumm
                 Why::Anchor => "anchor",
                 Why::Needed => "needed",
             },
-            crate::sanitize::sanitize(path)
+            crate::infra::sanitize::sanitize(path)
         );
         return summary;
     }

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 use super::{DefKind, Family, HintState};
-use crate::terms::Hint;
+use crate::tools::hints::Hint;
 
 /// Values deeper than this are recorded as `Other` (an expression the finder does not read).
 pub(crate) const MAX_VALUE_DEPTH: usize = 24;

@@ -284,11 +284,11 @@ fn archive_of(t: &Tree) -> String {
 /// the same trees, subfolders, names and filled-in archive URLs, and the default
 /// terms and controls.
 fn assert_census_accepts(text: &str, expected: &[Tree]) {
-    let corpus = mcp_hint_census::corpus::parse("built.toml", text)
+    let corpus = mcp_hint_census::corpus::file::parse("built.toml", text)
         .unwrap_or_else(|e| panic!("the census refuses the corpus: {e}\n{text}"));
     assert_eq!(
         corpus.columns,
-        mcp_hint_census::terms::Columns::default_columns()
+        mcp_hint_census::count::terms::Columns::default_columns()
     );
     type Seen = (String, String, String, Option<String>, String);
     let got: Vec<Seen> = corpus

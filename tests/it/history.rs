@@ -355,7 +355,7 @@ fn each_date_pins_the_first_parent_commit_at_its_last_second_as_git_does() {
         );
     }
     // The census's own parser reads the dates back.
-    let corpus = mcp_hint_census::corpus::parse("dated.toml", &text).unwrap();
+    let corpus = mcp_hint_census::corpus::file::parse("dated.toml", &text).unwrap();
     assert!(corpus.is_dated());
     assert_eq!(corpus.trees.len(), want.len());
     assert_eq!(corpus.not_yet.len(), skipped.len());
@@ -923,7 +923,7 @@ fn a_registry_survey_is_pinned_at_dates_too() {
             ("acme/reg".to_string(), late, "2025-12-01".to_string()),
         ]
     );
-    let corpus = mcp_hint_census::corpus::parse("r.toml", &text).unwrap();
+    let corpus = mcp_hint_census::corpus::file::parse("r.toml", &text).unwrap();
     assert!(corpus
         .trees
         .iter()

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::messages;
+use crate::infra::messages;
 
 /// Reports the progress of reading one archive to whoever displays it.
 pub trait Progress: Sync {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use crate::progress::Progress;
+use crate::infra::progress::Progress;
 
 /// Passes bytes through while hashing them, copying them to a file and reporting
 /// how many arrived; remembers whether the source itself failed.
@@ -146,7 +146,7 @@ impl<R: Read> Read for Tee<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::progress::NoProgress;
+    use crate::infra::progress::NoProgress;
 
     #[test]
     fn every_byte_is_hashed_and_copied() {

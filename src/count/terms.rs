@@ -1,9 +1,9 @@
-//! The hints, and the columns of a count table: which names are counted, what each
-//! column is (a hint, a spelling of a hint, a control, or some other term), and the
-//! spelling profiles that add columns.
+//! The columns of a count table: which names are counted, what each column is (a
+//! hint, a spelling of a hint, a control, or some other term), and the spelling
+//! profiles that add columns.
 //!
-//! This module is the one place that spells the four hint names and knows which
-//! column is a hint, so that the gates (`scan --require-hints`) ask a column what it
+//! This module is the one place that knows which column is a hint (the hints
+//! themselves are `tools::hints`'), so that the gates (`scan --require-hints`) ask a column what it
 //! is instead of comparing names. A column counts one or more patterns, each under
 //! its own case rule (docs/method.md, "Spelling profiles"); this module validates
 //! them, builds the matcher for a set of columns (each distinct pattern once) and
@@ -17,57 +17,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::count::{contains_another, Case, Matcher, Pattern};
-use crate::error::UsageError;
-
-/// One of the four tool-annotation hints of the MCP schema's `ToolAnnotations`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Hint {
-    ReadOnly,
-    Destructive,
-    Idempotent,
-    OpenWorld,
-}
-
-impl Hint {
-    /// Lists the four hints in the schema's order, which is also the column order.
-    pub const ALL: [Hint; 4] = [
-        Hint::ReadOnly,
-        Hint::Destructive,
-        Hint::Idempotent,
-        Hint::OpenWorld,
-    ];
-
-    /// Returns the hint's name as it appears on the wire and in the default columns.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Hint::ReadOnly => "readOnlyHint",
-            Hint::Destructive => "destructiveHint",
-            Hint::Idempotent => "idempotentHint",
-            Hint::OpenWorld => "openWorldHint",
-        }
-    }
-
-    /// Returns the value the schema documents for a tool that does not declare the
-    /// hint: readOnlyHint false, destructiveHint true, idempotentHint false,
-    /// openWorldHint true.
-    pub fn default_value(self) -> bool {
-        matches!(self, Hint::Destructive | Hint::OpenWorld)
-    }
-
-    /// Returns the value that asks a client for less caution: read-only, not
-    /// destructive, idempotent, closed world.
-    pub fn permissive_value(self) -> bool {
-        matches!(self, Hint::ReadOnly | Hint::Idempotent)
-    }
-
-    /// Returns the hint whose name is `text`, compared ASCII case-insensitively, as
-    /// the matcher compares terms.
-    pub fn from_name(text: &str) -> Option<Hint> {
-        Hint::ALL
-            .into_iter()
-            .find(|h| h.name().eq_ignore_ascii_case(text))
-    }
-}
+use crate::infra::error::UsageError;
+use crate::tools::hints::Hint;
 
 /// The default terms: the four hint names.
 pub const DEFAULT_TERMS: [&str; 4] = [

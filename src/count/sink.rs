@@ -12,7 +12,7 @@
 use std::io::{self, Read};
 
 use crate::count::{FileCounter, Matcher, TreeCount, READ_BUF};
-use crate::tool_feed::ToolFeed;
+use crate::tools::feed::ToolFeed;
 use crate::tools::Roles;
 
 /// Says that a file's bytes did not match the size announced for it (by its header

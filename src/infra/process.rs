@@ -28,8 +28,8 @@ use std::sync::{mpsc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::messages;
-use crate::sanitize::excerpt;
+use crate::infra::messages;
+use crate::infra::sanitize::excerpt;
 
 /// How long the end of a process group and the close of its stderr are waited for.
 pub const GROUP_GRACE: Duration = Duration::from_secs(2);
@@ -219,7 +219,7 @@ pub struct Failure {
 }
 
 /// Says what went wrong with a program (a census row's failure has its own
-/// [`crate::table::FailureKind`]).
+/// [`crate::infra::error::FailureKind`]).
 #[derive(Debug)]
 pub enum Cause {
     /// It could not be started (not installed?).

@@ -21,7 +21,7 @@ use reqwest::blocking::Response;
 use reqwest::header::{HeaderMap, AUTHORIZATION, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 
-use crate::messages;
+use crate::infra::messages;
 
 /// The most redirects followed for one request.
 const MAX_REDIRECTS: usize = 10;
@@ -365,7 +365,7 @@ impl Client {
             }
             if failure.kind == Kind::RateLimited {
                 self.pause_host(url, wait);
-                crate::messages::note(crate::sanitize::sanitize(format!(
+                crate::infra::messages::note(crate::infra::sanitize::sanitize(format!(
                     "rate limited at '{}' ({failure}); waiting {} s before trying again",
                     host_of(url),
                     wait.as_secs_f64().ceil()

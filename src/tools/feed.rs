@@ -2,7 +2,7 @@
 //!
 //! Every reader (archive entries, a directory walk, git blobs) reads a file once, in
 //! chunks, for the matcher. A [`ToolFeed`] sits beside the counter in the tree's sink
-//! (`sink`): at a file's start it asks the finder whether the file's name may hold a
+//! (`count::sink`): at a file's start it asks the finder whether the file's name may hold a
 //! definition, and only then copies the chunks into one buffer of at most
 //! [`MAX_PARSE_BYTES`], before the matcher lower-cases them in place. A wanted file
 //! larger than that is never buffered: the finder records it as skipped. So the memory

@@ -4,7 +4,7 @@
 //! Only the numbers live here, so the command line can parse them without reaching
 //! into the corpus; selecting the trees of a shard is the corpus's job.
 
-use crate::error::UsageError;
+use crate::infra::error::UsageError;
 
 /// Holds one shard of N: trees whose 1-based position p has `(p - 1) % n == k - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,6 +7,8 @@
 //! its repository alone, because a corpus may hold one repository at two pins or
 //! several servers of one repository. This module computes nothing about counts
 //! beyond grouping them; it never prints.
+//!
+//! It may import `count`, `tools` and `infra`; `report` and the commands import it.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -15,28 +17,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::count::{FileHit, TreeCount};
 
-use crate::terms::{Columns, Hint};
+use crate::count::terms::Columns;
+use crate::infra::error::FailureKind;
+use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
-
-/// What kind of failure left a row without counts: what a caller branches on (the
-/// network hint of `census`), never the words of the message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailureKind {
-    /// The archive could not be downloaded for the network's sake: no connection,
-    /// a timeout, a download that broke off, or a server that kept answering 5xx or
-    /// 429 until the retries ran out.
-    Network,
-    /// The server answered with an HTTP status another try would not change (404).
-    Refused,
-    /// The archive is not in the cache and `--offline` allows nothing else.
-    NotCached,
-    /// The bytes arrived but are not the tree asked for: not an archive, cut short,
-    /// over a limit, of another commit than the pin, or unreadable in the cache.
-    Archive,
-    /// Anything else, and every failed row read back from a table: the CSV keeps
-    /// only the message.
-    Other,
-}
 
 /// Holds why a row has no counts: the kind a caller branches on, and the message a
 /// person reads.
@@ -54,30 +38,6 @@ impl Failure {
             why: why.into(),
         }
     }
-}
-
-/// Marks an error with the [`FailureKind`] it is, where the failure happens and no
-/// HTTP answer says it (an archive missing from the cache offline), so that the command that turns it into a
-/// row finds the kind with `anyhow::Error::downcast_ref::<Tagged>()`. It shows as
-/// its message alone: tagging an error does not change what a person reads.
-#[derive(Debug)]
-pub struct Tagged {
-    pub kind: FailureKind,
-    pub message: String,
-}
-
-impl std::fmt::Display for Tagged {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Tagged {}
-
-/// Returns the kind `err` was tagged with where it happened (the outermost tag),
-/// else `otherwise`.
-pub fn kind_of(err: &anyhow::Error, otherwise: FailureKind) -> FailureKind {
-    err.downcast_ref::<Tagged>().map_or(otherwise, |t| t.kind)
 }
 
 /// Where the commit id stamped on a row came from.
@@ -304,7 +264,7 @@ impl Table {
             return false;
         };
         match self.dating.committed.get(&row.key) {
-            Some(&time) => crate::date::from_unix(time).as_str() < since,
+            Some(&time) => crate::infra::date::from_unix(time).as_str() < since,
             None => !row.key.as_of.is_empty() && row.key.as_of.as_str() < since,
         }
     }
@@ -1130,26 +1090,5 @@ mod tests {
         let files = read_files(&bytes[..], "f.csv", &columns, true).unwrap();
         assert_eq!(files[&row.key].len(), 1);
         assert_eq!(files[&row.key][0].path, b"a.ts");
-    }
-
-    #[test]
-    fn the_outermost_tag_is_the_kind() {
-        let refused = anyhow::Error::new(Tagged {
-            kind: FailureKind::Refused,
-            message: "HTTP 503".into(),
-        });
-        assert_eq!(kind_of(&refused, FailureKind::Other), FailureKind::Refused);
-        let gave_up = refused.context(Tagged {
-            kind: FailureKind::Network,
-            message: "GET u (gave up after 2 tries)".into(),
-        });
-        assert_eq!(kind_of(&gave_up, FailureKind::Other), FailureKind::Network);
-        // A tag shows as its message: the text a person reads is unchanged.
-        assert_eq!(
-            format!("{gave_up:#}"),
-            "GET u (gave up after 2 tries): HTTP 503"
-        );
-        let plain = anyhow::anyhow!("not a tar").context("GET u");
-        assert_eq!(kind_of(&plain, FailureKind::Archive), FailureKind::Archive);
     }
 }

@@ -6,11 +6,24 @@
 //! takes bytes (whole, or chunk by chunk through [`FileCounter`]) and returns plain
 //! numbers, one per pattern. It never reads archives, never sums profile columns,
 //! never prints and never touches the network.
+//!
+//! The stage around the matcher lives beside it: [`terms`] turns the columns of a
+//! table into patterns and folds the counts back into columns, [`hit_store`] keeps
+//! the files that matched in bounded memory, and [`sink`] is the one per-file
+//! protocol every input drives, which hands each file to the counter and to the
+//! tool finder's feed. It may import `tools` (the finder the sink feeds, and the
+//! hints) and `infra`; the readers (`archive`, `scan`) and everything above import it.
 
-pub use crate::hit_store::FileHit;
-use crate::hit_store::Hits;
+pub mod hit_store;
+pub mod sink;
+pub mod terms;
+
+pub use hit_store::FileHit;
+
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind, Span};
 use anyhow::{bail, Result};
+
+use hit_store::Hits;
 
 /// Says how a pattern compares with the bytes it is counted in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

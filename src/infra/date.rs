@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 
-use crate::error::UsageError;
+use crate::infra::error::UsageError;
 
 /// Checks a `--date` value as clap parses it, so a bad date is a usage error before
 /// anything runs.

@@ -8,6 +8,13 @@
 //! and renamed into place only once the consumer accepted them, beside their sha256.
 //! It knows bytes and caching only: what the bytes mean (an archive, a commit, a
 //! count) is the consumer's business.
+//!
+//! [`http`] is the one HTTP client (also used by `corpus` for registry pages and
+//! forge listings) and [`intake`] hashes and bounds the bytes on their way (also used
+//! by `scan` for an archive it reads). It imports only `infra`; the commands import it.
+
+pub mod http;
+pub mod intake;
 
 use std::fs::{self, File};
 use std::io::{Read, Write};
@@ -16,11 +23,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::corpus::Tree;
-use crate::http::{self, Breaker, Client, Kind, Retry, Token};
-use crate::intake::{Limits, Tee};
-use crate::progress::Progress;
-use crate::table::{FailureKind, Tagged};
+use crate::fetch::http::{Breaker, Client, Kind, Retry, Token};
+use crate::fetch::intake::{Limits, Tee};
+use crate::infra::error::{FailureKind, Tagged};
+use crate::infra::progress::Progress;
 
 /// Holds how archives are fetched.
 #[derive(Clone, Debug)]
@@ -39,6 +45,30 @@ pub struct FetchOptions {
     pub token: Option<Token>,
     /// The size and time one archive may take, downloaded or cached.
     pub limits: Limits,
+}
+
+/// Names one archive: the repository and pin that key the cache, and where it is
+/// downloaded from.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// `owner/name`.
+    pub repo: &'a str,
+    /// The pin, as written.
+    pub commit: &'a str,
+    /// The archive's URL.
+    pub url: &'a str,
+}
+
+impl Request<'_> {
+    /// Returns the repository's owner.
+    fn owner(&self) -> &str {
+        self.repo.split_once('/').map_or("", |(owner, _)| owner)
+    }
+
+    /// Returns the repository's name.
+    fn name(&self) -> &str {
+        self.repo.split_once('/').map_or("", |(_, name)| name)
+    }
 }
 
 /// Holds what a consumer made of an archive, and what identifies the bytes.
@@ -79,26 +109,26 @@ impl Fetcher {
         })
     }
 
-    /// Returns where `tree`'s archive is cached, if the cache is on.
-    pub fn cache_path(&self, tree: &Tree) -> Option<PathBuf> {
+    /// Returns where `archive` is cached, if the cache is on.
+    pub fn cache_path(&self, archive: Request<'_>) -> Option<PathBuf> {
         let root = self.options.cache.as_ref()?;
         Some(
-            root.join(tree.owner())
-                .join(tree.name())
-                .join(format!("{}.tar.gz", tree.commit.to_ascii_lowercase())),
+            root.join(archive.owner())
+                .join(archive.name())
+                .join(format!("{}.tar.gz", archive.commit.to_ascii_lowercase())),
         )
     }
 
-    /// Hands `tree`'s archive to `consume`: from the cache when a complete copy is
+    /// Hands `archive` to `consume`: from the cache when a complete copy is
     /// there, else downloaded, and cached once `consume` accepted it. A failed
     /// download's error carries its [`http::Kind`] ([`http::kind_of`]).
     pub fn fetch<T>(
         &self,
-        tree: &Tree,
+        archive: Request<'_>,
         progress: &dyn Progress,
         consume: &Consumer<'_, T>,
     ) -> Result<Fetched<T>> {
-        let cached = self.cache_path(tree);
+        let cached = self.cache_path(archive);
         if let Some(path) = &cached {
             let sidecar = sha_path(path);
             if path.is_file() && sidecar.is_file() {
@@ -131,7 +161,7 @@ impl Fetcher {
                 message,
             }));
         }
-        let url = &tree.archive_url;
+        let url = archive.url;
         self.client
             .get(url, None, &self.breaker, |response| {
                 self.take(response, progress, cached.as_deref(), consume)

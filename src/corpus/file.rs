@@ -1,0 +1,805 @@
+//! Reads and validates `corpus.toml`: the trees to count, where their archives are,
+//! and the terms to count in them.
+//!
+//! Configuration is data: adding a tree or a term is an edit to the TOML file, never
+//! to Rust. This module checks everything before anything is downloaded, and names
+//! the file, the line and the key of each mistake. It does not fetch or count.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::archive::check_subfolder;
+use crate::count::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::infra::error::UsageError;
+use crate::infra::shard::Shard;
+use crate::table::{Dating, NotYet, TreeKey};
+
+/// GitHub's tarball endpoint, the default archive location.
+pub const DEFAULT_ARCHIVE_URL: &str = "https://codeload.github.com/{repo}/tar.gz/{commit}";
+
+/// The corpus of the published census, built in so that the binary runs anywhere.
+pub const PUBLISHED: &str = include_str!("../../corpus.toml");
+
+/// Holds a validated corpus.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Corpus {
+    /// How messages name the corpus: its file, or `<built-in corpus>`.
+    pub source: String,
+    pub columns: Columns,
+    pub trees: Vec<Tree>,
+    /// The trees of a dated corpus at dates before their repository's first commit,
+    /// sorted: `[[no_commit_yet]]`.
+    pub not_yet: Vec<NotYet>,
+}
+
+/// Holds one repository at a pinned commit, or one subfolder of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tree {
+    /// `owner/name`.
+    pub repo: String,
+    /// 4 to 40 hex digits, as written.
+    pub commit: String,
+    /// The folder counted, relative to the archive's top folder; empty for all of it.
+    pub subfolder: String,
+    /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
+    /// that day, UTC); empty for a tree of no date.
+    pub as_of: String,
+    /// The committer time of the commit, Unix seconds, when the corpus gives it
+    /// (`committed`, as a dated corpus is written).
+    pub committed: Option<i64>,
+    /// The server's name (for a registry survey, the registry's name).
+    pub name: Option<String>,
+    pub note: Option<String>,
+    /// The archive's URL, its template filled in.
+    pub archive_url: String,
+}
+
+impl Corpus {
+    /// Returns true when the trees carry dates (then every one does).
+    pub fn is_dated(&self) -> bool {
+        self.trees.iter().any(|t| !t.as_of.is_empty())
+    }
+
+    /// Returns what the corpus says of its commits beside the trees, for the table.
+    pub fn dating(&self) -> Dating {
+        Dating {
+            not_yet: self.not_yet.clone(),
+            committed: self
+                .trees
+                .iter()
+                .filter_map(|t| Some((t.key(), t.committed?)))
+                .collect(),
+        }
+    }
+}
+
+impl Tree {
+    /// Returns `owner/name@commit` (with `:subfolder`), how errors name the tree.
+    pub fn label(&self) -> String {
+        self.key().label()
+    }
+
+    /// Returns the key of the tree's row.
+    pub fn key(&self) -> TreeKey {
+        TreeKey {
+            repo: self.repo.clone(),
+            pinned: self.commit.clone(),
+            subfolder: self.subfolder.clone(),
+            as_of: self.as_of.clone(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCorpus {
+    census: Option<RawCensus>,
+    /// The corpus's own spelling-profile columns, in the form a profile file has.
+    #[serde(default)]
+    column: Vec<RawColumn>,
+    #[serde(default, rename = "tree")]
+    trees: Vec<Spanned<RawTree>>,
+    #[serde(default)]
+    no_commit_yet: Vec<Spanned<RawNotYet>>,
+}
+
+/// A repository at a date before its first commit, as a dated corpus records it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNotYet {
+    repo: Spanned<String>,
+    subfolder: Option<Spanned<String>>,
+    as_of: Spanned<String>,
+    first_commit: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCensus {
+    archive_url: Option<Spanned<String>>,
+    terms: Option<Vec<Spanned<String>>>,
+    controls: Option<Vec<Spanned<String>>>,
+    /// Spelling profiles whose columns every table gains: built-in names or files.
+    profiles: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTree {
+    repo: Spanned<String>,
+    commit: Spanned<String>,
+    subfolder: Option<Spanned<String>>,
+    as_of: Option<Spanned<String>>,
+    committed: Option<Spanned<String>>,
+    name: Option<String>,
+    note: Option<String>,
+    archive_url: Option<Spanned<String>>,
+}
+
+/// Reads the corpus at `path`, or the built-in published corpus when `path` is
+/// `None` and there is no `corpus.toml` in the current folder.
+pub fn load(path: Option<&Path>) -> Result<Corpus> {
+    let (name, text) = match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("reading corpus '{}': {e}", path.display())))?;
+            (path.display().to_string(), text)
+        }
+        None if Path::new("corpus.toml").is_file() => {
+            let text = std::fs::read_to_string("corpus.toml")
+                .map_err(|e| UsageError(format!("reading corpus 'corpus.toml': {e}")))?;
+            ("corpus.toml".to_string(), text)
+        }
+        None => ("<built-in corpus>".to_string(), PUBLISHED.to_string()),
+    };
+    Ok(parse(&name, &text)?)
+}
+
+/// Parses and validates corpus `text`; `name` is how errors name the file.
+pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> {
+    let at = |span: std::ops::Range<usize>, what: String| {
+        UsageError(format!("{name}:{}: {what}", line_of(text, span.start)))
+    };
+    // The parser's message may take several lines ("invalid table header" and
+    // "expected `.`, `]`"); an error is one line, so they are joined.
+    let raw: RawCorpus = toml::from_str(text).map_err(|e| {
+        let message = crate::table::one_line_with(e.message().trim(), "; ");
+        match e.span() {
+            Some(span) => at(span, message),
+            None => UsageError(format!("{name}: {message}")),
+        }
+    })?;
+    let census = raw.census.unwrap_or(RawCensus {
+        archive_url: None,
+        terms: None,
+        controls: None,
+        profiles: None,
+    });
+    let default_url = match &census.archive_url {
+        Some(url) => {
+            check_template(url.get_ref())
+                .map_err(|why| at(url.span(), format!("key 'census.archive_url': {why}")))?;
+            url.get_ref().clone()
+        }
+        None => DEFAULT_ARCHIVE_URL.to_string(),
+    };
+    let terms = term_list(census.terms, &DEFAULT_TERMS);
+    let controls = term_list(census.controls, &DEFAULT_CONTROLS);
+    let mut seen: HashMap<String, &'static str> = HashMap::new();
+    for (key, list) in [("census.terms", &terms), ("census.controls", &controls)] {
+        for term in list {
+            if term.get_ref().is_empty() {
+                return Err(at(term.span(), format!("key '{key}': a term is empty")));
+            }
+            let folded = term.get_ref().to_ascii_lowercase();
+            if let Some(first) = seen.get(&folded) {
+                return Err(at(
+                    term.span(),
+                    format!(
+                        "key '{key}': '{}' is already in '{first}' (terms compare ASCII case-insensitively)",
+                        term.get_ref()
+                    ),
+                ));
+            }
+            seen.insert(folded, key);
+        }
+    }
+    if terms.is_empty() {
+        return Err(UsageError(format!(
+            "{name}: key 'census.terms': the list is empty"
+        )));
+    }
+
+    let mut trees: Vec<Tree> = Vec::with_capacity(raw.trees.len());
+    // Trees by (repo, commit, subfolder, as_of), compared as the archive host
+    // compares them.
+    let mut keys: HashMap<(String, String, String, String), usize> =
+        HashMap::with_capacity(raw.trees.len());
+    // Either every tree has a date or none has: a table has one schema.
+    let mut first_dated: Option<(usize, bool)> = None;
+    for (i, raw_tree) in raw.trees.iter().enumerate() {
+        let whole = raw_tree.span();
+        let raw_tree = raw_tree.get_ref();
+        let number = i + 1;
+        let repo = raw_tree.repo.get_ref();
+        if !is_repo(repo) {
+            return Err(at(
+                raw_tree.repo.span(),
+                format!("tree {number}: key 'repo': '{repo}' is not of the form 'owner/name'"),
+            ));
+        }
+        let commit = raw_tree.commit.get_ref();
+        if !(4..=40).contains(&commit.len()) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(at(
+                raw_tree.commit.span(),
+                format!(
+                    "tree {number} ('{repo}'): key 'commit': '{commit}' is not 4 to 40 hex digits"
+                ),
+            ));
+        }
+        let subfolder = match &raw_tree.subfolder {
+            Some(sub) => {
+                check_subfolder(sub.get_ref()).map_err(|why| {
+                    at(
+                        sub.span(),
+                        format!("tree {number} ('{repo}'): key 'subfolder': {why}"),
+                    )
+                })?;
+                sub.get_ref().clone()
+            }
+            None => String::new(),
+        };
+        let as_of = match &raw_tree.as_of {
+            Some(date) => {
+                crate::infra::date::parse_arg(date.get_ref()).map_err(|why| {
+                    at(
+                        date.span(),
+                        format!("tree {number} ('{repo}'): key 'as_of': {why}"),
+                    )
+                })?;
+                date.get_ref().clone()
+            }
+            None => String::new(),
+        };
+        match first_dated {
+            None => first_dated = Some((number, !as_of.is_empty())),
+            Some((first, is_dated)) if is_dated == as_of.is_empty() => {
+                let (with, without) = if is_dated {
+                    (first, number)
+                } else {
+                    (number, first)
+                };
+                return Err(at(
+                    whole,
+                    format!(
+                        "tree {number}: tree {with} has an 'as_of' date and tree {without} has none; \
+                         either every tree has one or none has"
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+        let key = (
+            repo.to_ascii_lowercase(),
+            commit.to_ascii_lowercase(),
+            subfolder.clone(),
+            as_of.clone(),
+        );
+        if let Some(first) = keys.get(&key) {
+            let label = TreeKey {
+                repo: repo.clone(),
+                pinned: commit.clone(),
+                subfolder: subfolder.clone(),
+                as_of: as_of.clone(),
+            }
+            .label();
+            return Err(at(
+                whole,
+                format!("tree {number}: '{label}' is already tree {}", first + 1),
+            ));
+        }
+        keys.insert(key, i);
+        let template = match &raw_tree.archive_url {
+            Some(url) => {
+                check_template(url.get_ref()).map_err(|why| {
+                    at(
+                        url.span(),
+                        format!("tree {number} ('{repo}'): key 'archive_url': {why}"),
+                    )
+                })?;
+                url.get_ref().as_str()
+            }
+            None => default_url.as_str(),
+        };
+        let (owner, short) = repo.split_once('/').unwrap_or((repo, ""));
+        let archive_url = template
+            .replace("{repo}", repo)
+            .replace("{owner}", owner)
+            .replace("{name}", short)
+            .replace("{commit}", commit);
+        let committed = match &raw_tree.committed {
+            Some(time) => Some(utc_time(time).map_err(|why| {
+                at(
+                    time.span(),
+                    format!("tree {number} ('{repo}'): key 'committed': {why}"),
+                )
+            })?),
+            None => None,
+        };
+        trees.push(Tree {
+            repo: repo.clone(),
+            commit: commit.clone(),
+            subfolder,
+            as_of,
+            committed,
+            name: raw_tree.name.clone(),
+            note: raw_tree.note.clone(),
+            archive_url,
+        });
+    }
+    if trees.is_empty() {
+        return Err(UsageError(format!("{name}: the corpus has no [[tree]]")));
+    }
+    let is_dated = trees.iter().any(|t| !t.as_of.is_empty());
+    let not_yet =
+        not_yet_list(&raw.no_commit_yet, is_dated).map_err(|(span, why)| at(span, why))?;
+    let terms: Vec<String> = terms.into_iter().map(Spanned::into_inner).collect();
+    let controls: Vec<String> = controls.into_iter().map(Spanned::into_inner).collect();
+    let mut columns = Columns::new(&terms, &controls)
+        .map_err(|why| UsageError(format!("{name}: key 'census.terms': {why}")))?;
+    let mut profile = Vec::new();
+    for spec in census.profiles.iter().flatten() {
+        let added = terms::load_profile(spec.get_ref())
+            .map_err(|e| at(spec.span(), format!("key 'census.profiles': {e}")))?;
+        profile.extend(added);
+    }
+    for raw_column in &raw.column {
+        let column = terms::profile_column(raw_column).map_err(|(span, why)| at(span, why))?;
+        profile.push(column);
+    }
+    if !profile.is_empty() {
+        columns = columns
+            .with_profile(profile)
+            .map_err(|why| UsageError(format!("{name}: {why}")))?;
+    }
+    Ok(Corpus {
+        source: name.to_string(),
+        columns,
+        trees,
+        not_yet,
+    })
+}
+
+/// Returns the `[[no_commit_yet]]` entries, checked and sorted; they belong to a
+/// dated corpus only. The error gives the span it is about.
+fn not_yet_list(
+    raw: &[Spanned<RawNotYet>],
+    is_dated: bool,
+) -> std::result::Result<Vec<NotYet>, (std::ops::Range<usize>, String)> {
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, entry) in raw.iter().enumerate() {
+        let whole = entry.span();
+        let entry = entry.get_ref();
+        let what = format!("no_commit_yet {}", i + 1);
+        if !is_dated {
+            return Err((whole, format!("{what}: the trees have no 'as_of' date")));
+        }
+        let repo = entry.repo.get_ref();
+        if !is_repo(repo) {
+            let why = format!("{what}: key 'repo': '{repo}' is not of the form 'owner/name'");
+            return Err((entry.repo.span(), why));
+        }
+        let subfolder = match &entry.subfolder {
+            Some(sub) => {
+                check_subfolder(sub.get_ref())
+                    .map_err(|why| (sub.span(), format!("{what}: key 'subfolder': {why}")))?;
+                sub.get_ref().clone()
+            }
+            None => String::new(),
+        };
+        crate::infra::date::parse_arg(entry.as_of.get_ref())
+            .map_err(|why| (entry.as_of.span(), format!("{what}: key 'as_of': {why}")))?;
+        let first_commit = utc_time(&entry.first_commit).map_err(|why| {
+            (
+                entry.first_commit.span(),
+                format!("{what}: key 'first_commit': {why}"),
+            )
+        })?;
+        out.push(NotYet {
+            repo: repo.clone(),
+            subfolder,
+            as_of: entry.as_of.get_ref().clone(),
+            first_commit,
+        });
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Reads a UTC time written `YYYY-MM-DDTHH:MM:SSZ`, as a dated corpus writes them.
+fn utc_time(text: &Spanned<String>) -> std::result::Result<i64, String> {
+    crate::infra::date::parse_utc(text.get_ref()).ok_or_else(|| {
+        format!(
+            "'{}' is not a UTC time YYYY-MM-DDTHH:MM:SSZ",
+            text.get_ref()
+        )
+    })
+}
+
+fn term_list(given: Option<Vec<Spanned<String>>>, default: &[&str]) -> Vec<Spanned<String>> {
+    given.unwrap_or_else(|| {
+        default
+            .iter()
+            .map(|t| Spanned::new(0..0, t.to_string()))
+            .collect()
+    })
+}
+
+/// Returns true for an owner or a repository name made of the characters GitHub
+/// allows: ASCII letters, digits, `-`, `_` and `.`, and neither `.` nor `..`.
+pub fn is_repo_part(part: &str) -> bool {
+    !part.is_empty()
+        && part != "."
+        && part != ".."
+        && part
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+}
+
+/// Returns true for `owner/name` made of the characters GitHub allows.
+fn is_repo(repo: &str) -> bool {
+    matches!(repo.split_once('/'), Some((owner, name)) if is_repo_part(owner) && is_repo_part(name))
+}
+
+/// Checks an archive URL template: http(s), and no placeholder but the four known.
+fn check_template(url: &str) -> std::result::Result<(), String> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!("'{url}' is not an http:// or https:// URL"));
+    }
+    let mut rest = url;
+    while let Some(open) = rest.find('{') {
+        let close = rest[open..]
+            .find('}')
+            .ok_or_else(|| format!("'{url}' has a '{{' that is never closed"))?;
+        let key = &rest[open + 1..open + close];
+        if !["repo", "owner", "name", "commit"].contains(&key) {
+            return Err(format!(
+                "'{url}' has the unknown placeholder '{{{key}}}' (known: {{repo}}, {{owner}}, {{name}}, {{commit}})"
+            ));
+        }
+        rest = &rest[open + close + 1..];
+    }
+    Ok(())
+}
+
+impl Shard {
+    /// Returns the corpus restricted to this shard's trees, in corpus order.
+    pub fn select(self, corpus: &Corpus) -> Corpus {
+        Corpus {
+            source: corpus.source.clone(),
+            columns: corpus.columns.clone(),
+            trees: corpus
+                .trees
+                .iter()
+                .skip(self.k - 1)
+                .step_by(self.n)
+                .cloned()
+                .collect(),
+            // The dates' facts are the corpus's: every shard reports them whole.
+            not_yet: corpus.not_yet.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infra::shard::ShardSpec;
+
+    fn err(text: &str) -> String {
+        parse("c.toml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_toml_syntax_error_is_one_line_naming_the_file_and_line() {
+        let msg = err("[census]\n[census\nx = 1\n");
+        assert!(!msg.contains('\n'), "{msg:?}");
+        assert!(msg.starts_with("c.toml:2: "), "{msg:?}");
+        assert!(msg.contains("invalid table header"), "{msg:?}");
+        assert!(msg.contains("; expected"), "{msg:?}");
+    }
+
+    #[test]
+    fn the_published_corpus_is_valid() {
+        let corpus = parse("corpus.toml", PUBLISHED).unwrap();
+        assert_eq!(corpus.columns.terms(), DEFAULT_TERMS);
+        assert_eq!(corpus.columns.controls(), DEFAULT_CONTROLS);
+        assert_eq!(corpus.trees.len(), 8);
+        assert_eq!(corpus.trees[0].repo, "modelcontextprotocol/servers");
+        assert_eq!(
+            corpus.trees[0].archive_url,
+            "https://codeload.github.com/modelcontextprotocol/servers/tar.gz/d73f99e"
+        );
+    }
+
+    #[test]
+    fn templates_are_filled_per_tree() {
+        let c = parse(
+            "c.toml",
+            "[census]\narchive_url = \"http://127.0.0.1:9/{owner}/{name}/{commit}.tgz\"\n\
+             [[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n\
+             [[tree]]\nrepo = \"c/d\"\ncommit = \"ABCDEF\"\narchive_url = \"http://m/{repo}\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.trees[0].archive_url, "http://127.0.0.1:9/a/b/abcd.tgz");
+        assert_eq!(c.trees[1].archive_url, "http://m/c/d");
+    }
+
+    #[test]
+    fn mistakes_name_the_line_and_the_key() {
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\ncomit = \"x\"\n");
+        assert!(e.starts_with("c.toml:4:") && e.contains("comit"), "{e}");
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"xyz1\"\n");
+        assert!(
+            e.starts_with("c.toml:3:") && e.contains("'commit'") && e.contains("xyz1"),
+            "{e}"
+        );
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abc\"\n");
+        assert!(e.contains("4 to 40 hex digits"), "{e}");
+        let e = err("[[tree]]\nrepo = \"ab\"\ncommit = \"abcd\"\n");
+        assert!(
+            e.starts_with("c.toml:2:") && e.contains("owner/name"),
+            "{e}"
+        );
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"ABCD\"\n");
+        assert!(
+            e.starts_with("c.toml:4:") && e.contains("already tree 1"),
+            "{e}"
+        );
+        let e =
+            err("[census]\nterms = [\"x\", \"\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(e.starts_with("c.toml:2:") && e.contains("empty"), "{e}");
+        let e = err("[census]\nterms = [\"ReadOnlyHint\"]\ncontrols = [\"readonlyhint\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(
+            e.starts_with("c.toml:3:") && e.contains("census.controls"),
+            "{e}"
+        );
+        let e = err("[census]\narchive_url = \"https://x/{sha}\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(e.starts_with("c.toml:2:") && e.contains("{sha}"), "{e}");
+        let e = err("[census]\n");
+        assert!(e.contains("no [[tree]]"), "{e}");
+    }
+
+    #[test]
+    fn shards_parse_and_cover_the_corpus_once() {
+        let given = |t: &str| t.parse::<ShardSpec>();
+        assert_eq!(given("2/3"), Ok(ShardSpec::Given(Shard { k: 2, n: 3 })));
+        assert_eq!(given("env"), Ok(ShardSpec::FromEnv { n: None }));
+        assert_eq!(given("env/4"), Ok(ShardSpec::FromEnv { n: Some(4) }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", "env/0", "envy"] {
+            assert!(given(bad).is_err(), "{bad}");
+        }
+        let corpus = parse("c", PUBLISHED).unwrap();
+        let mut seen: Vec<String> = (1..=3)
+            .flat_map(|k| Shard { k, n: 3 }.select(&corpus).trees)
+            .map(|t| t.label())
+            .collect();
+        seen.sort();
+        let mut all: Vec<String> = corpus.trees.iter().map(|t| t.label()).collect();
+        all.sort();
+        assert_eq!(seen, all);
+    }
+
+    #[test]
+    fn shards_come_from_the_engines_variables() {
+        fn env<'p>(pairs: &'p [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'p {
+            move |name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        }
+        let from_env = ShardSpec::FromEnv { n: None };
+        let slurm = [
+            ("SLURM_ARRAY_TASK_ID", "7"),
+            ("SLURM_ARRAY_TASK_MIN", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        assert_eq!(from_env.resolve(env(&slurm)).unwrap(), Shard { k: 3, n: 4 });
+        let aws = [
+            ("AWS_BATCH_JOB_ARRAY_INDEX", "0"),
+            ("AWS_BATCH_JOB_ARRAY_SIZE", "2"),
+        ];
+        assert_eq!(from_env.resolve(env(&aws)).unwrap(), Shard { k: 1, n: 2 });
+        let k8s = [("JOB_COMPLETION_INDEX", "4")];
+        let e = from_env.resolve(env(&k8s)).unwrap_err().to_string();
+        assert!(e.contains("env/N"), "{e}");
+        assert_eq!(
+            ShardSpec::FromEnv { n: Some(5) }
+                .resolve(env(&k8s))
+                .unwrap(),
+            Shard { k: 5, n: 5 }
+        );
+        let e = ShardSpec::FromEnv { n: Some(4) }
+            .resolve(env(&k8s))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Kubernetes") && e.contains("5 of 4"), "{e}");
+        let e = from_env.resolve(env(&[])).unwrap_err().to_string();
+        assert!(e.contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        let e = from_env
+            .resolve(env(&[("SLURM_ARRAY_TASK_ID", "x")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'x'"), "{e}");
+    }
+
+    #[test]
+    fn profiles_add_columns_from_a_built_in_name_or_the_corpus() {
+        let c = parse(
+            "c.toml",
+            "[census]\nprofiles = [\"sdk\"]\n[[column]]\nname = \"mine\"\nexact = [\"X\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = c.columns.names().collect();
+        assert_eq!(
+            names[4..],
+            [
+                "readOnlyHint_sdk",
+                "destructiveHint_sdk",
+                "idempotentHint_sdk",
+                "openWorldHint_sdk",
+                "mine",
+                "annotations"
+            ]
+        );
+        let e =
+            err("[census]\nprofiles = [\"nope\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(e.starts_with("c.toml:2:") && e.contains("nope"), "{e}");
+        let e = err("[[column]]\nname = \"x\"\ninsensitive = [\"ab\", \"xaby\"]\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n");
+        assert!(
+            e.starts_with("c.toml:3:") && e.contains("'ab' and 'xaby'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn subfolders_are_plain_relative_paths() {
+        for good in ["a", "src/mcp", "a.b/c-d_e"] {
+            assert_eq!(check_subfolder(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "", "/a", "a/", "a//b", "./a", "a/../b", "..", "a\\b", "a\nb",
+        ] {
+            assert!(check_subfolder(bad).is_err(), "{bad:?}");
+        }
+        let c = parse("c.toml", "[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"x\"\nname = \"io.github.a/x\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"y\"\n[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n").unwrap();
+        assert_eq!(c.trees.len(), 3);
+        assert_eq!(c.trees[0].label(), "a/b@abcd:x");
+        assert_eq!(c.trees[0].name.as_deref(), Some("io.github.a/x"));
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"x\"\n[[tree]]\nrepo = \"A/b\"\ncommit = \"ABCD\"\nsubfolder = \"x\"\n");
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("already tree 1"),
+            "{e}"
+        );
+        let e = err("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nsubfolder = \"../x\"\n");
+        assert!(e.starts_with("c.toml:4:") && e.contains("subfolder"), "{e}");
+    }
+
+    #[test]
+    fn dated_trees_differ_by_date_and_never_mix_with_undated_ones() {
+        let tree = |date: &str| {
+            format!("[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nas_of = \"{date}\"\n")
+        };
+        let c = parse("c.toml", &(tree("2025-06-01") + &tree("2025-09-01"))).unwrap();
+        assert!(c.is_dated());
+        assert_eq!(c.trees[1].as_of, "2025-09-01");
+        assert_eq!(c.trees[0].label(), "a/b@abcd as of 2025-06-01");
+        assert_ne!(c.trees[0].key(), c.trees[1].key());
+        let e = err(&(tree("2025-06-01") + &tree("2025-06-01")));
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("already tree 1"),
+            "{e}"
+        );
+        let e = err(&tree("2025-02-29"));
+        assert!(e.starts_with("c.toml:4:") && e.contains("as_of"), "{e}");
+        let e = err(&(tree("2025-06-01") + "[[tree]]\nrepo = \"c/d\"\ncommit = \"abcd\"\n"));
+        assert!(
+            e.starts_with("c.toml:5:")
+                && e.contains("tree 1 has an 'as_of' date and tree 2 has none"),
+            "{e}"
+        );
+        assert!(!parse("c.toml", PUBLISHED).unwrap().is_dated());
+    }
+
+    #[test]
+    fn a_dated_corpus_records_commit_times_and_dates_with_no_commit_yet() {
+        let text = "[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\nas_of = \"2025-06-01\"\n\
+                    committed = \"2025-05-31T12:00:00Z\"\n\n\
+                    [[no_commit_yet]]\nrepo = \"c/d\"\nsubfolder = \"srv\"\nas_of = \"2025-06-01\"\n\
+                    first_commit = \"2025-06-15T08:00:00Z\"\n\n\
+                    [[no_commit_yet]]\nrepo = \"c/d\"\nsubfolder = \"srv\"\nas_of = \"2025-01-01\"\n\
+                    first_commit = \"2025-06-15T08:00:00Z\"\n";
+        let c = parse("c.toml", text).unwrap();
+        // 1748692800 is 2025-05-31T12:00:00Z, 1749974400 2025-06-15T08:00:00Z.
+        assert_eq!(c.trees[0].committed, Some(1_748_692_800));
+        let gap = |as_of: &str| NotYet {
+            repo: "c/d".into(),
+            subfolder: "srv".into(),
+            as_of: as_of.into(),
+            first_commit: 1_749_974_400,
+        };
+        let dating = c.dating();
+        assert_eq!(dating.not_yet, [gap("2025-01-01"), gap("2025-06-01")]);
+        assert_eq!(
+            dating.committed.get(&c.trees[0].key()),
+            Some(&1_748_692_800)
+        );
+        let shard = Shard { k: 2, n: 2 }.select(&c);
+        assert!(shard.trees.is_empty() && shard.not_yet == c.not_yet);
+
+        let undated = "[[tree]]\nrepo = \"a/b\"\ncommit = \"abcd\"\n\n[[no_commit_yet]]\n\
+                       repo = \"c/d\"\nas_of = \"2025-01-01\"\nfirst_commit = \"2025-06-15T08:00:00Z\"\n";
+        let e = err(undated);
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("no 'as_of' date"),
+            "{e}"
+        );
+        let e = err(&text.replace("2025-05-31T12:00:00Z", "2025-05-31 12:00:00"));
+        assert!(
+            e.starts_with("c.toml:5:") && e.contains("key 'committed'"),
+            "{e}"
+        );
+        let e = err(&text.replacen("2025-06-15T08:00:00Z", "soon", 1));
+        assert!(
+            e.starts_with("c.toml:11:") && e.contains("key 'first_commit'"),
+            "{e}"
+        );
+        let e = err(&text.replacen("subfolder = \"srv\"", "subfolder = \"../x\"", 1));
+        assert!(e.starts_with("c.toml:9:") && e.contains("subfolder"), "{e}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Any text, however broken, parses or fails with a message naming the
+        /// file; it never panics.
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,400}") {
+            if let Err(e) = parse("f.toml", &text) {
+                proptest::prop_assert!(e.to_string().starts_with("f.toml"), "{}", e);
+            }
+        }
+
+        /// Mutations of a valid corpus (the published one cut, spliced and with
+        /// bytes replaced) never panic either.
+        #[test]
+        fn mutated_corpora_never_panic(
+            cut in 0usize..2200,
+            at in 0usize..2200,
+            insert in "[\\[\\]=\"'\\n a-z0-9{}/.#\u{0}-\u{1f}é]{0,12}",
+        ) {
+            let text = PUBLISHED;
+            let cut = floor_char(text, cut.min(text.len()));
+            let at = floor_char(text, at.min(text.len()));
+            let mutated = format!("{}{}{}", &text[..at.min(cut)], insert, &text[cut.max(at)..]);
+            if let Err(e) = parse("f.toml", &mutated) {
+                proptest::prop_assert!(e.to_string().starts_with("f.toml"), "{}", e);
+            }
+        }
+    }
+
+    /// Returns the largest char boundary at or below `i`.
+    fn floor_char(text: &str, mut i: usize) -> usize {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    }
+}

@@ -1,0 +1,24 @@
+//! What every layer shares: the process's edges and small value types, none of them a
+//! stage of the data flow.
+//!
+//! [`messages`] writes every line on stderr and [`out`] stdout; [`atomic`] writes a
+//! file whole or not at all; [`process`] runs a program bounded in time and output, in
+//! its own process group; [`progress`] draws bars and log lines; [`sanitize`] escapes
+//! text from outside before it reaches a terminal; [`date`] holds dates and date steps;
+//! [`error`] the exit codes, the usage error and the kind a failed row carries;
+//! [`shard`] a shard K of N and [`protocol`] the MCP protocol versions, the value types
+//! the command line parses and the commands use.
+//!
+//! The lowest layer: it imports nothing of the crate outside this folder, and any
+//! module may import it (`.ci/deps.py` checks both).
+
+pub mod atomic;
+pub mod date;
+pub mod error;
+pub mod messages;
+pub mod out;
+pub mod process;
+pub mod progress;
+pub mod protocol;
+pub mod sanitize;
+pub mod shard;
