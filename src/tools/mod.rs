@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use memchr::memmem;
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
-use value::{module_paths, FileSummary, Resolver};
+use value::{module_paths, FileSummary, Resolver, Unread};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
@@ -358,23 +358,13 @@ impl Aside {
             .map(Taken::Kept)
     }
 
-    /// Returns the path of every file kept or let go.
-    fn paths(&self) -> BTreeSet<Vec<u8>> {
+    /// Returns every file kept (with its bytes) or let go.
+    fn unread(&self) -> Unread<'_> {
         self.kept
-            .keys()
-            .map(|(_, p)| p)
-            .chain(&self.dropped)
-            .cloned()
+            .iter()
+            .map(|((_, p), bytes)| (p.as_slice(), Some(bytes.as_slice())))
+            .chain(self.dropped.iter().map(|p| (p.as_slice(), None)))
             .collect()
-    }
-
-    /// Returns the bytes of a file kept.
-    fn bytes(&self, path: &[u8]) -> Option<&[u8]> {
-        let path = path.to_vec();
-        self.kept
-            .get(&(false, path.clone()))
-            .or_else(|| self.kept.get(&(true, path)))
-            .map(Vec::as_slice)
     }
 }
 
@@ -574,15 +564,23 @@ impl TreeTools {
 
     /// Parses what the answer needs (see [`TreeTools::finish`]) and returns it.
     fn resolve(&mut self) -> Vec<ToolDef> {
+        let started = Instant::now();
+        let mut rounds = 0;
+        let mut chains = Duration::ZERO;
         loop {
+            rounds += 1;
             // The order files arrive in (parallel walks) must not change the answer.
             self.files.sort_by(|a, b| a.path.cmp(&b.path));
             self.files.dedup_by(|a, b| a.path == b.path);
-            let unread = self.aside.paths();
-            let mut needed = unread_on_chains(&self.files, &self.aside, &unread);
+            let unread = self.aside.unread();
+            let t = Instant::now();
+            let mut needed = unread_on_chains(&self.files, &unread);
+            chains += t.elapsed();
             let resolver = Resolver::with_unread(&self.files, &unread);
             let mut tools = Vec::new();
-            for file in mcp_files(&self.files, &resolver) {
+            let (counted, waiting) = mcp_files(&self.files, &resolver);
+            needed.extend(waiting);
+            for file in counted {
                 for t in resolver.tools(file) {
                     tools.push(ToolDef {
                         path: self.files[t.file].path.clone(),
@@ -595,13 +593,34 @@ impl TreeTools {
                     });
                 }
             }
-            needed.extend(resolver.pending());
+            let pending = resolver.pending();
+            if profiling() {
+                for p in &needed {
+                    eprintln!("tool-need\tchain\t{}", crate::infra::sanitize::sanitize(p));
+                }
+                for p in &pending {
+                    eprintln!("tool-need\tlookup\t{}", crate::infra::sanitize::sanitize(p));
+                }
+            }
+            needed.extend(pending);
             if needed.is_empty() {
                 tools.sort_by(|a, b| {
                     (&a.path, a.line, &a.name, a.kind, a.family, a.hints)
                         .cmp(&(&b.path, b.line, &b.name, b.kind, b.family, b.hints))
                 });
                 assign_roles(&mut tools);
+                if profiling() {
+                    eprintln!(
+                        "tool-finish\t{}\t{}\t{}\t{}\t{}",
+                        started.elapsed().as_micros(),
+                        chains.as_micros(),
+                        rounds,
+                        self.files.len(),
+                        self.files
+                            .first()
+                            .map_or(String::new(), |f| crate::infra::sanitize::sanitize(&f.path))
+                    );
+                }
                 return tools;
             }
             for path in needed {
@@ -617,11 +636,7 @@ impl TreeTools {
 /// chains are drawn over every file of the tree, parsed files by their imports and
 /// unread ones by what their text may name ([`prefilter::references`]), so every
 /// chain parsing every file would find is among them.
-fn unread_on_chains(
-    files: &[FileSummary],
-    aside: &Aside,
-    unread: &BTreeSet<Vec<u8>>,
-) -> BTreeSet<Vec<u8>> {
+fn unread_on_chains(files: &[FileSummary], unread: &Unread) -> BTreeSet<Vec<u8>> {
     let targets: Vec<usize> = (0..files.len())
         .filter(|&i| !files[i].sites.is_empty() && !files[i].sdk)
         .collect();
@@ -632,7 +647,7 @@ fn unread_on_chains(
     let paths: Vec<&[u8]> = files
         .iter()
         .map(|f| f.path.as_slice())
-        .chain(unread.iter().map(Vec::as_slice))
+        .chain(unread.keys().copied())
         .collect();
     let parsed = files.len();
     let node: BTreeMap<&[u8], usize> = paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
@@ -660,7 +675,7 @@ fn unread_on_chains(
                     }
                 }
             }
-        } else if let (Some(bytes), Some(lang)) = (aside.bytes(from), Lang::of(from)) {
+        } else if let (Some(Some(bytes)), Some(lang)) = (unread.get(from), Lang::of(from)) {
             // A module a text names, and the modules under it (a named import may be one).
             for rel in prefilter::references(lang, bytes) {
                 out.extend(
@@ -687,8 +702,7 @@ fn unread_on_chains(
     }
     let uses_sdk = |i: usize| match i < parsed {
         true => files[i].sdk,
-        false => aside
-            .bytes(paths[i])
+        false => unread[paths[i]]
             .zip(Lang::of(paths[i]))
             .is_some_and(|(bytes, lang)| lang.uses_sdk(bytes)),
     };
@@ -741,32 +755,56 @@ fn summary_modules(summary: &FileSummary) -> Vec<String> {
 /// another framework (LangChain's `@tool`, an agent's own registry). A file whose
 /// path gives it the role `source` counts only when reached from source files, so
 /// that the tree's own tools do not depend on whether tests are read
-/// (`--tool-roles`).
-fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> Vec<usize> {
+/// (`--tool-roles`). Also returns the unread files the answer waits on: those
+/// before a parsed module an import may reach (see [`value::Reach`]), when reaching
+/// it or not changes which registrations count.
+fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> (Vec<usize>, BTreeSet<Vec<u8>>) {
     let is_source: Vec<bool> = files
         .iter()
         .map(|f| Role::of_path(&f.path).0 == Role::Source)
         .collect();
-    let closure = |within: &dyn Fn(usize) -> bool| {
+    let reach: Vec<value::Reach> = (0..files.len()).map(|i| resolver.reaches(i)).collect();
+    let closure = |within: &dyn Fn(usize) -> bool, unsure: bool| {
         let mut reached: BTreeSet<usize> = BTreeSet::new();
         let mut next: Vec<usize> = (0..files.len())
             .filter(|&i| files[i].sdk && within(i))
             .collect();
         while let Some(file) = next.pop() {
             if reached.insert(file) {
-                next.extend(resolver.reaches(file).into_iter().filter(|&i| within(i)));
+                let r = &reach[file];
+                let more = r.unsure.iter().map(|(i, _)| *i).filter(|_| unsure);
+                next.extend(r.sure.iter().copied().chain(more).filter(|&i| within(i)));
             }
         }
         reached
     };
-    let from_source = closure(&|i| is_source[i]);
-    let from_any = closure(&|_| true);
-    (0..files.len())
-        .filter(|&i| match is_source[i] {
-            true => from_source.contains(&i),
-            false => from_any.contains(&i),
-        })
-        .collect()
+    let counted = |unsure: bool| -> Vec<usize> {
+        let from_source = closure(&|i| is_source[i], unsure);
+        let from_any = closure(&|_| true, unsure);
+        (0..files.len())
+            .filter(|&i| match is_source[i] {
+                true => from_source.contains(&i),
+                false => from_any.contains(&i),
+            })
+            .collect()
+    };
+    let sure = counted(false);
+    let registering = |set: &[usize]| -> Vec<usize> {
+        set.iter()
+            .copied()
+            .filter(|&i| !files[i].sites.is_empty())
+            .collect()
+    };
+    let waits = reach.iter().any(|r| !r.unsure.is_empty())
+        && registering(&sure) != registering(&counted(true));
+    let waiting = match waits {
+        true => reach
+            .iter()
+            .flat_map(|r| r.unsure.iter().map(|(_, p)| p.clone()))
+            .collect(),
+        false => BTreeSet::new(),
+    };
+    (sure, waiting)
 }
 
 /// Gives each definition its role (see `roles`): by its path, and for a definition
@@ -854,6 +892,11 @@ fn mentions(bytes: &[u8]) -> bool {
 /// (the path escaped), so that a benchmark shows where the finder's time goes.
 pub const PROFILE_VAR: &str = "MCP_HINT_CENSUS_TOOL_PROFILE";
 
+fn profiling() -> bool {
+    static PROFILE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PROFILE.get_or_init(|| std::env::var_os(PROFILE_VAR).is_some())
+}
+
 /// Why a file is parsed, for [`PROFILE_VAR`].
 #[derive(Clone, Copy)]
 enum Why {
@@ -865,8 +908,7 @@ enum Why {
 
 /// Parses one file and fills its summary; `None` when a bound stopped the parse.
 fn summarize(lang: Lang, path: &[u8], bytes: &[u8], why: Why) -> Option<FileSummary> {
-    static PROFILE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if *PROFILE.get_or_init(|| std::env::var_os(PROFILE_VAR).is_some()) {
+    if profiling() {
         let started = Instant::now();
         let summary = summarize_now(lang, path, bytes);
         eprintln!(

@@ -30,16 +30,20 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
             has(bytes, b"registerTool")
                 || has(bytes, b"addTool")
                 || has(bytes, b"ListToolsRequestSchema")
-                || member(bytes, b"tool", b".")
+                || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || tool_shaped(bytes)
         }
         Lang::Python => {
-            member(bytes, b"tool", b".@") || has(bytes, b"add_tool") || called(bytes, b"Tool", b"(")
+            member(bytes, b"tool", b".@", python_use)
+                || has(bytes, b"add_tool")
+                || called(bytes, b"Tool", b"(")
         }
-        Lang::Go => has(bytes, b"AddTool") || has(bytes, b"NewTool"),
+        Lang::Go => ["AddTool", "NewTool", "NewToolWithRawSchema"]
+            .iter()
+            .any(|f| called(bytes, f.as_bytes(), b"([")),
         Lang::Rust => has(bytes, b"Tool::new") || rust_tool_attribute(bytes),
-        Lang::CSharp => has(bytes, b"McpServerTool"),
+        Lang::CSharp => csharp_tool(bytes),
         Lang::Java => called(bytes, b"Tool", b"(<."),
         Lang::Kotlin => has(bytes, b"addTool") || called(bytes, b"Tool", b"(<"),
         Lang::Php | Lang::Ruby | Lang::Swift => spelled(bytes),
@@ -77,20 +81,62 @@ fn last_before(bytes: &[u8], at: usize) -> Option<u8> {
     }
 }
 
-/// Returns true when `word` stands alone after one of `marks` across white space:
-/// `server.tool`, `server\n  .tool`, `@tool`.
-fn member(bytes: &[u8], word: &[u8], marks: &[u8]) -> bool {
-    words(bytes, word).any(|at| last_before(bytes, at).is_some_and(|b| marks.contains(&b)))
+/// Returns true when `word` stands alone after one of `marks` across white space
+/// (`server.tool`, `server\n  .tool`, `@tool`) and what follows it passes `then`.
+fn member(bytes: &[u8], word: &[u8], marks: &[u8], then: fn(&[u8]) -> bool) -> bool {
+    words(bytes, word).any(|at| {
+        last_before(bytes, at).is_some_and(|b| marks.contains(&b))
+            && then(&bytes[at + word.len()..])
+    })
 }
 
-/// Returns true when `word` stands alone (a `.` before it allowed) and the next byte
-/// that is not white space is one of `next`: `Tool(`, `types.Tool (`, `Tool<T>`.
+/// TypeScript's `server.tool` is called: `(` or type arguments next, or a comment.
+fn typescript_call(after: &[u8]) -> bool {
+    matches!(after.trim_ascii_start().first(), Some(b'(' | b'<' | b'/'))
+}
+
+/// Python's `.tool` and `@tool` are called, or end a decorator's line (a comment or
+/// a continuation after it).
+fn python_use(after: &[u8]) -> bool {
+    match after.iter().find(|&&b| b != b' ' && b != b'\t') {
+        None => true,
+        Some(b) => matches!(b, b'(' | b'\n' | b'\r' | b'#' | b'\\'),
+    }
+}
+
+/// The words that declare a name rather than call it: `class Tool(`, `def Tool(`,
+/// `record Tool(`, `func NewTool(`.
+const DECLARING: [&[u8]; 9] = [
+    b"class",
+    b"def",
+    b"record",
+    b"interface",
+    b"struct",
+    b"func",
+    b"fun",
+    b"fn",
+    b"enum",
+];
+
+/// Returns true when `word` stands alone (a `.` before it allowed), is not being
+/// declared (after a declaring word, or after `)` as a Go method's receiver), and
+/// the next byte that is not white space is one of `next`: `Tool(`, `types.Tool (`,
+/// `Tool<T>`.
 fn called(bytes: &[u8], word: &[u8], next: &[u8]) -> bool {
     words(bytes, word).any(|at| {
-        bytes[at + word.len()..]
-            .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .is_some_and(|b| next.contains(b))
+        let head = bytes[..at].trim_ascii_end();
+        let declared = head.last() == Some(&b')')
+            || DECLARING.iter().any(|d| {
+                head.ends_with(d)
+                    && !head[..head.len() - d.len()]
+                        .last()
+                        .is_some_and(|&b| is_ident(b) || b == b'.')
+            });
+        !declared
+            && bytes[at + word.len()..]
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|b| next.contains(b))
     })
 }
 
@@ -128,14 +174,44 @@ fn tool_base(bytes: &[u8]) -> bool {
     false
 }
 
-/// A tool-shaped object literal needs a `name` beside an annotations object with a
-/// hint, or beside a schema and a handler (see `typescript::tool_shaped`).
+/// A tool-shaped object literal needs a `name` key beside an `annotations` key
+/// holding a hint, or beside a schema key and a handler key (see
+/// `typescript::tool_shaped`). A key is a word followed, past a closing quote, a
+/// `?` and white space, by `:`, or by `,` or `}` (shorthand) or `(` (a method).
 fn tool_shaped(bytes: &[u8]) -> bool {
-    let any = |keys: &[&[u8]]| keys.iter().any(|k| words(bytes, k).next().is_some());
+    let any = |keys: &[&[u8]]| keys.iter().any(|k| keys_of(bytes, k));
     any(&[b"name"])
-        && (HINT_NAMES.iter().any(|h| has(bytes, h))
+        && ((any(&[b"annotations"]) && HINT_NAMES.iter().any(|h| has(bytes, h)))
             || (any(&[b"inputSchema", b"schema", b"parameters"])
                 && any(&[b"handler", b"handle", b"execute", b"run", b"callback"])))
+}
+
+/// Returns true when `key` stands somewhere as an object's key (see `tool_shaped`).
+fn keys_of(bytes: &[u8], key: &[u8]) -> bool {
+    words(bytes, key).any(|at| {
+        let rest = &bytes[at + key.len()..];
+        let rest = rest
+            .strip_prefix(b"\"")
+            .or_else(|| rest.strip_prefix(b"'"))
+            .unwrap_or(rest);
+        let rest = rest.strip_prefix(b"?").unwrap_or(rest).trim_ascii_start();
+        matches!(rest.first(), Some(b':' | b',' | b'}' | b'('))
+    })
+}
+
+/// The C# SDK's `[McpServerTool]` attribute (also qualified, in a list after `,`,
+/// or after a target `method:`) and `new McpServerToolCreateOptions`.
+fn csharp_tool(bytes: &[u8]) -> bool {
+    let attribute = |word: &[u8]| {
+        words(bytes, word)
+            .any(|at| matches!(last_before(bytes, at), Some(b'[' | b',' | b'.' | b':')))
+    };
+    attribute(b"McpServerTool")
+        || attribute(b"McpServerToolAttribute")
+        || words(bytes, b"McpServerToolCreateOptions").any(|at| {
+            let head = bytes[..at].trim_ascii_end();
+            head.ends_with(b".") || head.ends_with(b"new")
+        })
 }
 
 /// rmcp's `#[tool(...)]` and `#[rmcp::tool]`: `tool` after `[` across white space, or
@@ -274,6 +350,22 @@ mod tests {
                 "f({ name: 'x', annotations: { readOnlyHint: true } })",
             ),
             (Lang::TypeScript, "f({ name, schema, run })"),
+            (
+                Lang::TypeScript,
+                "f({ \"name\": 'x', inputSchema: s, async execute(a) {} })",
+            ),
+            (Lang::TypeScript, "server.tool<T>('x', cb)"),
+            (Lang::Python, "@mcp.tool  # read only\ndef f(): ..."),
+            (Lang::Python, "mcp.tool(name='x')(self.f)"),
+            (Lang::Go, "s.AddTool(mcp.NewTool(\"x\"), h)"),
+            (
+                Lang::CSharp,
+                "[Description(\"x\"), McpServerTool(ReadOnly = true)]",
+            ),
+            (
+                Lang::CSharp,
+                "new McpServerToolCreateOptions { Name = \"x\" }",
+            ),
             (Lang::Python, "@mcp.tool()\ndef f(): ..."),
             (Lang::Python, "@tool\ndef f(): ..."),
             (Lang::Python, "types.Tool (name='x')"),
@@ -303,6 +395,29 @@ mod tests {
             (Lang::Python, "from mcp.types import CallToolResult, Tool"),
             (Lang::Python, "def tool(): ...\nx = mytool(1)"),
             (Lang::Go, "var t mcp.Tool"),
+            (
+                Lang::Go,
+                "func (s *MCPServer) AddTool(tool Tool, h ToolHandlerFunc) {}",
+            ),
+            (
+                Lang::Go,
+                "func NewTool(name string, opts ...ToolOption) Tool {}",
+            ),
+            (Lang::Python, "class Tool(BaseModel):\n    name: str"),
+            (Lang::Python, "x = self.tool.name"),
+            (
+                Lang::TypeScript,
+                "const t = this.tool; f(name, schema.parse(x), run.id)",
+            ),
+            (Lang::TypeScript, "{ name: 'x', readOnlyHint: true }"),
+            (
+                Lang::Java,
+                "public record Tool(String name, String title) {}",
+            ),
+            (
+                Lang::CSharp,
+                "public sealed class McpServerToolAttribute : Attribute {}",
+            ),
             (Lang::Rust, "use rmcp::model::Tool; fn tool() {}"),
             (Lang::CSharp, "using ModelContextProtocol;"),
             (Lang::Java, "List<Tool> tools;"),

@@ -10,7 +10,7 @@
 //! chain of references.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::{DefKind, Family, HintState};
 use crate::tools::hints::Hint;
@@ -271,13 +271,17 @@ pub(crate) enum Field {
     Hidden,
 }
 
+/// The files of a tree not parsed yet, by path: their bytes, or `None` for a file
+/// let go past the bound on files kept aside.
+pub(crate) type Unread<'a> = BTreeMap<&'a [u8], Option<&'a [u8]>>;
+
 /// Follows references within and across the files of one tree.
 pub(crate) struct Resolver<'a> {
     files: &'a [FileSummary],
     by_path: HashMap<&'a [u8], usize>,
-    /// Paths of the tree's files not parsed yet: a lookup that meets one cannot be
-    /// answered until it is, and records it in `pending`.
-    unread: &'a BTreeSet<Vec<u8>>,
+    /// The tree's files not parsed yet: a lookup that meets one cannot be answered
+    /// until it is, and records it in `pending`.
+    unread: &'a Unread<'a>,
     pending: RefCell<BTreeSet<Vec<u8>>>,
 }
 
@@ -285,16 +289,13 @@ impl<'a> Resolver<'a> {
     /// Indexes the files by path; every file of the tree is parsed.
     #[cfg(test)]
     pub(crate) fn new(files: &'a [FileSummary]) -> Resolver<'a> {
-        static NONE: BTreeSet<Vec<u8>> = BTreeSet::new();
+        static NONE: Unread<'static> = BTreeMap::new();
         Resolver::with_unread(files, &NONE)
     }
 
-    /// Indexes the files by path; `unread` are the paths of the tree's other files,
-    /// those not parsed yet.
-    pub(crate) fn with_unread(
-        files: &'a [FileSummary],
-        unread: &'a BTreeSet<Vec<u8>>,
-    ) -> Resolver<'a> {
+    /// Indexes the files by path; `unread` are the tree's other files, those not
+    /// parsed yet.
+    pub(crate) fn with_unread(files: &'a [FileSummary], unread: &'a Unread<'a>) -> Resolver<'a> {
         let by_path = files
             .iter()
             .enumerate()
@@ -314,15 +315,15 @@ impl<'a> Resolver<'a> {
         self.pending.into_inner()
     }
 
-    /// Records the unread Go files of the folder of `file`.
-    fn pend_package(&self, file: usize) {
+    /// Records the unread Go files of the folder of `file` that may bind `name`:
+    /// those whose text holds it (a file let go may hold anything).
+    fn pend_package(&self, file: usize, name: &str) {
         let from = &self.files[file].path;
-        if extension(from) != b"go" {
-            return;
-        }
         let mut pending = self.pending.borrow_mut();
-        for path in self.unread.iter().filter(|p| same_package(from, p)) {
-            pending.insert(path.clone());
+        for (path, bytes) in self.unread.iter().filter(|(p, _)| same_package(from, p)) {
+            if bytes.is_none_or(|b| memchr::memmem::find(b, name.as_bytes()).is_some()) {
+                pending.insert(path.to_vec());
+            }
         }
     }
 
@@ -618,7 +619,7 @@ impl<'a> Resolver<'a> {
             }
         }
         if extension(&summary.path) == b"go" {
-            self.pend_package(file);
+            self.pend_package(file, name);
             for (i, other) in self.files.iter().enumerate() {
                 if i != file && same_package(&summary.path, &other.path) {
                     if let Some(bound) = other.bindings.get(name) {
@@ -632,46 +633,90 @@ impl<'a> Resolver<'a> {
 
     /// Returns the files `file` reaches: each module its imports, star re-exports and
     /// effect imports name (a named import also as a module of its own), and in Go
-    /// every other file of its folder.
-    pub(crate) fn reaches(&self, file: usize) -> Vec<usize> {
+    /// every other file of its folder. An import whose first file is unread reaches
+    /// it, not a parsed file further down the list, unless the unread file turns
+    /// out to hold nothing: such a parsed file is returned in `Reach::unsure`, with
+    /// the unread path it waits on.
+    pub(crate) fn reaches(&self, file: usize) -> Reach {
         let summary = &self.files[file];
-        let mut out = Vec::new();
+        let mut reach = Reach::default();
+        let mut add = |rel: &str| match self.module_at(file, rel) {
+            Module::Parsed(i) => reach.sure.push(i),
+            Module::Unread(path, Some(i)) => reach.unsure.push((i, path)),
+            Module::Unread(_, None) | Module::Missing => {}
+        };
         for import in summary.imports.values() {
-            out.extend(self.module(file, &import.rel));
+            add(&import.rel);
             if let Some(name) = &import.name {
-                out.extend(self.module(file, &format!("{}/{name}", import.rel)));
+                add(&format!("{}/{name}", import.rel));
             }
         }
         for rel in summary.star_exports.iter().chain(&summary.reaches) {
-            out.extend(self.module(file, rel));
+            add(rel);
         }
         if extension(&summary.path) == b"go" {
-            self.pend_package(file);
-            out.extend(
+            reach.sure.extend(
                 (0..self.files.len())
                     .filter(|&i| i != file && same_package(&summary.path, &self.files[i].path)),
             );
         }
-        out
+        reach
     }
 
     /// Returns the file a relative module names from `file`: the first of
     /// [`module_paths`] the tree holds. Meeting an unread file first, it records
     /// the file as pending and answers `None`.
     fn module(&self, file: usize, rel: &str) -> Option<usize> {
+        match self.module_at(file, rel) {
+            Module::Parsed(i) => Some(i),
+            Module::Unread(path, _) => {
+                self.pending.borrow_mut().insert(path);
+                None
+            }
+            Module::Missing => None,
+        }
+    }
+
+    /// Returns where a relative module is: the first of [`module_paths`] that is a
+    /// parsed file holding something, or an unread file (with the parsed file after
+    /// it, which the module is when the unread file holds nothing).
+    fn module_at(&self, file: usize, rel: &str) -> Module {
+        let mut unread = None;
         for path in module_paths(&self.files[file].path, rel) {
             match self.by_path.get(path.as_slice()) {
-                Some(&i) if i != file => return Some(i),
+                Some(&i) if i != file => {
+                    return match unread {
+                        Some(u) => Module::Unread(u, Some(i)),
+                        None => Module::Parsed(i),
+                    }
+                }
                 Some(_) => {}
-                None if self.unread.contains(&path) => {
-                    self.pending.borrow_mut().insert(path);
-                    return None;
+                None if unread.is_none() && self.unread.contains_key(path.as_slice()) => {
+                    unread = Some(path);
                 }
                 None => {}
             }
         }
-        None
+        match unread {
+            Some(u) => Module::Unread(u, None),
+            None => Module::Missing,
+        }
     }
+}
+
+/// What a file's imports reach (see [`Resolver::reaches`]).
+#[derive(Default)]
+pub(crate) struct Reach {
+    pub(crate) sure: Vec<usize>,
+    /// A parsed file reached only if the unread file before it holds nothing.
+    pub(crate) unsure: Vec<(usize, Vec<u8>)>,
+}
+
+/// Where a relative module is (see [`Resolver::module_at`]).
+enum Module {
+    Parsed(usize),
+    Unread(Vec<u8>, Option<usize>),
+    Missing,
 }
 
 /// Returns the paths a relative module may be at, seen from the file at `from`, in the
