@@ -20,11 +20,15 @@ pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
         .unwrap_or("")
 }
 
-/// Calls `visit` on every node of the tree in source order, iteratively.
+/// Calls `visit` on every named node of the tree in source order, iteratively
+/// (punctuation and keywords, the anonymous nodes, are passed over).
 pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
     let mut cursor = root.walk();
     loop {
-        visit(cursor.node());
+        let node = cursor.node();
+        if node.is_named() {
+            visit(node);
+        }
         if cursor.goto_first_child() {
             continue;
         }
@@ -40,35 +44,41 @@ pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
 }
 
 /// Loops and comprehensions, in the grammars the finder reads.
-const LOOPS: &[&str] = &[
-    "for_statement",
-    "for_in_statement",
-    "while_statement",
-    "do_statement",
-    "enhanced_for_statement",
-    "foreach_statement",
-    "for_each_statement",
-    "for_expression",
-    "while_expression",
-    "loop_expression",
-    "list_comprehension",
-    "set_comprehension",
-    "dictionary_comprehension",
-    "generator_expression",
-];
+fn is_loop(kind: &str) -> bool {
+    matches!(
+        kind,
+        "for_statement"
+            | "for_in_statement"
+            | "while_statement"
+            | "do_statement"
+            | "enhanced_for_statement"
+            | "foreach_statement"
+            | "for_each_statement"
+            | "for_expression"
+            | "while_expression"
+            | "loop_expression"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+    )
+}
 
 /// Functions and lambdas, in the same grammars.
-const FUNCTIONS: &[&str] = &[
-    "arrow_function",
-    "function_expression",
-    "function",
-    "lambda",
-    "lambda_expression",
-    "lambda_literal",
-    "annotated_lambda",
-    "closure_expression",
-    "func_literal",
-];
+fn is_function(kind: &str) -> bool {
+    matches!(
+        kind,
+        "arrow_function"
+            | "function_expression"
+            | "function"
+            | "lambda"
+            | "lambda_expression"
+            | "lambda_literal"
+            | "annotated_lambda"
+            | "closure_expression"
+            | "func_literal"
+    )
+}
 
 /// Methods that call a function once per element.
 const PER_ELEMENT: &[&str] = &[
@@ -91,7 +101,7 @@ pub(crate) fn repeated_lines(root: Node, src: &[u8]) -> Vec<(u32, u32)> {
     let mut ranges = Vec::new();
     preorder(root, |node| {
         let kind = node.kind();
-        if LOOPS.contains(&kind) || (FUNCTIONS.contains(&kind) && passed_per_element(node, src)) {
+        if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
             let end = u32::try_from(node.end_position().row).unwrap_or(u32::MAX - 1);
             ranges.push((line(node), end.saturating_add(1)));
         }
