@@ -443,6 +443,13 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SIZE", default_value = "2GiB")]
     pub max_install_size: ByteSize,
 
+    /// Joins the --servers tables to a census of the same servers' source, given as
+    /// its census-DATE.csv or tools-DATE.csv (the other is read beside it): writes
+    /// join-DATE.csv, one row per (server, tool), and a section "Source and wire" in
+    /// wire-DATE.md.
+    #[arg(long, value_name = "TABLE", requires = "servers")]
+    pub source_table: Option<PathBuf>,
+
     /// Runs the registry packages of --servers outside the bubblewrap sandbox, with
     /// the network, your HOME and your environment. Only for packages you trust.
     #[arg(long, requires = "servers")]

@@ -12,6 +12,7 @@ mod groups;
 mod hints;
 mod http;
 mod install;
+mod join;
 mod lines;
 mod sandbox;
 mod servers;
@@ -204,6 +205,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
             out_dir: args.out.clone().unwrap_or_else(|| PathBuf::from("results")),
             jobs: usize::from(args.jobs.unwrap_or(servers::DEFAULT_JOBS)),
             date: date.clone(),
+            source_table: args.source_table.clone(),
         };
         return Ok(Config {
             options,

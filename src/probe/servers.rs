@@ -33,6 +33,7 @@ use serde::Deserialize;
 
 use super::hints::ToolHints;
 use super::install::{InstallKind, Installer, PackageRef, Start};
+use super::join;
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
@@ -296,6 +297,8 @@ pub struct Config {
     pub jobs: usize,
     /// The date the tables are named and stamped with.
     pub date: String,
+    /// The census table (or its tools table) the wire is joined to (`--source-table`).
+    pub source_table: Option<PathBuf>,
 }
 
 /// Runs `probe --servers FILE`.
@@ -306,8 +309,14 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         out_dir,
         jobs,
         date,
+        source_table,
     } = config;
     let servers = load(file)?;
+    // Read before any server runs: a census table that is not one costs no probe.
+    let census = source_table
+        .as_deref()
+        .map(join::Census::read)
+        .transpose()?;
     let wants_sandbox = packages.is_sandboxed
         && servers
             .iter()
@@ -348,8 +357,17 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         .with_context(|| format!("writing '{}'", csv_path.display()))?;
     write_servers(&servers_path, &servers, &outcomes)
         .with_context(|| format!("writing '{}'", servers_path.display()))?;
-    std::fs::write(&md_path, summary(&outcomes, &capabilities, date))
-        .with_context(|| format!("writing '{}'", md_path.display()))?;
+    let mut report = summary(&outcomes, &capabilities, date);
+    let join_path = out_dir.join(format!("join-{date}.csv"));
+    if let Some(census) = &census {
+        // Read back from the tables just written: the join is of the tables, whoever
+        // wrote them.
+        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?);
+        join::write_csv(&join_path, &joined)
+            .with_context(|| format!("writing '{}'", join_path.display()))?;
+        report.push_str(&join::section(census, &joined));
+    }
+    std::fs::write(&md_path, report).with_context(|| format!("writing '{}'", md_path.display()))?;
 
     let mut out = Out::new();
     let mut failed = 0;
@@ -380,10 +398,17 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             }
         }
     }
+    let mut written = vec![&csv_path, &servers_path];
+    if census.is_some() {
+        written.push(&join_path);
+    }
+    let written: Vec<String> = written
+        .iter()
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
     out.line(&format!(
-        "wrote '{}', '{}' and '{}'",
-        csv_path.display(),
-        servers_path.display(),
+        "wrote {} and '{}'",
+        written.join(", "),
         md_path.display()
     ))?;
     Ok(if failed > 0 {

@@ -19,6 +19,7 @@ use crate::common::{
 };
 
 const DATE: &str = "2026-11-30";
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 
 /// Returns a stdio MCP server in plain JS listing `tools`; with `connect`, it first
 /// opens a TCP connection to 127.0.0.1:PORT and exits saying so when that fails.
@@ -313,6 +314,25 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         "{text}"
     );
 
+    // A census of the hinted server's source, by hand: `read` and `write` as the wire
+    // lists them, `gone` defined but not listed; the wire's `bare` is not in it.
+    std::fs::write(
+        work.path().join(format!("census-{DATE}.csv")),
+        format!(
+            "repo,pinned,subfolder,server,commit,tools,status,error\n\
+         fixture/hinted,v1,,io.github.fixture/hinted,{COMMIT},3,ok,\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        work.path().join(format!("tools-{DATE}.csv")),
+        "repo,pinned,subfolder,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         fixture/hinted,v1,,src/index.ts,3,tool,source,typescript,read,true,false,true,false\n\
+         fixture/hinted,v1,,src/index.ts,9,tool,source,typescript,write,false,,,\n\
+         fixture/hinted,v1,,src/index.ts,12,tool,source,typescript,gone,,,,\n",
+    )
+    .unwrap();
+
     let npm_cache = work.path().join("npm-cache");
     let probe = |extra: &[&str], out: &str| {
         let mut run = Run::new(work.path())
@@ -334,7 +354,10 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         run.command().env_remove("PIP_FIND_LINKS");
         run.output()
     };
-    let out = probe(&[], "results");
+    let out = probe(
+        &["--source-table", &format!("census-{DATE}.csv")],
+        "results",
+    );
     assert_code(&out, 1);
     let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
     let cell = |server: &str, column: &str| table[server][column].clone();
@@ -393,6 +416,53 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         .map(|r| r[4].as_str())
         .collect();
     assert_eq!(hinted, ["read", "write", "bare"]);
+    // The join of the wire to the census, as written by hand.
+    let join = read_csv(&work.path().join(format!("results/join-{DATE}.csv")));
+    let hinted = format!(
+        "io.github.fixture/hinted,io.github.fixture/hinted,npm,hinted-fixture,1.0.0,{},fixture/hinted,v1,,{COMMIT},joined",
+        cell("io.github.fixture/hinted", "artifact")
+    );
+    let agree = |v: &str| format!("{v},{v},agrees");
+    let expected = [
+        format!("{hinted},bare,wire only,,,,absent,,,absent,,,absent,,,absent,"),
+        format!("{hinted},gone,source only,src/index.ts,12,absent,,,absent,,,absent,,,absent,,"),
+        format!(
+            "{hinted},read,both,src/index.ts,3,{},{},{},{}",
+            agree("true"),
+            agree("false"),
+            agree("true"),
+            agree("false")
+        ),
+        format!(
+            "{hinted},write,both,src/index.ts,9,{},{},{},{}",
+            agree("false"),
+            agree("absent"),
+            agree("absent"),
+            agree("absent")
+        ),
+    ];
+    let got: Vec<String> = join[1..5].iter().map(|r| r.join(",")).collect();
+    assert_eq!(got, expected, "{}", show(&out));
+    let links: Vec<(&str, &str)> = join[5..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[10].as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("io.github.fixture/py", "no census row"),
+            ("io.github.fixture/sdist", "not listed"),
+            ("io.github.fixture/secret", "not listed"),
+            ("io.github.fixture/socket", "not listed"),
+        ]
+    );
+    let report =
+        std::fs::read_to_string(work.path().join(format!("results/wire-{DATE}.md"))).unwrap();
+    assert!(
+        report.contains("only on the wire, which the source census could not see: 1 (33.3%)"),
+        "{report}"
+    );
+
     // The secret's server was never installed or run: only the other packages were
     // asked for.
     let asked: Vec<String> = registry.seen().iter().map(|r| r.url.clone()).collect();
