@@ -313,26 +313,42 @@ fn describe_target(target: &Target) -> String {
 
 /// Holds the whole conversation with one server and returns what it lists.
 pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
+    probe_counting(target, options).0
+}
+
+/// Holds the whole conversation with one server; returns what it lists and how many
+/// lines of its stdout were not JSON and were skipped, whether or not it listed.
+fn probe_counting(target: &Target, options: &Options) -> (Result<Listing>, usize) {
     match target {
         Target::Stdio {
             command,
             env,
             clear_env,
         } => {
-            let mut server = stdio::Stdio::spawn(command, env, *clear_env, options)?;
+            let mut server = match stdio::Stdio::spawn(command, env, *clear_env, options) {
+                Ok(server) => server,
+                Err(err) => return (Err(err), 0),
+            };
             // On an error the server is dropped, which kills it at once.
-            let mut listing = session::list_tools(&mut server, &options.offer())?;
-            listing.warnings.extend(server.finish());
-            Ok(listing)
+            let listed = session::list_tools(&mut server, &options.offer());
+            let skipped = server.skipped_lines();
+            let listed = listed.map(|mut listing| {
+                listing.warnings.extend(server.finish());
+                listing
+            });
+            (listed, skipped)
         }
         Target::Http { url, headers } => {
-            let mut server = http::Http::new(url, headers, options)?;
-            let listing = session::list_tools(&mut server, &options.offer());
-            // The session is ended whether or not the listing worked.
-            let close_warning = server.finish();
-            let mut listing = listing?;
-            listing.warnings.extend(close_warning);
-            Ok(listing)
+            let listed = (|| {
+                let mut server = http::Http::new(url, headers, options)?;
+                let listing = session::list_tools(&mut server, &options.offer());
+                // The session is ended whether or not the listing worked.
+                let close_warning = server.finish();
+                let mut listing = listing?;
+                listing.warnings.extend(close_warning);
+                Ok(listing)
+            })();
+            (listed, 0)
         }
     }
 }

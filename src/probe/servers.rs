@@ -37,7 +37,7 @@ use super::join;
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
-use super::{csv_header, probe, tool_cells, Options, Target};
+use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
 use crate::error::{ExitStatus, UsageError};
 use crate::messages;
 use crate::out::Out;
@@ -80,6 +80,8 @@ struct Entry {
     registry_name: Option<String>,
     repository: Option<String>,
     subfolder: Option<String>,
+    /// The commit of the repository the corpus pinned for it, when known.
+    commit: Option<String>,
 }
 
 /// A value written in the file, or named there and read from the environment.
@@ -112,6 +114,8 @@ enum Kind {
     InstallFailed,
     NoWheel,
     Exited,
+    /// It exited or timed out, its stderr naming a failure to reach the network.
+    NeedsNetwork,
     ToolsListError,
     TimedOut,
     SandboxRefused,
@@ -125,6 +129,7 @@ impl Kind {
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
             Kind::Exited => "exited",
+            Kind::NeedsNetwork => "needs network",
             Kind::ToolsListError => "tools/list error",
             Kind::TimedOut => "timed out",
             Kind::SandboxRefused => "sandbox refused",
@@ -132,10 +137,22 @@ impl Kind {
     }
 }
 
-/// Holds a server that gave no listing: how it ended, and why in words.
+/// Holds a server that gave no listing: how it ended, why in words, and the line of
+/// its stderr that says why, when it wrote one.
 struct Failure {
     kind: Kind,
     reason: String,
+    cause: String,
+}
+
+impl Failure {
+    fn new(kind: Kind, reason: String) -> Failure {
+        Failure {
+            kind,
+            reason,
+            cause: String::new(),
+        }
+    }
 }
 
 /// What probing one server gave.
@@ -144,11 +161,17 @@ struct Outcome {
     result: Result<Listing, Failure>,
     /// What identifies the bytes of a package server: npm's integrity, a wheel's sha256.
     artifact: String,
+    /// Lines of the server's stdout that were not JSON, skipped; `None` when it never ran.
+    skipped_lines: Option<usize>,
 }
 
-/// Returns how a failed probe ended, from the kind of its error.
+/// Returns how a failed probe ended, from the kind of its error and, for a server
+/// that stopped, from what its stderr says.
 fn failure(err: &anyhow::Error) -> Failure {
-    let kind = match err.chain().find_map(|e| e.downcast_ref::<Ended>()) {
+    let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
+    let said = ended.map(|e| e.stderr.as_slice()).unwrap_or_default();
+    let kind = match ended {
+        _ if said.iter().any(|l| stderr::is_network_failure(l)) => Kind::NeedsNetwork,
         Some(ended) if ended.kind == Ending::TimedOut => Kind::TimedOut,
         Some(_) => Kind::Exited,
         None => Kind::ToolsListError,
@@ -156,6 +179,18 @@ fn failure(err: &anyhow::Error) -> Failure {
     Failure {
         kind,
         reason: format!("{err:#}"),
+        cause: stderr::cause(said).unwrap_or_default().to_string(),
+    }
+}
+
+/// Returns the outcome of probing `target`.
+fn probed(name: &str, target: &Target, options: &Options, artifact: String) -> Outcome {
+    let (listed, skipped_lines) = probe_counting(target, options);
+    Outcome {
+        name: name.to_string(),
+        result: listed.map_err(|err| failure(&err)),
+        artifact,
+        skipped_lines: Some(skipped_lines),
     }
 }
 
@@ -197,6 +232,15 @@ fn load(path: &Path) -> Result<Vec<Server>> {
                 "server '{name}' has a program, module or needs but no package; they go with a package"
             ))
             .into());
+        }
+        if let Some(commit) = &entry.commit {
+            if !(7..=40).contains(&commit.len()) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad(format!(
+                    "server '{name}': commit '{}' is not a commit (7 to 40 hex digits)",
+                    sanitize(commit)
+                ))
+                .into());
+            }
         }
         if let Some(package) = &entry.package {
             if !matches!(package.registry.as_str(), "npm" | "pypi") {
@@ -427,21 +471,15 @@ fn probe_one(
 ) -> Outcome {
     let fail = |kind, reason: String| Outcome {
         name: server.name.clone(),
-        result: Err(Failure { kind, reason }),
+        result: Err(Failure::new(kind, reason)),
         artifact: String::new(),
+        skipped_lines: None,
     };
     let entry = &server.entry;
     let Some(package) = &entry.package else {
-        return Outcome {
-            name: server.name.clone(),
-            result: match target(entry) {
-                Ok(target) => probe(&target, options).map_err(|err| failure(&err)),
-                Err(reason) => Err(Failure {
-                    kind: Kind::NeedsConfiguration,
-                    reason,
-                }),
-            },
-            artifact: String::new(),
+        return match target(entry) {
+            Ok(target) => probed(&server.name, &target, options, String::new()),
+            Err(reason) => fail(Kind::NeedsConfiguration, reason),
         };
     };
     if !entry.needs.is_empty() {
@@ -490,20 +528,17 @@ fn probe_one(
             clear_env: false,
         },
     };
-    Outcome {
-        name: server.name.clone(),
-        result: probe(&target, options).map_err(|err| failure(&err)),
-        artifact: installed.artifact,
-    }
+    probed(&server.name, &target, options, installed.artifact)
 }
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 16] = [
+const SERVERS_HEADER: [&str; 19] = [
     "server",
     "registry_name",
     "repository",
     "subfolder",
+    "commit",
     "package_registry",
     "package",
     "package_version",
@@ -515,7 +550,9 @@ const SERVERS_HEADER: [&str; 16] = [
     "tools_every_meaningful_hint",
     "tools_some_hints",
     "tools_no_hint",
+    "stdout_lines_skipped",
     "error",
+    "cause",
 ];
 
 /// Writes `wire-DATE-servers.csv`: one row per server of the file, in its order.
@@ -534,11 +571,16 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
             text(&entry.registry_name),
             text(&entry.repository),
             text(&entry.subfolder),
+            text(&entry.commit),
             registry,
             package,
             version,
             outcome.artifact.clone(),
         ];
+        let skipped = outcome
+            .skipped_lines
+            .map(|n| n.to_string())
+            .unwrap_or_default();
         match &outcome.result {
             Ok(listing) => {
                 let (tools, complete, nothing) = counts(listing);
@@ -550,13 +592,17 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
                     complete.to_string(),
                     (tools - complete - nothing).to_string(),
                     nothing.to_string(),
+                    skipped.clone(),
+                    String::new(),
                     String::new(),
                 ]);
             }
             Err(failure) => {
                 record.push(failure.kind.name().to_string());
                 record.extend(std::iter::repeat_n(String::new(), 6));
+                record.push(skipped.clone());
                 record.push(failure.reason.clone());
+                record.push(failure.cause.clone());
             }
         }
         out.write_record(&record)?;
@@ -708,11 +754,53 @@ mod tests {
                 "[[server]]\nname = \"a\"\ncommand = \"x\"\nextra = 1\n",
                 "unknown field",
             ),
+            (
+                "[[server]]\nname = \"a\"\ncommand = \"x\"\ncommit = \"v1.0\"\n",
+                "commit 'v1.0' is not a commit",
+            ),
         ] {
             let err = load_text(text).err().expect(text);
             assert!(err.downcast_ref::<UsageError>().is_some(), "{text}");
             assert!(format!("{err:#}").contains(says), "{text}: {err:#}");
         }
+    }
+
+    #[test]
+    fn a_server_whose_stderr_names_a_network_failure_needs_network() {
+        let ended = |kind, stderr: &[&str]| {
+            anyhow::Error::new(Ended {
+                kind,
+                message: "the server exited".to_string(),
+                stderr: stderr.iter().map(|l| l.to_string()).collect(),
+            })
+            .context("initialize")
+        };
+        let offline = failure(&ended(
+            Ending::Exited,
+            &[
+                "Traceback (most recent call last):",
+                "  File \"s.py\"",
+                "httpx.ConnectError: [Errno -3] Temporary failure in name resolution",
+            ],
+        ));
+        assert_eq!(offline.kind, Kind::NeedsNetwork);
+        assert_eq!(
+            offline.cause,
+            "httpx.ConnectError: [Errno -3] Temporary failure in name resolution"
+        );
+        let hung = failure(&ended(
+            Ending::TimedOut,
+            &["Error: getaddrinfo ENOTFOUND api"],
+        ));
+        assert_eq!(hung.kind, Kind::NeedsNetwork);
+        let refused = failure(&ended(Ending::Exited, &["connect failed: ECONNREFUSED"]));
+        assert_eq!(refused.kind, Kind::Exited);
+        assert_eq!(refused.cause, "connect failed: ECONNREFUSED");
+        let other = failure(&anyhow::anyhow!("tools/list: error -32601"));
+        assert_eq!(
+            (other.kind, other.cause.as_str()),
+            (Kind::ToolsListError, "")
+        );
     }
 
     #[test]

@@ -49,6 +49,11 @@ impl Kept {
         self.head.len() + self.between + self.tail.len()
     }
 
+    /// Returns the lines kept: the first ones, then the last.
+    pub fn lines(&self) -> Vec<String> {
+        self.head.iter().chain(&self.tail).cloned().collect()
+    }
+
     /// Renders the lines for an error message: a clause saying how many lines there were,
     /// then one `  | ` line each, with `... N more lines ...` where lines were left out.
     pub fn render(&self) -> String {
@@ -76,6 +81,67 @@ impl Kept {
         self.tail.iter().for_each(|l| put(l));
         text
     }
+}
+
+/// What a server's stderr says when it could not reach the network: Node's resolver
+/// and socket codes, the C library's and Python's words for them, and the exception
+/// names of Python's HTTP clients (`requests`, `httpx`, `aiohttp`).
+const NETWORK_FAILURES: [&str; 11] = [
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ENETUNREACH",
+    "getaddrinfo",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "ConnectionError",
+    "ConnectError",
+    "ClientConnectorError",
+    "NameResolutionError",
+];
+
+/// Returns true when `line` names a failure to reach the network. A refused
+/// connection is not one: the sandbox's own loopback refuses, and a server that
+/// wants a local service says so that way.
+pub fn is_network_failure(line: &str) -> bool {
+    NETWORK_FAILURES.iter().any(|word| line.contains(word))
+}
+
+/// Returns the line of a server's stderr that says why it stopped: a line naming a
+/// network failure; else the exception line of its last Python traceback (the first
+/// line after `Traceback (most recent call last):` that is not indented, which Python
+/// prints last); else the first line naming an error (`Error:`, `error:`, `panic:`,
+/// `fatal`); else the first line that is not blank.
+pub fn cause(lines: &[String]) -> Option<&str> {
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|l| l.trim_end())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if let Some(line) = lines.iter().find(|l| is_network_failure(l)) {
+        return Some(line.trim());
+    }
+    let traceback = lines
+        .iter()
+        .rposition(|l| l.trim() == "Traceback (most recent call last):");
+    if let Some(at) = traceback {
+        let raised = lines[at + 1..]
+            .iter()
+            .find(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."));
+        if let Some(line) = raised {
+            return Some(line.trim());
+        }
+    }
+    let is_error = |l: &&&str| {
+        ["Error:", "error:", "panic:", "fatal", "Fatal", "Exception:"]
+            .iter()
+            .any(|word| l.contains(word))
+    };
+    lines
+        .iter()
+        .find(is_error)
+        .or(lines.first())
+        .map(|l| l.trim())
 }
 
 /// Reads `stderr` to its end into `kept`, each line sanitized and cut to [`LINE_BYTES`]
@@ -146,6 +212,57 @@ mod tests {
         assert_eq!(lines.len(), 22);
         let one = kept(HEAD + TAIL + 1).render();
         assert!(one.contains("\n  | ... 1 more line ...\n"), "{one}");
+    }
+
+    fn owned(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn the_cause_is_the_network_failure_the_raised_exception_or_the_error_line() {
+        let traceback = owned(&[
+            "INFO starting",
+            "Traceback (most recent call last):",
+            "  File \"/p/server.py\", line 3, in <module>",
+            "    import missing",
+            "ModuleNotFoundError: No module named 'missing'",
+        ]);
+        assert_eq!(
+            cause(&traceback),
+            Some("ModuleNotFoundError: No module named 'missing'")
+        );
+        let chained = owned(&[
+            "Traceback (most recent call last):",
+            "  File \"a.py\", line 1",
+            "KeyError: 'x'",
+            "",
+            "During handling of the above exception, another exception occurred:",
+            "",
+            "Traceback (most recent call last):",
+            "  File \"a.py\", line 2",
+            "RuntimeError: no config",
+        ]);
+        assert_eq!(cause(&chained), Some("RuntimeError: no config"));
+        let node = owned(&[
+            "node:internal/process/promises:289",
+            "            triggerUncaughtException(err, true);",
+            "Error: getaddrinfo EAI_AGAIN api.example.com",
+        ]);
+        assert_eq!(
+            cause(&node),
+            Some("Error: getaddrinfo EAI_AGAIN api.example.com")
+        );
+        let usage = owned(&[
+            "flag provided but not defined: -x",
+            "Usage of server:",
+            "  -v",
+        ]);
+        assert_eq!(cause(&usage), Some("flag provided but not defined: -x"));
+        assert_eq!(cause(&[]), None);
+        assert!(is_network_failure(
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x')"
+        ));
+        assert!(!is_network_failure("connect failed: ECONNREFUSED"));
     }
 
     #[test]

@@ -60,6 +60,8 @@ pub enum Ending {
 pub struct Ended {
     pub kind: Ending,
     pub message: String,
+    /// The server's stderr lines kept: the first ones, then the last.
+    pub stderr: Vec<String>,
 }
 
 impl std::fmt::Display for Ended {
@@ -102,6 +104,8 @@ pub struct Stdio {
     max_message: usize,
     capabilities: Value,
     skipped: usize,
+    /// Lines of stdout that were not JSON, over the whole exchange.
+    skipped_total: usize,
     skipped_example: Option<String>,
     warnings: Vec<String>,
     /// When the server was seen to have exited while the probe waited.
@@ -210,6 +214,7 @@ impl Stdio {
             max_message: options.max_message,
             capabilities: options.capabilities.clone(),
             skipped: 0,
+            skipped_total: 0,
             skipped_example: None,
             warnings: Vec::new(),
             exited_at: None,
@@ -313,7 +318,21 @@ impl Stdio {
         anyhow::Error::new(Ended {
             kind: Ending::Exited,
             message: format!("{what}{}", self.stderr_lines()),
+            stderr: self.stderr_kept(),
         })
+    }
+
+    /// Returns how many lines of the server's stdout were not JSON and were skipped.
+    pub fn skipped_lines(&self) -> usize {
+        self.skipped_total
+    }
+
+    /// Returns the server's stderr lines kept so far.
+    fn stderr_kept(&self) -> Vec<String> {
+        match self.stderr.lock() {
+            Ok(kept) => kept.lines(),
+            Err(poisoned) => poisoned.into_inner().lines(),
+        }
     }
 
     /// Returns the server's first and last stderr lines, as a clause of an error.
@@ -364,6 +383,7 @@ impl Stdio {
                         self.timeout.as_secs(),
                         self.stderr_lines()
                     ),
+                    stderr: self.stderr_kept(),
                 }
                 .into());
             }
@@ -414,6 +434,7 @@ impl Stdio {
                 Parsed::Message(value) => value,
                 Parsed::NotJson => {
                     self.skipped += 1;
+                    self.skipped_total += 1;
                     if self.skipped_example.is_none() {
                         self.skipped_example = Some(excerpt(&String::from_utf8_lossy(trimmed)));
                     }

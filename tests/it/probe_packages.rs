@@ -216,6 +216,18 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
             npm_tarball("hinted-fixture", &js_server(&hinted_tools, None), &marker),
         ),
         (
+            "network-fixture",
+            npm_tarball(
+                "network-fixture",
+                "console.log('connecting to registry.example.com');\n\
+                 require('dns').lookup('registry.example.com', (err) => {\n\
+                 console.error('starting');\n\
+                 console.error(String(err));\n\
+                 process.exit(4);\n});\n",
+                &marker,
+            ),
+        ),
+        (
             "socket-fixture",
             npm_tarball(
                 "socket-fixture",
@@ -279,6 +291,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     let page = json!({"servers": [
         entry("io.github.fixture/hinted", npm("hinted-fixture")),
         entry("io.github.fixture/socket", npm("socket-fixture")),
+        entry("io.github.fixture/network", npm("network-fixture")),
         entry("io.github.fixture/secret", {
             let mut p = npm("hinted-fixture");
             p["environmentVariables"] = json!([
@@ -332,6 +345,13 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
          fixture/hinted,v1,,src/index.ts,12,tool,source,typescript,gone,,,,\n",
     )
     .unwrap();
+
+    // The corpus commit of a server, as the servers file may carry it.
+    let text = text.replace(
+        "registry_name = \"io.github.fixture/hinted\"\n",
+        &format!("registry_name = \"io.github.fixture/hinted\"\ncommit = \"{COMMIT}\"\n"),
+    );
+    std::fs::write(work.path().join("servers.toml"), &text).unwrap();
 
     let npm_cache = work.path().join("npm-cache");
     let probe = |extra: &[&str], out: &str| {
@@ -394,6 +414,28 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     );
     assert_eq!(cell("io.github.fixture/secret", "error"), "needs API_TOKEN");
     assert_eq!(cell("io.github.fixture/sdist", "outcome"), "no wheel");
+    assert_eq!(cell("io.github.fixture/hinted", "commit"), COMMIT);
+    assert_eq!(
+        cell("io.github.fixture/hinted", "stdout_lines_skipped"),
+        "0"
+    );
+    assert_eq!(cell("io.github.fixture/secret", "stdout_lines_skipped"), "");
+    // The server that looks a name up cannot in the sandbox: it needs the network,
+    // the line that says so is its cause, and its banner on stdout was skipped.
+    assert_eq!(
+        [
+            cell("io.github.fixture/network", "outcome"),
+            cell("io.github.fixture/network", "stdout_lines_skipped")
+        ],
+        ["needs network", "1"],
+        "{}",
+        show(&out)
+    );
+    let cause = cell("io.github.fixture/network", "cause");
+    assert!(
+        cause.starts_with("Error: getaddrinfo E") && cause.ends_with(" registry.example.com"),
+        "{cause}"
+    );
     // The socket server could not reach the host's loopback, and said so.
     assert_eq!(
         cell("io.github.fixture/socket", "outcome"),
@@ -450,6 +492,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     assert_eq!(
         links,
         [
+            ("io.github.fixture/network", "not listed"),
             ("io.github.fixture/py", "no census row"),
             ("io.github.fixture/sdist", "not listed"),
             ("io.github.fixture/secret", "not listed"),
