@@ -7,6 +7,7 @@
 //! and `diff`. It does not count source text; that is `count`'s job, and a zero there
 //! says nothing about the wire, which is why this half exists.
 
+mod bounds;
 mod diff;
 mod groups;
 mod hints;
@@ -83,8 +84,9 @@ pub enum Target {
     Stdio {
         command: Vec<String>,
         env: Vec<(String, String)>,
-        /// Starts the command with `env` alone, none of the prober's environment.
-        clear_env: bool,
+        /// The command is the sandbox's: it starts with `env` alone, none of the
+        /// prober's environment, and within the bounds of `bounds`.
+        is_sandboxed: bool,
     },
     /// A Streamable HTTP URL, with headers sent on every request.
     Http {
@@ -221,7 +223,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
         (None, false) => Target::Stdio {
             command: args.command.clone(),
             env: Vec::new(),
-            clear_env: false,
+            is_sandboxed: false,
         },
         (None, true) => {
             return Err(UsageError(
@@ -323,9 +325,9 @@ fn probe_counting(target: &Target, options: &Options) -> (Result<Listing>, usize
         Target::Stdio {
             command,
             env,
-            clear_env,
+            is_sandboxed,
         } => {
-            let mut server = match stdio::Stdio::spawn(command, env, *clear_env, options) {
+            let mut server = match stdio::Stdio::spawn(command, env, *is_sandboxed, options) {
                 Ok(server) => server,
                 Err(err) => return (Err(err), 0),
             };

@@ -119,6 +119,10 @@ enum Kind {
     ToolsListError,
     TimedOut,
     SandboxRefused,
+    /// Stopped: its sandbox held more processes than the bound.
+    TooManyProcesses,
+    /// Stopped: it wrote more than the bound on stderr, or of stdout that is not JSON.
+    TooMuchOutput,
 }
 
 impl Kind {
@@ -133,6 +137,8 @@ impl Kind {
             Kind::ToolsListError => "tools/list error",
             Kind::TimedOut => "timed out",
             Kind::SandboxRefused => "sandbox refused",
+            Kind::TooManyProcesses => "too many processes",
+            Kind::TooMuchOutput => "too much output",
         }
     }
 }
@@ -170,10 +176,13 @@ struct Outcome {
 fn failure(err: &anyhow::Error) -> Failure {
     let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
     let said = ended.map(|e| e.stderr.as_slice()).unwrap_or_default();
-    let kind = match ended {
-        _ if said.iter().any(|l| stderr::is_network_failure(l)) => Kind::NeedsNetwork,
-        Some(ended) if ended.kind == Ending::TimedOut => Kind::TimedOut,
-        Some(_) => Kind::Exited,
+    let is_offline = said.iter().any(|l| stderr::is_network_failure(l));
+    let kind = match ended.map(|e| e.kind) {
+        Some(Ending::Exited | Ending::TimedOut) if is_offline => Kind::NeedsNetwork,
+        Some(Ending::TimedOut) => Kind::TimedOut,
+        Some(Ending::Exited) => Kind::Exited,
+        Some(Ending::TooManyProcesses) => Kind::TooManyProcesses,
+        Some(Ending::TooMuchOutput) => Kind::TooMuchOutput,
         None => Kind::ToolsListError,
     };
     Failure {
@@ -308,7 +317,7 @@ fn target(entry: &Entry) -> Result<Target, String> {
             Ok(Target::Stdio {
                 command: line,
                 env: resolve(&entry.env, "env")?,
-                clear_env: false,
+                is_sandboxed: false,
             })
         }
         (None, Some(url)) => Ok(Target::Http {
@@ -519,13 +528,13 @@ fn probe_one(
             Target::Stdio {
                 command: sandbox::wrap(bwrap, &dirs, &installed.command),
                 env: all,
-                clear_env: true,
+                is_sandboxed: true,
             }
         }
         None => Target::Stdio {
             command: installed.command.clone(),
             env,
-            clear_env: false,
+            is_sandboxed: false,
         },
     };
     probed(&server.name, &target, options, installed.artifact)

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::io::{BufReader, Read};
 use std::sync::Mutex;
 
+use super::bounds;
 use super::lines::{self, Line};
 use crate::messages::{count, noun};
 use crate::sanitize::excerpt;
@@ -28,6 +29,10 @@ pub struct Kept {
     head: Vec<String>,
     tail: VecDeque<String>,
     between: usize,
+    /// Bytes read so far.
+    bytes: usize,
+    /// Set when reading stopped at [`bounds::MAX_OUTPUT`] bytes.
+    is_cut: bool,
 }
 
 impl Kept {
@@ -47,6 +52,12 @@ impl Kept {
     /// Returns how many lines the stream had.
     pub fn total(&self) -> usize {
         self.head.len() + self.between + self.tail.len()
+    }
+
+    /// Returns true when the stream passed [`bounds::MAX_OUTPUT`] bytes and reading
+    /// stopped there.
+    pub fn is_cut(&self) -> bool {
+        self.is_cut
     }
 
     /// Returns the lines kept: the first ones, then the last.
@@ -144,29 +155,50 @@ pub fn cause(lines: &[String]) -> Option<&str> {
         .map(|l| l.trim())
 }
 
-/// Reads `stderr` to its end into `kept`, each line sanitized and cut to [`LINE_BYTES`]
-/// bytes as it is read.
+/// Reads `stderr` into `kept`, each line sanitized and cut to [`LINE_BYTES`] bytes as
+/// it is read, to its end or to [`bounds::MAX_OUTPUT`] bytes, where it stops reading
+/// and marks `kept` cut: a server that writes without end is stopped, not read forever.
 pub fn keep(stderr: impl Read, kept: &Mutex<Kept>) {
+    keep_within(stderr, kept, bounds::MAX_OUTPUT);
+}
+
+fn keep_within(stderr: impl Read, kept: &Mutex<Kept>, max: usize) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     let mut rest = Vec::new();
+    let with = |f: &mut dyn FnMut(&mut Kept)| match kept.lock() {
+        Ok(mut kept) => f(&mut kept),
+        Err(poisoned) => f(&mut poisoned.into_inner()),
+    };
+    let mut bytes = 0;
     loop {
         let cut = match lines::read_line(&mut reader, &mut line, LINE_BYTES) {
             Ok(Line::End) | Err(_) => return,
             Ok(Line::Complete) => false,
             Ok(Line::TooLong) => true,
         };
+        bytes += line.len();
         let mut text = excerpt(String::from_utf8_lossy(&line).trim_end());
         if cut {
             if !text.ends_with('…') {
                 text.push('…');
             }
             // Skip the rest of the long line, a bounded piece at a time.
-            while let Ok(Line::TooLong) = lines::read_line(&mut reader, &mut rest, LINE_BYTES) {}
+            while let Ok(Line::TooLong) = lines::read_line(&mut reader, &mut rest, LINE_BYTES) {
+                bytes += rest.len();
+                if bytes > max {
+                    break;
+                }
+            }
         }
-        match kept.lock() {
-            Ok(mut kept) => kept.push(text),
-            Err(poisoned) => poisoned.into_inner().push(text),
+        let is_over = bytes > max;
+        with(&mut |kept| {
+            kept.push(text.clone());
+            kept.bytes = bytes;
+            kept.is_cut = is_over;
+        });
+        if is_over {
+            return;
         }
     }
 }
@@ -263,6 +295,21 @@ mod tests {
             "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x')"
         ));
         assert!(!is_network_failure("connect failed: ECONNREFUSED"));
+    }
+
+    #[test]
+    fn a_stream_without_end_is_read_to_the_bound_only() {
+        let endless = std::io::repeat(b'x').take(1 << 20);
+        let lines = std::io::repeat(b'\n');
+        let kept = Mutex::new(Kept::default());
+        keep_within(endless.chain(lines), &kept, 64 << 10);
+        let kept = kept.into_inner().unwrap();
+        assert!(kept.is_cut());
+        assert!(kept.bytes <= (64 << 10) + 2 * LINE_BYTES, "{}", kept.bytes);
+        assert_eq!(kept.total(), 1);
+        let short = Mutex::new(Kept::default());
+        keep_within(&b"one\ntwo\n"[..], &short, 64 << 10);
+        assert!(!short.into_inner().unwrap().is_cut());
     }
 
     #[test]
