@@ -428,7 +428,8 @@ pub struct ProbeArgs {
     pub cache: Option<PathBuf>,
 
     /// Has npm resolve the dependencies of --servers packages as of this date
-    /// (npm install --before). PyPI packages are not resolved by date yet.
+    /// (npm install --before). Default: each version's publish time, as its registry
+    /// gives it. PyPI packages are not resolved by date (pip has no such option).
     #[arg(long, value_name = "YYYY-MM-DD", requires = "servers",
           value_parser = crate::date::parse_arg)]
     pub before: Option<String>,

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::hints::ToolHints;
-use super::install::{InstallKind, Installer, PackageRef, Start};
+use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
 use super::join;
 use super::sandbox;
 use super::session::{capability_names, Listing};
@@ -169,6 +169,21 @@ struct Outcome {
     artifact: String,
     /// Lines of the server's stdout that were not JSON, skipped; `None` when it never ran.
     skipped_lines: Option<usize>,
+    /// The date npm resolved the package's dependencies as of.
+    before: String,
+    /// What its install resolved to.
+    lock: Option<Lock>,
+}
+
+impl Outcome {
+    /// Returns the lock's cell and file name: `sha256:HEX` and `HEX.EXT`.
+    fn lock_names(&self) -> Option<(String, String)> {
+        use sha2::Digest as _;
+        self.lock.as_ref().map(|lock| {
+            let hex = format!("{:x}", sha2::Sha256::digest(&lock.bytes));
+            (format!("sha256:{hex}"), format!("{hex}.{}", lock.extension))
+        })
+    }
 }
 
 /// Returns how a failed probe ended, from the kind of its error and, for a server
@@ -192,14 +207,25 @@ fn failure(err: &anyhow::Error) -> Failure {
     }
 }
 
-/// Returns the outcome of probing `target`.
-fn probed(name: &str, target: &Target, options: &Options, artifact: String) -> Outcome {
+/// Returns the outcome of probing `target`, the server of `installed` when it is a
+/// package's.
+fn probed(name: &str, target: &Target, options: &Options, installed: Option<Installed>) -> Outcome {
     let (listed, skipped_lines) = probe_counting(target, options);
+    let installed = installed.unwrap_or_else(|| Installed {
+        prefix: PathBuf::new(),
+        command: Vec::new(),
+        runtime_dirs: Vec::new(),
+        artifact: String::new(),
+        before: String::new(),
+        lock: None,
+    });
     Outcome {
         name: name.to_string(),
         result: listed.map_err(|err| failure(&err)),
-        artifact,
+        artifact: installed.artifact,
         skipped_lines: Some(skipped_lines),
+        before: installed.before,
+        lock: installed.lock,
     }
 }
 
@@ -410,6 +436,9 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         .with_context(|| format!("writing '{}'", csv_path.display()))?;
     write_servers(&servers_path, &servers, &outcomes)
         .with_context(|| format!("writing '{}'", servers_path.display()))?;
+    let locks_dir = out_dir.join(format!("wire-{date}-locks"));
+    write_locks(&locks_dir, &outcomes)
+        .with_context(|| format!("writing '{}'", locks_dir.display()))?;
     let mut report = summary(&outcomes, &capabilities, date);
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
@@ -483,11 +512,13 @@ fn probe_one(
         result: Err(Failure::new(kind, reason)),
         artifact: String::new(),
         skipped_lines: None,
+        before: String::new(),
+        lock: None,
     };
     let entry = &server.entry;
     let Some(package) = &entry.package else {
         return match target(entry) {
-            Ok(target) => probed(&server.name, &target, options, String::new()),
+            Ok(target) => probed(&server.name, &target, options, None),
             Err(reason) => fail(Kind::NeedsConfiguration, reason),
         };
     };
@@ -537,12 +568,12 @@ fn probe_one(
             is_sandboxed: false,
         },
     };
-    probed(&server.name, &target, options, installed.artifact)
+    probed(&server.name, &target, options, Some(installed))
 }
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 19] = [
+const SERVERS_HEADER: [&str; 21] = [
     "server",
     "registry_name",
     "repository",
@@ -552,6 +583,8 @@ const SERVERS_HEADER: [&str; 19] = [
     "package",
     "package_version",
     "artifact",
+    "before",
+    "lock",
     "outcome",
     "server_version",
     "protocol",
@@ -585,6 +618,11 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
             package,
             version,
             outcome.artifact.clone(),
+            outcome.before.clone(),
+            outcome
+                .lock_names()
+                .map(|(cell, _)| cell)
+                .unwrap_or_default(),
         ];
         let skipped = outcome
             .skipped_lines
@@ -617,6 +655,22 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
         out.write_record(&record)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Writes each lock of `outcomes` into `dir`, named after its sha256: the same
+/// resolution is one file, however many servers share it.
+fn write_locks(dir: &Path, outcomes: &[Outcome]) -> Result<()> {
+    for outcome in outcomes {
+        let (Some(lock), Some((_, name))) = (&outcome.lock, outcome.lock_names()) else {
+            continue;
+        };
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(name);
+        if !path.is_file() {
+            std::fs::write(&path, &lock.bytes)?;
+        }
+    }
     Ok(())
 }
 

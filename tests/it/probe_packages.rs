@@ -20,6 +20,8 @@ use crate::common::{
 
 const DATE: &str = "2026-11-30";
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+/// When the loopback npm registry says each fixture was published.
+const PUBLISHED: &str = "2026-01-02T03:04:05.000Z";
 
 /// Returns a server that tries to get out of its sandbox and lists, as its tools'
 /// names, what each try gave: writing into its prefix, /etc and a folder of the host
@@ -348,6 +350,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
                 };
                 let shasum = format!("{:x}", sha1_checked::Sha1::digest(tgz));
                 let packument = json!({"name": name, "dist-tags": {"latest": "1.0.0"},
+                    "time": {"created": PUBLISHED, "modified": PUBLISHED, "1.0.0": PUBLISHED},
                     "versions": {"1.0.0": {"name": name, "version": "1.0.0",
                         "bin": {name: "server.js"}, "hasInstallScript": true,
                         "dist": {"tarball": format!("{base}/npm/{name}-1.0.0.tgz"),
@@ -505,6 +508,30 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     assert_eq!(cell("io.github.fixture/secret", "error"), "needs API_TOKEN");
     assert_eq!(cell("io.github.fixture/sdist", "outcome"), "no wheel");
     assert_eq!(cell("io.github.fixture/hinted", "commit"), COMMIT);
+    // npm resolved as of the version's publish time, and the resolution is kept beside
+    // the row under its sha256.
+    assert_eq!(cell("io.github.fixture/hinted", "before"), PUBLISHED);
+    assert_eq!(cell("io.github.fixture/py", "before"), "");
+    let lock = |server: &str, extension: &str| {
+        let cell = cell(server, "lock");
+        let hex = cell
+            .strip_prefix("sha256:")
+            .unwrap_or_else(|| panic!("{server}: '{cell}'"));
+        let path = work
+            .path()
+            .join(format!("results/wire-{DATE}-locks/{hex}.{extension}"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        use sha2::Digest as _;
+        assert_eq!(format!("{:x}", sha2::Sha256::digest(&bytes)), hex);
+        String::from_utf8(bytes).unwrap()
+    };
+    let npm_lock = lock("io.github.fixture/hinted", "json");
+    assert!(
+        npm_lock.contains("\"node_modules/hinted-fixture\""),
+        "{npm_lock}"
+    );
+    assert!(!npm_lock.contains(".partial-"), "{npm_lock}");
+    assert_eq!(lock("io.github.fixture/py", "txt"), "hintpy==1.0.0\n");
     assert_eq!(
         cell("io.github.fixture/hinted", "stdout_lines_skipped"),
         "0"
@@ -596,14 +623,15 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     );
 
     // The secret's server was never installed or run: only the other packages were
-    // asked for.
+    // asked for, the hinted one three times (its publish time, its packument for the
+    // install, its tarball).
     let asked: Vec<String> = registry.seen().iter().map(|r| r.url.clone()).collect();
     assert_eq!(
         asked
             .iter()
             .filter(|u| u.contains("hinted-fixture"))
             .count(),
-        2,
+        3,
         "{asked:#?}"
     );
 
