@@ -451,6 +451,13 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "TABLE", requires = "servers")]
     pub source_table: Option<PathBuf>,
 
+    /// Records each server of --servers that listed in OUT/wire-DATE.journal as soon
+    /// as it is done, and skips the servers that journal already holds: a run that was
+    /// killed, started again with the same command, probes only the rest and writes the
+    /// same tables. The journal is removed once every server has listed.
+    #[arg(long, requires = "servers")]
+    pub resume: bool,
+
     /// Runs the registry packages of --servers outside the bubblewrap sandbox, with
     /// the network, your HOME and your environment. Only for packages you trust.
     #[arg(long, requires = "servers")]

@@ -318,8 +318,16 @@ impl Installer {
 /// Returns the lock of an npm prefix: `package-lock.json` without its root entry,
 /// keys sorted; `None` when there is none.
 fn npm_lock(lock: &Value) -> Option<Lock> {
-    let mut packages = lock["packages"].as_object()?.clone();
-    packages.remove("");
+    let mut entries: Vec<(&String, &Value)> = lock["packages"]
+        .as_object()?
+        .iter()
+        .filter(|(path, _)| !path.is_empty())
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let packages: serde_json::Map<String, Value> = entries
+        .into_iter()
+        .map(|(path, entry)| (path.clone(), entry.clone()))
+        .collect();
     let kept = serde_json::json!({
         "lockfileVersion": lock["lockfileVersion"],
         "packages": packages,

@@ -14,6 +14,7 @@ mod hints;
 mod http;
 mod install;
 mod join;
+mod journal;
 mod lines;
 mod sandbox;
 mod servers;
@@ -208,6 +209,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
             jobs: usize::from(args.jobs.unwrap_or(servers::DEFAULT_JOBS)),
             date: date.clone(),
             source_table: args.source_table.clone(),
+            resume: args.resume,
         };
         return Ok(Config {
             options,

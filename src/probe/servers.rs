@@ -34,6 +34,7 @@ use serde::Deserialize;
 use super::hints::ToolHints;
 use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
 use super::join;
+use super::journal::{self, Journal, Record};
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
@@ -378,6 +379,8 @@ pub struct Config {
     pub date: String,
     /// The census table (or its tools table) the wire is joined to (`--source-table`).
     pub source_table: Option<PathBuf>,
+    /// Records the servers that listed, and skips those recorded (`--resume`).
+    pub resume: bool,
 }
 
 /// Runs `probe --servers FILE`.
@@ -389,6 +392,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         jobs,
         date,
         source_table,
+        resume,
     } = config;
     let servers = load(file)?;
     // Read before any server runs: a census table that is not one costs no probe.
@@ -421,12 +425,48 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         .num_threads(*jobs)
         .build()
         .context("starting the probe threads")?;
+    let journal_path = journal::path_in(out_dir, date);
+    let (journal, mut done) = match resume {
+        true => {
+            let bytes = std::fs::read(file)
+                .map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
+            let (journal, done) = journal::open(&journal_path, date, &bytes, servers.len())?;
+            (Some(journal), done)
+        }
+        false => {
+            if journal_path.exists() {
+                messages::note(format!(
+                    "'{}' is there but not read: give --resume to probe only the servers it does not hold",
+                    sanitize(journal_path.display().to_string())
+                ));
+            }
+            (None, Default::default())
+        }
+    };
+    let resumed: Vec<Option<journal::Line>> =
+        servers.iter().map(|s| done.remove(&s.name)).collect();
     let outcomes: Vec<Outcome> = pool.install(|| {
         servers
             .par_iter()
-            .map(|server| probe_one(server, packages, sandbox.as_ref(), options))
+            .zip(resumed)
+            .map(|(server, line)| match line {
+                Some(line) => from_journal(line),
+                None => {
+                    let outcome = probe_one(server, packages, sandbox.as_ref(), options);
+                    if let Some(journal) = &journal {
+                        record(journal, &outcome);
+                    }
+                    outcome
+                }
+            })
             .collect()
     });
+    if let Some(journal) = &journal {
+        if outcomes.iter().all(|o| o.result.is_ok()) {
+            std::fs::remove_file(journal.path())
+                .with_context(|| format!("removing '{}'", journal.path().display()))?;
+        }
+    }
 
     let capabilities = capability_names(&options.capabilities);
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
@@ -498,6 +538,40 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     } else {
         ExitStatus::Ok
     })
+}
+
+/// Appends a server that listed to the journal; one that failed is probed again on
+/// the rerun.
+fn record(journal: &Journal, outcome: &Outcome) {
+    let Ok(listing) = &outcome.result else { return };
+    journal.record(&Record {
+        server: &outcome.name,
+        listing,
+        artifact: &outcome.artifact,
+        skipped_lines: outcome.skipped_lines.unwrap_or_default(),
+        before: &outcome.before,
+        lock: outcome.lock.as_ref().map(|lock| {
+            (
+                std::str::from_utf8(&lock.bytes).unwrap_or_default(),
+                lock.extension,
+            )
+        }),
+    });
+}
+
+/// Returns the outcome a journal line recorded.
+fn from_journal(line: journal::Line) -> Outcome {
+    Outcome {
+        name: line.server,
+        result: Ok(line.listing),
+        artifact: line.artifact,
+        skipped_lines: Some(line.skipped_lines),
+        before: line.before,
+        lock: line.lock.map(|(text, extension)| Lock {
+            bytes: text.into_bytes(),
+            extension: if extension == "json" { "json" } else { "txt" },
+        }),
+    }
 }
 
 /// Probes one server of the file: installs and sandboxes a package first.
