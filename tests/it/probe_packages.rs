@@ -188,9 +188,19 @@ fn html(body: String) -> crate::common::Response {
     reply(200, body).with_header(header("Content-Type: text/html"))
 }
 
+/// Returns whether bwrap can make the sandbox here, with the sized tmpfs it uses.
 fn has_bwrap() -> bool {
     Command::new("bwrap")
-        .args(["--ro-bind", "/", "/", "true"])
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--size",
+            "1048576",
+            "--tmpfs",
+            "/tmp",
+            "true",
+        ])
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -224,7 +234,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         return skip("node, npm or python3 is not installed");
     }
     if !has_bwrap() {
-        return skip("bwrap cannot run here; apt-get install bubblewrap");
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
     }
     let work = tempfile::tempdir().unwrap();
     let marker = work.path().join("install-script-ran");
