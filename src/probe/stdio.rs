@@ -334,21 +334,37 @@ impl Stdio {
             Some(status) => format!("the server exited {when} ({}){held}", describe(status)),
             None => format!("the server closed its stdout {when}"),
         };
+        // A server whose stderr was cut at the bound may exit of that first (EPIPE).
+        let (kind, cut) = match self.stderr_is_cut() {
+            true => (
+                Ending::TooMuchOutput,
+                format!(
+                    ", having written more than {} MiB on stderr, where reading stopped",
+                    bounds::MAX_OUTPUT >> 20
+                ),
+            ),
+            false => (Ending::Exited, String::new()),
+        };
         anyhow::Error::new(Ended {
-            kind: Ending::Exited,
-            message: format!("{what}{}", self.stderr_lines()),
+            kind,
+            message: format!("{what}{cut}{}", self.stderr_lines()),
             stderr: self.stderr_kept(),
         })
+    }
+
+    /// Returns true when the server's stderr passed [`bounds::MAX_OUTPUT`] bytes and
+    /// reading it stopped.
+    fn stderr_is_cut(&self) -> bool {
+        match self.stderr.lock() {
+            Ok(kept) => kept.is_cut(),
+            Err(poisoned) => poisoned.into_inner().is_cut(),
+        }
     }
 
     /// Returns the error that stops a server past a bound of [`bounds`] (its processes,
     /// its stderr), having stopped it; `None` while it is within them.
     fn over_bound(&mut self) -> Option<anyhow::Error> {
-        let stderr_over = match self.stderr.lock() {
-            Ok(kept) => kept.is_cut(),
-            Err(poisoned) => poisoned.into_inner().is_cut(),
-        };
-        if stderr_over {
+        if self.stderr_is_cut() {
             return Some(self.stop(
                 Ending::TooMuchOutput,
                 format!(

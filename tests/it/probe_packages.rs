@@ -684,6 +684,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     assert!(skipped > 10_000, "{skipped}");
     let [outcome, error] = ended("io.github.fixture/stderr-flood");
     assert_eq!(outcome, "too much output", "{error}");
+    // Stopped by the probe, or exited of the closed pipe first: either way past the bound.
     assert!(error.contains("more than 16 MiB on stderr"), "{error}");
 
     // Outside the sandbox, given the flag, the same package reaches the listener:
