@@ -428,7 +428,8 @@ pub struct ProbeArgs {
     pub cache: Option<PathBuf>,
 
     /// Has npm resolve the dependencies of --servers packages as of this date
-    /// (npm install --before). PyPI packages are not resolved by date yet.
+    /// (npm install --before). Default: each version's publish time, as its registry
+    /// gives it. PyPI packages are not resolved by date (pip has no such option).
     #[arg(long, value_name = "YYYY-MM-DD", requires = "servers",
           value_parser = crate::infra::date::parse_arg)]
     pub before: Option<String>,
@@ -442,6 +443,20 @@ pub struct ProbeArgs {
     /// server not run. Accepts KiB, MiB and GiB.
     #[arg(long, value_name = "SIZE", default_value = "2GiB")]
     pub max_install_size: ByteSize,
+
+    /// Joins the --servers tables to a census of the same servers' source, given as
+    /// its census-DATE.csv or tools-DATE.csv (the other is read beside it): writes
+    /// join-DATE.csv, one row per (server, tool), and a section "Source and wire" in
+    /// wire-DATE.md.
+    #[arg(long, value_name = "TABLE", requires = "servers")]
+    pub source_table: Option<PathBuf>,
+
+    /// Records each server of --servers that listed in OUT/wire-DATE.journal as soon
+    /// as it is done, and skips the servers that journal already holds: a run that was
+    /// killed, started again with the same command, probes only the rest and writes the
+    /// same tables. The journal is removed once every server has listed.
+    #[arg(long, requires = "servers")]
+    pub resume: bool,
 
     /// Runs the registry packages of --servers outside the bubblewrap sandbox, with
     /// the network, your HOME and your environment. Only for packages you trust.

@@ -77,6 +77,9 @@ pub struct BuiltTree {
     /// The commit's committer time, Unix seconds, for a dated tree.
     pub committed: Option<i64>,
     pub name: Option<String>,
+    /// Every registry name the tree was pinned for (`name` and the others its note
+    /// lists), sorted: what joins a registry entry to its tree.
+    pub names: Vec<String>,
     pub note: String,
 }
 
@@ -359,8 +362,9 @@ pub fn build(
         // The first member's name: the owner's own when there is one.
         let name = (!first.is_unnamed).then(|| first.name.clone());
         let others: Vec<String> = names
-            .into_iter()
-            .filter(|n| Some(n) != name.as_ref())
+            .iter()
+            .filter(|n| Some(*n) != name.as_ref())
+            .cloned()
             .collect();
         let note = if others.is_empty() {
             how
@@ -375,6 +379,7 @@ pub fn build(
             as_of: (!as_of.is_empty()).then_some(as_of),
             committed,
             name,
+            names: names.into_iter().collect(),
             note,
         });
     }
@@ -914,11 +919,18 @@ fn run_registry(config: &RegistryConfig, build: &BuildConfig) -> Result<ExitStat
         let text = remotes_text(&listing.entries, &from(String::new()));
         write_bytes(path, text.as_bytes())?;
     }
-    if let Some(path) = &config.packages {
-        let text = super::packages::packages_text(&listing.entries, &from(String::new()));
-        write_bytes(path, text.as_bytes())?;
-    }
-    finish(build, candidates, early, read, &from)
+    // Written before pinning, so that a pinning that stops still leaves it, then
+    // again with the commits pinned.
+    let packages = |trees: &[BuiltTree]| -> Result<()> {
+        if let Some(path) = &config.packages {
+            let text =
+                super::packages::packages_text(&listing.entries, &from(String::new()), trees);
+            write_bytes(path, text.as_bytes())?;
+        }
+        Ok(())
+    };
+    packages(&[])?;
+    finish(build, candidates, early, read, &from, &packages)
 }
 
 fn run_list(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {
@@ -947,7 +959,7 @@ fn run_list(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {
         read,
         skipped_file,
     };
-    finish(build, candidates, Vec::new(), read, &from)
+    finish(build, candidates, Vec::new(), read, &from, &|_| Ok(()))
 }
 
 /// Pins `candidates`, writes the corpus and the skipped list, and reports.
@@ -957,6 +969,7 @@ fn finish(
     early: Vec<Skip>,
     read: usize,
     from: &dyn Fn(String) -> Provenance,
+    pinned: &dyn Fn(&[BuiltTree]) -> Result<()>,
 ) -> Result<ExitStatus> {
     let (out, skipped_path, dating) = (&config.out, &config.skipped, &config.dating);
     let breaker = Breaker::new(config.give_up_after);
@@ -978,6 +991,7 @@ fn finish(
         // What was pinned is still written: a rerun need not ask again for it.
         if !built.trees.is_empty() {
             write_bytes(out, corpus_text(&built, &from(skipped_name)).as_bytes())?;
+            pinned(&built.trees)?;
         }
         bail!(
             "pinning stopped after {cause}; {} pinned{}, the rest listed as not tried in '{}'",
@@ -998,6 +1012,7 @@ fn finish(
         );
     }
     write_bytes(out, corpus_text(&built, &from(skipped_name)).as_bytes())?;
+    pinned(&built.trees)?;
     messages::note(format!(
         "corpus: {} read; {} written to '{}'; {} skipped, listed in '{}'",
         messages::count(read as u64, "entry", "entries"),

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::build::{toml_string, Provenance};
+use super::build::{toml_string, BuiltTree, Provenance};
 use super::registry::{Argument, Entry, Input, Package};
 use crate::infra::sanitize::sanitize;
 
@@ -229,11 +229,31 @@ fn value(input: &Input, label: &str, needs: &mut BTreeSet<String>) -> Option<Str
     Some(text)
 }
 
+/// Returns the commit of `entry`'s tree among `trees`: the tree pinned for its name,
+/// else the only tree of its repository (owner/name, ASCII case-insensitively) and
+/// subfolder.
+fn commit_of<'t>(entry: &Entry, trees: &'t [BuiltTree]) -> Option<&'t str> {
+    let url = super::repo_url::parse(entry.repository.as_deref()?).ok()?;
+    let subfolder = entry.subfolder.as_deref().unwrap_or("").trim_matches('/');
+    let of_tree: Vec<&BuiltTree> = trees
+        .iter()
+        .filter(|t| {
+            t.repo.eq_ignore_ascii_case(&url.repo)
+                && t.subfolder.as_deref().unwrap_or("").trim_matches('/') == subfolder
+        })
+        .collect();
+    let named = of_tree.iter().find(|t| t.names.contains(&entry.name));
+    match (named, of_tree.as_slice()) {
+        (Some(tree), _) | (None, [tree]) => Some(tree.commit.as_str()),
+        _ => None,
+    }
+}
+
 /// Returns the servers file of every npm and PyPI stdio package of the latest active
 /// entries: one `[[server]]` per package, named after the entry (`NAME#2` for its
-/// second package), with the registry name, repository and subfolder that join it to
-/// its census row.
-pub fn packages_text(entries: &[Entry], from: &Provenance) -> String {
+/// second package), with the registry name, repository, subfolder and, once `trees`
+/// are pinned, commit that join it to its census row.
+pub fn packages_text(entries: &[Entry], from: &Provenance, trees: &[BuiltTree]) -> String {
     let mut chosen: BTreeMap<&str, &Entry> = BTreeMap::new();
     for entry in entries {
         let is_active = entry.status.as_deref().is_none_or(|s| s == "active");
@@ -260,13 +280,18 @@ pub fn packages_text(entries: &[Entry], from: &Provenance) -> String {
                 1 => name.to_string(),
                 n => format!("{name}#{n}"),
             };
-            out.push_str(&server_text(&label, entry, &launch(package)));
+            out.push_str(&server_text(
+                &label,
+                entry,
+                commit_of(entry, trees),
+                &launch(package),
+            ));
         }
     }
     out
 }
 
-fn server_text(label: &str, entry: &Entry, launch: &Launch) -> String {
+fn server_text(label: &str, entry: &Entry, commit: Option<&str>, launch: &Launch) -> String {
     let list = |items: &[String]| {
         let quoted: Vec<String> = items.iter().map(|a| toml_string(a)).collect();
         format!("[{}]", quoted.join(", "))
@@ -280,6 +305,9 @@ fn server_text(label: &str, entry: &Entry, launch: &Launch) -> String {
     }
     if let Some(sub) = &entry.subfolder {
         out.push_str(&format!("subfolder = {}\n", toml_string(sub)));
+    }
+    if let Some(commit) = commit {
+        out.push_str(&format!("commit = {}\n", toml_string(commit)));
     }
     out.push_str(&format!(
         "package = {{ registry = {}, name = {}, version = {} }}\n",
@@ -409,7 +437,19 @@ mod tests {
             read: 3,
             skipped_file: String::new(),
         };
-        let text = packages_text(&listing.entries, &from);
+        assert!(!packages_text(&listing.entries, &from, &[]).contains("commit ="));
+        let tree = BuiltTree {
+            repo: "A/b".into(),
+            forge: super::super::repo_url::Forge::GitHub,
+            commit: "c".repeat(40),
+            subfolder: Some("srv".into()),
+            as_of: None,
+            committed: None,
+            name: None,
+            names: Vec::new(),
+            note: String::new(),
+        };
+        let text = packages_text(&listing.entries, &from, &[tree]);
         let value: toml::Value = toml::from_str(&text).unwrap();
         let servers = value["server"].as_array().unwrap();
         let got: Vec<(&str, &str, &str)> = servers
@@ -433,6 +473,7 @@ mod tests {
             assert_eq!(s["registry_name"].as_str(), Some("io.github.a/b"));
             assert_eq!(s["repository"].as_str(), Some("https://github.com/a/b"));
             assert_eq!(s["subfolder"].as_str(), Some("srv"));
+            assert_eq!(s["commit"].as_str(), Some("c".repeat(40).as_str()));
         }
     }
 }

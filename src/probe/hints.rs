@@ -50,6 +50,18 @@ impl Declared {
         }
     }
 
+    /// Reads a CSV cell back: `true`, `false`, `absent` or `invalid` (whose value the
+    /// cell does not keep); `None` for any other text.
+    pub fn parse_cell(cell: &str) -> Option<Declared> {
+        match cell {
+            "true" => Some(Declared::True),
+            "false" => Some(Declared::False),
+            "absent" => Some(Declared::Absent),
+            "invalid" => Some(Declared::Invalid(String::new())),
+            _ => None,
+        }
+    }
+
     /// Returns the CSV and table cell: `true`, `false`, `absent` or `invalid`.
     pub fn cell(&self) -> &'static str {
         match self {
@@ -109,6 +121,16 @@ impl ToolHints {
             title: non_empty(tool.get("title"))
                 .or_else(|| non_empty(annotations.and_then(|a| a.get("title")))),
             declared: Hint::ALL.map(|hint| Declared::read(annotations, hint)),
+        }
+    }
+
+    /// Returns a tool as a table wrote it: its name and each hint's declaration, in
+    /// the schema's order.
+    pub fn from_cells(name: String, declared: [Declared; 4]) -> ToolHints {
+        ToolHints {
+            name,
+            title: None,
+            declared,
         }
     }
 

@@ -7,8 +7,10 @@
 //! ends, since neither installer can be stopped at a size). npm runs with
 //! `--ignore-scripts`, so no install script of the package or its dependencies runs;
 //! pip with `--only-binary=:all:`, so no sdist is built (building one runs its
-//! code). Which registry they read is the user's ordinary npm and pip
-//! configuration. It does not run the server: that is `stdio`'s, inside `sandbox`'s
+//! code). npm resolves as of the version's publish time unless `--before` says
+//! otherwise, and what each install resolved to is kept as a [`Lock`]. Which registry
+//! they read is the user's ordinary npm and pip configuration. It does not run the
+//! server: that is `stdio`'s, inside `sandbox`'s
 //! walls.
 
 use std::fmt;
@@ -82,7 +84,28 @@ pub struct Installed {
     pub runtime_dirs: Vec<PathBuf>,
     /// What identifies the bytes installed: npm's `integrity`, a wheel's sha256.
     pub artifact: String,
+    /// The date npm resolved the dependencies as of (`--before`, else the version's
+    /// publish time); empty for PyPI, whose pip has no such option.
+    pub before: String,
+    /// What the install resolved to, when known: see [`Lock`].
+    pub lock: Option<Lock>,
 }
+
+/// Holds the resolved dependency tree of an install, as bytes that are the same for
+/// the same resolution: for npm, `package-lock.json`'s `lockfileVersion` and
+/// `packages` without the root entry (named after the folder npm installed into),
+/// sorted by key; for PyPI, the venv's `pip freeze`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lock {
+    pub bytes: Vec<u8>,
+    /// The file extension it is kept under: `json` or `txt`.
+    pub extension: &'static str,
+}
+
+/// The file in a prefix that holds the date npm resolved as of.
+const BEFORE_FILE: &str = ".before";
+/// The file in a PyPI prefix that holds its `pip freeze`.
+const FREEZE_FILE: &str = ".freeze.txt";
 
 /// What to start of an installed package.
 #[derive(Debug, Clone, Default)]
@@ -122,6 +145,8 @@ impl Installer {
                 sanitize(&package.version)
             )));
         }
+        // Without --before, npm resolves as of the version's publish time: one
+        // resolution per version, so the key needs no date.
         let mut key = format!("{}@{}", package.name.replace('/', "+"), package.version);
         if let (Some(before), "npm") = (&self.before, package.registry.as_str()) {
             key.push_str(&format!("+before-{before}"));
@@ -130,7 +155,17 @@ impl Installer {
         match package.registry.as_str() {
             "npm" => {
                 if !prefix.is_dir() {
-                    self.fill(&prefix, |dir| self.npm(package, dir))?;
+                    let before = match &self.before {
+                        Some(date) => Some(date.clone()),
+                        None => self.published(package),
+                    };
+                    self.fill(&prefix, |dir| {
+                        self.npm(package, dir, before.as_deref())?;
+                        write(
+                            &dir.join(BEFORE_FILE),
+                            before.unwrap_or_default().as_bytes(),
+                        )
+                    })?;
                 }
                 npm_start(&prefix, package, start)
             }
@@ -139,6 +174,7 @@ impl Installer {
                 if !prefix.join(".complete").is_file() {
                     let _ = std::fs::remove_dir_all(&prefix);
                     self.pip(package, &prefix)?;
+                    self.freeze(&prefix)?;
                     self.bound(&prefix)?;
                     write(&prefix.join(".complete"), b"")?;
                 }
@@ -199,14 +235,41 @@ impl Installer {
         }
     }
 
-    fn npm(&self, package: &PackageRef, dir: &Path) -> Result<(), InstallError> {
+    /// Returns the time npm's registry says `package` was published (the packument's
+    /// `time[version]`), asked through npm so that its configuration holds; `None`
+    /// when the registry does not say.
+    fn published(&self, package: &PackageRef) -> Option<String> {
+        let mut command = Command::new("npm");
+        command
+            .args(["view", "--json", "--loglevel", "error"])
+            .arg(format!("{}@{}", package.name, package.version))
+            .arg("time")
+            .env("npm_config_update_notifier", "false");
+        let out = process::output(command, &self.limits(), 4 << 20).ok()?;
+        if !out.status.is_some_and(|s| s.success()) {
+            return None;
+        }
+        let times: Value = serde_json::from_slice(&out.stdout).ok()?;
+        let time = times[package.version.as_str()].as_str()?;
+        // npm reads it as a Date; only a plain timestamp goes on its command line.
+        time.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-:.+".contains(c))
+            .then(|| time.to_string())
+    }
+
+    fn npm(
+        &self,
+        package: &PackageRef,
+        dir: &Path,
+        before: Option<&str>,
+    ) -> Result<(), InstallError> {
         let mut command = Command::new("npm");
         command
             .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
             .args(["--loglevel", "error", "--prefix"])
             .arg(dir)
             .env("npm_config_update_notifier", "false");
-        if let Some(before) = &self.before {
+        if let Some(before) = before {
             command.args(["--before", before]);
         }
         command.arg(format!("{}@{}", package.name, package.version));
@@ -235,6 +298,46 @@ impl Installer {
             err
         })
     }
+
+    /// Writes the venv's `pip freeze` into the prefix: what the install resolved to.
+    fn freeze(&self, prefix: &Path) -> Result<(), InstallError> {
+        let mut pip = Command::new(prefix.join("bin/python"));
+        pip.args(["-m", "pip", "freeze", "--disable-pip-version-check"]);
+        let out = process::output(pip, &self.limits(), 4 << 20)
+            .map_err(|e| failed(format!("running pip freeze: {e}")))?;
+        if !out.status.is_some_and(|s| s.success()) {
+            return Err(failed(format!(
+                "pip freeze failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        write(&prefix.join(FREEZE_FILE), &out.stdout)
+    }
+}
+
+/// Returns the lock of an npm prefix: `package-lock.json` without its root entry,
+/// keys sorted; `None` when there is none.
+fn npm_lock(lock: &Value) -> Option<Lock> {
+    let mut entries: Vec<(&String, &Value)> = lock["packages"]
+        .as_object()?
+        .iter()
+        .filter(|(path, _)| !path.is_empty())
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let packages: serde_json::Map<String, Value> = entries
+        .into_iter()
+        .map(|(path, entry)| (path.clone(), entry.clone()))
+        .collect();
+    let kept = serde_json::json!({
+        "lockfileVersion": lock["lockfileVersion"],
+        "packages": packages,
+    });
+    let mut bytes = serde_json::to_vec_pretty(&kept).ok()?;
+    bytes.push(b'\n');
+    Some(Lock {
+        bytes,
+        extension: "json",
+    })
 }
 
 /// Runs an installer; a failure quotes the last lines of its stderr.
@@ -360,6 +463,8 @@ fn npm_start(
             .as_str()
             .unwrap_or("")
             .to_string(),
+        before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
+        lock: npm_lock(&lock),
     })
 }
 
@@ -418,6 +523,13 @@ fn pip_start(
             .into_iter()
             .collect(),
         artifact,
+        before: String::new(),
+        lock: std::fs::read(prefix.join(FREEZE_FILE))
+            .ok()
+            .map(|bytes| Lock {
+                bytes,
+                extension: "txt",
+            }),
     })
 }
 
@@ -497,5 +609,20 @@ mod tests {
             assert!(is_plain(good), "{good:?}");
         }
         assert_eq!(normalize("Mcp_Server..X"), "mcp-server-x");
+    }
+
+    #[test]
+    fn an_npm_lock_leaves_out_the_folder_it_was_installed_in() {
+        let lock = |root: &str| {
+            serde_json::json!({"name": root, "lockfileVersion": 3, "requires": true,
+                "packages": {"": {"name": root, "dependencies": {"x": "1.0.0"}},
+                             "node_modules/x": {"version": "1.0.0", "integrity": "sha512-a"}}})
+        };
+        let a = npm_lock(&lock(".partial-abc")).unwrap();
+        assert_eq!(a, npm_lock(&lock(".partial-xyz")).unwrap());
+        let text = String::from_utf8(a.bytes).unwrap();
+        assert!(text.contains("\"node_modules/x\""), "{text}");
+        assert!(!text.contains("partial"), "{text}");
+        assert_eq!(npm_lock(&serde_json::json!({})), None);
     }
 }

@@ -11,11 +11,14 @@
 //! source tree) and `corpus` (the cache default it shares); nothing but the binary
 //! imports it.
 
+mod bounds;
 mod diff;
 mod groups;
 mod hints;
 mod http;
 mod install;
+mod join;
+mod journal;
 mod lines;
 mod sandbox;
 mod servers;
@@ -87,8 +90,9 @@ pub enum Target {
     Stdio {
         command: Vec<String>,
         env: Vec<(String, String)>,
-        /// Starts the command with `env` alone, none of the prober's environment.
-        clear_env: bool,
+        /// The command is the sandbox's: it starts with `env` alone, none of the
+        /// prober's environment, and within the bounds of `bounds`.
+        is_sandboxed: bool,
     },
     /// A Streamable HTTP URL, with headers sent on every request.
     Http {
@@ -209,6 +213,8 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
             out_dir: args.out.clone().unwrap_or_else(|| PathBuf::from("results")),
             jobs: usize::from(args.jobs.unwrap_or(servers::DEFAULT_JOBS)),
             date: date.clone(),
+            source_table: args.source_table.clone(),
+            resume: args.resume,
         };
         return Ok(Config {
             options,
@@ -224,7 +230,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
         (None, false) => Target::Stdio {
             command: args.command.clone(),
             env: Vec::new(),
-            clear_env: false,
+            is_sandboxed: false,
         },
         (None, true) => {
             return Err(UsageError(
@@ -316,26 +322,42 @@ fn describe_target(target: &Target) -> String {
 
 /// Holds the whole conversation with one server and returns what it lists.
 pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
+    probe_counting(target, options).0
+}
+
+/// Holds the whole conversation with one server; returns what it lists and how many
+/// lines of its stdout were not JSON and were skipped, whether or not it listed.
+fn probe_counting(target: &Target, options: &Options) -> (Result<Listing>, usize) {
     match target {
         Target::Stdio {
             command,
             env,
-            clear_env,
+            is_sandboxed,
         } => {
-            let mut server = stdio::Stdio::spawn(command, env, *clear_env, options)?;
+            let mut server = match stdio::Stdio::spawn(command, env, *is_sandboxed, options) {
+                Ok(server) => server,
+                Err(err) => return (Err(err), 0),
+            };
             // On an error the server is dropped, which kills it at once.
-            let mut listing = session::list_tools(&mut server, &options.offer())?;
-            listing.warnings.extend(server.finish());
-            Ok(listing)
+            let listed = session::list_tools(&mut server, &options.offer());
+            let skipped = server.skipped_lines();
+            let listed = listed.map(|mut listing| {
+                listing.warnings.extend(server.finish());
+                listing
+            });
+            (listed, skipped)
         }
         Target::Http { url, headers } => {
-            let mut server = http::Http::new(url, headers, options)?;
-            let listing = session::list_tools(&mut server, &options.offer());
-            // The session is ended whether or not the listing worked.
-            let close_warning = server.finish();
-            let mut listing = listing?;
-            listing.warnings.extend(close_warning);
-            Ok(listing)
+            let listed = (|| {
+                let mut server = http::Http::new(url, headers, options)?;
+                let listing = session::list_tools(&mut server, &options.offer());
+                // The session is ended whether or not the listing worked.
+                let close_warning = server.finish();
+                let mut listing = listing?;
+                listing.warnings.extend(close_warning);
+                Ok(listing)
+            })();
+            (listed, 0)
         }
     }
 }

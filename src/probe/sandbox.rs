@@ -3,10 +3,11 @@
 //! Owns the `bwrap` command line: every namespace unshared (`--unshare-all`: no
 //! network but a loopback of its own, its own PID, IPC and UTS namespaces), the
 //! system folders, the package's prefix and its interpreter's folder bound
-//! read-only, an empty private HOME and /tmp, `--die-with-parent` and
+//! read-only, an empty private HOME, /tmp and /dev/shm of bounded size (the root and
+//! /dev read-only once made), `--die-with-parent` and
 //! `--new-session` (no access to the terminal). It also checks, once a run, that the
-//! sandbox can be made here. It does not bound time or output: the probe's own
-//! limits still hold inside. docs/method.md, "The wire survey", says what these walls
+//! sandbox can be made here. The bounds on memory, files, processes and output are
+//! `bounds`'s, and the probe's own limits (time, message size) still hold inside. docs/method.md, "The wire survey", says what these walls
 //! keep out and what they cannot.
 
 use std::path::{Path, PathBuf};
@@ -95,17 +96,25 @@ fn arguments(dirs: &[PathBuf]) -> Vec<String> {
             dir.to_string(),
         ]);
     }
-    args.extend(
-        [
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", HOME,
-        ]
-        .map(String::from),
-    );
+    args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
+    // Each tmpfs is memory: its size is bounded, so that writing without end fills
+    // it (ENOSPC) rather than the host's memory.
+    for dir in ["/dev/shm", "/tmp", HOME] {
+        args.extend([
+            "--size".to_string(),
+            super::bounds::MAX_TMPFS.to_string(),
+            "--tmpfs".to_string(),
+            dir.to_string(),
+        ]);
+    }
     // After the tmpfs: a prefix under /tmp is bound over it.
     for dir in dirs {
         let dir = dir.display().to_string();
         args.extend(["--ro-bind".to_string(), dir.clone(), dir]);
     }
+    // The root and /dev are tmpfs of bwrap's own, unbounded: read-only once made, so
+    // that only the bounded ones take writes.
+    args.extend(["--remount-ro", "/dev", "--remount-ro", "/"].map(String::from));
     args.extend(["--chdir".to_string(), HOME.to_string()]);
     args.push("--".to_string());
     args
@@ -145,11 +154,18 @@ mod tests {
         );
         let text = line.join(" ");
         assert!(text.starts_with("/usr/bin/bwrap --unshare-all --die-with-parent --new-session"));
-        let tmpfs = text.find("--tmpfs /tmp").unwrap();
+        let tmpfs = text.find("--size 134217728 --tmpfs /tmp").unwrap();
+        assert!(
+            text.contains("--size 134217728 --tmpfs /home/probe"),
+            "{text}"
+        );
+        let read_only = text
+            .find("--remount-ro /dev --remount-ro / --chdir")
+            .unwrap();
         let prefix = text
             .find("--ro-bind /tmp/cache/npm/x@1 /tmp/cache/npm/x@1")
             .unwrap();
-        assert!(tmpfs < prefix, "{text}");
+        assert!(tmpfs < prefix && prefix < read_only, "{text}");
         assert!(text.ends_with("-- node x.js"), "{text}");
         assert!(
             !text.contains("--bind "),

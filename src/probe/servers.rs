@@ -32,11 +32,13 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::hints::ToolHints;
-use super::install::{InstallKind, Installer, PackageRef, Start};
+use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
+use super::join;
+use super::journal::{self, Journal, Record};
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
-use super::{csv_header, probe, tool_cells, Options, Target};
+use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
 use crate::infra::out::Out;
@@ -79,6 +81,8 @@ struct Entry {
     registry_name: Option<String>,
     repository: Option<String>,
     subfolder: Option<String>,
+    /// The commit of the repository the corpus pinned for it, when known.
+    commit: Option<String>,
 }
 
 /// A value written in the file, or named there and read from the environment.
@@ -111,9 +115,15 @@ enum Kind {
     InstallFailed,
     NoWheel,
     Exited,
+    /// It exited or timed out, its stderr naming a failure to reach the network.
+    NeedsNetwork,
     ToolsListError,
     TimedOut,
     SandboxRefused,
+    /// Stopped: its sandbox held more processes than the bound.
+    TooManyProcesses,
+    /// Stopped: it wrote more than the bound on stderr, or of stdout that is not JSON.
+    TooMuchOutput,
 }
 
 impl Kind {
@@ -124,17 +134,32 @@ impl Kind {
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
             Kind::Exited => "exited",
+            Kind::NeedsNetwork => "needs network",
             Kind::ToolsListError => "tools/list error",
             Kind::TimedOut => "timed out",
             Kind::SandboxRefused => "sandbox refused",
+            Kind::TooManyProcesses => "too many processes",
+            Kind::TooMuchOutput => "too much output",
         }
     }
 }
 
-/// Holds a server that gave no listing: how it ended, and why in words.
+/// Holds a server that gave no listing: how it ended, why in words, and the line of
+/// its stderr that says why, when it wrote one.
 struct Failure {
     kind: Kind,
     reason: String,
+    cause: String,
+}
+
+impl Failure {
+    fn new(kind: Kind, reason: String) -> Failure {
+        Failure {
+            kind,
+            reason,
+            cause: String::new(),
+        }
+    }
 }
 
 /// What probing one server gave.
@@ -143,18 +168,65 @@ struct Outcome {
     result: Result<Listing, Failure>,
     /// What identifies the bytes of a package server: npm's integrity, a wheel's sha256.
     artifact: String,
+    /// Lines of the server's stdout that were not JSON, skipped; `None` when it never ran.
+    skipped_lines: Option<usize>,
+    /// The date npm resolved the package's dependencies as of.
+    before: String,
+    /// What its install resolved to.
+    lock: Option<Lock>,
 }
 
-/// Returns how a failed probe ended, from the kind of its error.
+impl Outcome {
+    /// Returns the lock's cell and file name: `sha256:HEX` and `HEX.EXT`.
+    fn lock_names(&self) -> Option<(String, String)> {
+        use sha2::Digest as _;
+        self.lock.as_ref().map(|lock| {
+            let hex = format!("{:x}", sha2::Sha256::digest(&lock.bytes));
+            (format!("sha256:{hex}"), format!("{hex}.{}", lock.extension))
+        })
+    }
+}
+
+/// Returns how a failed probe ended, from the kind of its error and, for a server
+/// that stopped, from what its stderr says.
 fn failure(err: &anyhow::Error) -> Failure {
-    let kind = match err.chain().find_map(|e| e.downcast_ref::<Ended>()) {
-        Some(ended) if ended.kind == Ending::TimedOut => Kind::TimedOut,
-        Some(_) => Kind::Exited,
+    let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
+    let said = ended.map(|e| e.stderr.as_slice()).unwrap_or_default();
+    let is_offline = said.iter().any(|l| stderr::is_network_failure(l));
+    let kind = match ended.map(|e| e.kind) {
+        Some(Ending::Exited | Ending::TimedOut) if is_offline => Kind::NeedsNetwork,
+        Some(Ending::TimedOut) => Kind::TimedOut,
+        Some(Ending::Exited) => Kind::Exited,
+        Some(Ending::TooManyProcesses) => Kind::TooManyProcesses,
+        Some(Ending::TooMuchOutput) => Kind::TooMuchOutput,
         None => Kind::ToolsListError,
     };
     Failure {
         kind,
         reason: format!("{err:#}"),
+        cause: stderr::cause(said).unwrap_or_default().to_string(),
+    }
+}
+
+/// Returns the outcome of probing `target`, the server of `installed` when it is a
+/// package's.
+fn probed(name: &str, target: &Target, options: &Options, installed: Option<Installed>) -> Outcome {
+    let (listed, skipped_lines) = probe_counting(target, options);
+    let installed = installed.unwrap_or_else(|| Installed {
+        prefix: PathBuf::new(),
+        command: Vec::new(),
+        runtime_dirs: Vec::new(),
+        artifact: String::new(),
+        before: String::new(),
+        lock: None,
+    });
+    Outcome {
+        name: name.to_string(),
+        result: listed.map_err(|err| failure(&err)),
+        artifact: installed.artifact,
+        skipped_lines: Some(skipped_lines),
+        before: installed.before,
+        lock: installed.lock,
     }
 }
 
@@ -196,6 +268,15 @@ fn load(path: &Path) -> Result<Vec<Server>> {
                 "server '{name}' has a program, module or needs but no package; they go with a package"
             ))
             .into());
+        }
+        if let Some(commit) = &entry.commit {
+            if !(7..=40).contains(&commit.len()) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad(format!(
+                    "server '{name}': commit '{}' is not a commit (7 to 40 hex digits)",
+                    sanitize(commit)
+                ))
+                .into());
+            }
         }
         if let Some(package) = &entry.package {
             if !matches!(package.registry.as_str(), "npm" | "pypi") {
@@ -263,7 +344,7 @@ fn target(entry: &Entry) -> Result<Target, String> {
             Ok(Target::Stdio {
                 command: line,
                 env: resolve(&entry.env, "env")?,
-                clear_env: false,
+                is_sandboxed: false,
             })
         }
         (None, Some(url)) => Ok(Target::Http {
@@ -296,6 +377,10 @@ pub struct Config {
     pub jobs: usize,
     /// The date the tables are named and stamped with.
     pub date: String,
+    /// The census table (or its tools table) the wire is joined to (`--source-table`).
+    pub source_table: Option<PathBuf>,
+    /// Records the servers that listed, and skips those recorded (`--resume`).
+    pub resume: bool,
 }
 
 /// Runs `probe --servers FILE`.
@@ -306,8 +391,15 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         out_dir,
         jobs,
         date,
+        source_table,
+        resume,
     } = config;
     let servers = load(file)?;
+    // Read before any server runs: a census table that is not one costs no probe.
+    let census = source_table
+        .as_deref()
+        .map(join::Census::read)
+        .transpose()?;
     let wants_sandbox = packages.is_sandboxed
         && servers
             .iter()
@@ -333,12 +425,48 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         .num_threads(*jobs)
         .build()
         .context("starting the probe threads")?;
+    let journal_path = journal::path_in(out_dir, date);
+    let (journal, mut done) = match resume {
+        true => {
+            let bytes = std::fs::read(file)
+                .map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
+            let (journal, done) = journal::open(&journal_path, date, &bytes, servers.len())?;
+            (Some(journal), done)
+        }
+        false => {
+            if journal_path.exists() {
+                messages::note(format!(
+                    "'{}' is there but not read: give --resume to probe only the servers it does not hold",
+                    sanitize(journal_path.display().to_string())
+                ));
+            }
+            (None, Default::default())
+        }
+    };
+    let resumed: Vec<Option<journal::Line>> =
+        servers.iter().map(|s| done.remove(&s.name)).collect();
     let outcomes: Vec<Outcome> = pool.install(|| {
         servers
             .par_iter()
-            .map(|server| probe_one(server, packages, sandbox.as_ref(), options))
+            .zip(resumed)
+            .map(|(server, line)| match line {
+                Some(line) => from_journal(line),
+                None => {
+                    let outcome = probe_one(server, packages, sandbox.as_ref(), options);
+                    if let Some(journal) = &journal {
+                        record(journal, &outcome);
+                    }
+                    outcome
+                }
+            })
             .collect()
     });
+    if let Some(journal) = &journal {
+        if outcomes.iter().all(|o| o.result.is_ok()) {
+            std::fs::remove_file(journal.path())
+                .with_context(|| format!("removing '{}'", journal.path().display()))?;
+        }
+    }
 
     let capabilities = capability_names(&options.capabilities);
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
@@ -348,8 +476,20 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         .with_context(|| format!("writing '{}'", csv_path.display()))?;
     write_servers(&servers_path, &servers, &outcomes)
         .with_context(|| format!("writing '{}'", servers_path.display()))?;
-    std::fs::write(&md_path, summary(&outcomes, &capabilities, date))
-        .with_context(|| format!("writing '{}'", md_path.display()))?;
+    let locks_dir = out_dir.join(format!("wire-{date}-locks"));
+    write_locks(&locks_dir, &outcomes)
+        .with_context(|| format!("writing '{}'", locks_dir.display()))?;
+    let mut report = summary(&outcomes, &capabilities, date);
+    let join_path = out_dir.join(format!("join-{date}.csv"));
+    if let Some(census) = &census {
+        // Read back from the tables just written: the join is of the tables, whoever
+        // wrote them.
+        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?);
+        join::write_csv(&join_path, &joined)
+            .with_context(|| format!("writing '{}'", join_path.display()))?;
+        report.push_str(&join::section(census, &joined));
+    }
+    std::fs::write(&md_path, report).with_context(|| format!("writing '{}'", md_path.display()))?;
 
     let mut out = Out::new();
     let mut failed = 0;
@@ -380,10 +520,17 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             }
         }
     }
+    let mut written = vec![&csv_path, &servers_path];
+    if census.is_some() {
+        written.push(&join_path);
+    }
+    let written: Vec<String> = written
+        .iter()
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
     out.line(&format!(
-        "wrote '{}', '{}' and '{}'",
-        csv_path.display(),
-        servers_path.display(),
+        "wrote {} and '{}'",
+        written.join(", "),
         md_path.display()
     ))?;
     Ok(if failed > 0 {
@@ -391,6 +538,40 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     } else {
         ExitStatus::Ok
     })
+}
+
+/// Appends a server that listed to the journal; one that failed is probed again on
+/// the rerun.
+fn record(journal: &Journal, outcome: &Outcome) {
+    let Ok(listing) = &outcome.result else { return };
+    journal.record(&Record {
+        server: &outcome.name,
+        listing,
+        artifact: &outcome.artifact,
+        skipped_lines: outcome.skipped_lines.unwrap_or_default(),
+        before: &outcome.before,
+        lock: outcome.lock.as_ref().map(|lock| {
+            (
+                std::str::from_utf8(&lock.bytes).unwrap_or_default(),
+                lock.extension,
+            )
+        }),
+    });
+}
+
+/// Returns the outcome a journal line recorded.
+fn from_journal(line: journal::Line) -> Outcome {
+    Outcome {
+        name: line.server,
+        result: Ok(line.listing),
+        artifact: line.artifact,
+        skipped_lines: Some(line.skipped_lines),
+        before: line.before,
+        lock: line.lock.map(|(text, extension)| Lock {
+            bytes: text.into_bytes(),
+            extension: if extension == "json" { "json" } else { "txt" },
+        }),
+    }
 }
 
 /// Probes one server of the file: installs and sandboxes a package first.
@@ -402,21 +583,17 @@ fn probe_one(
 ) -> Outcome {
     let fail = |kind, reason: String| Outcome {
         name: server.name.clone(),
-        result: Err(Failure { kind, reason }),
+        result: Err(Failure::new(kind, reason)),
         artifact: String::new(),
+        skipped_lines: None,
+        before: String::new(),
+        lock: None,
     };
     let entry = &server.entry;
     let Some(package) = &entry.package else {
-        return Outcome {
-            name: server.name.clone(),
-            result: match target(entry) {
-                Ok(target) => probe(&target, options).map_err(|err| failure(&err)),
-                Err(reason) => Err(Failure {
-                    kind: Kind::NeedsConfiguration,
-                    reason,
-                }),
-            },
-            artifact: String::new(),
+        return match target(entry) {
+            Ok(target) => probed(&server.name, &target, options, None),
+            Err(reason) => fail(Kind::NeedsConfiguration, reason),
         };
     };
     if !entry.needs.is_empty() {
@@ -456,33 +633,32 @@ fn probe_one(
             Target::Stdio {
                 command: sandbox::wrap(bwrap, &dirs, &installed.command),
                 env: all,
-                clear_env: true,
+                is_sandboxed: true,
             }
         }
         None => Target::Stdio {
             command: installed.command.clone(),
             env,
-            clear_env: false,
+            is_sandboxed: false,
         },
     };
-    Outcome {
-        name: server.name.clone(),
-        result: probe(&target, options).map_err(|err| failure(&err)),
-        artifact: installed.artifact,
-    }
+    probed(&server.name, &target, options, Some(installed))
 }
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 16] = [
+const SERVERS_HEADER: [&str; 21] = [
     "server",
     "registry_name",
     "repository",
     "subfolder",
+    "commit",
     "package_registry",
     "package",
     "package_version",
     "artifact",
+    "before",
+    "lock",
     "outcome",
     "server_version",
     "protocol",
@@ -490,7 +666,9 @@ const SERVERS_HEADER: [&str; 16] = [
     "tools_every_meaningful_hint",
     "tools_some_hints",
     "tools_no_hint",
+    "stdout_lines_skipped",
     "error",
+    "cause",
 ];
 
 /// Writes `wire-DATE-servers.csv`: one row per server of the file, in its order.
@@ -509,11 +687,21 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
             text(&entry.registry_name),
             text(&entry.repository),
             text(&entry.subfolder),
+            text(&entry.commit),
             registry,
             package,
             version,
             outcome.artifact.clone(),
+            outcome.before.clone(),
+            outcome
+                .lock_names()
+                .map(|(cell, _)| cell)
+                .unwrap_or_default(),
         ];
+        let skipped = outcome
+            .skipped_lines
+            .map(|n| n.to_string())
+            .unwrap_or_default();
         match &outcome.result {
             Ok(listing) => {
                 let (tools, complete, nothing) = counts(listing);
@@ -525,18 +713,38 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
                     complete.to_string(),
                     (tools - complete - nothing).to_string(),
                     nothing.to_string(),
+                    skipped.clone(),
+                    String::new(),
                     String::new(),
                 ]);
             }
             Err(failure) => {
                 record.push(failure.kind.name().to_string());
                 record.extend(std::iter::repeat_n(String::new(), 6));
+                record.push(skipped.clone());
                 record.push(failure.reason.clone());
+                record.push(failure.cause.clone());
             }
         }
         out.write_record(&record)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Writes each lock of `outcomes` into `dir`, named after its sha256: the same
+/// resolution is one file, however many servers share it.
+fn write_locks(dir: &Path, outcomes: &[Outcome]) -> Result<()> {
+    for outcome in outcomes {
+        let (Some(lock), Some((_, name))) = (&outcome.lock, outcome.lock_names()) else {
+            continue;
+        };
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(name);
+        if !path.is_file() {
+            std::fs::write(&path, &lock.bytes)?;
+        }
+    }
     Ok(())
 }
 
@@ -683,11 +891,53 @@ mod tests {
                 "[[server]]\nname = \"a\"\ncommand = \"x\"\nextra = 1\n",
                 "unknown field",
             ),
+            (
+                "[[server]]\nname = \"a\"\ncommand = \"x\"\ncommit = \"v1.0\"\n",
+                "commit 'v1.0' is not a commit",
+            ),
         ] {
             let err = load_text(text).err().expect(text);
             assert!(err.downcast_ref::<UsageError>().is_some(), "{text}");
             assert!(format!("{err:#}").contains(says), "{text}: {err:#}");
         }
+    }
+
+    #[test]
+    fn a_server_whose_stderr_names_a_network_failure_needs_network() {
+        let ended = |kind, stderr: &[&str]| {
+            anyhow::Error::new(Ended {
+                kind,
+                message: "the server exited".to_string(),
+                stderr: stderr.iter().map(|l| l.to_string()).collect(),
+            })
+            .context("initialize")
+        };
+        let offline = failure(&ended(
+            Ending::Exited,
+            &[
+                "Traceback (most recent call last):",
+                "  File \"s.py\"",
+                "httpx.ConnectError: [Errno -3] Temporary failure in name resolution",
+            ],
+        ));
+        assert_eq!(offline.kind, Kind::NeedsNetwork);
+        assert_eq!(
+            offline.cause,
+            "httpx.ConnectError: [Errno -3] Temporary failure in name resolution"
+        );
+        let hung = failure(&ended(
+            Ending::TimedOut,
+            &["Error: getaddrinfo ENOTFOUND api"],
+        ));
+        assert_eq!(hung.kind, Kind::NeedsNetwork);
+        let refused = failure(&ended(Ending::Exited, &["connect failed: ECONNREFUSED"]));
+        assert_eq!(refused.kind, Kind::Exited);
+        assert_eq!(refused.cause, "connect failed: ECONNREFUSED");
+        let other = failure(&anyhow::anyhow!("tools/list: error -32601"));
+        assert_eq!(
+            (other.kind, other.cause.as_str()),
+            (Kind::ToolsListError, "")
+        );
     }
 
     #[test]

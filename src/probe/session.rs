@@ -261,7 +261,7 @@ pub struct Offer {
 }
 
 /// What a server answered: who it is and every tool it listed, in its order.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Listing {
     pub server_name: String,
     pub server_version: String,

@@ -74,6 +74,19 @@ pub fn agreement(state: Option<HintState>, declared: &Declared) -> Agreement {
     }
 }
 
+impl Agreement {
+    /// Returns the join table's cell: `agrees`, `unresolved`, `filled on the wire` or
+    /// `differs`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agreement::Agrees => "agrees",
+            Agreement::Unresolved => "unresolved",
+            Agreement::FilledOnTheWire => "filled on the wire",
+            Agreement::Differs => "differs",
+        }
+    }
+}
+
 impl Matched {
     /// Returns each hint's agreement, in the schema's order.
     pub fn agreements(&self) -> [Agreement; 4] {
@@ -93,6 +106,10 @@ pub fn beside(dir: &Path, tools: &[ToolHints]) -> Result<Beside> {
     let found = counted.tools.unwrap_or_default();
     let own = found.counted().cloned().collect();
     let (matched, source_only, wire_only) = match_by_name(own, tools);
+    let wire_only = wire_only
+        .into_iter()
+        .map(|i| tools[i].name.clone())
+        .collect();
     Ok(Beside {
         source: [counts[0], counts[1], counts[2], counts[3]],
         source_annotations: counts[4],
@@ -107,15 +124,17 @@ pub fn beside(dir: &Path, tools: &[ToolHints]) -> Result<Beside> {
 }
 
 /// Pairs each wire tool with the first source definition of the same literal name
-/// (names compare exactly, as clients call them).
-fn match_by_name(
+/// (names compare exactly, as clients call them); returns the pairs in wire order,
+/// the definitions left over in source order, and the positions in `tools` of the
+/// tools left over.
+pub(super) fn match_by_name(
     defs: Vec<ToolDef>,
     tools: &[ToolHints],
-) -> (Vec<Matched>, Vec<ToolDef>, Vec<String>) {
+) -> (Vec<Matched>, Vec<ToolDef>, Vec<usize>) {
     let mut left: Vec<Option<ToolDef>> = defs.into_iter().map(Some).collect();
     let mut matched = Vec::new();
     let mut wire_only = Vec::new();
-    for tool in tools {
+    for (index, tool) in tools.iter().enumerate() {
         let at = left.iter().position(|d| {
             d.as_ref()
                 .is_some_and(|d| d.name.as_deref() == Some(&tool.name))
@@ -126,7 +145,7 @@ fn match_by_name(
                 hints: Hint::ALL.map(|h| (def.hints[h as usize], tool.declared(h).clone())),
                 source: def,
             }),
-            None => wire_only.push(tool.name.clone()),
+            None => wire_only.push(index),
         }
     }
     (matched, left.into_iter().flatten().collect(), wire_only)
@@ -368,7 +387,8 @@ mod tests {
             ]
         );
         assert_eq!(source_only, [c]);
-        assert_eq!(wire_only, ["dynamic"]);
+        assert_eq!(wire_only, [2]);
+        let wire_only = vec!["dynamic".to_string()];
         let beside = Beside {
             source: [1, 0, 0, 2],
             source_annotations: 2,

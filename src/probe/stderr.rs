@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::io::{BufReader, Read};
 use std::sync::Mutex;
 
+use super::bounds;
 use super::lines::{self, Line};
 use crate::infra::messages::{count, noun};
 use crate::infra::sanitize::excerpt;
@@ -28,6 +29,10 @@ pub struct Kept {
     head: Vec<String>,
     tail: VecDeque<String>,
     between: usize,
+    /// Bytes read so far.
+    bytes: usize,
+    /// Set when reading stopped at [`bounds::MAX_OUTPUT`] bytes.
+    is_cut: bool,
 }
 
 impl Kept {
@@ -47,6 +52,17 @@ impl Kept {
     /// Returns how many lines the stream had.
     pub fn total(&self) -> usize {
         self.head.len() + self.between + self.tail.len()
+    }
+
+    /// Returns true when the stream passed [`bounds::MAX_OUTPUT`] bytes and reading
+    /// stopped there.
+    pub fn is_cut(&self) -> bool {
+        self.is_cut
+    }
+
+    /// Returns the lines kept: the first ones, then the last.
+    pub fn lines(&self) -> Vec<String> {
+        self.head.iter().chain(&self.tail).cloned().collect()
     }
 
     /// Renders the lines for an error message: a clause saying how many lines there were,
@@ -78,29 +94,111 @@ impl Kept {
     }
 }
 
-/// Reads `stderr` to its end into `kept`, each line sanitized and cut to [`LINE_BYTES`]
-/// bytes as it is read.
+/// What a server's stderr says when it could not reach the network: Node's resolver
+/// and socket codes, the C library's and Python's words for them, and the exception
+/// names of Python's HTTP clients (`requests`, `httpx`, `aiohttp`).
+const NETWORK_FAILURES: [&str; 11] = [
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ENETUNREACH",
+    "getaddrinfo",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "ConnectionError",
+    "ConnectError",
+    "ClientConnectorError",
+    "NameResolutionError",
+];
+
+/// Returns true when `line` names a failure to reach the network. A refused
+/// connection is not one: the sandbox's own loopback refuses, and a server that
+/// wants a local service says so that way.
+pub fn is_network_failure(line: &str) -> bool {
+    NETWORK_FAILURES.iter().any(|word| line.contains(word))
+}
+
+/// Returns the line of a server's stderr that says why it stopped: a line naming a
+/// network failure; else the exception line of its last Python traceback (the first
+/// line after `Traceback (most recent call last):` that is not indented, which Python
+/// prints last); else the first line naming an error (`Error:`, `error:`, `panic:`,
+/// `fatal`); else the first line that is not blank.
+pub fn cause(lines: &[String]) -> Option<&str> {
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|l| l.trim_end())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if let Some(line) = lines.iter().find(|l| is_network_failure(l)) {
+        return Some(line.trim());
+    }
+    let traceback = lines
+        .iter()
+        .rposition(|l| l.trim() == "Traceback (most recent call last):");
+    if let Some(at) = traceback {
+        let raised = lines[at + 1..]
+            .iter()
+            .find(|l| !l.starts_with([' ', '\t']) && !l.starts_with("..."));
+        if let Some(line) = raised {
+            return Some(line.trim());
+        }
+    }
+    let is_error = |l: &&&str| {
+        ["Error:", "error:", "panic:", "fatal", "Fatal", "Exception:"]
+            .iter()
+            .any(|word| l.contains(word))
+    };
+    lines
+        .iter()
+        .find(is_error)
+        .or(lines.first())
+        .map(|l| l.trim())
+}
+
+/// Reads `stderr` into `kept`, each line sanitized and cut to [`LINE_BYTES`] bytes as
+/// it is read, to its end or to [`bounds::MAX_OUTPUT`] bytes, where it stops reading
+/// and marks `kept` cut: a server that writes without end is stopped, not read forever.
 pub fn keep(stderr: impl Read, kept: &Mutex<Kept>) {
+    keep_within(stderr, kept, bounds::MAX_OUTPUT);
+}
+
+fn keep_within(stderr: impl Read, kept: &Mutex<Kept>, max: usize) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     let mut rest = Vec::new();
+    let with = |f: &mut dyn FnMut(&mut Kept)| match kept.lock() {
+        Ok(mut kept) => f(&mut kept),
+        Err(poisoned) => f(&mut poisoned.into_inner()),
+    };
+    let mut bytes = 0;
     loop {
         let cut = match lines::read_line(&mut reader, &mut line, LINE_BYTES) {
             Ok(Line::End) | Err(_) => return,
             Ok(Line::Complete) => false,
             Ok(Line::TooLong) => true,
         };
+        bytes += line.len();
         let mut text = excerpt(String::from_utf8_lossy(&line).trim_end());
         if cut {
             if !text.ends_with('…') {
                 text.push('…');
             }
             // Skip the rest of the long line, a bounded piece at a time.
-            while let Ok(Line::TooLong) = lines::read_line(&mut reader, &mut rest, LINE_BYTES) {}
+            while let Ok(Line::TooLong) = lines::read_line(&mut reader, &mut rest, LINE_BYTES) {
+                bytes += rest.len();
+                if bytes > max {
+                    break;
+                }
+            }
         }
-        match kept.lock() {
-            Ok(mut kept) => kept.push(text),
-            Err(poisoned) => poisoned.into_inner().push(text),
+        let is_over = bytes > max;
+        with(&mut |kept| {
+            kept.push(text.clone());
+            kept.bytes = bytes;
+            kept.is_cut = is_over;
+        });
+        if is_over {
+            return;
         }
     }
 }
@@ -146,6 +244,72 @@ mod tests {
         assert_eq!(lines.len(), 22);
         let one = kept(HEAD + TAIL + 1).render();
         assert!(one.contains("\n  | ... 1 more line ...\n"), "{one}");
+    }
+
+    fn owned(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn the_cause_is_the_network_failure_the_raised_exception_or_the_error_line() {
+        let traceback = owned(&[
+            "INFO starting",
+            "Traceback (most recent call last):",
+            "  File \"/p/server.py\", line 3, in <module>",
+            "    import missing",
+            "ModuleNotFoundError: No module named 'missing'",
+        ]);
+        assert_eq!(
+            cause(&traceback),
+            Some("ModuleNotFoundError: No module named 'missing'")
+        );
+        let chained = owned(&[
+            "Traceback (most recent call last):",
+            "  File \"a.py\", line 1",
+            "KeyError: 'x'",
+            "",
+            "During handling of the above exception, another exception occurred:",
+            "",
+            "Traceback (most recent call last):",
+            "  File \"a.py\", line 2",
+            "RuntimeError: no config",
+        ]);
+        assert_eq!(cause(&chained), Some("RuntimeError: no config"));
+        let node = owned(&[
+            "node:internal/process/promises:289",
+            "            triggerUncaughtException(err, true);",
+            "Error: getaddrinfo EAI_AGAIN api.example.com",
+        ]);
+        assert_eq!(
+            cause(&node),
+            Some("Error: getaddrinfo EAI_AGAIN api.example.com")
+        );
+        let usage = owned(&[
+            "flag provided but not defined: -x",
+            "Usage of server:",
+            "  -v",
+        ]);
+        assert_eq!(cause(&usage), Some("flag provided but not defined: -x"));
+        assert_eq!(cause(&[]), None);
+        assert!(is_network_failure(
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x')"
+        ));
+        assert!(!is_network_failure("connect failed: ECONNREFUSED"));
+    }
+
+    #[test]
+    fn a_stream_without_end_is_read_to_the_bound_only() {
+        let endless = std::io::repeat(b'x').take(1 << 20);
+        let lines = std::io::repeat(b'\n');
+        let kept = Mutex::new(Kept::default());
+        keep_within(endless.chain(lines), &kept, 64 << 10);
+        let kept = kept.into_inner().unwrap();
+        assert!(kept.is_cut());
+        assert!(kept.bytes <= (64 << 10) + 2 * LINE_BYTES, "{}", kept.bytes);
+        assert_eq!(kept.total(), 1);
+        let short = Mutex::new(Kept::default());
+        keep_within(&b"one\ntwo\n"[..], &short, 64 << 10);
+        assert!(!short.into_inner().unwrap().is_cut());
     }
 
     #[test]

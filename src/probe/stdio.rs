@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
+use super::bounds;
 use super::groups::{self, Registered};
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
@@ -53,6 +54,11 @@ pub enum Ending {
     Exited,
     /// `--timeout` passed first.
     TimedOut,
+    /// A sandboxed server's tree held more than [`bounds::MAX_PROCESSES`] processes.
+    TooManyProcesses,
+    /// It wrote more than [`bounds::MAX_OUTPUT`] bytes on stderr, or of stdout that is
+    /// not JSON.
+    TooMuchOutput,
 }
 
 /// Holds how a server ended a probe, and the message that says so.
@@ -60,6 +66,8 @@ pub enum Ending {
 pub struct Ended {
     pub kind: Ending,
     pub message: String,
+    /// The server's stderr lines kept: the first ones, then the last.
+    pub stderr: Vec<String>,
 }
 
 impl std::fmt::Display for Ended {
@@ -102,6 +110,13 @@ pub struct Stdio {
     max_message: usize,
     capabilities: Value,
     skipped: usize,
+    /// Lines of stdout that were not JSON, over the whole exchange, and their bytes.
+    skipped_total: usize,
+    skipped_bytes: usize,
+    /// Counts the server's processes against [`bounds::MAX_PROCESSES`]: a sandboxed one.
+    is_bounded: bool,
+    /// When the server's processes were last counted.
+    counted_at: Instant,
     skipped_example: Option<String>,
     warnings: Vec<String>,
     /// When the server was seen to have exited while the probe waited.
@@ -116,18 +131,23 @@ pub struct Stdio {
 
 impl Stdio {
     /// Starts `command` (program and arguments) with `envs` added to its environment,
-    /// or as its whole environment when `clear_env`; the whole exchange must end
-    /// within `options.timeout`.
+    /// or, when `is_sandboxed`, as its whole environment and within the bounds of
+    /// [`bounds`]; the whole exchange must end within `options.timeout`.
     pub fn spawn(
         command: &[String],
         envs: &[(String, String)],
-        clear_env: bool,
+        is_sandboxed: bool,
         options: &Options,
     ) -> Result<Stdio> {
         let (program, args) = command.split_first().context("no command to start")?;
         let mut cmd = Command::new(program);
-        if clear_env {
+        if is_sandboxed {
             cmd.env_clear();
+            #[cfg(unix)]
+            // SAFETY: the hook only calls setrlimit(2), async-signal-safe.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut cmd, bounds::limit_resources);
+            }
         }
         cmd.args(args)
             .envs(envs.iter().map(|(k, v)| (k, v)))
@@ -210,6 +230,10 @@ impl Stdio {
             max_message: options.max_message,
             capabilities: options.capabilities.clone(),
             skipped: 0,
+            skipped_total: 0,
+            skipped_bytes: 0,
+            is_bounded: is_sandboxed,
+            counted_at: Instant::now(),
             skipped_example: None,
             warnings: Vec::new(),
             exited_at: None,
@@ -310,10 +334,83 @@ impl Stdio {
             Some(status) => format!("the server exited {when} ({}){held}", describe(status)),
             None => format!("the server closed its stdout {when}"),
         };
+        // A server whose stderr was cut at the bound may exit of that first (EPIPE).
+        let (kind, cut) = match self.stderr_is_cut() {
+            true => (
+                Ending::TooMuchOutput,
+                format!(
+                    ", having written more than {} MiB on stderr, where reading stopped",
+                    bounds::MAX_OUTPUT >> 20
+                ),
+            ),
+            false => (Ending::Exited, String::new()),
+        };
         anyhow::Error::new(Ended {
-            kind: Ending::Exited,
-            message: format!("{what}{}", self.stderr_lines()),
+            kind,
+            message: format!("{what}{cut}{}", self.stderr_lines()),
+            stderr: self.stderr_kept(),
         })
+    }
+
+    /// Returns true when the server's stderr passed [`bounds::MAX_OUTPUT`] bytes and
+    /// reading it stopped.
+    fn stderr_is_cut(&self) -> bool {
+        match self.stderr.lock() {
+            Ok(kept) => kept.is_cut(),
+            Err(poisoned) => poisoned.into_inner().is_cut(),
+        }
+    }
+
+    /// Returns the error that stops a server past a bound of [`bounds`] (its processes,
+    /// its stderr), having stopped it; `None` while it is within them.
+    fn over_bound(&mut self) -> Option<anyhow::Error> {
+        if self.stderr_is_cut() {
+            return Some(self.stop(
+                Ending::TooMuchOutput,
+                format!(
+                    "the server wrote more than {} MiB on stderr; it was stopped",
+                    bounds::MAX_OUTPUT >> 20
+                ),
+            ));
+        }
+        if !self.is_bounded {
+            return None;
+        }
+        let pid = self.child.id();
+        let count = bounds::processes(pid, bounds::MAX_PROCESSES);
+        (count > bounds::MAX_PROCESSES).then(|| {
+            self.stop(
+                Ending::TooManyProcesses,
+                format!(
+                    "the server's sandbox held more than {} processes; it was stopped",
+                    bounds::MAX_PROCESSES
+                ),
+            )
+        })
+    }
+
+    /// Kills the server's group (the sandbox with it) and returns the error saying why,
+    /// with its stderr lines.
+    fn stop(&mut self, kind: Ending, what: String) -> anyhow::Error {
+        self.end();
+        anyhow::Error::new(Ended {
+            kind,
+            message: format!("{what}{}", self.stderr_lines()),
+            stderr: self.stderr_kept(),
+        })
+    }
+
+    /// Returns how many lines of the server's stdout were not JSON and were skipped.
+    pub fn skipped_lines(&self) -> usize {
+        self.skipped_total
+    }
+
+    /// Returns the server's stderr lines kept so far.
+    fn stderr_kept(&self) -> Vec<String> {
+        match self.stderr.lock() {
+            Ok(kept) => kept.lines(),
+            Err(poisoned) => poisoned.into_inner().lines(),
+        }
     }
 
     /// Returns the server's first and last stderr lines, as a clause of an error.
@@ -352,6 +449,12 @@ impl Stdio {
     fn next_chunk(&mut self, method: &str) -> Result<Option<Chunk>> {
         loop {
             let now = Instant::now();
+            if now.duration_since(self.counted_at) >= EXIT_POLL {
+                self.counted_at = now;
+                if let Some(err) = self.over_bound() {
+                    return Err(err);
+                }
+            }
             let left = self.deadline.saturating_duration_since(now);
             if left.is_zero() && self.watching {
                 return Ok(Some(Chunk::Deadline));
@@ -364,6 +467,7 @@ impl Stdio {
                         self.timeout.as_secs(),
                         self.stderr_lines()
                     ),
+                    stderr: self.stderr_kept(),
                 }
                 .into());
             }
@@ -414,6 +518,16 @@ impl Stdio {
                 Parsed::Message(value) => value,
                 Parsed::NotJson => {
                     self.skipped += 1;
+                    self.skipped_total += 1;
+                    self.skipped_bytes += line.len();
+                    if self.skipped_bytes > bounds::MAX_OUTPUT {
+                        let what = format!(
+                            "the server wrote more than {} MiB on stdout that is not JSON ({} lines); it was stopped",
+                            bounds::MAX_OUTPUT >> 20,
+                            self.skipped_total
+                        );
+                        return Err(self.stop(Ending::TooMuchOutput, what));
+                    }
                     if self.skipped_example.is_none() {
                         self.skipped_example = Some(excerpt(&String::from_utf8_lossy(trimmed)));
                     }

@@ -45,10 +45,10 @@ pub fn run(target: &Target, options: &Options, watch: Watch) -> Result<ExitStatu
         Target::Stdio {
             command,
             env,
-            clear_env,
+            is_sandboxed,
         } => {
             let mut server =
-                stdio::Stdio::spawn(command, env, *clear_env, options).with_context(context)?;
+                stdio::Stdio::spawn(command, env, *is_sandboxed, options).with_context(context)?;
             // On an error the server is dropped, which kills its group.
             let status = watch_on(&mut server, options, watch, &mut out).with_context(context)?;
             if let Some(warning) = server.finish() {

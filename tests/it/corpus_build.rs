@@ -927,3 +927,86 @@ fn list_help_speaks_of_no_registry() {
     );
     assert!(!help.contains("registry"), "{help}");
 }
+
+#[test]
+fn the_packages_file_carries_the_commit_each_entry_was_pinned_at() {
+    let forges = forges();
+    let commits = make_repositories(&forges);
+    let with_package = |mut entry: Value, registry: &str, identifier: &str, version: &str| {
+        entry["server"]["packages"] = json!([{"registryType": registry, "identifier": identifier,
+            "version": version, "transport": {"type": "stdio"}}]);
+        entry
+    };
+    let mono_a = server(
+        "io.github.acme/mono-a",
+        "3.0.0",
+        Some(
+            json!({"url": "https://github.com/acme/mono", "source": "github",
+                    "subfolder": "servers/a"}),
+        ),
+        json!([]),
+    );
+    let page = json!({"servers": [
+        with_package(server("io.github.acme/tools", "1.2.0",
+                            github("https://github.com/acme/tools"), json!([])),
+                     "npm", "tools-mcp", "1.2.0"),
+        // Pinned with the tree above, whose name is the other's.
+        with_package(server("io.github.acme/tools-alias", "1.2.0",
+                            github("https://github.com/ACME/tools.git"), json!([])),
+                     "npm", "tools-alias-mcp", "1.2.0"),
+        // The same repository at another version: another tree.
+        with_package(server("io.github.acme/tools-old", "0.9.0",
+                            github("https://github.com/acme/tools"), json!([])),
+                     "pypi", "tools-old", "0.9.0"),
+        with_package(mono_a, "npm", "mono-a", "3.0.0"),
+        with_package(server("io.github.acme/missing", "1.0.0",
+                            github("https://github.com/acme/missing"), json!([])),
+                     "npm", "missing", "1.0.0"),
+    ]});
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("page.json"), page.to_string()).unwrap();
+    let args = [
+        "corpus",
+        "registry",
+        "--pages",
+        "page.json",
+        "--out",
+        "registry.toml",
+        "--packages",
+        "packages.toml",
+        "--date",
+        DATE,
+        "--jobs",
+        "1",
+    ];
+    let run = forges.run(work.path(), &args);
+    let text = std::fs::read_to_string(work.path().join("packages.toml"))
+        .unwrap_or_else(|_| panic!("no packages file\n{}", show(&run)));
+    let value: toml::Value = toml::from_str(&text).unwrap();
+    let got: Vec<(&str, Option<&str>)> = value["server"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s.get("commit").and_then(|c| c.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("io.github.acme/missing", None),
+            ("io.github.acme/mono-a", Some(commits.mono_head.as_str())),
+            ("io.github.acme/tools", Some(commits.tools_v120.as_str())),
+            (
+                "io.github.acme/tools-alias",
+                Some(commits.tools_v120.as_str())
+            ),
+            ("io.github.acme/tools-old", Some(commits.tools_090.as_str())),
+        ],
+        "{}\n{text}",
+        show(&run)
+    );
+}

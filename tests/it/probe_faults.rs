@@ -1426,3 +1426,81 @@ fn no_process_of_the_servers_group_is_left_when_the_probe_returns() {
     assert_eq!(left, Vec::<String>::new(), "group {group}, child {child}");
     assert!(!is_alive(child), "the child {child} outlived the probe");
 }
+
+#[test]
+fn a_resumed_servers_run_probes_only_the_servers_that_did_not_list() {
+    let Some(server) = fault_server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // Each server notes every start in a file of its own before it runs.
+    let started = |name: &str| dir.path().join(format!("{name}.started"));
+    let entry = |name: &str, modes: &str| {
+        let line = format!(
+            "echo started >> '{}'; exec '{}' '{}'",
+            started(name).display(),
+            server[0],
+            server[1]
+        );
+        format!(
+            "[[server]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", {}]\nenv = {{ FAULT_MODES = \"{modes}\" }}\n\n",
+            toml_str(&line)
+        )
+    };
+    let file = entry("lists", "") + &entry("crashes", "crash");
+    std::fs::write(dir.path().join("servers.toml"), file).unwrap();
+    let args = [
+        "probe",
+        "--servers",
+        "servers.toml",
+        "--date",
+        "2026-09-07",
+        "--out",
+        "out",
+        "--resume",
+    ];
+    let starts = |name: &str| {
+        std::fs::read_to_string(started(name))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let tables = || {
+        [
+            "wire-2026-09-07.csv",
+            "wire-2026-09-07-servers.csv",
+            "wire-2026-09-07.md",
+        ]
+        .map(|name| std::fs::read(dir.path().join("out").join(name)).unwrap())
+    };
+    let first = run_env(dir.path(), &args, &[]);
+    assert_eq!(first.status.code(), Some(1), "{}", show(&first));
+    let written = tables();
+    let journal = dir.path().join("out/wire-2026-09-07.journal");
+    assert!(journal.is_file(), "a server failed: the journal stays");
+
+    let second = run_env(dir.path(), &args, &[]);
+    assert_eq!(second.status.code(), Some(1), "{}", show(&second));
+    assert_eq!((starts("lists"), starts("crashes")), (1, 2));
+    assert!(tables() == written, "the resumed run wrote other tables");
+
+    // Another servers file is another run: its journal is refused, not mixed in.
+    std::fs::write(
+        dir.path().join("servers.toml"),
+        entry("lists", "") + &entry("crashes", "crash") + "# edited\n",
+    )
+    .unwrap();
+    let refused = run_env(dir.path(), &args, &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", show(&refused));
+    assert!(
+        stderr(&refused).contains("is the journal of another run"),
+        "{}",
+        show(&refused)
+    );
+    assert_eq!((starts("lists"), starts("crashes")), (1, 2));
+
+    // Once every server lists, the journal is gone.
+    std::fs::write(dir.path().join("servers.toml"), entry("lists", "")).unwrap();
+    std::fs::remove_file(&journal).unwrap();
+    let done = run_env(dir.path(), &args, &[]);
+    assert_eq!(done.status.code(), Some(0), "{}", show(&done));
+    assert!(!journal.exists());
+}

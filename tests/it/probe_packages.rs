@@ -19,10 +19,49 @@ use crate::common::{
 };
 
 const DATE: &str = "2026-11-30";
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+/// When the loopback npm registry says each fixture was published.
+const PUBLISHED: &str = "2026-01-02T03:04:05.000Z";
+
+/// Returns a server that tries to get out of its sandbox and lists, as its tools'
+/// names, what each try gave: writing into its prefix, /etc and a folder of the host
+/// (`host`), reading the user's HOME (`home`), one file past the file-size bound, and
+/// its HOME past the tmpfs bound.
+fn escape_server(host: &Path, home: &str) -> String {
+    let tries = format!(
+        r#"const fs = require("fs");
+const tried = (f) => {{ try {{ f(); return "done"; }} catch (e) {{ return e.code || String(e); }} }};
+const chunk = Buffer.alloc(1 << 20, 1);
+const fill = (path, mib) => tried(() => {{
+  const fd = fs.openSync(path, "w");
+  try {{ for (let i = 0; i < mib; i++) fs.writeSync(fd, chunk); }} finally {{ fs.closeSync(fd); }}
+}});
+const seen = {{
+  prefix: tried(() => fs.writeFileSync(__dirname + "/planted", "x")),
+  etc: tried(() => fs.writeFileSync("/etc/planted", "x")),
+  host: tried(() => fs.writeFileSync({host:?}, "x")),
+  home: tried(() => fs.readdirSync({home:?})),
+  file: fill("/tmp/big", 100),
+  fill: ["a", "b", "c"].map((n) => fill(process.env.HOME + "/" + n, 60)).join("+"),
+}};
+"#,
+        host = host.display().to_string()
+    );
+    tries
+        + &js_serving(
+            r#"Object.entries(seen).map(([k, v]) => ({ name: k + "=" + v, inputSchema: {} }))"#,
+            None,
+        )
+}
 
 /// Returns a stdio MCP server in plain JS listing `tools`; with `connect`, it first
 /// opens a TCP connection to 127.0.0.1:PORT and exits saying so when that fails.
 fn js_server(tools: &Value, connect: Option<u16>) -> String {
+    js_serving(&tools.to_string(), connect)
+}
+
+/// Returns [`js_server`] listing the tools the JavaScript expression `tools` gives.
+fn js_serving(tools: &str, connect: Option<u16>) -> String {
     let serve = format!(
         r#"const tools = {tools};
 function serve() {{
@@ -149,9 +188,19 @@ fn html(body: String) -> crate::common::Response {
     reply(200, body).with_header(header("Content-Type: text/html"))
 }
 
+/// Returns whether bwrap can make the sandbox here, with the sized tmpfs it uses.
 fn has_bwrap() -> bool {
     Command::new("bwrap")
-        .args(["--ro-bind", "/", "/", "true"])
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--size",
+            "1048576",
+            "--tmpfs",
+            "/tmp",
+            "true",
+        ])
         .output()
         .is_ok_and(|o| o.status.success())
 }
@@ -185,7 +234,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         return skip("node, npm or python3 is not installed");
     }
     if !has_bwrap() {
-        return skip("bwrap cannot run here; apt-get install bubblewrap");
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
     }
     let work = tempfile::tempdir().unwrap();
     let marker = work.path().join("install-script-ran");
@@ -202,6 +251,17 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         });
     }
 
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".to_string());
+    // A folder of the host the sandbox does not bind (under /tmp, it would write into
+    // its own private /tmp, which the prefix's parents are made in).
+    std::fs::create_dir(work.path().join("host")).unwrap();
+    // Prints on `stream` without end, never answering.
+    let flood = |stream: &str| {
+        format!(
+            "const line = 'a log line that is not JSON '.repeat(40) + '\\n';\n\
+             (function flood() {{ while (process.{stream}.write(line)) {{}} process.{stream}.once('drain', flood); }})();\n"
+        )
+    };
     let hinted_tools = json!([
         {"name": "read", "inputSchema": {"type": "object"},
          "annotations": {"readOnlyHint": true, "destructiveHint": false,
@@ -213,6 +273,55 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         (
             "hinted-fixture",
             npm_tarball("hinted-fixture", &js_server(&hinted_tools, None), &marker),
+        ),
+        (
+            "escape-fixture",
+            npm_tarball(
+                "escape-fixture",
+                &escape_server(&work.path().join("host/planted"), &home),
+                &marker,
+            ),
+        ),
+        // Starts a process every 10 ms and never answers.
+        (
+            "fork-fixture",
+            npm_tarball(
+                "fork-fixture",
+                "const { spawn } = require('child_process');\n\
+                 setInterval(() => { try { spawn('sleep', ['30'], { stdio: 'ignore' }); } catch (e) {} }, 10);\n",
+                &marker,
+            ),
+        ),
+        // Maps heap until it is refused.
+        (
+            "memory-fixture",
+            npm_tarball(
+                "memory-fixture",
+                "const held = [];\n\
+                 try { for (;;) held.push(Buffer.allocUnsafe(64 << 20)); }\n\
+                 catch (e) { console.error(String(e)); process.exit(6); }\n",
+                &marker,
+            ),
+        ),
+        (
+            "stdout-flood-fixture",
+            npm_tarball("stdout-flood-fixture", &flood("stdout"), &marker),
+        ),
+        (
+            "stderr-flood-fixture",
+            npm_tarball("stderr-flood-fixture", &flood("stderr"), &marker),
+        ),
+        (
+            "network-fixture",
+            npm_tarball(
+                "network-fixture",
+                "console.log('connecting to registry.example.com');\n\
+                 require('dns').lookup('registry.example.com', (err) => {\n\
+                 console.error('starting');\n\
+                 console.error(String(err));\n\
+                 process.exit(4);\n});\n",
+                &marker,
+            ),
         ),
         (
             "socket-fixture",
@@ -251,6 +360,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
                 };
                 let shasum = format!("{:x}", sha1_checked::Sha1::digest(tgz));
                 let packument = json!({"name": name, "dist-tags": {"latest": "1.0.0"},
+                    "time": {"created": PUBLISHED, "modified": PUBLISHED, "1.0.0": PUBLISHED},
                     "versions": {"1.0.0": {"name": name, "version": "1.0.0",
                         "bin": {name: "server.js"}, "hasInstallScript": true,
                         "dist": {"tarball": format!("{base}/npm/{name}-1.0.0.tgz"),
@@ -278,6 +388,12 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     let page = json!({"servers": [
         entry("io.github.fixture/hinted", npm("hinted-fixture")),
         entry("io.github.fixture/socket", npm("socket-fixture")),
+        entry("io.github.fixture/network", npm("network-fixture")),
+        entry("io.github.fixture/escape", npm("escape-fixture")),
+        entry("io.github.fixture/fork", npm("fork-fixture")),
+        entry("io.github.fixture/memory", npm("memory-fixture")),
+        entry("io.github.fixture/stdout-flood", npm("stdout-flood-fixture")),
+        entry("io.github.fixture/stderr-flood", npm("stderr-flood-fixture")),
         entry("io.github.fixture/secret", {
             let mut p = npm("hinted-fixture");
             p["environmentVariables"] = json!([
@@ -313,13 +429,39 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         "{text}"
     );
 
+    // A census of the hinted server's source, by hand: `read` and `write` as the wire
+    // lists them, `gone` defined but not listed; the wire's `bare` is not in it.
+    std::fs::write(
+        work.path().join(format!("census-{DATE}.csv")),
+        format!(
+            "repo,pinned,subfolder,server,commit,tools,status,error\n\
+         fixture/hinted,v1,,io.github.fixture/hinted,{COMMIT},3,ok,\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        work.path().join(format!("tools-{DATE}.csv")),
+        "repo,pinned,subfolder,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         fixture/hinted,v1,,src/index.ts,3,tool,source,typescript,read,true,false,true,false\n\
+         fixture/hinted,v1,,src/index.ts,9,tool,source,typescript,write,false,,,\n\
+         fixture/hinted,v1,,src/index.ts,12,tool,source,typescript,gone,,,,\n",
+    )
+    .unwrap();
+
+    // The corpus commit of a server, as the servers file may carry it.
+    let text = text.replace(
+        "registry_name = \"io.github.fixture/hinted\"\n",
+        &format!("registry_name = \"io.github.fixture/hinted\"\ncommit = \"{COMMIT}\"\n"),
+    );
+    std::fs::write(work.path().join("servers.toml"), &text).unwrap();
+
     let npm_cache = work.path().join("npm-cache");
-    let probe = |extra: &[&str], out: &str| {
+    let probe = |file: &str, extra: &[&str], out: &str| {
         let mut run = Run::new(work.path())
             .args([
                 "probe",
                 "--servers",
-                "servers.toml",
+                file,
                 "--date",
                 DATE,
                 "--cache",
@@ -334,7 +476,11 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         run.command().env_remove("PIP_FIND_LINKS");
         run.output()
     };
-    let out = probe(&[], "results");
+    let out = probe(
+        "servers.toml",
+        &["--source-table", &format!("census-{DATE}.csv")],
+        "results",
+    );
     assert_code(&out, 1);
     let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
     let cell = |server: &str, column: &str| table[server][column].clone();
@@ -371,6 +517,52 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     );
     assert_eq!(cell("io.github.fixture/secret", "error"), "needs API_TOKEN");
     assert_eq!(cell("io.github.fixture/sdist", "outcome"), "no wheel");
+    assert_eq!(cell("io.github.fixture/hinted", "commit"), COMMIT);
+    // npm resolved as of the version's publish time, and the resolution is kept beside
+    // the row under its sha256.
+    assert_eq!(cell("io.github.fixture/hinted", "before"), PUBLISHED);
+    assert_eq!(cell("io.github.fixture/py", "before"), "");
+    let lock = |server: &str, extension: &str| {
+        let cell = cell(server, "lock");
+        let hex = cell
+            .strip_prefix("sha256:")
+            .unwrap_or_else(|| panic!("{server}: '{cell}'"));
+        let path = work
+            .path()
+            .join(format!("results/wire-{DATE}-locks/{hex}.{extension}"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        use sha2::Digest as _;
+        assert_eq!(format!("{:x}", sha2::Sha256::digest(&bytes)), hex);
+        String::from_utf8(bytes).unwrap()
+    };
+    let npm_lock = lock("io.github.fixture/hinted", "json");
+    assert!(
+        npm_lock.contains("\"node_modules/hinted-fixture\""),
+        "{npm_lock}"
+    );
+    assert!(!npm_lock.contains(".partial-"), "{npm_lock}");
+    assert_eq!(lock("io.github.fixture/py", "txt"), "hintpy==1.0.0\n");
+    assert_eq!(
+        cell("io.github.fixture/hinted", "stdout_lines_skipped"),
+        "0"
+    );
+    assert_eq!(cell("io.github.fixture/secret", "stdout_lines_skipped"), "");
+    // The server that looks a name up cannot in the sandbox: it needs the network,
+    // the line that says so is its cause, and its banner on stdout was skipped.
+    assert_eq!(
+        [
+            cell("io.github.fixture/network", "outcome"),
+            cell("io.github.fixture/network", "stdout_lines_skipped")
+        ],
+        ["needs network", "1"],
+        "{}",
+        show(&out)
+    );
+    let cause = cell("io.github.fixture/network", "cause");
+    assert!(
+        cause.starts_with("Error: getaddrinfo E") && cause.ends_with(" registry.example.com"),
+        "{cause}"
+    );
     // The socket server could not reach the host's loopback, and said so.
     assert_eq!(
         cell("io.github.fixture/socket", "outcome"),
@@ -393,21 +585,122 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         .map(|r| r[4].as_str())
         .collect();
     assert_eq!(hinted, ["read", "write", "bare"]);
+    // The join of the wire to the census, as written by hand.
+    let join = read_csv(&work.path().join(format!("results/join-{DATE}.csv")));
+    let hinted = format!(
+        "io.github.fixture/hinted,io.github.fixture/hinted,npm,hinted-fixture,1.0.0,{},fixture/hinted,v1,,{COMMIT},joined",
+        cell("io.github.fixture/hinted", "artifact")
+    );
+    let agree = |v: &str| format!("{v},{v},agrees");
+    let expected = [
+        format!("{hinted},bare,wire only,,,,absent,,,absent,,,absent,,,absent,"),
+        format!("{hinted},gone,source only,src/index.ts,12,absent,,,absent,,,absent,,,absent,,"),
+        format!(
+            "{hinted},read,both,src/index.ts,3,{},{},{},{}",
+            agree("true"),
+            agree("false"),
+            agree("true"),
+            agree("false")
+        ),
+        format!(
+            "{hinted},write,both,src/index.ts,9,{},{},{},{}",
+            agree("false"),
+            agree("absent"),
+            agree("absent"),
+            agree("absent")
+        ),
+    ];
+    let got: Vec<String> = join
+        .iter()
+        .filter(|r| r[0] == "io.github.fixture/hinted")
+        .map(|r| r.join(","))
+        .collect();
+    assert_eq!(got, expected, "{}", show(&out));
+    let link = |server: &str| {
+        let rows: Vec<&Vec<String>> = join.iter().filter(|r| r[0] == server).collect();
+        assert_eq!(rows.len(), 1, "{server}: {rows:?}");
+        rows[0][10].clone()
+    };
+    assert_eq!(link("io.github.fixture/py"), "no census row");
+    assert_eq!(link("io.github.fixture/escape"), "no census row");
+    assert_eq!(link("io.github.fixture/socket"), "not listed");
+    assert_eq!(join.len(), 1 + 4 + 10);
+    let report =
+        std::fs::read_to_string(work.path().join(format!("results/wire-{DATE}.md"))).unwrap();
+    assert!(
+        report.contains("only on the wire, which the source census could not see: 1 (33.3%)"),
+        "{report}"
+    );
+
     // The secret's server was never installed or run: only the other packages were
-    // asked for.
+    // asked for, the hinted one three times (its publish time, its packument for the
+    // install, its tarball).
     let asked: Vec<String> = registry.seen().iter().map(|r| r.url.clone()).collect();
     assert_eq!(
         asked
             .iter()
             .filter(|u| u.contains("hinted-fixture"))
             .count(),
-        2,
+        3,
         "{asked:#?}"
     );
 
+    // Each way out of the sandbox was closed, and its row says how.
+    let escaped: Vec<&str> = tools
+        .iter()
+        .filter(|r| r[0] == "io.github.fixture/escape")
+        .map(|r| r[4].as_str())
+        .collect();
+    assert_eq!(
+        escaped,
+        [
+            "prefix=EROFS",
+            "etc=EROFS",
+            "host=ENOENT",
+            "home=ENOENT",
+            "file=EFBIG",
+            "fill=done+done+ENOSPC",
+        ],
+        "{}",
+        show(&out)
+    );
+    assert!(!work.path().join("host/planted").exists());
+    let ended = |server: &str| [cell(server, "outcome"), cell(server, "error")];
+    let [outcome, error] = ended("io.github.fixture/fork");
+    assert_eq!(outcome, "too many processes", "{error}");
+    assert!(error.contains("more than 64 processes"), "{error}");
+    let [outcome, error] = ended("io.github.fixture/memory");
+    assert_eq!(outcome, "exited", "{error}");
+    assert_eq!(
+        cell("io.github.fixture/memory", "cause"),
+        "RangeError: Array buffer allocation failed"
+    );
+    let [outcome, error] = ended("io.github.fixture/stdout-flood");
+    assert_eq!(outcome, "too much output", "{error}");
+    assert!(error.contains("more than 16 MiB on stdout"), "{error}");
+    let skipped: usize = cell("io.github.fixture/stdout-flood", "stdout_lines_skipped")
+        .parse()
+        .unwrap();
+    assert!(skipped > 10_000, "{skipped}");
+    let [outcome, error] = ended("io.github.fixture/stderr-flood");
+    assert_eq!(outcome, "too much output", "{error}");
+    // Stopped by the probe, or exited of the closed pipe first: either way past the bound.
+    assert!(error.contains("more than 16 MiB on stderr"), "{error}");
+
     // Outside the sandbox, given the flag, the same package reaches the listener:
-    // the sandbox, not the fixture, kept it out.
-    let out = probe(&["--no-sandbox-i-trust-these-packages"], "trusted");
+    // the sandbox, not the fixture, kept it out. Only that package runs there: the
+    // others would reach the network or the host.
+    std::fs::write(
+        work.path().join("trusted.toml"),
+        "[[server]]\nname = \"io.github.fixture/socket\"\n\
+         package = { registry = \"npm\", name = \"socket-fixture\", version = \"1.0.0\" }\n",
+    )
+    .unwrap();
+    let out = probe(
+        "trusted.toml",
+        &["--no-sandbox-i-trust-these-packages"],
+        "trusted",
+    );
     let table = servers_table(&work.path().join(format!("trusted/wire-{DATE}-servers.csv")));
     assert_eq!(
         table["io.github.fixture/socket"]["outcome"],
