@@ -961,7 +961,13 @@ fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
     if declarations_only(path) {
         summary.sites.clear();
     }
-    if !summary.sites.is_empty() {
+    // Whether a site repeats matters only where no literal names its tool (see
+    // `Resolver::tools`): the walk for it is left out otherwise.
+    let unnamed = |site: &value::Site| match &site.kind {
+        value::SiteKind::Tool { name, .. } => !matches!(name, Some(value::Val::Str(_))),
+        value::SiteKind::List { .. } => true,
+    };
+    if summary.sites.iter().any(unnamed) {
         let ranges = syntax::repeated_lines(root, bytes);
         for site in &mut summary.sites {
             site.repeated = ranges
