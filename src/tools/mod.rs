@@ -446,6 +446,17 @@ impl Lang {
                 && imports_an_mcp_package(bytes))
     }
 
+    /// Returns true for the languages whose files the resolver reads across: by
+    /// relative imports (TypeScript, JavaScript, Python, Ruby) or by folder (Go).
+    /// A file of any other language without an anchor can change no answer, so it
+    /// is not kept aside.
+    fn links_files(self) -> bool {
+        matches!(
+            self,
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Ruby | Lang::Go
+        )
+    }
+
     fn grammar(self) -> Language {
         match self {
             Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
@@ -506,11 +517,11 @@ impl TreeTools {
             self.skipped += 1;
             return;
         }
-        match !declarations_only(path) && prefilter::anchored(lang, bytes) {
-            true => self.read(lang, path, bytes, Why::Anchor),
-            false => self
-                .aside
-                .insert(!mentions(bytes), path.to_vec(), bytes.to_vec()),
+        if !declarations_only(path) && prefilter::anchored(lang, bytes) {
+            self.read(lang, path, bytes, Why::Anchor);
+        } else if lang.links_files() {
+            self.aside
+                .insert(!mentions(bytes), path.to_vec(), bytes.to_vec());
         }
     }
 
