@@ -388,7 +388,7 @@ fn count_group(
     let slot: Vec<usize> = group
         .iter()
         .map(|&i| {
-            let sub = trees[i].subfolder.as_bytes();
+            let sub = trees[i].subfolder.as_deref().unwrap_or_default().as_bytes();
             match subfolders.iter().position(|s| s == sub) {
                 Some(at) => at,
                 None => {

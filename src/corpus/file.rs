@@ -43,11 +43,11 @@ pub struct Tree {
     pub repo: String,
     /// 4 to 40 hex digits, as written.
     pub commit: String,
-    /// The folder counted, relative to the archive's top folder; empty for all of it.
-    pub subfolder: String,
+    /// The folder counted, relative to the archive's top folder; `None` for all of it.
+    pub subfolder: Option<String>,
     /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
-    /// that day, UTC); empty for a tree of no date.
-    pub as_of: String,
+    /// that day, UTC); `None` for a tree of no date.
+    pub as_of: Option<String>,
     /// The committer time of the commit, Unix seconds, when the corpus gives it
     /// (`committed`, as a dated corpus is written).
     pub committed: Option<i64>,
@@ -61,7 +61,7 @@ pub struct Tree {
 impl Corpus {
     /// Returns true when the trees carry dates (then every one does).
     pub fn is_dated(&self) -> bool {
-        self.trees.iter().any(|t| !t.as_of.is_empty())
+        self.trees.iter().any(|t| t.as_of.is_some())
     }
 
     /// Returns what the corpus says of its commits beside the trees, for the table.
@@ -87,7 +87,7 @@ impl Tree {
     pub fn key(&self) -> TreeKey {
         TreeKey {
             repo: self.repo.clone(),
-            pinned: self.commit.clone(),
+            pinned: Some(self.commit.clone()),
             subfolder: self.subfolder.clone(),
             as_of: self.as_of.clone(),
         }
@@ -212,7 +212,7 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     let controls = term_list(census.controls, &DEFAULT_CONTROLS);
     check_terms(&place, &terms, &controls)?;
     let trees = tree_list(&place, &raw.trees, &default_url)?;
-    let is_dated = trees.iter().any(|t| !t.as_of.is_empty());
+    let is_dated = trees.iter().any(|t| t.as_of.is_some());
     let not_yet =
         not_yet_list(&raw.no_commit_yet, is_dated).map_err(|(span, why)| place.at(span, why))?;
     let columns = columns_of(&place, terms, controls, &census.profiles, &raw.column)?;
@@ -272,7 +272,7 @@ fn tree_list(
         let raw_tree = raw_tree.get_ref();
         let number = i + 1;
         let key = tree_key(place, number, raw_tree)?;
-        let is_dated = !key.as_of.is_empty();
+        let is_dated = key.as_of.is_some();
         match first_dated {
             None => first_dated = Some((number, is_dated)),
             Some((first, was_dated)) if was_dated != is_dated => {
@@ -293,7 +293,7 @@ fn tree_list(
         }
         let folded = TreeKey {
             repo: key.repo.to_ascii_lowercase(),
-            pinned: key.pinned.to_ascii_lowercase(),
+            pinned: key.pinned.as_deref().map(str::to_ascii_lowercase),
             ..key.clone()
         };
         if let Some(first) = keys.get(&folded) {
@@ -344,9 +344,9 @@ fn tree_key(
                     format!("tree {number} ('{repo}'): key 'subfolder': {why}"),
                 )
             })?;
-            sub.get_ref().clone()
+            Some(sub.get_ref().clone())
         }
-        None => String::new(),
+        None => None,
     };
     let as_of = match &raw.as_of {
         Some(date) => {
@@ -356,13 +356,13 @@ fn tree_key(
                     format!("tree {number} ('{repo}'): key 'as_of': {why}"),
                 )
             })?;
-            date.get_ref().clone()
+            Some(date.get_ref().clone())
         }
-        None => String::new(),
+        None => None,
     };
     Ok(TreeKey {
         repo: repo.clone(),
-        pinned: commit.clone(),
+        pinned: Some(commit.clone()),
         subfolder,
         as_of,
     })
@@ -395,7 +395,7 @@ fn tree_of(
         .replace("{repo}", repo)
         .replace("{owner}", owner)
         .replace("{name}", short)
-        .replace("{commit}", &key.pinned);
+        .replace("{commit}", raw.commit.get_ref());
     let committed = match &raw.committed {
         Some(time) => Some(utc_time(time).map_err(|why| {
             place.at(
@@ -407,7 +407,7 @@ fn tree_of(
     };
     Ok(Tree {
         repo: key.repo,
-        commit: key.pinned,
+        commit: raw.commit.get_ref().clone(),
         subfolder: key.subfolder,
         as_of: key.as_of,
         committed,
@@ -774,7 +774,7 @@ mod tests {
         };
         let c = parse("c.toml", &(tree("2025-06-01") + &tree("2025-09-01"))).unwrap();
         assert!(c.is_dated());
-        assert_eq!(c.trees[1].as_of, "2025-09-01");
+        assert_eq!(c.trees[1].as_of.as_deref(), Some("2025-09-01"));
         assert_eq!(c.trees[0].label(), "a/b@abcd as of 2025-06-01");
         assert_ne!(c.trees[0].key(), c.trees[1].key());
         let e = err(&(tree("2025-06-01") + &tree("2025-06-01")));

@@ -68,7 +68,7 @@ fn write_counts<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
                     w,
                     "| {} | {} | error |",
                     cell(&row.tree_name()),
-                    cell(&row.key.pinned)
+                    cell(row.key.pinned_cell())
                 )?;
                 for _ in table.columns.names() {
                     write!(w, " |")?;
@@ -180,7 +180,7 @@ fn write_not_counted<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
                 w,
                 "- **{}** at `{}`: {}",
                 cell(&row.tree_name()),
-                cell(&row.key.pinned),
+                cell(row.key.pinned_cell()),
                 cell(why)
             )?;
         }
@@ -319,9 +319,9 @@ mod tests {
         Row {
             key: TreeKey {
                 repo: repo.into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: as_of.into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: crate::table::non_empty(as_of.to_string()),
             },
             server: None,
             note: None,

@@ -303,9 +303,9 @@ fn scan_target(
     Row {
         key: TreeKey {
             repo,
-            pinned: git.unwrap_or_default().to_string(),
-            subfolder: String::new(),
-            as_of: String::new(),
+            pinned: git.map(str::to_string),
+            subfolder: None,
+            as_of: None,
         },
         server: None,
         note: None,
@@ -577,9 +577,9 @@ mod tests {
         let row = |repo: &str, outcome| Row {
             key: TreeKey {
                 repo: repo.into(),
-                pinned: String::new(),
-                subfolder: String::new(),
-                as_of: String::new(),
+                pinned: None,
+                subfolder: None,
+                as_of: None,
             },
             server: None,
             note: None,

@@ -103,33 +103,43 @@ impl Counted {
     }
 }
 
-/// Identifies a row: a repository at a pin, a subfolder of it (empty for the whole
-/// tree), and the date the pin stands for (empty for none). Two dates that resolve to
-/// one commit are two rows (docs/method.md, "Dates"). Repository names compare as
-/// written.
+/// Identifies a row: a repository at a pin (none for a scanned path with no
+/// `--git`), a subfolder of it (none for the whole tree), and the date the pin
+/// stands for (none for an undated tree). Two dates that resolve to one commit are
+/// two rows (docs/method.md, "Dates"). Repository names compare as written.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TreeKey {
     pub repo: String,
-    pub pinned: String,
-    pub subfolder: String,
-    /// `YYYY-MM-DD`, or empty.
-    pub as_of: String,
+    pub pinned: Option<String>,
+    pub subfolder: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub as_of: Option<String>,
 }
 
 impl TreeKey {
     /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, then ` as of DATE` for
     /// a dated tree: how messages name a tree.
     pub fn label(&self) -> String {
-        let label = match (self.pinned.is_empty(), self.subfolder.is_empty()) {
-            (true, _) => self.repo.clone(),
-            (false, true) => format!("{}@{}", self.repo, self.pinned),
-            (false, false) => format!("{}@{}:{}", self.repo, self.pinned, self.subfolder),
+        let label = match (&self.pinned, &self.subfolder) {
+            (None, _) => self.repo.clone(),
+            (Some(pin), None) => format!("{}@{pin}", self.repo),
+            (Some(pin), Some(sub)) => format!("{}@{pin}:{sub}", self.repo),
         };
-        match self.as_of.is_empty() {
-            true => label,
-            false => format!("{label} as of {}", self.as_of),
+        match &self.as_of {
+            None => label,
+            Some(date) => format!("{label} as of {date}"),
         }
     }
+
+    /// Returns the pin as a table's cell writes it: empty for none.
+    pub fn pinned_cell(&self) -> &str {
+        self.pinned.as_deref().unwrap_or_default()
+    }
+}
+
+/// Returns `text`, or `None` for an empty cell: how a table writes an optional key.
+pub fn non_empty(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
 }
 
 /// Holds one row of a count table.
@@ -155,13 +165,13 @@ impl Row {
     /// Returns how tables a person reads name the row's tree: the repository, with
     /// `:subfolder` when only a subfolder was counted, and ` as of DATE` when dated.
     pub fn tree_name(&self) -> String {
-        let name = match self.key.subfolder.is_empty() {
-            true => self.key.repo.clone(),
-            false => format!("{}:{}", self.key.repo, self.key.subfolder),
+        let name = match &self.key.subfolder {
+            None => self.key.repo.clone(),
+            Some(sub) => format!("{}:{sub}", self.key.repo),
         };
-        match self.key.as_of.is_empty() {
-            true => name,
-            false => format!("{name} as of {}", self.key.as_of),
+        match &self.key.as_of {
+            None => name,
+            Some(date) => format!("{name} as of {date}"),
         }
     }
 }
@@ -199,9 +209,9 @@ impl Row {
         Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: as_of.into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: non_empty(as_of.to_string()),
             },
             server: None,
             note: None,
@@ -225,7 +235,7 @@ impl Table {
     /// Returns true when the rows carry dates: the tables then have an `as_of`
     /// column (a corpus's trees are all dated or none is).
     pub fn is_dated(&self) -> bool {
-        self.rows.iter().any(|r| !r.key.as_of.is_empty())
+        self.rows.iter().any(|r| r.key.as_of.is_some())
     }
 
     /// Returns each row that failed, with why.
@@ -269,7 +279,7 @@ impl Table {
         };
         match self.dating.committed.get(&row.key) {
             Some(&time) => crate::infra::date::from_unix(time).as_str() < since,
-            None => !row.key.as_of.is_empty() && row.key.as_of.as_str() < since,
+            None => row.key.as_of.as_deref().is_some_and(|date| date < since),
         }
     }
 
@@ -343,9 +353,13 @@ pub fn census_header(columns: &Columns, is_dated: bool) -> Vec<String> {
 
 /// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
 fn key_cells(key: &TreeKey, is_dated: bool) -> Vec<String> {
-    let mut cells = vec![key.repo.clone(), key.pinned.clone(), key.subfolder.clone()];
+    let mut cells = vec![
+        key.repo.clone(),
+        key.pinned_cell().to_string(),
+        key.subfolder.clone().unwrap_or_default(),
+    ];
     if is_dated {
-        cells.push(key.as_of.clone());
+        cells.push(key.as_of.clone().unwrap_or_default());
     }
     cells
 }
@@ -538,9 +552,9 @@ impl KeyColumns {
     fn key<C: Copy>(&self, cells: &[C], text: impl Fn(C) -> String) -> TreeKey {
         TreeKey {
             repo: text(cells[self.repo]),
-            pinned: text(cells[self.pinned]),
-            subfolder: text(cells[self.subfolder]),
-            as_of: self.as_of.map(|i| text(cells[i])).unwrap_or_default(),
+            pinned: non_empty(text(cells[self.pinned])),
+            subfolder: non_empty(text(cells[self.subfolder])),
+            as_of: self.as_of.and_then(|i| non_empty(text(cells[i]))),
         }
     }
 }
@@ -954,9 +968,9 @@ mod tests {
     fn a_row_takes_its_own_files_and_tools_and_its_counts_are_checked() {
         let key = |repo: &str| TreeKey {
             repo: repo.into(),
-            pinned: "abcd".into(),
-            subfolder: String::new(),
-            as_of: String::new(),
+            pinned: Some("abcd".into()),
+            subfolder: None,
+            as_of: None,
         };
         let def = |annotated: bool| ToolDef {
             path: b"src/a.ts".to_vec(),
@@ -1042,9 +1056,9 @@ mod tests {
         let row = Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: "pkg/a".into(),
-                as_of: String::new(),
+                pinned: Some("abcd".into()),
+                subfolder: Some("pkg/a".into()),
+                as_of: None,
             },
             server: Some("io.github.o/a".into()),
             note: None,
@@ -1110,9 +1124,9 @@ mod tests {
         let row = Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: "2025-06-01".into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: Some("2025-06-01".into()),
             },
             server: None,
             note: None,
@@ -1154,9 +1168,9 @@ mod tests {
         let row = Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "ab".repeat(20),
-                subfolder: String::new(),
-                as_of: "2025-06-01".into(),
+                pinned: Some("ab".repeat(20)),
+                subfolder: None,
+                as_of: Some("2025-06-01".into()),
             },
             server: None,
             note: None,

@@ -290,7 +290,7 @@ fn assert_census_accepts(text: &str, expected: &[Tree]) {
         corpus.columns,
         mcp_hint_census::count::terms::Columns::default_columns()
     );
-    type Seen = (String, String, String, Option<String>, String);
+    type Seen = (String, String, Option<String>, Option<String>, String);
     let got: Vec<Seen> = corpus
         .trees
         .iter()
@@ -305,7 +305,7 @@ fn assert_census_accepts(text: &str, expected: &[Tree]) {
             (
                 t["repo"].clone(),
                 t["commit"].clone(),
-                t.get("subfolder").cloned().unwrap_or_default(),
+                t.get("subfolder").cloned(),
                 t.get("name").cloned(),
                 archive_of(t),
             )
