@@ -14,6 +14,7 @@ use toml::Spanned;
 
 use crate::archive::check_subfolder;
 use crate::count::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::infra::commit::Commit;
 use crate::infra::error::UsageError;
 use crate::infra::shard::Shard;
 use crate::table::{Dating, NotYet, TreeKey};
@@ -41,8 +42,7 @@ pub struct Corpus {
 pub struct Tree {
     /// `owner/name`.
     pub repo: String,
-    /// 4 to 40 hex digits, as written.
-    pub commit: String,
+    pub commit: Commit,
     /// The folder counted, relative to the archive's top folder; `None` for all of it.
     pub subfolder: Option<String>,
     /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
@@ -87,7 +87,7 @@ impl Tree {
     pub fn key(&self) -> TreeKey {
         TreeKey {
             repo: self.repo.clone(),
-            pinned: Some(self.commit.clone()),
+            pinned: Some(self.commit.to_string()),
             subfolder: self.subfolder.clone(),
             as_of: self.as_of.clone(),
         }
@@ -271,7 +271,7 @@ fn tree_list(
         let whole = raw_tree.span();
         let raw_tree = raw_tree.get_ref();
         let number = i + 1;
-        let key = tree_key(place, number, raw_tree)?;
+        let (key, commit) = tree_key(place, number, raw_tree)?;
         let is_dated = key.as_of.is_some();
         match first_dated {
             None => first_dated = Some((number, is_dated)),
@@ -307,7 +307,7 @@ fn tree_list(
             ));
         }
         keys.insert(folded, i);
-        trees.push(tree_of(place, number, raw_tree, key, default_url)?);
+        trees.push(tree_of(place, number, raw_tree, key, commit, default_url)?);
     }
     if trees.is_empty() {
         return Err(place.file("the corpus has no [[tree]]".to_string()));
@@ -316,12 +316,12 @@ fn tree_list(
 }
 
 /// Returns the key of tree `number` (counted from 1), its repository, commit,
-/// subfolder and date checked.
+/// subfolder and date checked, and its commit.
 fn tree_key(
     place: &Place,
     number: usize,
     raw: &RawTree,
-) -> std::result::Result<TreeKey, UsageError> {
+) -> std::result::Result<(TreeKey, Commit), UsageError> {
     let repo = raw.repo.get_ref();
     if !is_repo(repo) {
         return Err(place.at(
@@ -329,13 +329,13 @@ fn tree_key(
             format!("tree {number}: key 'repo': '{repo}' is not of the form 'owner/name'"),
         ));
     }
-    let commit = raw.commit.get_ref();
-    if !(4..=40).contains(&commit.len()) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+    let Some(commit) = Commit::parse(raw.commit.get_ref()) else {
+        let commit = raw.commit.get_ref();
         return Err(place.at(
             raw.commit.span(),
             format!("tree {number} ('{repo}'): key 'commit': '{commit}' is not 4 to 40 hex digits"),
         ));
-    }
+    };
     let subfolder = match &raw.subfolder {
         Some(sub) => {
             check_subfolder(sub.get_ref()).map_err(|why| {
@@ -360,21 +360,23 @@ fn tree_key(
         }
         None => None,
     };
-    Ok(TreeKey {
+    let key = TreeKey {
         repo: repo.clone(),
-        pinned: Some(commit.clone()),
+        pinned: Some(commit.to_string()),
         subfolder,
         as_of,
-    })
+    };
+    Ok((key, commit))
 }
 
-/// Returns tree `number` of `key`: its archive URL filled in from its template (or
-/// `default_url`) and its commit time read.
+/// Returns tree `number` of `key` at `commit`: its archive URL filled in from its
+/// template (or `default_url`) and its commit time read.
 fn tree_of(
     place: &Place,
     number: usize,
     raw: &RawTree,
     key: TreeKey,
+    commit: Commit,
     default_url: &str,
 ) -> std::result::Result<Tree, UsageError> {
     let repo = &key.repo;
@@ -395,7 +397,7 @@ fn tree_of(
         .replace("{repo}", repo)
         .replace("{owner}", owner)
         .replace("{name}", short)
-        .replace("{commit}", raw.commit.get_ref());
+        .replace("{commit}", commit.as_str());
     let committed = match &raw.committed {
         Some(time) => Some(utc_time(time).map_err(|why| {
             place.at(
@@ -407,7 +409,7 @@ fn tree_of(
     };
     Ok(Tree {
         repo: key.repo,
-        commit: raw.commit.get_ref().clone(),
+        commit,
         subfolder: key.subfolder,
         as_of: key.as_of,
         committed,

@@ -296,7 +296,13 @@ fn assert_census_accepts(text: &str, expected: &[Tree]) {
         .iter()
         .map(|t| {
             let t = t.clone();
-            (t.repo, t.commit, t.subfolder, t.name, t.archive_url)
+            (
+                t.repo,
+                t.commit.to_string(),
+                t.subfolder,
+                t.name,
+                t.archive_url,
+            )
         })
         .collect();
     let want: Vec<Seen> = expected
