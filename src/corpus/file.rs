@@ -15,6 +15,7 @@ use toml::Spanned;
 use crate::archive::check_subfolder;
 use crate::count::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::infra::commit::Commit;
+use crate::infra::date::Date;
 use crate::infra::error::UsageError;
 use crate::infra::shard::Shard;
 use crate::table::{Dating, NotYet, TreeKey};
@@ -47,7 +48,7 @@ pub struct Tree {
     pub subfolder: Option<String>,
     /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
     /// that day, UTC); `None` for a tree of no date.
-    pub as_of: Option<String>,
+    pub as_of: Option<Date>,
     /// The committer time of the commit, Unix seconds, when the corpus gives it
     /// (`committed`, as a dated corpus is written).
     pub committed: Option<i64>,
@@ -89,7 +90,7 @@ impl Tree {
             repo: self.repo.clone(),
             pinned: Some(self.commit.to_string()),
             subfolder: self.subfolder.clone(),
-            as_of: self.as_of.clone(),
+            as_of: self.as_of.as_ref().map(Date::to_string),
         }
     }
 }
@@ -271,7 +272,8 @@ fn tree_list(
         let whole = raw_tree.span();
         let raw_tree = raw_tree.get_ref();
         let number = i + 1;
-        let (key, commit) = tree_key(place, number, raw_tree)?;
+        let checked = tree_key(place, number, raw_tree)?;
+        let key = &checked.key;
         let is_dated = key.as_of.is_some();
         match first_dated {
             None => first_dated = Some((number, is_dated)),
@@ -307,7 +309,7 @@ fn tree_list(
             ));
         }
         keys.insert(folded, i);
-        trees.push(tree_of(place, number, raw_tree, key, commit, default_url)?);
+        trees.push(tree_of(place, number, raw_tree, checked, default_url)?);
     }
     if trees.is_empty() {
         return Err(place.file("the corpus has no [[tree]]".to_string()));
@@ -316,12 +318,12 @@ fn tree_list(
 }
 
 /// Returns the key of tree `number` (counted from 1), its repository, commit,
-/// subfolder and date checked, and its commit.
+/// subfolder and date checked.
 fn tree_key(
     place: &Place,
     number: usize,
     raw: &RawTree,
-) -> std::result::Result<(TreeKey, Commit), UsageError> {
+) -> std::result::Result<Checked, UsageError> {
     let repo = raw.repo.get_ref();
     if !is_repo(repo) {
         return Err(place.at(
@@ -349,36 +351,41 @@ fn tree_key(
         None => None,
     };
     let as_of = match &raw.as_of {
-        Some(date) => {
-            crate::infra::date::parse_arg(date.get_ref()).map_err(|why| {
-                place.at(
-                    date.span(),
-                    format!("tree {number} ('{repo}'): key 'as_of': {why}"),
-                )
-            })?;
-            Some(date.get_ref().clone())
-        }
+        Some(date) => Some(Date::parse(date.get_ref()).map_err(|why| {
+            place.at(
+                date.span(),
+                format!("tree {number} ('{repo}'): key 'as_of': {why}"),
+            )
+        })?),
         None => None,
     };
     let key = TreeKey {
         repo: repo.clone(),
         pinned: Some(commit.to_string()),
         subfolder,
-        as_of,
+        as_of: as_of.as_ref().map(Date::to_string),
     };
-    Ok((key, commit))
+    Ok(Checked { key, commit, as_of })
 }
 
-/// Returns tree `number` of `key` at `commit`: its archive URL filled in from its
-/// template (or `default_url`) and its commit time read.
+/// Holds what [`tree_key`] checked of a tree: its key, and its commit and date
+/// parsed.
+struct Checked {
+    key: TreeKey,
+    commit: Commit,
+    as_of: Option<Date>,
+}
+
+/// Returns tree `number`, `checked`: its archive URL filled in from its template (or
+/// `default_url`) and its commit time read.
 fn tree_of(
     place: &Place,
     number: usize,
     raw: &RawTree,
-    key: TreeKey,
-    commit: Commit,
+    checked: Checked,
     default_url: &str,
 ) -> std::result::Result<Tree, UsageError> {
+    let Checked { key, commit, as_of } = checked;
     let repo = &key.repo;
     let template = match &raw.archive_url {
         Some(url) => {
@@ -411,7 +418,7 @@ fn tree_of(
         repo: key.repo,
         commit,
         subfolder: key.subfolder,
-        as_of: key.as_of,
+        as_of,
         committed,
         name: raw.name.clone(),
         note: raw.note.clone(),
@@ -776,7 +783,7 @@ mod tests {
         };
         let c = parse("c.toml", &(tree("2025-06-01") + &tree("2025-09-01"))).unwrap();
         assert!(c.is_dated());
-        assert_eq!(c.trees[1].as_of.as_deref(), Some("2025-09-01"));
+        assert_eq!(c.trees[1].as_of, Some(Date::parse("2025-09-01").unwrap()));
         assert_eq!(c.trees[0].label(), "a/b@abcd as of 2025-06-01");
         assert_ne!(c.trees[0].key(), c.trees[1].key());
         let e = err(&(tree("2025-06-01") + &tree("2025-06-01")));
