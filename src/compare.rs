@@ -276,7 +276,15 @@ struct ToolTally {
 
 /// Returns the key a definition is matched by: its tree (repository and pin folded,
 /// as rows are), path, line and name.
-type ToolKey = (String, String, String, String, Vec<u8>, u32, Option<String>);
+type ToolKey = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Vec<u8>,
+    u32,
+    Option<String>,
+);
 
 fn tool_keys(tools: &table::ToolsByTree) -> BTreeMap<ToolKey, &ToolDef> {
     let mut keys = BTreeMap::new();
@@ -284,7 +292,7 @@ fn tool_keys(tools: &table::ToolsByTree) -> BTreeMap<ToolKey, &ToolDef> {
         for def in defs {
             let key = (
                 tree.repo.to_ascii_lowercase(),
-                tree.pinned.to_ascii_lowercase(),
+                tree.pinned.as_deref().map(str::to_ascii_lowercase),
                 tree.subfolder.clone(),
                 tree.as_of.clone(),
                 def.path.clone(),
@@ -308,14 +316,14 @@ fn compare_tools(
     let mut tally = ToolTally::default();
     let label = |key: &ToolKey| {
         let mut tree = key.0.clone();
-        if !key.1.is_empty() {
-            tree = format!("{tree}@{}", key.1);
+        if let Some(pin) = &key.1 {
+            tree = format!("{tree}@{pin}");
         }
-        if !key.2.is_empty() {
-            tree = format!("{tree}:{}", key.2);
+        if let Some(sub) = &key.2 {
+            tree = format!("{tree}:{sub}");
         }
-        if !key.3.is_empty() {
-            tree = format!("{tree} as of {}", key.3);
+        if let Some(date) = &key.3 {
+            tree = format!("{tree} as of {date}");
         }
         sanitize(format!(
             "{tree} {}:{} tool '{}'",

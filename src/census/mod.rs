@@ -354,7 +354,7 @@ fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
     for (i, tree) in trees.iter().enumerate() {
         let key = (
             tree.repo.to_ascii_lowercase(),
-            tree.commit.to_ascii_lowercase(),
+            tree.commit.folded(),
             tree.archive_url.as_str(),
         );
         let at = *index.entry(key).or_insert_with(|| {
@@ -388,7 +388,7 @@ fn count_group(
     let slot: Vec<usize> = group
         .iter()
         .map(|&i| {
-            let sub = trees[i].subfolder.as_bytes();
+            let sub = trees[i].subfolder.as_deref().unwrap_or_default().as_bytes();
             match subfolders.iter().position(|s| s == sub) {
                 Some(at) => at,
                 None => {
@@ -417,7 +417,7 @@ fn count_group(
     };
     let archive = Request {
         repo: &first.repo,
-        commit: &first.commit,
+        commit: first.commit.as_str(),
         url: &first.archive_url,
     };
     let fetched = work.fetcher.fetch(archive, &bar, &consume);
@@ -527,18 +527,18 @@ fn row(tree: &Tree, outcome: std::result::Result<Counted, Failure>) -> Row {
 fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitSource)> {
     match archive_commit {
         Some(full) => {
-            let pin = tree.commit.to_ascii_lowercase();
+            let pin = tree.commit.folded();
             if full.to_ascii_lowercase().starts_with(&pin) {
                 Ok((full, CommitSource::Archive))
             } else {
                 bail!(
                     "the archive is of commit '{}', which does not start with the pinned '{}'",
                     sanitize(&full),
-                    sanitize(&tree.commit)
+                    sanitize(tree.commit.as_str())
                 )
             }
         }
-        None => Ok((tree.commit.clone(), CommitSource::Pinned)),
+        None => Ok((tree.commit.to_string(), CommitSource::Pinned)),
     }
 }
 

@@ -233,6 +233,61 @@ pub fn build(
     breaker: &Breaker,
 ) -> Result<Built> {
     let mut built = Built::default();
+    let groups = group(candidates, &mut built);
+    // One spelling per repository, so that its trees agree: the spelling of the
+    // entry whose name sorts first.
+    let work: Vec<(RepoUrl, Vec<String>)> = groups
+        .values()
+        .map(|members| {
+            let first = members
+                .iter()
+                .min_by_key(|r| {
+                    (
+                        r.candidate.name.clone().unwrap_or_default(),
+                        r.url.repo.clone(),
+                    )
+                })
+                .map(|r| r.url.clone())
+                .expect("a group has at least one member");
+            let patterns = pin::patterns(members.iter().map(|r| &r.candidate.want));
+            (first, patterns)
+        })
+        .collect();
+    let answers = ask(&work, git, jobs, dating, breaker)?;
+    let mut trees = Trees::new();
+    for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(failure) => {
+                if pin::may_pass(failure) {
+                    built.failures += 1;
+                }
+                for r in members {
+                    built.skipped.push(skip(&r.candidate, failure.to_string()));
+                }
+                continue;
+            }
+        };
+        for r in members {
+            let pins = pins_of(r, answer, dating);
+            place(r, spelling, answer, pins, &mut trees, &mut built);
+        }
+    }
+    for (slot, members) in trees {
+        let tree = tree_of(slot, members, &mut built);
+        built.trees.push(tree);
+    }
+    built.stopped = breaker.cause();
+    built.skipped.sort();
+    built.skipped.dedup();
+    built.not_yet.sort();
+    built.not_yet.dedup();
+    Ok(built)
+}
+
+/// Returns the candidates whose repository is on a known forge, grouped by
+/// repository; the others go to the skipped list, as do those of a bad subfolder.
+fn group(candidates: Vec<Candidate>, built: &mut Built) -> BTreeMap<(Forge, String), Vec<Ready>> {
     let mut groups: BTreeMap<(Forge, String), Vec<Ready>> = BTreeMap::new();
     for candidate in candidates {
         let url = match repo_url::parse(&candidate.repository) {
@@ -254,26 +309,18 @@ pub fn build(
             .or_default()
             .push(Ready { candidate, url });
     }
+    groups
+}
 
-    // One spelling per repository, so that its trees agree: the spelling of the
-    // entry whose name sorts first.
-    let work: Vec<(RepoUrl, Vec<String>)> = groups
-        .values()
-        .map(|members| {
-            let first = members
-                .iter()
-                .min_by_key(|r| {
-                    (
-                        r.candidate.name.clone().unwrap_or_default(),
-                        r.url.repo.clone(),
-                    )
-                })
-                .map(|r| r.url.clone())
-                .expect("a group has at least one member");
-            let patterns = pin::patterns(members.iter().map(|r| &r.candidate.want));
-            (first, patterns)
-        })
-        .collect();
+/// Returns what each repository of `work` answers, `jobs` at a time: its refs that
+/// match its patterns, or with `dating` its default branch's first-parent history.
+fn ask(
+    work: &[(RepoUrl, Vec<String>)],
+    git: &GitOptions,
+    jobs: usize,
+    dating: Option<&Dating>,
+    breaker: &Breaker,
+) -> Result<Vec<Result<Answer, Failure>>> {
     if dating.is_some() || work.iter().any(|(_, patterns)| !patterns.is_empty()) {
         pin::check_git()?;
     }
@@ -281,7 +328,7 @@ pub fn build(
         .num_threads(jobs.max(1))
         .build()
         .context("starting the worker threads")?;
-    let answers: Vec<Result<Answer, Failure>> = pool.install(|| {
+    Ok(pool.install(|| {
         work.par_iter()
             .map(|(url, patterns)| match dating {
                 Some(dating) => {
@@ -296,99 +343,83 @@ pub fn build(
                 }
             })
             .collect()
-    });
+    }))
+}
 
-    let mut trees = Trees::new();
-    for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
-        let answer = match answer {
-            Ok(answer) => answer,
-            Err(failure) => {
-                if pin::may_pass(failure) {
-                    built.failures += 1;
-                }
-                for r in members {
-                    built.skipped.push(skip(&r.candidate, failure.to_string()));
-                }
-                continue;
-            }
-        };
-        for r in members {
-            let pins: Vec<(String, Result<pin::Pin, String>)> = match answer {
-                Answer::Listing(listing) => {
-                    vec![(String::new(), pin::choose(listing, &r.candidate.want))]
-                }
-                Answer::History(line) => match &r.candidate.want {
-                    Want::Version(..) => dating
-                        .map(|d| d.dates.as_slice())
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|day| (day.clone(), dated_pin(line, day)))
-                        .collect(),
-                    Want::Ref(name) | Want::Commit(name) => vec![(
-                        String::new(),
-                        Err(format!(
-                            "ref={name}: a dated corpus follows the default branch, so a line may not name a ref"
-                        )),
-                    )],
-                },
-            };
-            place(r, spelling, answer, pins, &mut trees, &mut built);
+/// Returns candidate `r`'s pins in `answer`, by date (`None` undated): one for its
+/// refs, or one per date of `dating` for the history.
+fn pins_of(
+    r: &Ready,
+    answer: &Answer,
+    dating: Option<&Dating>,
+) -> Vec<(Option<String>, Result<pin::Pin, String>)> {
+    match answer {
+        Answer::Listing(listing) => vec![(None, pin::choose(listing, &r.candidate.want))],
+        Answer::History(line) => match &r.candidate.want {
+            Want::Version(..) => dating
+                .map(|d| d.dates.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(|day| (Some(day.clone()), dated_pin(line, day)))
+                .collect(),
+            Want::Ref(name) | Want::Commit(name) => vec![(
+                None,
+                Err(format!(
+                    "ref={name}: a dated corpus follows the default branch, so a line may not name a ref"
+                )),
+            )],
+        },
+    }
+}
+
+/// Returns the tree of `slot`, named after its first member (the owner's own name
+/// when there is one) with the others' names in its note; a member on another forge
+/// with the same owner/name goes to the skipped list.
+fn tree_of(slot: Slot, mut members: Vec<Pinned>, built: &mut Built) -> BuiltTree {
+    members.sort();
+    let first = &members[0];
+    let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
+    let committed = first.committed;
+    let mut names = BTreeSet::new();
+    for m in &members {
+        if m.forge != forge {
+            built.skipped.push(Skip {
+                name: m.name.clone(),
+                version: String::new(),
+                repository: format!("https://{}/{}", m.forge.host(), m.repo),
+                subfolder: slot.subfolder.clone().unwrap_or_default(),
+                reason: format!(
+                    "the tree of '{}' on {} has the same owner/name, commit and subfolder",
+                    repo,
+                    forge.host()
+                ),
+            });
+        } else if !m.is_unnamed {
+            names.insert(m.name.clone());
         }
     }
-
-    for ((_, subfolder, as_of, commit), mut members) in trees {
-        members.sort();
-        let first = &members[0];
-        let (forge, repo, how) = (first.forge, first.repo.clone(), first.how.clone());
-        let committed = first.committed;
-        let mut names = BTreeSet::new();
-        for m in &members {
-            if m.forge != forge {
-                built.skipped.push(Skip {
-                    name: m.name.clone(),
-                    version: String::new(),
-                    repository: format!("https://{}/{}", m.forge.host(), m.repo),
-                    subfolder: subfolder.clone(),
-                    reason: format!(
-                        "the tree of '{}' on {} has the same owner/name, commit and subfolder",
-                        repo,
-                        forge.host()
-                    ),
-                });
-            } else if !m.is_unnamed {
-                names.insert(m.name.clone());
-            }
-        }
-        // The first member's name: the owner's own when there is one.
-        let name = (!first.is_unnamed).then(|| first.name.clone());
-        let others: Vec<String> = names
-            .iter()
-            .filter(|n| Some(*n) != name.as_ref())
-            .cloned()
-            .collect();
-        let note = if others.is_empty() {
-            how
-        } else {
-            format!("{how}; also listed as {}", others.join(", "))
-        };
-        built.trees.push(BuiltTree {
-            repo,
-            forge,
-            commit,
-            subfolder: (!subfolder.is_empty()).then_some(subfolder),
-            as_of: (!as_of.is_empty()).then_some(as_of),
-            committed,
-            name,
-            names: names.into_iter().collect(),
-            note,
-        });
+    let name = (!first.is_unnamed).then(|| first.name.clone());
+    let others: Vec<String> = names
+        .iter()
+        .filter(|n| Some(*n) != name.as_ref())
+        .cloned()
+        .collect();
+    let note = if others.is_empty() {
+        how
+    } else {
+        format!("{how}; also listed as {}", others.join(", "))
+    };
+    BuiltTree {
+        repo,
+        forge,
+        commit: slot.commit,
+        subfolder: slot.subfolder,
+        as_of: slot.as_of,
+        committed,
+        name,
+        names: names.into_iter().collect(),
+        note,
     }
-    built.stopped = breaker.cause();
-    built.skipped.sort();
-    built.skipped.dedup();
-    built.not_yet.sort();
-    built.not_yet.dedup();
-    Ok(built)
 }
 
 /// Returns the skipped-list line of candidate `c`, for `reason`.
@@ -405,29 +436,40 @@ fn skip(c: &Candidate, reason: String) -> Skip {
     }
 }
 
-/// Trees by (repository, subfolder, date, commit); the date is empty undated.
-type Trees = BTreeMap<(String, String, String, String), Vec<Pinned>>;
+/// Where a pin files its candidate: the trees of a corpus, in their order.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Slot {
+    /// `owner/name`, lower-case.
+    repo: String,
+    subfolder: Option<String>,
+    /// `YYYY-MM-DD`, or `None` undated.
+    as_of: Option<String>,
+    commit: String,
+}
 
-/// Files each of candidate `r`'s pins (by date, empty undated) under its tree, or
+/// The candidates pinned, by the tree they pin.
+type Trees = BTreeMap<Slot, Vec<Pinned>>;
+
+/// Files each of candidate `r`'s pins (by date, `None` undated) under its tree, or
 /// its failure in the skipped list; a date before the first commit of the history
 /// `answer` holds is also kept as a tree with no commit yet.
 fn place(
     r: &Ready,
     spelling: &RepoUrl,
     answer: &Answer,
-    pins: Vec<(String, Result<pin::Pin, String>)>,
+    pins: Vec<(Option<String>, Result<pin::Pin, String>)>,
     trees: &mut Trees,
     built: &mut Built,
 ) {
     for (as_of, pinned) in pins {
         match pinned {
             Ok(p) => {
-                let key = (
-                    spelling.repo.to_ascii_lowercase(),
-                    r.candidate.subfolder.clone().unwrap_or_default(),
+                let key = Slot {
+                    repo: spelling.repo.to_ascii_lowercase(),
+                    subfolder: r.candidate.subfolder.clone(),
                     as_of,
-                    p.commit,
-                );
+                    commit: p.commit,
+                };
                 let name = r.candidate.name.as_deref().unwrap_or_default();
                 trees.entry(key).or_default().push(Pinned {
                     forge: spelling.forge,
@@ -442,17 +484,15 @@ fn place(
             Err(why) => {
                 // A date before the line's first commit: the repository had
                 // none yet, which the census reports beside its rows.
-                let first = match answer {
-                    Answer::History(line) if !as_of.is_empty() => line.commits.last(),
-                    _ => None,
-                };
-                if let Some(&(first_commit, _)) = first {
-                    built.not_yet.push(NotYet {
-                        repo: spelling.repo.clone(),
-                        subfolder: r.candidate.subfolder.clone().unwrap_or_default(),
-                        as_of: as_of.clone(),
-                        first_commit,
-                    });
+                if let (Answer::History(line), Some(as_of)) = (answer, &as_of) {
+                    if let Some(&(first_commit, _)) = line.commits.last() {
+                        built.not_yet.push(NotYet {
+                            repo: spelling.repo.clone(),
+                            subfolder: r.candidate.subfolder.clone().unwrap_or_default(),
+                            as_of: as_of.clone(),
+                            first_commit,
+                        });
+                    }
                 }
                 built.skipped.push(skip(&r.candidate, why));
             }

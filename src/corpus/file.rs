@@ -14,6 +14,8 @@ use toml::Spanned;
 
 use crate::archive::check_subfolder;
 use crate::count::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::infra::commit::Commit;
+use crate::infra::date::Date;
 use crate::infra::error::UsageError;
 use crate::infra::shard::Shard;
 use crate::table::{Dating, NotYet, TreeKey};
@@ -41,13 +43,12 @@ pub struct Corpus {
 pub struct Tree {
     /// `owner/name`.
     pub repo: String,
-    /// 4 to 40 hex digits, as written.
-    pub commit: String,
-    /// The folder counted, relative to the archive's top folder; empty for all of it.
-    pub subfolder: String,
+    pub commit: Commit,
+    /// The folder counted, relative to the archive's top folder; `None` for all of it.
+    pub subfolder: Option<String>,
     /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
-    /// that day, UTC); empty for a tree of no date.
-    pub as_of: String,
+    /// that day, UTC); `None` for a tree of no date.
+    pub as_of: Option<Date>,
     /// The committer time of the commit, Unix seconds, when the corpus gives it
     /// (`committed`, as a dated corpus is written).
     pub committed: Option<i64>,
@@ -61,7 +62,7 @@ pub struct Tree {
 impl Corpus {
     /// Returns true when the trees carry dates (then every one does).
     pub fn is_dated(&self) -> bool {
-        self.trees.iter().any(|t| !t.as_of.is_empty())
+        self.trees.iter().any(|t| t.as_of.is_some())
     }
 
     /// Returns what the corpus says of its commits beside the trees, for the table.
@@ -87,9 +88,9 @@ impl Tree {
     pub fn key(&self) -> TreeKey {
         TreeKey {
             repo: self.repo.clone(),
-            pinned: self.commit.clone(),
+            pinned: Some(self.commit.to_string()),
             subfolder: self.subfolder.clone(),
-            as_of: self.as_of.clone(),
+            as_of: self.as_of.as_ref().map(Date::to_string),
         }
     }
 }
@@ -159,18 +160,39 @@ pub fn load(path: Option<&Path>) -> Result<Corpus> {
     Ok(parse(&name, &text)?)
 }
 
+/// Says where in a corpus file a mistake is: the file's name and its text, for the
+/// line of a span.
+struct Place<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+impl Place<'_> {
+    /// Returns the error `what`, named by the file and the line `span` starts on.
+    fn at(&self, span: std::ops::Range<usize>, what: String) -> UsageError {
+        UsageError(format!(
+            "{}:{}: {what}",
+            self.name,
+            line_of(self.text, span.start)
+        ))
+    }
+
+    /// Returns the error `what`, named by the file alone.
+    fn file(&self, what: String) -> UsageError {
+        UsageError(format!("{}: {what}", self.name))
+    }
+}
+
 /// Parses and validates corpus `text`; `name` is how errors name the file.
 pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> {
-    let at = |span: std::ops::Range<usize>, what: String| {
-        UsageError(format!("{name}:{}: {what}", line_of(text, span.start)))
-    };
+    let place = Place { name, text };
     // The parser's message may take several lines ("invalid table header" and
     // "expected `.`, `]`"); an error is one line, so they are joined.
     let raw: RawCorpus = toml::from_str(text).map_err(|e| {
         let message = crate::table::one_line_with(e.message().trim(), "; ");
         match e.span() {
-            Some(span) => at(span, message),
-            None => UsageError(format!("{name}: {message}")),
+            Some(span) => place.at(span, message),
+            None => place.file(message),
         }
     })?;
     let census = raw.census.unwrap_or(RawCensus {
@@ -182,22 +204,43 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     let default_url = match &census.archive_url {
         Some(url) => {
             check_template(url.get_ref())
-                .map_err(|why| at(url.span(), format!("key 'census.archive_url': {why}")))?;
+                .map_err(|why| place.at(url.span(), format!("key 'census.archive_url': {why}")))?;
             url.get_ref().clone()
         }
         None => DEFAULT_ARCHIVE_URL.to_string(),
     };
     let terms = term_list(census.terms, &DEFAULT_TERMS);
     let controls = term_list(census.controls, &DEFAULT_CONTROLS);
+    check_terms(&place, &terms, &controls)?;
+    let trees = tree_list(&place, &raw.trees, &default_url)?;
+    let is_dated = trees.iter().any(|t| t.as_of.is_some());
+    let not_yet =
+        not_yet_list(&raw.no_commit_yet, is_dated).map_err(|(span, why)| place.at(span, why))?;
+    let columns = columns_of(&place, terms, controls, &census.profiles, &raw.column)?;
+    Ok(Corpus {
+        source: name.to_string(),
+        columns,
+        trees,
+        not_yet,
+    })
+}
+
+/// Checks the term and control lists: no term empty, none twice across both (ASCII
+/// case-insensitively), and at least one term.
+fn check_terms(
+    place: &Place,
+    terms: &[Spanned<String>],
+    controls: &[Spanned<String>],
+) -> std::result::Result<(), UsageError> {
     let mut seen: HashMap<String, &'static str> = HashMap::new();
-    for (key, list) in [("census.terms", &terms), ("census.controls", &controls)] {
+    for (key, list) in [("census.terms", terms), ("census.controls", controls)] {
         for term in list {
             if term.get_ref().is_empty() {
-                return Err(at(term.span(), format!("key '{key}': a term is empty")));
+                return Err(place.at(term.span(), format!("key '{key}': a term is empty")));
             }
             let folded = term.get_ref().to_ascii_lowercase();
             if let Some(first) = seen.get(&folded) {
-                return Err(at(
+                return Err(place.at(
                     term.span(),
                     format!(
                         "key '{key}': '{}' is already in '{first}' (terms compare ASCII case-insensitively)",
@@ -209,71 +252,38 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
         }
     }
     if terms.is_empty() {
-        return Err(UsageError(format!(
-            "{name}: key 'census.terms': the list is empty"
-        )));
+        return Err(place.file("key 'census.terms': the list is empty".to_string()));
     }
+    Ok(())
+}
 
-    let mut trees: Vec<Tree> = Vec::with_capacity(raw.trees.len());
-    // Trees by (repo, commit, subfolder, as_of), compared as the archive host
-    // compares them.
-    let mut keys: HashMap<(String, String, String, String), usize> =
-        HashMap::with_capacity(raw.trees.len());
-    // Either every tree has a date or none has: a table has one schema.
+/// Returns the trees, each checked, in corpus order: no tree twice, and either every
+/// tree has a date or none has (a table has one schema).
+fn tree_list(
+    place: &Place,
+    raw: &[Spanned<RawTree>],
+    default_url: &str,
+) -> std::result::Result<Vec<Tree>, UsageError> {
+    let mut trees: Vec<Tree> = Vec::with_capacity(raw.len());
+    // Trees by their key, compared as the archive host compares them.
+    let mut keys: HashMap<TreeKey, usize> = HashMap::with_capacity(raw.len());
     let mut first_dated: Option<(usize, bool)> = None;
-    for (i, raw_tree) in raw.trees.iter().enumerate() {
+    for (i, raw_tree) in raw.iter().enumerate() {
         let whole = raw_tree.span();
         let raw_tree = raw_tree.get_ref();
         let number = i + 1;
-        let repo = raw_tree.repo.get_ref();
-        if !is_repo(repo) {
-            return Err(at(
-                raw_tree.repo.span(),
-                format!("tree {number}: key 'repo': '{repo}' is not of the form 'owner/name'"),
-            ));
-        }
-        let commit = raw_tree.commit.get_ref();
-        if !(4..=40).contains(&commit.len()) || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(at(
-                raw_tree.commit.span(),
-                format!(
-                    "tree {number} ('{repo}'): key 'commit': '{commit}' is not 4 to 40 hex digits"
-                ),
-            ));
-        }
-        let subfolder = match &raw_tree.subfolder {
-            Some(sub) => {
-                check_subfolder(sub.get_ref()).map_err(|why| {
-                    at(
-                        sub.span(),
-                        format!("tree {number} ('{repo}'): key 'subfolder': {why}"),
-                    )
-                })?;
-                sub.get_ref().clone()
-            }
-            None => String::new(),
-        };
-        let as_of = match &raw_tree.as_of {
-            Some(date) => {
-                crate::infra::date::parse_arg(date.get_ref()).map_err(|why| {
-                    at(
-                        date.span(),
-                        format!("tree {number} ('{repo}'): key 'as_of': {why}"),
-                    )
-                })?;
-                date.get_ref().clone()
-            }
-            None => String::new(),
-        };
+        let checked = tree_key(place, number, raw_tree)?;
+        let key = &checked.key;
+        let is_dated = key.as_of.is_some();
         match first_dated {
-            None => first_dated = Some((number, !as_of.is_empty())),
-            Some((first, is_dated)) if is_dated == as_of.is_empty() => {
-                let (with, without) = if is_dated {
+            None => first_dated = Some((number, is_dated)),
+            Some((first, was_dated)) if was_dated != is_dated => {
+                let (with, without) = if was_dated {
                     (first, number)
                 } else {
                     (number, first)
                 };
-                return Err(at(
+                return Err(place.at(
                     whole,
                     format!(
                         "tree {number}: tree {with} has an 'as_of' date and tree {without} has none; \
@@ -283,95 +293,169 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
             }
             Some(_) => {}
         }
-        let key = (
-            repo.to_ascii_lowercase(),
-            commit.to_ascii_lowercase(),
-            subfolder.clone(),
-            as_of.clone(),
-        );
-        if let Some(first) = keys.get(&key) {
-            let label = TreeKey {
-                repo: repo.clone(),
-                pinned: commit.clone(),
-                subfolder: subfolder.clone(),
-                as_of: as_of.clone(),
-            }
-            .label();
-            return Err(at(
+        let folded = TreeKey {
+            repo: key.repo.to_ascii_lowercase(),
+            pinned: key.pinned.as_deref().map(str::to_ascii_lowercase),
+            ..key.clone()
+        };
+        if let Some(first) = keys.get(&folded) {
+            return Err(place.at(
                 whole,
-                format!("tree {number}: '{label}' is already tree {}", first + 1),
+                format!(
+                    "tree {number}: '{}' is already tree {}",
+                    key.label(),
+                    first + 1
+                ),
             ));
         }
-        keys.insert(key, i);
-        let template = match &raw_tree.archive_url {
-            Some(url) => {
-                check_template(url.get_ref()).map_err(|why| {
-                    at(
-                        url.span(),
-                        format!("tree {number} ('{repo}'): key 'archive_url': {why}"),
-                    )
-                })?;
-                url.get_ref().as_str()
-            }
-            None => default_url.as_str(),
-        };
-        let (owner, short) = repo.split_once('/').unwrap_or((repo, ""));
-        let archive_url = template
-            .replace("{repo}", repo)
-            .replace("{owner}", owner)
-            .replace("{name}", short)
-            .replace("{commit}", commit);
-        let committed = match &raw_tree.committed {
-            Some(time) => Some(utc_time(time).map_err(|why| {
-                at(
-                    time.span(),
-                    format!("tree {number} ('{repo}'): key 'committed': {why}"),
-                )
-            })?),
-            None => None,
-        };
-        trees.push(Tree {
-            repo: repo.clone(),
-            commit: commit.clone(),
-            subfolder,
-            as_of,
-            committed,
-            name: raw_tree.name.clone(),
-            note: raw_tree.note.clone(),
-            archive_url,
-        });
+        keys.insert(folded, i);
+        trees.push(tree_of(place, number, raw_tree, checked, default_url)?);
     }
     if trees.is_empty() {
-        return Err(UsageError(format!("{name}: the corpus has no [[tree]]")));
+        return Err(place.file("the corpus has no [[tree]]".to_string()));
     }
-    let is_dated = trees.iter().any(|t| !t.as_of.is_empty());
-    let not_yet =
-        not_yet_list(&raw.no_commit_yet, is_dated).map_err(|(span, why)| at(span, why))?;
+    Ok(trees)
+}
+
+/// Returns the key of tree `number` (counted from 1), its repository, commit,
+/// subfolder and date checked.
+fn tree_key(
+    place: &Place,
+    number: usize,
+    raw: &RawTree,
+) -> std::result::Result<Checked, UsageError> {
+    let repo = raw.repo.get_ref();
+    if !is_repo(repo) {
+        return Err(place.at(
+            raw.repo.span(),
+            format!("tree {number}: key 'repo': '{repo}' is not of the form 'owner/name'"),
+        ));
+    }
+    let Some(commit) = Commit::parse(raw.commit.get_ref()) else {
+        let commit = raw.commit.get_ref();
+        return Err(place.at(
+            raw.commit.span(),
+            format!("tree {number} ('{repo}'): key 'commit': '{commit}' is not 4 to 40 hex digits"),
+        ));
+    };
+    let subfolder = match &raw.subfolder {
+        Some(sub) => {
+            check_subfolder(sub.get_ref()).map_err(|why| {
+                place.at(
+                    sub.span(),
+                    format!("tree {number} ('{repo}'): key 'subfolder': {why}"),
+                )
+            })?;
+            Some(sub.get_ref().clone())
+        }
+        None => None,
+    };
+    let as_of = match &raw.as_of {
+        Some(date) => Some(Date::parse(date.get_ref()).map_err(|why| {
+            place.at(
+                date.span(),
+                format!("tree {number} ('{repo}'): key 'as_of': {why}"),
+            )
+        })?),
+        None => None,
+    };
+    let key = TreeKey {
+        repo: repo.clone(),
+        pinned: Some(commit.to_string()),
+        subfolder,
+        as_of: as_of.as_ref().map(Date::to_string),
+    };
+    Ok(Checked { key, commit, as_of })
+}
+
+/// Holds what [`tree_key`] checked of a tree: its key, and its commit and date
+/// parsed.
+struct Checked {
+    key: TreeKey,
+    commit: Commit,
+    as_of: Option<Date>,
+}
+
+/// Returns tree `number`, `checked`: its archive URL filled in from its template (or
+/// `default_url`) and its commit time read.
+fn tree_of(
+    place: &Place,
+    number: usize,
+    raw: &RawTree,
+    checked: Checked,
+    default_url: &str,
+) -> std::result::Result<Tree, UsageError> {
+    let Checked { key, commit, as_of } = checked;
+    let repo = &key.repo;
+    let template = match &raw.archive_url {
+        Some(url) => {
+            check_template(url.get_ref()).map_err(|why| {
+                place.at(
+                    url.span(),
+                    format!("tree {number} ('{repo}'): key 'archive_url': {why}"),
+                )
+            })?;
+            url.get_ref().as_str()
+        }
+        None => default_url,
+    };
+    let (owner, short) = repo.split_once('/').unwrap_or((repo, ""));
+    let archive_url = template
+        .replace("{repo}", repo)
+        .replace("{owner}", owner)
+        .replace("{name}", short)
+        .replace("{commit}", commit.as_str());
+    let committed = match &raw.committed {
+        Some(time) => Some(utc_time(time).map_err(|why| {
+            place.at(
+                time.span(),
+                format!("tree {number} ('{repo}'): key 'committed': {why}"),
+            )
+        })?),
+        None => None,
+    };
+    Ok(Tree {
+        repo: key.repo,
+        commit,
+        subfolder: key.subfolder,
+        as_of,
+        committed,
+        name: raw.name.clone(),
+        note: raw.note.clone(),
+        archive_url,
+    })
+}
+
+/// Returns the table's columns: the terms and controls, then the columns of the
+/// spelling profiles named and of the corpus's own `[[column]]`s.
+fn columns_of(
+    place: &Place,
+    terms: Vec<Spanned<String>>,
+    controls: Vec<Spanned<String>>,
+    profiles: &Option<Vec<Spanned<String>>>,
+    raw_columns: &[RawColumn],
+) -> std::result::Result<Columns, UsageError> {
     let terms: Vec<String> = terms.into_iter().map(Spanned::into_inner).collect();
     let controls: Vec<String> = controls.into_iter().map(Spanned::into_inner).collect();
     let mut columns = Columns::new(&terms, &controls)
-        .map_err(|why| UsageError(format!("{name}: key 'census.terms': {why}")))?;
+        .map_err(|why| place.file(format!("key 'census.terms': {why}")))?;
     let mut profile = Vec::new();
-    for spec in census.profiles.iter().flatten() {
+    for spec in profiles.iter().flatten() {
         let added = terms::load_profile(spec.get_ref())
-            .map_err(|e| at(spec.span(), format!("key 'census.profiles': {e}")))?;
+            .map_err(|e| place.at(spec.span(), format!("key 'census.profiles': {e}")))?;
         profile.extend(added);
     }
-    for raw_column in &raw.column {
-        let column = terms::profile_column(raw_column).map_err(|(span, why)| at(span, why))?;
+    for raw_column in raw_columns {
+        let column =
+            terms::profile_column(raw_column).map_err(|(span, why)| place.at(span, why))?;
         profile.push(column);
     }
     if !profile.is_empty() {
         columns = columns
             .with_profile(profile)
-            .map_err(|why| UsageError(format!("{name}: {why}")))?;
+            .map_err(|why| place.file(why.to_string()))?;
     }
-    Ok(Corpus {
-        source: name.to_string(),
-        columns,
-        trees,
-        not_yet,
-    })
+    Ok(columns)
 }
 
 /// Returns the `[[no_commit_yet]]` entries, checked and sorted; they belong to a
@@ -699,7 +783,7 @@ mod tests {
         };
         let c = parse("c.toml", &(tree("2025-06-01") + &tree("2025-09-01"))).unwrap();
         assert!(c.is_dated());
-        assert_eq!(c.trees[1].as_of, "2025-09-01");
+        assert_eq!(c.trees[1].as_of, Some(Date::parse("2025-09-01").unwrap()));
         assert_eq!(c.trees[0].label(), "a/b@abcd as of 2025-06-01");
         assert_ne!(c.trees[0].key(), c.trees[1].key());
         let e = err(&(tree("2025-06-01") + &tree("2025-06-01")));

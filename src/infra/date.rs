@@ -16,6 +16,29 @@ pub fn parse_arg(text: &str) -> std::result::Result<String, String> {
     parse(text).map_err(|bad| why(text, bad))
 }
 
+/// Holds a calendar date `YYYY-MM-DD` that exists, checked where it is read (a
+/// corpus's `as_of`); it orders as the calendar does.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date(String);
+
+impl Date {
+    /// Returns `text` as a date, or what is wrong with it (as [`parse_arg`] says it).
+    pub fn parse(text: &str) -> std::result::Result<Date, String> {
+        parse_arg(text).map(Date)
+    }
+
+    /// Returns the date as `YYYY-MM-DD`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Date {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Returns what is wrong with `date`, for a message that goes on to name the flag.
 fn why(date: &str, bad: Bad) -> String {
     match bad {

@@ -5,6 +5,7 @@
 //! file whole or not at all; [`process`] runs a program bounded in time and output, in
 //! its own process group; [`progress`] draws bars and log lines; [`sanitize`] escapes
 //! text from outside before it reaches a terminal; [`date`] holds dates and date steps;
+//! [`commit`] a commit id as a corpus pins it;
 //! [`error`] the exit codes, the usage error and the kind a failed row carries;
 //! [`shard`] a shard K of N and [`protocol`] the MCP protocol versions, the value types
 //! the command line parses and the commands use.
@@ -13,6 +14,7 @@
 //! module may import it (`.ci/deps.py` checks both).
 
 pub mod atomic;
+pub mod commit;
 pub mod date;
 pub mod error;
 pub mod messages;

@@ -109,9 +109,9 @@ impl Census {
             rows.push(CensusRow {
                 key: TreeKey {
                     repo: cell(repo),
-                    pinned: cell(pinned),
-                    subfolder: cell(subfolder),
-                    as_of: as_of.map(cell).unwrap_or_default(),
+                    pinned: table::non_empty(cell(pinned)),
+                    subfolder: table::non_empty(cell(subfolder)),
+                    as_of: as_of.map(cell).and_then(table::non_empty),
                 },
                 server: cell(server),
                 commit: cell(commit),
@@ -153,7 +153,7 @@ impl Census {
             .iter()
             .filter(|r| {
                 r.key.repo.eq_ignore_ascii_case(&url.repo)
-                    && r.key.subfolder.trim_matches('/') == subfolder
+                    && r.key.subfolder.as_deref().unwrap_or("").trim_matches('/') == subfolder
             })
             .collect()
     }
@@ -504,6 +504,9 @@ pub fn write_csv(path: &Path, joined: &[Joined]) -> Result<()> {
         let s = &server.server;
         let row = server.row.as_ref();
         let tree = |f: fn(&CensusRow) -> &String| row.map(f).cloned().unwrap_or_default();
+        let optional = |f: fn(&CensusRow) -> &Option<String>| {
+            row.and_then(|r| f(r).clone()).unwrap_or_default()
+        };
         let lead: Vec<Vec<u8>> = [
             s.name.clone(),
             s.registry_name.clone(),
@@ -512,8 +515,8 @@ pub fn write_csv(path: &Path, joined: &[Joined]) -> Result<()> {
             s.package_version.clone(),
             s.artifact.clone(),
             tree(|r| &r.key.repo),
-            tree(|r| &r.key.pinned),
-            tree(|r| &r.key.subfolder),
+            optional(|r| &r.key.pinned),
+            optional(|r| &r.key.subfolder),
             tree(|r| &r.commit),
             server.link.name().to_string(),
         ]

@@ -68,8 +68,11 @@ pub fn write_json<W: Write>(mut w: W, table: &Table, files: bool, extensions: bo
     for row in &table.rows {
         let mut object = Map::new();
         object.insert("repo".into(), json!(row.key.repo));
-        object.insert("pinned".into(), json!(row.key.pinned));
-        object.insert("subfolder".into(), json!(row.key.subfolder));
+        object.insert("pinned".into(), json!(row.key.pinned_cell()));
+        object.insert(
+            "subfolder".into(),
+            json!(row.key.subfolder.as_deref().unwrap_or_default()),
+        );
         object.insert(
             "server".into(),
             json!(row.server.clone().unwrap_or_default()),

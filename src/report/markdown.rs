@@ -15,6 +15,28 @@ pub(super) fn cell(text: &str) -> String {
 /// Writes the census report in Markdown: the table, the method, the date, each
 /// archive's sha256 and the method's limits.
 pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
+    let w = &mut w;
+    write_counts(w, table)?;
+    write_method(w, table)?;
+    if let Some(summary) = super::survey::survey(table) {
+        writeln!(w)?;
+        super::survey::write_survey(&mut *w, &summary, &super::chart_name(&table.date))?;
+    }
+    if let Some(trend) = super::trend::Trend::of(table) {
+        writeln!(w)?;
+        trend.write_markdown(&mut *w, &super::trend::svg_name(&table.date))?;
+    }
+    write_notes(w, table)?;
+    write_second_look(w, table)?;
+    write_before_controls(w, table)?;
+    write_not_counted(w, table)?;
+    write_archives(w, table)?;
+    write_limits(w, table)
+}
+
+/// Writes the title and the table of counts, a row per tree (a failed tree's
+/// cells empty).
+fn write_counts<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     writeln!(w, "# MCP tool-annotation hint census, {}", table.date)?;
     writeln!(w)?;
     write!(w, "| Source tree | Commit | Files walked |")?;
@@ -46,7 +68,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                     w,
                     "| {} | {} | error |",
                     cell(&row.tree_name()),
-                    cell(&row.key.pinned)
+                    cell(row.key.pinned_cell())
                 )?;
                 for _ in table.columns.names() {
                     write!(w, " |")?;
@@ -56,6 +78,12 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(w)?;
     }
     writeln!(w)?;
+    Ok(())
+}
+
+/// Writes the paragraph on the method: the date, what is read and how a count is
+/// made.
+fn write_method<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     let controls = table
         .columns
         .controls()
@@ -76,14 +104,11 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         controls.join(", "),
         noun(controls.len(), "is", "are"),
     )?;
-    if let Some(summary) = super::survey::survey(table) {
-        writeln!(w)?;
-        super::survey::write_survey(&mut w, &summary, &super::chart_name(&table.date))?;
-    }
-    if let Some(trend) = super::trend::Trend::of(table) {
-        writeln!(w)?;
-        trend.write_markdown(&mut w, &super::trend::svg_name(&table.date))?;
-    }
+    Ok(())
+}
+
+/// Writes the notes the corpus gives its trees, when any does.
+fn write_notes<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     let notes: Vec<&Row> = table.rows.iter().filter(|r| r.note.is_some()).collect();
     if !notes.is_empty() {
         writeln!(w)?;
@@ -98,6 +123,11 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// Writes the trees that held files but read zero on every column.
+fn write_second_look<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     let silent: Vec<&Row> = table.silent_rows().collect();
     if !silent.is_empty() {
         writeln!(w)?;
@@ -112,6 +142,12 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// Writes how many trees read zero at a commit before the controls existed.
+fn write_before_controls<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
+    let controls = table.columns.controls();
     let before = table.before_controls_rows().count() as u64;
     if let (true, Some(since)) = (before > 0, table.columns.controls_since()) {
         writeln!(w)?;
@@ -129,6 +165,11 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             noun(before, "it is", "they are"),
         )?;
     }
+    Ok(())
+}
+
+/// Writes the trees that could not be counted, and why.
+fn write_not_counted<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     let failed: Vec<(&Row, &String)> = table.failed_rows().collect();
     if !failed.is_empty() {
         writeln!(w)?;
@@ -139,11 +180,16 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 w,
                 "- **{}** at `{}`: {}",
                 cell(&row.tree_name()),
-                cell(&row.key.pinned),
+                cell(row.key.pinned_cell()),
                 cell(why)
             )?;
         }
     }
+    Ok(())
+}
+
+/// Writes each counted archive's commit and sha256.
+fn write_archives<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     writeln!(w)?;
     writeln!(w, "## Archives")?;
     writeln!(w)?;
@@ -164,6 +210,12 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// Writes the method's limits, numbered as one list with those of a profile and
+/// of dates when the table has them.
+fn write_limits<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     writeln!(w)?;
     w.write_all(LIMITS.as_bytes())?;
     // The extra limits are numbered on from the last of LIMITS, so that the raw
@@ -267,9 +319,9 @@ mod tests {
         Row {
             key: TreeKey {
                 repo: repo.into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: as_of.into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: crate::table::non_empty(as_of.to_string()),
             },
             server: None,
             note: None,

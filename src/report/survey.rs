@@ -376,7 +376,7 @@ mod tests {
             survey(&table).is_none(),
             "its figures are per date, in Over time"
         );
-        let june = survey_of(&table, |r| r.key.as_of == "2025-06-01").unwrap();
+        let june = survey_of(&table, |r| r.key.as_of.as_deref() == Some("2025-06-01")).unwrap();
         assert_eq!((june.trees, june.all.tools), (1, 1));
     }
 }

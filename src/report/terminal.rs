@@ -74,7 +74,7 @@ pub fn print_table<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
                 }
             }
             Err(_) => {
-                line.push(sanitize(&row.key.pinned));
+                line.push(sanitize(row.key.pinned_cell()));
                 line.push("error".into());
                 line.extend(table.columns.names().map(|_| String::new()));
             }

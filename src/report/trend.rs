@@ -114,8 +114,8 @@ impl Trend {
         }
         for row in &table.rows {
             let point = by_date
-                .entry(row.key.as_of.as_str())
-                .or_insert_with(|| point_at(&row.key.as_of));
+                .entry(row.key.as_of.as_deref().unwrap_or_default())
+                .or_insert_with(|| point_at(row.key.as_of.as_deref().unwrap_or_default()));
             match &row.outcome {
                 Ok(c) => {
                     point.counted += 1;

@@ -148,110 +148,14 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         dating: Default::default(),
     };
 
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    if args.json {
-        report::write_json(&mut out, &table, args.files, args.by_extension)?;
-    } else {
-        report::print_table(&mut out, &table)?;
-        if args.files {
-            report::print_files(&mut out, &table)?;
-        }
-        if args.by_extension {
-            report::print_by_extension(&mut out, &table)?;
-        }
-        if args.tools {
-            report::print_tools(&mut out, &table)?;
-        }
-    }
-    out.flush()?;
-    drop(out);
-
-    if let Some(path) = &args.csv {
-        let file = File::create(path).with_context(|| format!("writing '{}'", path.display()))?;
-        let mut file = io::BufWriter::new(file);
-        report::write_census_csv(&mut file, &table)
-            .and_then(|()| file.flush().map_err(Into::into))
-            .with_context(|| format!("writing '{}'", path.display()))?;
-    }
-
-    if let Some(path) = &args.tools_csv {
-        write_atomic(path, |w| report::write_tools_csv(w, &table))?;
-    }
-    if let Some(path) = &args.github_warnings {
-        write_atomic(path, |w| Ok(report::write_github_warnings(w, &table)?))?;
-    }
-
+    print_results(args, &table)?;
+    write_files(args, &table)?;
     let mut status = ExitStatus::Ok;
-    if config.is_tool_gate {
-        let mut short = 0;
-        for (row, tool, omits) in report::tools_omitting(&table) {
-            short += 1;
-            messages::note(format!(
-                "{}: tool {} omits {}",
-                report::tool_location(row, tool),
-                report::tool_name(tool),
-                omits
-                    .iter()
-                    .map(|h| h.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if short > 0 {
-            messages::hint(
-                "a hint left out is read as its default (readOnlyHint false, destructiveHint \
-                 true, idempotentHint false, openWorldHint true); declare each hint meaningful \
-                 for the tool, even at its default, so that clients need not guess",
-            );
-            status = ExitStatus::Gate;
-        }
+    if config.is_tool_gate && !tools_pass(&table) {
+        status = ExitStatus::Gate;
     }
     if let Some(columns) = &config.gate {
-        let names: Vec<&str> = table.columns.names().collect();
-        let silent: Vec<&Row> = table.zero_in(columns).collect();
-        for row in &silent {
-            let files = row.outcome.as_ref().map_or(0, |c| c.count.files_walked);
-            if files == 0 {
-                // Nothing was there to say anything: the gate still fails (a tree
-                // with no file spells no hint), but the message says why.
-                messages::note(format!(
-                    "'{}' holds no file, so it spells no hint",
-                    sanitize(row.repo())
-                ));
-                continue;
-            }
-            messages::note(format!(
-                "'{}' said nothing: zero {} in {} {}",
-                sanitize(row.repo()),
-                columns
-                    .iter()
-                    .map(|&i| sanitize(names[i]))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                report::thousands(files),
-                messages::noun(files, "file", "files"),
-            ));
-        }
-        // The hints about spellings are for trees that held files.
-        let has_files = silent
-            .iter()
-            .any(|row| row.outcome.as_ref().is_ok_and(|c| c.count.files_walked > 0));
-        if has_files && !table.columns.has_profile() {
-            messages::hint(
-                "a zero is about the literals in the tree, not what the server sends: an SDK \
-                 may spell the fields differently (read_only_hint in Rust SDKs, ReadOnly in the C# \
-                 SDK; --profile sdk counts those too) or attach them at registration; see the \
-                 limits in the README",
-            );
-        } else if has_files {
-            messages::hint(
-                "a zero is about the tree, not what the server sends: a framework may attach \
-                 the hints at registration, or spell them in a way no profile knows (a positional \
-                 constructor names none); `probe` reads what the server declares",
-            );
-        }
-        if !silent.is_empty() {
+        if !literals_pass(&table, columns) {
             status = ExitStatus::Gate;
         }
     }
@@ -262,6 +166,124 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         status = ExitStatus::Failed;
     }
     Ok(status)
+}
+
+/// Prints the table, or with `--json` the JSON, on stdout.
+fn print_results(args: &ScanArgs, table: &Table) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    if args.json {
+        report::write_json(&mut out, table, args.files, args.by_extension)?;
+    } else {
+        report::print_table(&mut out, table)?;
+        if args.files {
+            report::print_files(&mut out, table)?;
+        }
+        if args.by_extension {
+            report::print_by_extension(&mut out, table)?;
+        }
+        if args.tools {
+            report::print_tools(&mut out, table)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes the files the command line asks for: the CSV, the tools CSV and the
+/// GitHub warnings.
+fn write_files(args: &ScanArgs, table: &Table) -> Result<()> {
+    if let Some(path) = &args.csv {
+        let file = File::create(path).with_context(|| format!("writing '{}'", path.display()))?;
+        let mut file = io::BufWriter::new(file);
+        report::write_census_csv(&mut file, table)
+            .and_then(|()| file.flush().map_err(Into::into))
+            .with_context(|| format!("writing '{}'", path.display()))?;
+    }
+    if let Some(path) = &args.tools_csv {
+        write_atomic(path, |w| report::write_tools_csv(w, table))?;
+    }
+    if let Some(path) = &args.github_warnings {
+        write_atomic(path, |w| Ok(report::write_github_warnings(w, table)?))?;
+    }
+    Ok(())
+}
+
+/// Returns whether every tool definition found declares all four hints
+/// (`--require-hints=tools`); otherwise notes each tool that omits some, with a hint.
+fn tools_pass(table: &Table) -> bool {
+    let mut short = 0;
+    for (row, tool, omits) in report::tools_omitting(table) {
+        short += 1;
+        messages::note(format!(
+            "{}: tool {} omits {}",
+            report::tool_location(row, tool),
+            report::tool_name(tool),
+            omits
+                .iter()
+                .map(|h| h.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if short == 0 {
+        return true;
+    }
+    messages::hint(
+        "a hint left out is read as its default (readOnlyHint false, destructiveHint \
+         true, idempotentHint false, openWorldHint true); declare each hint meaningful \
+         for the tool, even at its default, so that clients need not guess",
+    );
+    false
+}
+
+/// Returns whether every tree spells a hint in one of `columns`
+/// (`--require-hints`); otherwise notes each tree that does not, with a hint.
+fn literals_pass(table: &Table, columns: &[usize]) -> bool {
+    let names: Vec<&str> = table.columns.names().collect();
+    let silent: Vec<&Row> = table.zero_in(columns).collect();
+    for row in &silent {
+        let files = row.outcome.as_ref().map_or(0, |c| c.count.files_walked);
+        if files == 0 {
+            // Nothing was there to say anything: the gate still fails (a tree
+            // with no file spells no hint), but the message says why.
+            messages::note(format!(
+                "'{}' holds no file, so it spells no hint",
+                sanitize(row.repo())
+            ));
+            continue;
+        }
+        messages::note(format!(
+            "'{}' said nothing: zero {} in {} {}",
+            sanitize(row.repo()),
+            columns
+                .iter()
+                .map(|&i| sanitize(names[i]))
+                .collect::<Vec<_>>()
+                .join(", "),
+            report::thousands(files),
+            messages::noun(files, "file", "files"),
+        ));
+    }
+    // The hints about spellings are for trees that held files.
+    let has_files = silent
+        .iter()
+        .any(|row| row.outcome.as_ref().is_ok_and(|c| c.count.files_walked > 0));
+    if has_files && !table.columns.has_profile() {
+        messages::hint(
+            "a zero is about the literals in the tree, not what the server sends: an SDK \
+             may spell the fields differently (read_only_hint in Rust SDKs, ReadOnly in the C# \
+             SDK; --profile sdk counts those too) or attach them at registration; see the \
+             limits in the README",
+        );
+    } else if has_files {
+        messages::hint(
+            "a zero is about the tree, not what the server sends: a framework may attach \
+             the hints at registration, or spell them in a way no profile knows (a positional \
+             constructor names none); `probe` reads what the server declares",
+        );
+    }
+    silent.is_empty()
 }
 
 /// Returns the row for one path given on the command line.
@@ -281,9 +303,9 @@ fn scan_target(
     Row {
         key: TreeKey {
             repo,
-            pinned: git.unwrap_or_default().to_string(),
-            subfolder: String::new(),
-            as_of: String::new(),
+            pinned: git.map(str::to_string),
+            subfolder: None,
+            as_of: None,
         },
         server: None,
         note: None,
@@ -555,9 +577,9 @@ mod tests {
         let row = |repo: &str, outcome| Row {
             key: TreeKey {
                 repo: repo.into(),
-                pinned: String::new(),
-                subfolder: String::new(),
-                as_of: String::new(),
+                pinned: None,
+                subfolder: None,
+                as_of: None,
             },
             server: None,
             note: None,

@@ -22,6 +22,10 @@ use crate::infra::error::FailureKind;
 use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
 
+pub mod header;
+
+use header::Header;
+
 /// Holds why a row has no counts: the kind a caller branches on, and the message a
 /// person reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,33 +103,43 @@ impl Counted {
     }
 }
 
-/// Identifies a row: a repository at a pin, a subfolder of it (empty for the whole
-/// tree), and the date the pin stands for (empty for none). Two dates that resolve to
-/// one commit are two rows (docs/method.md, "Dates"). Repository names compare as
-/// written.
+/// Identifies a row: a repository at a pin (none for a scanned path with no
+/// `--git`), a subfolder of it (none for the whole tree), and the date the pin
+/// stands for (none for an undated tree). Two dates that resolve to one commit are
+/// two rows (docs/method.md, "Dates"). Repository names compare as written.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TreeKey {
     pub repo: String,
-    pub pinned: String,
-    pub subfolder: String,
-    /// `YYYY-MM-DD`, or empty.
-    pub as_of: String,
+    pub pinned: Option<String>,
+    pub subfolder: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub as_of: Option<String>,
 }
 
 impl TreeKey {
     /// Returns `owner/name@pin` or `owner/name@pin:subfolder`, then ` as of DATE` for
     /// a dated tree: how messages name a tree.
     pub fn label(&self) -> String {
-        let label = match (self.pinned.is_empty(), self.subfolder.is_empty()) {
-            (true, _) => self.repo.clone(),
-            (false, true) => format!("{}@{}", self.repo, self.pinned),
-            (false, false) => format!("{}@{}:{}", self.repo, self.pinned, self.subfolder),
+        let label = match (&self.pinned, &self.subfolder) {
+            (None, _) => self.repo.clone(),
+            (Some(pin), None) => format!("{}@{pin}", self.repo),
+            (Some(pin), Some(sub)) => format!("{}@{pin}:{sub}", self.repo),
         };
-        match self.as_of.is_empty() {
-            true => label,
-            false => format!("{label} as of {}", self.as_of),
+        match &self.as_of {
+            None => label,
+            Some(date) => format!("{label} as of {date}"),
         }
     }
+
+    /// Returns the pin as a table's cell writes it: empty for none.
+    pub fn pinned_cell(&self) -> &str {
+        self.pinned.as_deref().unwrap_or_default()
+    }
+}
+
+/// Returns `text`, or `None` for an empty cell: how a table writes an optional key.
+pub fn non_empty(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
 }
 
 /// Holds one row of a count table.
@@ -151,13 +165,13 @@ impl Row {
     /// Returns how tables a person reads name the row's tree: the repository, with
     /// `:subfolder` when only a subfolder was counted, and ` as of DATE` when dated.
     pub fn tree_name(&self) -> String {
-        let name = match self.key.subfolder.is_empty() {
-            true => self.key.repo.clone(),
-            false => format!("{}:{}", self.key.repo, self.key.subfolder),
+        let name = match &self.key.subfolder {
+            None => self.key.repo.clone(),
+            Some(sub) => format!("{}:{sub}", self.key.repo),
         };
-        match self.key.as_of.is_empty() {
-            true => name,
-            false => format!("{name} as of {}", self.key.as_of),
+        match &self.key.as_of {
+            None => name,
+            Some(date) => format!("{name} as of {date}"),
         }
     }
 }
@@ -195,9 +209,9 @@ impl Row {
         Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: String::new(),
-                as_of: as_of.into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: non_empty(as_of.to_string()),
             },
             server: None,
             note: None,
@@ -221,7 +235,7 @@ impl Table {
     /// Returns true when the rows carry dates: the tables then have an `as_of`
     /// column (a corpus's trees are all dated or none is).
     pub fn is_dated(&self) -> bool {
-        self.rows.iter().any(|r| !r.key.as_of.is_empty())
+        self.rows.iter().any(|r| r.key.as_of.is_some())
     }
 
     /// Returns each row that failed, with why.
@@ -265,7 +279,7 @@ impl Table {
         };
         match self.dating.committed.get(&row.key) {
             Some(&time) => crate::infra::date::from_unix(time).as_str() < since,
-            None => !row.key.as_of.is_empty() && row.key.as_of.as_str() < since,
+            None => row.key.as_of.as_deref().is_some_and(|date| date < since),
         }
     }
 
@@ -290,12 +304,6 @@ const LEADING: [&str; 8] = [
     "files_walked",
     "bytes_read",
 ];
-/// Where the census table's leading columns stand in an undated table.
-const SERVER: usize = 3;
-const COMMIT: usize = 4;
-const COMMIT_SOURCE: usize = 5;
-const FILES_WALKED: usize = 6;
-const BYTES_READ: usize = 7;
 /// The census table's tool columns, after the term and control columns (see
 /// [`Counted::tool_counts`]); empty when the finder was off.
 pub const TOOL_COLUMNS: [&str; 5] = [
@@ -318,8 +326,8 @@ const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path
 /// `files_walked`, `bytes_read` and every term or control column.
 pub fn is_count_column(name: &str) -> bool {
     !(LEADING.contains(&name) || TRAILING.contains(&name) || name == AS_OF)
-        || name == LEADING[FILES_WALKED]
-        || name == LEADING[BYTES_READ]
+        || name == "files_walked"
+        || name == "bytes_read"
 }
 
 /// Returns `leading` with `as_of` after `subfolder` when `is_dated`.
@@ -345,9 +353,13 @@ pub fn census_header(columns: &Columns, is_dated: bool) -> Vec<String> {
 
 /// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
 fn key_cells(key: &TreeKey, is_dated: bool) -> Vec<String> {
-    let mut cells = vec![key.repo.clone(), key.pinned.clone(), key.subfolder.clone()];
+    let mut cells = vec![
+        key.repo.clone(),
+        key.pinned_cell().to_string(),
+        key.subfolder.clone().unwrap_or_default(),
+    ];
     if is_dated {
-        cells.push(key.as_of.clone());
+        cells.push(key.as_of.clone().unwrap_or_default());
     }
     cells
 }
@@ -458,7 +470,7 @@ pub fn read_census<R: Read>(
             header.join(",")
         );
     }
-    let width = columns.len();
+    let at = CensusColumns::of(&Header::new(&got));
     let mut table = ReadTable {
         rows: Vec::new(),
         dates: Vec::new(),
@@ -466,79 +478,133 @@ pub fn read_census<R: Read>(
     };
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
-        let at = || format!("'{name}' line {line}");
-        let record = record.with_context(at)?;
-        let mut cells: Vec<&str> = record.iter().collect();
-        let as_of = match is_dated {
-            true => cells.remove(3).to_string(),
-            false => String::new(),
-        };
-        let (mut row, tool_counts) = parse_census_record(&cells, width).with_context(at)?;
-        row.key.as_of = as_of;
+        let within = || format!("'{name}' line {line}");
+        let record = record.with_context(within)?;
+        let cells: Vec<&str> = record.iter().collect();
+        let (row, tool_counts) = parse_census_record(&cells, &at).with_context(within)?;
         table.rows.push((line, row));
         table.tool_counts.push(tool_counts);
-        table
-            .dates
-            .push(cells[LEADING.len() + width + TOOL_COLUMNS.len() + 1].to_string());
+        table.dates.push(cells[at.probed_on].to_string());
     }
     Ok(table)
 }
 
-/// Returns the row an undated census record describes (without its file hits and
-/// tool definitions), and its `tools` and `tools_annotated` cells.
-fn parse_census_record(cells: &[&str], width: usize) -> Result<(Row, Option<[u64; 4]>)> {
+/// Where a census table's columns are, found by name in its header.
+struct CensusColumns {
+    key: KeyColumns,
+    server: usize,
+    commit: usize,
+    commit_source: usize,
+    files_walked: usize,
+    bytes_read: usize,
+    /// The term and control columns.
+    counts: std::ops::Range<usize>,
+    /// The [`TOOL_COLUMNS`], in order.
+    tools: [usize; 5],
+    archive_sha256: usize,
+    probed_on: usize,
+    status: usize,
+    error: usize,
+}
+
+impl CensusColumns {
+    /// Returns where the columns of a census table of `header` are; a term may share
+    /// its name with a column of the schema, so those before the counts are the first
+    /// of their name and those after the last.
+    fn of(header: &Header) -> CensusColumns {
+        let tools = TOOL_COLUMNS.map(|name| header.last(name));
+        CensusColumns {
+            key: KeyColumns::of(header),
+            server: header.first("server"),
+            commit: header.first("commit"),
+            commit_source: header.first("commit_source"),
+            files_walked: header.first("files_walked"),
+            bytes_read: header.first("bytes_read"),
+            counts: header.first("bytes_read") + 1..tools[0],
+            tools,
+            archive_sha256: header.last("archive_sha256"),
+            probed_on: header.last("probed_on"),
+            status: header.last("status"),
+            error: header.last("error"),
+        }
+    }
+}
+
+/// Where a table's key columns are: repo, pinned, subfolder and, dated, as_of.
+struct KeyColumns {
+    repo: usize,
+    pinned: usize,
+    subfolder: usize,
+    as_of: Option<usize>,
+}
+
+impl KeyColumns {
+    fn of(header: &Header) -> KeyColumns {
+        KeyColumns {
+            repo: header.first("repo"),
+            pinned: header.first("pinned"),
+            subfolder: header.first("subfolder"),
+            as_of: header.get(AS_OF),
+        }
+    }
+
+    /// Returns the key a record's cells give, each cell read by `text`.
+    fn key<C: Copy>(&self, cells: &[C], text: impl Fn(C) -> String) -> TreeKey {
+        TreeKey {
+            repo: text(cells[self.repo]),
+            pinned: non_empty(text(cells[self.pinned])),
+            subfolder: non_empty(text(cells[self.subfolder])),
+            as_of: self.as_of.and_then(|i| non_empty(text(cells[i]))),
+        }
+    }
+}
+
+/// Returns the row a census record describes (without its file hits and tool
+/// definitions), and its `tools` and `tools_annotated` cells.
+fn parse_census_record(cells: &[&str], at: &CensusColumns) -> Result<(Row, Option<[u64; 4]>)> {
     let number = |i: usize| -> Result<u64> {
         cells[i]
             .parse()
             .with_context(|| format!("'{}' is not a count", cells[i]))
     };
-    let tools_at = LEADING.len() + width;
-    let after = tools_at + TOOL_COLUMNS.len();
-    let tool_cells = &cells[tools_at..after];
-    let (tools, tool_counts) = match tool_cells.iter().all(|c| c.is_empty()) {
+    let (tools, tool_counts) = match at.tools.iter().all(|&i| cells[i].is_empty()) {
         true => (None, None),
         false => {
             let found = FoundTools {
                 tools: Vec::new(),
-                skipped_files: number(tools_at + 4)?,
+                skipped_files: number(at.tools[4])?,
             };
             let mut said = [0; 4];
-            for (i, n) in said.iter_mut().enumerate() {
-                *n = number(tools_at + i)?;
+            for (n, &i) in said.iter_mut().zip(&at.tools) {
+                *n = number(i)?;
             }
             (Some(found), Some(said))
         }
     };
-    let outcome = match cells[after + 2] {
+    let outcome = match cells[at.status] {
         "ok" => {
-            let commit_source = CommitSource::parse(cells[COMMIT_SOURCE])
-                .with_context(|| format!("'{}' is not a commit source", cells[COMMIT_SOURCE]))?;
+            let source = cells[at.commit_source];
+            let commit_source = CommitSource::parse(source)
+                .with_context(|| format!("'{source}' is not a commit source"))?;
             Ok(Counted {
-                commit: cells[COMMIT].to_string(),
+                commit: cells[at.commit].to_string(),
                 commit_source,
                 count: TreeCount {
-                    files_walked: number(FILES_WALKED)?,
-                    bytes_read: number(BYTES_READ)?,
-                    counts: (LEADING.len()..tools_at)
-                        .map(number)
-                        .collect::<Result<_>>()?,
+                    files_walked: number(at.files_walked)?,
+                    bytes_read: number(at.bytes_read)?,
+                    counts: at.counts.clone().map(number).collect::<Result<_>>()?,
                     files: Default::default(),
                 },
-                sha256: cells[after].to_string(),
+                sha256: cells[at.archive_sha256].to_string(),
                 tools,
             })
         }
-        "error" => Err(Failure::new(FailureKind::Other, cells[after + 3])),
+        "error" => Err(Failure::new(FailureKind::Other, cells[at.error])),
         other => bail!("status '{other}' is neither ok nor error"),
     };
     let row = Row {
-        key: TreeKey {
-            repo: cells[0].to_string(),
-            pinned: cells[1].to_string(),
-            subfolder: cells[2].to_string(),
-            as_of: String::new(),
-        },
-        server: Some(cells[SERVER].to_string()).filter(|s| !s.is_empty()),
+        key: at.key.key(cells, str::to_string),
+        server: Some(cells[at.server].to_string()).filter(|s| !s.is_empty()),
         note: None,
         outcome,
     };
@@ -556,7 +622,6 @@ pub fn read_files<R: Read>(
     columns: &Columns,
     is_dated: bool,
 ) -> Result<FilesByTree> {
-    let width = columns.len();
     let mut reader = csv::Reader::from_reader(input);
     let header: Vec<Vec<u8>> = reader
         .byte_headers()
@@ -575,15 +640,14 @@ pub fn read_files<R: Read>(
             String::from_utf8_lossy(&expected.join(&b","[..]))
         );
     }
+    let at = Header::new(&header);
+    let key_at = KeyColumns::of(&at);
+    let (path_at, bytes_at) = (at.first("path"), at.first("bytes"));
     let mut files = FilesByTree::new();
     for (i, record) in reader.byte_records().enumerate() {
-        let at = || format!("'{name}' line {}", i + 2);
-        let record = record.with_context(at)?;
-        let mut record: Vec<&[u8]> = record.iter().collect();
-        let as_of = match is_dated {
-            true => String::from_utf8_lossy(record.remove(3)).into_owned(),
-            false => String::new(),
-        };
+        let within = || format!("'{name}' line {}", i + 2);
+        let record = record.with_context(within)?;
+        let record: Vec<&[u8]> = record.iter().collect();
         let number = |cell: &[u8]| -> Result<u64> {
             std::str::from_utf8(cell)
                 .ok()
@@ -591,27 +655,24 @@ pub fn read_files<R: Read>(
                 .with_context(|| {
                     format!(
                         "{}: '{}' is not a count",
-                        at(),
+                        within(),
                         String::from_utf8_lossy(cell)
                     )
                 })
         };
         let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
-        let lead = FILES_LEADING.len();
         let hit = FileHit {
-            path: record[4].to_vec(),
-            bytes: number(record[5])?,
-            counts: (lead..lead + width)
-                .map(|j| number(record[j]))
+            path: record[path_at].to_vec(),
+            bytes: number(record[bytes_at])?,
+            counts: record[bytes_at + 1..]
+                .iter()
+                .map(|cell| number(cell))
                 .collect::<Result<_>>()?,
         };
-        let key = TreeKey {
-            repo: text(record[0]),
-            pinned: text(record[1]),
-            subfolder: text(record[2]),
-            as_of,
-        };
-        files.entry(key).or_default().push(hit);
+        files
+            .entry(key_at.key(&record, text))
+            .or_default()
+            .push(hit);
     }
     Ok(files)
 }
@@ -737,62 +798,72 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
             expected.join(",")
         );
     }
+    let at = Header::new(&header);
+    let key_at = KeyColumns::of(&at);
+    let [path_at, line_at, kind_at, role_at, sdk_at, tool_at] =
+        ["path", "line", "kind", "role", "sdk", "tool"].map(|name| at.first(name));
+    let hints_at = Hint::ALL.map(|hint| at.first(hint.name()));
     let mut tools = ToolsByTree::new();
     for (i, record) in reader.byte_records().enumerate() {
-        let at = || format!("'{name}' line {}", i + 2);
-        let record = record.with_context(at)?;
-        let mut record: Vec<&[u8]> = record.iter().collect();
+        let within = || format!("'{name}' line {}", i + 2);
+        let record = record.with_context(within)?;
+        let record: Vec<&[u8]> = record.iter().collect();
         let text = |cell: &[u8]| String::from_utf8_lossy(cell).into_owned();
-        let as_of = match is_dated {
-            true => text(record.remove(3)),
-            false => String::new(),
-        };
-        let line = std::str::from_utf8(record[4])
+        let line = std::str::from_utf8(record[line_at])
             .ok()
             .and_then(|s| s.parse().ok())
-            .with_context(|| format!("{}: '{}' is not a line number", at(), text(record[4])))?;
+            .with_context(|| {
+                format!(
+                    "{}: '{}' is not a line number",
+                    within(),
+                    text(record[line_at])
+                )
+            })?;
         let kind = [DefKind::Tool, DefKind::Dynamic]
             .into_iter()
-            .find(|k| k.as_str().as_bytes() == record[5])
+            .find(|k| k.as_str().as_bytes() == record[kind_at])
             .with_context(|| {
                 format!(
                     "{}: '{}' is not a kind (tool or dynamic)",
-                    at(),
-                    text(record[5])
+                    within(),
+                    text(record[kind_at])
                 )
             })?;
-        let role = Role::parse(record[6])
-            .with_context(|| format!("{}: '{}' is not a role", at(), text(record[6])))?;
+        let role = Role::parse(record[role_at])
+            .with_context(|| format!("{}: '{}' is not a role", within(), text(record[role_at])))?;
         let family = Family::ALL
             .into_iter()
-            .find(|f| f.as_str().as_bytes() == record[7])
-            .with_context(|| format!("{}: '{}' is not an SDK family", at(), text(record[7])))?;
+            .find(|f| f.as_str().as_bytes() == record[sdk_at])
+            .with_context(|| {
+                format!(
+                    "{}: '{}' is not an SDK family",
+                    within(),
+                    text(record[sdk_at])
+                )
+            })?;
         let mut hints = [None; 4];
-        for (j, hint) in hints.iter_mut().enumerate() {
-            let cell = record[TOOLS_LEADING.len() + j];
+        for (hint, &j) in hints.iter_mut().zip(&hints_at) {
+            let cell = record[j];
             *hint = HintState::parse(cell).with_context(|| {
                 format!(
                     "{}: '{}' is not a hint cell (true, false, ?, unknown or empty)",
-                    at(),
+                    within(),
                     text(cell)
                 )
             })?;
         }
-        let key = TreeKey {
-            repo: text(record[0]),
-            pinned: text(record[1]),
-            subfolder: text(record[2]),
-            as_of,
-        };
-        tools.entry(key).or_default().push(ToolDef {
-            path: record[3].to_vec(),
-            line,
-            kind,
-            role,
-            family,
-            name: Some(text(record[8])).filter(|n| !n.is_empty()),
-            hints,
-        });
+        tools
+            .entry(key_at.key(&record, text))
+            .or_default()
+            .push(ToolDef {
+                path: record[path_at].to_vec(),
+                line,
+                kind,
+                role,
+                family,
+                name: Some(text(record[tool_at])).filter(|n| !n.is_empty()),
+                hints,
+            });
     }
     Ok(tools)
 }
@@ -897,9 +968,9 @@ mod tests {
     fn a_row_takes_its_own_files_and_tools_and_its_counts_are_checked() {
         let key = |repo: &str| TreeKey {
             repo: repo.into(),
-            pinned: "abcd".into(),
-            subfolder: String::new(),
-            as_of: String::new(),
+            pinned: Some("abcd".into()),
+            subfolder: None,
+            as_of: None,
         };
         let def = |annotated: bool| ToolDef {
             path: b"src/a.ts".to_vec(),
@@ -985,9 +1056,9 @@ mod tests {
         let row = Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "abcd".into(),
-                subfolder: "pkg/a".into(),
-                as_of: String::new(),
+                pinned: Some("abcd".into()),
+                subfolder: Some("pkg/a".into()),
+                as_of: None,
             },
             server: Some("io.github.o/a".into()),
             note: None,
@@ -1045,6 +1116,51 @@ mod tests {
     }
 
     #[test]
+    fn a_term_named_as_a_column_of_the_schema_reads_back_as_its_count() {
+        let terms: Vec<String> = ["status", "repo", "tools"].map(String::from).to_vec();
+        let columns = Columns::new(&terms, &["error".to_string()]).unwrap();
+        let mut count = TreeCount::new(columns.len());
+        count.add_file(|| b"a.ts".to_vec(), 9, &[1, 2, 3, 4]);
+        let row = Row {
+            key: TreeKey {
+                repo: "o/n".into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: Some("2025-06-01".into()),
+            },
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "abcd".repeat(10),
+                commit_source: CommitSource::Archive,
+                count,
+                sha256: "e".repeat(64),
+                tools: None,
+            }),
+        };
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(census_header(&columns, true)).unwrap();
+        w.write_record(census_record(&row, columns.len(), "2026-01-02", true))
+            .unwrap();
+        let bytes = w.into_inner().unwrap();
+        let read = read_census(&bytes[..], "t.csv", &columns, true).unwrap();
+        let back = &read.rows[0].1;
+        assert_eq!(back.key, row.key);
+        let c = back.outcome.as_ref().unwrap();
+        assert_eq!(c.count.counts, [1, 2, 3, 4]);
+        assert_eq!(c.sha256, "e".repeat(64));
+        assert_eq!(read.tool_counts, [None]);
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(files_header(&columns, true)).unwrap();
+        for record in files_records(&row, true) {
+            w.write_record(record.unwrap()).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let files = read_files(&bytes[..], "f.csv", &columns, true).unwrap();
+        assert_eq!(files[&row.key][0].counts, [1, 2, 3, 4]);
+    }
+
+    #[test]
     fn a_dated_record_carries_its_date_after_the_subfolder() {
         let columns = Columns::default_columns();
         let mut count = TreeCount::new(columns.len());
@@ -1052,9 +1168,9 @@ mod tests {
         let row = Row {
             key: TreeKey {
                 repo: "o/n".into(),
-                pinned: "ab".repeat(20),
-                subfolder: String::new(),
-                as_of: "2025-06-01".into(),
+                pinned: Some("ab".repeat(20)),
+                subfolder: None,
+                as_of: Some("2025-06-01".into()),
             },
             server: None,
             note: None,

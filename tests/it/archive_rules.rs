@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{git_bytes as git, gzip, naive, run, Run, TERMS};
+use crate::common::{git_bytes as git, gzip, naive, pax_record, run, Run, TERMS};
 use mcp_hint_census::archive::{check_subfolder, count_archive, ArchiveCount};
 use mcp_hint_census::count::Matcher;
 
@@ -71,16 +71,6 @@ fn pad(data: &[u8]) -> Vec<u8> {
 /// Returns a header of type `kind` followed by `data`.
 fn member(name: &[u8], kind: u8, data: &[u8]) -> Vec<u8> {
     [header(name, kind, data.len() as u64), pad(data)].concat()
-}
-
-/// Returns one pax record `"<len> key=value\n"` with the right length.
-fn record(key: &str, value: &[u8]) -> Vec<u8> {
-    let body = [b" ", key.as_bytes(), b"=", value, b"\n"].concat();
-    let mut len = body.len() + 1;
-    while len.to_string().len() + body.len() != len {
-        len += 1;
-    }
-    [len.to_string().as_bytes(), &body].concat()
 }
 
 /// Returns a pax header of type `kind` (`x` or `g`) holding `records` verbatim.
@@ -425,7 +415,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
     check(
         "pax size without magic",
         &[
-            pax_with(b'x', &record("size", b"512"), NO_MAGIC),
+            pax_with(b'x', &pax_record("size", b"512"), NO_MAGIC),
             header_with(b"t/a", b'0', 0, NO_MAGIC, b"", b""),
             padded.clone(),
             END.to_vec(),
@@ -437,7 +427,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
     check(
         "pax path without magic",
         &[
-            pax_with(b'x', &record("path", long.as_bytes()), NO_MAGIC),
+            pax_with(b'x', &pax_record("path", long.as_bytes()), NO_MAGIC),
             member(b"t/short", b'0', b"openWorldHint"),
             END.to_vec(),
         ]
@@ -457,7 +447,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
     check(
         "pax size on a directory",
         &[
-            pax(b'x', &record("size", b"512")),
+            pax(b'x', &pax_record("size", b"512")),
             header(b"t/d/", b'5', 0),
             f.clone(),
             END.to_vec(),
@@ -468,7 +458,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
     check(
         "pax size on a hard link",
         &[
-            pax(b'x', &record("size", b"512")),
+            pax(b'x', &pax_record("size", b"512")),
             header_with(b"t/l", b'1', 0, POSIX, b"", b"t/f.txt"),
             f.clone(),
             END.to_vec(),
@@ -532,7 +522,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
     check(
         "pax GNU sparse records",
         &[
-            pax(b'x', &record("GNU.sparse.size", b"100")),
+            pax(b'x', &pax_record("GNU.sparse.size", b"100")),
             f.clone(),
             END.to_vec(),
         ]
@@ -563,7 +553,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
         "pax path and GNU long name that differ",
         &[
             member(b"././@LongLink", b'L', b"t/one\0"),
-            pax(b'x', &record("path", b"t/two")),
+            pax(b'x', &pax_record("path", b"t/two")),
             f.clone(),
             END.to_vec(),
         ]
@@ -573,7 +563,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
     check(
         "pax global size",
         &[
-            pax(b'g', &record("size", b"512")),
+            pax(b'g', &pax_record("size", b"512")),
             header(b"t/a", b'0', 0),
             f.clone(),
             END.to_vec(),
@@ -609,7 +599,7 @@ fn entries_without_data_and_pax_headers_read_as_gnu_tar_and_python_read_them() {
 
 #[test]
 fn malformed_pax_records_make_the_archive_an_error() {
-    let good = record("comment", COMMIT.as_bytes());
+    let good = pax_record("comment", COMMIT.as_bytes());
     let fff = format!("999 comment={}\n", "f".repeat(40));
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("length too long", fff.into_bytes(), "length"),
@@ -652,7 +642,7 @@ fn malformed_pax_records_make_the_archive_an_error() {
     }
     // Data in the padding of a pax header is more records to Python only.
     let mut padded = pad(&good);
-    let extra = record("path", b"t/evil");
+    let extra = pax_record("path", b"t/evil");
     padded[good.len() + 1..good.len() + 1 + extra.len()].copy_from_slice(&extra);
     let archive = [
         header(b"pax", b'x', good.len() as u64),
@@ -666,7 +656,12 @@ fn malformed_pax_records_make_the_archive_an_error() {
 
 /// Returns an archive whose global header's `comment` is `value`, verbatim.
 fn commented(value: &[u8]) -> Vec<u8> {
-    [pax(b'g', &record("comment", value)), three(), END.to_vec()].concat()
+    [
+        pax(b'g', &pax_record("comment", value)),
+        three(),
+        END.to_vec(),
+    ]
+    .concat()
 }
 
 #[test]
@@ -716,8 +711,8 @@ fn the_commit_comment_must_be_a_full_commit_id() {
     // Two global headers naming different commits.
     let other = COMMIT.replace('0', "f");
     let two = [
-        pax(b'g', &record("comment", COMMIT.as_bytes())),
-        pax(b'g', &record("comment", other.as_bytes())),
+        pax(b'g', &pax_record("comment", COMMIT.as_bytes())),
+        pax(b'g', &pax_record("comment", other.as_bytes())),
         three(),
         END.to_vec(),
     ]
@@ -777,7 +772,7 @@ fn git_archive_names_its_commit_as_the_reader_expects() {
 #[test]
 fn every_gzip_member_is_read_and_checked() {
     let tar = [
-        pax(b'g', &record("comment", COMMIT.as_bytes())),
+        pax(b'g', &pax_record("comment", COMMIT.as_bytes())),
         three(),
         member(b"t/b.txt", b'0', b"annotations"),
         END.to_vec(),
@@ -1050,7 +1045,7 @@ fn subfolders_are_counted_in_one_pass() {
         "", "src", "src/a", "src/a/b", "srcx", "docs", "none", "t", "src/a.ts",
     ];
     let mut parts = vec![
-        pax(b'g', &record("comment", COMMIT.as_bytes())),
+        pax(b'g', &pax_record("comment", COMMIT.as_bytes())),
         header(b"t/", b'5', 0),
     ];
     for (p, d) in files {
@@ -1127,10 +1122,10 @@ impl Rng {
 fn specimen() -> (Vec<u8>, Vec<usize>) {
     let long = format!("t/{}/l.ts", "l".repeat(110));
     let parts = vec![
-        pax(b'g', &record("comment", COMMIT.as_bytes())),
+        pax(b'g', &pax_record("comment", COMMIT.as_bytes())),
         header(b"t/", b'5', 0),
         member(b"t/a.ts", b'0', b"readOnlyHint destructiveHint annotations"),
-        pax(b'x', &record("path", b"t/pax/long/name.py")),
+        pax(b'x', &pax_record("path", b"t/pax/long/name.py")),
         member(b"t/short", b'0', b"idempotentHint"),
         member(b"././@LongLink", b'L', format!("{long}\0").as_bytes()),
         member(b"t/x", b'0', b"openWorldHint openWorldHint"),
@@ -1138,7 +1133,7 @@ fn specimen() -> (Vec<u8>, Vec<usize>) {
         header(b"t/d/", b'5', 0),
         member(b"t/o", 0, b"readOnlyHint"),
         member(b"t/c", b'7', b"annotations"),
-        pax(b'x', &record("size", b"700")),
+        pax(b'x', &pax_record("size", b"700")),
         header(b"t/sized", b'0', 0),
         pad(&[b"destructiveHint ".repeat(43), b"abcdefghijkl".to_vec()].concat()),
         header_with(b"t/h", b'1', 0, POSIX, b"", b"t/a.ts"),
@@ -1333,7 +1328,7 @@ fn no_crafted_archive_panics_census_or_scan() {
         format!("{COMMIT}\n| injected | row |").as_bytes(),
         b"abcd\x1b[2Jabcd",
     ] {
-        let mut archive = pax(b'g', &record("comment", comment));
+        let mut archive = pax(b'g', &pax_record("comment", comment));
         archive.extend(member(b"t/a", b'0', b"readOnlyHint"));
         archive.extend_from_slice(&END);
         archives.push(gzip(&archive));

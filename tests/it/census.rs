@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::common::*;
+use crate::common::{self, *};
 
 /// How the test server answers one path.
 #[derive(Clone)]
@@ -49,21 +49,19 @@ fn cut_short_server(bytes: Vec<u8>) -> u16 {
 const COMMIT_A: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
 const COMMIT_B: &str = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
 
+/// Writes a corpus of `trees` (repository, commit, archive URL of its own) served
+/// by `port`.
 fn write_corpus(dir: &Path, port: u16, trees: &[(&str, &str, Option<String>)]) -> String {
-    let mut text = format!(
-        "[census]\narchive_url = \"http://127.0.0.1:{port}/{{owner}}/{{name}}/{{commit}}\"\n"
-    );
-    for (repo, commit, url) in trees {
-        text.push_str(&format!(
-            "\n[[tree]]\nrepo = \"{repo}\"\ncommit = \"{commit}\"\n"
-        ));
-        if let Some(url) = url {
-            text.push_str(&format!("archive_url = \"{url}\"\n"));
-        }
-    }
-    let path = dir.join("corpus.toml");
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
+    let url = format!("http://127.0.0.1:{port}/{{owner}}/{{name}}/{{commit}}");
+    let trees: Vec<Vec<(&str, String)>> = trees
+        .iter()
+        .map(|(repo, commit, url)| {
+            let mut tree = vec![("repo", repo.to_string()), ("commit", commit.to_string())];
+            tree.extend(url.iter().map(|url| ("archive_url", url.clone())));
+            tree
+        })
+        .collect();
+    common::write_corpus(dir, &url, &trees)
 }
 
 fn census(dir: &Path, extra: &[&str]) -> std::process::Output {

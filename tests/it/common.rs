@@ -126,11 +126,7 @@ fn tar_header(kind: EntryType, size: u64) -> Header {
 pub fn tar_bytes(top: &str, commit: Option<&str>, items: &[Item]) -> Vec<u8> {
     let mut b = Builder::new(Vec::new());
     if let Some(commit) = commit {
-        let record = pax("comment", commit);
-        let mut h = tar_header(EntryType::XGlobalHeader, record.len() as u64);
-        h.set_path("pax_global_header").unwrap();
-        h.set_cksum();
-        b.append(&h, &record[..]).unwrap();
+        append_commit(&mut b, commit);
     }
     let mut h = tar_header(EntryType::Directory, 0);
     h.set_mode(0o755);
@@ -156,7 +152,7 @@ pub fn tar_bytes(top: &str, commit: Option<&str>, items: &[Item]) -> Vec<u8> {
                 b.append(&h, &d[..]).unwrap();
             }
             Item::PaxPath(p, d) => {
-                let record = pax("path", &format!("{top}/{p}"));
+                let record = pax_record("path", format!("{top}/{p}").as_bytes());
                 let mut x = tar_header(EntryType::XHeader, record.len() as u64);
                 x.set_path("PaxHeaders/long").unwrap();
                 x.set_cksum();
@@ -197,14 +193,279 @@ pub fn targz(top: &str, commit: Option<&str>, items: &[Item]) -> Vec<u8> {
     gzip(&tar_bytes(top, commit, items))
 }
 
-/// Returns one pax record `"<len> key=value\n"`.
-fn pax(key: &str, value: &str) -> Vec<u8> {
-    let body = format!(" {key}={value}\n");
+/// Returns one pax record `"<len> key=value\n"`, its length counting itself.
+pub fn pax_record(key: &str, value: &[u8]) -> Vec<u8> {
+    let body = [b" ", key.as_bytes(), b"=", value, b"\n"].concat();
     let mut len = body.len() + 1;
-    while format!("{len}{body}").len() != len {
+    while len.to_string().len() + body.len() != len {
         len += 1;
     }
-    format!("{len}{body}").into_bytes()
+    [len.to_string().as_bytes(), &body].concat()
+}
+
+/// Appends a pax global header naming `commit`, as GitHub's archives open.
+fn append_commit<W: Write>(b: &mut Builder<W>, commit: &str) {
+    let record = pax_record("comment", commit.as_bytes());
+    let mut h = tar_header(EntryType::XGlobalHeader, record.len() as u64);
+    h.set_path("pax_global_header").unwrap();
+    h.set_cksum();
+    b.append(&h, &record[..]).unwrap();
+}
+
+/// How [`TestTree::archive`] packs a tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Tar,
+    TarGz,
+    /// A zip of stored (uncompressed) entries.
+    Zip,
+}
+
+/// A tree of files for a test, in a temporary folder of its own (fd's `TestEnv`):
+/// written file by file, then packed as an archive under a top folder (as GitHub
+/// packs a repository) or made a git repository.
+pub struct TestTree {
+    dir: tempfile::TempDir,
+    top: String,
+    commit: Option<String>,
+}
+
+impl Default for TestTree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestTree {
+    /// Returns an empty tree whose archives have the top folder `t` and name no commit.
+    pub fn new() -> TestTree {
+        TestTree {
+            dir: tempfile::tempdir().expect("a temp dir"),
+            top: "t".to_string(),
+            commit: None,
+        }
+    }
+
+    /// Returns an empty tree whose archives have the top folder `top` and, in a tar,
+    /// a pax global header naming `commit`.
+    pub fn pinned(top: &str, commit: Option<&str>) -> TestTree {
+        TestTree {
+            top: top.to_string(),
+            commit: commit.map(str::to_string),
+            ..TestTree::new()
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `bytes` at `path` (any bytes but NUL, relative), making folders as needed.
+    pub fn file(&self, path: impl AsRef<[u8]>, bytes: impl AsRef<[u8]>) -> &TestTree {
+        write_tree(self.path(), &[(path.as_ref(), bytes.as_ref())]);
+        self
+    }
+
+    /// Makes the folder `path`, empty unless files are written in it.
+    pub fn dir(&self, path: impl AsRef<[u8]>) -> &TestTree {
+        std::fs::create_dir_all(self.path().join(os(path.as_ref()))).unwrap();
+        self
+    }
+
+    /// Makes `path` a symbolic link to `target`.
+    pub fn symlink(&self, path: impl AsRef<[u8]>, target: &str) -> &TestTree {
+        std::os::unix::fs::symlink(target, self.path().join(os(path.as_ref()))).unwrap();
+        self
+    }
+
+    /// Returns the tree packed as `kind`: folders, files and symbolic links under the
+    /// top folder, in byte order of their paths, each with a fixed time and mode.
+    pub fn archive(&self, kind: Kind) -> Vec<u8> {
+        let entries = entries_of(self.path());
+        match kind {
+            Kind::Tar => self.tar(&entries),
+            Kind::TarGz => gzip(&self.tar(&entries)),
+            Kind::Zip => self.zip(&entries),
+        }
+    }
+
+    /// Makes the tree a git repository on branch `main` with one commit of every
+    /// file; returns the commit id.
+    pub fn git(&self) -> String {
+        git(self.path(), &["init", "-q", "-b", "main"]);
+        git(self.path(), &["add", "-A"]);
+        git(self.path(), &["commit", "-q", "-m", "tree"]);
+        git(self.path(), &["rev-parse", "HEAD"])
+    }
+
+    fn tar(&self, entries: &[(Vec<u8>, Node)]) -> Vec<u8> {
+        let mut b = Builder::new(Vec::new());
+        if let Some(commit) = &self.commit {
+            append_commit(&mut b, commit);
+        }
+        let mut h = tar_header(EntryType::Directory, 0);
+        h.set_mode(0o755);
+        b.append_data(&mut h, format!("{}/", self.top), &[][..])
+            .unwrap();
+        for (rel, node) in entries {
+            let path = [self.top.as_bytes(), b"/", rel].concat();
+            match node {
+                Node::Dir => {
+                    let mut h = tar_header(EntryType::Directory, 0);
+                    h.set_mode(0o755);
+                    b.append_data(&mut h, os(&path), &[][..]).unwrap();
+                }
+                Node::File(data) => {
+                    let mut h = tar_header(EntryType::Regular, data.len() as u64);
+                    b.append_data(&mut h, os(&path), &data[..]).unwrap();
+                }
+                Node::Symlink(target) => {
+                    let mut h = tar_header(EntryType::Symlink, 0);
+                    b.append_link(&mut h, os(&path), os(target)).unwrap();
+                }
+            }
+        }
+        b.into_inner().unwrap()
+    }
+
+    /// Returns a zip of stored entries (folders and files; links are left out, as
+    /// Python's zipfile leaves them), with local headers and a central directory.
+    fn zip(&self, entries: &[(Vec<u8>, Node)]) -> Vec<u8> {
+        let (mut out, mut central, mut count) = (Vec::new(), Vec::new(), 0u16);
+        let mut put = |name: Vec<u8>, data: &[u8]| {
+            let mut crc = flate2::Crc::new();
+            crc.update(data);
+            let (crc, len) = (crc.sum(), data.len() as u32);
+            let offset = out.len() as u32;
+            // Version 20, no flags, stored, a fixed DOS time and date.
+            let common = |w: &mut Vec<u8>| {
+                w.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+                w.extend_from_slice(&crc.to_le_bytes());
+                w.extend_from_slice(&len.to_le_bytes());
+                w.extend_from_slice(&len.to_le_bytes());
+                w.extend_from_slice(&(name.len() as u16).to_le_bytes());
+                w.extend_from_slice(&[0, 0]);
+            };
+            out.extend_from_slice(b"PK\x03\x04");
+            common(&mut out);
+            out.extend_from_slice(&name);
+            out.extend_from_slice(data);
+            central.extend_from_slice(b"PK\x01\x02\x14\x03");
+            common(&mut central);
+            // No comment, disk 0, no attributes.
+            central.extend_from_slice(&[0; 10]);
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(&name);
+            count += 1;
+        };
+        let top = self.top.as_bytes();
+        put([top, b"/"].concat(), b"");
+        for (rel, node) in entries {
+            match node {
+                Node::Dir => put([top, b"/", rel, b"/"].concat(), b""),
+                Node::File(data) => put([top, b"/", rel].concat(), data),
+                Node::Symlink(_) => {}
+            }
+        }
+        let start = out.len() as u32;
+        let size = central.len() as u32;
+        out.extend_from_slice(&central);
+        out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+        out.extend_from_slice(&start.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out
+    }
+}
+
+/// One thing in a [`TestTree`].
+enum Node {
+    Dir,
+    File(Vec<u8>),
+    Symlink(Vec<u8>),
+}
+
+/// Returns everything under `root` but `.git` by its path relative to `root`,
+/// sorted by bytes.
+fn entries_of(root: &Path) -> Vec<(Vec<u8>, Node)> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .as_os_str()
+                .as_bytes()
+                .to_vec();
+            if rel == b".git" {
+                // The repository [`TestTree::git`] makes is no part of the tree.
+                continue;
+            }
+            let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+            let node = if kind.is_symlink() {
+                Node::Symlink(
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .as_os_str()
+                        .as_bytes()
+                        .to_vec(),
+                )
+            } else if kind.is_dir() {
+                todo.push(path.clone());
+                Node::Dir
+            } else {
+                Node::File(std::fs::read(&path).unwrap())
+            };
+            out.push((rel, node));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Returns `path`, any bytes, as a path.
+pub fn os(path: &[u8]) -> &Path {
+    use std::os::unix::ffi::OsStrExt;
+    Path::new(OsStr::from_bytes(path))
+}
+
+/// Writes `files` under `root`, making folders as needed.
+pub fn write_tree(root: &Path, files: &[(&[u8], &[u8])]) {
+    for (path, content) in files {
+        let path = root.join(os(path));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+    }
+}
+
+/// Writes `corpus.toml` into `dir`: `[census]` with `archive_url`, then a `[[tree]]`
+/// of each of `trees`, its keys and values in order (values TOML-quoted as written,
+/// so no `"` or `\\`). Returns the file's path.
+pub fn write_corpus(dir: &Path, archive_url: &str, trees: &[Vec<(&str, String)>]) -> String {
+    let mut text = format!("[census]\narchive_url = \"{archive_url}\"\n");
+    for tree in trees {
+        text.push_str("\n[[tree]]\n");
+        for (key, value) in tree {
+            text.push_str(&format!("{key} = \"{value}\"\n"));
+        }
+    }
+    let path = dir.join("corpus.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// Returns tree `i` of a corpus of numbered trees: `o/rNN` at the commit `i + 1`,
+/// in 40 hex digits.
+pub fn numbered_tree(i: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("repo", format!("o/r{i:02}")),
+        ("commit", format!("{:040x}", i + 1)),
+    ]
 }
 
 /// A file full of near-misses and real hits: every case the method names.

@@ -290,13 +290,19 @@ fn assert_census_accepts(text: &str, expected: &[Tree]) {
         corpus.columns,
         mcp_hint_census::count::terms::Columns::default_columns()
     );
-    type Seen = (String, String, String, Option<String>, String);
+    type Seen = (String, String, Option<String>, Option<String>, String);
     let got: Vec<Seen> = corpus
         .trees
         .iter()
         .map(|t| {
             let t = t.clone();
-            (t.repo, t.commit, t.subfolder, t.name, t.archive_url)
+            (
+                t.repo,
+                t.commit.to_string(),
+                t.subfolder,
+                t.name,
+                t.archive_url,
+            )
         })
         .collect();
     let want: Vec<Seen> = expected
@@ -305,7 +311,7 @@ fn assert_census_accepts(text: &str, expected: &[Tree]) {
             (
                 t["repo"].clone(),
                 t["commit"].clone(),
-                t.get("subfolder").cloned().unwrap_or_default(),
+                t.get("subfolder").cloned(),
                 t.get("name").cloned(),
                 archive_of(t),
             )

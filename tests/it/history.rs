@@ -927,7 +927,8 @@ fn a_registry_survey_is_pinned_at_dates_too() {
     assert!(corpus
         .trees
         .iter()
-        .all(|t| t.subfolder == "srv" && t.name.as_deref() == Some("io.github.acme/reg")));
+        .all(|t| t.subfolder.as_deref() == Some("srv")
+            && t.name.as_deref() == Some("io.github.acme/reg")));
     let skipped = read_csv(&lab.path().join("r-skipped.csv"));
     assert_eq!(skipped.len(), 2, "{skipped:?}");
     assert!(

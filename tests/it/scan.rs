@@ -4,11 +4,12 @@
 //!
 //! Every tree, archive and repository is built in code in a fresh temp dir.
 
-use crate::common::{assert_code, bin, git, gzip, naive, run_into_closed_pipe, show, stderr, Run};
-use std::ffi::OsStr;
+use crate::common::{
+    assert_code, bin, git, gzip, naive, run_into_closed_pipe, show, stderr, write_tree, Kind, Run,
+    TestTree,
+};
 use std::fs;
 use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -132,82 +133,6 @@ fn summary(row: &Value) -> Summary {
 
 // ---------------------------------------------------------------------------
 // Building trees, archives and repositories
-
-fn os(path: &[u8]) -> &Path {
-    Path::new(OsStr::from_bytes(path))
-}
-
-/// Writes `files` under `root`, making folders as needed.
-fn write_tree(root: &Path, files: &[(&[u8], &[u8])]) {
-    for (path, content) in files {
-        let path = root.join(os(path));
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, content).unwrap();
-    }
-}
-
-/// One entry of a test archive.
-enum Entry<'a> {
-    Dir(&'a [u8]),
-    File(&'a [u8], &'a [u8]),
-    Symlink(&'a [u8], &'a str),
-}
-
-/// Returns a tar of `entries` under `top/`, with a pax global header naming `commit`.
-fn tar_bytes(top: &str, commit: Option<&str>, entries: &[Entry]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    if let Some(commit) = commit {
-        let record = format!("comment={commit}\n");
-        // The length counts itself: "52 comment=<40 hex>\n".
-        let mut len = record.len() + 3;
-        if format!("{len} {record}").len() != len {
-            len += 1;
-        }
-        let data = format!("{len} {record}");
-        let mut header = tar::Header::new_ustar();
-        header.set_entry_type(tar::EntryType::XGlobalHeader);
-        header.set_path("pax_global_header").unwrap();
-        header.set_size(data.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder.append(&header, data.as_bytes()).unwrap();
-    }
-    let mut dir = tar::Header::new_gnu();
-    dir.set_entry_type(tar::EntryType::Directory);
-    dir.set_mode(0o755);
-    dir.set_size(0);
-    builder
-        .append_data(&mut dir, format!("{top}/"), &[][..])
-        .unwrap();
-    for entry in entries {
-        let mut header = tar::Header::new_gnu();
-        header.set_mode(0o644);
-        match entry {
-            Entry::Dir(path) => {
-                header.set_entry_type(tar::EntryType::Directory);
-                header.set_size(0);
-                let path = [top.as_bytes(), b"/", path].concat();
-                builder
-                    .append_data(&mut header, os(&path), &[][..])
-                    .unwrap();
-            }
-            Entry::File(path, content) => {
-                header.set_size(content.len() as u64);
-                let path = [top.as_bytes(), b"/", path].concat();
-                builder
-                    .append_data(&mut header, os(&path), *content)
-                    .unwrap();
-            }
-            Entry::Symlink(path, target) => {
-                header.set_entry_type(tar::EntryType::Symlink);
-                header.set_size(0);
-                let path = [top.as_bytes(), b"/", path].concat();
-                builder.append_link(&mut header, os(&path), target).unwrap();
-            }
-        }
-    }
-    builder.into_inner().unwrap()
-}
 
 fn git_init(dir: &Path) {
     fs::create_dir_all(dir).unwrap();
@@ -521,16 +446,15 @@ fn an_extracted_archive_reads_as_the_archive() {
         (b"data/large.bin", &large),
         (b"docs/notes.txt", SILENT),
     ];
-    let mut entries = vec![
-        Entry::Dir(b"src"),
-        Entry::Dir(b".github"),
-        Entry::Dir(b".github/workflows"),
-        Entry::Dir(b"data"),
-        Entry::Dir(b"docs"),
-        Entry::Symlink(b"src/link.ts", "server.ts"),
-    ];
-    entries.extend(files.iter().map(|(p, c)| Entry::File(p, c)));
-    let tar = tar_bytes("proj-0123456", Some(commit), &entries);
+    let tree = TestTree::pinned("proj-0123456", Some(commit));
+    for dir in ["src", ".github/workflows", "data", "docs"] {
+        tree.dir(dir);
+    }
+    tree.symlink("src/link.ts", "server.ts");
+    for (path, content) in &files {
+        tree.file(path, content);
+    }
+    let tar = tree.archive(Kind::Tar);
     let targz = gzip(&tar);
     fs::write(tmp.path().join("proj.tar.gz"), &targz).unwrap();
     fs::write(tmp.path().join("proj.tar"), &tar).unwrap();
@@ -682,6 +606,30 @@ fn git_revision_counts_the_commit_not_the_work_tree() {
         format!(".,HEAD~2,,,{id_one},archive,2,23,1,0,0,0,1,0,0,0,0,0,,2023-11-14,ok,"),
         "\n{csv}"
     );
+}
+
+#[test]
+fn a_zip_and_a_tar_gz_of_a_tree_read_as_its_commit() {
+    let files: Vec<(&[u8], &[u8])> = vec![
+        (b"server.ts", HINTED),
+        (b"src/tools.py", b"readOnlyHint=True openWorldHint"),
+        (b"docs/caf\xe9.md", b"annotations"),
+        (b"empty.txt", b""),
+    ];
+    let tree = TestTree::new();
+    for (path, content) in &files {
+        tree.file(path, content);
+    }
+    let head = tree.git();
+    let tmp = TempDir::new().unwrap();
+    fs::write(tmp.path().join("t.tar.gz"), tree.archive(Kind::TarGz)).unwrap();
+    fs::write(tmp.path().join("t.zip"), tree.archive(Kind::Zip)).unwrap();
+    let rows = json_rows(tmp.path(), &["t.tar.gz", "t.zip"], 0);
+    let commit = json_rows(tree.path(), &["--git", "HEAD", "."], 0);
+    assert_eq!(commit[0]["commit"], head.as_str(), "{:#}", commit[0]);
+    for row in rows.iter().chain(&commit) {
+        assert_eq!(summary(row), oracle(&files), "{row:#}");
+    }
 }
 
 #[test]
@@ -879,7 +827,9 @@ fn each_failing_path_is_named_and_the_others_still_count() {
         b"<!DOCTYPE html><html>sign in</html>",
     )
     .unwrap();
-    let targz = gzip(&tar_bytes("p", None, &[Entry::File(b"a", HINTED)]));
+    let targz = TestTree::pinned("p", None)
+        .file("a", HINTED)
+        .archive(Kind::TarGz);
     fs::write(tmp.path().join("cut.tar.gz"), &targz[..targz.len() - 20]).unwrap();
     fs::write(tmp.path().join("empty.tar"), b"").unwrap();
 
@@ -951,7 +901,10 @@ fn unreadable_files_fail_their_tree() {
     let locked = tmp.path().join("tree/src/locked.ts");
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
     let archive = tmp.path().join("locked.tar");
-    fs::write(&archive, tar_bytes("p", None, &[Entry::File(b"a", HINTED)])).unwrap();
+    let tar = TestTree::pinned("p", None)
+        .file("a", HINTED)
+        .archive(Kind::Tar);
+    fs::write(&archive, tar).unwrap();
     fs::set_permissions(&archive, fs::Permissions::from_mode(0o000)).unwrap();
     write_tree(&tmp.path().join("tree2/closed"), &[(b"x.ts", HINTED)]);
     fs::set_permissions(

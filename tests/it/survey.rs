@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{
-    header, read_csv, reply, show, silent_server, targz, Git, Item, Loopback, Run,
+    self, header, numbered_tree, read_csv, reply, show, silent_server, targz, Git, Item, Loopback,
+    Run,
 };
 use crate::corpus_build::{forges, read_trees};
 
@@ -512,14 +513,8 @@ fn a_dead_network_stops_pinning_and_leaves_no_git_behind() {
 }
 
 fn write_corpus(dir: &Path, url: &str, n: usize) {
-    let mut text = format!("[census]\narchive_url = \"{url}\"\n");
-    for i in 0..n {
-        text.push_str(&format!(
-            "\n[[tree]]\nrepo = \"o/r{i:02}\"\ncommit = \"{:040x}\"\n",
-            i + 1
-        ));
-    }
-    std::fs::write(dir.join("corpus.toml"), text).unwrap();
+    let trees: Vec<_> = (0..n).map(numbered_tree).collect();
+    common::write_corpus(dir, url, &trees);
 }
 
 fn census(dir: &Path, extra: &[&str], env: &[(&str, String)]) -> std::process::Output {

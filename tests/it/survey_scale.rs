@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -17,7 +16,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::common::{gzip, naive, raw_server, read_csv, show, ts_server, Run, ToolSpec};
+use crate::common::{
+    self, naive, numbered_tree, raw_server, read_csv, show, ts_server, Kind, Run, TestTree,
+    ToolSpec,
+};
 
 const DATE: &str = "2026-11-30";
 
@@ -145,19 +147,11 @@ fn files_of(i: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
 
 /// Returns a GitHub-shaped tar.gz of `files` under the folder `top`.
 fn archive(top: &str, files: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
+    let tree = TestTree::pinned(top, None);
     for (path, data) in files {
-        let mut full = format!("{top}/").into_bytes();
-        full.extend_from_slice(path);
-        let mut header = tar::Header::new_gnu();
-        header.set_size(data.len() as u64);
-        header.set_mode(0o644);
-        header.set_entry_type(tar::EntryType::Regular);
-        builder
-            .append_data(&mut header, std::ffi::OsStr::from_bytes(&full), &data[..])
-            .unwrap();
+        tree.file(path, data);
     }
-    gzip(&builder.into_inner().unwrap())
+    tree.archive(Kind::TarGz)
 }
 
 /// Returns the archives of `n` trees by the path they are served at.
@@ -173,15 +167,15 @@ fn archives(n: usize) -> HashMap<String, Vec<u8>> {
 
 /// Writes a corpus of `n` trees served by `port` into `dir`.
 fn write_corpus(dir: &Path, port: u16, n: usize) {
-    let mut text =
-        format!("[census]\narchive_url = \"http://127.0.0.1:{port}/{{repo}}/{{commit}}\"\n");
-    for i in 0..n {
-        text.push_str(&format!(
-            "\n[[tree]]\nrepo = \"o/r{i:02}\"\ncommit = \"{:040x}\"\nname = \"io.github.o/r{i:02}\"\n",
-            i + 1
-        ));
-    }
-    std::fs::write(dir.join("corpus.toml"), text).unwrap();
+    let url = format!("http://127.0.0.1:{port}/{{repo}}/{{commit}}");
+    let trees: Vec<_> = (0..n)
+        .map(|i| {
+            let mut tree = numbered_tree(i);
+            tree.push(("name", format!("io.github.o/r{i:02}")));
+            tree
+        })
+        .collect();
+    common::write_corpus(dir, &url, &trees);
 }
 
 fn census(dir: &Path, out: &str, extra: &[&str]) -> Run {
