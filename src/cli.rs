@@ -427,9 +427,10 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DIR", requires = "servers")]
     pub cache: Option<PathBuf>,
 
-    /// Has npm resolve the dependencies of --servers packages as of this date
-    /// (npm install --before). Default: each version's publish time, as its registry
-    /// gives it. PyPI packages are not resolved by date (pip has no such option).
+    /// Resolves the dependencies of --servers packages as of the start of this date,
+    /// UTC (npm install --before, uv's --exclude-newer). Default: each version's
+    /// publish time, as its registry gives it. Where uv is not installed, PyPI
+    /// packages are installed with pip, which cannot resolve by date.
     #[arg(long, value_name = "YYYY-MM-DD", requires = "servers",
           value_parser = crate::infra::date::parse_arg)]
     pub before: Option<String>,

@@ -20,6 +20,7 @@ mod install;
 mod join;
 mod journal;
 mod lines;
+mod pypi;
 mod sandbox;
 mod servers;
 mod session;
@@ -204,6 +205,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
                 installer: install::Installer {
                     cache,
                     before: args.before.clone(),
+                    uv: install::find_uv(),
                     timeout: Duration::from_secs(args.install_timeout),
                     max_size: args.max_install_size.0,
                 },
