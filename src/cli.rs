@@ -36,6 +36,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Merges the tables of `census --shard` runs into the table of the whole corpus.
     Merge(MergeArgs),
+    /// Joins the tables of a `probe --servers` run to a census of the same servers'
+    /// source, tool by tool, without running any server again.
+    Join(JoinArgs),
     /// Builds a pinned corpus file from the MCP Registry or from a list of repositories.
     Corpus(CorpusArgs),
 }
@@ -312,6 +315,24 @@ pub struct MergeArgs {
     /// beside it.
     #[arg(value_name = "CENSUS.csv", required = true)]
     pub tables: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct JoinArgs {
+    /// The per-tool table of `probe --servers`, wire-DATE.csv; its
+    /// wire-DATE-servers.csv is read from beside it.
+    #[arg(value_name = "WIRE.csv")]
+    pub wire: PathBuf,
+
+    /// The census of the same servers' source: its census-DATE.csv or tools-DATE.csv
+    /// (the other is read beside it).
+    #[arg(long, value_name = "TABLE", required = true)]
+    pub source_table: PathBuf,
+
+    /// Folder join-DATE.csv and join-DATE.md are written to. Default: the wire
+    /// table's folder, where `probe --servers --source-table` writes its join.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,5 @@
-//! `probe --servers FILE --source-table TABLE`: the wire survey joined to the census of
-//! the same servers' source, tool by tool.
+//! `probe --servers FILE --source-table TABLE` and `join WIRE --source-table TABLE`:
+//! the wire survey joined to the census of the same servers' source, tool by tool.
 //!
 //! Owns reading the census table and its tools table back, reading the two wire
 //! tables `--servers` wrote, joining each server to its census row (by registry name,
@@ -19,8 +19,11 @@ use anyhow::{bail, Context, Result};
 
 use super::hints::{Declared, ToolHints};
 use super::source::{self, Agreement};
+use crate::cli::JoinArgs;
 use crate::corpus::repo_url;
-use crate::infra::error::UsageError;
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
 use crate::table::{self, ToolsByTree, TreeKey};
 use crate::tools::hints::Hint;
@@ -652,6 +655,62 @@ pub fn section(census: &Census, joined: &[Joined]) -> String {
         };
     }
     text
+}
+
+/// Runs `join WIRE --source-table TABLE`: joins the wire tables a `probe --servers`
+/// run wrote, read back as that run reads them, so that the join has the bytes the
+/// run's would have.
+pub fn run(args: &JoinArgs) -> Result<ExitStatus> {
+    let shown = || sanitize(args.wire.display().to_string());
+    let wire_date = args
+        .wire
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("wire-")?.strip_suffix(".csv"))
+        .filter(|d| date::parts(d).is_some())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "'{}' is not named wire-DATE.csv, so its servers table cannot be found",
+                shown()
+            ))
+        })?;
+    let census = Census::read(&args.source_table)?;
+    let servers_path = args
+        .wire
+        .with_file_name(format!("wire-{wire_date}-servers.csv"));
+    let servers =
+        read_wire(&args.wire, &servers_path).map_err(|err| UsageError(format!("{err:#}")))?;
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => args
+            .wire
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    let out_dir = if out_dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        out_dir
+    };
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("creating '{}'", out_dir.display()))?;
+    let joined = join(&census, servers);
+    let csv_path = out_dir.join(format!("join-{wire_date}.csv"));
+    write_csv(&csv_path, &joined).with_context(|| format!("writing '{}'", csv_path.display()))?;
+    let md_path = out_dir.join(format!("join-{wire_date}.md"));
+    let report = format!(
+        "# The wire survey of {wire_date} and its census\n{}",
+        section(&census, &joined)
+    );
+    std::fs::write(&md_path, report).with_context(|| format!("writing '{}'", md_path.display()))?;
+    Out::new().line(&format!(
+        "wrote '{}' and '{}'",
+        csv_path.display(),
+        md_path.display()
+    ))?;
+    Ok(ExitStatus::Ok)
 }
 
 #[cfg(test)]

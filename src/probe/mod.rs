@@ -49,6 +49,7 @@ use crate::report::{self, Align};
 use crate::tools::hints::Hint;
 pub use diff::run as diff;
 use hints::{Declared, Rule, ToolHints};
+pub use join::run as join;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the

@@ -817,6 +817,23 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         .map(|r| r.join(","))
         .collect();
     assert_eq!(got, expected, "{}", show(&out));
+    // Joined again from the tables alone, without probing: the same bytes.
+    let rejoined = Run::new(work.path())
+        .args(["join", &format!("results/wire-{DATE}.csv")])
+        .args(["--source-table", &format!("tools-{DATE}.csv")])
+        .args(["--out", "rejoined"])
+        .output();
+    assert_code(&rejoined, 0);
+    let bytes = |path: String| {
+        std::fs::read(work.path().join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    assert!(
+        bytes(format!("rejoined/join-{DATE}.csv")) == bytes(format!("results/join-{DATE}.csv")),
+        "{}",
+        show(&rejoined)
+    );
+    let section = String::from_utf8(bytes(format!("rejoined/join-{DATE}.md"))).unwrap();
+    assert!(section.contains("\n## Source and wire\n"), "{section}");
     let link = |server: &str| {
         let rows: Vec<&Vec<String>> = join.iter().filter(|r| r[0] == server).collect();
         assert_eq!(rows.len(), 1, "{server}: {rows:?}");
