@@ -285,8 +285,10 @@ pub enum Link {
     NotListed,
     /// No census row has its registry name, or its repository and subfolder.
     NoCensusRow,
-    /// More than one census row does (several pins or dates of one tree).
+    /// More than one census row does (several pins of one tree, or of one date).
     SeveralRows,
+    /// Census rows do, but all of a dated census's rows are dated after the wire.
+    OnlyLaterRows,
     /// Its census row is an error row.
     CensusFailed,
     /// Its tree was counted with the tool finder off.
@@ -294,11 +296,12 @@ pub enum Link {
 }
 
 impl Link {
-    const ALL: [Link; 6] = [
+    const ALL: [Link; 7] = [
         Link::Joined,
         Link::NotListed,
         Link::NoCensusRow,
         Link::SeveralRows,
+        Link::OnlyLaterRows,
         Link::CensusFailed,
         Link::FinderOff,
     ];
@@ -309,6 +312,7 @@ impl Link {
             Link::NotListed => "not listed",
             Link::NoCensusRow => "no census row",
             Link::SeveralRows => "several census rows",
+            Link::OnlyLaterRows => "census rows only after the wire date",
             Link::CensusFailed => "census failed",
             Link::FinderOff => "finder off",
         }
@@ -401,15 +405,19 @@ impl Joined {
     }
 }
 
-/// Joins each server of the wire tables to its census row and its tools to the tree's
-/// own tools (kind `tool`, role `source`), in the servers table's order.
-pub fn join(census: &Census, servers: Vec<WireServer>) -> Vec<Joined> {
+/// Joins each server of the wire tables of `wire_date` to its census row and its tools
+/// to the tree's own tools (kind `tool`, role `source`), in the servers table's order.
+/// Of a dated census, a server's rows are those of the latest date not after the
+/// wire's: the source as it stood when the wire was read.
+pub fn join(census: &Census, servers: Vec<WireServer>, wire_date: &str) -> Vec<Joined> {
     servers
         .into_iter()
         .map(|server| {
-            let rows = census.rows_of(&server);
+            let all = census.rows_of(&server);
+            let rows = as_of(&all, wire_date);
             let (link, row) = match rows.as_slice() {
                 _ if server.outcome != "listed" => (Link::NotListed, rows.first().copied()),
+                [] if !all.is_empty() => (Link::OnlyLaterRows, None),
                 [] => (Link::NoCensusRow, None),
                 [_, _, ..] => (Link::SeveralRows, None),
                 [row] if !row.is_ok => (Link::CensusFailed, Some(*row)),
@@ -429,6 +437,27 @@ pub fn join(census: &Census, servers: Vec<WireServer>) -> Vec<Joined> {
             }
         })
         .collect()
+}
+
+/// Returns the rows of `rows` dated the latest date not after `wire_date` (dates are
+/// `YYYY-MM-DD`, so their text sorts as they do); undated rows all.
+fn as_of<'a>(rows: &[&'a CensusRow], wire_date: &str) -> Vec<&'a CensusRow> {
+    if rows.iter().all(|r| r.key.as_of.is_empty()) {
+        return rows.to_vec();
+    }
+    let latest = rows
+        .iter()
+        .map(|r| r.key.as_of.as_str())
+        .filter(|d| *d <= wire_date)
+        .max();
+    match latest {
+        None => Vec::new(),
+        Some(date) => rows
+            .iter()
+            .filter(|r| r.key.as_of == date)
+            .copied()
+            .collect(),
+    }
 }
 
 /// Returns the tools of one joined server: matched as `probe --source` matches them,
@@ -696,7 +725,7 @@ pub fn run(args: &JoinArgs) -> Result<ExitStatus> {
     };
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
-    let joined = join(&census, servers);
+    let joined = join(&census, servers, &wire_date);
     let csv_path = out_dir.join(format!("join-{wire_date}.csv"));
     write_csv(&csv_path, &joined).with_context(|| format!("writing '{}'", csv_path.display()))?;
     let md_path = out_dir.join(format!("join-{wire_date}.md"));
@@ -773,7 +802,7 @@ stray,1,2025-06-18,roots,t,absent,absent,absent,absent,readOnlyHint,
         let out = dir.path().join("join-2026-11-30.csv");
         let run = || -> Result<String> {
             let census = Census::read(&census_path)?;
-            let joined = join(&census, read_wire(&wire, &servers)?);
+            let joined = join(&census, read_wire(&wire, &servers)?, "2026-11-30");
             write_csv(&out, &joined)?;
             Ok(std::fs::read_to_string(&out)? + &section(&census, &joined))
         };
@@ -819,6 +848,42 @@ stray,,,,,,,,,,no census row,,,,,,,,,,,,,,,,\n"
         // The same tables give the same bytes.
         let (_dir, again) = tables(CENSUS, TOOLS, SERVERS, WIRE);
         assert_eq!(again.unwrap(), got);
+    }
+
+    /// A dated census joins each server with its tree as of the latest date not after
+    /// the wire's (2026-11-30): not the earlier date, not the later one.
+    #[test]
+    fn a_dated_census_joins_the_row_of_the_latest_date_not_after_the_wire() {
+        let census = "\
+repo,pinned,subfolder,as_of,server,commit,tools,status,error
+acme/weather,v1.1.0,servers/weather,2026-06-01,io.github.acme/weather,1111111111111111111111111111111111111111,1,ok,
+acme/weather,v1.2.0,servers/weather,2026-11-01,io.github.acme/weather,4444444444444444444444444444444444444444,1,ok,
+acme/weather,v1.3.0,servers/weather,2026-12-01,io.github.acme/weather,5555555555555555555555555555555555555555,1,ok,
+acme/other,v2,,2026-12-01,,6666666666666666666666666666666666666666,1,ok,
+";
+        let tools = "\
+repo,pinned,subfolder,as_of,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint
+acme/weather,v1.1.0,servers/weather,2026-06-01,a.ts,1,tool,source,typescript,forecast,false,,,
+acme/weather,v1.2.0,servers/weather,2026-11-01,a.ts,2,tool,source,typescript,forecast,true,,,
+acme/weather,v1.3.0,servers/weather,2026-12-01,a.ts,3,tool,source,typescript,forecast,,,,
+acme/other,v2,,2026-12-01,a.ts,1,tool,source,typescript,ping,,,,
+";
+        let (_dir, got) = tables(census, tools, SERVERS, WIRE);
+        let got = got.unwrap();
+        let rows: Vec<&str> = got.lines().collect();
+        let forecast = rows
+            .iter()
+            .find(|r| r.contains(",forecast,"))
+            .unwrap_or_else(|| panic!("{got}"));
+        assert!(
+            forecast.contains(",acme/weather,v1.2.0,servers/weather,4444444444444444444444444444444444444444,joined,forecast,both,a.ts,2,true,true,agrees,"),
+            "{forecast}"
+        );
+        let other = rows.iter().find(|r| r.starts_with("other,")).unwrap();
+        assert!(
+            other.ends_with(",census rows only after the wire date,,,,,,,,,,,,,,,,"),
+            "{other}"
+        );
     }
 
     #[test]

@@ -488,7 +488,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     if let Some(census) = &census {
         // Read back from the tables just written: the join is of the tables, whoever
         // wrote them.
-        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?);
+        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?, date);
         join::write_csv(&join_path, &joined)
             .with_context(|| format!("writing '{}'", join_path.display()))?;
         report.push_str(&join::section(census, &joined));

@@ -1071,3 +1071,75 @@ fn pypi_packages_resolve_with_uv_as_of_the_release_upload_time() {
         "hintdep==2.0.0\nhintpy==1.0.0\n"
     );
 }
+
+#[test]
+fn join_reads_wire_tables_and_a_dated_census_without_probing() {
+    let work = tempfile::tempdir().unwrap();
+    let at = |name: &str, text: &str| std::fs::write(work.path().join(name), text).unwrap();
+    at(
+        &format!("wire-{DATE}-servers.csv"),
+        "server,registry_name,repository,subfolder,package_registry,package,package_version,artifact,outcome\n\
+         s,io.github.fixture/s,,,npm,s,1.0.0,sha512-x,listed\n",
+    );
+    at(
+        &format!("wire-{DATE}.csv"),
+        "server,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         s,read,true,absent,absent,absent\n",
+    );
+    at(
+        "census-dated.csv",
+        &format!(
+            "repo,pinned,subfolder,as_of,server,commit,tools,status,error\n\
+             fixture/s,v1,,2026-10-31,io.github.fixture/s,{COMMIT},1,ok,\n\
+             fixture/s,v2,,{DATE},io.github.fixture/s,{},1,ok,\n\
+             fixture/s,v3,,2026-12-31,io.github.fixture/s,{},1,ok,\n",
+            "1".repeat(40),
+            "2".repeat(40)
+        ),
+    );
+    at(
+        "tools-dated.csv",
+        "repo,pinned,subfolder,as_of,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         fixture/s,v1,,2026-10-31,a.ts,1,tool,source,typescript,read,false,,,\n\
+         fixture/s,v2,,2026-11-30,a.ts,2,tool,source,typescript,read,true,,,\n",
+    );
+    let out = Run::new(work.path())
+        .args([
+            "join",
+            &format!("wire-{DATE}.csv"),
+            "--source-table",
+            "census-dated.csv",
+        ])
+        .output();
+    assert_code(&out, 0);
+    let join = read_csv(&work.path().join(format!("join-{DATE}.csv")));
+    // The census of the wire's own date, not the earlier one nor the later.
+    assert_eq!(join.len(), 2, "{join:?}");
+    assert_eq!(
+        [
+            &join[1][7],
+            &join[1][9],
+            &join[1][10],
+            &join[1][11],
+            &join[1][14]
+        ],
+        ["v2", &"1".repeat(40), "joined", "read", "2"],
+        "{}",
+        show(&out)
+    );
+    // A wire table not named as probe names it is refused, naming it.
+    std::fs::copy(
+        work.path().join(format!("wire-{DATE}.csv")),
+        work.path().join("wire.csv"),
+    )
+    .unwrap();
+    let out = Run::new(work.path())
+        .args(["join", "wire.csv", "--source-table", "census-dated.csv"])
+        .output();
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("'wire.csv' is not named wire-DATE.csv"),
+        "{}",
+        show(&out)
+    );
+}
