@@ -36,6 +36,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Merges the tables of `census --shard` runs into the table of the whole corpus.
     Merge(MergeArgs),
+    /// Joins the tables of a `probe --servers` run to a census of the same servers'
+    /// source, tool by tool, without running any server again.
+    Join(JoinArgs),
     /// Builds a pinned corpus file from the MCP Registry or from a list of repositories.
     Corpus(CorpusArgs),
 }
@@ -315,6 +318,24 @@ pub struct MergeArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct JoinArgs {
+    /// The per-tool table of `probe --servers`, wire-DATE.csv; its
+    /// wire-DATE-servers.csv is read from beside it.
+    #[arg(value_name = "WIRE.csv")]
+    pub wire: PathBuf,
+
+    /// The census of the same servers' source: its census-DATE.csv or tools-DATE.csv
+    /// (the other is read beside it).
+    #[arg(long, value_name = "TABLE", required = true)]
+    pub source_table: PathBuf,
+
+    /// Folder join-DATE.csv and join-DATE.md are written to. Default: the wire
+    /// table's folder, where `probe --servers --source-table` writes its join.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
 pub struct ScanArgs {
     /// Directories, archives (.tar.gz, .tgz, .gz, .tar), single files, or - for an
     /// archive on stdin. Default: the current directory
@@ -427,9 +448,10 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DIR", requires = "servers")]
     pub cache: Option<PathBuf>,
 
-    /// Has npm resolve the dependencies of --servers packages as of this date
-    /// (npm install --before). Default: each version's publish time, as its registry
-    /// gives it. PyPI packages are not resolved by date (pip has no such option).
+    /// Resolves the dependencies of --servers packages as of the start of this date,
+    /// UTC (npm install --before, uv's --exclude-newer). Default: each version's
+    /// publish time, as its registry gives it. Where uv is not installed, PyPI
+    /// packages are installed with pip, which cannot resolve by date.
     #[arg(long, value_name = "YYYY-MM-DD", requires = "servers",
           value_parser = crate::infra::date::parse_arg)]
     pub before: Option<String>,

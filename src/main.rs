@@ -39,6 +39,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Diff(args) => probe::diff(&args),
         cli::Command::Compare(args) => compare::run(&args),
         cli::Command::Merge(args) => merge::run(&args),
+        cli::Command::Join(args) => probe::join(&args),
         cli::Command::Corpus(args) => corpus::run(&args),
     }
 }

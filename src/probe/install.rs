@@ -6,12 +6,13 @@
 //! (`--install-timeout`) and disk (`--max-install-size`, checked once the install
 //! ends, since neither installer can be stopped at a size). npm runs with
 //! `--ignore-scripts`, so no install script of the package or its dependencies runs;
-//! pip with `--only-binary=:all:`, so no sdist is built (building one runs its
-//! code). npm resolves as of the version's publish time unless `--before` says
-//! otherwise, and what each install resolved to is kept as a [`Lock`]. Which registry
-//! they read is the user's ordinary npm and pip configuration. It does not run the
-//! server: that is `stdio`'s, inside `sandbox`'s
-//! walls.
+//! uv (or, where uv is not installed, pip) with `--only-binary :all:`, so no sdist
+//! is built (building one runs its code). npm resolves as of the version's publish
+//! time and uv as of the release's upload time (`pypi`), unless `--before` says
+//! otherwise; pip cannot, and an install not resolved by date says why in
+//! [`Installed::before_note`]. What each install resolved to is kept as a [`Lock`].
+//! Which registry they read is the user's ordinary npm and pip configuration. It
+//! does not run the server: that is `stdio`'s, inside `sandbox`'s walls.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::pypi::{self, normalize};
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 
@@ -43,8 +45,10 @@ pub struct PackageRef {
 pub struct Installer {
     /// The folder the prefixes are kept in.
     pub cache: PathBuf,
-    /// npm resolves dependencies as of this date (`--before`), when given.
+    /// npm and uv resolve dependencies as of this date (`--before`), when given.
     pub before: Option<String>,
+    /// uv, which installs PyPI packages when found; else pip does, undated.
+    pub uv: Option<PathBuf>,
     pub timeout: Duration,
     /// The most bytes one prefix may take.
     pub max_size: u64,
@@ -84,9 +88,11 @@ pub struct Installed {
     pub runtime_dirs: Vec<PathBuf>,
     /// What identifies the bytes installed: npm's `integrity`, a wheel's sha256.
     pub artifact: String,
-    /// The date npm resolved the dependencies as of (`--before`, else the version's
-    /// publish time); empty for PyPI, whose pip has no such option.
+    /// The date the dependencies were resolved as of (`--before`, else the version's
+    /// publish time); empty when they were resolved on the day.
     pub before: String,
+    /// Why they were resolved on the day, when they were (`before` empty).
+    pub before_note: String,
     /// What the install resolved to, when known: see [`Lock`].
     pub lock: Option<Lock>,
 }
@@ -102,10 +108,16 @@ pub struct Lock {
     pub extension: &'static str,
 }
 
-/// The file in a prefix that holds the date npm resolved as of.
+/// The file in a prefix that holds the date its install resolved as of.
 const BEFORE_FILE: &str = ".before";
+/// The file in a prefix that holds why its install was not resolved by date.
+const NOTE_FILE: &str = ".before-note";
 /// The file in a PyPI prefix that holds its `pip freeze`.
 const FREEZE_FILE: &str = ".freeze.txt";
+/// The file in a PyPI prefix that holds the `sha256:` of the wheel installed.
+const ARTIFACT_FILE: &str = ".artifact";
+/// The note of a PyPI install where uv is not installed.
+const NO_UV: &str = "uv is not installed: pip resolved the dependencies on the day";
 
 /// What to start of an installed package.
 #[derive(Debug, Clone, Default)]
@@ -145,10 +157,10 @@ impl Installer {
                 sanitize(&package.version)
             )));
         }
-        // Without --before, npm resolves as of the version's publish time: one
+        // Without --before, npm and uv resolve as of the version's publish time: one
         // resolution per version, so the key needs no date.
         let mut key = format!("{}@{}", package.name.replace('/', "+"), package.version);
-        if let (Some(before), "npm") = (&self.before, package.registry.as_str()) {
+        if let Some(before) = &self.before {
             key.push_str(&format!("+before-{before}"));
         }
         let prefix = self.cache.join(&package.registry).join(key);
@@ -161,6 +173,11 @@ impl Installer {
                     };
                     self.fill(&prefix, |dir| {
                         self.npm(package, dir, before.as_deref())?;
+                        let note = match before {
+                            Some(_) => "",
+                            None => "the registry gave no publish time: npm resolved the dependencies on the day",
+                        };
+                        write(&dir.join(NOTE_FILE), note.as_bytes())?;
                         write(
                             &dir.join(BEFORE_FILE),
                             before.unwrap_or_default().as_bytes(),
@@ -170,14 +187,7 @@ impl Installer {
                 npm_start(&prefix, package, start)
             }
             "pypi" => {
-                // A venv's scripts name its folder: it is made where it stays.
-                if !prefix.join(".complete").is_file() {
-                    let _ = std::fs::remove_dir_all(&prefix);
-                    self.pip(package, &prefix)?;
-                    self.freeze(&prefix)?;
-                    self.bound(&prefix)?;
-                    write(&prefix.join(".complete"), b"")?;
-                }
+                let prefix = self.pypi(package, &prefix)?;
                 pip_start(&prefix, package, start)
             }
             other => Err(failed(format!(
@@ -276,18 +286,87 @@ impl Installer {
         run("npm install", command, &self.limits())
     }
 
-    fn pip(&self, package: &PackageRef, prefix: &Path) -> Result<(), InstallError> {
-        let mut venv = Command::new("python3");
-        venv.args(["-m", "venv"]).arg(prefix);
-        run("python3 -m venv", venv, &self.limits())?;
-        let mut pip = Command::new(prefix.join("bin/python"));
-        pip.args(["-m", "pip", "install", "--only-binary=:all:"])
-            .args(["--disable-pip-version-check", "--no-input", "--quiet"])
-            .arg("--report")
-            .arg(prefix.join(".report.json"))
-            .arg(format!("{}=={}", package.name, package.version));
-        run("pip install", pip, &self.limits()).map_err(|mut err| {
-            if has_only_sdists(&package.name, &package.version) {
+    /// Installs a PyPI package (or finds it installed) and returns its prefix: `dated`
+    /// when uv resolved it as of a date, else the same with `+undated`.
+    fn pypi(&self, package: &PackageRef, dated: &Path) -> Result<PathBuf, InstallError> {
+        let undated = dated.with_file_name(format!(
+            "{}+undated",
+            dated.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        let is_complete = |prefix: &Path| prefix.join(".complete").is_file();
+        let Some(uv) = &self.uv else {
+            if !is_complete(&undated) {
+                self.fill_venv(&undated, package, |prefix| {
+                    self.pip(package, prefix)?;
+                    Ok((String::new(), NO_UV.to_string()))
+                })?;
+            }
+            return Ok(undated);
+        };
+        if is_complete(dated) {
+            return Ok(dated.to_path_buf());
+        }
+        let index = pypi::index();
+        let release = pypi::release(&index.url, &package.name, &package.version);
+        let before = match (&self.before, &release) {
+            (Some(date), _) => Ok(date.clone()),
+            (None, Ok(release)) => release.uploaded.clone().ok_or_else(|| {
+                format!(
+                    "the index gives no upload time of {}=={}",
+                    package.name, package.version
+                )
+            }),
+            (None, Err(why)) => Err(why.clone()),
+        };
+        let bound = before.as_ref().ok().and_then(|b| pypi::exclude_newer(b));
+        let prefix = match (&before, &bound) {
+            (Ok(_), Some(_)) => dated.to_path_buf(),
+            _ if is_complete(&undated) => return Ok(undated),
+            _ => undated.clone(),
+        };
+        self.fill_venv(&prefix, package, |prefix| {
+            self.uv(uv, index, package, prefix, bound.as_deref())?;
+            if let Ok(release) = &release {
+                let artifact = pypi::installed_wheel(prefix, &package.name, release);
+                write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
+            }
+            Ok(match (before, bound) {
+                (Ok(before), Some(_)) => (before, String::new()),
+                (Ok(before), None) => (
+                    String::new(),
+                    format!(
+                        "'{}' is not a time: uv resolved the dependencies on the day",
+                        sanitize(&before)
+                    ),
+                ),
+                (Err(why), _) => (
+                    String::new(),
+                    format!("{why}: uv resolved the dependencies on the day"),
+                ),
+            })
+        })?;
+        Ok(prefix)
+    }
+
+    /// Makes the venv `prefix` by `install`, which returns the date it resolved as of
+    /// and why none, then freezes and bounds it. A venv's scripts name its folder: it
+    /// is made where it stays, and marked complete last.
+    fn fill_venv(
+        &self,
+        prefix: &Path,
+        package: &PackageRef,
+        install: impl FnOnce(&Path) -> Result<(String, String), InstallError>,
+    ) -> Result<(), InstallError> {
+        let _ = std::fs::remove_dir_all(prefix);
+        let made = install(prefix).and_then(|(before, note)| {
+            write(&prefix.join(BEFORE_FILE), before.as_bytes())?;
+            write(&prefix.join(NOTE_FILE), note.as_bytes())?;
+            self.freeze(prefix)?;
+            self.bound(prefix)?;
+            write(&prefix.join(".complete"), b"")
+        });
+        made.map_err(|mut err| {
+            if has_only_sdists(package) {
                 err.kind = InstallKind::NoWheel;
                 err.why = format!(
                     "{}=={} has no wheel, only sdists, which are not built (building one runs its code)",
@@ -299,11 +378,72 @@ impl Installer {
         })
     }
 
-    /// Writes the venv's `pip freeze` into the prefix: what the install resolved to.
-    fn freeze(&self, prefix: &Path) -> Result<(), InstallError> {
+    /// Installs with uv into a venv it makes: wheels only, from the index pip would
+    /// read, as of `exclude_newer` when given.
+    fn uv(
+        &self,
+        uv: &Path,
+        index: &pypi::Index,
+        package: &PackageRef,
+        prefix: &Path,
+        exclude_newer: Option<&str>,
+    ) -> Result<(), InstallError> {
+        let mut venv = Command::new(uv);
+        venv.args([
+            "venv",
+            "--quiet",
+            "--no-python-downloads",
+            "--python",
+            "python3",
+        ])
+        .arg(prefix);
+        run("uv venv", venv, &self.limits())?;
+        let mut install = Command::new(uv);
+        install
+            .args(["pip", "install", "--quiet", "--only-binary", ":all:"])
+            .args(["--no-python-downloads", "--python"])
+            .arg(prefix.join("bin/python"));
+        if !index.is_uv_own {
+            install.args(["--default-index", &index.url]);
+        }
+        if let Some(date) = exclude_newer {
+            install.args(["--exclude-newer", date]);
+        }
+        install.arg(format!("{}=={}", package.name, package.version));
+        run("uv pip install", install, &self.limits())
+    }
+
+    fn pip(&self, package: &PackageRef, prefix: &Path) -> Result<(), InstallError> {
+        let mut venv = Command::new("python3");
+        venv.args(["-m", "venv"]).arg(prefix);
+        run("python3 -m venv", venv, &self.limits())?;
         let mut pip = Command::new(prefix.join("bin/python"));
-        pip.args(["-m", "pip", "freeze", "--disable-pip-version-check"]);
-        let out = process::output(pip, &self.limits(), 4 << 20)
+        pip.args(["-m", "pip", "install", "--only-binary=:all:"])
+            .args(["--disable-pip-version-check", "--no-input", "--quiet"])
+            .arg("--report")
+            .arg(prefix.join(".report.json"))
+            .arg(format!("{}=={}", package.name, package.version));
+        run("pip install", pip, &self.limits())
+    }
+
+    /// Writes the venv's `pip freeze` into the prefix: what the install resolved to.
+    /// A venv uv made has no pip: uv lists it.
+    fn freeze(&self, prefix: &Path) -> Result<(), InstallError> {
+        let python = prefix.join("bin/python");
+        let freeze = match &self.uv {
+            Some(uv) if !prefix.join(".report.json").is_file() => {
+                let mut uv = Command::new(uv);
+                uv.args(["pip", "freeze", "--quiet", "--python"])
+                    .arg(python);
+                uv
+            }
+            _ => {
+                let mut pip = Command::new(python);
+                pip.args(["-m", "pip", "freeze", "--disable-pip-version-check"]);
+                pip
+            }
+        };
+        let out = process::output(freeze, &self.limits(), 4 << 20)
             .map_err(|e| failed(format!("running pip freeze: {e}")))?;
         if !out.status.is_some_and(|s| s.success()) {
             return Err(failed(format!(
@@ -388,6 +528,11 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
     std::fs::write(path, bytes).map_err(|e| failed(format!("writing '{}': {e}", path.display())))
 }
 
+/// Returns uv's path when it is on PATH: PyPI packages are then installed with it.
+pub fn find_uv() -> Option<PathBuf> {
+    on_path("uv")
+}
+
 /// Returns the path of `name` on PATH.
 fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -464,6 +609,7 @@ fn npm_start(
             .unwrap_or("")
             .to_string(),
         before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
+        before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),
         lock: npm_lock(&lock),
     })
 }
@@ -502,19 +648,10 @@ fn pip_start(
             let (key, value) = l.split_once('=')?;
             (key.trim() == "home").then(|| PathBuf::from(value.trim()))
         });
-    let report: Value = std::fs::read(prefix.join(".report.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
-    let wanted = normalize(&package.name);
-    let artifact = report["install"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|i| i["metadata"]["name"].as_str().map(normalize) == Some(wanted.clone()))
-        .and_then(|i| i["download_info"]["archive_info"]["hashes"]["sha256"].as_str())
-        .map(|h| format!("sha256:{h}"))
-        .unwrap_or_default();
+    let artifact = match std::fs::read_to_string(prefix.join(ARTIFACT_FILE)) {
+        Ok(artifact) => artifact,
+        Err(_) => reported_wheel(prefix, &package.name),
+    };
     Ok(Installed {
         prefix: prefix.to_path_buf(),
         command,
@@ -523,7 +660,8 @@ fn pip_start(
             .into_iter()
             .collect(),
         artifact,
-        before: String::new(),
+        before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
+        before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),
         lock: std::fs::read(prefix.join(FREEZE_FILE))
             .ok()
             .map(|bytes| Lock {
@@ -533,67 +671,26 @@ fn pip_start(
     })
 }
 
-/// Returns a PyPI name normalized as PEP 503 says: lower case, runs of `-_.` one `-`.
-fn normalize(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars() {
-        if "-_.".contains(c) {
-            if !out.ends_with('-') {
-                out.push('-');
-            }
-        } else {
-            out.push(c.to_ascii_lowercase());
-        }
-    }
-    out
+/// Returns the `sha256:` of the wheel pip's `--report` says it installed for `name`.
+fn reported_wheel(prefix: &Path, name: &str) -> String {
+    let report: Value = std::fs::read(prefix.join(".report.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let wanted = normalize(name);
+    report["install"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["metadata"]["name"].as_str().map(normalize) == Some(wanted.clone()))
+        .and_then(|i| i["download_info"]["archive_info"]["hashes"]["sha256"].as_str())
+        .map(|h| format!("sha256:{h}"))
+        .unwrap_or_default()
 }
 
-/// Returns true when the index pip reads (`PIP_INDEX_URL`, else PyPI) lists files of
-/// `name` at `version` and none of them is a wheel. Asked only once pip has failed,
-/// to say why.
-fn has_only_sdists(name: &str, version: &str) -> bool {
-    let index = std::env::var("PIP_INDEX_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| "https://pypi.org/simple".to_string());
-    let url = format!("{}/{}/", index.trim_end_matches('/'), normalize(name));
-    let Ok(client) = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-    else {
-        return false;
-    };
-    let Ok(body) = client
-        .get(&url)
-        .send()
-        .and_then(|r| r.error_for_status()?.text())
-    else {
-        return false;
-    };
-    let (mut wheels, mut sdists) = (0, 0);
-    for file in body
-        .split("</a>")
-        .filter_map(|a| a.rsplit_once('>').map(|(_, text)| text.trim()))
-    {
-        if let Some(stem) = file.strip_suffix(".whl") {
-            let mut parts = stem.split('-');
-            if parts.next().map(normalize) == Some(normalize(name)) && parts.next() == Some(version)
-            {
-                wheels += 1;
-            }
-        } else if let Some(stem) = file
-            .strip_suffix(".tar.gz")
-            .or_else(|| file.strip_suffix(".zip"))
-        {
-            if stem
-                .rsplit_once('-')
-                .is_some_and(|(dist, v)| normalize(dist) == normalize(name) && v == version)
-            {
-                sdists += 1;
-            }
-        }
-    }
-    sdists > 0 && wheels == 0
+/// Returns whether the index lists only sdists of `package`, to say why it failed.
+fn has_only_sdists(package: &PackageRef) -> bool {
+    pypi::has_only_sdists(&package.name, &package.version)
 }
 
 #[cfg(test)]
@@ -608,7 +705,6 @@ mod tests {
         for good in ["@scope/pkg", "pkg", "1.2.3-beta.1", "mcp_server.x"] {
             assert!(is_plain(good), "{good:?}");
         }
-        assert_eq!(normalize("Mcp_Server..X"), "mcp-server-x");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `probe --servers FILE --source-table TABLE`: the wire survey joined to the census of
-//! the same servers' source, tool by tool.
+//! `probe --servers FILE --source-table TABLE` and `join WIRE --source-table TABLE`:
+//! the wire survey joined to the census of the same servers' source, tool by tool.
 //!
 //! Owns reading the census table and its tools table back, reading the two wire
 //! tables `--servers` wrote, joining each server to its census row (by registry name,
@@ -19,8 +19,11 @@ use anyhow::{bail, Context, Result};
 
 use super::hints::{Declared, ToolHints};
 use super::source::{self, Agreement};
+use crate::cli::JoinArgs;
 use crate::corpus::repo_url;
-use crate::infra::error::UsageError;
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
 use crate::table::{self, ToolsByTree, TreeKey};
 use crate::tools::hints::Hint;
@@ -282,8 +285,10 @@ pub enum Link {
     NotListed,
     /// No census row has its registry name, or its repository and subfolder.
     NoCensusRow,
-    /// More than one census row does (several pins or dates of one tree).
+    /// More than one census row does (several pins of one tree, or of one date).
     SeveralRows,
+    /// Census rows do, but all of a dated census's rows are dated after the wire.
+    OnlyLaterRows,
     /// Its census row is an error row.
     CensusFailed,
     /// Its tree was counted with the tool finder off.
@@ -291,11 +296,12 @@ pub enum Link {
 }
 
 impl Link {
-    const ALL: [Link; 6] = [
+    const ALL: [Link; 7] = [
         Link::Joined,
         Link::NotListed,
         Link::NoCensusRow,
         Link::SeveralRows,
+        Link::OnlyLaterRows,
         Link::CensusFailed,
         Link::FinderOff,
     ];
@@ -306,6 +312,7 @@ impl Link {
             Link::NotListed => "not listed",
             Link::NoCensusRow => "no census row",
             Link::SeveralRows => "several census rows",
+            Link::OnlyLaterRows => "census rows only after the wire date",
             Link::CensusFailed => "census failed",
             Link::FinderOff => "finder off",
         }
@@ -398,15 +405,19 @@ impl Joined {
     }
 }
 
-/// Joins each server of the wire tables to its census row and its tools to the tree's
-/// own tools (kind `tool`, role `source`), in the servers table's order.
-pub fn join(census: &Census, servers: Vec<WireServer>) -> Vec<Joined> {
+/// Joins each server of the wire tables of `wire_date` to its census row and its tools
+/// to the tree's own tools (kind `tool`, role `source`), in the servers table's order.
+/// Of a dated census, a server's rows are those of the latest date not after the
+/// wire's: the source as it stood when the wire was read.
+pub fn join(census: &Census, servers: Vec<WireServer>, wire_date: &str) -> Vec<Joined> {
     servers
         .into_iter()
         .map(|server| {
-            let rows = census.rows_of(&server);
+            let all = census.rows_of(&server);
+            let rows = as_of(&all, wire_date);
             let (link, row) = match rows.as_slice() {
                 _ if server.outcome != "listed" => (Link::NotListed, rows.first().copied()),
+                [] if !all.is_empty() => (Link::OnlyLaterRows, None),
                 [] => (Link::NoCensusRow, None),
                 [_, _, ..] => (Link::SeveralRows, None),
                 [row] if !row.is_ok => (Link::CensusFailed, Some(*row)),
@@ -426,6 +437,27 @@ pub fn join(census: &Census, servers: Vec<WireServer>) -> Vec<Joined> {
             }
         })
         .collect()
+}
+
+/// Returns the rows of `rows` dated the latest date not after `wire_date` (dates are
+/// `YYYY-MM-DD`, so their text sorts as they do); undated rows all.
+fn as_of<'a>(rows: &[&'a CensusRow], wire_date: &str) -> Vec<&'a CensusRow> {
+    if rows.iter().all(|r| r.key.as_of.is_empty()) {
+        return rows.to_vec();
+    }
+    let latest = rows
+        .iter()
+        .map(|r| r.key.as_of.as_str())
+        .filter(|d| *d <= wire_date)
+        .max();
+    match latest {
+        None => Vec::new(),
+        Some(date) => rows
+            .iter()
+            .filter(|r| r.key.as_of == date)
+            .copied()
+            .collect(),
+    }
 }
 
 /// Returns the tools of one joined server: matched as `probe --source` matches them,
@@ -657,6 +689,62 @@ pub fn section(census: &Census, joined: &[Joined]) -> String {
     text
 }
 
+/// Runs `join WIRE --source-table TABLE`: joins the wire tables a `probe --servers`
+/// run wrote, read back as that run reads them, so that the join has the bytes the
+/// run's would have.
+pub fn run(args: &JoinArgs) -> Result<ExitStatus> {
+    let shown = || sanitize(args.wire.display().to_string());
+    let wire_date = args
+        .wire
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("wire-")?.strip_suffix(".csv"))
+        .filter(|d| date::parts(d).is_some())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "'{}' is not named wire-DATE.csv, so its servers table cannot be found",
+                shown()
+            ))
+        })?;
+    let census = Census::read(&args.source_table)?;
+    let servers_path = args
+        .wire
+        .with_file_name(format!("wire-{wire_date}-servers.csv"));
+    let servers =
+        read_wire(&args.wire, &servers_path).map_err(|err| UsageError(format!("{err:#}")))?;
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => args
+            .wire
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    let out_dir = if out_dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        out_dir
+    };
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("creating '{}'", out_dir.display()))?;
+    let joined = join(&census, servers, &wire_date);
+    let csv_path = out_dir.join(format!("join-{wire_date}.csv"));
+    write_csv(&csv_path, &joined).with_context(|| format!("writing '{}'", csv_path.display()))?;
+    let md_path = out_dir.join(format!("join-{wire_date}.md"));
+    let report = format!(
+        "# The wire survey of {wire_date} and its census\n{}",
+        section(&census, &joined)
+    );
+    std::fs::write(&md_path, report).with_context(|| format!("writing '{}'", md_path.display()))?;
+    Out::new().line(&format!(
+        "wrote '{}' and '{}'",
+        csv_path.display(),
+        md_path.display()
+    ))?;
+    Ok(ExitStatus::Ok)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -717,7 +805,7 @@ stray,1,2025-06-18,roots,t,absent,absent,absent,absent,readOnlyHint,
         let out = dir.path().join("join-2026-11-30.csv");
         let run = || -> Result<String> {
             let census = Census::read(&census_path)?;
-            let joined = join(&census, read_wire(&wire, &servers)?);
+            let joined = join(&census, read_wire(&wire, &servers)?, "2026-11-30");
             write_csv(&out, &joined)?;
             Ok(std::fs::read_to_string(&out)? + &section(&census, &joined))
         };
@@ -763,6 +851,42 @@ stray,,,,,,,,,,no census row,,,,,,,,,,,,,,,,\n"
         // The same tables give the same bytes.
         let (_dir, again) = tables(CENSUS, TOOLS, SERVERS, WIRE);
         assert_eq!(again.unwrap(), got);
+    }
+
+    /// A dated census joins each server with its tree as of the latest date not after
+    /// the wire's (2026-11-30): not the earlier date, not the later one.
+    #[test]
+    fn a_dated_census_joins_the_row_of_the_latest_date_not_after_the_wire() {
+        let census = "\
+repo,pinned,subfolder,as_of,server,commit,tools,status,error
+acme/weather,v1.1.0,servers/weather,2026-06-01,io.github.acme/weather,1111111111111111111111111111111111111111,1,ok,
+acme/weather,v1.2.0,servers/weather,2026-11-01,io.github.acme/weather,4444444444444444444444444444444444444444,1,ok,
+acme/weather,v1.3.0,servers/weather,2026-12-01,io.github.acme/weather,5555555555555555555555555555555555555555,1,ok,
+acme/other,v2,,2026-12-01,,6666666666666666666666666666666666666666,1,ok,
+";
+        let tools = "\
+repo,pinned,subfolder,as_of,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint
+acme/weather,v1.1.0,servers/weather,2026-06-01,a.ts,1,tool,source,typescript,forecast,false,,,
+acme/weather,v1.2.0,servers/weather,2026-11-01,a.ts,2,tool,source,typescript,forecast,true,,,
+acme/weather,v1.3.0,servers/weather,2026-12-01,a.ts,3,tool,source,typescript,forecast,,,,
+acme/other,v2,,2026-12-01,a.ts,1,tool,source,typescript,ping,,,,
+";
+        let (_dir, got) = tables(census, tools, SERVERS, WIRE);
+        let got = got.unwrap();
+        let rows: Vec<&str> = got.lines().collect();
+        let forecast = rows
+            .iter()
+            .find(|r| r.contains(",forecast,"))
+            .unwrap_or_else(|| panic!("{got}"));
+        assert!(
+            forecast.contains(",acme/weather,v1.2.0,servers/weather,4444444444444444444444444444444444444444,joined,forecast,both,a.ts,2,true,true,agrees,"),
+            "{forecast}"
+        );
+        let other = rows.iter().find(|r| r.starts_with("other,")).unwrap();
+        assert!(
+            other.ends_with(",census rows only after the wire date,,,,,,,,,,,,,,,,"),
+            "{other}"
+        );
     }
 
     #[test]

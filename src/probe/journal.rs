@@ -51,6 +51,7 @@ pub struct Record<'a> {
     pub artifact: &'a str,
     pub skipped_lines: usize,
     pub before: &'a str,
+    pub before_note: &'a str,
     /// The lock's text and its file extension.
     pub lock: Option<(&'a str, &'a str)>,
 }
@@ -63,6 +64,8 @@ pub struct Line {
     pub artifact: String,
     pub skipped_lines: usize,
     pub before: String,
+    #[serde(default)]
+    pub before_note: String,
     /// The lock's text and its file extension.
     pub lock: Option<(String, String)>,
 }
@@ -238,6 +241,7 @@ mod tests {
             artifact: "sha512-x",
             skipped_lines: 2,
             before: "",
+            before_note: "",
             lock: Some(("a==1\n", "txt")),
         }
     }

@@ -20,6 +20,7 @@ mod install;
 mod join;
 mod journal;
 mod lines;
+mod pypi;
 mod sandbox;
 mod servers;
 mod session;
@@ -48,6 +49,7 @@ use crate::report::{self, Align};
 use crate::tools::hints::Hint;
 pub use diff::run as diff;
 use hints::{Declared, Rule, ToolHints};
+pub use join::run as join;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
@@ -204,6 +206,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
                 installer: install::Installer {
                     cache,
                     before: args.before.clone(),
+                    uv: install::find_uv(),
                     timeout: Duration::from_secs(args.install_timeout),
                     max_size: args.max_install_size.0,
                 },

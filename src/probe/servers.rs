@@ -170,8 +170,10 @@ struct Outcome {
     artifact: String,
     /// Lines of the server's stdout that were not JSON, skipped; `None` when it never ran.
     skipped_lines: Option<usize>,
-    /// The date npm resolved the package's dependencies as of.
+    /// The date the package's dependencies were resolved as of.
     before: String,
+    /// Why they were not resolved by date, when they were not.
+    before_note: String,
     /// What its install resolved to.
     lock: Option<Lock>,
 }
@@ -218,6 +220,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
         runtime_dirs: Vec::new(),
         artifact: String::new(),
         before: String::new(),
+        before_note: String::new(),
         lock: None,
     });
     Outcome {
@@ -226,6 +229,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
         artifact: installed.artifact,
         skipped_lines: Some(skipped_lines),
         before: installed.before,
+        before_note: installed.before_note,
         lock: installed.lock,
     }
 }
@@ -484,7 +488,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     if let Some(census) = &census {
         // Read back from the tables just written: the join is of the tables, whoever
         // wrote them.
-        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?);
+        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?, date);
         join::write_csv(&join_path, &joined)
             .with_context(|| format!("writing '{}'", join_path.display()))?;
         report.push_str(&join::section(census, &joined));
@@ -550,6 +554,7 @@ fn record(journal: &Journal, outcome: &Outcome) {
         artifact: &outcome.artifact,
         skipped_lines: outcome.skipped_lines.unwrap_or_default(),
         before: &outcome.before,
+        before_note: &outcome.before_note,
         lock: outcome.lock.as_ref().map(|lock| {
             (
                 std::str::from_utf8(&lock.bytes).unwrap_or_default(),
@@ -567,6 +572,7 @@ fn from_journal(line: journal::Line) -> Outcome {
         artifact: line.artifact,
         skipped_lines: Some(line.skipped_lines),
         before: line.before,
+        before_note: line.before_note,
         lock: line.lock.map(|(text, extension)| Lock {
             bytes: text.into_bytes(),
             extension: if extension == "json" { "json" } else { "txt" },
@@ -587,6 +593,7 @@ fn probe_one(
         artifact: String::new(),
         skipped_lines: None,
         before: String::new(),
+        before_note: String::new(),
         lock: None,
     };
     let entry = &server.entry;
@@ -647,7 +654,7 @@ fn probe_one(
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 21] = [
+const SERVERS_HEADER: [&str; 22] = [
     "server",
     "registry_name",
     "repository",
@@ -658,6 +665,7 @@ const SERVERS_HEADER: [&str; 21] = [
     "package_version",
     "artifact",
     "before",
+    "before_note",
     "lock",
     "outcome",
     "server_version",
@@ -693,6 +701,7 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
             version,
             outcome.artifact.clone(),
             outcome.before.clone(),
+            outcome.before_note.clone(),
             outcome
                 .lock_names()
                 .map(|(cell, _)| cell)

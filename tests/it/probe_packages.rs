@@ -118,10 +118,19 @@ fn npm_tarball(name: &str, source: &str, marker: &Path) -> Vec<u8> {
     )
 }
 
-/// Returns a wheel of `hintpy` 1.0.0 with a console script `hintpy` serving `tools`.
-fn wheel(dir: &Path, tools: &Value) -> Vec<u8> {
-    let server = format!(
-        "import json, sys\nTOOLS = json.loads({:?})\n\
+/// Returns a wheel of `name` at `version` requiring `requires`; with `tools`, a
+/// console script named after it serving them.
+fn wheel(
+    dir: &Path,
+    name: &str,
+    version: &str,
+    requires: &[&str],
+    tools: Option<&Value>,
+) -> Vec<u8> {
+    let server = match tools {
+        None => String::new(),
+        Some(tools) => format!(
+            "import json, sys\nTOOLS = json.loads({:?})\n\
          def main():\n\
          \x20   for line in sys.stdin:\n\
          \x20       if not line.strip():\n\
@@ -135,38 +144,237 @@ fn wheel(dir: &Path, tools: &Value) -> Vec<u8> {
          \x20       elif m['method'] == 'tools/list':\n\
          \x20           r = {{'tools': TOOLS}}\n\
          \x20       print(json.dumps({{'jsonrpc': '2.0', 'id': m['id'], 'result': r}}), flush=True)\n",
-        tools.to_string()
-    );
-    std::fs::write(dir.join("server.py"), server).unwrap();
-    let path = dir.join("hintpy-1.0.0-py3-none-any.whl");
+            tools.to_string()
+        ),
+    };
+    let source = dir.join(format!("{name}-{version}.py"));
+    std::fs::write(&source, server).unwrap();
+    let path = dir.join(format!("{name}-{version}-py3-none-any.whl"));
     let script = r#"
 import sys, zipfile, hashlib, base64
-out, server = sys.argv[1], open(sys.argv[2]).read()
+out, server, name, version = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
+requires = "".join(f"Requires-Dist: {r}\n" for r in sys.argv[5:])
+info = f"{name}-{version}.dist-info"
 files = {
-  "hintpy/__init__.py": server,
-  "hintpy-1.0.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: hintpy\nVersion: 1.0.0\n",
-  "hintpy-1.0.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-  "hintpy-1.0.0.dist-info/entry_points.txt": "[console_scripts]\nhintpy = hintpy:main\n",
+  f"{name}/__init__.py": server,
+  f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}",
+  f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
 }
+if server:
+    files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{name} = {name}:main\n"
 record = []
 with zipfile.ZipFile(out, "w") as z:
-    for name, text in files.items():
+    for file, text in files.items():
         data = text.encode()
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{name},sha256={digest},{len(data)}")
-        z.writestr(name, data)
-    record.append("hintpy-1.0.0.dist-info/RECORD,,")
-    z.writestr("hintpy-1.0.0.dist-info/RECORD", "\n".join(record) + "\n")
+        record.append(f"{file},sha256={digest},{len(data)}")
+        z.writestr(file, data)
+    record.append(f"{info}/RECORD,,")
+    z.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
 "#;
     let made = Command::new("python3")
         .arg("-c")
         .arg(script)
         .arg(&path)
-        .arg(dir.join("server.py"))
+        .arg(&source)
+        .args([name, version])
+        .args(requires)
         .output()
         .expect("running python3");
     assert!(made.status.success(), "{made:?}");
     std::fs::read(&path).unwrap()
+}
+
+/// When the loopback PyPI index says each file was uploaded: `hintpy` and
+/// `hintnojson` 1.0.0 between the two releases of their dependency `hintdep`.
+const UPLOADED: &str = "2026-01-02T03:04:05.123456Z";
+const DEP_OLD: (&str, &str) = ("1.0.0", "2025-06-01T00:00:00.000000Z");
+const DEP_NEW: (&str, &str) = ("2.0.0", "2026-06-01T00:00:00.000000Z");
+
+/// Holds the files of the loopback PyPI index: each project's wheels (version,
+/// upload time, bytes) and sdists.
+#[derive(Clone, Default)]
+struct PypiFiles {
+    wheels: BTreeMap<String, Vec<(String, String, Vec<u8>)>>,
+    sdists: BTreeMap<String, String>,
+}
+
+/// Returns the fixture PyPI projects: `hintpy` serving `tools`, and `hintnojson`
+/// the same (whose JSON API is missing), both requiring `hintdep` of which two
+/// releases are there; and `sdistonly`, with an sdist only.
+fn pypi_files(dir: &Path, tools: &Value) -> PypiFiles {
+    let mut files = PypiFiles::default();
+    for name in ["hintpy", "hintnojson"] {
+        let bytes = wheel(dir, name, "1.0.0", &["hintdep"], Some(tools));
+        files.wheels.insert(
+            name.to_string(),
+            vec![("1.0.0".to_string(), UPLOADED.to_string(), bytes)],
+        );
+    }
+    let dep = [DEP_OLD, DEP_NEW]
+        .iter()
+        .map(|(version, at)| {
+            (
+                version.to_string(),
+                at.to_string(),
+                wheel(dir, "hintdep", version, &[], None),
+            )
+        })
+        .collect();
+    files.wheels.insert("hintdep".to_string(), dep);
+    files
+        .sdists
+        .insert("sdistonly".to_string(), "1.0.0".to_string());
+    files
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    format!("{:x}", sha2::Sha256::digest(bytes))
+}
+
+/// Answers a request of the PyPI index at `base` (its `simple/` pages, as HTML or,
+/// when asked, as PEP 691 JSON with upload times, its `files/`, and its JSON API
+/// `pypi/NAME/VERSION/json`, missing for `hintnojson`); `None` for another path.
+fn pypi_answer(
+    files: &PypiFiles,
+    base: &str,
+    request: &crate::common::Request,
+) -> Option<crate::common::Response> {
+    let path = request.url.trim_start_matches('/');
+    if let Some(project) = path
+        .strip_prefix("simple/")
+        .and_then(|p| p.strip_suffix('/'))
+    {
+        let mut listed: Vec<(String, String, Option<String>, String)> = Vec::new();
+        for (version, at, bytes) in files.wheels.get(project).into_iter().flatten() {
+            listed.push((
+                format!("{project}-{version}-py3-none-any.whl"),
+                version.clone(),
+                Some(at.clone()),
+                sha256_hex(bytes),
+            ));
+        }
+        if let Some(version) = files.sdists.get(project) {
+            listed.push((
+                format!("{project}-{version}.tar.gz"),
+                version.clone(),
+                None,
+                String::new(),
+            ));
+        }
+        if listed.is_empty() {
+            return Some(reply(404, "not here"));
+        }
+        let wants_json = request
+            .header("Accept")
+            .is_some_and(|a| a.contains("application/vnd.pypi.simple.v1+json"));
+        if wants_json {
+            let page = json!({
+                "meta": {"api-version": "1.1"},
+                "name": project,
+                "versions": listed.iter().map(|f| f.1.clone()).collect::<Vec<_>>(),
+                "files": listed.iter().map(|(file, _, at, sha)| json!({
+                    "filename": file, "url": format!("{base}/files/{file}"),
+                    "hashes": if sha.is_empty() { json!({}) } else { json!({"sha256": sha}) },
+                    "upload-time": at.clone().unwrap_or_else(|| UPLOADED.to_string()),
+                })).collect::<Vec<_>>(),
+            });
+            return Some(
+                reply(200, page.to_string())
+                    .with_header(header("Content-Type: application/vnd.pypi.simple.v1+json")),
+            );
+        }
+        let links: String = listed
+            .iter()
+            .map(|(file, _, _, sha)| {
+                let hash = if sha.is_empty() {
+                    String::new()
+                } else {
+                    format!("#sha256={sha}")
+                };
+                format!("<a href=\"{base}/files/{file}{hash}\">{file}</a>")
+            })
+            .collect();
+        return Some(html(format!("<html><body>{links}</body></html>")));
+    }
+    if let Some(file) = path.strip_prefix("files/") {
+        if file.ends_with(".tar.gz") {
+            return Some(reply(200, gzip(b"never built")));
+        }
+        for (project, releases) in &files.wheels {
+            for (version, _, bytes) in releases {
+                if file == format!("{project}-{version}-py3-none-any.whl") {
+                    return Some(reply(200, bytes.clone()));
+                }
+            }
+        }
+        return Some(reply(404, "not here"));
+    }
+    if let Some(rest) = path.strip_prefix("pypi/") {
+        let parts: Vec<&str> = rest.split('/').collect();
+        let [project, version, "json"] = parts.as_slice() else {
+            return Some(reply(404, "not here"));
+        };
+        if *project == "hintnojson" {
+            return Some(reply(404, "{}"));
+        }
+        let urls: Vec<Value> = files
+            .wheels
+            .get(*project)
+            .into_iter()
+            .flatten()
+            .filter(|(v, _, _)| v == version)
+            .map(|(v, at, bytes)| {
+                json!({
+                    "filename": format!("{project}-{v}-py3-none-any.whl"),
+                    "packagetype": "bdist_wheel",
+                    "digests": {"sha256": sha256_hex(bytes)},
+                    "upload_time_iso_8601": at,
+                })
+            })
+            .collect();
+        if urls.is_empty() {
+            return Some(reply(404, "{}"));
+        }
+        return Some(reply(
+            200,
+            json!({"info": {"name": project, "version": version}, "urls": urls}).to_string(),
+        ));
+    }
+    None
+}
+
+/// Returns the tools the fixture PyPI servers list.
+fn py_tools() -> Value {
+    json!([{"name": "py_tool", "inputSchema": {},
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}}])
+}
+
+/// Returns PATH without its folders that hold a `uv`, so that pip installs.
+fn path_without_uv() -> String {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<_> = std::env::split_paths(&path)
+        .filter(|dir| !dir.join("uv").exists())
+        .collect();
+    std::env::join_paths(kept)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Returns uv: on PATH, else the pinned one tests/peers installs.
+fn find_uv() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("uv"))
+        .chain([Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/.venv/bin/uv")])
+        .find(|uv| {
+            Command::new(uv)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
 }
 
 /// Returns a registry answer entry with one package.
@@ -334,18 +542,10 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     ]
     .into_iter()
     .collect();
-    let wheel = wheel(
-        work.path(),
-        &json!([{"name": "py_tool", "inputSchema": {},
-        "annotations": {"readOnlyHint": true, "openWorldHint": false}}]),
-    );
-    let wheel_sha = {
-        use sha2::Digest as _;
-        format!("{:x}", sha2::Sha256::digest(&wheel))
-    };
+    let pypi = pypi_files(work.path(), &py_tools());
+    let wheel_sha = sha256_hex(&pypi.wheels["hintpy"][0].2);
     let registry = {
         let tarballs = tarballs.clone();
-        let wheel = wheel.clone();
         let base = Arc::new(std::sync::Mutex::new(String::new()));
         let at = base.clone();
         let server = Loopback::start(move |request| {
@@ -367,18 +567,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
                                  "shasum": shasum}}}});
                 return reply(200, packument.to_string());
             }
-            match path {
-                "simple/hintpy/" => html(format!(
-                    "<html><body><a href=\"{base}/files/hintpy-1.0.0-py3-none-any.whl#sha256={}\">hintpy-1.0.0-py3-none-any.whl</a></body></html>",
-                    { use sha2::Digest as _; format!("{:x}", sha2::Sha256::digest(&wheel)) }
-                )),
-                "simple/sdistonly/" => html(format!(
-                    "<html><body><a href=\"{base}/files/sdistonly-1.0.0.tar.gz\">sdistonly-1.0.0.tar.gz</a></body></html>"
-                )),
-                "files/hintpy-1.0.0-py3-none-any.whl" => reply(200, wheel.clone()),
-                "files/sdistonly-1.0.0.tar.gz" => reply(200, gzip(b"never built")),
-                _ => reply(404, "not here"),
-            }
+            pypi_answer(&pypi, &base, request).unwrap_or_else(|| reply(404, "not here"))
         });
         *base.lock().unwrap() = server.url();
         server
@@ -472,7 +661,9 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
             .env("npm_config_registry", format!("{}/npm/", registry.url()))
             .env("npm_config_cache", &npm_cache)
             .env("PIP_INDEX_URL", format!("{}/simple", registry.url()))
-            .env("PIP_CONFIG_FILE", "/dev/null");
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            // pip installs here, as where uv is not installed; the uv test is below.
+            .env("PATH", path_without_uv());
         run.command().env_remove("PIP_FIND_LINKS");
         run.output()
     };
@@ -521,7 +712,14 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     // npm resolved as of the version's publish time, and the resolution is kept beside
     // the row under its sha256.
     assert_eq!(cell("io.github.fixture/hinted", "before"), PUBLISHED);
+    // Without uv, pip resolved the PyPI package on the day, and the row says so: the
+    // dependency is its latest release, uploaded after the package.
     assert_eq!(cell("io.github.fixture/py", "before"), "");
+    assert_eq!(
+        cell("io.github.fixture/py", "before_note"),
+        "uv is not installed: pip resolved the dependencies on the day"
+    );
+    assert_eq!(cell("io.github.fixture/hinted", "before_note"), "");
     let lock = |server: &str, extension: &str| {
         let cell = cell(server, "lock");
         let hex = cell
@@ -541,7 +739,10 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         "{npm_lock}"
     );
     assert!(!npm_lock.contains(".partial-"), "{npm_lock}");
-    assert_eq!(lock("io.github.fixture/py", "txt"), "hintpy==1.0.0\n");
+    assert_eq!(
+        lock("io.github.fixture/py", "txt"),
+        "hintdep==2.0.0\nhintpy==1.0.0\n"
+    );
     assert_eq!(
         cell("io.github.fixture/hinted", "stdout_lines_skipped"),
         "0"
@@ -616,6 +817,23 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         .map(|r| r.join(","))
         .collect();
     assert_eq!(got, expected, "{}", show(&out));
+    // Joined again from the tables alone, without probing: the same bytes.
+    let rejoined = Run::new(work.path())
+        .args(["join", &format!("results/wire-{DATE}.csv")])
+        .args(["--source-table", &format!("tools-{DATE}.csv")])
+        .args(["--out", "rejoined"])
+        .output();
+    assert_code(&rejoined, 0);
+    let bytes = |path: String| {
+        std::fs::read(work.path().join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    assert!(
+        bytes(format!("rejoined/join-{DATE}.csv")) == bytes(format!("results/join-{DATE}.csv")),
+        "{}",
+        show(&rejoined)
+    );
+    let section = String::from_utf8(bytes(format!("rejoined/join-{DATE}.md"))).unwrap();
+    assert!(section.contains("\n## Source and wire\n"), "{section}");
     let link = |server: &str| {
         let rows: Vec<&Vec<String>> = join.iter().filter(|r| r[0] == server).collect();
         assert_eq!(rows.len(), 1, "{server}: {rows:?}");
@@ -736,4 +954,192 @@ fn without_bwrap_registry_packages_are_refused_naming_the_package_to_install() {
     assert!(err.contains("apt-get install bubblewrap"), "{err}");
     assert!(err.contains("--no-sandbox-i-trust-these-packages"), "{err}");
     assert!(!work.path().join("cache").exists(), "nothing is installed");
+}
+
+#[test]
+fn pypi_packages_resolve_with_uv_as_of_the_release_upload_time() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let Some(uv) = find_uv() else {
+        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    };
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
+    let pypi = pypi_files(work.path(), &py_tools());
+    let wheel_sha = sha256_hex(&pypi.wheels["hintpy"][0].2);
+    let base = Arc::new(std::sync::Mutex::new(String::new()));
+    let index = {
+        let at = base.clone();
+        Loopback::start(move |request| {
+            let base = at.lock().unwrap().clone();
+            pypi_answer(&pypi, &base, request).unwrap_or_else(|| reply(404, "not here"))
+        })
+    };
+    *base.lock().unwrap() = index.url();
+    std::fs::write(
+        work.path().join("servers.toml"),
+        "[[server]]\nname = \"py\"\n\
+         package = { registry = \"pypi\", name = \"hintpy\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"nojson\"\n\
+         package = { registry = \"pypi\", name = \"hintnojson\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"sdist\"\n\
+         package = { registry = \"pypi\", name = \"sdistonly\", version = \"1.0.0\" }\n",
+    )
+    .unwrap();
+    let probe = |extra: &[&str], dir: &str| {
+        let mut run = Run::new(work.path())
+            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+            .args(["--cache", "cache", "--out", dir, "--timeout", "20"])
+            .args(extra)
+            .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("UV_CACHE_DIR", work.path().join("uv-cache"))
+            .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
+        for name in [
+            "UV_INDEX_URL",
+            "UV_DEFAULT_INDEX",
+            "UV_EXCLUDE_NEWER",
+            "PIP_FIND_LINKS",
+        ] {
+            run.command().env_remove(name);
+        }
+        let out = run.output();
+        let table = servers_table(&work.path().join(format!("{dir}/wire-{DATE}-servers.csv")));
+        (out, table)
+    };
+    let lock = |out: &str, cell: &str| {
+        let hex = cell
+            .strip_prefix("sha256:")
+            .unwrap_or_else(|| panic!("'{cell}'"));
+        std::fs::read_to_string(
+            work.path()
+                .join(format!("{out}/wire-{DATE}-locks/{hex}.txt")),
+        )
+        .unwrap()
+    };
+
+    // As of the release's upload time: the dependency's release uploaded later is
+    // not installed.
+    let (out, table) = probe(&[], "dated");
+    assert_code(&out, 1);
+    let py = &table["py"];
+    assert_eq!(py["outcome"], "listed", "{}", show(&out));
+    assert_eq!(py["tools"], "1");
+    assert_eq!(
+        [py["before"].as_str(), py["before_note"].as_str()],
+        [UPLOADED, ""]
+    );
+    assert_eq!(py["artifact"], format!("sha256:{wheel_sha}"));
+    assert_eq!(
+        lock("dated", &py["lock"]),
+        "hintdep==1.0.0\nhintpy==1.0.0\n"
+    );
+    // Where the index's JSON API does not say when it was uploaded, the row says so
+    // and uv resolved it on the day.
+    let nojson = &table["nojson"];
+    assert_eq!(nojson["outcome"], "listed", "{}", show(&out));
+    assert_eq!(nojson["before"], "");
+    let note = &nojson["before_note"];
+    assert!(
+        note.contains("/pypi/hintnojson/1.0.0/json")
+            && note.ends_with("uv resolved the dependencies on the day"),
+        "{note}"
+    );
+    assert_eq!(
+        lock("dated", &nojson["lock"]),
+        "hintdep==2.0.0\nhintnojson==1.0.0\n"
+    );
+    // uv builds no sdist.
+    assert_eq!(table["sdist"]["outcome"], "no wheel", "{}", show(&out));
+
+    // --before holds for PyPI too.
+    let (out, table) = probe(&["--before", "2026-07-01"], "before");
+    let py = &table["py"];
+    assert_eq!(py["outcome"], "listed", "{}", show(&out));
+    assert_eq!(
+        [py["before"].as_str(), py["before_note"].as_str()],
+        ["2026-07-01", ""]
+    );
+    assert_eq!(
+        lock("before", &py["lock"]),
+        "hintdep==2.0.0\nhintpy==1.0.0\n"
+    );
+}
+
+#[test]
+fn join_reads_wire_tables_and_a_dated_census_without_probing() {
+    let work = tempfile::tempdir().unwrap();
+    let at = |name: &str, text: &str| std::fs::write(work.path().join(name), text).unwrap();
+    at(
+        &format!("wire-{DATE}-servers.csv"),
+        "server,registry_name,repository,subfolder,package_registry,package,package_version,artifact,outcome\n\
+         s,io.github.fixture/s,,,npm,s,1.0.0,sha512-x,listed\n",
+    );
+    at(
+        &format!("wire-{DATE}.csv"),
+        "server,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         s,read,true,absent,absent,absent\n",
+    );
+    at(
+        "census-dated.csv",
+        &format!(
+            "repo,pinned,subfolder,as_of,server,commit,tools,status,error\n\
+             fixture/s,v1,,2026-10-31,io.github.fixture/s,{COMMIT},1,ok,\n\
+             fixture/s,v2,,{DATE},io.github.fixture/s,{},1,ok,\n\
+             fixture/s,v3,,2026-12-31,io.github.fixture/s,{},1,ok,\n",
+            "1".repeat(40),
+            "2".repeat(40)
+        ),
+    );
+    at(
+        "tools-dated.csv",
+        "repo,pinned,subfolder,as_of,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         fixture/s,v1,,2026-10-31,a.ts,1,tool,source,typescript,read,false,,,\n\
+         fixture/s,v2,,2026-11-30,a.ts,2,tool,source,typescript,read,true,,,\n",
+    );
+    let out = Run::new(work.path())
+        .args([
+            "join",
+            &format!("wire-{DATE}.csv"),
+            "--source-table",
+            "census-dated.csv",
+        ])
+        .output();
+    assert_code(&out, 0);
+    let join = read_csv(&work.path().join(format!("join-{DATE}.csv")));
+    // The census of the wire's own date, not the earlier one nor the later.
+    assert_eq!(join.len(), 2, "{join:?}");
+    assert_eq!(
+        [
+            &join[1][7],
+            &join[1][9],
+            &join[1][10],
+            &join[1][11],
+            &join[1][14]
+        ],
+        ["v2", &"1".repeat(40), "joined", "read", "2"],
+        "{}",
+        show(&out)
+    );
+    // A wire table not named as probe names it is refused, naming it.
+    std::fs::copy(
+        work.path().join(format!("wire-{DATE}.csv")),
+        work.path().join("wire.csv"),
+    )
+    .unwrap();
+    let out = Run::new(work.path())
+        .args(["join", "wire.csv", "--source-table", "census-dated.csv"])
+        .output();
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("'wire.csv' is not named wire-DATE.csv"),
+        "{}",
+        show(&out)
+    );
 }
