@@ -442,19 +442,22 @@ pub fn join(census: &Census, servers: Vec<WireServer>, wire_date: &str) -> Vec<J
 /// Returns the rows of `rows` dated the latest date not after `wire_date` (dates are
 /// `YYYY-MM-DD`, so their text sorts as they do); undated rows all.
 fn as_of<'a>(rows: &[&'a CensusRow], wire_date: &str) -> Vec<&'a CensusRow> {
-    if rows.iter().all(|r| r.key.as_of.is_empty()) {
+    fn date_of(r: &CensusRow) -> &str {
+        r.key.as_of.as_deref().unwrap_or("")
+    }
+    if rows.iter().all(|r| r.key.as_of.is_none()) {
         return rows.to_vec();
     }
     let latest = rows
         .iter()
-        .map(|r| r.key.as_of.as_str())
+        .map(|r| date_of(r))
         .filter(|d| *d <= wire_date)
         .max();
     match latest {
         None => Vec::new(),
         Some(date) => rows
             .iter()
-            .filter(|r| r.key.as_of == date)
+            .filter(|r| date_of(r) == date)
             .copied()
             .collect(),
     }
