@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::fetch::http::Breaker;
+use crate::fetch::http::{self, Breaker};
 use crate::infra::process::{self, Cause, Failure, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
@@ -320,8 +320,7 @@ pub fn retrying<T>(
                 return Err(failure);
             }
             Err(_) => {
-                let pause = backoff.saturating_mul(2u32.saturating_pow(attempt));
-                thread::sleep(pause.min(MAX_BACKOFF));
+                thread::sleep(http::doubled(backoff, attempt, MAX_BACKOFF));
                 attempt += 1;
             }
         }

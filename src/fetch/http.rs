@@ -134,10 +134,14 @@ impl Retry {
 
     /// Returns the pause before retry number `attempt + 1` when the server named none.
     pub fn backoff(&self, attempt: u32) -> Duration {
-        self.backoff
-            .saturating_mul(2u32.saturating_pow(attempt))
-            .min(self.max_wait)
+        doubled(self.backoff, attempt, self.max_wait)
     }
+}
+
+/// Returns the pause before try `attempt + 2` of anything retried: `first` doubled
+/// `attempt` times, at most `cap`. HTTP requests and git commands back off alike.
+pub fn doubled(first: Duration, attempt: u32, cap: Duration) -> Duration {
+    first.saturating_mul(2u32.saturating_pow(attempt)).min(cap)
 }
 
 /// Stops a run after a run of network failures with no success between them: a
