@@ -90,9 +90,13 @@ fn member(bytes: &[u8], word: &[u8], marks: &[u8], then: fn(&[u8]) -> bool) -> b
     })
 }
 
-/// TypeScript's `server.tool` is called: `(` or type arguments next, or a comment.
+/// TypeScript's `server.tool` is called: `(`, type arguments or an optional call
+/// (`?.(`) next, or a comment.
 fn typescript_call(after: &[u8]) -> bool {
-    matches!(after.trim_ascii_start().first(), Some(b'(' | b'<' | b'/'))
+    matches!(
+        after.trim_ascii_start().first(),
+        Some(b'(' | b'<' | b'?' | b'/')
+    )
 }
 
 /// Python's `.tool` and `@tool` are called, or end a decorator's line (a comment or
@@ -355,6 +359,7 @@ mod tests {
                 "f({ \"name\": 'x', inputSchema: s, async execute(a) {} })",
             ),
             (Lang::TypeScript, "server.tool<T>('x', cb)"),
+            (Lang::TypeScript, "server.tool?.('x', cb)"),
             (Lang::Python, "@mcp.tool  # read only\ndef f(): ..."),
             (Lang::Python, "mcp.tool(name='x')(self.f)"),
             (Lang::Go, "s.AddTool(mcp.NewTool(\"x\"), h)"),

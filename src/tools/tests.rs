@@ -963,3 +963,14 @@ fn kotlin_fixture_tree_is_exact() {
 }
 
 mod forms;
+
+/// An optional call of `server.tool` is a registration like any other, and its
+/// file is parsed at once.
+#[test]
+fn an_optional_call_of_tool_is_anchored_and_found() {
+    let files: &[(&str, &[u8])] = &[(
+        "src/index.ts",
+        b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nserver.tool?.('opt', { readOnlyHint: true }, async () => ({}));\n",
+    )];
+    assert_rows(&find(files), &["src/index.ts:2 opt t---"]);
+}
