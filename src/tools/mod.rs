@@ -577,16 +577,13 @@ impl TreeTools {
     fn resolve(&mut self) -> Vec<ToolDef> {
         let started = Instant::now();
         let mut rounds = 0;
-        let mut chains = Duration::ZERO;
         loop {
             rounds += 1;
             // The order files arrive in (parallel walks) must not change the answer.
             self.files.sort_by(|a, b| a.path.cmp(&b.path));
             self.files.dedup_by(|a, b| a.path == b.path);
             let unread = self.aside.unread();
-            let t = Instant::now();
             let mut needed = unread_on_chains(&self.files, &unread);
-            chains += t.elapsed();
             let resolver = Resolver::with_unread(&self.files, &unread);
             let mut tools = Vec::new();
             let (counted, waiting) = mcp_files(&self.files, &resolver);
@@ -604,16 +601,7 @@ impl TreeTools {
                     });
                 }
             }
-            let pending = resolver.pending();
-            if profiling() {
-                for p in &needed {
-                    eprintln!("tool-need\tchain\t{}", crate::infra::sanitize::sanitize(p));
-                }
-                for p in &pending {
-                    eprintln!("tool-need\tlookup\t{}", crate::infra::sanitize::sanitize(p));
-                }
-            }
-            needed.extend(pending);
+            needed.extend(resolver.pending());
             if needed.is_empty() {
                 tools.sort_by(|a, b| {
                     (&a.path, a.line, &a.name, a.kind, a.family, a.hints)
@@ -622,9 +610,8 @@ impl TreeTools {
                 assign_roles(&mut tools);
                 if profiling() {
                     eprintln!(
-                        "tool-finish\t{}\t{}\t{}\t{}\t{}",
+                        "tool-finish\t{}\t{}\t{}\t{}",
                         started.elapsed().as_micros(),
-                        chains.as_micros(),
                         rounds,
                         self.files.len(),
                         self.files
@@ -673,7 +660,7 @@ fn unread_on_chains(files: &[FileSummary], unread: &Unread) -> BTreeSet<Vec<u8>>
         let out = &mut edges[i];
         if i < parsed {
             // As the resolver reads an import, and every unread file it could meet first.
-            for rel in summary_modules(&files[i]) {
+            for rel in files[i].modules() {
                 for candidate in module_paths(from, &rel) {
                     match node.get(candidate.as_slice()) {
                         Some(&j) if j == i => {}
@@ -743,21 +730,6 @@ fn walk(starts: impl Iterator<Item = usize>, edges: &[Vec<usize>]) -> Vec<bool> 
         }
     }
     seen
-}
-
-/// Returns every relative module a parsed file's imports name, as the resolver
-/// follows them (a named import also as a module of its own).
-fn summary_modules(summary: &FileSummary) -> Vec<String> {
-    let mut out = Vec::new();
-    for import in summary.imports.values() {
-        out.push(import.rel.clone());
-        if let Some(name) = &import.name {
-            out.push(format!("{}/{name}", import.rel));
-        }
-    }
-    out.extend(summary.star_exports.iter().cloned());
-    out.extend(summary.reaches.iter().cloned());
-    out
 }
 
 /// Returns the files whose definitions count, in path order: those that use an MCP
@@ -899,8 +871,10 @@ fn mentions(bytes: &[u8]) -> bool {
 }
 
 /// When this variable is set, every file parsed writes one line to stderr,
-/// `tool-parse<TAB>microseconds<TAB>of which parsing<TAB>bytes<TAB>sites<TAB>anchor|needed<TAB>path`
-/// (the path escaped), so that a benchmark shows where the finder's time goes.
+/// `tool-parse<TAB>microseconds<TAB>of which parsing<TAB>bytes<TAB>sites<TAB>anchor|needed<TAB>path`,
+/// and every tree once finished
+/// `tool-finish<TAB>microseconds<TAB>rounds<TAB>files kept<TAB>first path`
+/// (paths escaped), so that a benchmark shows where the finder's time goes.
 pub const PROFILE_VAR: &str = "MCP_HINT_CENSUS_TOOL_PROFILE";
 
 fn profiling() -> bool {

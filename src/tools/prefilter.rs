@@ -12,6 +12,7 @@
 
 use memchr::{memchr2_iter, memmem};
 
+use super::value::{is_relative, python_relative};
 use super::Lang;
 
 /// The four hint names, as the tool-shaped object form reads them.
@@ -264,11 +265,11 @@ fn relative_strings(bytes: &[u8]) -> Vec<String> {
         let Some(end) = rest.iter().position(|&b| b == quote || b == b'\n') else {
             continue;
         };
-        let spec = &rest[..end];
-        let relative =
-            spec.starts_with(b"./") || spec.starts_with(b"../") || spec == b"." || spec == b"..";
-        if relative && rest[end] == quote {
-            if let Ok(spec) = std::str::from_utf8(spec) {
+        if rest[end] != quote {
+            continue;
+        }
+        if let Ok(spec) = std::str::from_utf8(&rest[..end]) {
+            if is_relative(spec) {
                 out.push(spec.to_string());
             }
         }
@@ -291,22 +292,12 @@ fn python_relative_modules(bytes: &[u8]) -> Vec<String> {
             .copied()
             .take_while(|&b| b == b'.' || is_ident(b))
             .collect();
-        let dots = module.iter().take_while(|&&b| b == b'.').count();
-        if dots == 0 || start == 0 {
+        if module.first() != Some(&b'.') || start == 0 {
             continue;
         }
-        let Ok(tail) = std::str::from_utf8(&module[dots..]) else {
-            continue;
-        };
-        let mut rel = match dots {
-            1 => ".".to_string(),
-            n => vec![".."; n - 1].join("/"),
-        };
-        if !tail.is_empty() {
-            rel.push('/');
-            rel.push_str(&tail.replace('.', "/"));
+        if let Ok(module) = std::str::from_utf8(&module) {
+            out.push(python_relative(module));
         }
-        out.push(rel);
     }
     out.sort_unstable();
     out.dedup();

@@ -21,7 +21,7 @@ use tree_sitter::Node;
 
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{
-    canonical_key, FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH,
+    canonical_key, python_relative, FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH,
 };
 use super::Family;
 
@@ -144,18 +144,7 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     if module.kind() != "relative_import" {
         return;
     }
-    let module_text = text(module, src);
-    let dots = module_text.bytes().take_while(|&b| b == b'.').count();
-    let rest = &module_text[dots..];
-    let mut rel = if dots <= 1 {
-        ".".to_string()
-    } else {
-        vec![".."; dots - 1].join("/")
-    };
-    if !rest.is_empty() {
-        rel.push('/');
-        rel.push_str(&rest.replace('.', "/"));
-    }
+    let rel = python_relative(text(module, src));
     let mut cursor = node.walk();
     for name in node.children_by_field_name("name", &mut cursor) {
         let (imported, local) = match name.kind() {

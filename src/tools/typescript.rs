@@ -27,7 +27,7 @@
 use tree_sitter::Node;
 
 use super::syntax::{children, descendants, line, preorder, text, unquote};
-use super::value::{FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
+use super::value::{is_relative, FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 use super::Family;
 
 /// At most this many nodes of a `tools/list` handler are searched for its answer.
@@ -159,8 +159,7 @@ fn relative(node: Node, src: &[u8]) -> Option<String> {
         return None;
     }
     let spec = unquote(text(node, src))?;
-    (spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == "..")
-        .then_some(spec)
+    is_relative(&spec).then_some(spec)
 }
 
 /// Reads `exports.NAME = value` and `module.exports.NAME = value` (not `void 0`).

@@ -239,6 +239,22 @@ impl FileSummary {
         }
     }
 
+    /// Returns every relative module the file's imports name, as the resolver
+    /// follows them: each import's module (a named import also as a module of its
+    /// own, `from . import presets`), star re-exports and effect imports.
+    pub(crate) fn modules(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for import in self.imports.values() {
+            out.push(import.rel.clone());
+            if let Some(name) = &import.name {
+                out.push(format!("{}/{name}", import.rel));
+            }
+        }
+        out.extend(self.star_exports.iter().cloned());
+        out.extend(self.reaches.iter().cloned());
+        out
+    }
+
     /// Returns true when the summary holds nothing another file could use, and
     /// reaches no file.
     pub(crate) fn is_empty(&self) -> bool {
@@ -645,14 +661,8 @@ impl<'a> Resolver<'a> {
             Module::Unread(path, Some(i)) => reach.unsure.push((i, path)),
             Module::Unread(_, None) | Module::Missing => {}
         };
-        for import in summary.imports.values() {
-            add(&import.rel);
-            if let Some(name) = &import.name {
-                add(&format!("{}/{name}", import.rel));
-            }
-        }
-        for rel in summary.star_exports.iter().chain(&summary.reaches) {
-            add(rel);
+        for rel in summary.modules() {
+            add(&rel);
         }
         if extension(&summary.path) == b"go" {
             reach.sure.extend(
@@ -762,6 +772,29 @@ pub(crate) fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
         }
     }
     paths
+}
+
+/// Returns true for a relative module specifier of JavaScript and TypeScript:
+/// `./x`, `../y`, `.` or `..`.
+pub(crate) fn is_relative(spec: &str) -> bool {
+    spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
+}
+
+/// Returns the relative module a Python relative import names, as
+/// [`module_paths`] takes it: `.a.b` is `./a/b`, `..` is `..`, `...c` is `../../c`.
+pub(crate) fn python_relative(module: &str) -> String {
+    let dots = module.bytes().take_while(|&b| b == b'.').count();
+    let rest = &module[dots..];
+    let mut rel = if dots <= 1 {
+        ".".to_string()
+    } else {
+        vec![".."; dots - 1].join("/")
+    };
+    if !rest.is_empty() {
+        rel.push('/');
+        rel.push_str(&rest.replace('.', "/"));
+    }
+    rel
 }
 
 /// Returns true when a Go file at `from` may look a name up in the file at `other`:
