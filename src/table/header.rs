@@ -1,8 +1,12 @@
 //! Finds a table's columns by their names in the header read back, once per table,
 //! so that a reader names the cell it takes instead of counting its position.
 //!
-//! It does not check a header against the schema: the readers do that first, so a
+//! A reader checks the header against its schema first ([`Header::checked`]), so a
 //! name the schema gives is always there.
+
+use std::io::Read;
+
+use anyhow::{bail, Context, Result};
 
 /// Holds the column names of a header read back, in order.
 pub struct Header {
@@ -15,6 +19,35 @@ impl Header {
         Header {
             names: names.into_iter().map(|n| n.as_ref().to_vec()).collect(),
         }
+    }
+
+    /// Reads the header of the table `name` and checks that it is `expected`, else
+    /// fails naming the columns it has and what it should have (`"the corpus
+    /// gives"`, `"a tools table has"`).
+    pub fn checked<R: Read>(
+        reader: &mut csv::Reader<R>,
+        name: &str,
+        expected: &[String],
+        should: &str,
+    ) -> Result<Header> {
+        let names: Vec<Vec<u8>> = reader
+            .byte_headers()
+            .with_context(|| format!("reading '{name}'"))?
+            .iter()
+            .map(<[u8]>::to_vec)
+            .collect();
+        if !names
+            .iter()
+            .map(Vec::as_slice)
+            .eq(expected.iter().map(|e| e.as_bytes()))
+        {
+            bail!(
+                "'{name}' has the columns '{}', but {should} '{}'",
+                String::from_utf8_lossy(&names.join(&b","[..])),
+                expected.join(",")
+            );
+        }
+        Ok(Header { names })
     }
 
     /// Returns where the column `name` is, when the header has it.

@@ -623,24 +623,8 @@ pub fn read_files<R: Read>(
     is_dated: bool,
 ) -> Result<FilesByTree> {
     let mut reader = csv::Reader::from_reader(input);
-    let header: Vec<Vec<u8>> = reader
-        .byte_headers()
-        .with_context(|| format!("reading '{name}'"))?
-        .iter()
-        .map(<[u8]>::to_vec)
-        .collect();
-    let expected: Vec<Vec<u8>> = files_header(columns, is_dated)
-        .into_iter()
-        .map(String::into_bytes)
-        .collect();
-    if header != expected {
-        bail!(
-            "'{name}' has the columns '{}', but the corpus gives '{}'",
-            String::from_utf8_lossy(&header.join(&b","[..])),
-            String::from_utf8_lossy(&expected.join(&b","[..]))
-        );
-    }
-    let at = Header::new(&header);
+    let expected = files_header(columns, is_dated);
+    let at = Header::checked(&mut reader, name, &expected, "the corpus gives")?;
     let key_at = KeyColumns::of(&at);
     let (path_at, bytes_at) = (at.first("path"), at.first("bytes"));
     let mut files = FilesByTree::new();
@@ -784,21 +768,8 @@ pub type ToolsByTree = BTreeMap<TreeKey, Vec<ToolDef>>;
 /// definitions in file order.
 pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<ToolsByTree> {
     let mut reader = csv::Reader::from_reader(input);
-    let header: Vec<Vec<u8>> = reader
-        .byte_headers()
-        .with_context(|| format!("reading '{name}'"))?
-        .iter()
-        .map(<[u8]>::to_vec)
-        .collect();
     let expected = tools_header(is_dated);
-    if header != expected.iter().map(|h| h.as_bytes()).collect::<Vec<_>>() {
-        bail!(
-            "'{name}' has the columns '{}', but a tools table has '{}'",
-            String::from_utf8_lossy(&header.join(&b","[..])),
-            expected.join(",")
-        );
-    }
-    let at = Header::new(&header);
+    let at = Header::checked(&mut reader, name, &expected, "a tools table has")?;
     let key_at = KeyColumns::of(&at);
     let [path_at, line_at, kind_at, role_at, sdk_at, tool_at] =
         ["path", "line", "kind", "role", "sdk", "tool"].map(|name| at.first(name));
