@@ -40,6 +40,7 @@ mod python;
 mod roles;
 mod ruby;
 mod rust;
+mod skim;
 mod swift;
 mod syntax;
 mod typescript;
@@ -48,6 +49,7 @@ pub(crate) mod value;
 pub use roles::{Role, Roles};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use memchr::memmem;
@@ -293,6 +295,18 @@ pub struct TreeTools {
     skipped: u64,
     /// Files without an anchor: read in [`TreeTools::finish`] when needed.
     aside: Aside,
+    /// Whether the bodies [`skim::bodies`] finds are left out of each parse.
+    reading: Reading,
+}
+
+/// How much of a file is parsed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// All but the function bodies no recogniser reads (see [`skim`]).
+    Skimmed,
+    /// Every byte: what the tests compare the skimmed reading with.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Whole,
 }
 
 /// The files a collector keeps aside, at most [`MAX_DEFERRED_BYTES`] of them. Past
@@ -494,6 +508,7 @@ impl TreeTools {
             files: Vec::new(),
             skipped: 0,
             aside: Aside::default(),
+            reading: Reading::Skimmed,
         }
     }
 
@@ -527,7 +542,7 @@ impl TreeTools {
 
     /// Parses one file and keeps its summary when it holds anything.
     fn read(&mut self, lang: Lang, path: &[u8], bytes: &[u8], why: Why) {
-        match summarize(lang, path, bytes, why) {
+        match summarize(lang, path, bytes, why, self.reading) {
             Some(summary) if summary.is_empty() => {}
             Some(summary) => self.files.push(summary),
             None => self.skipped += 1,
@@ -892,10 +907,16 @@ enum Why {
 }
 
 /// Parses one file and fills its summary; `None` when a bound stopped the parse.
-fn summarize(lang: Lang, path: &[u8], bytes: &[u8], why: Why) -> Option<FileSummary> {
+fn summarize(
+    lang: Lang,
+    path: &[u8],
+    bytes: &[u8],
+    why: Why,
+    reading: Reading,
+) -> Option<FileSummary> {
     if profiling() {
         let started = Instant::now();
-        let summary = summarize_now(lang, path, bytes);
+        let summary = summarize_now(lang, path, bytes, reading);
         eprintln!(
             "tool-parse\t{}\t{}\t{}\t{}\t{}\t{}",
             started.elapsed().as_micros(),
@@ -910,7 +931,7 @@ fn summarize(lang: Lang, path: &[u8], bytes: &[u8], why: Why) -> Option<FileSumm
         );
         return summary;
     }
-    summarize_now(lang, path, bytes)
+    summarize_now(lang, path, bytes, reading)
 }
 
 thread_local! {
@@ -918,9 +939,13 @@ thread_local! {
     static PARSED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
 }
 
-fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
+fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8], reading: Reading) -> Option<FileSummary> {
     let started = Instant::now();
-    let tree = parse(lang, bytes, PARSE_BUDGET);
+    let skipped = match reading {
+        Reading::Skimmed => skim::bodies(lang, bytes),
+        Reading::Whole => Vec::new(),
+    };
+    let tree = parse(lang, bytes, &skipped, PARSE_BUDGET);
     PARSED.with(|p| p.set(started.elapsed()));
     let tree = tree?;
     let mut summary = FileSummary {
@@ -963,12 +988,17 @@ fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8]) -> Option<FileSummary> {
     Some(summary)
 }
 
-/// Parses a file within `budget` ([`PARSE_BUDGET`]); `None` when the budget ran out. A file
-/// with syntax errors still parses: tree-sitter marks the errors and the
-/// recognisers read what is well formed around them.
-fn parse(lang: Lang, bytes: &[u8], budget: Duration) -> Option<Tree> {
+/// Parses a file, `skipped` left out, within `budget` ([`PARSE_BUDGET`]); `None` when
+/// the budget ran out. A file with syntax errors still parses: tree-sitter marks the
+/// errors and the recognisers read what is well formed around them.
+fn parse(lang: Lang, bytes: &[u8], skipped: &[Range<usize>], budget: Duration) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
+    if !skipped.is_empty() {
+        parser
+            .set_included_ranges(&skim::included(bytes, skipped))
+            .ok()?;
+    }
     let started = Instant::now();
     // Returning true cancels the parse.
     let mut over_budget = |_: &ParseState| started.elapsed() > budget;

@@ -91,6 +91,33 @@ fn member(bytes: &[u8], word: &[u8], marks: &[u8], then: fn(&[u8]) -> bool) -> b
     })
 }
 
+/// Returns true when `head` ends with a Go method's receiver, `func (s *Server)`:
+/// a `)` whose `(` follows the word `func`. A call after another call's `)`
+/// (`NewServer(impl, nil)` on the line before `AddTool(server, ...)`) is no receiver.
+fn go_receiver(head: &[u8]) -> bool {
+    if head.last() != Some(&b')') {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, &b) in head.iter().enumerate().rev().take(512) {
+        match b {
+            b')' => depth += 1,
+            b'(' => {
+                depth -= 1;
+                if depth == 0 {
+                    let before = head[..i].trim_ascii_end();
+                    return before.ends_with(b"func")
+                        && !before[..before.len() - 4]
+                            .last()
+                            .is_some_and(|&b| is_ident(b) || b == b'.');
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// TypeScript's `server.tool` is called: `(`, type arguments or an optional call
 /// (`?.(`) next, or a comment.
 fn typescript_call(after: &[u8]) -> bool {
@@ -124,13 +151,13 @@ const DECLARING: [&[u8]; 9] = [
 ];
 
 /// Returns true when `word` stands alone (a `.` before it allowed), is not being
-/// declared (after a declaring word, or after `)` as a Go method's receiver), and
+/// declared (after a declaring word, or after a Go method's receiver), and
 /// the next byte that is not white space is one of `next`: `Tool(`, `types.Tool (`,
 /// `Tool<T>`.
 fn called(bytes: &[u8], word: &[u8], next: &[u8]) -> bool {
     words(bytes, word).any(|at| {
         let head = bytes[..at].trim_ascii_end();
-        let declared = head.last() == Some(&b')')
+        let declared = go_receiver(head)
             || DECLARING.iter().any(|d| {
                 head.ends_with(d)
                     && !head[..head.len() - d.len()]
@@ -367,6 +394,10 @@ mod tests {
             (Lang::Python, "types.Tool (name='x')"),
             (Lang::Python, "server.add_tool(f)"),
             (Lang::Go, "mcp.AddTool(s, &mcp.Tool{}, h)"),
+            (
+                Lang::Go,
+                "server := NewServer(impl, nil)\n\tAddTool(server, &Tool{Name: \"x\"}, h)",
+            ),
             (Lang::Rust, "#[tool(name = \"x\")]"),
             (Lang::Rust, "#[ rmcp::tool ]"),
             (Lang::Rust, "Tool::new(\"x\", \"d\", s)"),

@@ -8,8 +8,8 @@ mod ruby;
 mod swift;
 
 /// Runs the finder over `(path, text)` files, and checks that what it finds is what
-/// parsing every file would find: the spelling filter and the files kept aside
-/// change how much is parsed, never the answer.
+/// parsing every file whole would find: the spelling filter, the files kept aside
+/// and the bodies left out change how much is parsed, never the answer.
 pub(crate) fn find(files: &[(&str, &[u8])]) -> FoundTools {
     let mut tools = TreeTools::new();
     for (path, bytes) in files {
@@ -26,10 +26,12 @@ pub(crate) fn find(files: &[(&str, &[u8])]) -> FoundTools {
     found
 }
 
-/// The finder without its filter: every file within the size bound is parsed. Each
+/// The finder without its filter: every file within the size bound is parsed, and
+/// parsed whole (no function body is left out, see `skim`). Each
 /// file a registration is read in must hold one of its family's anchors.
 fn parse_everything(files: &[(&str, &[u8])]) -> FoundTools {
     let mut tools = TreeTools::new();
+    tools.reading = Reading::Whole;
     for (path, bytes) in files {
         let lang = Lang::of(path.as_bytes()).expect("a wanted file");
         match bytes.len() > MAX_PARSE_BYTES {
@@ -562,8 +564,8 @@ fn bad_input_never_panics_and_bounds_hold() {
 #[test]
 fn a_parse_past_its_budget_is_abandoned() {
     let src = b"server.registerTool(\"x\", {}, cb);\n".repeat(2000);
-    assert!(parse(Lang::TypeScript, &src, PARSE_BUDGET).is_some());
-    assert!(parse(Lang::TypeScript, &src, Duration::ZERO).is_none());
+    assert!(parse(Lang::TypeScript, &src, &[], PARSE_BUDGET).is_some());
+    assert!(parse(Lang::TypeScript, &src, &[], Duration::ZERO).is_none());
 }
 
 const PY_PRESETS: &str = r#"from mcp.types import ToolAnnotations
@@ -973,4 +975,86 @@ fn an_optional_call_of_tool_is_anchored_and_found() {
         b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nserver.tool?.('opt', { readOnlyHint: true }, async () => ({}));\n",
     )];
     assert_rows(&find(files), &["src/index.ts:2 opt t---"]);
+}
+
+/// Handlers whose bodies the parse leaves out (`skim`), full of what a lexer can
+/// trip on, between registrations: every registration is still read, on the line
+/// it is on, and `find` checks the same tools come of reading every byte.
+#[test]
+fn registrations_around_bodies_left_out_are_read() {
+    let ts = br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+const server = new McpServer({ name: "s", version: "1" });
+server.registerTool("first", { annotations: { readOnlyHint: true } }, async (args) => {
+  const re = /[}{]\//g;
+  const t = `${"}"} ${ { a: 1 }.a } }`;
+  // } a comment {
+  if (re.test(t)) { return { content: [{ type: "text", text: "}" }] }; }
+  return { content: [] };
+});
+function helper(x) { const y = x / 2; return y; }
+server.tool("second", "d", {}, { destructiveHint: false }, async () => {
+  const label = '{';
+  return { content: [{ type: "text", text: label }] };
+});
+"#;
+    let py = br#"from mcp.server.fastmcp import FastMCP
+mcp = FastMCP("s")
+
+@mcp.tool(annotations={"readOnlyHint": True})
+async def first(x: int) -> str:
+    """A docstring with a def f(): and a ( that is not closed."""
+    text = f"{x}" + '}' + """
+def not_a_function():
+"""
+    return text
+
+@mcp.tool(annotations={"openWorldHint": False})
+def second() -> str:
+    y = [
+        1,
+    ]
+    return str(y)
+"#;
+    let go = br#"package tools
+
+import "github.com/mark3labs/mcp-go/mcp"
+
+func First() (mcp.Tool, server.ToolHandlerFunc) {
+	return mcp.NewTool("first", mcp.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s := `}{` + "}" + string('{')
+			if len(s) > 0 {
+				return nil, nil
+			}
+			return nil, nil
+		}
+}
+
+func Second() mcp.Tool {
+	return mcp.NewTool("second", mcp.WithDestructiveHintAnnotation(false))
+}
+"#;
+    let found = find(&[
+        ("src/index.ts", ts),
+        ("pkg/server.py", py),
+        ("tools/tools.go", go),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "pkg/server.py:4 first t---",
+            "pkg/server.py:12 second ---f",
+            "src/index.ts:3 first t---",
+            "src/index.ts:11 second -f--",
+            "tools/tools.go:6 first t---",
+            "tools/tools.go:17 second -f--",
+        ],
+    );
+    for (lang, text) in [
+        (Lang::TypeScript, &ts[..]),
+        (Lang::Python, py),
+        (Lang::Go, go),
+    ] {
+        assert!(!skim::bodies(lang, text).is_empty(), "a body is left out");
+    }
 }

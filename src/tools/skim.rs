@@ -1,0 +1,725 @@
+//! Which function bodies of a file the parser may leave out: TypeScript's function
+//! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
+//! callback, a method's body; a named function's only when it returns no object
+//! literal, which the recogniser reads as a factory), Go's function bodies and
+//! blocks, and the bodies of Python's `def`s, when they hold no anchor (see
+//! [`prefilter::anchored`]).
+//! A recogniser records nothing from such a body: no registration is spelled in it,
+//! and a name bound in it is, by the language's scoping, seen by no registration
+//! outside it. Leaving it out of the parse is most of what a registering file costs
+//! (docs/method.md, "Tools": "What is parsed").
+//!
+//! The bodies are found by a lexer, before any parse: strings, comments, template
+//! literals and regular expressions are stepped over, brackets matched. Whatever the
+//! lexer cannot follow (an unterminated string, a bracket closed by the wrong kind)
+//! leaves the whole file to the parser.
+
+use std::ops::Range;
+
+use memchr::memchr_iter;
+use tree_sitter::Point;
+
+use super::prefilter;
+use super::Lang;
+
+/// At most this many bytes of candidate bodies are searched for anchors, as a
+/// multiple of the file's length: nested candidates are searched again, so a
+/// file of many nested callbacks is bounded (what is past the bound is parsed).
+const SEARCH_FACTOR: usize = 4;
+
+/// Returns the byte ranges of `bytes` the parse may leave out, sorted and disjoint;
+/// empty when the language is not skimmed or the lexer could not follow the file.
+pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
+    let candidates = match lang {
+        Lang::TypeScript => typescript_callbacks(bytes),
+        Lang::Python => python_bodies(bytes),
+        Lang::Go => go_bodies(bytes),
+        _ => None,
+    };
+    let Some(mut candidates) = candidates else {
+        return Vec::new();
+    };
+    // Outermost first: a body left out takes every body inside it along.
+    candidates.sort_by_key(|c| (c.search.start, std::cmp::Reverse(c.search.end)));
+    let mut budget = bytes.len().saturating_mul(SEARCH_FACTOR);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for c in candidates {
+        if out.last().is_some_and(|last| c.search.start < last.end) {
+            continue;
+        }
+        let text = &bytes[c.search.clone()];
+        if text.len() > budget {
+            continue;
+        }
+        budget -= text.len();
+        let read = prefilter::anchored(lang, text)
+            || binds_across(lang, text)
+            || (c.named && returns_a_literal(text));
+        if !read && !c.skip.is_empty() {
+            out.push(c.skip);
+        }
+    }
+    out
+}
+
+/// Returns true when a body holds a spelling by which a name bound in it may be
+/// seen outside it, or a module be reached from it: imports, `require`, CommonJS
+/// `exports`, TypeScript's `var` (hoisted out of a block), Python's `global` and
+/// `nonlocal`.
+fn binds_across(lang: Lang, text: &[u8]) -> bool {
+    let words: &[&[u8]] = match lang {
+        Lang::Python => &[b"import", b"global", b"nonlocal"],
+        _ => &[b"import", b"require", b"exports", b"var"],
+    };
+    words.iter().any(|w| has_word(text, w))
+}
+
+/// Returns true when `word` stands in `text` with no identifier byte either side.
+fn has_word(text: &[u8], word: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, word).any(|at| {
+        !at.checked_sub(1).is_some_and(|i| is_ident(text[i]))
+            && !text.get(at + word.len()).is_some_and(|&b| is_ident(b))
+    })
+}
+
+/// Returns true when a body may return an object literal, `return {` or
+/// `return (`: a function the TypeScript recogniser reads as a factory of what it
+/// returns, when it is bound to a name.
+fn returns_a_literal(text: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, b"return").any(|at| {
+        !at.checked_sub(1).is_some_and(|i| is_ident(text[i]))
+            && matches!(
+                text[at + b"return".len()..].trim_ascii_start().first(),
+                Some(b'{' | b'(')
+            )
+    })
+}
+
+/// A body the parse may leave out: `search` is the text that must hold no anchor,
+/// `skip` the bytes left out (for Python, the body past its first statement).
+struct Candidate {
+    search: Range<usize>,
+    skip: Range<usize>,
+    /// A TypeScript body that is no call's argument: a function declaration's, a
+    /// method's, a block's, or that of a function bound to a name, which must not
+    /// return an object literal (see [`returns_a_literal`]).
+    named: bool,
+}
+
+/// Returns the ranges a parser includes when `skipped` (sorted, disjoint) are left
+/// out of `bytes`, with the points tree-sitter needs (0-based rows, byte columns).
+pub(super) fn included(bytes: &[u8], skipped: &[Range<usize>]) -> Vec<tree_sitter::Range> {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr_iter(b'\n', bytes).map(|i| i + 1))
+        .collect();
+    let point = |at: usize| {
+        let row = starts.partition_point(|&s| s <= at) - 1;
+        Point {
+            row,
+            column: at - starts[row],
+        }
+    };
+    let mut out = Vec::with_capacity(skipped.len() + 1);
+    let mut from = 0;
+    for gap in skipped
+        .iter()
+        .chain(std::iter::once(&(bytes.len()..bytes.len())))
+    {
+        if gap.start > from {
+            out.push(tree_sitter::Range {
+                start_byte: from,
+                end_byte: gap.start,
+                start_point: point(from),
+                end_point: point(gap.start),
+            });
+        }
+        from = gap.end;
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// What came before, as far as telling a regular expression from a division and
+/// a callback's body from a block needs it.
+#[derive(Clone, Copy, PartialEq)]
+enum Prev {
+    /// The file's start, or punctuation after which an expression starts.
+    Operator,
+    /// A name, a number, a literal, or `)`/`]`: a `/` next divides.
+    Operand,
+    /// A keyword after which an expression starts (`return`, `typeof`).
+    Keyword,
+    /// `)`: a `{` next may open a function's body.
+    CloseParen,
+    /// `=>`: a `{` next opens an arrow function's body.
+    Arrow,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    Paren,
+    Bracket,
+    Brace,
+    /// `${` in a template literal: its `}` goes back into the template.
+    Template,
+}
+
+struct Frame {
+    open: Open,
+    at: usize,
+    /// A body or block: a `{` right after `)` or `=>`.
+    body: bool,
+    /// Such a body right inside a call's parentheses: a callback's.
+    callback: bool,
+    /// Inside the arguments of a call naming `ListToolsRequestSchema`, whose
+    /// handler a recogniser searches.
+    kept: bool,
+}
+
+/// Keywords after which a `/` starts a regular expression.
+const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
+    b"return",
+    b"typeof",
+    b"case",
+    b"do",
+    b"else",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"instanceof",
+    b"yield",
+];
+
+/// TypeScript's callbacks: a `{` right after `=>` or `)` whose innermost open
+/// bracket is a `(`, that is, a function expression's body passed as an argument.
+/// `None` when the lexer cannot follow the file.
+fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut prev = Prev::Operator;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = i + 2 + memchr::memmem::find(&bytes[i + 2..], b"*/")? + 2;
+            }
+            b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
+                i += 1;
+                prev = Prev::Operator;
+            }
+            b'/' => {
+                i = regex_end(bytes, i)?;
+                prev = Prev::Operand;
+            }
+            b'\'' | b'"' => {
+                i = string_end(bytes, i)?;
+                prev = Prev::Operand;
+            }
+            b'`' => {
+                i = template_end(bytes, i + 1, &mut stack)?;
+                prev = Prev::Operand;
+            }
+            b'(' | b'[' | b'{' => {
+                let kept = stack.last().is_some_and(|f| f.kept);
+                let body = b == b'{' && matches!(prev, Prev::Arrow | Prev::CloseParen);
+                let callback = body && stack.last().is_some_and(|f| f.open == Open::Paren);
+                stack.push(Frame {
+                    open: match b {
+                        b'(' => Open::Paren,
+                        b'[' => Open::Bracket,
+                        _ => Open::Brace,
+                    },
+                    at: i,
+                    body,
+                    callback,
+                    kept,
+                });
+                i += 1;
+                prev = Prev::Operator;
+            }
+            b')' | b']' => {
+                let frame = stack.pop()?;
+                let want = if b == b')' {
+                    Open::Paren
+                } else {
+                    Open::Bracket
+                };
+                if frame.open != want {
+                    return None;
+                }
+                i += 1;
+                prev = if b == b')' {
+                    Prev::CloseParen
+                } else {
+                    Prev::Operand
+                };
+            }
+            b'}' => {
+                let frame = stack.pop()?;
+                match frame.open {
+                    Open::Brace => {
+                        if frame.body && !frame.kept {
+                            out.push(Candidate {
+                                search: frame.at + 1..i,
+                                skip: frame.at + 1..i,
+                                named: !frame.callback,
+                            });
+                        }
+                        i += 1;
+                        prev = Prev::Operator;
+                    }
+                    Open::Template => {
+                        i = template_end(bytes, i + 1, &mut stack)?;
+                        prev = Prev::Operand;
+                    }
+                    _ => return None,
+                }
+            }
+            b'=' if bytes.get(i + 1) == Some(&b'>') => {
+                i += 2;
+                prev = Prev::Arrow;
+            }
+            _ if is_ident(b) => {
+                let start = i;
+                while i < n && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                let word = &bytes[start..i];
+                if word == b"ListToolsRequestSchema" {
+                    if let Some(top) = stack.last_mut() {
+                        top.kept = true;
+                    }
+                }
+                prev = if EXPRESSION_KEYWORDS.contains(&word) || word == b"await" {
+                    Prev::Keyword
+                } else {
+                    Prev::Operand
+                };
+            }
+            _ => {
+                i += 1;
+                prev = Prev::Operator;
+            }
+        }
+    }
+    stack.is_empty().then_some(out)
+}
+
+/// Go's function bodies and blocks: a `{` right after `)` (a function literal's
+/// `func(ctx, req) (*Result, error) {`, a declaration's, an `if f(x) {`). `None`
+/// when the lexer cannot follow the file.
+fn go_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
+    let mut out = Vec::new();
+    // (the opening byte, where it is, whether it is a body's brace)
+    let mut stack: Vec<(u8, usize, bool)> = Vec::new();
+    let mut after_paren = false;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = i + 2 + memchr::memmem::find(&bytes[i + 2..], b"*/")? + 2;
+                continue;
+            }
+            b'"' | b'\'' => i = string_end(bytes, i)?,
+            b'`' => i = i + 2 + memchr::memchr(b'`', &bytes[i + 1..])?,
+            b'(' | b'[' | b'{' => {
+                stack.push((b, i, b == b'{' && after_paren));
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                let (open, at, body) = stack.pop()?;
+                let want = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open != want {
+                    return None;
+                }
+                if body {
+                    out.push(Candidate {
+                        search: at + 1..i,
+                        skip: at + 1..i,
+                        named: false,
+                    });
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+        after_paren = b == b')';
+    }
+    stack.is_empty().then_some(out)
+}
+
+/// Returns the index past a quoted string that starts at `at`; `None` when it is
+/// not closed on its line.
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let quote = bytes[at];
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Steps through a template literal from `i` (past its opening backtick or a
+/// `}` closing a substitution): returns the index past its closing backtick, or
+/// past a `${`, pushing a frame for it.
+fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<usize> {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'`' => return Some(i + 1),
+            b'$' if bytes.get(i + 1) == Some(&b'{') => {
+                stack.push(Frame {
+                    open: Open::Template,
+                    at: i + 1,
+                    body: false,
+                    callback: false,
+                    kept: stack.last().is_some_and(|f| f.kept),
+                });
+                return Some(i + 2);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns the index past a regular expression literal that starts at `at`
+/// (its flags included); `None` when it is not closed on its line.
+fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    let mut class = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            b'[' => {
+                class = true;
+                i += 1;
+            }
+            b']' => {
+                class = false;
+                i += 1;
+            }
+            b'/' if !class => {
+                i += 1;
+                while i < bytes.len() && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Python's `def` bodies that span more than one logical line: the body from its
+/// first statement is searched, and left out past that statement's line. `None`
+/// when the lexer cannot follow the file.
+fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
+    let lines = python_logical_lines(bytes)?;
+    let mut out = Vec::new();
+    // Nested bodies are walked again; past this many lines walked, the rest is parsed.
+    let mut budget = lines.len().saturating_mul(SEARCH_FACTOR);
+    for (k, line) in lines.iter().enumerate() {
+        if !line.opens_body {
+            continue;
+        }
+        let Some(first) = lines.get(k + 1) else {
+            continue;
+        };
+        if !deeper(first.indent(bytes), line.indent(bytes))? {
+            continue;
+        }
+        let mut last = k + 1;
+        for (j, next) in lines.iter().enumerate().skip(k + 2) {
+            if !deeper(next.indent(bytes), line.indent(bytes))? {
+                break;
+            }
+            last = j;
+        }
+        budget = match budget.checked_sub(last - k) {
+            Some(left) => left,
+            None => break,
+        };
+        if last > k + 1 {
+            out.push(Candidate {
+                search: first.start..lines[last].end,
+                skip: first.end..lines[last].end,
+                named: false,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// Returns whether indentation `inner` is deeper than `outer`; `None` when the two
+/// are not one a prefix of the other (tabs and spaces mixed differently).
+fn deeper(inner: &[u8], outer: &[u8]) -> Option<bool> {
+    if inner.len() > outer.len() {
+        inner.starts_with(outer).then_some(true)
+    } else {
+        outer.starts_with(inner).then_some(false)
+    }
+}
+
+/// One logical line of Python code (blank and comment-only lines are not listed):
+/// from its first byte (its indentation included) to past its newline.
+struct LogicalLine {
+    start: usize,
+    /// Where the indentation ends.
+    code: usize,
+    end: usize,
+    /// A `def` (or `async def`) whose line ends with `:`, its body on the next lines.
+    opens_body: bool,
+}
+
+impl LogicalLine {
+    fn indent<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start..self.code]
+    }
+}
+
+/// Splits Python source into logical lines: a newline inside brackets or a string,
+/// or after a backslash, continues the line.
+fn python_logical_lines(bytes: &[u8]) -> Option<Vec<LogicalLine>> {
+    let n = bytes.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let start = i;
+        while i < n && matches!(bytes[i], b' ' | b'\t' | b'\x0c') {
+            i += 1;
+        }
+        let code = i;
+        if i >= n {
+            break;
+        }
+        if matches!(bytes[i], b'\n' | b'\r' | b'#') {
+            i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e + 1);
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut last_code = None;
+        loop {
+            if i >= n {
+                break;
+            }
+            match bytes[i] {
+                b'\n' if depth == 0 => {
+                    i += 1;
+                    break;
+                }
+                b'#' => {
+                    i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                }
+                b'\\' => i += 2,
+                b'\'' | b'"' => {
+                    i = python_string_end(bytes, i)?;
+                    last_code = Some(b'"');
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    last_code = Some(bytes[i]);
+                    i += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    last_code = Some(bytes[i]);
+                    i += 1;
+                }
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => i += 1,
+                c => {
+                    last_code = Some(c);
+                    i += 1;
+                }
+            }
+        }
+        if depth != 0 {
+            return None;
+        }
+        let head = &bytes[code..i.min(n)];
+        let head = head
+            .strip_prefix(b"async")
+            .map_or(head, <[u8]>::trim_ascii_start);
+        let opens_body = head.starts_with(b"def")
+            && head.get(3).is_some_and(|b| b.is_ascii_whitespace())
+            && last_code == Some(b':');
+        out.push(LogicalLine {
+            start,
+            code,
+            end: i.min(n),
+            opens_body,
+        });
+    }
+    Some(out)
+}
+
+/// Returns the index past a Python string literal starting at its quote `at`
+/// (single or triple quoted); `None` when it is not closed.
+fn python_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let quote = bytes[at];
+    let triple = bytes.get(at..at + 3) == Some(&[quote, quote, quote][..]);
+    let mut i = at + if triple { 3 } else { 1 };
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' if !triple => return None,
+            c if c == quote => {
+                if !triple {
+                    return Some(i + 1);
+                }
+                if bytes.get(i..i + 3) == Some(&[quote, quote, quote][..]) {
+                    return Some(i + 3);
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skipped(lang: Lang, src: &str) -> Vec<&str> {
+        bodies(lang, src.as_bytes())
+            .into_iter()
+            .map(|r| &src[r])
+            .collect()
+    }
+
+    #[test]
+    fn a_typescript_handler_is_left_out_and_its_registration_kept() {
+        let src =
+            "server.tool(\"a\", {}, async (x) => {\n  const r = await f(x);\n  return r;\n});\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            ["\n  const r = await f(x);\n  return r;\n"]
+        );
+    }
+
+    #[test]
+    fn a_body_holding_a_registration_or_an_import_is_parsed() {
+        let src =
+            "describe(\"x\", () => {\n  server.tool(\"a\", async () => { return 1; });\n});\n\
+                   load(() => { const m = require(\"./m\"); });\n";
+        assert_eq!(skipped(Lang::TypeScript, src), [" return 1; "]);
+    }
+
+    #[test]
+    fn braces_in_strings_templates_comments_and_regexes_are_stepped_over() {
+        let src = "f(() => { const a = \"}\"; const b = `${ {x: 1}.x }}`; /* } */ // }\n\
+                   const c = /[}]/g.test(a) ? 1 / 2 : 3; });\n";
+        let got = skipped(Lang::TypeScript, src);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].ends_with("3; "), "{got:?}");
+    }
+
+    #[test]
+    fn a_list_tools_handler_is_parsed() {
+        let src = "server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: TOOLS.map((t) => { return t; }) };\n});\n";
+        assert!(skipped(Lang::TypeScript, src).is_empty());
+    }
+
+    #[test]
+    fn bodies_and_blocks_are_left_out_and_object_literals_kept() {
+        let src =
+            "if (x) { a(); }\nf({ name: 1 });\nfunction g() { b(); }\nclass C { m() { c(); } }\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [" a(); ", " b(); ", " c(); "]
+        );
+    }
+
+    #[test]
+    fn a_named_function_returning_a_literal_is_parsed() {
+        let src = "function make() { const d = 1; return { name: \"a\", d }; }\n\
+                   const f = () => { return ({ x: 1 }); };\n\
+                   g(() => { return { content: [] }; });\n\
+                   if (y) { var hoisted = 1; }\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [" return { content: [] }; "]
+        );
+    }
+
+    #[test]
+    fn what_the_lexer_cannot_follow_is_parsed_whole() {
+        for src in [
+            "f(() => { a(\"x); });\n",
+            "f(() => { a(); ));\n",
+            "f(() => { `${ });\n",
+        ] {
+            assert!(skipped(Lang::TypeScript, src).is_empty(), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_go_handler_is_left_out_and_its_registration_kept() {
+        let src = "func T() (mcp.Tool, server.ToolHandlerFunc) {\n\treturn mcp.NewTool(\"t\"),\n\t\tfunc(ctx context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {\n\t\t\ts := `}{`\n\t\t\tif ok(s) { return nil, nil }\n\t\t\treturn f('}', \"{\")\n\t\t}\n}\n";
+        assert_eq!(
+            skipped(Lang::Go, src),
+            ["\n\t\t\ts := `}{`\n\t\t\tif ok(s) { return nil, nil }\n\t\t\treturn f('}', \"{\")\n\t\t"]
+        );
+    }
+
+    #[test]
+    fn a_python_body_past_its_first_statement_is_left_out() {
+        let src = "@mcp.tool()\nasync def f(x: int) -> str:\n    \"\"\"Doc.\n\n    More.\"\"\"\n    y = g(x)\n\n    # note\n    return h(\n        y,\n    )\n\n\ndef short(): return 1\n";
+        assert_eq!(
+            skipped(Lang::Python, src),
+            ["    y = g(x)\n\n    # note\n    return h(\n        y,\n    )\n"]
+        );
+    }
+
+    #[test]
+    fn a_python_body_holding_an_anchor_or_a_global_is_parsed() {
+        let src = "def register(mcp):\n    x = 1\n    @mcp.tool()\n    def a():\n        return x\n\ndef b():\n    global Y\n    Y = 2\n";
+        assert!(skipped(Lang::Python, src).is_empty());
+    }
+
+    #[test]
+    fn the_included_ranges_carry_rows_and_columns() {
+        let src = b"ab\ncd{xx\nyy}ef\n";
+        let got = included(src, &[Range { start: 6, end: 11 }]);
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[0].start_byte, got[0].end_byte), (0, 6));
+        assert_eq!(got[0].end_point, Point { row: 1, column: 3 });
+        assert_eq!((got[1].start_byte, got[1].end_byte), (11, 15));
+        assert_eq!(got[1].start_point, Point { row: 2, column: 2 });
+    }
+}
