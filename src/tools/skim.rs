@@ -65,10 +65,12 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
 /// Returns true when a body holds a spelling by which a name bound in it may be
 /// seen outside it, or a module be reached from it: imports, `require`, CommonJS
 /// `exports`, TypeScript's `var` (hoisted out of a block), Python's `global` and
-/// `nonlocal`.
+/// `nonlocal`. Go has none.
 fn binds_across(lang: Lang, text: &[u8]) -> bool {
     let words: &[&[u8]] = match lang {
         Lang::Python => &[b"import", b"global", b"nonlocal"],
+        // A Go function's `var` and `:=` are its own.
+        Lang::Go => &[],
         _ => &[b"import", b"require", b"exports", b"var"],
     };
     words.iter().any(|w| has_word(text, w))
@@ -100,9 +102,11 @@ fn returns_a_literal(text: &[u8]) -> bool {
 struct Candidate {
     search: Range<usize>,
     skip: Range<usize>,
-    /// A TypeScript body that is no call's argument: a function declaration's, a
-    /// method's, a block's, or that of a function bound to a name, which must not
-    /// return an object literal (see [`returns_a_literal`]).
+    /// A TypeScript body the recogniser may read as a factory: a declared
+    /// function's (`function f() {`), or an arrow function's that is no call's
+    /// argument (bound to a name, a class field's value). It must not return an
+    /// object literal (see [`returns_a_literal`]). Methods and blocks are no
+    /// factories.
     named: bool,
 }
 
@@ -172,8 +176,10 @@ struct Frame {
     at: usize,
     /// A body or block: a `{` right after `)` or `=>`.
     body: bool,
-    /// Such a body right inside a call's parentheses: a callback's.
-    callback: bool,
+    /// Such a body that the recogniser may read as a factory (see [`Candidate`]).
+    named: bool,
+    /// A `(` opening a declared or bound function's parameters (`function f(`).
+    function: bool,
     /// Inside the arguments of a call naming `ListToolsRequestSchema`, whose
     /// handler a recogniser searches.
     kept: bool,
@@ -196,17 +202,27 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
     b"yield",
 ];
 
-/// TypeScript's callbacks: a `{` right after `=>` or `)` whose innermost open
-/// bracket is a `(`, that is, a function expression's body passed as an argument.
-/// `None` when the lexer cannot follow the file.
+/// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
+/// return type that follows `)`. `None` when the lexer cannot follow the file.
 fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
     let mut out = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut prev = Prev::Operator;
+    // `function`, `function*` or `function name` was just read: a `(` next opens
+    // a declared or bound function's parameters.
+    let mut function_pending = false;
+    // The last `)` closed such parameters.
+    let mut closed_function = false;
+    // Where the body after a return type (`): Promise<void> {`) opens.
+    let mut typed_body = None;
+    let mut last_was_function = false;
     let mut i = 0;
     let n = bytes.len();
     while i < n {
         let b = bytes[i];
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
+            function_pending = false;
+        }
         match b {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -233,8 +249,14 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
             }
             b'(' | b'[' | b'{' => {
                 let kept = stack.last().is_some_and(|f| f.kept);
-                let body = b == b'{' && matches!(prev, Prev::Arrow | Prev::CloseParen);
+                let body = b == b'{'
+                    && (matches!(prev, Prev::Arrow | Prev::CloseParen) || typed_body == Some(i));
+                // A callback's body: right inside a call's parentheses.
                 let callback = body && stack.last().is_some_and(|f| f.open == Open::Paren);
+                // A factory the recogniser may read: a declared function, or an
+                // arrow function that is no call's argument (bound to a name, a
+                // class field's value).
+                let named = !callback && (prev == Prev::Arrow || closed_function);
                 stack.push(Frame {
                     open: match b {
                         b'(' => Open::Paren,
@@ -243,9 +265,11 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                     },
                     at: i,
                     body,
-                    callback,
+                    named,
+                    function: b == b'(' && function_pending,
                     kept,
                 });
+                function_pending = false;
                 i += 1;
                 prev = Prev::Operator;
             }
@@ -259,8 +283,10 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                 if frame.open != want {
                     return None;
                 }
+                closed_function = frame.function;
                 i += 1;
                 prev = if b == b')' {
+                    typed_body = return_type_body(bytes, i);
                     Prev::CloseParen
                 } else {
                     Prev::Operand
@@ -274,7 +300,7 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                             out.push(Candidate {
                                 search: frame.at + 1..i,
                                 skip: frame.at + 1..i,
-                                named: !frame.callback,
+                                named: frame.named,
                             });
                         }
                         i += 1;
@@ -297,12 +323,18 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                     i += 1;
                 }
                 let word = &bytes[start..i];
+                // `function name (`: the name is the one word allowed in between.
+                function_pending = word == b"function" || (function_pending && last_was_function);
+                last_was_function = word == b"function";
                 if word == b"ListToolsRequestSchema" {
                     if let Some(top) = stack.last_mut() {
                         top.kept = true;
                     }
                 }
-                prev = if EXPRESSION_KEYWORDS.contains(&word) || word == b"await" {
+                prev = if EXPRESSION_KEYWORDS.contains(&word)
+                    || word == b"await"
+                    || word == b"function"
+                {
                     Prev::Keyword
                 } else {
                     Prev::Operand
@@ -315,6 +347,49 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
         }
     }
     stack.is_empty().then_some(out)
+}
+
+/// Returns where a function's body opens after a return type, `from` being just
+/// past its parameters' `)`: `): Promise<Result> {`, `): string | undefined {`. A
+/// type is read as names, `.`, `|`, `&`, `,`, `[]`, balanced `<>` and quoted
+/// literals; anything else (an object type, a function type, `||`, `?`) is no return
+/// type this reads, and the body is then not left out.
+fn return_type_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from + bytes.get(from..)?.len() - bytes[from..].trim_ascii_start().len();
+    if bytes.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    let mut angle = 0usize;
+    let mut words = 0;
+    let end = bytes.len().min(i + 512);
+    while i < end {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' | b'.' | b',' | b'[' | b']' => i += 1,
+            b'|' | b'&' if bytes.get(i + 1) != Some(&bytes[i]) => i += 1,
+            b'<' => {
+                angle += 1;
+                i += 1;
+            }
+            b'>' => {
+                angle = angle.checked_sub(1)?;
+                i += 1;
+            }
+            b'\'' | b'"' => {
+                i = string_end(bytes, i)?;
+                words += 1;
+            }
+            b'{' => return (angle == 0 && words > 0).then_some(i),
+            b if is_ident(b) => {
+                while i < end && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                words += 1;
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Go's function bodies and blocks: a `{` right after `)` (a function literal's
@@ -403,7 +478,8 @@ fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<us
                     open: Open::Template,
                     at: i + 1,
                     body: false,
-                    callback: false,
+                    named: false,
+                    function: false,
                     kept: stack.last().is_some_and(|f| f.kept),
                 });
                 return Some(i + 2);
@@ -662,6 +738,17 @@ mod tests {
         assert_eq!(
             skipped(Lang::TypeScript, src),
             [" a(); ", " b(); ", " c(); "]
+        );
+    }
+
+    #[test]
+    fn bodies_after_a_return_type_are_left_out() {
+        let src = "class C {\n  async m(x: T): Promise<Map<string, R[]>> { return { a: 1 }; }\n  n(): { a: number } { return { a: 2 }; }\n}\n\
+                   function g(a: string): string | undefined { h(); }\n\
+                   function make(): Def { return { name: \"a\" }; }\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [" return { a: 1 }; ", " h(); "]
         );
     }
 
