@@ -31,7 +31,7 @@ const SEARCH_FACTOR: usize = 4;
 /// empty when the language is not skimmed or the lexer could not follow the file.
 pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
     let candidates = match lang {
-        Lang::TypeScript => typescript_callbacks(bytes),
+        Lang::TypeScript => typescript_lex(bytes).map(|lexed| lexed.candidates),
         Lang::Python => python_bodies(bytes),
         Lang::Go => go_bodies(bytes),
         _ => None,
@@ -183,6 +183,71 @@ struct Frame {
     /// Inside the arguments of a call naming `ListToolsRequestSchema`, whose
     /// handler a recogniser searches.
     kept: bool,
+    /// The keys of an object literal that make it tool-shaped, seen right inside
+    /// this brace ([`KEY_NAME`] and the others).
+    keys: u8,
+    /// The brace is the value of an `annotations` key.
+    annotations: bool,
+}
+
+/// A `name` key.
+const KEY_NAME: u8 = 1;
+/// An `annotations` key whose value is an object literal with a hint key.
+const KEY_HINTED: u8 = 2;
+/// A schema key: `inputSchema`, `schema`, `parameters`.
+const KEY_SCHEMA: u8 = 4;
+/// A handler key: `handler`, `handle`, `execute`, `run`, `callback`.
+const KEY_HANDLER: u8 = 8;
+/// A hint key (`readOnlyHint`), in an `annotations` object.
+const KEY_HINT: u8 = 16;
+
+/// Returns the flag of a key the tool-shaped form reads, 0 for any other; a key
+/// with an escape may be any of them.
+fn key_flag(key: &[u8]) -> u8 {
+    match key {
+        b"name" => KEY_NAME,
+        b"inputSchema" | b"schema" | b"parameters" => KEY_SCHEMA,
+        b"handler" | b"handle" | b"execute" | b"run" | b"callback" => KEY_HANDLER,
+        b"readOnlyHint" | b"destructiveHint" | b"idempotentHint" | b"openWorldHint" => KEY_HINT,
+        _ if key.contains(&b'\\') => KEY_NAME | KEY_SCHEMA | KEY_HANDLER | KEY_HINT,
+        _ => 0,
+    }
+}
+
+/// Returns true when what follows a word or a string at `at` makes it an object's
+/// key: `:`, `,` or `}` (shorthand), `(` or `<` (a method), past white space and a
+/// `?`; a comment there may hide any of them.
+fn key_follows(bytes: &[u8], at: usize) -> bool {
+    let rest = bytes[at..].trim_ascii_start();
+    let rest = rest
+        .strip_prefix(b"?")
+        .map_or(rest, <[u8]>::trim_ascii_start);
+    matches!(rest.first(), Some(b':' | b',' | b'}' | b'(' | b'<' | b'/'))
+}
+
+/// Where an `annotations` key's value is being read.
+#[derive(Clone, Copy, PartialEq)]
+enum Annotations {
+    None,
+    /// The key was read.
+    Key,
+    /// Its `:` was read: a `{` next is its value.
+    Colon,
+}
+
+/// What the TypeScript lexer reads of a file.
+struct Lexed {
+    /// The bodies and blocks the parse may leave out, if their text allows it.
+    candidates: Vec<Candidate>,
+    /// An object literal holds a `name` key beside an `annotations` object with a
+    /// hint key, or beside a schema key and a handler key: the tool-shaped form.
+    shaped: bool,
+}
+
+/// Returns whether TypeScript source holds a tool-shaped object literal (see
+/// [`Lexed::shaped`]); `None` when the lexer cannot follow it.
+pub(super) fn typescript_shaped(bytes: &[u8]) -> Option<bool> {
+    typescript_lex(bytes).map(|lexed| lexed.shaped)
 }
 
 /// Keywords after which a `/` starts a regular expression.
@@ -204,8 +269,10 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 
 /// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
 /// return type that follows `)`. `None` when the lexer cannot follow the file.
-fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
+fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
     let mut out = Vec::new();
+    let mut shaped = false;
+    let mut annotations = Annotations::None;
     let mut stack: Vec<Frame> = Vec::new();
     let mut prev = Prev::Operator;
     // `function`, `function*` or `function name` was just read: a `(` next opens
@@ -222,6 +289,10 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
         let b = bytes[i];
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
             function_pending = false;
+        }
+        let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
+            annotations = Annotations::None;
         }
         match b {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
@@ -240,7 +311,16 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                 prev = Prev::Operand;
             }
             b'\'' | b'"' => {
+                let start = i;
                 i = string_end(bytes, i)?;
+                if stack.last().is_some_and(|f| f.open == Open::Brace) && key_follows(bytes, i) {
+                    let key = &bytes[start + 1..i - 1];
+                    let top = stack.last_mut().expect("a brace is open");
+                    top.keys |= key_flag(key);
+                    if key == b"annotations" {
+                        annotations = Annotations::Key;
+                    }
+                }
                 prev = Prev::Operand;
             }
             b'`' => {
@@ -268,8 +348,11 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                     named,
                     function: b == b'(' && function_pending,
                     kept,
+                    keys: 0,
+                    annotations: b == b'{' && annotations == Annotations::Colon,
                 });
                 function_pending = false;
+                annotations = Annotations::None;
                 i += 1;
                 prev = Prev::Operator;
             }
@@ -296,6 +379,15 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                 let frame = stack.pop()?;
                 match frame.open {
                     Open::Brace => {
+                        let k = frame.keys;
+                        shaped |= k & KEY_NAME != 0
+                            && (k & KEY_HINTED != 0
+                                || (k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0));
+                        if frame.annotations && k & KEY_HINT != 0 {
+                            if let Some(parent) = stack.last_mut() {
+                                parent.keys |= KEY_HINTED;
+                            }
+                        }
                         if frame.body && !frame.kept {
                             out.push(Candidate {
                                 search: frame.at + 1..i,
@@ -331,6 +423,14 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                         top.kept = true;
                     }
                 }
+                if let Some(top) = stack.last_mut().filter(|f| f.open == Open::Brace) {
+                    if key_follows(bytes, i) {
+                        top.keys |= key_flag(word);
+                        if word == b"annotations" {
+                            annotations = Annotations::Key;
+                        }
+                    }
+                }
                 prev = if EXPRESSION_KEYWORDS.contains(&word)
                     || word == b"await"
                     || word == b"function"
@@ -341,12 +441,21 @@ fn typescript_callbacks(bytes: &[u8]) -> Option<Vec<Candidate>> {
                 };
             }
             _ => {
+                if b == b':' {
+                    annotations = match annotations {
+                        Annotations::Key => Annotations::Colon,
+                        _ => Annotations::None,
+                    };
+                }
                 i += 1;
                 prev = Prev::Operator;
             }
         }
     }
-    stack.is_empty().then_some(out)
+    stack.is_empty().then_some(Lexed {
+        candidates: out,
+        shaped,
+    })
 }
 
 /// Returns where a function's body opens after a return type, `from` being just
@@ -480,6 +589,8 @@ fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<us
                     body: false,
                     named: false,
                     function: false,
+                    keys: 0,
+                    annotations: false,
                     kept: stack.last().is_some_and(|f| f.kept),
                 });
                 return Some(i + 2);
@@ -797,6 +908,30 @@ mod tests {
     fn a_python_body_holding_an_anchor_or_a_global_is_parsed() {
         let src = "def register(mcp):\n    x = 1\n    @mcp.tool()\n    def a():\n        return x\n\ndef b():\n    global Y\n    Y = 2\n";
         assert!(skipped(Lang::Python, src).is_empty());
+    }
+
+    #[test]
+    fn a_tool_shaped_object_needs_its_keys_in_one_object() {
+        let shaped = |src: &str| typescript_shaped(src.as_bytes());
+        // The loose reading finds these keys in the file; they are in different objects.
+        assert_eq!(
+            shaped("const a = { name: \"x\" };\nconst b = { inputSchema: s, execute: f };\n"),
+            Some(false)
+        );
+        assert_eq!(
+            shaped("f({ name: \"x\", annotations: { title: \"t\" } });\nconst readOnlyHint = 1;\n"),
+            Some(false)
+        );
+        for src in [
+            "defineTool({ name: \"x\", inputSchema: s, async execute(a) { return a; } });\n",
+            "defineTool({ \"name\": \"x\", 'parameters': p, handler });\n",
+            "t({ name, annotations: { readOnlyHint: true, ...rest } });\n",
+            "t({ name: n, annotations: /* hints */ { \"openWorldHint\": false } });\n",
+            "t({ name /* the tool */ : n, schema: s, run: r });\n",
+        ] {
+            assert_eq!(shaped(src), Some(true), "{src}");
+        }
+        assert_eq!(shaped("t({ name: \"x\", schema: s, run: r );\n"), None);
     }
 
     #[test]
