@@ -55,7 +55,11 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
         let read = prefilter::anchored(lang, text)
             || binds_across(lang, text)
             || (c.named && returns_a_literal(text));
-        if !read && !c.skip.is_empty() {
+        if read {
+            continue;
+        }
+        out.extend(c.doc.filter(|d| !d.is_empty()));
+        if !c.skip.is_empty() {
             out.push(c.skip);
         }
     }
@@ -102,6 +106,8 @@ fn returns_a_literal(text: &[u8]) -> bool {
 struct Candidate {
     search: Range<usize>,
     skip: Range<usize>,
+    /// Also left out: the inside of a Python docstring that is the first statement.
+    doc: Option<Range<usize>>,
     /// A TypeScript body the recogniser may read as a factory: a declared
     /// function's (`function f() {`), or an arrow function's that is no call's
     /// argument (bound to a name, a class field's value). It must not return an
@@ -392,6 +398,7 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                             out.push(Candidate {
                                 search: frame.at + 1..i,
                                 skip: frame.at + 1..i,
+                                doc: None,
                                 named: frame.named,
                             });
                         }
@@ -546,6 +553,7 @@ fn go_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
                     out.push(Candidate {
                         search: at + 1..i,
                         skip: at + 1..i,
+                        doc: None,
                         named: false,
                     });
                 }
@@ -660,15 +668,37 @@ fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
             Some(left) => left,
             None => break,
         };
-        if last > k + 1 {
+        let doc = docstring(bytes, first);
+        if last > k + 1 || doc.is_some() {
             out.push(Candidate {
                 search: first.start..lines[last].end,
                 skip: first.end..lines[last].end,
+                doc,
                 named: false,
             });
         }
     }
     Some(out)
+}
+
+/// Returns the inside of a docstring that is the whole of a body's first logical
+/// line (`"""Says what."""`, a comment after it allowed), which no recogniser reads:
+/// leaving it out leaves the empty string `""""""` in its place.
+fn docstring(bytes: &[u8], first: &LogicalLine) -> Option<Range<usize>> {
+    let mut at = first.code;
+    if matches!(bytes.get(at), Some(b'r' | b'R' | b'u' | b'U')) {
+        at += 1;
+    }
+    let quote = *bytes.get(at)?;
+    if !matches!(quote, b'"' | b'\'') || bytes.get(at..at + 3) != Some(&[quote; 3][..]) {
+        return None;
+    }
+    let end = python_string_end(bytes, at)?;
+    let rest = bytes.get(end..first.end)?.trim_ascii();
+    if !(rest.is_empty() || rest.starts_with(b"#")) {
+        return None;
+    }
+    (end - 3 > at + 3).then_some(at + 3..end - 3)
 }
 
 /// Returns whether indentation `inner` is deeper than `outer`; `None` when the two
@@ -900,7 +930,10 @@ mod tests {
         let src = "@mcp.tool()\nasync def f(x: int) -> str:\n    \"\"\"Doc.\n\n    More.\"\"\"\n    y = g(x)\n\n    # note\n    return h(\n        y,\n    )\n\n\ndef short(): return 1\n";
         assert_eq!(
             skipped(Lang::Python, src),
-            ["    y = g(x)\n\n    # note\n    return h(\n        y,\n    )\n"]
+            [
+                "Doc.\n\n    More.",
+                "    y = g(x)\n\n    # note\n    return h(\n        y,\n    )\n"
+            ]
         );
     }
 
