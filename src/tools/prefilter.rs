@@ -47,7 +47,7 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
             .any(|f| called(bytes, f.as_bytes(), b"([")),
         Lang::Rust => has(bytes, b"Tool::new") || rust_tool_attribute(bytes),
         Lang::CSharp => csharp_tool(bytes),
-        Lang::Java => called(bytes, b"Tool", b"(<."),
+        Lang::Java => called(bytes, b"Tool", b"(<") || java_tool_builder(bytes),
         Lang::Kotlin => has(bytes, b"addTool") || called(bytes, b"Tool", b"(<"),
         Lang::Php | Lang::Ruby | Lang::Swift => spelled(bytes),
     }
@@ -118,6 +118,22 @@ fn go_receiver(head: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// Java's `Tool.builder()` (`McpSchema.Tool.builder()`, `Tool\n    .builder()`): the
+/// one chain the recogniser reads that starts from `Tool.`; a comment after the `.`
+/// may hide it.
+fn java_tool_builder(bytes: &[u8]) -> bool {
+    words(bytes, b"Tool").any(|at| {
+        let rest = bytes[at + b"Tool".len()..].trim_ascii_start();
+        rest.strip_prefix(b".").is_some_and(|rest| {
+            let rest = rest.trim_ascii_start();
+            rest.starts_with(b"/")
+                || rest
+                    .strip_prefix(b"builder")
+                    .is_some_and(|after| !after.first().is_some_and(|&b| is_ident(b)))
+        })
+    })
 }
 
 /// TypeScript's `server.tool` is called: `(`, type arguments or an optional call
@@ -452,7 +468,15 @@ mod tests {
             (Lang::Rust, "use rmcp::model::Tool; fn tool() {}"),
             (Lang::CSharp, "using ModelContextProtocol;"),
             (Lang::Java, "List<Tool> tools;"),
+            (
+                Lang::Java,
+                "McpSchema.Tool t = (McpSchema.Tool) x; Tool.Builder b; f(Tool.class);",
+            ),
             (Lang::Kotlin, "val t: Tool = x"),
+            (
+                Lang::TypeScript,
+                "const a = { name: 'x' }; const b = { inputSchema: s, execute: f };",
+            ),
         ];
         for (lang, text) in no {
             assert!(!anchored(*lang, text.as_bytes()), "{lang:?}: {text}");
