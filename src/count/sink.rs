@@ -166,8 +166,19 @@ impl<'m> TreeSink<'m> {
             });
         }
         if let Some(feeds) = &mut self.feeds {
-            for &tree in &self.taking {
-                feeds[tree].end(&self.path);
+            match self.taking.as_slice() {
+                [] => {}
+                &[tree] => feeds[tree].end(&self.path),
+                taking => {
+                    // A tree and its subfolder trees: the file is parsed once.
+                    let mut each: Vec<&mut ToolFeed> = feeds
+                        .iter_mut()
+                        .enumerate()
+                        .filter(|(i, _)| taking.contains(i))
+                        .map(|(_, feed)| feed)
+                        .collect();
+                    ToolFeed::end_each(&mut each, &self.path);
+                }
             }
         }
         let (path, counts) = (&self.path, self.counter.counts());

@@ -102,6 +102,33 @@ impl ToolFeed {
         self.state = State::Idle;
     }
 
+    /// Ends the current file in each of `feeds` (the trees of one archive holding it
+    /// at the same path, fed the same bytes): [`ToolFeed::end`] for each, with the
+    /// file read once for all that took it whole.
+    pub fn end_each(feeds: &mut [&mut ToolFeed], path: &[u8]) {
+        let first = feeds.iter().position(|f| f.state == State::Taking);
+        let bytes = first.map_or_else(Vec::new, |at| std::mem::take(&mut feeds[at].buf));
+        let mut taking: Vec<&mut TreeTools> = Vec::new();
+        for feed in feeds.iter_mut() {
+            match feed.state {
+                State::Taking => {
+                    debug_assert!(
+                        feed.buf.is_empty() || feed.buf == bytes,
+                        "the trees of one file take the same bytes"
+                    );
+                    taking.push(&mut feed.tools);
+                }
+                State::Overgrown => feed.tools.skip_file(path),
+                State::Idle => {}
+            }
+        }
+        TreeTools::add_file_to_each(&mut taking, path, &bytes);
+        for feed in feeds.iter_mut() {
+            feed.buf.clear();
+            feed.state = State::Idle;
+        }
+    }
+
     /// Joins the feed of another thread reading the same tree.
     pub fn merge(&mut self, other: ToolFeed) {
         self.tools.merge(other.tools);

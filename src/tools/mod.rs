@@ -299,6 +299,20 @@ pub struct TreeTools {
     reading: Reading,
 }
 
+/// What reading one file gives a collector (see [`TreeTools::add_file_to_each`]).
+#[derive(Clone)]
+enum FileRead {
+    /// Not a file the finder reads.
+    Nothing,
+    /// Past a bound: counted as skipped.
+    Skipped,
+    Parsed(FileSummary),
+    /// Without an anchor: kept aside, `plain` when it holds neither `tool` nor `hint`.
+    Aside {
+        plain: bool,
+    },
+}
+
 /// How much of a file is parsed.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reading {
@@ -522,29 +536,71 @@ impl TreeTools {
     /// parsed and are counted in `skipped`; a file without an anchor is kept aside
     /// (see the module's documentation).
     pub fn add_file(&mut self, path: &[u8], bytes: &[u8]) {
+        let read = self.read_file(path, bytes);
+        self.keep(read, path, bytes);
+    }
+
+    /// Reads one whole file for several collectors of the same roles (a tree and its
+    /// subfolder trees, which hold the same file at the same path): it is parsed once.
+    pub fn add_file_to_each(collectors: &mut [&mut TreeTools], path: &[u8], bytes: &[u8]) {
+        let mut shared: Option<(Roles, Reading, FileRead)> = None;
+        for tools in collectors.iter_mut() {
+            let read = match &shared {
+                Some((roles, reading, read))
+                    if *roles == tools.roles && *reading == tools.reading =>
+                {
+                    read.clone()
+                }
+                _ => {
+                    let read = tools.read_file(path, bytes);
+                    shared = Some((tools.roles, tools.reading, read.clone()));
+                    read
+                }
+            };
+            tools.keep(read, path, bytes);
+        }
+    }
+
+    /// What reading a file gives, before it is kept.
+    fn read_file(&self, path: &[u8], bytes: &[u8]) -> FileRead {
         let Some(lang) = Lang::of(path) else {
-            return;
+            return FileRead::Nothing;
         };
         if !self.roles.contains(Role::of_path(path).0) {
-            return;
+            return FileRead::Nothing;
         }
         if bytes.len() > MAX_PARSE_BYTES {
-            self.skipped += 1;
-            return;
+            return FileRead::Skipped;
         }
         if !declarations_only(path) && prefilter::anchored(lang, bytes) {
-            self.read(lang, path, bytes, Why::Anchor);
+            match summarize(lang, path, bytes, Why::Anchor, self.reading) {
+                Some(summary) => FileRead::Parsed(summary),
+                None => FileRead::Skipped,
+            }
         } else if lang.links_files() {
-            self.aside
-                .insert(!mentions(bytes), path.to_vec(), bytes.to_vec());
+            FileRead::Aside {
+                plain: !mentions(bytes),
+            }
+        } else {
+            FileRead::Nothing
+        }
+    }
+
+    /// Keeps what reading a file gave.
+    fn keep(&mut self, read: FileRead, path: &[u8], bytes: &[u8]) {
+        match read {
+            FileRead::Nothing => {}
+            FileRead::Skipped => self.skipped += 1,
+            FileRead::Parsed(summary) if summary.is_empty() => {}
+            FileRead::Parsed(summary) => self.files.push(summary),
+            FileRead::Aside { plain } => self.aside.insert(plain, path.to_vec(), bytes.to_vec()),
         }
     }
 
     /// Parses one file and keeps its summary when it holds anything.
     fn read(&mut self, lang: Lang, path: &[u8], bytes: &[u8], why: Why) {
         match summarize(lang, path, bytes, why, self.reading) {
-            Some(summary) if summary.is_empty() => {}
-            Some(summary) => self.files.push(summary),
+            Some(summary) => self.keep(FileRead::Parsed(summary), path, bytes),
             None => self.skipped += 1,
         }
     }

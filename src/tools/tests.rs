@@ -1058,3 +1058,24 @@ func Second() mcp.Tool {
         assert!(!skim::bodies(lang, text).is_empty(), "a body is left out");
     }
 }
+
+/// A tree and its subfolder tree read a file once between them: what each finds is
+/// what reading the file for each alone finds.
+#[test]
+fn collectors_sharing_a_read_find_what_each_finds_alone() {
+    let files: [(&str, &[u8]); 3] = [
+        ("src/index.ts", TS_INDEX.as_bytes()),
+        ("src/presets.ts", TS_PRESETS.as_bytes()),
+        ("src/huge.ts", &too_large()),
+    ];
+    let (mut a, mut b) = (TreeTools::new(), TreeTools::new());
+    for (path, bytes) in files {
+        TreeTools::add_file_to_each(&mut [&mut a, &mut b], path.as_bytes(), bytes);
+    }
+    let alone = find(&files);
+    assert!(!alone.tools.is_empty());
+    for shared in [a.finish(), b.finish()] {
+        assert_eq!(shared.tools, alone.tools);
+        assert_eq!(shared.skipped_files, alone.skipped_files);
+    }
+}

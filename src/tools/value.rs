@@ -194,7 +194,7 @@ pub(crate) struct Import {
 
 /// What one file contributes: its registrations, the names it binds to literal
 /// values, and the names it imports from relative modules.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct FileSummary {
     pub(crate) path: Vec<u8>,
     pub(crate) sites: Vec<Site>,
