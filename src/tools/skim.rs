@@ -1,9 +1,9 @@
 //! Which function bodies of a file the parser may leave out: TypeScript's function
 //! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
 //! callback, a method's body; a named function's only when it returns no object
-//! literal, which the recogniser reads as a factory), Go's function bodies and
-//! blocks, and the bodies of Python's `def`s, when they hold no anchor (see
-//! [`prefilter::anchored`]).
+//! literal, which the recogniser reads as a factory), Go's, Rust's and Java's
+//! function bodies and blocks, and the bodies of Python's `def`s, when they hold no
+//! anchor (see [`prefilter::anchored`]).
 //! A recogniser records nothing from such a body: no registration is spelled in it,
 //! and a name bound in it is, by the language's scoping, seen by no registration
 //! outside it. Leaving it out of the parse is most of what a registering file costs
@@ -34,6 +34,8 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
         Lang::TypeScript => typescript_lex(bytes).map(|lexed| lexed.candidates),
         Lang::Python => python_bodies(bytes),
         Lang::Go => go_bodies(bytes),
+        Lang::Rust => c_like_bodies(bytes, Dialect::Rust),
+        Lang::Java => c_like_bodies(bytes, Dialect::Java),
         _ => None,
     };
     let Some(mut candidates) = candidates else {
@@ -73,8 +75,8 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
 fn binds_across(lang: Lang, text: &[u8]) -> bool {
     let words: &[&[u8]] = match lang {
         Lang::Python => &[b"import", b"global", b"nonlocal"],
-        // A Go function's `var` and `:=` are its own.
-        Lang::Go => &[],
+        // A Go, Rust or Java function's bindings are its own.
+        Lang::Go | Lang::Rust | Lang::Java => &[],
         _ => &[b"import", b"require", b"exports", b"var"],
     };
     words.iter().any(|w| has_word(text, w))
@@ -566,6 +568,232 @@ fn go_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
     stack.is_empty().then_some(out)
 }
 
+/// The languages [`c_like_bodies`] reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Dialect {
+    Rust,
+    Java,
+}
+
+/// Rust's and Java's function bodies and blocks: a `{` right after `)` (a method's,
+/// `if f(x) {`), after Java's `->` and `throws X, Y` or Rust's `=>` and closure
+/// `|x|`, or after a Rust return type (`) -> Result<T, E> {`). `None` when the lexer
+/// cannot follow the file.
+fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
+    let mut out = Vec::new();
+    // (the opening byte, where it is, whether it is a body's brace)
+    let mut stack: Vec<(u8, usize, bool)> = Vec::new();
+    let mut opens_body = false;
+    let mut typed_body = None;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        let mut next_opens_body = false;
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = block_comment_end(bytes, i, dialect == Dialect::Rust)?;
+                continue;
+            }
+            b'"' if dialect == Dialect::Java && bytes.get(i..i + 3) == Some(b"\"\"\"") => {
+                i = i + 3 + memchr::memmem::find(&bytes[i + 3..], b"\"\"\"")? + 3;
+            }
+            b'"' if dialect == Dialect::Rust => i = rust_string_end(bytes, i + 1)?,
+            b'"' => i = string_end(bytes, i)?,
+            b'\'' => match dialect {
+                Dialect::Java => i = string_end(bytes, i)?,
+                Dialect::Rust => i = rust_quote_end(bytes, i)?,
+            },
+            b'(' | b'[' | b'{' => {
+                let body = b == b'{' && (opens_body || typed_body == Some(i));
+                stack.push((b, i, body));
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                let (open, at, body) = stack.pop()?;
+                let want = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open != want {
+                    return None;
+                }
+                if body {
+                    out.push(Candidate {
+                        search: at + 1..i,
+                        skip: at + 1..i,
+                        doc: None,
+                        named: false,
+                    });
+                }
+                i += 1;
+                if b == b')' {
+                    next_opens_body = true;
+                    typed_body = match dialect {
+                        Dialect::Rust => rust_return_type_body(bytes, i),
+                        Dialect::Java => java_throws_body(bytes, i),
+                    };
+                }
+            }
+            b'-' | b'=' if bytes.get(i + 1) == Some(&b'>') => {
+                i += 2;
+                // Java's lambda `->`, Rust's match arm `=>`; Rust's `->` is a
+                // return type, read ahead at the `)`.
+                next_opens_body = (b == b'-') == (dialect == Dialect::Java);
+            }
+            b'|' if dialect == Dialect::Rust => {
+                i += 1;
+                next_opens_body = true;
+            }
+            _ if is_ident(b) => {
+                let start = i;
+                while i < n && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                let word = &bytes[start..i];
+                if dialect == Dialect::Rust && matches!(word, b"r" | b"br" | b"b" | b"rb") {
+                    if let Some(end) = rust_prefixed_literal(bytes, i, word) {
+                        i = end;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+        opens_body = next_opens_body;
+    }
+    stack.is_empty().then_some(out)
+}
+
+/// Returns the index past a block comment starting at `at`, nested ones counted
+/// where the language nests them (Rust).
+fn block_comment_end(bytes: &[u8], at: usize, nests: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < bytes.len() {
+        match &bytes[i..i + 2] {
+            b"/*" if nests || depth == 0 => {
+                depth += 1;
+                i += 2;
+            }
+            b"*/" => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns the index past a Rust string whose body starts at `from` (past its `"`):
+/// escapes stepped over, new lines allowed.
+fn rust_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Rust's `'`: a character literal (`'x'`, `'\n'`, `'é'`) or a lifetime (`'a`),
+/// which is stepped over as the quote alone.
+fn rust_quote_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at + 1) == Some(&b'\\') {
+        let close = memchr::memchr(b'\'', bytes.get(at + 3..)?)?;
+        return Some(at + 3 + close + 1);
+    }
+    // One character, of one to four bytes, then the closing quote.
+    let width = match *bytes.get(at + 1)? {
+        b if b < 0x80 => 1,
+        b if b >= 0xf0 => 4,
+        b if b >= 0xe0 => 3,
+        _ => 2,
+    };
+    Some(match bytes.get(at + 1 + width) {
+        Some(b'\'') => at + 2 + width,
+        _ => at + 1,
+    })
+}
+
+/// Rust's prefixed literals after the prefix `word` ending at `at`: raw strings
+/// (`r"..."`, `r#"..."#`, `br##"..."##`), byte strings and byte characters.
+fn rust_prefixed_literal(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+    if word.contains(&b'r') {
+        let hashes = bytes[at..].iter().take_while(|&&b| b == b'#').count();
+        if bytes.get(at + hashes) != Some(&b'"') {
+            return None;
+        }
+        let mut close = vec![b'"'];
+        close.extend(std::iter::repeat_n(b'#', hashes));
+        let body = at + hashes + 1;
+        return Some(body + memchr::memmem::find(&bytes[body..], &close)? + close.len());
+    }
+    match bytes.get(at)? {
+        b'"' => rust_string_end(bytes, at + 1),
+        b'\'' => rust_quote_end(bytes, at),
+        _ => None,
+    }
+}
+
+/// Returns where a Rust function's body opens after its return type, `from` being
+/// just past the parameters' `)`: `-> Result<CallToolResult, McpError> {`, a
+/// `where` clause included. `None` for a declaration without a body (`;`), or a
+/// type this does not read.
+fn rust_return_type_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from + bytes.get(from..)?.len() - bytes[from..].trim_ascii_start().len();
+    if bytes.get(i..i + 2) != Some(b"->") {
+        return None;
+    }
+    i += 2;
+    let mut depth = 0usize;
+    let end = bytes.len().min(i + 1024);
+    while i < end {
+        match bytes[i] {
+            b'-' | b'=' if bytes.get(i + 1) == Some(&b'>') => i += 2,
+            b'<' | b'(' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'>' | b')' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b'{' => return (depth == 0).then_some(i),
+            b';' | b'"' | b'/' | b'}' => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns where a Java method's body opens after `throws A, B`, `from` being just
+/// past the parameters' `)`.
+fn java_throws_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?.trim_ascii_start();
+    let rest = rest.strip_prefix(b"throws")?;
+    let start = bytes.len() - rest.len();
+    let stop = rest
+        .iter()
+        .position(|&b| !(is_ident(b) || b.is_ascii_whitespace() || b == b'.' || b == b','))?;
+    (rest[stop] == b'{').then_some(start + stop)
+}
+
 /// Returns the index past a quoted string that starts at `at`; `None` when it is
 /// not closed on its line.
 fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
@@ -922,6 +1150,26 @@ mod tests {
         assert_eq!(
             skipped(Lang::Go, src),
             ["\n\t\t\ts := `}{`\n\t\t\tif ok(s) { return nil, nil }\n\t\t\treturn f('}', \"{\")\n\t\t"]
+        );
+    }
+
+    #[test]
+    fn rust_and_java_bodies_are_left_out_and_their_registrations_kept() {
+        let rust = "#[tool_router]\nimpl S {\n    #[tool(description = \"x\")]\n    async fn a(&self, p: Parameters<R>) -> Result<CallToolResult, McpError> {\n        let s = r#\"}\"{\"#; let c = '}'; let l: &'a str = \"{\";\n        Ok(CallToolResult::success(vec![]))\n    }\n    fn b() -> Tool { Tool::new(\"b\", \"d\", s) }\n    fn c(x: u8) { match x { 1 => { f() } _ => {} } }\n}\n";
+        assert_eq!(
+            skipped(Lang::Rust, rust),
+            [
+                "\n        let s = r#\"}\"{\"#; let c = '}'; let l: &'a str = \"{\";\n        Ok(CallToolResult::success(vec![]))\n    ",
+                " match x { 1 => { f() } _ => {} } ",
+            ]
+        );
+        let java = "class T {\n  void a() throws IOException, X {\n    String s = \"}\"; char c = '{';\n    String t = \"\"\"\n    }\n    \"\"\";\n  }\n  Tool b() { return new Tool(\"b\", null); }\n  Runnable r = () -> { run(); };\n}\n";
+        assert_eq!(
+            skipped(Lang::Java, java),
+            [
+                "\n    String s = \"}\"; char c = '{';\n    String t = \"\"\"\n    }\n    \"\"\";\n  ",
+                " run(); ",
+            ]
         );
     }
 
