@@ -28,9 +28,11 @@ const HINT_NAMES: [&[u8]; 4] = [
 pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
     match lang {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-            has(bytes, b"registerTool")
-                || has(bytes, b"addTool")
-                || has(bytes, b"ListToolsRequestSchema")
+            member(bytes, b"registerTool", b".", typescript_call)
+                || member(bytes, b"registerToolTask", b".", typescript_call)
+                || member(bytes, b"addTool", b".", typescript_call)
+                || (has(bytes, b"ListToolsRequestSchema")
+                    && member(bytes, b"setRequestHandler", b".", typescript_call))
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || (tool_shaped(bytes)
@@ -190,10 +192,41 @@ fn called(bytes: &[u8], word: &[u8], next: &[u8]) -> bool {
     })
 }
 
-/// TypeScript's tool classes: `Tool` between an `extends` or `implements` and the
-/// next `{` (the class's base is the heritage's first name, before its body). One
-/// pass: the next `Tool` and the next `{` only move forward.
+/// TypeScript's tool classes: a class whose base, the first name after its
+/// `extends` or `implements`, holds `Tool` (`class T extends MCPTool<I> {`,
+/// `class extends (BaseTool) {`). A class header with type parameters, which may
+/// hold anything, is read by [`tool_base_loosely`].
 fn tool_base(bytes: &[u8]) -> bool {
+    words(bytes, b"class").any(|at| {
+        let header = &bytes[at..];
+        let header = &header[..memchr::memchr(b'{', header).unwrap_or(header.len())];
+        if header.contains(&b'<') || header.contains(&b'/') {
+            return tool_base_loosely(header);
+        }
+        let Some(heritage) = ["extends", "implements"]
+            .iter()
+            .filter_map(|w| words(header, w.as_bytes()).next().map(|h| h + w.len()))
+            .min()
+        else {
+            return false;
+        };
+        let base = &header[heritage..];
+        let start = base
+            .iter()
+            .position(|&b| !(b.is_ascii_whitespace() || b == b'('))
+            .unwrap_or(base.len());
+        let base = &base[start..];
+        let len = base
+            .iter()
+            .position(|&b| !(is_ident(b) || b == b'.'))
+            .unwrap_or(base.len());
+        has(&base[..len], b"Tool")
+    })
+}
+
+/// `Tool` between an `extends` or `implements` and the next `{`. One pass: the
+/// next `Tool` and the next `{` only move forward.
+fn tool_base_loosely(bytes: &[u8]) -> bool {
     let mut heritage: Vec<usize> = words(bytes, b"extends")
         .chain(words(bytes, b"implements"))
         .collect();
@@ -398,6 +431,17 @@ mod tests {
             ),
             (Lang::TypeScript, "server.tool<T>('x', cb)"),
             (Lang::TypeScript, "server.tool?.('x', cb)"),
+            (
+                Lang::TypeScript,
+                "this.server\n  .registerToolTask('x', {}, cb)",
+            ),
+            (
+                Lang::TypeScript,
+                "server.setRequestHandler(ListToolsRequestSchema, h)",
+            ),
+            (Lang::TypeScript, "export class T extends (BaseTool) {}"),
+            (Lang::TypeScript, "class T<I> extends MCPTool<I> {}"),
+            (Lang::TypeScript, "class T implements Tool {}"),
             (Lang::Python, "@mcp.tool  # read only\ndef f(): ..."),
             (Lang::Python, "mcp.tool(name='x')(self.f)"),
             (Lang::Go, "s.AddTool(mcp.NewTool(\"x\"), h)"),
@@ -457,6 +501,18 @@ mod tests {
                 "const t = this.tool; f(name, schema.parse(x), run.id)",
             ),
             (Lang::TypeScript, "{ name: 'x', readOnlyHint: true }"),
+            (
+                Lang::TypeScript,
+                "import { ListToolsRequestSchema } from 'sdk'; type R = typeof registerTool;",
+            ),
+            (
+                Lang::TypeScript,
+                "interface T extends BaseTool {}\nfunction f<U extends Tool>() {}\nclass C extends Base implements Tool {}",
+            ),
+            (
+                Lang::TypeScript,
+                "const fixture = { name: 'x', inputSchema: s, execute: f };",
+            ),
             (
                 Lang::Java,
                 "public record Tool(String name, String title) {}",

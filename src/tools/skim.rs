@@ -247,8 +247,9 @@ enum Annotations {
 struct Lexed {
     /// The bodies and blocks the parse may leave out, if their text allows it.
     candidates: Vec<Candidate>,
-    /// An object literal holds a `name` key beside an `annotations` object with a
-    /// hint key, or beside a schema key and a handler key: the tool-shaped form.
+    /// An object literal right inside parentheses (a call's argument) holds a `name`
+    /// key beside an `annotations` object with a hint key, or beside a schema key and
+    /// a handler key: the tool-shaped form.
     shaped: bool,
 }
 
@@ -388,7 +389,10 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                 match frame.open {
                     Open::Brace => {
                         let k = frame.keys;
-                        shaped |= k & KEY_NAME != 0
+                        // The recogniser reads an object passed to a call.
+                        let argument = stack.last().is_some_and(|f| f.open == Open::Paren);
+                        shaped |= argument
+                            && k & KEY_NAME != 0
                             && (k & KEY_HINTED != 0
                                 || (k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0));
                         if frame.annotations && k & KEY_HINT != 0 {
