@@ -70,16 +70,30 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
 
 /// Returns true when a body holds a spelling by which a name bound in it may be
 /// seen outside it, or a module be reached from it: imports, `require`, CommonJS
-/// `exports`, TypeScript's `var` (hoisted out of a block), Python's `global` and
-/// `nonlocal`. Go has none.
+/// `exports`, TypeScript's `var` (hoisted out of a block), Python's relative
+/// imports, `global` and `nonlocal`. Go, Rust and Java have none.
 fn binds_across(lang: Lang, text: &[u8]) -> bool {
+    if lang == Lang::Python && relative_import(text) {
+        return true;
+    }
     let words: &[&[u8]] = match lang {
-        Lang::Python => &[b"import", b"global", b"nonlocal"],
+        // Of Python's imports the recogniser reads the relative ones only.
+        Lang::Python => &[b"global", b"nonlocal"],
         // A Go, Rust or Java function's bindings are its own.
         Lang::Go | Lang::Rust | Lang::Java => &[],
         _ => &[b"import", b"require", b"exports", b"var"],
     };
     words.iter().any(|w| has_word(text, w))
+}
+
+/// Returns true when Python source holds a relative import, `from .x import y`.
+fn relative_import(text: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, b"from").any(|at| {
+        let rest = &text[at + b"from".len()..];
+        !at.checked_sub(1).is_some_and(|i| is_ident(text[i]))
+            && rest.first().is_some_and(|b| b.is_ascii_whitespace())
+            && rest.trim_ascii_start().first() == Some(&b'.')
+    })
 }
 
 /// Returns true when `word` stands in `text` with no identifier byte either side.
@@ -1191,8 +1205,13 @@ mod tests {
 
     #[test]
     fn a_python_body_holding_an_anchor_or_a_global_is_parsed() {
-        let src = "def register(mcp):\n    x = 1\n    @mcp.tool()\n    def a():\n        return x\n\ndef b():\n    global Y\n    Y = 2\n";
+        let src = "def register(mcp):\n    x = 1\n    @mcp.tool()\n    def a():\n        return x\n\ndef b():\n    global Y\n    Y = 2\n\ndef c():\n    x = 1\n    from .presets import P\n";
         assert!(skipped(Lang::Python, src).is_empty());
+        let absolute = "def d():\n    x = 1\n    import json\n    from typing import Any\n";
+        assert_eq!(
+            skipped(Lang::Python, absolute),
+            ["    import json\n    from typing import Any\n"]
+        );
     }
 
     #[test]
