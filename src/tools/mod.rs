@@ -34,6 +34,7 @@ mod csharp;
 mod golang;
 mod java;
 mod kotlin;
+mod lex;
 mod php;
 mod prefilter;
 mod python;

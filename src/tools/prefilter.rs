@@ -37,7 +37,7 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
                 || tool_base(bytes)
                 || (tool_shaped(bytes)
                     && (lang != Lang::TypeScript
-                        || super::skim::typescript_shaped(bytes) != Some(false)))
+                        || super::lex::typescript_shaped(bytes) != Some(false)))
         }
         Lang::Python => {
             member(bytes, b"tool", b".@", python_use)
@@ -260,7 +260,7 @@ fn tool_base_loosely(bytes: &[u8]) -> bool {
 /// A tool-shaped object literal needs a `name` key beside an `annotations` key
 /// holding a hint, or beside a schema key and a handler key (see
 /// `typescript::tool_shaped`). This reads the keys anywhere in the file; in
-/// TypeScript, where the lexer of `skim` can follow the file, they must then also
+/// TypeScript, where the lexer of `lex` can follow the file, they must then also
 /// be keys of one object literal. A key is a word followed, past a closing quote, a
 /// `?` and white space, by `:`, or by `,` or `}` (shorthand) or `(` (a method).
 fn tool_shaped(bytes: &[u8]) -> bool {

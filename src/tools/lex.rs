@@ -1,0 +1,918 @@
+//! The lexers the finder reads source with before, or instead of, a parse: for
+//! TypeScript, Python, Go, Rust and Java, where the function bodies and blocks are
+//! (see `skim`), and for TypeScript, whether an object literal has the keys of the
+//! tool-shaped form (see `prefilter`). Strings, comments, template literals, regular
+//! expressions and each language's other literals are stepped over, brackets
+//! matched; whatever a lexer cannot follow (an unterminated string, a bracket closed
+//! by the wrong kind) gives `None`, and the caller reads the file as if there were
+//! no lexer.
+
+use std::ops::Range;
+
+use super::Lang;
+
+/// At most this many bytes of candidate bodies are searched for anchors, as a
+/// multiple of the file's length (nested candidates are searched again), and at
+/// most this many Python lines walked, as a multiple of the file's: a file of many
+/// nested bodies is bounded, and what is past the bound is parsed.
+pub(super) const SEARCH_FACTOR: usize = 4;
+
+/// Returns the bodies and blocks of a file of `lang` that the parse may leave out,
+/// when their text allows it (see `skim::bodies`); `None` when the language has no
+/// lexer or the lexer cannot follow the file.
+pub(super) fn candidates(lang: Lang, bytes: &[u8]) -> Option<Vec<Candidate>> {
+    match lang {
+        Lang::TypeScript => typescript_lex(bytes).map(|lexed| lexed.candidates),
+        Lang::Python => python_bodies(bytes),
+        Lang::Go => c_like_bodies(bytes, Dialect::Go),
+        Lang::Rust => c_like_bodies(bytes, Dialect::Rust),
+        Lang::Java => c_like_bodies(bytes, Dialect::Java),
+        _ => None,
+    }
+}
+
+/// A body the parse may leave out: `search` is the text that must hold no anchor,
+/// `skip` the bytes left out (for Python, the body past its first statement).
+pub(super) struct Candidate {
+    pub(super) search: Range<usize>,
+    pub(super) skip: Range<usize>,
+    /// Also left out: the inside of a Python docstring that is the first statement.
+    pub(super) doc: Option<Range<usize>>,
+    /// A TypeScript body the recogniser may read as a factory: a declared
+    /// function's (`function f() {`), or an arrow function's that is no call's
+    /// argument (bound to a name, a class field's value). It must not return an
+    /// object literal (see [`returns_a_literal`]). Methods and blocks are no
+    /// factories.
+    pub(super) named: bool,
+}
+
+pub(super) fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// What came before, as far as telling a regular expression from a division and
+/// a callback's body from a block needs it.
+#[derive(Clone, Copy, PartialEq)]
+enum Prev {
+    /// The file's start, or punctuation after which an expression starts.
+    Operator,
+    /// A name, a number, a literal, or `)`/`]`: a `/` next divides.
+    Operand,
+    /// A keyword after which an expression starts (`return`, `typeof`).
+    Keyword,
+    /// `)`: a `{` next may open a function's body.
+    CloseParen,
+    /// `=>`: a `{` next opens an arrow function's body.
+    Arrow,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    Paren,
+    Bracket,
+    Brace,
+    /// `${` in a template literal: its `}` goes back into the template.
+    Template,
+}
+
+struct Frame {
+    open: Open,
+    at: usize,
+    /// A body or block: a `{` right after `)` or `=>`.
+    body: bool,
+    /// Such a body that the recogniser may read as a factory (see [`Candidate`]).
+    named: bool,
+    /// A `(` opening a declared or bound function's parameters (`function f(`).
+    function: bool,
+    /// Inside the arguments of a call naming `ListToolsRequestSchema`, whose
+    /// handler a recogniser searches.
+    kept: bool,
+    /// The keys of an object literal that make it tool-shaped, seen right inside
+    /// this brace ([`KEY_NAME`] and the others).
+    keys: u8,
+    /// The brace is the value of an `annotations` key.
+    annotations: bool,
+}
+
+/// A `name` key.
+const KEY_NAME: u8 = 1;
+/// An `annotations` key whose value is an object literal with a hint key.
+const KEY_HINTED: u8 = 2;
+/// A schema key: `inputSchema`, `schema`, `parameters`.
+const KEY_SCHEMA: u8 = 4;
+/// A handler key: `handler`, `handle`, `execute`, `run`, `callback`.
+const KEY_HANDLER: u8 = 8;
+/// A hint key (`readOnlyHint`), in an `annotations` object.
+const KEY_HINT: u8 = 16;
+
+/// Returns the flag of a key the tool-shaped form reads, 0 for any other; a key
+/// with an escape may be any of them.
+fn key_flag(key: &[u8]) -> u8 {
+    match key {
+        b"name" => KEY_NAME,
+        b"inputSchema" | b"schema" | b"parameters" => KEY_SCHEMA,
+        b"handler" | b"handle" | b"execute" | b"run" | b"callback" => KEY_HANDLER,
+        b"readOnlyHint" | b"destructiveHint" | b"idempotentHint" | b"openWorldHint" => KEY_HINT,
+        _ if key.contains(&b'\\') => KEY_NAME | KEY_SCHEMA | KEY_HANDLER | KEY_HINT,
+        _ => 0,
+    }
+}
+
+/// Returns true when what follows a word or a string at `at` makes it an object's
+/// key: `:`, `,` or `}` (shorthand), `(` or `<` (a method), past white space and a
+/// `?`; a comment there may hide any of them.
+fn key_follows(bytes: &[u8], at: usize) -> bool {
+    let rest = bytes[at..].trim_ascii_start();
+    let rest = rest
+        .strip_prefix(b"?")
+        .map_or(rest, <[u8]>::trim_ascii_start);
+    matches!(rest.first(), Some(b':' | b',' | b'}' | b'(' | b'<' | b'/'))
+}
+
+/// Where an `annotations` key's value is being read.
+#[derive(Clone, Copy, PartialEq)]
+enum Annotations {
+    None,
+    /// The key was read.
+    Key,
+    /// Its `:` was read: a `{` next is its value.
+    Colon,
+}
+
+/// What the TypeScript lexer reads of a file.
+struct Lexed {
+    /// The bodies and blocks the parse may leave out, if their text allows it.
+    candidates: Vec<Candidate>,
+    /// An object literal right inside parentheses (a call's argument) holds a `name`
+    /// key beside an `annotations` object with a hint key, or beside a schema key and
+    /// a handler key: the tool-shaped form.
+    shaped: bool,
+}
+
+/// Returns whether TypeScript source holds a tool-shaped object literal (see
+/// [`Lexed::shaped`]); `None` when the lexer cannot follow it.
+pub(super) fn typescript_shaped(bytes: &[u8]) -> Option<bool> {
+    typescript_lex(bytes).map(|lexed| lexed.shaped)
+}
+
+/// Keywords after which a `/` starts a regular expression.
+const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
+    b"return",
+    b"typeof",
+    b"case",
+    b"do",
+    b"else",
+    b"in",
+    b"of",
+    b"new",
+    b"delete",
+    b"void",
+    b"throw",
+    b"instanceof",
+    b"yield",
+];
+
+/// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
+/// return type that follows `)`. `None` when the lexer cannot follow the file.
+fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
+    let mut out = Vec::new();
+    let mut shaped = false;
+    let mut annotations = Annotations::None;
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut prev = Prev::Operator;
+    // `function`, `function*` or `function name` was just read: a `(` next opens
+    // a declared or bound function's parameters.
+    let mut function_pending = false;
+    // The last `)` closed such parameters.
+    let mut closed_function = false;
+    // Where the body after a return type (`): Promise<void> {`) opens.
+    let mut typed_body = None;
+    let mut last_was_function = false;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
+            function_pending = false;
+        }
+        let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
+            annotations = Annotations::None;
+        }
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = i + 2 + memchr::memmem::find(&bytes[i + 2..], b"*/")? + 2;
+            }
+            b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
+                i += 1;
+                prev = Prev::Operator;
+            }
+            b'/' => {
+                i = regex_end(bytes, i)?;
+                prev = Prev::Operand;
+            }
+            b'\'' | b'"' => {
+                let start = i;
+                i = string_end(bytes, i)?;
+                if stack.last().is_some_and(|f| f.open == Open::Brace) && key_follows(bytes, i) {
+                    let key = &bytes[start + 1..i - 1];
+                    let top = stack.last_mut().expect("a brace is open");
+                    top.keys |= key_flag(key);
+                    if key == b"annotations" {
+                        annotations = Annotations::Key;
+                    }
+                }
+                prev = Prev::Operand;
+            }
+            b'`' => {
+                i = template_end(bytes, i + 1, &mut stack)?;
+                prev = Prev::Operand;
+            }
+            b'(' | b'[' | b'{' => {
+                let kept = stack.last().is_some_and(|f| f.kept);
+                let body = b == b'{'
+                    && (matches!(prev, Prev::Arrow | Prev::CloseParen) || typed_body == Some(i));
+                // A callback's body: right inside a call's parentheses.
+                let callback = body && stack.last().is_some_and(|f| f.open == Open::Paren);
+                // A factory the recogniser may read: a declared function, or an
+                // arrow function that is no call's argument (bound to a name, a
+                // class field's value).
+                let named = !callback && (prev == Prev::Arrow || closed_function);
+                stack.push(Frame {
+                    open: match b {
+                        b'(' => Open::Paren,
+                        b'[' => Open::Bracket,
+                        _ => Open::Brace,
+                    },
+                    at: i,
+                    body,
+                    named,
+                    function: b == b'(' && function_pending,
+                    kept,
+                    keys: 0,
+                    annotations: b == b'{' && annotations == Annotations::Colon,
+                });
+                function_pending = false;
+                annotations = Annotations::None;
+                i += 1;
+                prev = Prev::Operator;
+            }
+            b')' | b']' => {
+                let frame = stack.pop()?;
+                let want = if b == b')' {
+                    Open::Paren
+                } else {
+                    Open::Bracket
+                };
+                if frame.open != want {
+                    return None;
+                }
+                closed_function = frame.function;
+                i += 1;
+                prev = if b == b')' {
+                    typed_body = return_type_body(bytes, i);
+                    Prev::CloseParen
+                } else {
+                    Prev::Operand
+                };
+            }
+            b'}' => {
+                let frame = stack.pop()?;
+                match frame.open {
+                    Open::Brace => {
+                        let k = frame.keys;
+                        // The recogniser reads an object passed to a call.
+                        let argument = stack.last().is_some_and(|f| f.open == Open::Paren);
+                        shaped |= argument
+                            && k & KEY_NAME != 0
+                            && (k & KEY_HINTED != 0
+                                || (k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0));
+                        if frame.annotations && k & KEY_HINT != 0 {
+                            if let Some(parent) = stack.last_mut() {
+                                parent.keys |= KEY_HINTED;
+                            }
+                        }
+                        if frame.body && !frame.kept {
+                            out.push(Candidate {
+                                search: frame.at + 1..i,
+                                skip: frame.at + 1..i,
+                                doc: None,
+                                named: frame.named,
+                            });
+                        }
+                        i += 1;
+                        prev = Prev::Operator;
+                    }
+                    Open::Template => {
+                        i = template_end(bytes, i + 1, &mut stack)?;
+                        prev = Prev::Operand;
+                    }
+                    _ => return None,
+                }
+            }
+            b'=' if bytes.get(i + 1) == Some(&b'>') => {
+                i += 2;
+                prev = Prev::Arrow;
+            }
+            _ if is_ident(b) => {
+                let start = i;
+                while i < n && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                let word = &bytes[start..i];
+                // `function name (`: the name is the one word allowed in between.
+                function_pending = word == b"function" || (function_pending && last_was_function);
+                last_was_function = word == b"function";
+                if word == b"ListToolsRequestSchema" {
+                    if let Some(top) = stack.last_mut() {
+                        top.kept = true;
+                    }
+                }
+                if let Some(top) = stack.last_mut().filter(|f| f.open == Open::Brace) {
+                    if key_follows(bytes, i) {
+                        top.keys |= key_flag(word);
+                        if word == b"annotations" {
+                            annotations = Annotations::Key;
+                        }
+                    }
+                }
+                prev = if EXPRESSION_KEYWORDS.contains(&word)
+                    || word == b"await"
+                    || word == b"function"
+                {
+                    Prev::Keyword
+                } else {
+                    Prev::Operand
+                };
+            }
+            _ => {
+                if b == b':' {
+                    annotations = match annotations {
+                        Annotations::Key => Annotations::Colon,
+                        _ => Annotations::None,
+                    };
+                }
+                i += 1;
+                prev = Prev::Operator;
+            }
+        }
+    }
+    stack.is_empty().then_some(Lexed {
+        candidates: out,
+        shaped,
+    })
+}
+
+/// Returns where a function's body opens after a return type, `from` being just
+/// past its parameters' `)`: `): Promise<Result> {`, `): string | undefined {`. A
+/// type is read as names, `.`, `|`, `&`, `,`, `[]`, balanced `<>` and quoted
+/// literals; anything else (an object type, a function type, `||`, `?`) is no return
+/// type this reads, and the body is then not left out.
+fn return_type_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from + bytes.get(from..)?.len() - bytes[from..].trim_ascii_start().len();
+    if bytes.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    let mut angle = 0usize;
+    let mut words = 0;
+    let end = bytes.len().min(i + 512);
+    while i < end {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' | b'.' | b',' | b'[' | b']' => i += 1,
+            b'|' | b'&' if bytes.get(i + 1) != Some(&bytes[i]) => i += 1,
+            b'<' => {
+                angle += 1;
+                i += 1;
+            }
+            b'>' => {
+                angle = angle.checked_sub(1)?;
+                i += 1;
+            }
+            b'\'' | b'"' => {
+                i = string_end(bytes, i)?;
+                words += 1;
+            }
+            b'{' => return (angle == 0 && words > 0).then_some(i),
+            b if is_ident(b) => {
+                while i < end && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                words += 1;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The languages [`c_like_bodies`] reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Dialect {
+    Go,
+    Rust,
+    Java,
+}
+
+/// Go's, Rust's and Java's function bodies and blocks: a `{` right after `)` (a
+/// method's, a Go handler literal's `func(ctx, req) (*Result, error) {`, an
+/// `if f(x) {`), after a return type (Go's `) error {`, Rust's `) -> Result<T, E> {`),
+/// after Java's `->` and `throws X, Y`, or after Rust's `=>` and closure `|x|`.
+/// `None` when the lexer cannot follow the file.
+fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
+    let mut out = Vec::new();
+    // (the opening byte, where it is, whether it is a body's brace)
+    let mut stack: Vec<(u8, usize, bool)> = Vec::new();
+    let mut opens_body = false;
+    let mut typed_body = None;
+    let mut i = 0;
+    let n = bytes.len();
+    while i < n {
+        let b = bytes[i];
+        let mut next_opens_body = false;
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = block_comment_end(bytes, i, dialect == Dialect::Rust)?;
+                continue;
+            }
+            b'"' if dialect == Dialect::Java && bytes.get(i..i + 3) == Some(b"\"\"\"") => {
+                i = i + 3 + memchr::memmem::find(&bytes[i + 3..], b"\"\"\"")? + 3;
+            }
+            b'"' if dialect == Dialect::Rust => i = rust_string_end(bytes, i + 1)?,
+            b'"' => i = string_end(bytes, i)?,
+            b'`' if dialect == Dialect::Go => {
+                i = i + 2 + memchr::memchr(b'`', &bytes[i + 1..])?;
+            }
+            b'\'' => match dialect {
+                Dialect::Go | Dialect::Java => i = string_end(bytes, i)?,
+                Dialect::Rust => i = rust_quote_end(bytes, i)?,
+            },
+            b'(' | b'[' | b'{' => {
+                let body = b == b'{' && (opens_body || typed_body == Some(i));
+                stack.push((b, i, body));
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                let (open, at, body) = stack.pop()?;
+                let want = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open != want {
+                    return None;
+                }
+                if body {
+                    out.push(Candidate {
+                        search: at + 1..i,
+                        skip: at + 1..i,
+                        doc: None,
+                        named: false,
+                    });
+                }
+                i += 1;
+                if b == b')' {
+                    next_opens_body = true;
+                    typed_body = match dialect {
+                        Dialect::Go => go_result_body(bytes, i),
+                        Dialect::Rust => rust_return_type_body(bytes, i),
+                        Dialect::Java => java_throws_body(bytes, i),
+                    };
+                }
+            }
+            b'-' | b'=' if dialect != Dialect::Go && bytes.get(i + 1) == Some(&b'>') => {
+                i += 2;
+                // Java's lambda `->`, Rust's match arm `=>`; Rust's `->` is a
+                // return type, read ahead at the `)`.
+                next_opens_body = (b == b'-') == (dialect == Dialect::Java);
+            }
+            b'|' if dialect == Dialect::Rust => {
+                i += 1;
+                next_opens_body = true;
+            }
+            _ if is_ident(b) => {
+                let start = i;
+                while i < n && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                let word = &bytes[start..i];
+                if dialect == Dialect::Rust && matches!(word, b"r" | b"br" | b"b" | b"rb") {
+                    if let Some(end) = rust_prefixed_literal(bytes, i, word) {
+                        i = end;
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+        opens_body = next_opens_body;
+    }
+    stack.is_empty().then_some(out)
+}
+
+/// Returns the index past a block comment starting at `at`, nested ones counted
+/// where the language nests them (Rust).
+fn block_comment_end(bytes: &[u8], at: usize, nests: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < bytes.len() {
+        match &bytes[i..i + 2] {
+            b"/*" if nests || depth == 0 => {
+                depth += 1;
+                i += 2;
+            }
+            b"*/" => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns the index past a Rust string whose body starts at `from` (past its `"`):
+/// escapes stepped over, new lines allowed.
+fn rust_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Rust's `'`: a character literal (`'x'`, `'\n'`, `'é'`) or a lifetime (`'a`),
+/// which is stepped over as the quote alone.
+fn rust_quote_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at + 1) == Some(&b'\\') {
+        let close = memchr::memchr(b'\'', bytes.get(at + 3..)?)?;
+        return Some(at + 3 + close + 1);
+    }
+    // One character, of one to four bytes, then the closing quote.
+    let width = match *bytes.get(at + 1)? {
+        b if b < 0x80 => 1,
+        b if b >= 0xf0 => 4,
+        b if b >= 0xe0 => 3,
+        _ => 2,
+    };
+    Some(match bytes.get(at + 1 + width) {
+        Some(b'\'') => at + 2 + width,
+        _ => at + 1,
+    })
+}
+
+/// Rust's prefixed literals after the prefix `word` ending at `at`: raw strings
+/// (`r"..."`, `r#"..."#`, `br##"..."##`), byte strings and byte characters.
+fn rust_prefixed_literal(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+    if word.contains(&b'r') {
+        let hashes = bytes[at..].iter().take_while(|&&b| b == b'#').count();
+        if bytes.get(at + hashes) != Some(&b'"') {
+            return None;
+        }
+        let mut close = vec![b'"'];
+        close.extend(std::iter::repeat_n(b'#', hashes));
+        let body = at + hashes + 1;
+        return Some(body + memchr::memmem::find(&bytes[body..], &close)? + close.len());
+    }
+    match bytes.get(at)? {
+        b'"' => rust_string_end(bytes, at + 1),
+        b'\'' => rust_quote_end(bytes, at),
+        _ => None,
+    }
+}
+
+/// Returns where a Rust function's body opens after its return type, `from` being
+/// just past the parameters' `)`: `-> Result<CallToolResult, McpError> {`, a
+/// `where` clause included. `None` for a declaration without a body (`;`), or a
+/// type this does not read.
+fn rust_return_type_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from + bytes.get(from..)?.len() - bytes[from..].trim_ascii_start().len();
+    if bytes.get(i..i + 2) != Some(b"->") {
+        return None;
+    }
+    i += 2;
+    let mut depth = 0usize;
+    let end = bytes.len().min(i + 1024);
+    while i < end {
+        match bytes[i] {
+            b'-' | b'=' if bytes.get(i + 1) == Some(&b'>') => i += 2,
+            b'<' | b'(' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'>' | b')' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b'{' => return (depth == 0).then_some(i),
+            b';' | b'"' | b'/' | b'}' => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns where a Go function's body opens after an unparenthesised result,
+/// `from` being just past the parameters' `)`: `) error {`, `) *mcp.CallToolResult {`,
+/// `) []string {`. A parenthesised result's own `)` opens the body directly.
+fn go_result_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    let start = rest.len() - rest.trim_ascii_start().len();
+    let len = rest[start..]
+        .iter()
+        .position(|&b| !(is_ident(b) || matches!(b, b'.' | b'*' | b'[' | b']' | b' ' | b'\t')))?;
+    let at = from + start + len;
+    (len > 0 && bytes[at] == b'{').then_some(at)
+}
+
+/// Returns where a Java method's body opens after `throws A, B`, `from` being just
+/// past the parameters' `)`.
+fn java_throws_body(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?.trim_ascii_start();
+    let rest = rest.strip_prefix(b"throws")?;
+    let start = bytes.len() - rest.len();
+    let stop = rest
+        .iter()
+        .position(|&b| !(is_ident(b) || b.is_ascii_whitespace() || b == b'.' || b == b','))?;
+    (rest[stop] == b'{').then_some(start + stop)
+}
+
+/// Returns the index past a quoted string that starts at `at`; `None` when it is
+/// not closed on its line.
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let quote = bytes[at];
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Steps through a template literal from `i` (past its opening backtick or a
+/// `}` closing a substitution): returns the index past its closing backtick, or
+/// past a `${`, pushing a frame for it.
+fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<usize> {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'`' => return Some(i + 1),
+            b'$' if bytes.get(i + 1) == Some(&b'{') => {
+                stack.push(Frame {
+                    open: Open::Template,
+                    at: i + 1,
+                    body: false,
+                    named: false,
+                    function: false,
+                    keys: 0,
+                    annotations: false,
+                    kept: stack.last().is_some_and(|f| f.kept),
+                });
+                return Some(i + 2);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns the index past a regular expression literal that starts at `at`
+/// (its flags included); `None` when it is not closed on its line.
+fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    let mut class = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            b'[' => {
+                class = true;
+                i += 1;
+            }
+            b']' => {
+                class = false;
+                i += 1;
+            }
+            b'/' if !class => {
+                i += 1;
+                while i < bytes.len() && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Python's `def` bodies that span more than one logical line: the body from its
+/// first statement is searched, and left out past that statement's line. `None`
+/// when the lexer cannot follow the file.
+fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
+    let lines = python_logical_lines(bytes)?;
+    let mut out = Vec::new();
+    // Nested bodies are walked again; past this many lines walked, the rest is parsed.
+    let mut budget = lines.len().saturating_mul(SEARCH_FACTOR);
+    for (k, line) in lines.iter().enumerate() {
+        if !line.opens_body {
+            continue;
+        }
+        let Some(first) = lines.get(k + 1) else {
+            continue;
+        };
+        if !deeper(first.indent(bytes), line.indent(bytes))? {
+            continue;
+        }
+        let mut last = k + 1;
+        for (j, next) in lines.iter().enumerate().skip(k + 2) {
+            if !deeper(next.indent(bytes), line.indent(bytes))? {
+                break;
+            }
+            last = j;
+        }
+        budget = match budget.checked_sub(last - k) {
+            Some(left) => left,
+            None => break,
+        };
+        let doc = docstring(bytes, first);
+        if last > k + 1 || doc.is_some() {
+            out.push(Candidate {
+                search: first.start..lines[last].end,
+                skip: first.end..lines[last].end,
+                doc,
+                named: false,
+            });
+        }
+    }
+    Some(out)
+}
+
+/// Returns the inside of a docstring that is the whole of a body's first logical
+/// line (`"""Says what."""`, a comment after it allowed), which no recogniser reads:
+/// leaving it out leaves the empty string `""""""` in its place.
+fn docstring(bytes: &[u8], first: &LogicalLine) -> Option<Range<usize>> {
+    let mut at = first.code;
+    if matches!(bytes.get(at), Some(b'r' | b'R' | b'u' | b'U')) {
+        at += 1;
+    }
+    let quote = *bytes.get(at)?;
+    if !matches!(quote, b'"' | b'\'') || bytes.get(at..at + 3) != Some(&[quote; 3][..]) {
+        return None;
+    }
+    let end = python_string_end(bytes, at)?;
+    let rest = bytes.get(end..first.end)?.trim_ascii();
+    if !(rest.is_empty() || rest.starts_with(b"#")) {
+        return None;
+    }
+    (end - 3 > at + 3).then_some(at + 3..end - 3)
+}
+
+/// Returns whether indentation `inner` is deeper than `outer`; `None` when the two
+/// are not one a prefix of the other (tabs and spaces mixed differently).
+fn deeper(inner: &[u8], outer: &[u8]) -> Option<bool> {
+    if inner.len() > outer.len() {
+        inner.starts_with(outer).then_some(true)
+    } else {
+        outer.starts_with(inner).then_some(false)
+    }
+}
+
+/// One logical line of Python code (blank and comment-only lines are not listed):
+/// from its first byte (its indentation included) to past its newline.
+struct LogicalLine {
+    start: usize,
+    /// Where the indentation ends.
+    code: usize,
+    end: usize,
+    /// A `def` (or `async def`) whose line ends with `:`, its body on the next lines.
+    opens_body: bool,
+}
+
+impl LogicalLine {
+    fn indent<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.start..self.code]
+    }
+}
+
+/// Splits Python source into logical lines: a newline inside brackets or a string,
+/// or after a backslash, continues the line.
+fn python_logical_lines(bytes: &[u8]) -> Option<Vec<LogicalLine>> {
+    let n = bytes.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let start = i;
+        while i < n && matches!(bytes[i], b' ' | b'\t' | b'\x0c') {
+            i += 1;
+        }
+        let code = i;
+        if i >= n {
+            break;
+        }
+        if matches!(bytes[i], b'\n' | b'\r' | b'#') {
+            i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e + 1);
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut last_code = None;
+        loop {
+            if i >= n {
+                break;
+            }
+            match bytes[i] {
+                b'\n' if depth == 0 => {
+                    i += 1;
+                    break;
+                }
+                b'#' => {
+                    i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                }
+                b'\\' => i += 2,
+                b'\'' | b'"' => {
+                    i = python_string_end(bytes, i)?;
+                    last_code = Some(b'"');
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    last_code = Some(bytes[i]);
+                    i += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    last_code = Some(bytes[i]);
+                    i += 1;
+                }
+                b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => i += 1,
+                c => {
+                    last_code = Some(c);
+                    i += 1;
+                }
+            }
+        }
+        if depth != 0 {
+            return None;
+        }
+        let head = &bytes[code..i.min(n)];
+        let head = head
+            .strip_prefix(b"async")
+            .map_or(head, <[u8]>::trim_ascii_start);
+        let opens_body = head.starts_with(b"def")
+            && head.get(3).is_some_and(|b| b.is_ascii_whitespace())
+            && last_code == Some(b':');
+        out.push(LogicalLine {
+            start,
+            code,
+            end: i.min(n),
+            opens_body,
+        });
+    }
+    Some(out)
+}
+
+/// Returns the index past a Python string literal starting at its quote `at`
+/// (single or triple quoted); `None` when it is not closed.
+fn python_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let quote = bytes[at];
+    let triple = bytes.get(at..at + 3) == Some(&[quote, quote, quote][..]);
+    let mut i = at + if triple { 3 } else { 1 };
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' if !triple => return None,
+            c if c == quote => {
+                if !triple {
+                    return Some(i + 1);
+                }
+                if bytes.get(i..i + 3) == Some(&[quote, quote, quote][..]) {
+                    return Some(i + 3);
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
