@@ -1079,3 +1079,103 @@ fn collectors_sharing_a_read_find_what_each_finds_alone() {
         assert_eq!(shared.skipped_files, alone.skipped_files);
     }
 }
+
+mod skimmed_against_whole {
+    //! Random well-formed sources, registrations nested in callbacks, functions and
+    //! blocks among strings, regular expressions, templates and comments that hold
+    //! brackets: reading them with bodies left out finds what parsing every byte finds
+    //! (`find` checks it), and no lexer panics on any bytes.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// TypeScript statements, nested up to four deep.
+    fn typescript() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("const s = \"}\";".to_string()),
+            Just("const r = /[}{]\\//g;".to_string()),
+            Just("const t = `${ { a: 1 }.a } }`;".to_string()),
+            Just("// } {\n".to_string()),
+            Just("/* { */ const n = a / 2;".to_string()),
+            Just("const c = { name: \"c\", inputSchema: s, execute: e };".to_string()),
+            Just("return { content: [] };".to_string()),
+            (0u8..3)
+                .prop_map(|i| format!("server.tool(\"leaf{i}\", {{ readOnlyHint: true }}, cb);")),
+        ];
+        leaf.prop_recursive(4, 48, 4, |inner| {
+            let body = prop::collection::vec(inner, 0..4).prop_map(|b| b.join("\n"));
+            (0u8..6, 0u8..4, body).prop_map(|(form, i, body)| match form {
+                0 => format!("server.tool(\"t{i}\", {{ destructiveHint: false }}, async (a) => {{\n{body}\n}});"),
+                1 => format!("server.registerTool(\"r{i}\", {{ annotations: {{ readOnlyHint: true }} }}, async () => {{\n{body}\n}});"),
+                2 => format!("describe(\"d\", () => {{\n{body}\n}});"),
+                3 => format!("if (x) {{\n{body}\n}}"),
+                4 => format!("function f{i}(): Promise<void> {{\n{body}\n}}"),
+                _ => format!("class C{i} {{\n  m(): T {{\n{body}\n  }}\n}}"),
+            })
+        })
+    }
+
+    /// Python statements at an indentation, nested up to four deep.
+    fn python(depth: usize) -> BoxedStrategy<String> {
+        let pad = "    ".repeat(depth);
+        let leaf = prop_oneof![
+            Just(format!("{pad}x = \"}}(\"\n")),
+            Just(format!("{pad}y = [\n{pad}    1,\n{pad}]\n")),
+            Just(format!("{pad}# ( {{\n")),
+            Just(format!("{pad}return x\n")),
+            (0u8..3).prop_map({
+                let pad = pad.clone();
+                move |i| format!("{pad}mcp.add_tool(f, name=\"leaf{i}\")\n")
+            }),
+        ]
+        .boxed();
+        if depth >= 3 {
+            return leaf;
+        }
+        let body = prop::collection::vec(python(depth + 1), 1..4).prop_map(|b| b.concat());
+        let nested = (0u8..4, 0u8..4, body).prop_map(move |(form, i, body)| {
+            let inner = "    ".repeat(depth + 1);
+            match form {
+                0 => format!("{pad}@mcp.tool(annotations={{\"readOnlyHint\": True}})\n{pad}def t{i}(a):\n{body}"),
+                1 => format!("{pad}def f{i}(a: int) -> str:\n{inner}\"\"\"Doc {{ (\n\n{inner}More.\"\"\"\n{body}"),
+                2 => format!("{pad}async def g{i}():\n{body}"),
+                _ => format!("{pad}class K{i}:\n{body}"),
+            }
+        });
+        prop_oneof![leaf, nested].boxed()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn typescript_sources(statements in prop::collection::vec(typescript(), 1..5)) {
+            let text = format!(
+                "import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\n{}\n",
+                statements.join("\n")
+            );
+            find(&[("src/index.ts", text.as_bytes())]);
+        }
+
+        #[test]
+        fn python_sources(statements in prop::collection::vec(python(0), 1..5)) {
+            let text = format!("from mcp.server.fastmcp import FastMCP\n{}", statements.concat());
+            find(&[("pkg/server.py", text.as_bytes())]);
+        }
+
+        #[test]
+        fn no_lexer_panics(bytes in prop::collection::vec(prop::sample::select(
+            b"{}()[]\"'`/\\*\n #:=>|-r$.,;abdefT".to_vec()), 0..120)) {
+            for lang in [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Java] {
+                let skipped = skim::bodies(lang, &bytes);
+                let mut end = 0;
+                for r in &skipped {
+                    prop_assert!(r.start > 0 && r.start >= end && r.start < r.end && r.end <= bytes.len());
+                    end = r.end;
+                }
+                skim::included(&bytes, &skipped);
+            }
+            lex::typescript_shaped(&bytes);
+        }
+    }
+}
