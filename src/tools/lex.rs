@@ -1,5 +1,5 @@
 //! The lexers the finder reads source with before, or instead of, a parse: for
-//! TypeScript, Python, Go, Rust and Java, where the function bodies and blocks are
+//! TypeScript, Python, Go, Rust, Java and C#, where the function bodies and blocks are
 //! (see `skim`), and for TypeScript, whether an object literal has the keys of the
 //! tool-shaped form (see `prefilter`). Strings, comments, template literals, regular
 //! expressions and each language's other literals are stepped over, brackets
@@ -27,6 +27,7 @@ pub(super) fn candidates(lang: Lang, bytes: &[u8]) -> Option<Vec<Candidate>> {
         Lang::Go => c_like_bodies(bytes, Dialect::Go),
         Lang::Rust => c_like_bodies(bytes, Dialect::Rust),
         Lang::Java => c_like_bodies(bytes, Dialect::Java),
+        Lang::CSharp => c_like_bodies(bytes, Dialect::CSharp),
         _ => None,
     }
 }
@@ -416,12 +417,14 @@ enum Dialect {
     Go,
     Rust,
     Java,
+    CSharp,
 }
 
-/// Go's, Rust's and Java's function bodies and blocks: a `{` right after `)` (a
+/// Go's, Rust's, Java's and C#'s function bodies and blocks: a `{` right after `)` (a
 /// method's, a Go handler literal's `func(ctx, req) (*Result, error) {`, an
 /// `if f(x) {`), after a return type (Go's `) error {`, Rust's `) -> Result<T, E> {`),
-/// after Java's `->` and `throws X, Y`, or after Rust's `=>` and closure `|x|`.
+/// after Java's `->` and `throws X, Y`, after C#'s `=>`, or after Rust's `=>` and
+/// closure `|x|`.
 /// `None` when the lexer cannot follow the file.
 fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
     let mut out = Vec::new();
@@ -451,12 +454,13 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
                 i = i + 3 + memchr::memmem::find(&bytes[i + 3..], b"\"\"\"")? + 3;
             }
             b'"' if dialect == Dialect::Rust => i = rust_string_end(bytes, i + 1)?,
+            b'"' if dialect == Dialect::CSharp => i = csharp_string_end(bytes, i)?,
             b'"' => i = string_end(bytes, i)?,
             b'`' if dialect == Dialect::Go => {
                 i = i + 2 + memchr::memchr(b'`', &bytes[i + 1..])?;
             }
             b'\'' => match dialect {
-                Dialect::Go | Dialect::Java => i = string_end(bytes, i)?,
+                Dialect::Go | Dialect::Java | Dialect::CSharp => i = string_end(bytes, i)?,
                 Dialect::Rust => i = rust_quote_end(bytes, i)?,
             },
             b'(' | b'[' | b'{' => {
@@ -487,6 +491,7 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
                     next_opens_body = true;
                     typed_body = match dialect {
                         Dialect::Go => go_result_body(bytes, i),
+                        Dialect::CSharp => None,
                         Dialect::Rust => rust_return_type_body(bytes, i),
                         Dialect::Java => java_throws_body(bytes, i),
                     };
@@ -494,9 +499,12 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
             }
             b'-' | b'=' if dialect != Dialect::Go && bytes.get(i + 1) == Some(&b'>') => {
                 i += 2;
-                // Java's lambda `->`, Rust's match arm `=>`; Rust's `->` is a
-                // return type, read ahead at the `)`.
-                next_opens_body = (b == b'-') == (dialect == Dialect::Java);
+                // Java's lambda `->`, Rust's match arm `=>` and C#'s lambda `=>`;
+                // Rust's `->` is a return type, read ahead at the `)`.
+                next_opens_body = match dialect {
+                    Dialect::Java => b == b'-',
+                    _ => b == b'=',
+                };
             }
             b'|' if dialect == Dialect::Rust => {
                 i += 1;
@@ -519,6 +527,69 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
         opens_body = next_opens_body;
     }
     stack.is_empty().then_some(out)
+}
+
+/// Returns the index past a C# string whose `"` is at `at`, its prefix read from
+/// the bytes before it: regular (`"..."`, escapes, one line), verbatim (`@"..."`,
+/// `""` for a quote, lines allowed) and interpolated (`$"{x}"`, `{{` for a brace),
+/// a hole's strings stepped over, and raw (`"""..."""`, as many quotes closing as
+/// opened). `None` for an interpolated raw string, or a hole holding another
+/// interpolated or verbatim string.
+fn csharp_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let prefix = &bytes[at.saturating_sub(2)..at];
+    let verbatim = prefix.contains(&b'@');
+    let interpolated = prefix.contains(&b'$');
+    let quotes = bytes[at..].iter().take_while(|&&b| b == b'"').count();
+    if quotes >= 3 {
+        // A raw string literal ends at as many quotes as it opened with; an
+        // interpolated one is not read.
+        if interpolated {
+            return None;
+        }
+        let close = vec![b'"'; quotes];
+        let body = at + quotes;
+        return Some(body + memchr::memmem::find(&bytes[body..], &close)? + quotes);
+    }
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if !verbatim => i += 2,
+            b'\n' if !verbatim => return None,
+            b'"' if verbatim && bytes.get(i + 1) == Some(&b'"') => i += 2,
+            b'"' => return Some(i + 1),
+            b'{' if interpolated && bytes.get(i + 1) == Some(&b'{') => i += 2,
+            b'{' if interpolated => i = csharp_hole_end(bytes, i + 1)?,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns the index past the `}` that closes an interpolation hole whose inside
+/// starts at `from`.
+fn csharp_hole_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut depth = 1usize;
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' if matches!(bytes.get(i.wrapping_sub(1)), Some(b'@' | b'$')) => return None,
+            b'"' | b'\'' => i = string_end(bytes, i)?,
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' => {
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'\n' => return None,
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Returns the index past a block comment starting at `at`, nested ones counted

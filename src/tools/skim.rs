@@ -1,7 +1,7 @@
 //! Which function bodies of a file the parser may leave out: TypeScript's function
 //! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
 //! callback, a method's body; a named function's only when it returns no object
-//! literal, which the recogniser reads as a factory), Go's, Rust's and Java's
+//! literal, which the recogniser reads as a factory), Go's, Rust's, Java's and C#'s
 //! function bodies and blocks, and the bodies of Python's `def`s, when they hold no
 //! anchor (see [`prefilter::anchored`]).
 //! A recogniser records nothing from such a body: no registration is spelled in it,
@@ -66,8 +66,8 @@ fn binds_across(lang: Lang, text: &[u8]) -> bool {
     let words: &[&[u8]] = match lang {
         // Of Python's imports the recogniser reads the relative ones only.
         Lang::Python => &[b"global", b"nonlocal"],
-        // A Go, Rust or Java function's bindings are its own.
-        Lang::Go | Lang::Rust | Lang::Java => &[],
+        // A Go, Rust, Java or C# function's bindings are its own.
+        Lang::Go | Lang::Rust | Lang::Java | Lang::CSharp => &[],
         _ => &[b"import", b"require", b"exports", b"var"],
     };
     words.iter().any(|w| has_word(text, w))
@@ -261,6 +261,26 @@ mod tests {
                 " run(); ",
             ]
         );
+    }
+
+    #[test]
+    fn csharp_bodies_are_left_out_and_their_registrations_kept() {
+        let src = "[McpServerToolType]\npublic static class T {\n    [McpServerTool(ReadOnly = true)]\n    public static string Echo(string m) {\n        var a = $\"{m} }} {{ {(m.Length > 1 ? \"}\" : \"{\")}\";\n        var b = @\"C:\\{\"\"}\";\n        return a + b + '}';\n    }\n    public static string Local() { [McpServerTool] static string L() => \"x\"; return L(); }\n    Func<int, int> f = (x) => { return x; };\n}\n";
+        assert_eq!(
+            skipped(Lang::CSharp, src),
+            [
+                "\n        var a = $\"{m} }} {{ {(m.Length > 1 ? \"}\" : \"{\")}\";\n        var b = @\"C:\\{\"\"}\";\n        return a + b + '}';\n    ",
+                " return x; ",
+            ]
+        );
+        assert_eq!(
+            skipped(
+                Lang::CSharp,
+                "void M() { var s = \"\"\"\n{ \"\" }\n\"\"\"; }\n"
+            ),
+            [" var s = \"\"\"\n{ \"\" }\n\"\"\"; "]
+        );
+        assert!(skipped(Lang::CSharp, "void M() { var s = $\"\"\"{x}\"\"\"; }\n").is_empty());
     }
 
     #[test]

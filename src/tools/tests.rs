@@ -1165,8 +1165,8 @@ mod skimmed_against_whole {
 
         #[test]
         fn no_lexer_panics(bytes in prop::collection::vec(prop::sample::select(
-            b"{}()[]\"'`/\\*\n #:=>|-r$.,;abdefT".to_vec()), 0..120)) {
-            for lang in [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Java] {
+            b"{}()[]\"'`/\\*\n #:=>|-r$@.,;abdefT".to_vec()), 0..120)) {
+            for lang in [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Java, Lang::CSharp] {
                 let skipped = skim::bodies(lang, &bytes);
                 let mut end = 0;
                 for r in &skipped {
