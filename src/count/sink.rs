@@ -168,6 +168,7 @@ impl<'m> TreeSink<'m> {
         if let Some(feeds) = &mut self.feeds {
             match self.taking.as_slice() {
                 [] => {}
+                // One tree, the usual case: no list of feeds to gather.
                 &[tree] => feeds[tree].end(&self.path),
                 taking => {
                     // A tree and its subfolder trees: the file is parsed once.

@@ -93,36 +93,31 @@ impl ToolFeed {
     /// Ends the current file, the one `begin` was given `path` for: the finder reads
     /// it when it was taken whole.
     pub fn end(&mut self, path: &[u8]) {
-        match self.state {
-            State::Taking => self.tools.add_file(path, &self.buf),
-            State::Overgrown => self.tools.skip_file(path),
-            State::Idle => {}
-        }
-        self.buf.clear();
-        self.state = State::Idle;
+        ToolFeed::end_each(&mut [self], path);
     }
 
     /// Ends the current file in each of `feeds` (the trees of one archive holding it
     /// at the same path, fed the same bytes): [`ToolFeed::end`] for each, with the
     /// file read once for all that took it whole.
     pub fn end_each(feeds: &mut [&mut ToolFeed], path: &[u8]) {
+        // The first feed that took the file lends its bytes to all, and gets them
+        // back (its buffer's room kept for the next file).
         let first = feeds.iter().position(|f| f.state == State::Taking);
         let bytes = first.map_or_else(Vec::new, |at| std::mem::take(&mut feeds[at].buf));
-        let mut taking: Vec<&mut TreeTools> = Vec::new();
         for feed in feeds.iter_mut() {
-            match feed.state {
-                State::Taking => {
-                    debug_assert!(
-                        feed.buf.is_empty() || feed.buf == bytes,
-                        "the trees of one file take the same bytes"
-                    );
-                    taking.push(&mut feed.tools);
-                }
-                State::Overgrown => feed.tools.skip_file(path),
-                State::Idle => {}
+            debug_assert!(
+                feed.state != State::Taking || feed.buf.is_empty() || feed.buf == bytes,
+                "the trees of one file take the same bytes"
+            );
+            if feed.state == State::Overgrown {
+                feed.tools.skip_file(path);
             }
         }
-        TreeTools::add_file_to_each(&mut taking, path, &bytes);
+        let taking = feeds.iter_mut().filter(|f| f.state == State::Taking);
+        TreeTools::add_file_to_each(taking.map(|f| &mut f.tools), path, &bytes);
+        if let Some(at) = first {
+            feeds[at].buf = bytes;
+        }
         for feed in feeds.iter_mut() {
             feed.buf.clear();
             feed.state = State::Idle;

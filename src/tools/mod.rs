@@ -537,27 +537,31 @@ impl TreeTools {
     /// parsed and are counted in `skipped`; a file without an anchor is kept aside
     /// (see the module's documentation).
     pub fn add_file(&mut self, path: &[u8], bytes: &[u8]) {
-        let read = self.read_file(path, bytes);
-        self.keep(read, path, bytes);
+        TreeTools::add_file_to_each([self], path, bytes);
     }
 
     /// Reads one whole file for several collectors of the same roles (a tree and its
     /// subfolder trees, which hold the same file at the same path): it is parsed once.
-    pub fn add_file_to_each(collectors: &mut [&mut TreeTools], path: &[u8], bytes: &[u8]) {
+    pub fn add_file_to_each<'t>(
+        collectors: impl IntoIterator<Item = &'t mut TreeTools>,
+        path: &[u8],
+        bytes: &[u8],
+    ) {
+        let mut collectors = collectors.into_iter().peekable();
         let mut shared: Option<(Roles, Reading, FileRead)> = None;
-        for tools in collectors.iter_mut() {
-            let read = match &shared {
+        while let Some(tools) = collectors.next() {
+            let read = match shared.take() {
                 Some((roles, reading, read))
-                    if *roles == tools.roles && *reading == tools.reading =>
+                    if roles == tools.roles && reading == tools.reading =>
                 {
-                    read.clone()
-                }
-                _ => {
-                    let read = tools.read_file(path, bytes);
-                    shared = Some((tools.roles, tools.reading, read.clone()));
                     read
                 }
+                _ => tools.read_file(path, bytes),
             };
+            // Copied only for a collector that follows.
+            if collectors.peek().is_some() {
+                shared = Some((tools.roles, tools.reading, read.clone()));
+            }
             tools.keep(read, path, bytes);
         }
     }

@@ -1070,7 +1070,7 @@ fn collectors_sharing_a_read_find_what_each_finds_alone() {
     ];
     let (mut a, mut b) = (TreeTools::new(), TreeTools::new());
     for (path, bytes) in files {
-        TreeTools::add_file_to_each(&mut [&mut a, &mut b], path.as_bytes(), bytes);
+        TreeTools::add_file_to_each([&mut a, &mut b], path.as_bytes(), bytes);
     }
     let alone = find(&files);
     assert!(!alone.tools.is_empty());
