@@ -47,6 +47,18 @@ pub(super) struct Candidate {
     pub(super) named: bool,
 }
 
+impl Candidate {
+    /// A brace's inside, searched and left out whole.
+    fn body(inside: Range<usize>, named: bool) -> Candidate {
+        Candidate {
+            search: inside.clone(),
+            skip: inside,
+            doc: None,
+            named,
+        }
+    }
+}
+
 pub(super) fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
 }
@@ -206,7 +218,7 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = i + 2 + memchr::memmem::find(&bytes[i + 2..], b"*/")? + 2;
+                i = block_comment_end(bytes, i, false)?;
             }
             b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
                 i += 1;
@@ -298,12 +310,7 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                             }
                         }
                         if frame.body && !frame.kept {
-                            out.push(Candidate {
-                                search: frame.at + 1..i,
-                                skip: frame.at + 1..i,
-                                doc: None,
-                                named: frame.named,
-                            });
+                            out.push(Candidate::body(frame.at + 1..i, frame.named));
                         }
                         i += 1;
                         prev = Prev::Operator;
@@ -453,7 +460,7 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
             b'"' if dialect == Dialect::Java && bytes.get(i..i + 3) == Some(b"\"\"\"") => {
                 i = i + 3 + memchr::memmem::find(&bytes[i + 3..], b"\"\"\"")? + 3;
             }
-            b'"' if dialect == Dialect::Rust => i = rust_string_end(bytes, i + 1)?,
+            b'"' if dialect == Dialect::Rust => i = quoted_end(bytes, i, true)?,
             b'"' if dialect == Dialect::CSharp => i = csharp_string_end(bytes, i)?,
             b'"' => i = string_end(bytes, i)?,
             b'`' if dialect == Dialect::Go => {
@@ -479,12 +486,7 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
                     return None;
                 }
                 if body {
-                    out.push(Candidate {
-                        search: at + 1..i,
-                        skip: at + 1..i,
-                        doc: None,
-                        named: false,
-                    });
+                    out.push(Candidate::body(at + 1..i, false));
                 }
                 i += 1;
                 if b == b')' {
@@ -616,20 +618,6 @@ fn block_comment_end(bytes: &[u8], at: usize, nests: bool) -> Option<usize> {
     None
 }
 
-/// Returns the index past a Rust string whose body starts at `from` (past its `"`):
-/// escapes stepped over, new lines allowed.
-fn rust_string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
 /// Rust's `'`: a character literal (`'x'`, `'\n'`, `'é'`) or a lifetime (`'a`),
 /// which is stepped over as the quote alone.
 fn rust_quote_end(bytes: &[u8], at: usize) -> Option<usize> {
@@ -664,7 +652,7 @@ fn rust_prefixed_literal(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> 
         return Some(body + memchr::memmem::find(&bytes[body..], &close)? + close.len());
     }
     match bytes.get(at)? {
-        b'"' => rust_string_end(bytes, at + 1),
+        b'"' => quoted_end(bytes, at, true),
         b'\'' => rust_quote_end(bytes, at),
         _ => None,
     }
@@ -729,12 +717,18 @@ fn java_throws_body(bytes: &[u8], from: usize) -> Option<usize> {
 /// Returns the index past a quoted string that starts at `at`; `None` when it is
 /// not closed on its line.
 fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    quoted_end(bytes, at, false)
+}
+
+/// Returns the index past a string quoted by the byte at `at`, escapes stepped over;
+/// with `lines`, new lines are allowed in it (Rust), else it must close on its line.
+fn quoted_end(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
     let quote = bytes[at];
     let mut i = at + 1;
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 2,
-            b'\n' => return None,
+            b'\n' if !lines => return None,
             c if c == quote => return Some(i + 1),
             _ => i += 1,
         }

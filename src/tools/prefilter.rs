@@ -65,7 +65,7 @@ fn is_ident(b: u8) -> bool {
 
 /// Yields the positions of `word` standing alone: no identifier byte right before
 /// or after it.
-fn words<'a>(bytes: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+pub(super) fn words<'a>(bytes: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
     memmem::find_iter(bytes, word).filter(move |&at| {
         let before = at.checked_sub(1).map(|i| bytes[i]);
         let after = bytes.get(at + word.len()).copied();
@@ -359,23 +359,28 @@ fn relative_strings(bytes: &[u8]) -> Vec<String> {
     out
 }
 
+/// Yields the module of each of Python's relative imports, `from .module import x`,
+/// `from .. import x`, as spelled (`.module`, `..`).
+pub(super) fn python_relative_imports(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    words(bytes, b"from").filter_map(|at| {
+        let rest = &bytes[at + 4..];
+        let start = rest.len() - rest.trim_ascii_start().len();
+        let rest = &rest[start..];
+        let len = rest
+            .iter()
+            .take_while(|&&b| b == b'.' || is_ident(b))
+            .count();
+        (start > 0 && rest.first() == Some(&b'.')).then_some(&rest[..len])
+    })
+}
+
 /// Python's `from .module import ...`, `from .. import x`: the module as the
 /// resolver spells it (`./module`, `..`); the names imported from it are modules
 /// under it, which the caller reaches by prefix.
 fn python_relative_modules(bytes: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
-    for at in words(bytes, b"from") {
-        let rest = &bytes[at + 4..];
-        let start = rest.len() - rest.trim_ascii_start().len();
-        let module: Vec<u8> = rest[start..]
-            .iter()
-            .copied()
-            .take_while(|&b| b == b'.' || is_ident(b))
-            .collect();
-        if module.first() != Some(&b'.') || start == 0 {
-            continue;
-        }
-        if let Ok(module) = std::str::from_utf8(&module) {
+    for module in python_relative_imports(bytes) {
+        if let Ok(module) = std::str::from_utf8(module) {
             out.push(python_relative(module));
         }
     }

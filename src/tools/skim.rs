@@ -18,8 +18,8 @@ use std::ops::Range;
 use memchr::memchr_iter;
 use tree_sitter::Point;
 
-use super::lex::{self, is_ident, SEARCH_FACTOR};
-use super::prefilter;
+use super::lex::{self, SEARCH_FACTOR};
+use super::prefilter::{self, words};
 use super::Lang;
 
 /// Returns the byte ranges of `bytes` the parse may leave out, sorted and disjoint;
@@ -60,47 +60,28 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
 /// `exports`, TypeScript's `var` (hoisted out of a block), Python's relative
 /// imports, `global` and `nonlocal`. Go, Rust and Java have none.
 fn binds_across(lang: Lang, text: &[u8]) -> bool {
-    if lang == Lang::Python && relative_import(text) {
+    if lang == Lang::Python && prefilter::python_relative_imports(text).next().is_some() {
         return true;
     }
-    let words: &[&[u8]] = match lang {
+    let spellings: &[&[u8]] = match lang {
         // Of Python's imports the recogniser reads the relative ones only.
         Lang::Python => &[b"global", b"nonlocal"],
         // A Go, Rust, Java or C# function's bindings are its own.
         Lang::Go | Lang::Rust | Lang::Java | Lang::CSharp => &[],
         _ => &[b"import", b"require", b"exports", b"var"],
     };
-    words.iter().any(|w| has_word(text, w))
-}
-
-/// Returns true when Python source holds a relative import, `from .x import y`.
-fn relative_import(text: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, b"from").any(|at| {
-        let rest = &text[at + b"from".len()..];
-        !at.checked_sub(1).is_some_and(|i| is_ident(text[i]))
-            && rest.first().is_some_and(|b| b.is_ascii_whitespace())
-            && rest.trim_ascii_start().first() == Some(&b'.')
-    })
-}
-
-/// Returns true when `word` stands in `text` with no identifier byte either side.
-fn has_word(text: &[u8], word: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, word).any(|at| {
-        !at.checked_sub(1).is_some_and(|i| is_ident(text[i]))
-            && !text.get(at + word.len()).is_some_and(|&b| is_ident(b))
-    })
+    spellings.iter().any(|w| words(text, w).next().is_some())
 }
 
 /// Returns true when a body may return an object literal, `return {` or
 /// `return (`: a function the TypeScript recogniser reads as a factory of what it
 /// returns, when it is bound to a name.
 fn returns_a_literal(text: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, b"return").any(|at| {
-        !at.checked_sub(1).is_some_and(|i| is_ident(text[i]))
-            && matches!(
-                text[at + b"return".len()..].trim_ascii_start().first(),
-                Some(b'{' | b'(')
-            )
+    words(text, b"return").any(|at| {
+        matches!(
+            text[at + b"return".len()..].trim_ascii_start().first(),
+            Some(b'{' | b'(')
+        )
     })
 }
 
