@@ -805,6 +805,9 @@ fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
         if !line.opens_body {
             continue;
         }
+        if let Some(inside) = python_parameters(bytes, line) {
+            out.push(Candidate::body(inside, false));
+        }
         let Some(first) = lines.get(k + 1) else {
             continue;
         };
@@ -833,6 +836,99 @@ fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
         }
     }
     Some(out)
+}
+
+/// Returns the inside of a `def`'s parameter list, `def f(` to `)`, when it holds
+/// neither `for` nor `lambda`: no recogniser reads a parameter, a default or an
+/// annotation, and without those two words no comprehension or function in it
+/// can mark the def's line as run per element (`syntax::repeated_lines`). `None`
+/// when the list is empty or the lexer cannot follow it.
+fn python_parameters(bytes: &[u8], line: &LogicalLine) -> Option<Range<usize>> {
+    let mut at = line.code;
+    let head = &bytes[at..line.end];
+    if head.starts_with(b"async") {
+        at += b"async".len();
+    }
+    at = skip_python_space(bytes, at, line.end);
+    at += b"def".len();
+    at = skip_python_space(bytes, at, line.end);
+    while at < line.end && is_ident(bytes[at]) {
+        at += 1;
+    }
+    at = skip_python_space(bytes, at, line.end);
+    // Type parameters, `def f[T](...)` (3.12), are stepped over as a bracket.
+    if bytes.get(at) == Some(&b'[') {
+        at = python_bracket_end(bytes, at, line.end, None)?;
+        at = skip_python_space(bytes, at, line.end);
+    }
+    if bytes.get(at) != Some(&b'(') {
+        return None;
+    }
+    let mut code_words = Vec::new();
+    let end = python_bracket_end(bytes, at, line.end, Some(&mut code_words))?;
+    let inside = at + 1..end - 1;
+    let clear = !code_words.iter().any(|w| *w == b"for" || *w == b"lambda");
+    (clear && !bytes[inside.clone()].trim_ascii().is_empty()).then_some(inside)
+}
+
+/// Returns the index past white space, comments and line continuations from `at`,
+/// within `end`.
+fn skip_python_space(bytes: &[u8], mut at: usize, end: usize) -> usize {
+    while at < end {
+        match bytes[at] {
+            b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => at += 1,
+            b'\\' => at += 2,
+            b'#' => at = memchr::memchr(b'\n', &bytes[at..end]).map_or(end, |e| at + e),
+            _ => break,
+        }
+    }
+    at.min(end)
+}
+
+/// Returns the index past the bracket that closes the one at `at`, within `end`,
+/// stepping over strings and comments, and gives `words` the words of the code
+/// between; `None` when it is not closed there.
+fn python_bracket_end<'a>(
+    bytes: &'a [u8],
+    at: usize,
+    end: usize,
+    mut words: Option<&mut Vec<&'a [u8]>>,
+) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i < end {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'\'' | b'"' => {
+                i = python_string_end(bytes, i)?;
+                continue;
+            }
+            b'#' => {
+                i = memchr::memchr(b'\n', &bytes[i..end]).map_or(end, |e| i + e);
+                continue;
+            }
+            b'\\' => i += 1,
+            c if is_ident(c) => {
+                let from = i;
+                while i < end && is_ident(bytes[i]) {
+                    i += 1;
+                }
+                if let Some(words) = words.as_deref_mut() {
+                    words.push(&bytes[from..i]);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Returns the inside of a docstring that is the whole of a body's first logical

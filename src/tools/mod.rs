@@ -947,7 +947,7 @@ fn mentions(bytes: &[u8]) -> bool {
 }
 
 /// When this variable is set, every file parsed writes one line to stderr,
-/// `tool-parse<TAB>microseconds<TAB>of which parsing<TAB>bytes<TAB>sites<TAB>anchor|needed<TAB>path`,
+/// `tool-parse<TAB>microseconds<TAB>of which skimming and parsing<TAB>bytes<TAB>bytes parsed<TAB>sites<TAB>anchor|needed<TAB>path`,
 /// and every tree once finished
 /// `tool-finish<TAB>microseconds<TAB>rounds<TAB>files kept<TAB>first path`
 /// (paths escaped), so that a benchmark shows where the finder's time goes.
@@ -979,10 +979,11 @@ fn summarize(
         let started = Instant::now();
         let summary = summarize_now(lang, path, bytes, reading);
         eprintln!(
-            "tool-parse\t{}\t{}\t{}\t{}\t{}\t{}",
+            "tool-parse\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             started.elapsed().as_micros(),
-            PARSED.with(|p| p.get().as_micros()),
+            PARSED.with(|p| p.get().0.as_micros()),
             bytes.len(),
+            PARSED.with(|p| p.get().1),
             summary.as_ref().map_or(0, |s| s.sites.len()),
             match why {
                 Why::Anchor => "anchor",
@@ -996,8 +997,10 @@ fn summarize(
 }
 
 thread_local! {
-    /// How long the last parse of this thread took, for [`PROFILE_VAR`].
-    static PARSED: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+    /// How long the last parse of this thread took, and how many bytes it read,
+    /// for [`PROFILE_VAR`].
+    static PARSED: std::cell::Cell<(Duration, usize)> =
+        const { std::cell::Cell::new((Duration::ZERO, 0)) };
 }
 
 fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8], reading: Reading) -> Option<FileSummary> {
@@ -1007,7 +1010,8 @@ fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8], reading: Reading) -> Opt
         Reading::Whole => Vec::new(),
     };
     let tree = parse(lang, bytes, &skipped, PARSE_BUDGET);
-    PARSED.with(|p| p.set(started.elapsed()));
+    let left_out: usize = skipped.iter().map(|r| r.len()).sum();
+    PARSED.with(|p| p.set((started.elapsed(), bytes.len() - left_out)));
     let tree = tree?;
     let mut summary = FileSummary {
         path: path.to_vec(),

@@ -270,6 +270,7 @@ mod tests {
         assert_eq!(
             skipped(Lang::Python, src),
             [
+                "x: int",
                 "Doc.\n\n    More.",
                 "    y = g(x)\n\n    # note\n    return h(\n        y,\n    )\n"
             ]
@@ -279,11 +280,37 @@ mod tests {
     #[test]
     fn a_python_body_holding_an_anchor_or_a_global_is_parsed() {
         let src = "def register(mcp):\n    x = 1\n    @mcp.tool()\n    def a():\n        return x\n\ndef b():\n    global Y\n    Y = 2\n\ndef c():\n    x = 1\n    from .presets import P\n";
-        assert!(skipped(Lang::Python, src).is_empty());
+        // Only the parameter lists are left out.
+        assert_eq!(skipped(Lang::Python, src), ["mcp"]);
         let absolute = "def d():\n    x = 1\n    import json\n    from typing import Any\n";
         assert_eq!(
             skipped(Lang::Python, absolute),
             ["    import json\n    from typing import Any\n"]
+        );
+    }
+
+    #[test]
+    fn a_python_parameter_list_is_left_out_unless_it_may_hold_a_site_or_a_loop() {
+        let src = "@mcp.tool(name=\"x\")\ndef f(a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d) -> int:\n    return 1\n";
+        assert_eq!(
+            skipped(Lang::Python, src),
+            ["a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d"]
+        );
+        for src in [
+            "def f(a=[x for x in y]):\n    return 1\n",
+            "def f(a=lambda: 1):\n    return 1\n",
+            "def f(a=mcp.tool(g)):\n    return 1\n",
+            "def f():\n    return 1\n",
+            "def f(a=(\"unclosed):\n    return 1\n",
+        ] {
+            assert!(skipped(Lang::Python, src).is_empty(), "{src}");
+        }
+        assert_eq!(
+            skipped(
+                Lang::Python,
+                "async def g [T] (a: T, /, *b) -> T:\n    return a\n"
+            ),
+            ["a: T, /, *b"]
         );
     }
 

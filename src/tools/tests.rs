@@ -1127,18 +1127,22 @@ mod skimmed_against_whole {
                 let pad = pad.clone();
                 move |i| format!("{pad}mcp.add_tool(f, name=\"leaf{i}\")\n")
             }),
+            Just(format!("{pad}mcp.add_tool(f)\n")),
         ]
         .boxed();
         if depth >= 3 {
             return leaf;
         }
         let body = prop::collection::vec(python(depth + 1), 1..4).prop_map(|b| b.concat());
-        let nested = (0u8..4, 0u8..4, body).prop_map(move |(form, i, body)| {
+        let nested = (0u8..7, 0u8..4, body).prop_map(move |(form, i, body)| {
             let inner = "    ".repeat(depth + 1);
             match form {
                 0 => format!("{pad}@mcp.tool(annotations={{\"readOnlyHint\": True}})\n{pad}def t{i}(a):\n{body}"),
                 1 => format!("{pad}def f{i}(a: int) -> str:\n{inner}\"\"\"Doc {{ (\n\n{inner}More.\"\"\"\n{body}"),
                 2 => format!("{pad}async def g{i}():\n{body}"),
+                3 => format!("{pad}def p{i}(a=[v for v in w], b=\")\", c=lambda: mcp.add_tool(f)): mcp.add_tool(g)\n{body}"),
+                4 => format!("{pad}def q{i}(a: Annotated[str, Field(description=\"for a )\")] = \"#\",  # c)\n{inner}b=h(1)) -> int:\n{body}"),
+                5 => format!("{pad}def r{i}(\n{inner}b=mcp.add_tool(h, name=\"p{i}\"),\n{pad}):\n{body}"),
                 _ => format!("{pad}class K{i}:\n{body}"),
             }
         });
