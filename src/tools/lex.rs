@@ -523,6 +523,17 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
                         i = end;
                     }
                 }
+                // A Go struct or interface type's fields and methods: names, types
+                // and tags, no values.
+                if dialect == Dialect::Go && matches!(word, b"struct" | b"interface") {
+                    let brace = i + bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    if bytes.get(brace) == Some(&b'{') {
+                        typed_body = Some(brace);
+                    }
+                }
             }
             _ => i += 1,
         }

@@ -225,6 +225,19 @@ mod tests {
     }
 
     #[test]
+    fn go_struct_and_interface_types_are_left_out_and_composite_literals_kept() {
+        let src = "type In struct {\n\tQ string `json:\"q\" jsonschema:\"{\"`\n}\ntype H interface { Do() error }\nvar t = &mcp.Tool{Name: \"t\", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}\nvar rows = []struct{ n string }{{n: \"a\"}}\ntype R struct {\n\tX int `d:\"s.AddTool(t)\"`\n}\n";
+        assert_eq!(
+            skipped(Lang::Go, src),
+            [
+                "\n\tQ string `json:\"q\" jsonschema:\"{\"`\n",
+                " Do() error ",
+                " n string ",
+            ]
+        );
+    }
+
+    #[test]
     fn rust_and_java_bodies_are_left_out_and_their_registrations_kept() {
         let rust = "#[tool_router]\nimpl S {\n    #[tool(description = \"x\")]\n    async fn a(&self, p: Parameters<R>) -> Result<CallToolResult, McpError> {\n        let s = r#\"}\"{\"#; let c = '}'; let l: &'a str = \"{\";\n        Ok(CallToolResult::success(vec![]))\n    }\n    fn b() -> Tool { Tool::new(\"b\", \"d\", s) }\n    fn c(x: u8) { match x { 1 => { f() } _ => {} } }\n}\n";
         assert_eq!(
