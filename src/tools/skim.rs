@@ -73,15 +73,18 @@ fn binds_across(lang: Lang, text: &[u8]) -> bool {
     spellings.iter().any(|w| words(text, w).next().is_some())
 }
 
-/// Returns true when a body may return an object literal, `return {` or
-/// `return (`: a function the TypeScript recogniser reads as a factory of what it
-/// returns, when it is bound to a name.
+/// Returns true when a body may return an object literal: `return` followed,
+/// past white space and opening parentheses, by `{`, by `<` (a type assertion,
+/// `return <Tool>{...}`) or by a comment. A function the TypeScript recogniser
+/// reads as a factory of what it returns, when it is bound to a name, returns
+/// one of these (`return (a ?? b)` is none).
 fn returns_a_literal(text: &[u8]) -> bool {
     words(text, b"return").any(|at| {
-        matches!(
-            text[at + b"return".len()..].trim_ascii_start().first(),
-            Some(b'{' | b'(')
-        )
+        let mut rest = &text[at + b"return".len()..];
+        while let Some(inner) = rest.trim_ascii_start().strip_prefix(b"(") {
+            rest = inner;
+        }
+        matches!(rest.trim_ascii_start().first(), Some(b'{' | b'<' | b'/'))
     })
 }
 
@@ -188,10 +191,13 @@ mod tests {
         let src = "function make() { const d = 1; return { name: \"a\", d }; }\n\
                    const f = () => { return ({ x: 1 }); };\n\
                    g(() => { return { content: [] }; });\n\
-                   if (y) { var hoisted = 1; }\n";
+                   if (y) { var hoisted = 1; }\n\
+                   function cast() { return (\n <Tool>{ name: \"c\" }); }\n\
+                   function noted() { return /* the tool */ { name: \"n\" }; }\n\
+                   function either() { return (\n a ?? b\n ); }\n";
         assert_eq!(
             skipped(Lang::TypeScript, src),
-            [" return { content: [] }; "]
+            [" return { content: [] }; ", " return (\n a ?? b\n ); "]
         );
     }
 

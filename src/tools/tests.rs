@@ -1099,8 +1099,15 @@ mod skimmed_against_whole {
             Just("/* { */ const n = a / 2;".to_string()),
             Just("const c = { name: \"c\", inputSchema: s, execute: e };".to_string()),
             Just("return { content: [] };".to_string()),
+            Just(
+                "return (\n  <T>{ name: \"n\", annotations: { readOnlyHint: true } }\n);"
+                    .to_string()
+            ),
+            Just("return (a ?? { name: \"m\" });".to_string()),
             (0u8..3)
                 .prop_map(|i| format!("server.tool(\"leaf{i}\", {{ readOnlyHint: true }}, cb);")),
+            // A factory's call: `function f{i}` below may return its config.
+            (0u8..4).prop_map(|i| format!("server.registerTool(\"fx{i}\", f{i}(), cb);")),
         ];
         leaf.prop_recursive(4, 48, 4, |inner| {
             let body = prop::collection::vec(inner, 0..4).prop_map(|b| b.join("\n"));
