@@ -201,12 +201,17 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
     // Where the body after a return type (`): Promise<void> {`) opens.
     let mut typed_body = None;
     let mut last_was_function = false;
+    // The last word was `export` or `declare`, and nothing came after it.
+    let mut last_was_modifier = false;
     let mut i = 0;
     let n = bytes.len();
     while i < n {
         let b = bytes[i];
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
             function_pending = false;
+        }
+        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') && !is_ident(b) {
+            last_was_modifier = false;
         }
         let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
@@ -287,7 +292,10 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                 closed_function = frame.function;
                 i += 1;
                 prev = if b == b')' {
-                    typed_body = return_type_body(bytes, i);
+                    // Unless inside a declaration's type parameters, whose body is ahead.
+                    if typed_body.is_none_or(|at| at < i) {
+                        typed_body = return_type_body(bytes, i);
+                    }
                     Prev::CloseParen
                 } else {
                     Prev::Operand
@@ -335,6 +343,14 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                 // `function name (`: the name is the one word allowed in between.
                 function_pending = word == b"function" || (function_pending && last_was_function);
                 last_was_function = word == b"function";
+                // A declaration of types only: `interface I {`, `type T = {`.
+                let declares = prev == Prev::Operator || last_was_modifier;
+                last_was_modifier = matches!(word, b"export" | b"declare");
+                if declares && matches!(word, b"interface" | b"type") {
+                    if let Some(at) = type_declaration_body(bytes, i, word == b"type") {
+                        typed_body = Some(at);
+                    }
+                }
                 if word == b"ListToolsRequestSchema" {
                     if let Some(top) = stack.last_mut() {
                         top.kept = true;
@@ -373,6 +389,64 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
         candidates: out,
         shaped,
     })
+}
+
+/// Returns where the body of a declaration of types opens, `from` being just past
+/// its `interface` or `type`: `interface I<T> extends A<B>, C.D {` or
+/// `type T<U> = {`, the name on the keyword's line. Type parameters are read as
+/// balanced `<>` (an arrow's `=>` inside stepped over, quotes as strings), an
+/// interface's heritage as names, `.`, `,` and balanced `<>`; anything else is no
+/// declaration this reads.
+fn type_declaration_body(bytes: &[u8], from: usize, alias: bool) -> Option<usize> {
+    let end = bytes.len().min(from + 512);
+    let mut i = from;
+    while i < end && matches!(bytes[i], b' ' | b'\t') {
+        i += 1;
+    }
+    let name = i;
+    while i < end && is_ident(bytes[i]) {
+        i += 1;
+    }
+    if i == name {
+        return None;
+    }
+    let mut angle = 0usize;
+    let mut heritage = false;
+    while i < end {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'<' => {
+                angle += 1;
+                i += 1;
+            }
+            b'=' if angle > 0 && bytes.get(i + 1) == Some(&b'>') => i += 2,
+            b'>' => {
+                angle = angle.checked_sub(1)?;
+                i += 1;
+            }
+            b'\'' | b'"' if angle > 0 => i = string_end(bytes, i)?,
+            b'{' if angle == 0 => return (!alias || heritage).then_some(i),
+            b'=' if angle == 0 && alias && !heritage => {
+                heritage = true;
+                i += 1;
+            }
+            b'.' | b',' if angle == 0 && !alias => i += 1,
+            b if is_ident(b) && angle == 0 && !alias => {
+                while i < end && is_ident(bytes[i]) {
+                    i += 1;
+                }
+            }
+            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b':' | b'.' | b',' | b'|' | b'&'
+            | b'?' | b'='
+                if angle > 0 =>
+            {
+                i += 1
+            }
+            b if is_ident(b) && angle > 0 => i += 1,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Returns where a function's body opens after a return type, `from` being just

@@ -187,6 +187,21 @@ mod tests {
     }
 
     #[test]
+    fn typescript_interfaces_and_object_type_aliases_are_left_out() {
+        let src = "export interface I<T extends { a: 1 }> extends B<C>, D.E {\n  name: string;\n  run(): void;\n}\n\
+                   type T<U = () => void> = { a: U };\n\
+                   declare interface J { b: 1 }\n\
+                   const type = { name: \"x\" };\n\
+                   const t = { type: \"object\" };\n\
+                   type Both = A & { c: 2 };\n\
+                   type\nX = { d: 3 };\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            ["\n  name: string;\n  run(): void;\n", " a: U ", " b: 1 "]
+        );
+    }
+
+    #[test]
     fn a_named_function_returning_a_literal_is_parsed() {
         let src = "function make() { const d = 1; return { name: \"a\", d }; }\n\
                    const f = () => { return ({ x: 1 }); };\n\

@@ -1099,6 +1099,8 @@ mod skimmed_against_whole {
             Just("/* { */ const n = a / 2;".to_string()),
             Just("const c = { name: \"c\", inputSchema: s, execute: e };".to_string()),
             Just("return { content: [] };".to_string()),
+            Just("interface I<T extends { a: 1 }> extends B { name: string; annotations: { readOnlyHint: true } }".to_string()),
+            Just("export type T = { f: () => { name: \"t\" } };".to_string()),
             Just(
                 "return (\n  <T>{ name: \"n\", annotations: { readOnlyHint: true } }\n);"
                     .to_string()
@@ -1106,8 +1108,8 @@ mod skimmed_against_whole {
             Just("return (a ?? { name: \"m\" });".to_string()),
             (0u8..3)
                 .prop_map(|i| format!("server.tool(\"leaf{i}\", {{ readOnlyHint: true }}, cb);")),
-            // A factory's call: `function f{i}` below may return its config.
-            (0u8..4).prop_map(|i| format!("server.registerTool(\"fx{i}\", f{i}(), cb);")),
+            // A factory's call: a top-level `function mk{i}` may return its config.
+            (0u8..3).prop_map(|i| format!("server.registerTool(\"fx{i}\", mk{i}(), cb);")),
         ];
         leaf.prop_recursive(4, 48, 4, |inner| {
             let body = prop::collection::vec(inner, 0..4).prop_map(|b| b.join("\n"));
@@ -1160,10 +1162,20 @@ mod skimmed_against_whole {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
         #[test]
-        fn typescript_sources(statements in prop::collection::vec(typescript(), 1..5)) {
+        fn typescript_sources(
+            statements in prop::collection::vec(typescript(), 1..5),
+            factories in prop::collection::vec((0u8..3, typescript()), 0..3),
+        ) {
+            // A name bound inside a function body is seen by no registration outside
+            // it, so the factories the calls name are declared at the top level.
+            let factories: Vec<String> = factories
+                .into_iter()
+                .map(|(i, body)| format!("function mk{i}(): T {{\n{body}\n}}"))
+                .collect();
             let text = format!(
-                "import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\n{}\n",
-                statements.join("\n")
+                "import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\n{}\n{}\n",
+                statements.join("\n"),
+                factories.join("\n")
             );
             find(&[("src/index.ts", text.as_bytes())]);
         }
