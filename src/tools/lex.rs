@@ -45,6 +45,11 @@ pub(super) struct Candidate {
     /// object literal (see [`returns_a_literal`]). Methods and blocks are no
     /// factories.
     pub(super) named: bool,
+    /// Its code (not its strings or comments) holds a spelling by which a name bound
+    /// in it may be seen outside it, or a module be reached from it: TypeScript's
+    /// `import`, `require`, `exports` and `var` (hoisted out of a block), Python's
+    /// relative imports, `global` and `nonlocal`. Go, Rust, Java and C# have none.
+    pub(super) binds: bool,
 }
 
 impl Candidate {
@@ -55,7 +60,17 @@ impl Candidate {
             skip: inside,
             doc: None,
             named,
+            binds: false,
         }
+    }
+}
+
+/// Marks the candidates whose searched text holds one of `binding` (the sorted
+/// places of the code's binding spellings, see [`Candidate::binds`]).
+fn mark_binding(candidates: &mut [Candidate], binding: &[usize]) {
+    for c in candidates {
+        let first = binding.partition_point(|&at| at < c.search.start);
+        c.binds = binding.get(first).is_some_and(|&at| at < c.search.end);
     }
 }
 
@@ -203,6 +218,7 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
     let mut last_was_function = false;
     // The last word was `export` or `declare`, and nothing came after it.
     let mut last_was_modifier = false;
+    let mut binding = Vec::new();
     let mut i = 0;
     let n = bytes.len();
     while i < n {
@@ -340,6 +356,9 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
                     i += 1;
                 }
                 let word = &bytes[start..i];
+                if matches!(word, b"import" | b"require" | b"exports" | b"var") {
+                    binding.push(start);
+                }
                 // `function name (`: the name is the one word allowed in between.
                 function_pending = word == b"function" || (function_pending && last_was_function);
                 last_was_function = word == b"function";
@@ -385,7 +404,11 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
             }
         }
     }
-    stack.is_empty().then_some(Lexed {
+    if !stack.is_empty() {
+        return None;
+    }
+    mark_binding(&mut out, &binding);
+    Some(Lexed {
         candidates: out,
         shaped,
     })
@@ -882,7 +905,7 @@ fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// first statement is searched, and left out past that statement's line. `None`
 /// when the lexer cannot follow the file.
 fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
-    let lines = python_logical_lines(bytes)?;
+    let (lines, binding) = python_logical_lines(bytes)?;
     let mut out = Vec::new();
     // Nested bodies are walked again; past this many lines walked, the rest is parsed.
     let mut budget = lines.len().saturating_mul(SEARCH_FACTOR);
@@ -917,9 +940,11 @@ fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
                 skip: first.end..lines[last].end,
                 doc,
                 named: false,
+                binds: false,
             });
         }
     }
+    mark_binding(&mut out, &binding);
     Some(out)
 }
 
@@ -1064,10 +1089,12 @@ impl LogicalLine {
 }
 
 /// Splits Python source into logical lines: a newline inside brackets or a string,
-/// or after a backslash, continues the line.
-fn python_logical_lines(bytes: &[u8]) -> Option<Vec<LogicalLine>> {
+/// or after a backslash, continues the line. Also returns where the code (not its
+/// strings or comments) spells `global`, `nonlocal` or a relative import's `from`.
+fn python_logical_lines(bytes: &[u8]) -> Option<(Vec<LogicalLine>, Vec<usize>)> {
     let n = bytes.len();
     let mut out = Vec::new();
+    let mut binding = Vec::new();
     let mut i = 0;
     while i < n {
         let start = i;
@@ -1112,6 +1139,19 @@ fn python_logical_lines(bytes: &[u8]) -> Option<Vec<LogicalLine>> {
                     i += 1;
                 }
                 b' ' | b'\t' | b'\r' | b'\n' | b'\x0c' => i += 1,
+                c if is_ident(c) => {
+                    let start = i;
+                    while i < n && is_ident(bytes[i]) {
+                        i += 1;
+                    }
+                    let relative = || bytes[i..].trim_ascii_start().first() == Some(&b'.');
+                    match &bytes[start..i] {
+                        b"global" | b"nonlocal" => binding.push(start),
+                        b"from" if relative() => binding.push(start),
+                        _ => {}
+                    }
+                    last_code = Some(bytes[i - 1]);
+                }
                 c => {
                     last_code = Some(c);
                     i += 1;
@@ -1135,7 +1175,7 @@ fn python_logical_lines(bytes: &[u8]) -> Option<Vec<LogicalLine>> {
             opens_body,
         });
     }
-    Some(out)
+    Some((out, binding))
 }
 
 /// Returns the index past a Python string literal starting at its quote `at`

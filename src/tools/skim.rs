@@ -41,9 +41,8 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
             continue;
         }
         budget -= text.len();
-        let read = prefilter::anchored(lang, text)
-            || binds_across(lang, text)
-            || (c.named && returns_a_literal(text));
+        let read =
+            prefilter::anchored(lang, text) || c.binds || (c.named && returns_a_literal(text));
         if read {
             continue;
         }
@@ -53,24 +52,6 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
         }
     }
     out
-}
-
-/// Returns true when a body holds a spelling by which a name bound in it may be
-/// seen outside it, or a module be reached from it: imports, `require`, CommonJS
-/// `exports`, TypeScript's `var` (hoisted out of a block), Python's relative
-/// imports, `global` and `nonlocal`. Go, Rust and Java have none.
-fn binds_across(lang: Lang, text: &[u8]) -> bool {
-    if lang == Lang::Python && prefilter::python_relative_imports(text).next().is_some() {
-        return true;
-    }
-    let spellings: &[&[u8]] = match lang {
-        // Of Python's imports the recogniser reads the relative ones only.
-        Lang::Python => &[b"global", b"nonlocal"],
-        // A Go, Rust, Java or C# function's bindings are its own.
-        Lang::Go | Lang::Rust | Lang::Java | Lang::CSharp => &[],
-        _ => &[b"import", b"require", b"exports", b"var"],
-    };
-    spellings.iter().any(|w| words(text, w).next().is_some())
 }
 
 /// Returns true when a body may return an object literal: `return` followed,
@@ -345,6 +326,24 @@ mod tests {
                 "async def g [T] (a: T, /, *b) -> T:\n    return a\n"
             ),
             ["a: T, /, *b"]
+        );
+    }
+
+    #[test]
+    fn binding_spellings_count_in_code_only() {
+        let py = "def a():\n    \"\"\"Reads the global state, from . on.\"\"\"\n    x = 'nonlocal'  # global\n    return x\n\ndef b():\n    y = 1\n    if y: from .m import z\n";
+        assert_eq!(
+            skipped(Lang::Python, py),
+            [
+                "Reads the global state, from . on.",
+                "    x = 'nonlocal'  # global\n    return x\n",
+            ]
+        );
+        let ts = "f(() => {\n  // import the var\n  const s = \"require(exports)\";\n});\n\
+                  g(() => {\n  const t = `${require(\"./m\")}`;\n});\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, ts),
+            ["\n  // import the var\n  const s = \"require(exports)\";\n"]
         );
     }
 

@@ -1099,6 +1099,10 @@ mod skimmed_against_whole {
             Just("/* { */ const n = a / 2;".to_string()),
             Just("const c = { name: \"c\", inputSchema: s, execute: e };".to_string()),
             Just("return { content: [] };".to_string()),
+            // `var` is hoisted out of a block: a registration outside may read it.
+            Just("var VA = { readOnlyHint: true };".to_string()),
+            Just("server.tool(\"v\", VA, cb);".to_string()),
+            Just("const w = \"import { x } from './y'\"; // var require(exports)".to_string()),
             Just("interface I<T extends { a: 1 }> extends B { name: string; annotations: { readOnlyHint: true } }".to_string()),
             Just("export type T = { f: () => { name: \"t\" } };".to_string()),
             Just(
@@ -1137,6 +1141,16 @@ mod skimmed_against_whole {
                 move |i| format!("{pad}mcp.add_tool(f, name=\"leaf{i}\")\n")
             }),
             Just(format!("{pad}mcp.add_tool(f)\n")),
+            // A name made global in a body: a registration outside reads it.
+            Just(format!(
+                "{pad}global ANN\n{pad}ANN = {{\"readOnlyHint\": True}}\n"
+            )),
+            Just(format!(
+                "{pad}mcp.add_tool(f, name=\"g\", annotations=ANN)\n"
+            )),
+            Just(format!(
+                "{pad}s = \"global ANN; from .m import x\"  # nonlocal y\n"
+            )),
         ]
         .boxed();
         if depth >= 3 {
