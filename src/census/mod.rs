@@ -259,7 +259,7 @@ pub fn count_corpus(
         .matcher()
         .map_err(|e| UsageError(format!("{e:#}")))?;
     let bars = Bars::new(display, corpus.trees.len());
-    let groups = archive_groups(&corpus.trees);
+    let groups = in_counting_order(archive_groups(&corpus.trees), &corpus.trees, work.fetcher);
     let slots = slots::Slots::new(work.width.jobs);
     let next = AtomicUsize::new(0);
     // Each row goes to its corpus position as soon as its group is counted.
@@ -364,6 +364,32 @@ fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
         groups[at].push(i);
     }
     groups
+}
+
+/// Orders the groups to count: those to download first, in corpus order (the
+/// network's wait overlaps the counting), then those in the cache, the largest
+/// archive first, so that the last to finish is a small one and no core idles long
+/// at the end. The table is in corpus order whatever the counting order.
+fn in_counting_order(
+    groups: Vec<Vec<usize>>,
+    trees: &[Tree],
+    fetcher: &Fetcher,
+) -> Vec<Vec<usize>> {
+    let mut sized: Vec<(Option<u64>, Vec<usize>)> = groups
+        .into_iter()
+        .map(|group| {
+            let first = &trees[group[0]];
+            let size = fetcher.cached_size(Request {
+                repo: &first.repo,
+                commit: first.commit.as_str(),
+                url: &first.archive_url,
+            });
+            (size, group)
+        })
+        .collect();
+    // Stable: downloads keep their order, and so do archives of one size.
+    sized.sort_by_key(|(size, _)| size.map(std::cmp::Reverse));
+    sized.into_iter().map(|(_, group)| group).collect()
 }
 
 /// Counts the trees of one group from one read of their archive; a failure
@@ -593,5 +619,74 @@ mod config_tests {
         assert_eq!(shard.trees[0], whole.trees[0]);
         let err = configure(&args(&["--shard", "env"]), |_| None).unwrap_err();
         assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archives_to_download_come_first_then_the_largest_cached() {
+        let cache = tempfile::tempdir().unwrap();
+        let commit = |c: char| c.to_string().repeat(40);
+        let tree = |repo: &str, c: char, subfolder: &str| {
+            format!(
+                "[[tree]]\nrepo = \"a/{repo}\"\ncommit = \"{}\"\n{subfolder}",
+                commit(c)
+            )
+        };
+        let text = [
+            tree("small", 'a', ""),
+            tree("none", 'b', ""),
+            tree("big", 'c', ""),
+            tree("big", 'c', "subfolder = \"s\"\n"),
+            tree("mid", 'e', ""),
+            tree("gone", 'd', ""),
+        ]
+        .concat();
+        let corpus = file::parse("test.toml", &text).unwrap();
+        // Cached: small (1 byte), big (3), mid (2); gone lacks its sidecar.
+        for (name, c, size, sidecar) in [
+            ("small", 'a', 1, true),
+            ("big", 'c', 3, true),
+            ("mid", 'e', 2, true),
+            ("gone", 'd', 9, false),
+        ] {
+            let dir = cache.path().join("a").join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let archive = dir.join(format!("{}.tar.gz", commit(c)));
+            std::fs::write(&archive, vec![0u8; size]).unwrap();
+            if sidecar {
+                std::fs::write(dir.join(format!("{}.tar.gz.sha256", commit(c))), "x\n").unwrap();
+            }
+        }
+        let fetcher = Fetcher::new(FetchOptions {
+            cache: Some(cache.path().to_path_buf()),
+            is_offline: true,
+            retry: Retry::new(0),
+            timeout: Duration::from_secs(1),
+            give_up_after: 0,
+            token: None,
+            limits: Limits::NONE,
+        })
+        .unwrap();
+        let groups = archive_groups(&corpus.trees);
+        let repos = |groups: &[Vec<usize>]| -> Vec<String> {
+            groups
+                .iter()
+                .map(|g| corpus.trees[g[0]].repo.clone())
+                .collect()
+        };
+        assert_eq!(
+            repos(&groups),
+            ["a/small", "a/none", "a/big", "a/mid", "a/gone"]
+        );
+        let ordered = in_counting_order(groups, &corpus.trees, &fetcher);
+        assert_eq!(
+            repos(&ordered),
+            ["a/none", "a/gone", "a/big", "a/mid", "a/small"]
+        );
+        assert_eq!(ordered[2], [2, 3]);
     }
 }

@@ -119,6 +119,18 @@ impl Fetcher {
         )
     }
 
+    /// Returns the size of `archive`'s complete copy in the cache, if there is one.
+    pub fn cached_size(&self, archive: Request<'_>) -> Option<u64> {
+        let path = self.cache_path(archive)?;
+        if !sha_path(&path).is_file() {
+            return None;
+        }
+        fs::metadata(&path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+    }
+
     /// Hands `archive` to `consume`: from the cache when a complete copy is
     /// there, else downloaded, and cached once `consume` accepted it. A failed
     /// download's error carries its [`http::Kind`] ([`http::kind_of`]).
