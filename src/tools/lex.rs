@@ -1,7 +1,8 @@
 //! The lexers the finder reads source with before, or instead of, a parse: for
 //! TypeScript, Python, Go, Rust, Java and C#, where the function bodies and blocks are
-//! (see `skim`), and for TypeScript, whether an object literal has the keys of the
-//! tool-shaped form (see `prefilter`). Strings, comments, template literals, regular
+//! (see `skim`) and which of its text is quiet, comments and strings that cannot
+//! hold code (the anchors are searched in the rest), and for TypeScript, whether an
+//! object literal has the keys of the tool-shaped form (see `prefilter`). Strings, comments, template literals, regular
 //! expressions and each language's other literals are stepped over, brackets
 //! matched; whatever a lexer cannot follow (an unterminated string, a bracket closed
 //! by the wrong kind) gives `None`, and the caller reads the file as if there were
@@ -17,12 +18,41 @@ use super::Lang;
 /// nested bodies is bounded, and what is past the bound is parsed.
 pub(super) const SEARCH_FACTOR: usize = 4;
 
-/// Returns the bodies and blocks of a file of `lang` that the parse may leave out,
-/// when their text allows it (see `skim::bodies`); `None` when the language has no
-/// lexer or the lexer cannot follow the file.
-pub(super) fn candidates(lang: Lang, bytes: &[u8]) -> Option<Vec<Candidate>> {
+/// What a lexer reads of a file: the bodies and blocks the parse may leave out when
+/// their text allows it (see `skim::bodies`), and where its quiet text is.
+pub(super) struct Lexed {
+    pub(super) candidates: Vec<Candidate>,
+    /// The comments, and the string literals that cannot hold code, sorted and
+    /// disjoint: no recogniser reads a registration there. TypeScript's and C#'s
+    /// strings are not among them (a key may be quoted, an interpolation holds
+    /// code), nor Python's f- and t-strings.
+    pub(super) quiet: Vec<Range<usize>>,
+}
+
+impl Lexed {
+    /// Returns the file's bytes with its quiet text blanked (each byte a space but
+    /// line ends), for the anchors to be searched in its code only.
+    pub(super) fn code(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut code = bytes.to_vec();
+        for r in &self.quiet {
+            for b in &mut code[r.clone()] {
+                if !matches!(*b, b'\n' | b'\r') {
+                    *b = b' ';
+                }
+            }
+        }
+        code
+    }
+}
+
+/// Reads a file of `lang` (see [`Lexed`]); `None` when the language has no lexer or
+/// the lexer cannot follow the file.
+pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
     match lang {
-        Lang::TypeScript => typescript_lex(bytes).map(|lexed| lexed.candidates),
+        Lang::TypeScript => typescript_lex(bytes).map(|lexed| Lexed {
+            candidates: lexed.candidates,
+            quiet: lexed.quiet,
+        }),
         Lang::Python => python_bodies(bytes),
         Lang::Go => c_like_bodies(bytes, Dialect::Go),
         Lang::Rust => c_like_bodies(bytes, Dialect::Rust),
@@ -168,9 +198,11 @@ enum Annotations {
 }
 
 /// What the TypeScript lexer reads of a file.
-struct Lexed {
+struct TypeScriptLexed {
     /// The bodies and blocks the parse may leave out, if their text allows it.
     candidates: Vec<Candidate>,
+    /// Its comments.
+    quiet: Vec<Range<usize>>,
     /// An object literal right inside parentheses (a call's argument) holds a `name`
     /// key beside an `annotations` object with a hint key, or beside a schema key and
     /// a handler key: the tool-shaped form.
@@ -178,7 +210,7 @@ struct Lexed {
 }
 
 /// Returns whether TypeScript source holds a tool-shaped object literal (see
-/// [`Lexed::shaped`]); `None` when the lexer cannot follow it.
+/// [`TypeScriptLexed::shaped`]); `None` when the lexer cannot follow it.
 pub(super) fn typescript_shaped(bytes: &[u8]) -> Option<bool> {
     typescript_lex(bytes).map(|lexed| lexed.shaped)
 }
@@ -202,8 +234,9 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 
 /// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
 /// return type that follows `)`. `None` when the lexer cannot follow the file.
-fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
+fn typescript_lex(bytes: &[u8]) -> Option<TypeScriptLexed> {
     let mut out = Vec::new();
+    let mut quiet = Vec::new();
     let mut shaped = false;
     let mut annotations = Annotations::None;
     let mut stack: Vec<Frame> = Vec::new();
@@ -236,10 +269,14 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
         match b {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                let start = i;
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                quiet.push(start..i);
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let start = i;
                 i = block_comment_end(bytes, i, false)?;
+                quiet.push(start..i);
             }
             b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
                 i += 1;
@@ -408,8 +445,9 @@ fn typescript_lex(bytes: &[u8]) -> Option<Lexed> {
         return None;
     }
     mark_binding(&mut out, &binding);
-    Some(Lexed {
+    Some(TypeScriptLexed {
         candidates: out,
+        quiet,
         shaped,
     })
 }
@@ -530,8 +568,11 @@ enum Dialect {
 /// after Java's `->` and `throws X, Y`, after C#'s `=>`, or after Rust's `=>` and
 /// closure `|x|`.
 /// `None` when the lexer cannot follow the file.
-fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
+fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
     let mut out = Vec::new();
+    let mut quiet = Vec::new();
+    // C#'s interpolated strings hold code.
+    let quiet_strings = dialect != Dialect::CSharp;
     // (the opening byte, where it is, whether it is a body's brace)
     let mut stack: Vec<(u8, usize, bool)> = Vec::new();
     let mut opens_body = false;
@@ -541,6 +582,7 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
     while i < n {
         let b = bytes[i];
         let mut next_opens_body = false;
+        let start = i;
         match b {
             b' ' | b'\t' | b'\n' | b'\r' => {
                 i += 1;
@@ -548,25 +590,40 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                quiet.push(start..i);
                 continue;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 i = block_comment_end(bytes, i, dialect == Dialect::Rust)?;
+                quiet.push(start..i);
                 continue;
             }
             b'"' if dialect == Dialect::Java && bytes.get(i..i + 3) == Some(b"\"\"\"") => {
                 i = i + 3 + memchr::memmem::find(&bytes[i + 3..], b"\"\"\"")? + 3;
+                quiet.push(start..i);
             }
-            b'"' if dialect == Dialect::Rust => i = quoted_end(bytes, i, true)?,
+            b'"' if dialect == Dialect::Rust => {
+                i = quoted_end(bytes, i, true)?;
+                quiet.push(start..i);
+            }
             b'"' if dialect == Dialect::CSharp => i = csharp_string_end(bytes, i)?,
-            b'"' => i = string_end(bytes, i)?,
+            b'"' => {
+                i = string_end(bytes, i)?;
+                quiet.push(start..i);
+            }
             b'`' if dialect == Dialect::Go => {
                 i = i + 2 + memchr::memchr(b'`', &bytes[i + 1..])?;
+                quiet.push(start..i);
             }
-            b'\'' => match dialect {
-                Dialect::Go | Dialect::Java | Dialect::CSharp => i = string_end(bytes, i)?,
-                Dialect::Rust => i = rust_quote_end(bytes, i)?,
-            },
+            b'\'' => {
+                match dialect {
+                    Dialect::Go | Dialect::Java | Dialect::CSharp => i = string_end(bytes, i)?,
+                    Dialect::Rust => i = rust_quote_end(bytes, i)?,
+                }
+                if quiet_strings {
+                    quiet.push(start..i);
+                }
+            }
             b'(' | b'[' | b'{' => {
                 let body = b == b'{' && (opens_body || typed_body == Some(i));
                 stack.push((b, i, body));
@@ -617,6 +674,7 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
                 let word = &bytes[start..i];
                 if dialect == Dialect::Rust && matches!(word, b"r" | b"br" | b"b" | b"rb") {
                     if let Some(end) = rust_prefixed_literal(bytes, i, word) {
+                        quiet.push(i..end);
                         i = end;
                     }
                 }
@@ -636,7 +694,10 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Vec<Candidate>> {
         }
         opens_body = next_opens_body;
     }
-    stack.is_empty().then_some(out)
+    stack.is_empty().then_some(Lexed {
+        candidates: out,
+        quiet,
+    })
 }
 
 /// Returns the index past a C# string whose `"` is at `at`, its prefix read from
@@ -904,8 +965,8 @@ fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// Python's `def` bodies that span more than one logical line: the body from its
 /// first statement is searched, and left out past that statement's line. `None`
 /// when the lexer cannot follow the file.
-fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
-    let (lines, binding) = python_logical_lines(bytes)?;
+fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
+    let (lines, binding, quiet) = python_logical_lines(bytes)?;
     let mut out = Vec::new();
     // Nested bodies are walked again; past this many lines walked, the rest is parsed.
     let mut budget = lines.len().saturating_mul(SEARCH_FACTOR);
@@ -945,7 +1006,10 @@ fn python_bodies(bytes: &[u8]) -> Option<Vec<Candidate>> {
         }
     }
     mark_binding(&mut out, &binding);
-    Some(out)
+    Some(Lexed {
+        candidates: out,
+        quiet,
+    })
 }
 
 /// Returns the inside of a `def`'s parameter list, `def f(` to `)`, when it holds
@@ -1090,11 +1154,15 @@ impl LogicalLine {
 
 /// Splits Python source into logical lines: a newline inside brackets or a string,
 /// or after a backslash, continues the line. Also returns where the code (not its
-/// strings or comments) spells `global`, `nonlocal` or a relative import's `from`.
-fn python_logical_lines(bytes: &[u8]) -> Option<(Vec<LogicalLine>, Vec<usize>)> {
+/// strings or comments) spells `global`, `nonlocal` or a relative import's `from`,
+/// and its quiet text (see [`Lexed::quiet`]).
+type PythonLines = (Vec<LogicalLine>, Vec<usize>, Vec<Range<usize>>);
+
+fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
     let n = bytes.len();
     let mut out = Vec::new();
     let mut binding = Vec::new();
+    let mut quiet = Vec::new();
     let mut i = 0;
     while i < n {
         let start = i;
@@ -1106,7 +1174,11 @@ fn python_logical_lines(bytes: &[u8]) -> Option<(Vec<LogicalLine>, Vec<usize>)> 
             break;
         }
         if matches!(bytes[i], b'\n' | b'\r' | b'#') {
+            let comment = i;
             i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e + 1);
+            if bytes[comment] == b'#' {
+                quiet.push(comment..i);
+            }
             continue;
         }
         let mut depth = 0usize;
@@ -1121,11 +1193,17 @@ fn python_logical_lines(bytes: &[u8]) -> Option<(Vec<LogicalLine>, Vec<usize>)> 
                     break;
                 }
                 b'#' => {
+                    let comment = i;
                     i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                    quiet.push(comment..i);
                 }
                 b'\\' => i += 2,
                 b'\'' | b'"' => {
+                    let quote = i;
                     i = python_string_end(bytes, i)?;
+                    if !holds_code(&bytes[..quote]) {
+                        quiet.push(quote..i);
+                    }
                     last_code = Some(b'"');
                 }
                 b'(' | b'[' | b'{' => {
@@ -1175,7 +1253,18 @@ fn python_logical_lines(bytes: &[u8]) -> Option<(Vec<LogicalLine>, Vec<usize>)> 
             opens_body,
         });
     }
-    Some((out, binding))
+    Some((out, binding, quiet))
+}
+
+/// Returns true when the Python string whose quote ends `head` may hold code: its
+/// prefix, the letters right before the quote, holds `f` or `t` (an f-string's or
+/// a template string's fields are expressions). Any word ending in such a letter
+/// counts (`if"x"` is read as if it were one).
+fn holds_code(head: &[u8]) -> bool {
+    head.iter()
+        .rev()
+        .take_while(|b| is_ident(**b))
+        .any(|b| matches!(b, b'f' | b'F' | b't' | b'T'))
 }
 
 /// Returns the index past a Python string literal starting at its quote `at`

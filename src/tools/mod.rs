@@ -578,11 +578,26 @@ impl TreeTools {
             return FileRead::Skipped;
         }
         if !declarations_only(path) && prefilter::anchored(lang, bytes) {
-            match summarize(lang, path, bytes, Why::Anchor, self.reading) {
-                Some(summary) => FileRead::Parsed(summary),
-                None => FileRead::Skipped,
+            let lexed = match self.reading {
+                Reading::Skimmed => lex::lex(lang, bytes).map(|lexed| {
+                    let code = lexed.code(bytes);
+                    (lexed, code)
+                }),
+                Reading::Whole => None,
+            };
+            // An anchor spelled only in comments, or in strings that cannot hold
+            // code, registers nothing: the file is read as one without anchors.
+            if lexed
+                .as_ref()
+                .is_none_or(|(_, code)| prefilter::anchored(lang, code))
+            {
+                return match summarize(lang, path, bytes, Why::Anchor, self.reading, lexed) {
+                    Some(summary) => FileRead::Parsed(summary),
+                    None => FileRead::Skipped,
+                };
             }
-        } else if lang.links_files() {
+        }
+        if lang.links_files() {
             FileRead::Aside {
                 plain: !mentions(bytes),
             }
@@ -604,7 +619,7 @@ impl TreeTools {
 
     /// Parses one file and keeps its summary when it holds anything.
     fn read(&mut self, lang: Lang, path: &[u8], bytes: &[u8], why: Why) {
-        match summarize(lang, path, bytes, why, self.reading) {
+        match summarize(lang, path, bytes, why, self.reading, None) {
             Some(summary) => self.keep(FileRead::Parsed(summary), path, bytes),
             None => self.skipped += 1,
         }
@@ -974,10 +989,11 @@ fn summarize(
     bytes: &[u8],
     why: Why,
     reading: Reading,
+    lexed: Lexing,
 ) -> Option<FileSummary> {
     if profiling() {
         let started = Instant::now();
-        let summary = summarize_now(lang, path, bytes, reading);
+        let summary = summarize_now(lang, path, bytes, reading, lexed);
         eprintln!(
             "tool-parse\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             started.elapsed().as_micros(),
@@ -993,8 +1009,12 @@ fn summarize(
         );
         return summary;
     }
-    summarize_now(lang, path, bytes, reading)
+    summarize_now(lang, path, bytes, reading, lexed)
 }
+
+/// What the lexer read of a file, and the code it gives (see [`lex::Lexed::code`]),
+/// when it was read before the parse.
+type Lexing = Option<(lex::Lexed, Vec<u8>)>;
 
 thread_local! {
     /// How long the last parse of this thread took, and how many bytes it read,
@@ -1003,11 +1023,18 @@ thread_local! {
         const { std::cell::Cell::new((Duration::ZERO, 0)) };
 }
 
-fn summarize_now(lang: Lang, path: &[u8], bytes: &[u8], reading: Reading) -> Option<FileSummary> {
+fn summarize_now(
+    lang: Lang,
+    path: &[u8],
+    bytes: &[u8],
+    reading: Reading,
+    lexed: Lexing,
+) -> Option<FileSummary> {
     let started = Instant::now();
-    let skipped = match reading {
-        Reading::Skimmed => skim::bodies(lang, bytes),
-        Reading::Whole => Vec::new(),
+    let skipped = match (reading, lexed) {
+        (Reading::Skimmed, Some((lexed, code))) => skim::bodies_of(lang, bytes, lexed, &code),
+        (Reading::Skimmed, None) => skim::bodies(lang, bytes),
+        (Reading::Whole, _) => Vec::new(),
     };
     let tree = parse(lang, bytes, &skipped, PARSE_BUDGET);
     let left_out: usize = skipped.iter().map(|r| r.len()).sum();

@@ -2,8 +2,9 @@
 //! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
 //! callback, a method's body; a named function's only when it returns no object
 //! literal, which the recogniser reads as a factory), Go's, Rust's, Java's and C#'s
-//! function bodies and blocks, and the bodies of Python's `def`s, when they hold no
-//! anchor (see [`prefilter::anchored`]).
+//! function bodies and blocks, and the bodies of Python's `def`s, when their code
+//! (comments and strings that cannot hold code blanked, see [`lex::Lexed::code`])
+//! holds no anchor (see [`prefilter::anchored`]).
 //! A recogniser records nothing from such a body: no registration is spelled in it,
 //! and a name bound in it is, by the language's scoping, seen by no registration
 //! outside it. Leaving it out of the parse is most of what a registering file costs
@@ -25,9 +26,24 @@ use super::Lang;
 /// Returns the byte ranges of `bytes` the parse may leave out, sorted and disjoint;
 /// empty when the language is not skimmed or the lexer could not follow the file.
 pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
-    let Some(mut candidates) = lex::candidates(lang, bytes) else {
-        return Vec::new();
-    };
+    match lex::lex(lang, bytes) {
+        Some(lexed) => {
+            let code = lexed.code(bytes);
+            bodies_of(lang, bytes, lexed, &code)
+        }
+        None => Vec::new(),
+    }
+}
+
+/// [`bodies`], from what the lexer read of `bytes` and the code it gives (see
+/// [`lex::Lexed::code`]): a body is searched for anchors in its code only.
+pub(super) fn bodies_of(
+    lang: Lang,
+    bytes: &[u8],
+    lexed: lex::Lexed,
+    code: &[u8],
+) -> Vec<Range<usize>> {
+    let mut candidates = lexed.candidates;
     // Outermost first: a body left out takes every body inside it along.
     candidates.sort_by_key(|c| (c.search.start, std::cmp::Reverse(c.search.end)));
     let mut budget = bytes.len().saturating_mul(SEARCH_FACTOR);
@@ -41,8 +57,9 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
             continue;
         }
         budget -= text.len();
-        let read =
-            prefilter::anchored(lang, text) || c.binds || (c.named && returns_a_literal(text));
+        let read = prefilter::anchored(lang, &code[c.search.clone()])
+            || c.binds
+            || (c.named && returns_a_literal(text));
         if read {
             continue;
         }
@@ -235,6 +252,8 @@ mod tests {
                 "\n\tQ string `json:\"q\" jsonschema:\"{\"`\n",
                 " Do() error ",
                 " n string ",
+                // An anchor in a tag, a string, is none.
+                "\n\tX int `d:\"s.AddTool(t)\"`\n",
             ]
         );
     }

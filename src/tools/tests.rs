@@ -39,12 +39,18 @@ fn parse_everything(files: &[(&str, &[u8])]) -> FoundTools {
             false => tools.read(lang, path.as_bytes(), bytes, Why::Anchor),
         }
     }
+    // Where a lexer follows the file, in its code: not in its comments, nor in
+    // strings that cannot hold code.
+    let code_anchored = |lang: Lang, bytes: &[u8]| match lex::lex(lang, bytes) {
+        Some(lexed) => prefilter::anchored(lang, &lexed.code(bytes)),
+        None => prefilter::anchored(lang, bytes),
+    };
     for file in &tools.files {
         assert!(
             file.sites.is_empty()
                 || files.iter().any(|(p, b)| p.as_bytes() == file.path
-                    && prefilter::anchored(Lang::of(&file.path).unwrap(), b)),
-            "{} registers a tool without an anchor",
+                    && code_anchored(Lang::of(&file.path).unwrap(), b)),
+            "{} registers a tool without an anchor in its code",
             String::from_utf8_lossy(&file.path)
         );
     }
@@ -977,6 +983,71 @@ fn an_optional_call_of_tool_is_anchored_and_found() {
     assert_rows(&find(files), &["src/index.ts:2 opt t---"]);
 }
 
+/// An anchor spelled only in a comment, or in a string that cannot hold code (a
+/// docstring, a Go, Java or Rust literal), is no reason to parse a file: it is read
+/// as one without anchors. Beside such spellings, a registration in code is read,
+/// and so is one inside a Python f-string's field or a TypeScript template's
+/// substitution, which are code.
+#[test]
+fn an_anchor_in_a_comment_or_a_docstring_alone_is_no_reason_to_parse() {
+    let quiet: [(&str, &str); 6] = [
+        (
+            "pkg/server.py",
+            "from mcp.server.fastmcp import FastMCP\ndef f():\n    \"\"\"Use it as\n\n    @mcp.tool\n    def g(): ...\n    \"\"\"\n    return 1\n# mcp.add_tool(f)\nS = rb'Tool('\n",
+        ),
+        (
+            "src/Main.java",
+            "/** {@code new Tool(\"x\", \"d\", schema)} */\nclass A { String s = \"Tool(\"; String t = \"\"\"\n  Tool.builder()\n  \"\"\"; }\n",
+        ),
+        (
+            "main.go",
+            "package main\n// mcp.AddTool(s, &mcp.Tool{Name: \"x\"}, h)\nvar s = \"NewTool(\" + `AddTool(`\n",
+        ),
+        ("src/lib.rs", "/// #[tool(description = \"x\")]\nfn f() { let s = r#\"Tool::new\"#; }\n"),
+        ("src/Tools.cs", "// [McpServerTool]\nclass A { }\n"),
+        ("src/index.ts", "// server.tool(\"x\", {}, cb)\n/* server.registerTool( */ export const a = 1;\n"),
+    ];
+    for (path, text) in quiet {
+        let lang = Lang::of(path.as_bytes()).expect("a wanted file");
+        assert!(
+            prefilter::anchored(lang, text.as_bytes()),
+            "{path} spells an anchor"
+        );
+        let read = TreeTools::new().read_file(path.as_bytes(), text.as_bytes());
+        assert!(
+            matches!(read, FileRead::Aside { .. } | FileRead::Nothing),
+            "{path} is parsed"
+        );
+        find(&[(path, text.as_bytes())]);
+    }
+    let files: &[(&str, &[u8])] = &[
+        (
+            "pkg/server.py",
+            b"from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(\"s\")\n# @mcp.tool\n@mcp.tool(annotations={\"readOnlyHint\": True})  # a tool\ndef g():\n    \"\"\"Not @mcp.tool(), but a docstring.\"\"\"\n",
+        ),
+        (
+            "pkg/fields.py",
+            b"from mcp.server.fastmcp import FastMCP\nmcp = FastMCP(\"s\")\nlabel = f\"{mcp.add_tool(h, name='in_field', annotations={'readOnlyHint': False})}\"\n",
+        ),
+        (
+            "src/index.ts",
+            b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n// server.tool('no', {}, cb)\nconst q = `${server.tool('held', { readOnlyHint: true }, cb)}`;\n",
+        ),
+    ];
+    for file in files {
+        let read = TreeTools::new().read_file(file.0.as_bytes(), file.1);
+        assert!(matches!(read, FileRead::Parsed(_)), "{} is parsed", file.0);
+    }
+    assert_rows(
+        &find(files),
+        &[
+            "pkg/fields.py:3 in_field f---",
+            "pkg/server.py:4 g t---",
+            "src/index.ts:3 held t---",
+        ],
+    );
+}
+
 /// Handlers whose bodies the parse leaves out (`skim`), full of what a lexer can
 /// trip on, between registrations: every registration is still read, on the line
 /// it is on, and `find` checks the same tools come of reading every byte.
@@ -1110,6 +1181,10 @@ mod skimmed_against_whole {
                     .to_string()
             ),
             Just("return (a ?? { name: \"m\" });".to_string()),
+            // Anchors in comments register nothing; in a template's substitution, code.
+            Just("// server.tool(\"hid\", { readOnlyHint: true }, cb);\n".to_string()),
+            Just("/* server.registerTool(\"hid2\", {}, cb) */ const h = 1;".to_string()),
+            Just("const q = `${ server.tool(\"th\", { readOnlyHint: true }, cb) }`;".to_string()),
             (0u8..3)
                 .prop_map(|i| format!("server.tool(\"leaf{i}\", {{ readOnlyHint: true }}, cb);")),
             // A factory's call: a top-level `function mk{i}` may return its config.
@@ -1141,6 +1216,15 @@ mod skimmed_against_whole {
                 move |i| format!("{pad}mcp.add_tool(f, name=\"leaf{i}\")\n")
             }),
             Just(format!("{pad}mcp.add_tool(f)\n")),
+            // Anchors in a comment or a docstring register nothing; in an f-string's
+            // field, code.
+            Just(format!(
+                "{pad}\"\"\"@mcp.tool\n{pad}mcp.add_tool(f, name=\"doc\")\"\"\"\n"
+            )),
+            Just(format!("{pad}# mcp.add_tool(f, name=\"hid\")\n")),
+            Just(format!(
+                "{pad}s = f\"{{mcp.add_tool(f, name='fs')}}\"  # Tool(\n"
+            )),
             // A name made global in a body: a registration outside reads it.
             Just(format!(
                 "{pad}global ANN\n{pad}ANN = {{\"readOnlyHint\": True}}\n"
