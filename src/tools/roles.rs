@@ -116,31 +116,38 @@ impl Role {
     /// folder, then a test folder or file, then an example folder; else `source`.
     /// The second value is true when the path is under a build output folder.
     pub fn of_path(path: &[u8]) -> (Role, bool) {
+        // Folders compare in ASCII lower case, the file's name as it is. Called for
+        // every file a tree holds, so nothing here allocates but the folder list.
         let file = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-        let file = String::from_utf8_lossy(file);
-        let lower = path.to_ascii_lowercase();
-        let lower = String::from_utf8_lossy(&lower);
-        let mut parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
+        let mut parts: Vec<&[u8]> = path
+            .split(|&b| b == b'/')
+            .filter(|p| !p.is_empty())
+            .collect();
         parts.pop();
         // Past Maven's `src/main` the folders are a package name (`com/example`).
-        if let Some(at) = parts.windows(2).position(|w| w == ["src", "main"]) {
+        if let Some(at) = parts
+            .windows(2)
+            .position(|w| w[0].eq_ignore_ascii_case(b"src") && w[1].eq_ignore_ascii_case(b"main"))
+        {
             parts.truncate(at + 2);
         }
-        let is = |table: &[&str]| parts.iter().any(|p| table.contains(p));
+        let named =
+            |p: &[u8], table: &[&str]| table.iter().any(|t| p.eq_ignore_ascii_case(t.as_bytes()));
+        let is = |table: &[&str]| parts.iter().any(|p| named(p, table));
         if is(DEPENDENCY_FOLDERS) {
             return (Role::Build, false);
         }
         let test_folder = parts.iter().any(|p| {
-            TEST_FOLDERS.contains(p)
-                || TEST_FOLDER_SUFFIXES
-                    .iter()
-                    .any(|s| p.len() > s.len() && p.ends_with(s))
+            named(p, TEST_FOLDERS)
+                || TEST_FOLDER_SUFFIXES.iter().any(|s| {
+                    p.len() > s.len() && p[p.len() - s.len()..].eq_ignore_ascii_case(s.as_bytes())
+                })
         });
-        let test_file = TEST_FILE_NAMES.contains(&file.as_ref())
+        let test_file = TEST_FILE_NAMES.iter().any(|n| file == n.as_bytes())
             || TEST_FILES.iter().any(|(prefix, suffix)| {
                 file.len() > prefix.len() + suffix.len()
-                    && file.starts_with(prefix)
-                    && file.ends_with(suffix)
+                    && file.ends_with(suffix.as_bytes())
+                    && file.starts_with(prefix.as_bytes())
             });
         if test_folder || test_file {
             return (Role::Test, false);
@@ -219,6 +226,60 @@ mod tests {
         assert_eq!(Roles::parse("all"), Ok(Roles::ALL));
         assert_eq!(Roles::ALL.as_list(), "source,test,example,build");
         assert!(Roles::parse("tests").is_err());
+    }
+
+    /// [`Role::of_path`] as first written, over strings: the lower-cased path split
+    /// into folders, the file's name lossily decoded.
+    fn of_path_by_strings(path: &[u8]) -> (Role, bool) {
+        let file = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        let file = String::from_utf8_lossy(file);
+        let lower = path.to_ascii_lowercase();
+        let lower = String::from_utf8_lossy(&lower);
+        let mut parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
+        parts.pop();
+        if let Some(at) = parts.windows(2).position(|w| w == ["src", "main"]) {
+            parts.truncate(at + 2);
+        }
+        let is = |table: &[&str]| parts.iter().any(|p| table.contains(p));
+        if is(DEPENDENCY_FOLDERS) {
+            return (Role::Build, false);
+        }
+        let test_folder = parts.iter().any(|p| {
+            TEST_FOLDERS.contains(p)
+                || TEST_FOLDER_SUFFIXES
+                    .iter()
+                    .any(|s| p.len() > s.len() && p.ends_with(s))
+        });
+        let test_file = TEST_FILE_NAMES.contains(&file.as_ref())
+            || TEST_FILES.iter().any(|(prefix, suffix)| {
+                file.len() > prefix.len() + suffix.len()
+                    && file.starts_with(prefix)
+                    && file.ends_with(suffix)
+            });
+        if test_folder || test_file {
+            return (Role::Test, false);
+        }
+        if is(EXAMPLE_FOLDERS) {
+            return (Role::Example, false);
+        }
+        (Role::Source, is(OUTPUT_FOLDERS))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        #[test]
+        fn of_path_agrees_with_the_string_reading(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                &b"src"[..], b"Src", b"main", b"MAIN", b"tests", b"Tests", b"x.Tests", b"a.test",
+                b"node_modules", b"Node_Modules", b"examples", b"dist", b"DIST", b"lib", b"",
+                b"\xff", b"\xfftests", b"test_a.py", b"test_.py", b"conftest.py", b"ServerTest.java",
+                b"a.spec.ts", b"\xff.test.ts", b".test.ts", b"index.ts", b"__tests__",
+            ]),
+            0..6,
+        )) {
+            let path = parts.join(&b'/');
+            proptest::prop_assert_eq!(Role::of_path(&path), of_path_by_strings(&path));
+        }
     }
 
     #[test]
