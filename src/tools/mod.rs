@@ -674,10 +674,10 @@ impl TreeTools {
             self.files.sort_by(|a, b| a.path.cmp(&b.path));
             self.files.dedup_by(|a, b| a.path == b.path);
             let unread = self.aside.unread();
-            let mut needed = unread_on_chains(&self.files, &unread);
             let resolver = Resolver::with_unread(&self.files, &unread);
             let mut tools = Vec::new();
             let (counted, waiting) = mcp_files(&self.files, &resolver);
+            let mut needed = unread_on_chains(&self.files, &unread, &counted, rounds);
             needed.extend(waiting);
             for file in counted {
                 for t in resolver.tools(file) {
@@ -719,15 +719,33 @@ impl TreeTools {
     }
 }
 
+/// Rounds of [`TreeTools::resolve`] in which only the first unread file of each
+/// chain is parsed (see [`unread_on_chains`]); past them, every unread file on a
+/// chain is, so that a long chain costs a bounded number of rounds.
+const FRONTIER_ROUNDS: usize = 4;
+
 /// Returns the unread files that may stand on a chain of imports from a file using
 /// an MCP SDK to a parsed registration in a file that uses none: until they are
 /// parsed, whether that registration counts is not known (see [`mcp_files`]). The
 /// chains are drawn over every file of the tree, parsed files by their imports and
 /// unread ones by what their text may name ([`prefilter::references`]), so every
 /// chain parsing every file would find is among them.
-fn unread_on_chains(files: &[FileSummary], unread: &Unread) -> BTreeSet<Vec<u8>> {
+///
+/// A registration already `counted` (sorted; reached along imports that no unread
+/// file can change) needs no chain. In the first [`FRONTIER_ROUNDS`] of `round`, only
+/// the first unread file of each chain is returned (one using the SDK itself, or one
+/// imported by a parsed file that a file using the SDK reaches through parsed files):
+/// once it is parsed, its imports may count the registration, and the files further
+/// along need not be read.
+fn unread_on_chains(
+    files: &[FileSummary],
+    unread: &Unread,
+    counted: &[usize],
+    round: usize,
+) -> BTreeSet<Vec<u8>> {
     let targets: Vec<usize> = (0..files.len())
         .filter(|&i| !files[i].sites.is_empty() && !files[i].sdk)
+        .filter(|i| counted.binary_search(i).is_err())
         .collect();
     if targets.is_empty() || unread.is_empty() {
         return BTreeSet::new();
@@ -805,8 +823,31 @@ fn unread_on_chains(files: &[FileSummary], unread: &Unread) -> BTreeSet<Vec<u8>>
         }
     }
     let backward = walk(targets.into_iter().filter(|&t| forward[t]), &back);
+    let on_chain = |i: usize| forward[i] && backward[i];
+    let mut first = vec![round > FRONTIER_ROUNDS; paths.len()];
+    if round <= FRONTIER_ROUNDS {
+        // The first unread node of a chain starts it, or follows a parsed file that
+        // a file using the SDK reaches through parsed files only.
+        let parsed_edges: Vec<Vec<usize>> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, out)| match i < parsed {
+                true => out.iter().copied().filter(|&j| j < parsed).collect(),
+                false => Vec::new(),
+            })
+            .collect();
+        let reached = walk((0..parsed).filter(|&i| files[i].sdk), &parsed_edges);
+        for i in (0..parsed).filter(|&i| reached[i]) {
+            for &j in &edges[i] {
+                first[j] = true;
+            }
+        }
+        for i in (parsed..paths.len()).filter(|&i| on_chain(i)) {
+            first[i] |= uses_sdk(i);
+        }
+    }
     (parsed..paths.len())
-        .filter(|&i| forward[i] && backward[i])
+        .filter(|&i| on_chain(i) && first[i])
         .map(|i| paths[i].to_vec())
         .collect()
 }

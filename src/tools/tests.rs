@@ -983,6 +983,47 @@ fn an_optional_call_of_tool_is_anchored_and_found() {
     assert_rows(&find(files), &["src/index.ts:2 opt t---"]);
 }
 
+/// A definition in a file that uses no SDK counts when a chain of imports reaches it
+/// from one that does; the files kept aside on such chains are parsed from the
+/// SDK's end, a round at a time, and once the definition counts, the rest of them
+/// are not parsed at all.
+#[test]
+fn chains_are_read_from_the_sdk_end_and_no_further_than_they_need() {
+    let files: &[(&str, &[u8])] = &[
+        (
+            "src/server.ts",
+            b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport { all } from './tools/index';\nexport const s = new McpServer({ name: 's', version: '1' });\n",
+        ),
+        (
+            "src/tools/index.ts",
+            b"export * from './search';\nimport './helpers';\n",
+        ),
+        (
+            "src/tools/helpers.ts",
+            b"import { search } from './search';\nexport const names = [search.name];\n",
+        ),
+        (
+            "src/tools/search.ts",
+            b"import { names } from './helpers';\nexport const search = define({ name: 'search', annotations: { readOnlyHint: true } });\n",
+        ),
+    ];
+    assert_rows(&find(files), &["src/tools/search.ts:2 search t---"]);
+    let mut tools = TreeTools::new();
+    for (path, bytes) in files {
+        tools.add_file(path.as_bytes(), bytes);
+    }
+    tools.resolve();
+    let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
+    assert_eq!(
+        parsed,
+        [
+            &b"src/server.ts"[..],
+            b"src/tools/index.ts",
+            b"src/tools/search.ts"
+        ]
+    );
+}
+
 /// An anchor spelled only in a comment, or in a string that cannot hold code (a
 /// docstring, a Go, Java or Rust literal), is no reason to parse a file: it is read
 /// as one without anchors. Beside such spellings, a registration in code is read,
