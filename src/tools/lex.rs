@@ -49,10 +49,12 @@ impl Lexed {
 /// the lexer cannot follow the file.
 pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
     match lang {
-        Lang::TypeScript => typescript_lex(bytes).map(|lexed| Lexed {
-            candidates: lexed.candidates,
-            quiet: lexed.quiet,
-        }),
+        Lang::TypeScript | Lang::Tsx => {
+            typescript_lex(bytes, lang == Lang::Tsx).map(|lexed| Lexed {
+                candidates: lexed.candidates,
+                quiet: lexed.quiet,
+            })
+        }
         Lang::Python => python_bodies(bytes),
         Lang::Go => c_like_bodies(bytes, Dialect::Go),
         Lang::Rust => c_like_bodies(bytes, Dialect::Rust),
@@ -131,6 +133,8 @@ enum Open {
     Brace,
     /// `${` in a template literal: its `}` goes back into the template.
     Template,
+    /// `{` in a JSX element: its `}` goes back into the element.
+    JsxHole,
 }
 
 struct Frame {
@@ -212,7 +216,12 @@ struct TypeScriptLexed {
 /// Returns whether TypeScript source holds a tool-shaped object literal (see
 /// [`TypeScriptLexed::shaped`]); `None` when the lexer cannot follow it.
 pub(super) fn typescript_shaped(bytes: &[u8]) -> Option<bool> {
-    typescript_lex(bytes).map(|lexed| lexed.shaped)
+    typescript_lex(bytes, false).map(|lexed| lexed.shaped)
+}
+
+/// [`typescript_shaped`] for TSX, JSX read.
+pub(super) fn tsx_shaped(bytes: &[u8]) -> Option<bool> {
+    typescript_lex(bytes, true).map(|lexed| lexed.shaped)
 }
 
 /// Keywords after which a `/` starts a regular expression.
@@ -233,10 +242,14 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 ];
 
 /// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
-/// return type that follows `)`. `None` when the lexer cannot follow the file.
-fn typescript_lex(bytes: &[u8]) -> Option<TypeScriptLexed> {
+/// return type that follows `)`. With `jsx` (TSX), a `<` where an expression starts
+/// opens a JSX element (see [`jsx_scan`]). `None` when the lexer cannot follow the
+/// file.
+fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
     let mut out = Vec::new();
     let mut quiet = Vec::new();
+    // The state of each JSX element a `{...}` hole was opened in, innermost last.
+    let mut elements: Vec<Jsx> = Vec::new();
     let mut shaped = false;
     let mut annotations = Annotations::None;
     let mut stack: Vec<Frame> = Vec::new();
@@ -301,6 +314,17 @@ fn typescript_lex(bytes: &[u8]) -> Option<TypeScriptLexed> {
             }
             b'`' => {
                 i = template_end(bytes, i + 1, &mut stack)?;
+                prev = Prev::Operand;
+            }
+            b'<' if jsx
+                && matches!(prev, Prev::Operator | Prev::Keyword | Prev::Arrow)
+                && jsx_opens(bytes, i) =>
+            {
+                let state = Jsx {
+                    depth: 1,
+                    in_tag: true,
+                };
+                i = jsx_step(bytes, i + 1, state, &mut stack, &mut elements, &mut quiet)?;
                 prev = Prev::Operand;
             }
             b'(' | b'[' | b'{' => {
@@ -378,6 +402,11 @@ fn typescript_lex(bytes: &[u8]) -> Option<TypeScriptLexed> {
                     }
                     Open::Template => {
                         i = template_end(bytes, i + 1, &mut stack)?;
+                        prev = Prev::Operand;
+                    }
+                    Open::JsxHole => {
+                        let state = elements.pop()?;
+                        i = jsx_step(bytes, i + 1, state, &mut stack, &mut elements, &mut quiet)?;
                         prev = Prev::Operand;
                     }
                     _ => return None,
@@ -900,6 +929,140 @@ fn quoted_end(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
             b'\n' if !lines => return None,
             c if c == quote => return Some(i + 1),
             _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Where a JSX element is being read: how many elements are open, and whether the
+/// reader is inside a tag (its attributes) rather than among the children.
+#[derive(Clone, Copy)]
+struct Jsx {
+    depth: usize,
+    in_tag: bool,
+}
+
+/// Returns true when the `<` at `at`, where an expression starts, opens a JSX
+/// element: a fragment (`<>`) or a tag name not followed by `,` or `extends` (a
+/// generic arrow function's type parameters, `<T,>(x) => x`).
+fn jsx_opens(bytes: &[u8], at: usize) -> bool {
+    let rest = &bytes[at + 1..];
+    match rest.first() {
+        Some(b'>') => true,
+        Some(&b) if is_ident(b) => {
+            let name = rest
+                .iter()
+                .take_while(|&&b| is_ident(b) || matches!(b, b'.' | b':' | b'-'))
+                .count();
+            let after = rest[name..].trim_ascii_start();
+            !(after.starts_with(b",")
+                || after.starts_with(b"extends") && !after.get(7).is_some_and(|&b| is_ident(b)))
+        }
+        _ => false,
+    }
+}
+
+/// Reads JSX from `i` in `state` up to the end of its outermost element (returning
+/// the index past it) or up to a `{` hole (pushing a frame for it and the element's
+/// state, and returning the index past the `{`). Text and attribute strings are
+/// quiet. `None` for what this reader does not follow.
+fn jsx_step(
+    bytes: &[u8],
+    mut i: usize,
+    mut state: Jsx,
+    stack: &mut Vec<Frame>,
+    elements: &mut Vec<Jsx>,
+    quiet: &mut Vec<Range<usize>>,
+) -> Option<usize> {
+    let n = bytes.len();
+    let hole = |i: usize, state: Jsx, stack: &mut Vec<Frame>, elements: &mut Vec<Jsx>| {
+        stack.push(Frame {
+            open: Open::JsxHole,
+            at: i,
+            body: false,
+            named: false,
+            function: false,
+            keys: 0,
+            annotations: false,
+            kept: stack.last().is_some_and(|f| f.kept),
+        });
+        elements.push(state);
+        i + 1
+    };
+    while i < n {
+        if state.in_tag {
+            match bytes[i] {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'/' if bytes.get(i + 1) == Some(&b'>') => {
+                    i += 2;
+                    state.in_tag = false;
+                    state.depth -= 1;
+                    if state.depth == 0 {
+                        return Some(i);
+                    }
+                }
+                b'>' => {
+                    i += 1;
+                    state.in_tag = false;
+                }
+                // Comments between attributes.
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    let end = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                    quiet.push(i..end);
+                    i = end;
+                }
+                b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                    let end = block_comment_end(bytes, i, false)?;
+                    quiet.push(i..end);
+                    i = end;
+                }
+                q @ (b'"' | b'\'') => {
+                    let end = i + 1 + memchr::memchr(q, &bytes[i + 1..])? + 1;
+                    quiet.push(i..end);
+                    i = end;
+                }
+                b'{' => return Some(hole(i, state, stack, elements)),
+                b'=' | b'.' | b':' | b'-' => i += 1,
+                b if is_ident(b) => i += 1,
+                _ => {
+                    eprintln!(
+                        "JSXFAIL tag at {} {:?}",
+                        i,
+                        String::from_utf8_lossy(&bytes[i.saturating_sub(40)..(i + 20).min(n)])
+                    );
+                    return None;
+                }
+            }
+            continue;
+        }
+        // Children: text up to a tag or a hole.
+        let next = i + memchr::memchr2(b'<', b'{', &bytes[i..])?;
+        if next > i {
+            quiet.push(i..next);
+        }
+        i = next;
+        if bytes[i] == b'{' {
+            return Some(hole(i, state, stack, elements));
+        }
+        if bytes.get(i + 1) == Some(&b'/') {
+            // A closing tag, `</name>` or `</>`.
+            let close = i + memchr::memchr(b'>', &bytes[i..])?;
+            let name = &bytes[i + 2..close];
+            if !name
+                .iter()
+                .all(|&b| is_ident(b) || b.is_ascii_whitespace() || matches!(b, b'.' | b':' | b'-'))
+            {
+                return None;
+            }
+            i = close + 1;
+            state.depth -= 1;
+            if state.depth == 0 {
+                return Some(i);
+            }
+        } else {
+            i += 1;
+            state.depth += 1;
+            state.in_tag = true;
         }
     }
     None

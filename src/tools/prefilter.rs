@@ -36,8 +36,11 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || (tool_shaped(bytes)
-                    && (lang != Lang::TypeScript
-                        || super::lex::typescript_shaped(bytes) != Some(false)))
+                    && match lang {
+                        Lang::TypeScript => super::lex::typescript_shaped(bytes) != Some(false),
+                        Lang::Tsx => super::lex::tsx_shaped(bytes) != Some(false),
+                        _ => true,
+                    })
         }
         Lang::Python => {
             member(bytes, b"tool", b".@", python_use)

@@ -158,6 +158,27 @@ mod tests {
     }
 
     #[test]
+    fn tsx_elements_are_read_and_their_handlers_left_out() {
+        let src = "export function App() {\n  const id = <T,>(x: T) => { return x; };\n  return (\n    <div className=\"a\" // a comment\n      onClick={() => { setOpen(\"}\"); }}>\n      Don't {'{'} <b>stop</b> &amp; <></>\n      <Panel tools={tools.map((t) => { return t.name; })} />\n    </div>\n  );\n}\nserver.tool(\"t\", { readOnlyHint: true }, async () => { return <p>{x}</p>; });\n";
+        assert_eq!(
+            skipped(Lang::Tsx, src),
+            [
+                " return x; ",
+                " setOpen(\"}\"); ",
+                " return t.name; ",
+                " return <p>{x}</p>; ",
+            ]
+        );
+        // The function's own body holds a JSX return, read as a literal it may return.
+        assert!(!skipped(Lang::Tsx, src)
+            .iter()
+            .any(|b| b.contains("className")));
+        // What the reader does not follow (an attribute holding an element) leaves
+        // the file whole.
+        assert!(skipped(Lang::Tsx, "f(() => { g(); });\nconst a = <A b=<B /> />;\n").is_empty());
+    }
+
+    #[test]
     fn a_list_tools_handler_is_parsed() {
         let src = "server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: TOOLS.map((t) => { return t; }) };\n});\n";
         assert!(skipped(Lang::TypeScript, src).is_empty());

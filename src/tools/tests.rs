@@ -1244,6 +1244,32 @@ mod skimmed_against_whole {
         })
     }
 
+    /// JSX elements, their holes holding registrations, handlers and nested
+    /// elements, among text that spells anchors and brackets.
+    fn tsx() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("<p>server.tool(\"text\", {}, cb) don't {\"}\"}</p>".to_string()),
+            Just("<br />".to_string()),
+            Just(
+                "<Input value={v} // why\n  onChange={(e) => { set(e.target.value); }} />"
+                    .to_string()
+            ),
+            Just("<>{items.map((t) => { return <li key={t}>{t}</li>; })}</>".to_string()),
+            Just(
+                "<b title='x'>{server.tool(\"hole\", { readOnlyHint: true }, cb)}</b>".to_string()
+            ),
+            Just("<a.B c-d=\"e\">&amp; {/* } */}</a.B>".to_string()),
+        ];
+        leaf.prop_recursive(3, 24, 3, |inner| {
+            prop::collection::vec(inner, 1..3).prop_map(|kids| {
+                format!(
+                    "<section onClick={{() => {{ go(); }}}}>\n{}\n</section>",
+                    kids.join("\n")
+                )
+            })
+        })
+    }
+
     /// Python statements at an indentation, nested up to four deep.
     fn python(depth: usize) -> BoxedStrategy<String> {
         let pad = "    ".repeat(depth);
@@ -1320,6 +1346,19 @@ mod skimmed_against_whole {
         }
 
         #[test]
+        fn tsx_sources(
+            statements in prop::collection::vec(typescript(), 1..5),
+            elements in prop::collection::vec(tsx(), 1..3),
+        ) {
+            let text = format!(
+                "import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\n{}\nexport function View() {{\n  return (\n    <main>\n{}\n    </main>\n  );\n}}\n",
+                statements.join("\n"),
+                elements.join("\n"),
+            );
+            find(&[("src/App.tsx", text.as_bytes())]);
+        }
+
+        #[test]
         fn python_sources(statements in prop::collection::vec(python(0), 1..5)) {
             let text = format!("from mcp.server.fastmcp import FastMCP\n{}", statements.concat());
             find(&[("pkg/server.py", text.as_bytes())]);
@@ -1328,7 +1367,7 @@ mod skimmed_against_whole {
         #[test]
         fn no_lexer_panics(bytes in prop::collection::vec(prop::sample::select(
             b"{}()[]\"'`/\\*\n #:=>|-r$@.,;abdefT".to_vec()), 0..120)) {
-            for lang in [Lang::TypeScript, Lang::Python, Lang::Go, Lang::Rust, Lang::Java, Lang::CSharp] {
+            for lang in [Lang::TypeScript, Lang::Tsx, Lang::Python, Lang::Go, Lang::Rust, Lang::Java, Lang::CSharp] {
                 let skipped = skim::bodies(lang, &bytes);
                 let mut end = 0;
                 for r in &skipped {
@@ -1338,6 +1377,7 @@ mod skimmed_against_whole {
                 skim::included(&bytes, &skipped);
             }
             lex::typescript_shaped(&bytes);
+            lex::tsx_shaped(&bytes);
         }
     }
 }
