@@ -27,6 +27,10 @@ pub(super) struct Lexed {
     /// strings are not among them (a key may be quoted, an interpolation holds
     /// code), nor Python's f- and t-strings.
     pub(super) quiet: Vec<Range<usize>>,
+    /// Its comments (those between a JSX tag's attributes aside), sorted and
+    /// disjoint: also quiet, and no recogniser reads one, so the parse may leave
+    /// them out (see `skim::bodies_of`).
+    pub(super) comments: Vec<Range<usize>>,
 }
 
 impl Lexed {
@@ -53,6 +57,7 @@ pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
             typescript_lex(bytes, lang == Lang::Tsx).map(|lexed| Lexed {
                 candidates: lexed.candidates,
                 quiet: lexed.quiet,
+                comments: lexed.comments,
             })
         }
         Lang::Python => python_bodies(bytes),
@@ -205,8 +210,10 @@ enum Annotations {
 struct TypeScriptLexed {
     /// The bodies and blocks the parse may leave out, if their text allows it.
     candidates: Vec<Candidate>,
-    /// Its comments.
+    /// Its comments, and JSX text and attribute strings.
     quiet: Vec<Range<usize>>,
+    /// Its comments.
+    comments: Vec<Range<usize>>,
     /// An object literal right inside parentheses (a call's argument) holds a `name`
     /// key beside an `annotations` object with a hint key, or beside a schema key and
     /// a handler key: the tool-shaped form.
@@ -248,6 +255,7 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
     let mut out = Vec::new();
     let mut quiet = Vec::new();
+    let mut comments = Vec::new();
     // The state of each JSX element a `{...}` hole was opened in, innermost last.
     let mut elements: Vec<Jsx> = Vec::new();
     let mut shaped = false;
@@ -285,11 +293,13 @@ fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
                 let start = i;
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
                 quiet.push(start..i);
+                comments.push(start..i);
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 let start = i;
                 i = block_comment_end(bytes, i, false)?;
                 quiet.push(start..i);
+                comments.push(start..i);
             }
             b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
                 i += 1;
@@ -477,6 +487,7 @@ fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
     Some(TypeScriptLexed {
         candidates: out,
         quiet,
+        comments,
         shaped,
     })
 }
@@ -600,6 +611,7 @@ enum Dialect {
 fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
     let mut out = Vec::new();
     let mut quiet = Vec::new();
+    let mut comments = Vec::new();
     // C#'s interpolated strings hold code.
     let quiet_strings = dialect != Dialect::CSharp;
     // (the opening byte, where it is, whether it is a body's brace)
@@ -620,11 +632,13 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
                 quiet.push(start..i);
+                comments.push(start..i);
                 continue;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 i = block_comment_end(bytes, i, dialect == Dialect::Rust)?;
                 quiet.push(start..i);
+                comments.push(start..i);
                 continue;
             }
             b'"' if dialect == Dialect::Java && bytes.get(i..i + 3) == Some(b"\"\"\"") => {
@@ -726,6 +740,7 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
     stack.is_empty().then_some(Lexed {
         candidates: out,
         quiet,
+        comments,
     })
 }
 
@@ -1129,7 +1144,7 @@ fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// first statement is searched, and left out past that statement's line. `None`
 /// when the lexer cannot follow the file.
 fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
-    let (lines, binding, quiet) = python_logical_lines(bytes)?;
+    let (lines, binding, quiet, comments) = python_logical_lines(bytes)?;
     let mut out = Vec::new();
     // Nested bodies are walked again; past this many lines walked, the rest is parsed.
     let mut budget = lines.len().saturating_mul(SEARCH_FACTOR);
@@ -1172,6 +1187,7 @@ fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
     Some(Lexed {
         candidates: out,
         quiet,
+        comments,
     })
 }
 
@@ -1318,14 +1334,20 @@ impl LogicalLine {
 /// Splits Python source into logical lines: a newline inside brackets or a string,
 /// or after a backslash, continues the line. Also returns where the code (not its
 /// strings or comments) spells `global`, `nonlocal` or a relative import's `from`,
-/// and its quiet text (see [`Lexed::quiet`]).
-type PythonLines = (Vec<LogicalLine>, Vec<usize>, Vec<Range<usize>>);
+/// its quiet text and its comments (see [`Lexed`]).
+type PythonLines = (
+    Vec<LogicalLine>,
+    Vec<usize>,
+    Vec<Range<usize>>,
+    Vec<Range<usize>>,
+);
 
 fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
     let n = bytes.len();
     let mut out = Vec::new();
     let mut binding = Vec::new();
     let mut quiet = Vec::new();
+    let mut comments = Vec::new();
     let mut i = 0;
     while i < n {
         let start = i;
@@ -1341,6 +1363,7 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
             i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e + 1);
             if bytes[comment] == b'#' {
                 quiet.push(comment..i);
+                comments.push(comment..i);
             }
             continue;
         }
@@ -1359,6 +1382,7 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
                     let comment = i;
                     i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
                     quiet.push(comment..i);
+                    comments.push(comment..i);
                 }
                 b'\\' => i += 2,
                 b'\'' | b'"' => {
@@ -1416,7 +1440,7 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
             opens_body,
         });
     }
-    Some((out, binding, quiet))
+    Some((out, binding, quiet, comments))
 }
 
 /// Returns true when the Python string whose quote ends `head` may hold code: its

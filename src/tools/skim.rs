@@ -43,6 +43,7 @@ pub(super) fn bodies_of(
     lexed: lex::Lexed,
     code: &[u8],
 ) -> Vec<Range<usize>> {
+    let comments = lexed.comments;
     let mut candidates = lexed.candidates;
     // Outermost first: a body left out takes every body inside it along.
     candidates.sort_by_key(|c| (c.search.start, std::cmp::Reverse(c.search.end)));
@@ -68,6 +69,53 @@ pub(super) fn bodies_of(
             out.push(c.skip);
         }
     }
+    with_comments(bytes, out, &comments)
+}
+
+/// Adds to `bodies` (sorted, disjoint) the comments outside them, which no
+/// recogniser reads. A comment's line ends stay, since a comment holding one reads
+/// as a line end (Go's semicolons, JavaScript's automatic ones); a comment on one
+/// line is left out when white space stands on one side of it, so that the tokens
+/// around it do not run together (`a/**/b`, `-/**/-`).
+fn with_comments(
+    bytes: &[u8],
+    bodies: Vec<Range<usize>>,
+    comments: &[Range<usize>],
+) -> Vec<Range<usize>> {
+    let space = |at: Option<&u8>| at.is_none_or(|b| b.is_ascii_whitespace());
+    let mut out = Vec::with_capacity(bodies.len() + comments.len());
+    let mut next = bodies.into_iter().peekable();
+    for c in comments {
+        while let Some(b) = next.next_if(|b| b.end <= c.start) {
+            out.push(b);
+        }
+        if next.peek().is_some_and(|b| b.start < c.end) {
+            // Inside a body left out already.
+            continue;
+        }
+        let text = &bytes[c.clone()];
+        if memchr::memchr(b'\n', text).is_none() {
+            let before = c.start.checked_sub(1).map(|i| &bytes[i]);
+            if space(before) || space(bytes.get(c.end)) {
+                out.push(c.clone());
+            }
+            continue;
+        }
+        // Each line's part, its line end kept.
+        let mut from = c.start;
+        for at in memchr::memchr_iter(b'\n', text)
+            .map(|i| c.start + i)
+            .chain([c.end])
+        {
+            let part = from..at;
+            let part = part.start..part.start + bytes[part].trim_ascii_end().len();
+            if !part.is_empty() {
+                out.push(part);
+            }
+            from = at + 1;
+        }
+    }
+    out.extend(next);
     out
 }
 
@@ -123,11 +171,34 @@ mod tests {
     use super::*;
     use crate::tools::lex::typescript_shaped;
 
+    /// The bodies left out, comments aside (see `comments_are_left_out_but_their_line_ends`).
     fn skipped(lang: Lang, src: &str) -> Vec<&str> {
+        let comments = lex::lex(lang, src.as_bytes()).map_or(Vec::new(), |l| l.comments);
         bodies(lang, src.as_bytes())
             .into_iter()
+            .filter(|r| {
+                !comments
+                    .iter()
+                    .any(|c| c.start <= r.start && r.end <= c.end)
+            })
             .map(|r| &src[r])
             .collect()
+    }
+
+    #[test]
+    fn comments_are_left_out_but_their_line_ends() {
+        let src = "/** Doc\n * more */\nconst a = 1; // c\nconst b = a /* x */ + 2;\nconst d = a-/**/-b;\n";
+        let left: Vec<&str> = bodies(Lang::TypeScript, src.as_bytes())
+            .into_iter()
+            .map(|r| &src[r])
+            .collect();
+        assert_eq!(left, ["/** Doc", " * more */", "// c", "/* x */"]);
+        let py = "# head\nx = 1  # tail\ndef f():\n    # inside\n    return 1\n";
+        let left: Vec<&str> = bodies(Lang::Python, py.as_bytes())
+            .into_iter()
+            .map(|r| &py[r])
+            .collect();
+        assert_eq!(left, ["# head", "# tail", "# inside"]);
     }
 
     #[test]
