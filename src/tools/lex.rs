@@ -22,14 +22,14 @@ pub(super) const SEARCH_FACTOR: usize = 4;
 /// their text allows it (see `skim::bodies`), and where its quiet text is.
 pub(super) struct Lexed {
     pub(super) candidates: Vec<Candidate>,
-    /// The comments, and the string literals that cannot hold code, sorted and
-    /// disjoint: no recogniser reads a registration there. TypeScript's and C#'s
-    /// strings are not among them (a key may be quoted, an interpolation holds
-    /// code), nor Python's f- and t-strings.
+    /// With `comments`, the file's quiet text: the string literals that cannot hold
+    /// code, JSX text and attribute strings, and the comments between a JSX tag's
+    /// attributes, sorted and disjoint. No recogniser reads a registration there.
+    /// TypeScript's and C#'s strings are not among them (a key may be quoted, an
+    /// interpolation holds code), nor Python's f- and t-strings.
     pub(super) quiet: Vec<Range<usize>>,
-    /// Its comments (those between a JSX tag's attributes aside), sorted and
-    /// disjoint: also quiet, and no recogniser reads one, so the parse may leave
-    /// them out (see `skim::bodies_of`).
+    /// Its other comments, sorted and disjoint: no recogniser reads one, so the
+    /// parse may leave them out (see `skim::bodies_of`).
     pub(super) comments: Vec<Range<usize>>,
 }
 
@@ -38,7 +38,7 @@ impl Lexed {
     /// line ends), for the anchors to be searched in its code only.
     pub(super) fn code(&self, bytes: &[u8]) -> Vec<u8> {
         let mut code = bytes.to_vec();
-        for r in &self.quiet {
+        for r in self.quiet.iter().chain(&self.comments) {
             for b in &mut code[r.clone()] {
                 if !matches!(*b, b'\n' | b'\r') {
                     *b = b' ';
@@ -54,11 +54,7 @@ impl Lexed {
 pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
     match lang {
         Lang::TypeScript | Lang::Tsx => {
-            typescript_lex(bytes, lang == Lang::Tsx).map(|lexed| Lexed {
-                candidates: lexed.candidates,
-                quiet: lexed.quiet,
-                comments: lexed.comments,
-            })
+            typescript_lex(bytes, lang == Lang::Tsx).map(|read| read.lexed)
         }
         Lang::Python => python_bodies(bytes),
         Lang::Go => c_like_bodies(bytes, Dialect::Go),
@@ -208,27 +204,18 @@ enum Annotations {
 
 /// What the TypeScript lexer reads of a file.
 struct TypeScriptLexed {
-    /// The bodies and blocks the parse may leave out, if their text allows it.
-    candidates: Vec<Candidate>,
-    /// Its comments, and JSX text and attribute strings.
-    quiet: Vec<Range<usize>>,
-    /// Its comments.
-    comments: Vec<Range<usize>>,
+    /// The bodies and blocks the parse may leave out, and the quiet text.
+    lexed: Lexed,
     /// An object literal right inside parentheses (a call's argument) holds a `name`
     /// key beside an `annotations` object with a hint key, or beside a schema key and
     /// a handler key: the tool-shaped form.
     shaped: bool,
 }
 
-/// Returns whether TypeScript source holds a tool-shaped object literal (see
-/// [`TypeScriptLexed::shaped`]); `None` when the lexer cannot follow it.
-pub(super) fn typescript_shaped(bytes: &[u8]) -> Option<bool> {
-    typescript_lex(bytes, false).map(|lexed| lexed.shaped)
-}
-
-/// [`typescript_shaped`] for TSX, JSX read.
-pub(super) fn tsx_shaped(bytes: &[u8]) -> Option<bool> {
-    typescript_lex(bytes, true).map(|lexed| lexed.shaped)
+/// Returns whether TypeScript source (TSX with `jsx`) holds a tool-shaped object
+/// literal (see [`TypeScriptLexed::shaped`]); `None` when the lexer cannot follow it.
+pub(super) fn typescript_shaped(bytes: &[u8], jsx: bool) -> Option<bool> {
+    typescript_lex(bytes, jsx).map(|read| read.shaped)
 }
 
 /// Keywords after which a `/` starts a regular expression.
@@ -250,7 +237,7 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 
 /// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
 /// return type that follows `)`. With `jsx` (TSX), a `<` where an expression starts
-/// opens a JSX element (see [`jsx_scan`]). `None` when the lexer cannot follow the
+/// opens a JSX element (see [`jsx_step`]). `None` when the lexer cannot follow the
 /// file.
 fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
     let mut out = Vec::new();
@@ -292,13 +279,11 @@ fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 let start = i;
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
-                quiet.push(start..i);
                 comments.push(start..i);
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 let start = i;
                 i = block_comment_end(bytes, i, false)?;
-                quiet.push(start..i);
                 comments.push(start..i);
             }
             b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
@@ -485,9 +470,11 @@ fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
     }
     mark_binding(&mut out, &binding);
     Some(TypeScriptLexed {
-        candidates: out,
-        quiet,
-        comments,
+        lexed: Lexed {
+            candidates: out,
+            quiet,
+            comments,
+        },
         shaped,
     })
 }
@@ -631,13 +618,11 @@ fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
-                quiet.push(start..i);
                 comments.push(start..i);
                 continue;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 i = block_comment_end(bytes, i, dialect == Dialect::Rust)?;
-                quiet.push(start..i);
                 comments.push(start..i);
                 continue;
             }
@@ -1039,14 +1024,7 @@ fn jsx_step(
                 b'{' => return Some(hole(i, state, stack, elements)),
                 b'=' | b'.' | b':' | b'-' => i += 1,
                 b if is_ident(b) => i += 1,
-                _ => {
-                    eprintln!(
-                        "JSXFAIL tag at {} {:?}",
-                        i,
-                        String::from_utf8_lossy(&bytes[i.saturating_sub(40)..(i + 20).min(n)])
-                    );
-                    return None;
-                }
+                _ => return None,
             }
             continue;
         }
@@ -1362,7 +1340,6 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
             let comment = i;
             i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e + 1);
             if bytes[comment] == b'#' {
-                quiet.push(comment..i);
                 comments.push(comment..i);
             }
             continue;
@@ -1381,7 +1358,6 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
                 b'#' => {
                     let comment = i;
                     i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
-                    quiet.push(comment..i);
                     comments.push(comment..i);
                 }
                 b'\\' => i += 2,

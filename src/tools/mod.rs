@@ -807,13 +807,15 @@ fn unread_on_chains(
         }
         out.retain(|&j| j != i);
     }
-    let uses_sdk = |i: usize| match i < parsed {
-        true => files[i].sdk,
-        false => unread[paths[i]]
-            .zip(Lang::of(paths[i]))
-            .is_some_and(|(bytes, lang)| lang.uses_sdk(bytes)),
-    };
-    let forward = walk((0..paths.len()).filter(|&i| uses_sdk(i)), &edges);
+    let uses_sdk: Vec<bool> = (0..paths.len())
+        .map(|i| match i < parsed {
+            true => files[i].sdk,
+            false => unread[paths[i]]
+                .zip(Lang::of(paths[i]))
+                .is_some_and(|(bytes, lang)| lang.uses_sdk(bytes)),
+        })
+        .collect();
+    let forward = walk((0..paths.len()).filter(|&i| uses_sdk[i]), &edges, |_| true);
     let mut back: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
     for (i, out) in edges.iter().enumerate() {
         if forward[i] {
@@ -822,28 +824,20 @@ fn unread_on_chains(
             }
         }
     }
-    let backward = walk(targets.into_iter().filter(|&t| forward[t]), &back);
+    let backward = walk(targets.into_iter().filter(|&t| forward[t]), &back, |_| true);
     let on_chain = |i: usize| forward[i] && backward[i];
     let mut first = vec![round > FRONTIER_ROUNDS; paths.len()];
     if round <= FRONTIER_ROUNDS {
         // The first unread node of a chain starts it, or follows a parsed file that
         // a file using the SDK reaches through parsed files only.
-        let parsed_edges: Vec<Vec<usize>> = edges
-            .iter()
-            .enumerate()
-            .map(|(i, out)| match i < parsed {
-                true => out.iter().copied().filter(|&j| j < parsed).collect(),
-                false => Vec::new(),
-            })
-            .collect();
-        let reached = walk((0..parsed).filter(|&i| files[i].sdk), &parsed_edges);
+        let reached = walk((0..parsed).filter(|&i| uses_sdk[i]), &edges, |j| j < parsed);
         for i in (0..parsed).filter(|&i| reached[i]) {
             for &j in &edges[i] {
                 first[j] = true;
             }
         }
-        for i in (parsed..paths.len()).filter(|&i| on_chain(i)) {
-            first[i] |= uses_sdk(i);
+        for i in parsed..paths.len() {
+            first[i] |= uses_sdk[i];
         }
     }
     (parsed..paths.len())
@@ -852,13 +846,18 @@ fn unread_on_chains(
         .collect()
 }
 
-/// Marks every node reached from `starts` along `edges`.
-fn walk(starts: impl Iterator<Item = usize>, edges: &[Vec<usize>]) -> Vec<bool> {
+/// Marks every node reached from `starts` along `edges`, through nodes `within`
+/// holds only.
+fn walk(
+    starts: impl Iterator<Item = usize>,
+    edges: &[Vec<usize>],
+    within: impl Fn(usize) -> bool,
+) -> Vec<bool> {
     let mut seen = vec![false; edges.len()];
     let mut next: Vec<usize> = starts.collect();
     while let Some(i) = next.pop() {
         if !std::mem::replace(&mut seen[i], true) {
-            next.extend(edges[i].iter().copied().filter(|&j| !seen[j]));
+            next.extend(edges[i].iter().copied().filter(|&j| !seen[j] && within(j)));
         }
     }
     seen

@@ -36,11 +36,8 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || (tool_shaped(bytes)
-                    && match lang {
-                        Lang::TypeScript => super::lex::typescript_shaped(bytes) != Some(false),
-                        Lang::Tsx => super::lex::tsx_shaped(bytes) != Some(false),
-                        _ => true,
-                    })
+                    && (!matches!(lang, Lang::TypeScript | Lang::Tsx)
+                        || super::lex::typescript_shaped(bytes, lang == Lang::Tsx) != Some(false)))
         }
         Lang::Python => {
             member(bytes, b"tool", b".@", python_use)

@@ -460,7 +460,7 @@ mod tests {
 
     #[test]
     fn a_tool_shaped_object_needs_its_keys_in_one_object() {
-        let shaped = |src: &str| typescript_shaped(src.as_bytes());
+        let shaped = |src: &str| typescript_shaped(src.as_bytes(), false);
         // The loose reading finds these keys in the file; they are in different objects.
         assert_eq!(
             shaped("const a = { name: \"x\" };\nconst b = { inputSchema: s, execute: f };\n"),

@@ -1376,8 +1376,8 @@ mod skimmed_against_whole {
                 }
                 skim::included(&bytes, &skipped);
             }
-            lex::typescript_shaped(&bytes);
-            lex::tsx_shaped(&bytes);
+            lex::typescript_shaped(&bytes, false);
+            lex::typescript_shaped(&bytes, true);
         }
     }
 }
