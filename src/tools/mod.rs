@@ -668,6 +668,7 @@ impl TreeTools {
     fn resolve(&mut self) -> Vec<ToolDef> {
         let started = Instant::now();
         let mut rounds = 0;
+        let mut texts = UnreadTexts::new();
         loop {
             rounds += 1;
             // The order files arrive in (parallel walks) must not change the answer.
@@ -677,7 +678,7 @@ impl TreeTools {
             let resolver = Resolver::with_unread(&self.files, &unread);
             let mut tools = Vec::new();
             let (counted, waiting) = mcp_files(&self.files, &resolver);
-            let mut needed = unread_on_chains(&self.files, &unread, &counted, rounds);
+            let mut needed = unread_on_chains(&self.files, &unread, &mut texts, &counted, rounds);
             needed.extend(waiting);
             for file in counted {
                 for t in resolver.tools(file) {
@@ -740,6 +741,7 @@ const FRONTIER_ROUNDS: usize = 4;
 fn unread_on_chains(
     files: &[FileSummary],
     unread: &Unread,
+    texts: &mut UnreadTexts,
     counted: &[usize],
     round: usize,
 ) -> BTreeSet<Vec<u8>> {
@@ -765,6 +767,21 @@ fn unread_on_chains(
         }
     }
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+    for from in &paths[parsed..] {
+        if let (Some(Some(bytes)), Some(lang)) = (unread.get(from), Lang::of(from)) {
+            texts.entry(from.to_vec()).or_insert_with(|| UnreadText {
+                references: prefilter::references(lang, bytes),
+                uses_sdk: lang.uses_sdk(bytes),
+            });
+        }
+    }
+    let text = |i: usize| (i >= parsed).then(|| texts.get(paths[i])).flatten();
+    let uses_sdk: Vec<bool> = (0..paths.len())
+        .map(|i| match i < parsed {
+            true => files[i].sdk,
+            false => text(i).is_some_and(|t| t.uses_sdk),
+        })
+        .collect();
     for (i, from) in paths.iter().enumerate() {
         let out = &mut edges[i];
         if i < parsed {
@@ -782,15 +799,15 @@ fn unread_on_chains(
                     }
                 }
             }
-        } else if let (Some(Some(bytes)), Some(lang)) = (unread.get(from), Lang::of(from)) {
+        } else if let Some(text) = text(i) {
             // A module a text names, and the modules under it (a named import may be one).
-            for rel in prefilter::references(lang, bytes) {
+            for rel in &text.references {
                 out.extend(
-                    module_paths(from, &rel)
+                    module_paths(from, rel)
                         .iter()
                         .filter_map(|c| node.get(c.as_slice()).copied()),
                 );
-                if let Some(mut folder) = value::join(value::parent(from), &rel) {
+                if let Some(mut folder) = value::join(value::parent(from), rel) {
                     folder.push(b'/');
                     out.extend(
                         node.range(folder.as_slice()..)
@@ -807,14 +824,6 @@ fn unread_on_chains(
         }
         out.retain(|&j| j != i);
     }
-    let uses_sdk: Vec<bool> = (0..paths.len())
-        .map(|i| match i < parsed {
-            true => files[i].sdk,
-            false => unread[paths[i]]
-                .zip(Lang::of(paths[i]))
-                .is_some_and(|(bytes, lang)| lang.uses_sdk(bytes)),
-        })
-        .collect();
     let forward = walk((0..paths.len()).filter(|&i| uses_sdk[i]), &edges, |_| true);
     let mut back: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
     for (i, out) in edges.iter().enumerate() {
@@ -844,6 +853,17 @@ fn unread_on_chains(
         .filter(|&i| on_chain(i) && first[i])
         .map(|i| paths[i].to_vec())
         .collect()
+}
+
+/// What [`unread_on_chains`] reads of the text of an unread file, by path: read once
+/// however many rounds ask.
+type UnreadTexts = HashMap<Vec<u8>, UnreadText>;
+
+struct UnreadText {
+    /// The relative modules it may name ([`prefilter::references`]).
+    references: Vec<String>,
+    /// Whether it uses an MCP SDK ([`Lang::uses_sdk`]).
+    uses_sdk: bool,
 }
 
 /// Marks every node reached from `starts` along `edges`, through nodes `within`
@@ -1110,7 +1130,9 @@ fn summarize_now(
         value::SiteKind::List { .. } => true,
     };
     if summary.sites.iter().any(unnamed) {
-        let ranges = syntax::repeated_lines(root, bytes);
+        let mut lines: Vec<u32> = summary.sites.iter().map(|s| s.line).collect();
+        lines.sort_unstable();
+        let ranges = syntax::repeated_lines(root, bytes, &lines);
         for site in &mut summary.sites {
             site.repeated = ranges
                 .iter()

@@ -94,19 +94,43 @@ const PER_ELEMENT: &[&str] = &[
     "filter_map",
 ];
 
-/// Returns the line ranges (1-based, inclusive) of code that runs once per element:
-/// the bodies of loops and comprehensions, and functions passed to `forEach`, `map`
-/// and the like.
-pub(crate) fn repeated_lines(root: Node, src: &[u8]) -> Vec<(u32, u32)> {
+/// Returns the line ranges (1-based, inclusive) of code that runs once per element
+/// (the bodies of loops and comprehensions, and functions passed to `forEach`, `map`
+/// and the like) that hold one of `lines` (1-based, sorted): a subtree holding none
+/// of them is not walked.
+pub(crate) fn repeated_lines(root: Node, src: &[u8], lines: &[u32]) -> Vec<(u32, u32)> {
     let mut ranges = Vec::new();
-    preorder(root, |node| {
-        let kind = node.kind();
-        if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
-            let end = u32::try_from(node.end_position().row).unwrap_or(u32::MAX - 1);
-            ranges.push((line(node), end.saturating_add(1)));
+    let holds_a_line = |node: Node| {
+        let first = line(node);
+        let last = u32::try_from(node.end_position().row)
+            .unwrap_or(u32::MAX - 1)
+            .saturating_add(1);
+        let at = lines.partition_point(|&l| l < first);
+        lines.get(at).is_some_and(|&l| l <= last)
+    };
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let inside = holds_a_line(node);
+        if inside && node.is_named() {
+            let kind = node.kind();
+            if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
+                let end = u32::try_from(node.end_position().row).unwrap_or(u32::MAX - 1);
+                ranges.push((line(node), end.saturating_add(1)));
+            }
         }
-    });
-    ranges
+        if inside && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return ranges;
+            }
+        }
+    }
 }
 
 /// Returns true when a function node is an argument of a call of a per-element
@@ -207,7 +231,47 @@ pub(crate) fn unquote(literal: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::unquote;
+    use super::*;
+
+    /// Every range of code run per element, from a walk of the whole tree.
+    fn every_repeated_range(root: Node, src: &[u8]) -> Vec<(u32, u32)> {
+        let mut ranges = Vec::new();
+        preorder(root, |node| {
+            let kind = node.kind();
+            if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
+                let end = u32::try_from(node.end_position().row).unwrap();
+                ranges.push((line(node), end + 1));
+            }
+        });
+        ranges
+    }
+
+    #[test]
+    fn repeated_lines_walks_only_toward_the_lines_and_finds_what_a_whole_walk_does() {
+        let src = "for (const a of xs) {\n  f(a);\n}\nys.forEach((y) => {\n  for (;;) {\n    g(y);\n  }\n});\nconst z = zs.map(function (q) {\n  return q;\n}); while (w) { h(); }\nserver.tool(\"t\", {}, () => {});\n";
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
+            .unwrap();
+        let tree = parser.parse(src, None).unwrap();
+        let root = tree.root_node();
+        let every = every_repeated_range(root, src.as_bytes());
+        assert_eq!(every.len(), 5, "{every:?}");
+        let rows = u32::try_from(src.lines().count()).unwrap();
+        // Each line alone, and several at once (sorted), against the whole walk.
+        let mut sets: Vec<Vec<u32>> = (1..=rows + 1).map(|l| vec![l]).collect();
+        sets.push(vec![2, 6, 11]);
+        sets.push((1..=rows).collect());
+        for lines in sets {
+            let holding =
+                |&(start, end): &(u32, u32)| lines.iter().any(|&l| start <= l && l <= end);
+            let mut want: Vec<(u32, u32)> = every.iter().copied().filter(holding).collect();
+            let mut got = repeated_lines(root, src.as_bytes(), &lines);
+            want.sort_unstable();
+            got.sort_unstable();
+            assert_eq!(got, want, "lines {lines:?}");
+        }
+    }
 
     #[test]
     fn unquote_reads_the_usual_literals() {
