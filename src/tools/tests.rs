@@ -363,6 +363,38 @@ fn every_sdk_is_recognised_by_its_spelling_and_look_alikes_are_not() {
 }
 
 #[test]
+fn a_language_is_told_by_its_extension_in_any_case() {
+    let cases: [(&str, Option<Lang>); 9] = [
+        ("src/a.ts", Some(Lang::TypeScript)),
+        ("src/A.TSX", Some(Lang::Tsx)),
+        ("x/b.Py", Some(Lang::Python)),
+        ("c.swift", Some(Lang::Swift)),
+        ("c.swiftx", None),
+        ("src.ts/README", None),
+        (".ts", None),
+        ("a.", None),
+        ("Makefile", None),
+    ];
+    for (path, want) in cases {
+        assert_eq!(Lang::of(path.as_bytes()), want, "{path}");
+    }
+}
+
+proptest::proptest! {
+    /// `mentions` finds what comparing every four bytes, folded to lower case, finds:
+    /// texts of the two words' letters in both cases, near misses among them
+    /// (`tooL`, `hinT`, `thin`), any length around the search's block sizes.
+    #[test]
+    fn mentions_finds_either_word_in_any_case(text in "[toolhintTOOLHINTx .]{0,80}") {
+        let bytes = text.as_bytes();
+        let naive = bytes
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"tool") || w.eq_ignore_ascii_case(b"hint"));
+        proptest::prop_assert_eq!(mentions(bytes), naive);
+    }
+}
+
+#[test]
 fn a_file_without_an_anchor_is_parsed_only_when_a_lookup_needs_it() {
     let mut tools = TreeTools::new();
     tools.add_file(b"a.ts", b"export const a = 1;\n");
