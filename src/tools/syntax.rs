@@ -13,6 +13,13 @@ pub(crate) fn line(node: Node) -> u32 {
         .saturating_add(1)
 }
 
+/// The 1-based line a node ends on.
+fn end_line(node: Node) -> u32 {
+    u32::try_from(node.end_position().row)
+        .unwrap_or(u32::MAX - 1)
+        .saturating_add(1)
+}
+
 /// Returns a node's source text, or "" when it is not UTF-8.
 pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
     src.get(node.byte_range())
@@ -22,14 +29,25 @@ pub(crate) fn text<'a>(node: Node, src: &'a [u8]) -> &'a str {
 
 /// Calls `visit` on every named node of the tree in source order, iteratively
 /// (punctuation and keywords, the anonymous nodes, are passed over).
-pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+pub(crate) fn preorder<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>)) {
+    preorder_within(root, |_| true, visit);
+}
+
+/// [`preorder`] over the nodes `within` holds: a node it does not hold is neither
+/// visited nor walked into.
+fn preorder_within<'t>(
+    root: Node<'t>,
+    mut within: impl FnMut(Node<'t>) -> bool,
+    mut visit: impl FnMut(Node<'t>),
+) {
     let mut cursor = root.walk();
     loop {
         let node = cursor.node();
-        if node.is_named() {
+        let inside = within(node);
+        if inside && node.is_named() {
             visit(node);
         }
-        if cursor.goto_first_child() {
+        if inside && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -101,36 +119,16 @@ const PER_ELEMENT: &[&str] = &[
 pub(crate) fn repeated_lines(root: Node, src: &[u8], lines: &[u32]) -> Vec<(u32, u32)> {
     let mut ranges = Vec::new();
     let holds_a_line = |node: Node| {
-        let first = line(node);
-        let last = u32::try_from(node.end_position().row)
-            .unwrap_or(u32::MAX - 1)
-            .saturating_add(1);
-        let at = lines.partition_point(|&l| l < first);
-        lines.get(at).is_some_and(|&l| l <= last)
+        let at = lines.partition_point(|&l| l < line(node));
+        lines.get(at).is_some_and(|&l| l <= end_line(node))
     };
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
-        let inside = holds_a_line(node);
-        if inside && node.is_named() {
-            let kind = node.kind();
-            if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
-                let end = u32::try_from(node.end_position().row).unwrap_or(u32::MAX - 1);
-                ranges.push((line(node), end.saturating_add(1)));
-            }
+    preorder_within(root, holds_a_line, |node| {
+        let kind = node.kind();
+        if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
+            ranges.push((line(node), end_line(node)));
         }
-        if inside && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return ranges;
-            }
-        }
-    }
+    });
+    ranges
 }
 
 /// Returns true when a function node is an argument of a call of a per-element

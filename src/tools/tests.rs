@@ -391,7 +391,26 @@ proptest::proptest! {
             .windows(4)
             .any(|w| w.eq_ignore_ascii_case(b"tool") || w.eq_ignore_ascii_case(b"hint"));
         proptest::prop_assert_eq!(mentions(bytes), naive);
+        // The search a CPU without a packed one makes, of the same spellings.
+        let spellings = ["tool", "hint"].iter().flat_map(|w| {
+            (0..16u8).map(move |upper| {
+                w.bytes()
+                    .enumerate()
+                    .map(|(i, b)| if upper >> i & 1 == 1 { b.to_ascii_uppercase() } else { b })
+                    .collect::<Vec<u8>>()
+            })
+        });
+        let plain = Spellings { packed: None, spellings: spellings.collect() };
+        proptest::prop_assert_eq!(plain.found_in(bytes), naive);
     }
+}
+
+#[test]
+fn every_language_is_listed_at_its_own_index() {
+    for (i, lang) in Lang::ALL.iter().enumerate() {
+        assert_eq!(*lang as usize, i, "{lang:?}");
+    }
+    assert_eq!(Lang::ALL.len(), Lang::Swift as usize + 1);
 }
 
 #[test]

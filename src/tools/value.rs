@@ -805,10 +805,15 @@ pub(crate) fn same_package(from: &[u8], other: &[u8]) -> bool {
 
 /// Returns the bytes after the last `.` of the last path component, lowercased.
 pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
+    extension_as_written(path).to_ascii_lowercase()
+}
+
+/// [`extension`] as the path spells it, without allocating.
+pub(crate) fn extension_as_written(path: &[u8]) -> &[u8] {
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
     match name.iter().rposition(|&b| b == b'.') {
-        Some(i) if i > 0 => name[i + 1..].to_ascii_lowercase(),
-        _ => Vec::new(),
+        Some(i) if i > 0 => &name[i + 1..],
+        _ => b"",
     }
 }
 
