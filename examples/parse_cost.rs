@@ -1,5 +1,5 @@
 //! What tree-sitter's parse costs by byte and by statement, on generated code: each
-//! grammar parses 2,000 one-line statements holding a one-byte string, then the same
+//! grammar parses 2,000 short statements holding a one-byte string, then the same
 //! statements holding 200-byte strings, and the difference is the cost of a string's
 //! inside. It decides whether leaving strings' insides out of the tool finder's parse
 //! would pay (docs/performance.md).
