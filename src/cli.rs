@@ -34,7 +34,8 @@ pub enum Command {
     Diff(DiffArgs),
     /// Compares two census CSV tables tree by tree and column by column.
     Compare(CompareArgs),
-    /// Merges the tables of `census --shard` runs into the table of the whole corpus.
+    /// Merges the tables of `census --shard` runs into the table of the whole corpus,
+    /// or those of `probe --servers --shard` runs into one wire survey's.
     Merge(MergeArgs),
     /// Joins the tables of a `probe --servers` run to a census of the same servers'
     /// source, tool by tool, without running any server again.
@@ -307,13 +308,24 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     pub corpus: Option<PathBuf>,
 
+    /// Merges the wire survey shards of `probe --servers FILE --shard K/N` instead
+    /// of census shards: the same servers file, which gives the row order.
+    #[arg(long, value_name = "FILE", conflicts_with = "corpus")]
+    pub servers: Option<PathBuf>,
+
+    /// With --servers: joins the merged wire tables to a census of the same servers'
+    /// source, as `probe --servers --source-table` does.
+    #[arg(long, value_name = "TABLE", requires = "servers")]
+    pub source_table: Option<PathBuf>,
+
     /// Folder the merged tables are written to.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
 
     /// The shards' census-DATE.csv tables; each one's files-DATE.csv is read from
-    /// beside it.
-    #[arg(value_name = "CENSUS.csv", required = true)]
+    /// beside it. With --servers, the shards' wire-DATE.csv tables; each one's
+    /// servers table, summary, shard note and locks are read from beside it.
+    #[arg(value_name = "CENSUS.csv|WIRE.csv", required = true)]
     pub tables: Vec<PathBuf>,
 }
 
@@ -441,6 +453,12 @@ pub struct ProbeArgs {
     #[arg(long, short = 'j', value_name = "N", requires = "servers",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
+
+    /// Probes only shard K of N (the servers at positions K, K+N, K+2N, ... of the
+    /// file), for splitting a wire survey across machines; `merge --servers` joins
+    /// the shards. `env` and `env/N` read K and N as `census --shard` does.
+    #[arg(long, value_name = "K/N|env|env/N", requires = "servers")]
+    pub shard: Option<ShardSpec>,
 
     /// Folder the registry packages of --servers are installed in, one prefix per
     /// package and version, reused. Default: the user cache folder's

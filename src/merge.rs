@@ -19,6 +19,14 @@ use crate::table::{self, JoinError, Row, Table, TreeKey};
 
 /// Runs `merge`: joins shard tables into the whole corpus's tables.
 pub fn run(args: &MergeArgs) -> Result<ExitStatus> {
+    if let Some(servers) = &args.servers {
+        return crate::probe::shards::run(
+            servers,
+            &args.out,
+            &args.tables,
+            args.source_table.as_deref(),
+        );
+    }
     let corpus = file::load(args.corpus.as_deref())?;
     // A missing, doubled or foreign shard is the input being wrong: nothing is written.
     let table = merge(&corpus, &args.tables).map_err(|e| UsageError(format!("{e:#}")))?;

@@ -21,6 +21,25 @@ impl Shard {
         }
         Ok(Shard { k, n })
     }
+
+    /// Says whether the item at 0-based `index` of a list belongs to this shard.
+    pub fn holds(self, index: usize) -> bool {
+        index % self.n == self.k - 1
+    }
+
+    /// Returns the shard that holds the item at 0-based `index` of a list.
+    pub fn of(index: usize, n: usize) -> Shard {
+        Shard {
+            k: index % n + 1,
+            n,
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
 }
 
 /// Says which shard to count: given as `K/N`, or read from a batch engine's own

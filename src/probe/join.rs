@@ -533,7 +533,11 @@ fn header() -> Vec<String> {
 /// Writes `join-DATE.csv`: one row per (server, tool), a server with no tool to
 /// compare as one row without a tool. Paths stay the tools table's raw bytes.
 pub fn write_csv(path: &Path, joined: &[Joined]) -> Result<()> {
-    let mut out = csv::Writer::from_path(path)?;
+    crate::infra::atomic::write_atomic(path, |w| write_rows(w, joined))
+}
+
+fn write_rows(w: &mut dyn std::io::Write, joined: &[Joined]) -> Result<()> {
+    let mut out = csv::Writer::from_writer(w);
     out.write_record(header())?;
     for server in joined {
         let s = &server.server;
@@ -739,7 +743,7 @@ pub fn run(args: &JoinArgs) -> Result<ExitStatus> {
         "# The wire survey of {wire_date} and its census\n{}",
         section(&census, &joined)
     );
-    std::fs::write(&md_path, report).with_context(|| format!("writing '{}'", md_path.display()))?;
+    crate::infra::atomic::write_bytes(&md_path, report.as_bytes())?;
     Out::new().line(&format!(
         "wrote '{}' and '{}'",
         csv_path.display(),

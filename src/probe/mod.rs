@@ -24,6 +24,7 @@ mod pypi;
 mod sandbox;
 mod servers;
 mod session;
+pub mod shards;
 mod snapshot;
 mod source;
 mod stderr;
@@ -218,6 +219,10 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
             date: date.clone(),
             source_table: args.source_table.clone(),
             resume: args.resume,
+            shard: args
+                .shard
+                .map(|spec| spec.resolve(|name| std::env::var(name).ok()))
+                .transpose()?,
         };
         return Ok(Config {
             options,

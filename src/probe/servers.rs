@@ -37,12 +37,15 @@ use super::join;
 use super::journal::{self, Journal, Record};
 use super::sandbox;
 use super::session::{capability_names, Listing};
+use super::shards;
 use super::stdio::{Ended, Ending};
 use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
+use crate::infra::atomic::{write_atomic, write_bytes};
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
 use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
+use crate::infra::shard::Shard;
 
 /// The columns before the per-tool ones.
 const SERVER_COLUMNS: [&str; 4] = ["server", "server_version", "protocol", "capabilities"];
@@ -102,9 +105,32 @@ struct FromEnv {
 }
 
 /// One server of the file, checked, with its values not yet looked up.
-struct Server {
-    name: String,
+pub(super) struct Server {
+    pub(super) name: String,
     entry: Entry,
+}
+
+impl Server {
+    /// Returns the cells of the servers table that come from the file, not from the
+    /// probe: the join to the census row and the package.
+    pub(super) fn file_cells(&self) -> [String; 8] {
+        let entry = &self.entry;
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        let (registry, package, version) = match &entry.package {
+            Some(p) => (p.registry.clone(), p.name.clone(), p.version.clone()),
+            None => Default::default(),
+        };
+        [
+            self.name.clone(),
+            text(&entry.registry_name),
+            text(&entry.repository),
+            text(&entry.subfolder),
+            text(&entry.commit),
+            registry,
+            package,
+            version,
+        ]
+    }
 }
 
 /// Says how probing one server ended: the `outcome` column of the servers table.
@@ -235,7 +261,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
 }
 
 /// Reads and checks the servers file; every mistake in it is a usage error.
-fn load(path: &Path) -> Result<Vec<Server>> {
+pub(super) fn load(path: &Path) -> Result<Vec<Server>> {
     let text = std::fs::read_to_string(path)
         .map_err(|err| UsageError(format!("reading '{}': {err}", path.display())))?;
     let file: ServersFile = toml::from_str(&text)
@@ -385,6 +411,8 @@ pub struct Config {
     pub source_table: Option<PathBuf>,
     /// Records the servers that listed, and skips those recorded (`--resume`).
     pub resume: bool,
+    /// Probes only this shard of the file's servers (`--shard`).
+    pub shard: Option<Shard>,
 }
 
 /// Runs `probe --servers FILE`.
@@ -397,8 +425,19 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         date,
         source_table,
         resume,
+        shard,
     } = config;
-    let servers = load(file)?;
+    let mut servers = load(file)?;
+    let file_bytes = std::fs::read(file)
+        .map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
+    if let Some(shard) = shard {
+        servers = servers
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shard.holds(*i))
+            .map(|(_, s)| s)
+            .collect();
+    }
     // Read before any server runs: a census table that is not one costs no probe.
     let census = source_table
         .as_deref()
@@ -432,9 +471,12 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let journal_path = journal::path_in(out_dir, date);
     let (journal, mut done) = match resume {
         true => {
-            let bytes = std::fs::read(file)
-                .map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
-            let (journal, done) = journal::open(&journal_path, date, &bytes, servers.len())?;
+            // A shard's journal is another run's than the whole file's or another shard's.
+            let mut run = file_bytes.clone();
+            if let Some(shard) = shard {
+                run.extend(format!("\0shard {shard}").bytes());
+            }
+            let (journal, done) = journal::open(&journal_path, date, &run, servers.len())?;
             (Some(journal), done)
         }
         false => {
@@ -473,27 +515,31 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     }
 
     let capabilities = capability_names(&options.capabilities);
+    // An old note must not vouch for the tables about to be written.
+    shards::remove_note(out_dir, date)?;
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
     let md_path = out_dir.join(format!("wire-{date}.md"));
     let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
-    write_table(&csv_path, &outcomes, &capabilities)
-        .with_context(|| format!("writing '{}'", csv_path.display()))?;
-    write_servers(&servers_path, &servers, &outcomes)
-        .with_context(|| format!("writing '{}'", servers_path.display()))?;
+    write_table(&csv_path, &outcomes, &capabilities)?;
+    write_servers(&servers_path, &servers, &outcomes)?;
     let locks_dir = out_dir.join(format!("wire-{date}-locks"));
     write_locks(&locks_dir, &outcomes)
         .with_context(|| format!("writing '{}'", locks_dir.display()))?;
     let mut report = summary(&outcomes, &capabilities, date);
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
-        // Read back from the tables just written: the join is of the tables, whoever
-        // wrote them.
-        let joined = join::join(census, join::read_wire(&csv_path, &servers_path)?, date);
-        join::write_csv(&join_path, &joined)
-            .with_context(|| format!("writing '{}'", join_path.display()))?;
-        report.push_str(&join::section(census, &joined));
+        report.push_str(&join_tables(
+            census,
+            &csv_path,
+            &servers_path,
+            &join_path,
+            date,
+        )?);
     }
-    std::fs::write(&md_path, report).with_context(|| format!("writing '{}'", md_path.display()))?;
+    write_bytes(&md_path, report.as_bytes())?;
+    if let Some(shard) = shard {
+        shards::write_note(out_dir, date, *shard, &file_bytes)?;
+    }
 
     let mut out = Out::new();
     let mut failed = 0;
@@ -542,6 +588,22 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     } else {
         ExitStatus::Ok
     })
+}
+
+/// Joins the wire tables just written to `census` into `join_path` and returns the
+/// summary's section on it. Read back from the tables: the join is of the tables,
+/// whoever wrote them (one run, or a merge of shards).
+pub(super) fn join_tables(
+    census: &join::Census,
+    csv_path: &Path,
+    servers_path: &Path,
+    join_path: &Path,
+    date: &str,
+) -> Result<String> {
+    let joined = join::join(census, join::read_wire(csv_path, servers_path)?, date);
+    join::write_csv(join_path, &joined)
+        .with_context(|| format!("writing '{}'", join_path.display()))?;
+    Ok(join::section(census, &joined))
 }
 
 /// Appends a server that listed to the journal; one that failed is probed again on
@@ -654,7 +716,7 @@ fn probe_one(
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 22] = [
+pub(super) const SERVERS_HEADER: [&str; 22] = [
     "server",
     "registry_name",
     "repository",
@@ -681,24 +743,10 @@ const SERVERS_HEADER: [&str; 22] = [
 
 /// Writes `wire-DATE-servers.csv`: one row per server of the file, in its order.
 fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Result<()> {
-    let mut out = csv::Writer::from_path(path)?;
-    out.write_record(SERVERS_HEADER)?;
+    let mut records = Vec::with_capacity(servers.len());
     for (server, outcome) in servers.iter().zip(outcomes) {
-        let entry = &server.entry;
-        let text = |v: &Option<String>| v.clone().unwrap_or_default();
-        let (registry, package, version) = match &entry.package {
-            Some(p) => (p.registry.clone(), p.name.clone(), p.version.clone()),
-            None => Default::default(),
-        };
-        let mut record = vec![
-            outcome.name.clone(),
-            text(&entry.registry_name),
-            text(&entry.repository),
-            text(&entry.subfolder),
-            text(&entry.commit),
-            registry,
-            package,
-            version,
+        let mut record = server.file_cells().to_vec();
+        record.extend([
             outcome.artifact.clone(),
             outcome.before.clone(),
             outcome.before_note.clone(),
@@ -706,7 +754,7 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
                 .lock_names()
                 .map(|(cell, _)| cell)
                 .unwrap_or_default(),
-        ];
+        ]);
         let skipped = outcome
             .skipped_lines
             .map(|n| n.to_string())
@@ -735,10 +783,28 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
                 record.push(failure.cause.clone());
             }
         }
-        out.write_record(&record)?;
+        records.push(record);
     }
-    out.flush()?;
-    Ok(())
+    write_csv(path, &SERVERS_HEADER, records)
+}
+
+/// Writes a table of `header` and `records` to `path`, whole or not at all. Every
+/// table of the survey is written here, so that a merge of shards writes the bytes
+/// one run writes.
+pub(super) fn write_csv<R: AsRef<[u8]>>(
+    path: &Path,
+    header: &[impl AsRef<[u8]>],
+    records: impl IntoIterator<Item = impl IntoIterator<Item = R>>,
+) -> Result<()> {
+    write_atomic(path, |w| {
+        let mut out = csv::Writer::from_writer(w);
+        out.write_record(header)?;
+        for record in records {
+            out.write_record(record)?;
+        }
+        out.flush()?;
+        Ok(())
+    })
 }
 
 /// Writes each lock of `outcomes` into `dir`, named after its sha256: the same
@@ -751,7 +817,7 @@ fn write_locks(dir: &Path, outcomes: &[Outcome]) -> Result<()> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(name);
         if !path.is_file() {
-            std::fs::write(&path, &lock.bytes)?;
+            write_bytes(&path, &lock.bytes)?;
         }
     }
     Ok(())
@@ -766,13 +832,18 @@ fn counts(listing: &Listing) -> (usize, usize, usize) {
     (tools.len(), complete, nothing)
 }
 
+/// Returns the columns of `wire-DATE.csv`.
+pub(super) fn table_header() -> Vec<String> {
+    let mut header: Vec<String> = SERVER_COLUMNS.iter().map(|c| c.to_string()).collect();
+    header.extend(csv_header());
+    header.push("error".to_string());
+    header
+}
+
+/// Writes `wire-DATE.csv`: one row per (server, tool), a failed server one row.
 fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<()> {
-    let mut out = csv::Writer::from_path(path)?;
     let tool_columns = csv_header();
-    let mut header: Vec<&str> = SERVER_COLUMNS.to_vec();
-    header.extend(tool_columns.iter().map(String::as_str));
-    header.push("error");
-    out.write_record(&header)?;
+    let mut records = Vec::new();
     for outcome in outcomes {
         match &outcome.result {
             Ok(listing) => {
@@ -785,7 +856,7 @@ fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<
                     ];
                     record.extend(tool_cells(&ToolHints::from_tool(tool)));
                     record.push(String::new());
-                    out.write_record(&record)?;
+                    records.push(record);
                 }
             }
             Err(Failure { reason, .. }) => {
@@ -797,12 +868,11 @@ fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<
                 ];
                 record.extend(tool_columns.iter().map(|_| String::new()));
                 record.push(reason.clone());
-                out.write_record(&record)?;
+                records.push(record);
             }
         }
     }
-    out.flush()?;
-    Ok(())
+    write_csv(path, &table_header(), records)
 }
 
 /// Sanitizes each line of `text` and keeps the line breaks, so that an error quoting a
@@ -815,7 +885,7 @@ fn sanitize_lines(text: &str) -> String {
 }
 
 /// Escapes text for one Markdown table cell.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     sanitize(text).replace('|', "\\|")
 }
 

@@ -1,0 +1,519 @@
+//! A wire survey split across machines: the note a `probe --servers --shard K/N`
+//! run leaves beside its tables, and `merge --servers`, which joins the shards'
+//! tables into the bytes one run over the whole servers file writes.
+//!
+//! The merge probes nothing and computes no cell: it reads each shard's
+//! `wire-DATE.csv`, `wire-DATE-servers.csv`, `wire-DATE.md` and the locks they name,
+//! checks that every server of the file is in exactly one shard, the shard its
+//! position gives, of the same servers file (by its sha256) and date, and writes the
+//! rows back in the file's order through the writer a run writes them with. Any
+//! mistake is refused before anything is written. docs/surveys.md, "A wire survey
+//! past one machine", says how to run it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::join;
+use super::servers::{self, Server, SERVERS_HEADER};
+use crate::infra::atomic::write_bytes;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::out::Out;
+use crate::infra::sanitize::sanitize;
+use crate::infra::shard::Shard;
+
+/// What a note's `note` field says, so that another file is not read as one.
+const MAGIC: &str = "mcp-hint-census probe --servers shard";
+/// The servers table's `lock` and `outcome` columns.
+const LOCK: usize = 11;
+const OUTCOME: usize = 12;
+const TOOLS: usize = 15;
+
+/// Holds what a shard run says of itself, in `wire-DATE-shard.json`.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+struct Note {
+    note: String,
+    /// `K/N`.
+    shard: String,
+    date: String,
+    /// The sha256 of the servers file the shard was cut from.
+    servers_sha256: String,
+}
+
+/// Returns the path of the shard note of a run dated `date` writing into `out`.
+pub(super) fn note_path(out: &Path, date: &str) -> PathBuf {
+    out.join(format!("wire-{date}-shard.json"))
+}
+
+/// Writes the shard note, once every table of the shard is written: a note
+/// vouches for the tables beside it.
+pub(super) fn write_note(out: &Path, date: &str, shard: Shard, file: &[u8]) -> Result<()> {
+    let note = Note {
+        note: MAGIC.to_string(),
+        shard: shard.to_string(),
+        date: date.to_string(),
+        servers_sha256: format!("{:x}", Sha256::digest(file)),
+    };
+    let mut text = serde_json::to_string_pretty(&note)?;
+    text.push('\n');
+    write_bytes(&note_path(out, date), text.as_bytes())
+}
+
+/// Removes a shard note an earlier run left, before this run writes its tables:
+/// a note must never vouch for tables a later run half replaced.
+pub(super) fn remove_note(out: &Path, date: &str) -> Result<()> {
+    let path = note_path(out, date);
+    match fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing '{}'", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// One server's rows, as a shard wrote them.
+struct Found {
+    /// The shard's wire table it came from.
+    from: PathBuf,
+    servers_row: csv::ByteRecord,
+    wire_rows: Vec<csv::ByteRecord>,
+    /// Its line of the summary, line break included.
+    summary_line: String,
+}
+
+/// The whole survey, gathered from its shards.
+struct Gathered {
+    date: String,
+    summary_head: String,
+    servers: Vec<Found>,
+    /// Lock files by name, their bytes checked against the name.
+    locks: BTreeMap<String, Vec<u8>>,
+}
+
+/// Runs `merge --servers FILE`: joins the shards' tables into the whole survey's.
+pub fn run(
+    file: &Path,
+    out_dir: &Path,
+    tables: &[PathBuf],
+    source_table: Option<&Path>,
+) -> Result<ExitStatus> {
+    let list = servers::load(file)?;
+    let bytes =
+        fs::read(file).map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
+    let census = source_table.map(join::Census::read).transpose()?;
+    // A missing, doubled or foreign shard is the input being wrong: nothing is written.
+    let gathered = gather(file, &list, &bytes, tables).map_err(|e| UsageError(format!("{e:#}")))?;
+    let date = &gathered.date;
+    fs::create_dir_all(out_dir).with_context(|| format!("creating '{}'", out_dir.display()))?;
+    let csv_path = out_dir.join(format!("wire-{date}.csv"));
+    let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
+    let md_path = out_dir.join(format!("wire-{date}.md"));
+    // A merge writes what one run writes, and so no shard note.
+    remove_note(out_dir, date)?;
+    servers::write_csv(
+        &csv_path,
+        &servers::table_header(),
+        gathered.servers.iter().flat_map(|f| f.wire_rows.iter()),
+    )?;
+    servers::write_csv(
+        &servers_path,
+        &SERVERS_HEADER,
+        gathered.servers.iter().map(|f| &f.servers_row),
+    )?;
+    if !gathered.locks.is_empty() {
+        let dir = out_dir.join(format!("wire-{date}-locks"));
+        fs::create_dir_all(&dir).with_context(|| format!("creating '{}'", dir.display()))?;
+        for (name, bytes) in &gathered.locks {
+            let path = dir.join(name);
+            if !path.is_file() {
+                write_bytes(&path, bytes)?;
+            }
+        }
+    }
+    let mut report = gathered.summary_head.clone();
+    for found in &gathered.servers {
+        report.push_str(&found.summary_line);
+    }
+    let mut written = vec![csv_path.clone(), servers_path.clone()];
+    if let Some(census) = &census {
+        let join_path = out_dir.join(format!("join-{date}.csv"));
+        report.push_str(&servers::join_tables(
+            census,
+            &csv_path,
+            &servers_path,
+            &join_path,
+            date,
+        )?);
+        written.push(join_path);
+    }
+    write_bytes(&md_path, report.as_bytes())?;
+
+    let failed: Vec<&Found> = gathered
+        .servers
+        .iter()
+        .filter(|f| f.servers_row.get(OUTCOME) != Some(b"listed"))
+        .collect();
+    let mut out = Out::new();
+    let shards = {
+        let mut seen: Vec<&PathBuf> = gathered.servers.iter().map(|f| &f.from).collect();
+        seen.sort();
+        seen.dedup();
+        seen.len()
+    };
+    out.line(&format!(
+        "merged {} servers from {shards} shards; {} listed, {} did not",
+        gathered.servers.len(),
+        gathered.servers.len() - failed.len(),
+        failed.len()
+    ))?;
+    for found in &failed {
+        let cell = |i| found.servers_row.get(i).unwrap_or_default();
+        out.line(&format!(
+            "server '{}': {} (from '{}')",
+            sanitize(cell(0)),
+            sanitize(cell(OUTCOME)),
+            sanitize(found.from.display().to_string())
+        ))?;
+    }
+    let written: Vec<String> = written
+        .iter()
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
+    out.line(&format!(
+        "wrote {} and '{}'",
+        written.join(", "),
+        md_path.display()
+    ))?;
+    Ok(match failed.is_empty() {
+        true => ExitStatus::Ok,
+        false => ExitStatus::Failed,
+    })
+}
+
+/// Reads every shard and returns the whole survey; fails unless each server of
+/// `list` is found exactly once, in the shard its position gives, and every shard
+/// is of the servers file whose bytes are `file_bytes` and of one date.
+fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -> Result<Gathered> {
+    let sha = format!("{:x}", Sha256::digest(file_bytes));
+    let index: HashMap<&str, usize> = list
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
+    let mut found: Vec<Option<Found>> = list.iter().map(|_| None).collect();
+    let mut shards: BTreeMap<usize, PathBuf> = BTreeMap::new();
+    let mut n_of_all: Option<(usize, PathBuf)> = None;
+    let mut date_of_all: Option<String> = None;
+    let mut head_of_all: Option<(String, PathBuf)> = None;
+    let mut capabilities_of_all: Option<(Vec<u8>, PathBuf)> = None;
+    let mut locks = BTreeMap::new();
+    for wire in tables {
+        let shown = wire.display().to_string();
+        let date = date_of(wire)?;
+        match &date_of_all {
+            Some(d) if *d != date => bail!("'{shown}' is dated {date}, other shards {d}"),
+            _ => date_of_all = Some(date.clone()),
+        }
+        let beside = |name: String| wire.with_file_name(name);
+        let note = read_note(&beside(format!("wire-{date}-shard.json")), &date)?;
+        if note.servers_sha256 != sha {
+            bail!(
+                "'{shown}' is a shard of another servers file (sha256 {}), not of '{}' (sha256 {sha})",
+                note.servers_sha256,
+                file.display()
+            );
+        }
+        let shard: Shard = match note.shard.parse() {
+            Ok(crate::infra::shard::ShardSpec::Given(shard)) => shard,
+            _ => bail!("'{shown}': its shard note says shard '{}'", note.shard),
+        };
+        match &n_of_all {
+            Some((n, other)) if *n != shard.n => bail!(
+                "'{shown}' is shard {shard}, but '{}' is a shard of {n}",
+                other.display()
+            ),
+            _ => n_of_all = Some((shard.n, wire.clone())),
+        }
+        if let Some(other) = shards.insert(shard.k, wire.clone()) {
+            bail!(
+                "shard {shard} is given twice: '{}' and '{shown}'",
+                other.display()
+            );
+        }
+        let servers_path = beside(format!("wire-{date}-servers.csv"));
+        let rows = read_table(&servers_path, &SERVERS_HEADER)?;
+        let mut here: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut order = Vec::new();
+        for (line, row) in rows {
+            let at = format!("'{}' line {line}", servers_path.display());
+            let name = String::from_utf8_lossy(&row[0]).into_owned();
+            let Some(&i) = index.get(name.as_str()) else {
+                bail!(
+                    "{at}: server '{}' is not in '{}'",
+                    sanitize(&name),
+                    file.display()
+                );
+            };
+            if !shard.holds(i) {
+                bail!(
+                    "{at}: server '{}' is number {} of '{}', which shard {} holds, not shard {shard}",
+                    sanitize(&name),
+                    i + 1,
+                    file.display(),
+                    Shard::of(i, shard.n)
+                );
+            }
+            let cells = list[i].file_cells();
+            if row.iter().zip(&cells).any(|(a, b)| a != b.as_bytes()) {
+                bail!(
+                    "{at}: server '{}' reads otherwise in '{}' (its join or package differs)",
+                    sanitize(&name),
+                    file.display()
+                );
+            }
+            if here.insert(row[0].to_vec(), i).is_some() {
+                bail!("{at}: server '{}' has two rows", sanitize(&name));
+            }
+            let lock = lock_of(&row, &at, &beside(format!("wire-{date}-locks")))?;
+            if let Some((name, bytes)) = lock {
+                locks.insert(name, bytes);
+            }
+            order.push(i);
+            found[i] = Some(Found {
+                from: wire.clone(),
+                servers_row: row,
+                wire_rows: Vec::new(),
+                summary_line: String::new(),
+            });
+        }
+        for (line, row) in read_table(wire, &servers::table_header())? {
+            let at = format!("'{shown}' line {line}");
+            let Some(&i) = here.get(&row[0]) else {
+                bail!(
+                    "{at}: server '{}' has no row in '{}'",
+                    sanitize(&row[0]),
+                    servers_path.display()
+                );
+            };
+            let caps = row[3].to_vec();
+            match &capabilities_of_all {
+                Some((c, other)) if *c != caps => bail!(
+                    "{at}: other client capabilities were offered than in '{}'",
+                    other.display()
+                ),
+                _ => capabilities_of_all = Some((caps, wire.clone())),
+            }
+            if let Some(f) = found[i].as_mut() {
+                f.wire_rows.push(row);
+            }
+        }
+        for &i in &order {
+            let f = found[i].as_ref().expect("read above");
+            check_rows(f, &shown)?;
+        }
+        let md_path = beside(format!("wire-{date}.md"));
+        let (head, lines) = read_summary(&md_path, order.len())?;
+        match &head_of_all {
+            Some((h, other)) if *h != head => bail!(
+                "'{}' opens otherwise than '{}' (another date or other capabilities offered)",
+                md_path.display(),
+                other.display()
+            ),
+            _ => head_of_all = Some((head, md_path.clone())),
+        }
+        for (&i, line) in order.iter().zip(lines) {
+            let name = &list[i].name;
+            if !line.starts_with(&format!("| {} |", servers::cell(name))) {
+                bail!(
+                    "'{}': the line of server '{}' is not where its servers table puts it",
+                    md_path.display(),
+                    sanitize(name)
+                );
+            }
+            if let Some(f) = found[i].as_mut() {
+                f.summary_line = line;
+            }
+        }
+    }
+    let n = n_of_all.map(|(n, _)| n).unwrap_or(1);
+    let absent: Vec<String> = (1..=n)
+        .filter(|k| !shards.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    let missing: Vec<String> = list
+        .iter()
+        .zip(&found)
+        .enumerate()
+        .filter(|(_, (_, f))| f.is_none())
+        .map(|(i, (s, _))| format!("'{}' (shard {})", sanitize(&s.name), Shard::of(i, n)))
+        .collect();
+    if !absent.is_empty() || !missing.is_empty() {
+        let shards_said = match absent.is_empty() {
+            true => String::new(),
+            false => format!("shard {} not given; ", absent.join(", ")),
+        };
+        bail!(
+            "{shards_said}{} of {} servers of '{}' are in no shard: {}",
+            missing.len(),
+            list.len(),
+            file.display(),
+            missing.join(", ")
+        );
+    }
+    Ok(Gathered {
+        date: date_of_all.unwrap_or_default(),
+        summary_head: head_of_all.map(|(h, _)| h).unwrap_or_default(),
+        servers: found.into_iter().flatten().collect(),
+        locks,
+    })
+}
+
+/// Returns DATE of a table named `wire-DATE.csv`.
+fn date_of(wire: &Path) -> Result<String> {
+    let date = wire
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("wire-"))
+        .and_then(|n| n.strip_suffix(".csv"))
+        .filter(|d| crate::infra::date::parse_arg(d).is_ok());
+    match date {
+        Some(date) => Ok(date.to_string()),
+        None => bail!(
+            "'{}' is not named wire-DATE.csv, so the tables beside it cannot be found",
+            wire.display()
+        ),
+    }
+}
+
+/// Reads a shard note and checks it is one of `date`.
+fn read_note(path: &Path, date: &str) -> Result<Note> {
+    let shown = path.display();
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "'{shown}' is not there: the tables beside it were not written whole by \
+             `probe --servers --shard K/N`"
+        ),
+        Err(e) => return Err(e).with_context(|| format!("reading '{shown}'")),
+    };
+    let note: Note = serde_json::from_slice(&bytes)
+        .ok()
+        .filter(|n: &Note| n.note == MAGIC)
+        .with_context(|| format!("'{shown}' is not a shard note of `probe --servers`"))?;
+    if note.date != date {
+        bail!("'{shown}' is of {}, not {date}", note.date);
+    }
+    Ok(note)
+}
+
+/// Reads a table and returns its rows with their line numbers; fails unless its
+/// header is `header`.
+fn read_table(path: &Path, header: &[impl AsRef<str>]) -> Result<Vec<(u64, csv::ByteRecord)>> {
+    let file = fs::File::open(path).with_context(|| format!("reading '{}'", path.display()))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(file);
+    let mut rows = Vec::new();
+    for (i, row) in reader.byte_records().enumerate() {
+        let row = row.with_context(|| format!("reading '{}'", path.display()))?;
+        if i == 0 {
+            if !row.iter().eq(header.iter().map(|h| h.as_ref().as_bytes())) {
+                bail!(
+                    "'{}' is not a table `probe --servers` writes: its header differs",
+                    path.display()
+                );
+            }
+            continue;
+        }
+        let line = row.position().map_or(0, |p| p.line());
+        rows.push((line, row));
+    }
+    if rows.is_empty() && fs::metadata(path).map(|m| m.len()).unwrap_or(0) == 0 {
+        bail!("'{}' is empty", path.display());
+    }
+    Ok(rows)
+}
+
+/// Returns the lock file a servers row names, read from `dir` and checked against
+/// the sha256 its name gives.
+fn lock_of(row: &csv::ByteRecord, at: &str, dir: &Path) -> Result<Option<(String, Vec<u8>)>> {
+    let cell = row.get(LOCK).unwrap_or_default();
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    let hex = std::str::from_utf8(cell)
+        .ok()
+        .and_then(|c| c.strip_prefix("sha256:"))
+        .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        .with_context(|| format!("{at}: the lock '{}' is not sha256:HEX", sanitize(cell)))?;
+    for extension in ["json", "txt"] {
+        let name = format!("{hex}.{extension}");
+        let path = dir.join(&name);
+        match fs::read(&path) {
+            Ok(bytes) => {
+                if format!("{:x}", Sha256::digest(&bytes)) != hex {
+                    bail!("'{}' does not hash to its name", path.display());
+                }
+                return Ok(Some((name, bytes)));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("reading '{}'", path.display())),
+        }
+    }
+    bail!("{at}: its lock sha256:{hex} is not in '{}'", dir.display())
+}
+
+/// Fails unless a server's wire rows are as many as its servers row says: its tools,
+/// or one row for a server that did not list.
+fn check_rows(found: &Found, shown: &str) -> Result<()> {
+    let row = &found.servers_row;
+    let name = sanitize(&row[0]);
+    let want = match row.get(OUTCOME) == Some(b"listed") {
+        true => std::str::from_utf8(row.get(TOOLS).unwrap_or_default())
+            .ok()
+            .and_then(|t| t.parse::<usize>().ok())
+            .with_context(|| format!("server '{name}' listed but gives no number of tools"))?,
+        false => 1,
+    };
+    if found.wire_rows.len() != want {
+        bail!(
+            "'{shown}' holds {} rows of server '{name}', whose servers row says {want}",
+            found.wire_rows.len()
+        );
+    }
+    Ok(())
+}
+
+/// Reads a summary: its head, up to and including the table's rule, and the
+/// `servers` lines after it, each with its line break.
+fn read_summary(path: &Path, servers: usize) -> Result<(String, Vec<String>)> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading '{}'", path.display()))?;
+    let rule = "|---|---|---|---:|---:|---:|---|\n";
+    let Some(at) = text.find(rule) else {
+        bail!(
+            "'{}' is not a summary `probe --servers` writes",
+            path.display()
+        );
+    };
+    let head_end = at + rule.len();
+    let lines: Vec<String> = text[head_end..]
+        .split_inclusive('\n')
+        .take(servers)
+        .map(str::to_string)
+        .collect();
+    if lines.len() < servers
+        || lines
+            .iter()
+            .any(|l| !l.starts_with("| ") || !l.ends_with('\n'))
+    {
+        bail!(
+            "'{}' holds fewer lines of servers than its servers table",
+            path.display()
+        );
+    }
+    Ok((text[..head_end].to_string(), lines))
+}
