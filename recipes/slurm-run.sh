@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Submits a whole census to Slurm: an array of N shard jobs (recipes/slurm.sbatch)
-# and a merge job that starts once every shard succeeded (afterok).
+# and a merge job that starts once every shard succeeded (afterok). With SERVERS set,
+# a whole wire survey of that servers file instead (`probe --servers --shard env`,
+# then `merge --servers`).
 #
 #   recipes/slurm-run.sh [N]          # N shards, default 8
 #
@@ -13,7 +15,9 @@
 # Prints the two job ids as `array=ID merge=ID`. The merged tables land in $OUT
 # (default results/), beside the shards' folders $OUT/shard-1 ... $OUT/shard-N:
 #   census-DATE.csv, files-DATE.csv and census-DATE.md, byte for byte what one
-#   `census` run over the whole corpus writes.
+#   `census` run over the whole corpus writes; for a wire survey wire-DATE.csv,
+#   wire-DATE-servers.csv, wire-DATE.md and wire-DATE-locks/, what one
+#   `probe --servers` run writes.
 # The merge job exits 1 when some tree failed (its error row names why): rerun that
 # shard alone with `sbatch --array=K recipes/slurm.sbatch` (same DATE), then
 #   mcp-hint-census merge --corpus "$CORPUS" --out "$OUT" "$OUT"/shard-*/census-"$DATE".csv
@@ -29,7 +33,13 @@ export CORPUS=${CORPUS:-corpus.toml}
 export OUT=${OUT:-results}
 export DATE=${DATE:-$(date -u +%F)}
 
-if [ ! -f "$CORPUS" ]; then
+if [ -n "${SERVERS:-}" ]; then
+    export SERVERS
+    if [ ! -f "$SERVERS" ]; then
+        echo "slurm-run.sh: no servers file '$SERVERS' here ($(pwd))" >&2
+        exit 2
+    fi
+elif [ ! -f "$CORPUS" ]; then
     echo "slurm-run.sh: no corpus file '$CORPUS' here ($(pwd)); set CORPUS" >&2
     exit 2
 fi
@@ -43,9 +53,15 @@ array=${array%%;*} # --parsable prints "id" or "id;cluster"
 export SHARDS=$shards
 # shellcheck disable=SC2016 # expanded by the merge job, not here
 merge_cmd='set --; k=1
+if [ -n "${SERVERS:-}" ]; then
+    while [ "$k" -le "$SHARDS" ]; do set -- "$@" "$OUT/shard-$k/wire-$DATE.csv"; k=$((k + 1)); done
+    exec "$CENSUS_BIN" merge --servers "$SERVERS" --out "$OUT" "$@"
+fi
 while [ "$k" -le "$SHARDS" ]; do set -- "$@" "$OUT/shard-$k/census-$DATE.csv"; k=$((k + 1)); done
 exec "$CENSUS_BIN" merge --corpus "$CORPUS" --out "$OUT" "$@"'
-echo "slurm-run.sh: once shards 1-$shards of job $array succeed, merge writes $OUT/census-$DATE.csv" >&2
+table=census-$DATE.csv
+[ -z "${SERVERS:-}" ] || table=wire-$DATE.csv
+echo "slurm-run.sh: once shards 1-$shards of job $array succeed, merge writes $OUT/$table" >&2
 
 # --kill-on-invalid-dep: if a shard fails, the merge is cancelled rather than left
 # pending for ever.

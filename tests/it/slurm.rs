@@ -1,4 +1,5 @@
-//! A census split across a real Slurm array and merged equals one run.
+//! A census and a wire survey, each split across a real Slurm array and merged,
+//! equal one run.
 //!
 //! `tests/slurm/run.sh` starts munged, slurmctld and slurmd (Debian's slurm-wlm)
 //! as a one-node cluster, serves a generated corpus over HTTP on 127.0.0.1, submits
@@ -23,7 +24,7 @@ const TERMS: [&str; 5] = [
 ];
 
 #[test]
-fn census_on_a_slurm_array_merges_to_one_runs_tables() {
+fn census_and_wire_survey_on_a_slurm_array_merge_to_one_runs_tables() {
     let work = tempfile::tempdir().unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slurm/run.sh");
     let out = Command::new("bash")
@@ -105,4 +106,28 @@ fn census_on_a_slurm_array_merges_to_one_runs_tables() {
         shard_rows += shard.records().count();
     }
     assert_eq!(shard_rows, expected.len());
+
+    // The wire survey of the same script: the merged tables are one run's, and
+    // every server of the file is in them once.
+    for name in [
+        format!("wire-{DATE}.csv"),
+        format!("wire-{DATE}-servers.csv"),
+        format!("wire-{DATE}.md"),
+    ] {
+        let merged = std::fs::read(job.join("wire").join(&name)).unwrap();
+        let single = std::fs::read(job.join("wire-single").join(&name)).unwrap();
+        assert!(!merged.is_empty(), "{name} is empty");
+        assert!(
+            merged == single,
+            "merged {name} differs from one run's\n{shown}"
+        );
+    }
+    let mut servers =
+        csv::Reader::from_path(job.join(format!("wire/wire-{DATE}-servers.csv"))).unwrap();
+    let names: Vec<String> = servers
+        .records()
+        .map(|r| r.unwrap()[0].to_string())
+        .collect();
+    let want: Vec<String> = (0..7).map(|i| format!("server-{i}")).collect();
+    assert_eq!(names, want);
 }

@@ -21,6 +21,13 @@
 #     identical (cmp) to those of one `census` run over the whole corpus;
 #   * the merged counts, files and bytes equal Python's counts of the same bytes;
 #   * every archive was downloaded over HTTP: once by a shard, once by the run.
+# Then the same for a wire survey: recipes/slurm-run.sh with SERVERS set submits an
+# array of `probe --servers --shard env` jobs over stdio servers of
+# tests/peers/fault_server.py and a `merge --servers` job, and it checks that every
+# job COMPLETED, that shard K probed the servers at positions K, K+N, ... of the
+# file, that the merged wire-DATE.csv, wire-DATE-servers.csv and wire-DATE.md are
+# identical to one `probe --servers` run's, and that each server's tools are those
+# the file gave it.
 # On exit it stops every process it started, by process id.
 #
 # Run it as root, as CI does: slurmd starts each job as the user who submitted
@@ -272,5 +279,65 @@ for tree in expected:
     assert hits == 2, (path, hits)
 print("slurm test: {} trees: counts, files and bytes equal Python's; each shard held "
       "its own trees; each archive was downloaded twice over HTTP".format(len(expected)))
+PY
+# --- A wire survey on Slurm, through the same recipe with SERVERS set.
+python=$(python3 -c 'import sys; print(sys.executable)')
+python3 - "$python" "$repo/tests/peers/fault_server.py" "$trees" >"$work/job/servers.toml" <<'PY'
+import json, sys
+python, script, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for i in range(count):
+    # Server i lists i % 4 tools, the last read-only.
+    tools = [{"name": "t{}".format(j), "inputSchema": {"type": "object"},
+              "annotations": {"readOnlyHint": j == i % 4 - 1}} for j in range(i % 4)]
+    print("[[server]]\nname = {}\ncommand = {}\nargs = [{}]\nenv = {{ FAULT_TOOLS = {} }}\n".format(
+        json.dumps("server-{}".format(i)), json.dumps(python), json.dumps(script),
+        json.dumps(json.dumps(tools))))
+PY
+submitted=$(CENSUS_BIN=$census SERVERS=servers.toml OUT=wire DATE=$date \
+    "$repo/recipes/slurm-run.sh" "$shards") || fail "recipes/slurm-run.sh with SERVERS failed"
+array=$(sed -n 's/^array=\([0-9]*\) merge=[0-9]*$/\1/p' <<<"$submitted")
+merge=$(sed -n 's/^array=[0-9]* merge=\([0-9]*\)$/\1/p' <<<"$submitted")
+[ -n "$array" ] && [ -n "$merge" ] || fail "recipes/slurm-run.sh printed no job ids: '$submitted'"
+echo "slurm test: submitted wire array job $array ($shards shards over $trees servers) and merge job $merge"
+wait_for 300 queue_empty || fail "jobs $array and $merge still queued after 300 s: $(squeue 2>&1)"
+records=$(scontrol -o show job "$array"; scontrol -o show job "$merge")
+tasks=$(grep -c "ArrayJobId=$array " <<<"$records" || true)
+[ "$tasks" -eq "$shards" ] || fail "expected $shards wire array tasks, scontrol shows $tasks: $records"
+while IFS= read -r record; do
+    id=$(grep -o 'JobId=[0-9]*' <<<"$record" | head -n 1)
+    state=$(grep -o 'JobState=[A-Z_]*' <<<"$record")
+    code=$(grep -o ' ExitCode=[0-9:]*' <<<"$record")
+    [ "$state" = JobState=COMPLETED ] && [ "$code" = " ExitCode=0:0" ] ||
+        fail "wire $id ended $state$code"
+done <<<"$records"
+"$census" probe --servers servers.toml --date "$date" --out wire-single \
+    >"$work/wire-single.stdout" 2>"$work/wire-single.stderr" ||
+    fail "the single probe --servers run failed: $(cat "$work/wire-single.stderr")"
+for name in "wire-$date.csv" "wire-$date-servers.csv" "wire-$date.md"; do
+    cmp "wire/$name" "wire-single/$name" || fail "merged $name differs from one run's"
+done
+echo "slurm test: merged wire-$date.csv, wire-$date-servers.csv and wire-$date.md are identical to one run's"
+python3 - "$shards" "$date" "$trees" <<'PY' || fail "the wire oracle check failed"
+import csv, sys
+shards, date, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+names = ["server-{}".format(i) for i in range(count)]
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+merged = rows("wire/wire-{}-servers.csv".format(date))
+assert [r["server"] for r in merged] == names, merged
+for i, row in enumerate(merged):
+    assert row["outcome"] == "listed", row
+    assert int(row["tools"]) == i % 4, row
+    assert int(row["tools_every_meaningful_hint"]) == 0, row
+wire = rows("wire/wire-{}.csv".format(date))
+for i, name in enumerate(names):
+    got = [(r["tool"], r["readOnlyHint"]) for r in wire if r["server"] == name]
+    want = [("t{}".format(j), "true" if j == i % 4 - 1 else "false") for j in range(i % 4)]
+    assert got == want, (name, got, want)
+for k in range(1, shards + 1):
+    got = [r["server"] for r in rows("wire/shard-{}/wire-{}-servers.csv".format(k, date))]
+    assert got == names[k - 1::shards], ("shard", k, got)
+print("slurm test: {} servers: each shard probed its own, and every tool is the file's".format(count))
 PY
 echo "slurm test: passed"
