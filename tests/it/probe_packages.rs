@@ -905,6 +905,71 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     // Stopped by the probe, or exited of the closed pipe first: either way past the bound.
     assert!(error.contains("more than 16 MiB on stderr"), "{error}");
 
+    // Split into shards and merged, a survey of the packages whose runs give the
+    // same bytes every time is one run's: tables, summary with its join, and locks.
+    let kept =
+        ["hinted", "py", "secret", "sdist"].map(|n| format!("name = \"io.github.fixture/{n}\"\n"));
+    let subset: String = text
+        .split_inclusive("\n\n")
+        .filter(|block| {
+            !block.contains("[[server]]") || kept.iter().any(|k| block.contains(k.as_str()))
+        })
+        .collect();
+    assert_eq!(subset.matches("[[server]]").count(), 4, "{subset}");
+    std::fs::write(work.path().join("subset.toml"), &subset).unwrap();
+    let source = ["--source-table", &format!("census-{DATE}.csv")];
+    let one = probe("subset.toml", &source, "subset-one");
+    assert_code(&one, 1);
+    let mut tables = Vec::new();
+    for k in 1..=3 {
+        let out = probe(
+            "subset.toml",
+            &[&source[..], &["--shard", &format!("{k}/3")]].concat(),
+            &format!("subset-{k}"),
+        );
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", show(&out));
+        tables.push(format!("subset-{k}/wire-{DATE}.csv"));
+    }
+    let merged = Run::new(work.path())
+        .args([
+            "merge",
+            "--servers",
+            "subset.toml",
+            "--out",
+            "subset-merged",
+        ])
+        .args(source)
+        .args(&tables)
+        .output();
+    assert_code(&merged, 1);
+    let listing = |dir: &str| -> Vec<(String, Vec<u8>)> {
+        let mut files = Vec::new();
+        for sub in ["", &format!("wire-{DATE}-locks")] {
+            let at = work.path().join(dir).join(sub);
+            for entry in std::fs::read_dir(&at).unwrap() {
+                let entry = entry.unwrap();
+                if entry.file_type().unwrap().is_file() {
+                    let name = format!("{sub}/{}", entry.file_name().to_string_lossy());
+                    files.push((name, std::fs::read(entry.path()).unwrap()));
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    let (one, merged) = (listing("subset-one"), listing("subset-merged"));
+    let names: Vec<&str> = one.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(
+        names.iter().filter(|n| n.contains("-locks/")).count() == 2,
+        "{names:?}"
+    );
+    assert!(
+        one == merged,
+        "{names:?} vs {:?}",
+        merged.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+
     // Outside the sandbox, given the flag, the same package reaches the listener:
     // the sandbox, not the fixture, kept it out. Only that package runs there: the
     // others would reach the network or the host.
