@@ -484,6 +484,13 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SIZE", default_value = "2GiB")]
     pub max_install_size: ByteSize,
 
+    /// Keeps each package's install folder once its server is probed, for the next
+    /// run to reuse, and npm's and uv's downloads in the cache's downloads/. By
+    /// default an install is removed once probed (its lock stays with the tables)
+    /// and the downloads are shared by the run and removed with it.
+    #[arg(long, requires = "servers")]
+    pub keep_installs: bool,
+
     /// Joins the --servers tables to a census of the same servers' source, given as
     /// its census-DATE.csv or tools-DATE.csv (the other is read beside it): writes
     /// join-DATE.csv, one row per (server, tool), and a section "Source and wire" in

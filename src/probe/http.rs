@@ -34,6 +34,91 @@ const REOPEN_PAUSE: Duration = Duration::from_millis(500);
 /// How much of an error body is read to quote it.
 const ERROR_BODY: u64 = 4096;
 
+/// Says how an exchange with an HTTP server failed, in terms a survey counts: the
+/// `outcome` of a remote endpoint in the servers table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HttpOutcome {
+    /// 401 or 403 with a `WWW-Authenticate` challenge: the specification's
+    /// authorization flow, with the protected resource metadata URL (RFC 9728's
+    /// `resource_metadata` parameter) when the challenge gives one.
+    NeedsAuthorization { resource_metadata: Option<String> },
+    /// Any other answer whose status is not a success.
+    Status,
+    /// No connection: the name did not resolve, the connection or TLS failed.
+    Unreachable,
+    /// An answer that is neither JSON nor an event stream (an HTML page, say).
+    NotMcp,
+    /// No answer within `--timeout`.
+    TimedOut,
+}
+
+/// Holds an HTTP failure: what it was, the status when there was one, and the
+/// words a single probe prints.
+#[derive(Debug)]
+pub struct HttpError {
+    pub outcome: HttpOutcome,
+    pub status: Option<u16>,
+    message: String,
+}
+
+impl std::fmt::Display for HttpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+fn http_error(outcome: HttpOutcome, status: Option<u16>, message: String) -> anyhow::Error {
+    anyhow::Error::new(HttpError {
+        outcome,
+        status,
+        message,
+    })
+}
+
+/// Returns the `resource_metadata` parameter of a `WWW-Authenticate` challenge
+/// (RFC 9728, section 5.1): a quoted string or a token.
+pub fn resource_metadata(challenge: &str) -> Option<String> {
+    let lower = challenge.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("resource_metadata") {
+        let start = from + at;
+        from = start + "resource_metadata".len();
+        // A parameter name starts the challenge's parameters or follows a separator.
+        let before = lower[..start].chars().next_back();
+        if before.is_some_and(|c| !(c == ',' || c.is_whitespace())) {
+            continue;
+        }
+        let rest = challenge[from..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let value = match rest.strip_prefix('"') {
+            Some(quoted) => {
+                let mut value = String::new();
+                let mut chars = quoted.chars();
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => value.push(chars.next()?),
+                        c => value.push(c),
+                    }
+                }
+                value
+            }
+            None => rest
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        };
+        return (!value.is_empty()).then_some(value);
+    }
+    None
+}
+
 /// A session with one Streamable HTTP server.
 pub struct Http {
     client: Client,
@@ -130,9 +215,13 @@ impl Http {
     }
 
     fn timed_out(&self, waiting_for: &str) -> anyhow::Error {
-        anyhow!(
-            "no answer to '{waiting_for}' within {} s (--timeout)",
-            self.timeout.as_secs()
+        http_error(
+            HttpOutcome::TimedOut,
+            None,
+            format!(
+                "no answer to '{waiting_for}' within {} s (--timeout)",
+                self.timeout.as_secs()
+            ),
         )
     }
 
@@ -149,6 +238,13 @@ impl Http {
             .map_err(|err| {
                 if err.is_timeout() {
                     self.timed_out(waiting_for)
+                } else if err.is_connect() {
+                    let why = format!("{:#}", anyhow!(err));
+                    http_error(
+                        HttpOutcome::Unreachable,
+                        None,
+                        format!("POST {}: {why}", self.url),
+                    )
                 } else {
                     anyhow!(err).context(format!("POST {}", self.url))
                 }
@@ -163,20 +259,50 @@ impl Http {
         if status.is_success() {
             return Ok(response);
         }
+        let challenge = response
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         let mut body = Vec::new();
         let _ = response.take(ERROR_BODY).read_to_end(&mut body);
         let body = String::from_utf8_lossy(&body);
+        let code = Some(status.as_u16());
         if status == StatusCode::NOT_FOUND && self.session.is_some() {
-            bail!(
-                "POST {}: HTTP 404: the server no longer knows this session",
-                self.url
-            );
+            return Err(http_error(
+                HttpOutcome::Status,
+                code,
+                format!(
+                    "POST {}: HTTP 404: the server no longer knows this session",
+                    self.url
+                ),
+            ));
         }
-        bail!(
-            "POST {}: HTTP {status}: '{}'",
-            self.url,
-            excerpt(body.trim())
-        )
+        let is_refusal = matches!(status.as_u16(), 401 | 403);
+        match challenge {
+            Some(challenge) if is_refusal => {
+                let metadata = resource_metadata(&challenge);
+                Err(http_error(
+                    HttpOutcome::NeedsAuthorization {
+                        resource_metadata: metadata,
+                    },
+                    code,
+                    format!(
+                        "POST {}: HTTP {status}: it needs authorization (WWW-Authenticate: {})",
+                        self.url,
+                        excerpt(challenge.trim())
+                    ),
+                ))
+            }
+            _ => Err(http_error(
+                HttpOutcome::Status,
+                code,
+                format!(
+                    "POST {}: HTTP {status}: '{}'",
+                    self.url,
+                    excerpt(body.trim())
+                ),
+            )),
+        }
     }
 
     /// Handles one message from the server; returns the answer when it is the one awaited.
@@ -379,10 +505,14 @@ impl Transport for Http {
             return self.read_events(response, id, method);
         }
         if !content_type.starts_with("application/json") {
-            bail!(
-                "the answer to '{method}' is '{}', neither application/json nor text/event-stream",
-                excerpt(&content_type)
-            );
+            return Err(http_error(
+                HttpOutcome::NotMcp,
+                None,
+                format!(
+                    "the answer to '{method}' is '{}', neither application/json nor text/event-stream",
+                    excerpt(&content_type)
+                ),
+            ));
         }
         if response
             .content_length()
@@ -457,5 +587,36 @@ impl Transport for Http {
 
     fn restart_timeout(&mut self) {
         self.deadline = Instant::now() + self.timeout;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resource_metadata_of_a_challenge_is_read_quoted_or_not() {
+        for (challenge, want) in [
+            (
+                r#"Bearer resource_metadata="https://a.example/.well-known/oauth-protected-resource", scope="x""#,
+                Some("https://a.example/.well-known/oauth-protected-resource"),
+            ),
+            (
+                r#"Bearer realm="r", Resource_Metadata = "https://b.example/m?a=\"1\"""#,
+                Some(r#"https://b.example/m?a="1""#),
+            ),
+            (
+                "Bearer resource_metadata=https://c.example/m, error=\"x\"",
+                Some("https://c.example/m"),
+            ),
+            (
+                r#"Bearer error="invalid_token", not_resource_metadata="x""#,
+                None,
+            ),
+            ("Basic realm=\"x\"", None),
+            (r#"Bearer resource_metadata="unterminated"#, None),
+        ] {
+            assert_eq!(resource_metadata(challenge).as_deref(), want, "{challenge}");
+        }
     }
 }

@@ -52,6 +52,9 @@ pub struct Installer {
     pub timeout: Duration,
     /// The most bytes one prefix may take.
     pub max_size: u64,
+    /// The folder npm's and uv's caches go in, shared by the installs of a run
+    /// (`budget`); `None`: theirs, as the user configured them.
+    pub downloads: Option<PathBuf>,
 }
 
 /// Says why a package could not be installed.
@@ -237,6 +240,16 @@ impl Installer {
         Ok(())
     }
 
+    /// Points npm and uv at the run's shared caches, when there are.
+    fn share_downloads(&self, command: &mut Command) {
+        if let Some(dir) = &self.downloads {
+            command
+                .env("npm_config_cache", dir.join("npm"))
+                .env("UV_CACHE_DIR", dir.join("uv"))
+                .env("PIP_CACHE_DIR", dir.join("pip"));
+        }
+    }
+
     fn limits(&self) -> Limits {
         Limits {
             time: Some(self.timeout),
@@ -255,6 +268,7 @@ impl Installer {
             .arg(format!("{}@{}", package.name, package.version))
             .arg("time")
             .env("npm_config_update_notifier", "false");
+        self.share_downloads(&mut command);
         let out = process::output(command, &self.limits(), 4 << 20).ok()?;
         if !out.status.is_some_and(|s| s.success()) {
             return None;
@@ -279,6 +293,7 @@ impl Installer {
             .args(["--loglevel", "error", "--prefix"])
             .arg(dir)
             .env("npm_config_update_notifier", "false");
+        self.share_downloads(&mut command);
         if let Some(before) = before {
             command.args(["--before", before]);
         }
@@ -397,8 +412,10 @@ impl Installer {
             "python3",
         ])
         .arg(prefix);
+        self.share_downloads(&mut venv);
         run("uv venv", venv, &self.limits())?;
         let mut install = Command::new(uv);
+        self.share_downloads(&mut install);
         install
             .args(["pip", "install", "--quiet", "--only-binary", ":all:"])
             .args(["--no-python-downloads", "--python"])
@@ -423,6 +440,7 @@ impl Installer {
             .arg("--report")
             .arg(prefix.join(".report.json"))
             .arg(format!("{}=={}", package.name, package.version));
+        self.share_downloads(&mut pip);
         run("pip install", pip, &self.limits())
     }
 

@@ -12,14 +12,17 @@
 //! imports it.
 
 mod bounds;
+mod budget;
 mod diff;
 mod groups;
 mod hints;
+mod hosts;
 mod http;
 mod install;
 mod join;
 mod journal;
 mod lines;
+mod note;
 mod pypi;
 mod sandbox;
 mod servers;
@@ -210,7 +213,9 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
                     uv: install::find_uv(),
                     timeout: Duration::from_secs(args.install_timeout),
                     max_size: args.max_install_size.0,
+                    downloads: None,
                 },
+                keep_installs: args.keep_installs,
                 is_sandboxed: !args.no_sandbox_i_trust_these_packages,
             },
             file: file.clone(),

@@ -31,13 +31,16 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde::Deserialize;
 
+use super::budget::{self, Budget};
 use super::hints::ToolHints;
+use super::hosts::{self, Hosts};
+use super::http::{HttpError, HttpOutcome};
 use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
 use super::join;
 use super::journal::{self, Journal, Record};
+use super::note;
 use super::sandbox;
 use super::session::{capability_names, Listing};
-use super::shards;
 use super::stdio::{Ended, Ending};
 use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
 use crate::infra::atomic::{write_atomic, write_bytes};
@@ -150,6 +153,14 @@ enum Kind {
     TooManyProcesses,
     /// Stopped: it wrote more than the bound on stderr, or of stdout that is not JSON.
     TooMuchOutput,
+    /// A remote endpoint answered 401 or 403 with a `WWW-Authenticate` challenge.
+    NeedsAuthorization,
+    /// A remote endpoint answered another status that is not a success.
+    HttpError,
+    /// A remote endpoint could not be reached (name, connection, TLS).
+    Unreachable,
+    /// A remote endpoint answered neither JSON nor an event stream.
+    NotMcp,
 }
 
 impl Kind {
@@ -166,6 +177,10 @@ impl Kind {
             Kind::SandboxRefused => "sandbox refused",
             Kind::TooManyProcesses => "too many processes",
             Kind::TooMuchOutput => "too much output",
+            Kind::NeedsAuthorization => "needs authorization",
+            Kind::HttpError => "http error",
+            Kind::Unreachable => "unreachable",
+            Kind::NotMcp => "not mcp",
         }
     }
 }
@@ -176,6 +191,10 @@ struct Failure {
     kind: Kind,
     reason: String,
     cause: String,
+    /// The HTTP status a remote endpoint answered, when it answered one.
+    http_status: Option<u16>,
+    /// The protected resource metadata URL its challenge gave (RFC 9728).
+    resource_metadata: String,
 }
 
 impl Failure {
@@ -184,6 +203,8 @@ impl Failure {
             kind,
             reason,
             cause: String::new(),
+            http_status: None,
+            resource_metadata: String::new(),
         }
     }
 }
@@ -218,6 +239,25 @@ impl Outcome {
 /// Returns how a failed probe ended, from the kind of its error and, for a server
 /// that stopped, from what its stderr says.
 fn failure(err: &anyhow::Error) -> Failure {
+    if let Some(http) = err.chain().find_map(|e| e.downcast_ref::<HttpError>()) {
+        let (kind, metadata) = match &http.outcome {
+            HttpOutcome::NeedsAuthorization { resource_metadata } => (
+                Kind::NeedsAuthorization,
+                resource_metadata.clone().unwrap_or_default(),
+            ),
+            HttpOutcome::Status => (Kind::HttpError, String::new()),
+            HttpOutcome::Unreachable => (Kind::Unreachable, String::new()),
+            HttpOutcome::NotMcp => (Kind::NotMcp, String::new()),
+            HttpOutcome::TimedOut => (Kind::TimedOut, String::new()),
+        };
+        return Failure {
+            kind,
+            reason: format!("{err:#}"),
+            cause: String::new(),
+            http_status: http.status,
+            resource_metadata: metadata,
+        };
+    }
     let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
     let said = ended.map(|e| e.stderr.as_slice()).unwrap_or_default();
     let is_offline = said.iter().any(|l| stderr::is_network_failure(l));
@@ -233,6 +273,8 @@ fn failure(err: &anyhow::Error) -> Failure {
         kind,
         reason: format!("{err:#}"),
         cause: stderr::cause(said).unwrap_or_default().to_string(),
+        http_status: None,
+        resource_metadata: String::new(),
     }
 }
 
@@ -392,6 +434,8 @@ pub struct Packages {
     /// Runs them in the bubblewrap sandbox; off only by
     /// `--no-sandbox-i-trust-these-packages`.
     pub is_sandboxed: bool,
+    /// Keeps each install once probed (`--keep-installs`).
+    pub keep_installs: bool,
 }
 
 /// Holds a validated `probe --servers FILE` command line.
@@ -464,6 +508,25 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     };
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
+    // The downloads are shared by the run's installs: made only when one installs.
+    let installs = servers
+        .iter()
+        .any(|s| s.entry.package.is_some() && s.entry.needs.is_empty());
+    let budget = match installs {
+        true => Some(Budget::new(
+            &packages.installer.cache,
+            packages.keep_installs,
+        )?),
+        false => None,
+    };
+    let packages = &Packages {
+        installer: Installer {
+            downloads: budget.as_ref().map(|b| b.downloads().to_path_buf()),
+            ..packages.installer.clone()
+        },
+        ..*packages
+    };
+    let hosts = Hosts::default();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(*jobs)
         .build()
@@ -498,7 +561,14 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             .map(|(server, line)| match line {
                 Some(line) => from_journal(line),
                 None => {
-                    let outcome = probe_one(server, packages, sandbox.as_ref(), options);
+                    let outcome = probe_one(
+                        server,
+                        packages,
+                        &hosts,
+                        budget.as_ref(),
+                        sandbox.as_ref(),
+                        options,
+                    );
                     if let Some(journal) = &journal {
                         record(journal, &outcome);
                     }
@@ -516,7 +586,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
 
     let capabilities = capability_names(&options.capabilities);
     // An old note must not vouch for the tables about to be written.
-    shards::remove_note(out_dir, date)?;
+    note::remove_note(out_dir, date)?;
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
     let md_path = out_dir.join(format!("wire-{date}.md"));
     let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
@@ -538,7 +608,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     }
     write_bytes(&md_path, report.as_bytes())?;
     if let Some(shard) = shard {
-        shards::write_note(out_dir, date, *shard, &file_bytes)?;
+        note::write_note(out_dir, date, *shard, &file_bytes)?;
     }
 
     let mut out = Out::new();
@@ -646,6 +716,8 @@ fn from_journal(line: journal::Line) -> Outcome {
 fn probe_one(
     server: &Server,
     packages: &Packages,
+    hosts: &Hosts,
+    budget: Option<&Budget>,
     sandbox: Option<&(PathBuf, Result<(), String>)>,
     options: &Options,
 ) -> Outcome {
@@ -661,7 +733,14 @@ fn probe_one(
     let entry = &server.entry;
     let Some(package) = &entry.package else {
         return match target(entry) {
-            Ok(target) => probed(&server.name, &target, options, None),
+            Ok(target) => {
+                // A remote endpoint waits for a slot of its host.
+                let _slot = match &target {
+                    Target::Http { url, .. } => Some(hosts.take(&hosts::host_of(url))),
+                    Target::Stdio { .. } => None,
+                };
+                probed(&server.name, &target, options, None)
+            }
             Err(reason) => fail(Kind::NeedsConfiguration, reason),
         };
     };
@@ -683,16 +762,26 @@ fn probe_one(
         module: entry.module.as_deref(),
         args: &entry.args,
     };
+    let key = format!("{}/{}@{}", package.registry, package.name, package.version);
+    if let Some(budget) = budget {
+        budget.hold(&key);
+    }
     let installed = match packages.installer.install(package, &start) {
         Ok(installed) => installed,
         Err(err) => {
+            if let Some(budget) = budget {
+                budget.release(&key, None);
+            }
             let kind = match err.kind {
                 InstallKind::NoWheel => Kind::NoWheel,
                 InstallKind::Failed => Kind::InstallFailed,
             };
-            return fail(kind, err.why);
+            // A disk that filled fails this server, naming the folder; the install
+            // was removed, so the others go on.
+            return fail(kind, budget::disk_full(err.why, &packages.installer.cache));
         }
     };
+    let prefix = installed.prefix.clone();
     let target = match sandbox {
         Some((bwrap, _)) => {
             let mut dirs = vec![installed.prefix.clone()];
@@ -711,12 +800,16 @@ fn probe_one(
             is_sandboxed: false,
         },
     };
-    probed(&server.name, &target, options, Some(installed))
+    let outcome = probed(&server.name, &target, options, Some(installed));
+    if let Some(budget) = budget {
+        budget.release(&key, Some(&prefix));
+    }
+    outcome
 }
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-pub(super) const SERVERS_HEADER: [&str; 22] = [
+pub(super) const SERVERS_HEADER: [&str; 24] = [
     "server",
     "registry_name",
     "repository",
@@ -739,6 +832,8 @@ pub(super) const SERVERS_HEADER: [&str; 22] = [
     "stdout_lines_skipped",
     "error",
     "cause",
+    "http_status",
+    "resource_metadata",
 ];
 
 /// Writes `wire-DATE-servers.csv`: one row per server of the file, in its order.
@@ -773,6 +868,8 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
                     skipped.clone(),
                     String::new(),
                     String::new(),
+                    String::new(),
+                    String::new(),
                 ]);
             }
             Err(failure) => {
@@ -781,6 +878,13 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
                 record.push(skipped.clone());
                 record.push(failure.reason.clone());
                 record.push(failure.cause.clone());
+                record.push(
+                    failure
+                        .http_status
+                        .map(|s| s.to_string())
+                        .unwrap_or_default(),
+                );
+                record.push(failure.resource_metadata.clone());
             }
         }
         records.push(record);

@@ -527,7 +527,12 @@ pub struct Run {
 
 impl Run {
     pub fn new(dir: &Path) -> Run {
-        let mut command = Command::new(bin());
+        Run::of(bin(), dir)
+    }
+
+    /// Returns a run of `program` (a wrapper that starts the binary, say) in `dir`.
+    pub fn of(program: impl AsRef<OsStr>, dir: &Path) -> Run {
+        let mut command = Command::new(program);
         command.current_dir(dir).env_remove("SOURCE_DATE_EPOCH");
         Run {
             command,

@@ -19,6 +19,7 @@ mod probe_faults;
 mod probe_http;
 mod probe_packages;
 mod probe_peers;
+mod probe_remotes;
 mod probe_shards;
 mod probe_watch;
 mod scan;

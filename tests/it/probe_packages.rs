@@ -1208,3 +1208,215 @@ fn join_reads_wire_tables_and_a_dated_census_without_probing() {
         show(&out)
     );
 }
+
+/// Returns `n` bytes no compressor shrinks (xorshift64), for a tarball of that size.
+fn noise(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// Returns the number of regular files under `dir` and the bytes they take.
+fn files_under(dir: &Path) -> (usize, u64) {
+    let (mut files, mut bytes) = (0, 0);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() {
+                files += 1;
+                bytes += entry.metadata().unwrap().len();
+            }
+        }
+    }
+    (files, bytes)
+}
+
+#[test]
+fn installs_leave_the_cache_once_probed_and_a_full_disk_fails_only_its_server() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let work = tempfile::tempdir().unwrap();
+    let marker = work.path().join("install-script-ran");
+    let tools = json!([{"name": "t", "inputSchema": {}, "annotations": {"readOnlyHint": true}}]);
+    let server = js_server(&tools, None);
+    // 4 MiB that do not compress: more than the 3 MiB disk below holds.
+    let big = {
+        let manifest =
+            json!({"name": "big-fixture", "version": "1.0.0", "bin": {"big-fixture": "server.js"}});
+        targz(
+            "package",
+            None,
+            &[
+                Item::File("package.json".into(), manifest.to_string().into_bytes()),
+                Item::File("server.js".into(), server.clone().into_bytes()),
+                Item::File("blob.bin".into(), noise(4 << 20)),
+            ],
+        )
+    };
+    let tarballs: BTreeMap<&str, Vec<u8>> = [
+        ("a-fixture", npm_tarball("a-fixture", &server, &marker)),
+        ("big-fixture", big),
+        ("c-fixture", npm_tarball("c-fixture", &server, &marker)),
+    ]
+    .into_iter()
+    .collect();
+    let pypi = pypi_files(work.path(), &py_tools());
+    let base = Arc::new(std::sync::Mutex::new(String::new()));
+    let registry = {
+        let at = base.clone();
+        Loopback::start(move |request| {
+            let base = at.lock().unwrap().clone();
+            let path = request.url.trim_start_matches('/');
+            if let Some(name) = path.strip_prefix("npm/") {
+                if let Some(file) = name.strip_suffix("-1.0.0.tgz") {
+                    return reply(200, tarballs[file].clone());
+                }
+                let Some(tgz) = tarballs.get(name) else {
+                    return reply(404, "{}");
+                };
+                let shasum = format!("{:x}", sha1_checked::Sha1::digest(tgz));
+                let packument = json!({"name": name, "dist-tags": {"latest": "1.0.0"},
+                    "time": {"1.0.0": PUBLISHED},
+                    "versions": {"1.0.0": {"name": name, "version": "1.0.0",
+                        "bin": {name: "server.js"},
+                        "dist": {"tarball": format!("{base}/npm/{name}-1.0.0.tgz"),
+                                 "shasum": shasum}}}});
+                return reply(200, packument.to_string());
+            }
+            pypi_answer(&pypi, &base, request).unwrap_or_else(|| reply(404, "not here"))
+        })
+    };
+    *base.lock().unwrap() = registry.url();
+    let npm_entry = |name: &str| {
+        format!("[[server]]\nname = \"{name}\"\npackage = {{ registry = \"npm\", name = \"{name}\", version = \"1.0.0\" }}\n\n")
+    };
+    std::fs::write(
+        work.path().join("servers.toml"),
+        npm_entry("a-fixture")
+            + "[[server]]\nname = \"py\"\npackage = { registry = \"pypi\", name = \"hintpy\", version = \"1.0.0\" }\n\n",
+    )
+    .unwrap();
+    std::fs::write(
+        work.path().join("full.toml"),
+        npm_entry("a-fixture") + &npm_entry("big-fixture") + &npm_entry("c-fixture"),
+    )
+    .unwrap();
+    let cache = work.path().join("cache");
+    let probe = |run: Run, file: &str, cache: &Path, out: &str, extra: &[&str]| {
+        let mut run = run
+            .args(["probe", "--servers", file, "--date", DATE, "-j", "1"])
+            .arg("--cache")
+            .arg(cache)
+            .args(["--out", out, "--timeout", "20"])
+            .args(extra)
+            .env("npm_config_registry", format!("{}/npm/", registry.url()))
+            .env("PIP_INDEX_URL", format!("{}/simple", registry.url()))
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PATH", path_without_uv());
+        run.command().env_remove("PIP_FIND_LINKS");
+        run.output()
+    };
+
+    // Without --keep-installs, nothing of the installs or their downloads stays.
+    let out = probe(Run::new(work.path()), "servers.toml", &cache, "one", &[]);
+    assert_code(&out, 0);
+    let table = servers_table(&work.path().join(format!("one/wire-{DATE}-servers.csv")));
+    assert_eq!(table["a-fixture"]["outcome"], "listed", "{}", show(&out));
+    assert_eq!(table["py"]["outcome"], "listed", "{}", show(&out));
+    let (files, bytes) = files_under(&cache);
+    assert_eq!(
+        (files, bytes),
+        (0, 0),
+        "{:?}",
+        std::fs::read_dir(&cache).unwrap().collect::<Vec<_>>()
+    );
+    assert!(bytes <= 256 << 20);
+    // The locks stay with the tables.
+    let (locks, _) = files_under(&work.path().join(format!("one/wire-{DATE}-locks")));
+    assert_eq!(locks, 2);
+
+    // With it, the installs and the run's downloads are kept, and reused.
+    let kept = probe(
+        Run::new(work.path()),
+        "servers.toml",
+        &cache,
+        "kept",
+        &["--keep-installs"],
+    );
+    assert_code(&kept, 0);
+    assert!(cache
+        .join("npm/a-fixture@1.0.0/node_modules/a-fixture")
+        .is_dir());
+    assert!(files_under(&cache.join("downloads/npm")).0 > 0);
+    let asked = registry.seen().len();
+    let again = probe(
+        Run::new(work.path()),
+        "servers.toml",
+        &cache,
+        "again",
+        &["--keep-installs"],
+    );
+    assert_code(&again, 0);
+    assert_eq!(
+        registry.seen().len(),
+        asked,
+        "a kept install was fetched again"
+    );
+    for name in [
+        format!("wire-{DATE}.csv"),
+        format!("wire-{DATE}-servers.csv"),
+    ] {
+        assert!(
+            std::fs::read(work.path().join("kept").join(&name)).unwrap()
+                == std::fs::read(work.path().join("one").join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+
+    // A disk that fills: the server whose install filled it fails naming the
+    // folder, and the others list. The cache is a 3 MiB tmpfs of its own.
+    let small = work.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let bwrap = Run::of("bwrap", work.path())
+        .arg("--dev-bind")
+        .arg("/")
+        .arg("/")
+        .args(["--size", "3145728", "--tmpfs"])
+        .arg(&small)
+        .arg("--")
+        .arg(crate::common::bin());
+    let full = probe(
+        bwrap,
+        "full.toml",
+        &small.join("cache"),
+        "full",
+        &["--no-sandbox-i-trust-these-packages"],
+    );
+    assert_code(&full, 1);
+    let table = servers_table(&work.path().join(format!("full/wire-{DATE}-servers.csv")));
+    assert_eq!(table["a-fixture"]["outcome"], "listed", "{}", show(&full));
+    assert_eq!(table["c-fixture"]["outcome"], "listed", "{}", show(&full));
+    assert_eq!(table["big-fixture"]["outcome"], "install failed");
+    let error = &table["big-fixture"]["error"];
+    assert!(
+        error.starts_with(&format!(
+            "the disk holding '{}' is full (",
+            small.join("cache").display()
+        )),
+        "{error}"
+    );
+    assert!(!marker.exists(), "an install script ran");
+}

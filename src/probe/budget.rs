@@ -1,0 +1,210 @@
+//! The disk a wire survey keeps: each package's install folder is removed once its
+//! server is probed (its lock is kept with the tables), unless `--keep-installs`
+//! keeps it for the next run; and npm and uv share one download cache per run, so
+//! that a dependency many servers need is downloaded once, removed with the run.
+//!
+//! With `--keep-installs` the download caches are kept too, in the package cache's
+//! `downloads/`, beside the prefixes they filled. docs/probe.md, "Within a disk
+//! budget", says what stays on disk when.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+
+use crate::infra::messages;
+use crate::infra::sanitize::sanitize;
+
+/// The prefix of a run's own download folder in the package cache.
+const RUN_PREFIX: &str = ".run-";
+
+/// Holds what a run keeps on disk and for how long.
+#[derive(Debug)]
+pub struct Budget {
+    is_kept: bool,
+    downloads: PathBuf,
+    /// The run's own download folder, removed when the run ends.
+    _run: Option<tempfile::TempDir>,
+    /// How many servers are using each package's install right now.
+    in_use: Mutex<HashMap<String, usize>>,
+}
+
+impl Budget {
+    /// Makes the download folder of a run whose packages are installed in `cache`:
+    /// a folder of its own (named after the process, so that one a killed run left
+    /// is removed by the next), or, when installs are kept, `cache/downloads`.
+    pub fn new(cache: &Path, is_kept: bool) -> Result<Budget> {
+        std::fs::create_dir_all(cache)
+            .with_context(|| format!("creating '{}'", cache.display()))?;
+        remove_abandoned(cache);
+        let (downloads, run) = match is_kept {
+            true => (cache.join("downloads"), None),
+            false => {
+                let run = tempfile::Builder::new()
+                    .prefix(&format!("{RUN_PREFIX}{}-", std::process::id()))
+                    .tempdir_in(cache)
+                    .with_context(|| format!("creating a folder in '{}'", cache.display()))?;
+                (run.path().to_path_buf(), Some(run))
+            }
+        };
+        Ok(Budget {
+            is_kept,
+            downloads,
+            _run: run,
+            in_use: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Returns the folder npm's and uv's caches go in for this run.
+    pub fn downloads(&self) -> &Path {
+        &self.downloads
+    }
+
+    /// Says that a server is about to install, or use, the package `key`: its
+    /// install is not removed under it.
+    pub fn hold(&self, key: &str) {
+        let mut in_use = self.in_use.lock().unwrap_or_else(|e| e.into_inner());
+        *in_use.entry(key.to_string()).or_default() += 1;
+    }
+
+    /// Says that a server is done with the package `key`, installed in `prefix`
+    /// when it was; the last one done removes the install unless it is kept.
+    pub fn release(&self, key: &str, prefix: Option<&Path>) {
+        let mut in_use = self.in_use.lock().unwrap_or_else(|e| e.into_inner());
+        let left = in_use.get_mut(key).map(|n| {
+            *n = n.saturating_sub(1);
+            *n
+        });
+        if left == Some(0) {
+            in_use.remove(key);
+            // Removed while the lock is held: a server holding the key after this
+            // finds no install and makes it again.
+            if let (false, Some(prefix)) = (self.is_kept, prefix) {
+                if let Err(e) = std::fs::remove_dir_all(prefix) {
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        messages::warning(format!(
+                            "could not remove the install '{}': {e}",
+                            sanitize(prefix.display().to_string())
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Removes the download folders of runs whose process is gone (killed before they
+/// could remove their own).
+fn remove_abandoned(cache: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(RUN_PREFIX))
+            .and_then(|n| n.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !is_alive(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Returns whether a process of id `pid` is alive here.
+fn is_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // Signal 0 checks the process exists without touching it; EPERM means it does.
+    // SAFETY: kill with signal 0 sends nothing.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Returns `why` naming the folder whose disk is full, when it says the disk is
+/// full (ENOSPC, as npm, uv, pip and the system say it); else `why` as it is.
+pub fn disk_full(why: String, folder: &Path) -> String {
+    let is_full = ["ENOSPC", "No space left on device", "os error 28"]
+        .iter()
+        .any(|sign| why.contains(sign));
+    match is_full {
+        true => format!(
+            "the disk holding '{}' is full ({} free): {why}",
+            folder.display(),
+            free(folder).map_or("unknown".to_string(), |b| format!("{b} bytes"))
+        ),
+        false => why,
+    }
+}
+
+/// Returns the bytes free to an unprivileged user on the file system of `folder`.
+fn free(folder: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(folder.as_os_str().as_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: path is a NUL-terminated string and stat is written by statvfs.
+    let done = unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) };
+    if done != 0 {
+        return None;
+    }
+    // SAFETY: statvfs succeeded, so it filled stat.
+    let stat = unsafe { stat.assume_init() };
+    // The fields are 32 bits wide on some targets.
+    #[allow(clippy::useless_conversion)]
+    let free = u64::from(stat.f_bavail) * u64::from(stat.f_frsize);
+    Some(free)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_server_done_removes_the_install_unless_kept() {
+        let cache = tempfile::tempdir().unwrap();
+        for is_kept in [false, true] {
+            let budget = Budget::new(cache.path(), is_kept).unwrap();
+            let prefix = cache.path().join("npm/x@1");
+            std::fs::create_dir_all(&prefix).unwrap();
+            budget.hold("npm/x@1");
+            budget.hold("npm/x@1");
+            budget.release("npm/x@1", Some(&prefix));
+            assert!(prefix.is_dir(), "removed while another server used it");
+            budget.release("npm/x@1", Some(&prefix));
+            assert_eq!(prefix.is_dir(), is_kept);
+        }
+    }
+
+    #[test]
+    fn a_run_removes_its_downloads_and_those_of_runs_gone() {
+        let cache = tempfile::tempdir().unwrap();
+        // No process has id 0x7fff_fff0 here: a killed run's folder.
+        let gone = cache.path().join(format!("{RUN_PREFIX}2147483632-abc"));
+        std::fs::create_dir_all(gone.join("npm")).unwrap();
+        let budget = Budget::new(cache.path(), false).unwrap();
+        assert!(!gone.exists());
+        let downloads = budget.downloads().to_path_buf();
+        std::fs::write(downloads.join("f"), b"x").unwrap();
+        // A second run alongside keeps the first's folder.
+        let other = Budget::new(cache.path(), false).unwrap();
+        assert!(downloads.is_dir());
+        drop(budget);
+        assert!(!downloads.exists());
+        drop(other);
+        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_full_disk_is_named_with_its_folder() {
+        let why = disk_full("npm install failed: ENOSPC: write".into(), Path::new("/"));
+        assert!(why.starts_with("the disk holding '/' is full ("), "{why}");
+        assert!(why.ends_with("npm install failed: ENOSPC: write"), "{why}");
+        assert_eq!(disk_full("exit 1".into(), Path::new("/")), "exit 1");
+    }
+}
