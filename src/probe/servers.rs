@@ -114,6 +114,8 @@ enum Kind {
     NeedsConfiguration,
     InstallFailed,
     NoWheel,
+    /// The package needs a Python this machine does not have.
+    NoPython,
     Exited,
     /// It exited or timed out, its stderr naming a failure to reach the network.
     NeedsNetwork,
@@ -133,6 +135,7 @@ impl Kind {
             Kind::NeedsConfiguration => "needs configuration",
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
+            Kind::NoPython => "no python",
             Kind::Exited => "exited",
             Kind::NeedsNetwork => "needs network",
             Kind::ToolsListError => "tools/list error",
@@ -176,6 +179,8 @@ struct Outcome {
     before_note: String,
     /// What its install resolved to.
     lock: Option<Lock>,
+    /// The Python version a PyPI package ran on.
+    python: String,
 }
 
 impl Outcome {
@@ -214,15 +219,7 @@ fn failure(err: &anyhow::Error) -> Failure {
 /// package's.
 fn probed(name: &str, target: &Target, options: &Options, installed: Option<Installed>) -> Outcome {
     let (listed, skipped_lines) = probe_counting(target, options);
-    let installed = installed.unwrap_or_else(|| Installed {
-        prefix: PathBuf::new(),
-        command: Vec::new(),
-        runtime_dirs: Vec::new(),
-        artifact: String::new(),
-        before: String::new(),
-        before_note: String::new(),
-        lock: None,
-    });
+    let installed = installed.unwrap_or_default();
     Outcome {
         name: name.to_string(),
         result: listed.map_err(|err| failure(&err)),
@@ -231,6 +228,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
         before: installed.before,
         before_note: installed.before_note,
         lock: installed.lock,
+        python: installed.python,
     }
 }
 
@@ -555,6 +553,7 @@ fn record(journal: &Journal, outcome: &Outcome) {
         skipped_lines: outcome.skipped_lines.unwrap_or_default(),
         before: &outcome.before,
         before_note: &outcome.before_note,
+        python: &outcome.python,
         lock: outcome.lock.as_ref().map(|lock| {
             (
                 std::str::from_utf8(&lock.bytes).unwrap_or_default(),
@@ -577,6 +576,7 @@ fn from_journal(line: journal::Line) -> Outcome {
             bytes: text.into_bytes(),
             extension: if extension == "json" { "json" } else { "txt" },
         }),
+        python: line.python,
     }
 }
 
@@ -595,6 +595,7 @@ fn probe_one(
         before: String::new(),
         before_note: String::new(),
         lock: None,
+        python: String::new(),
     };
     let entry = &server.entry;
     let Some(package) = &entry.package else {
@@ -626,9 +627,17 @@ fn probe_one(
         Err(err) => {
             let kind = match err.kind {
                 InstallKind::NoWheel => Kind::NoWheel,
+                InstallKind::NoPython => Kind::NoPython,
                 InstallKind::Failed => Kind::InstallFailed,
             };
-            return fail(kind, err.why);
+            return Outcome {
+                result: Err(Failure {
+                    kind,
+                    reason: err.why,
+                    cause: err.cause,
+                }),
+                ..fail(kind, String::new())
+            };
         }
     };
     let target = match sandbox {
@@ -654,7 +663,7 @@ fn probe_one(
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 22] = [
+const SERVERS_HEADER: [&str; 23] = [
     "server",
     "registry_name",
     "repository",
@@ -663,6 +672,7 @@ const SERVERS_HEADER: [&str; 22] = [
     "package_registry",
     "package",
     "package_version",
+    "python",
     "artifact",
     "before",
     "before_note",
@@ -699,6 +709,7 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
             registry,
             package,
             version,
+            outcome.python.clone(),
             outcome.artifact.clone(),
             outcome.before.clone(),
             outcome.before_note.clone(),
