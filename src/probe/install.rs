@@ -799,10 +799,19 @@ fn installer_cause(stderr: &str) -> String {
     }
     if let Some(at) = lines.iter().position(|l| l.starts_with("error:")) {
         let mut sentence = lines[at].trim().to_string();
-        for line in &lines[at + 1..] {
-            if let Some(cause) = line.trim().strip_prefix("Caused by:") {
-                sentence.push_str(": ");
-                sentence.push_str(cause.trim());
+        // uv says why on `Caused by:` lines, and a resolver failure on a `cause:`
+        // line when its stderr is not a terminal.
+        for line in lines[at + 1..].iter().map(|l| l.trim()) {
+            let cause = line
+                .strip_prefix("Caused by:")
+                .or_else(|| line.strip_prefix("cause:"));
+            match cause {
+                Some(cause) => {
+                    sentence.push_str(": ");
+                    sentence.push_str(cause.trim());
+                }
+                None if line.starts_with("hint:") || line.starts_with("error:") => break,
+                None => {}
             }
         }
         return sanitize(sentence);
@@ -842,6 +851,11 @@ mod tests {
         assert_eq!(
             installer_cause(pip),
             "ERROR: Could not find a version that satisfies the requirement x==1.0 (from versions: none)"
+        );
+        let uv = "error: No solution found when resolving dependencies\n  cause: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable.\nhint: `x` was filtered by `exclude-newer`\n";
+        assert_eq!(
+            installer_cause(uv),
+            "error: No solution found when resolving dependencies: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable."
         );
         assert_eq!(installer_cause("one\nlast words\n\n"), "last words");
     }

@@ -113,8 +113,8 @@ const SIMPLE_ACCEPT: &str = "application/vnd.pypi.simple.v1+json, text/html;q=0.
 /// Holds what the index says of one release.
 #[derive(Debug)]
 pub struct Release {
-    /// The latest upload time of its files (PEP 700's `upload-time`, else the JSON
-    /// API's), or why it is not known.
+    /// The latest upload time of its files (PEP 700's `upload-time`), or why the
+    /// Simple API gives none (with the JSON API's time, when it has one).
     pub uploaded: Result<String, String>,
     /// Its wheels: file name and sha256.
     pub wheels: Vec<(String, String)>,
@@ -190,8 +190,9 @@ fn get(url: &str, accept: &str) -> Result<(String, Vec<u8>), String> {
 
 /// Returns what the index says of `name` at `version`: its files from the project
 /// page of the Simple API (PEP 691 JSON where the index serves it, else PEP 503
-/// HTML), the upload time from PEP 700's `upload-time`, else from the JSON API
-/// (`/simple` → `/pypi/NAME/VERSION/json`, PyPI's own). An error names the URL.
+/// HTML), the upload time from PEP 700's `upload-time`; only where it lacks one is
+/// the JSON API asked (`/simple` → `/pypi/NAME/VERSION/json`, PyPI's own). An error
+/// names the URL.
 pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String> {
     let url = format!("{}/{}/", index.trim_end_matches('/'), normalize(name));
     let (kind, body) = get(&url, SIMPLE_ACCEPT)?;
@@ -234,9 +235,18 @@ pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String
     release.requires_python = wheel_first
         .filter_map(|f| f.requires_python.clone())
         .find(|r| !r.trim().is_empty());
+    // uv's --exclude-newer reads upload times from the Simple API and leaves out
+    // every file without one: a time only the JSON API gives cannot date the
+    // resolution, and is kept in the reason for the row.
     if let Err(simple_why) = &release.uploaded {
-        release.uploaded = json_api_upload(index, name, version)
-            .map_err(|json_why| format!("{simple_why}, and {json_why}"));
+        release.uploaded = Err(match json_api_upload(index, name, version) {
+            Ok(time) => format!(
+                "{simple_why}, which uv's --exclude-newer reads (its JSON API says it was \
+                 uploaded at {})",
+                sanitize(&time)
+            ),
+            Err(json_why) => format!("{simple_why}, and {json_why}"),
+        });
     }
     Ok(release)
 }
