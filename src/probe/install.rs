@@ -129,6 +129,11 @@ const FREEZE_FILE: &str = ".freeze.txt";
 const ARTIFACT_FILE: &str = ".artifact";
 /// The note of a PyPI install where uv is not installed.
 const NO_UV: &str = "uv is not installed: pip resolved the dependencies on the day";
+/// What a run installing PyPI packages without uv says once at its start.
+pub const NO_UV_AT_START: &str = "uv is not on PATH: PyPI packages are installed with pip, \
+    which cannot resolve as of a date, so their dependencies are the day's, not those of \
+    each release's upload time (hint: install uv, the survey's resolver: `pip install uv`, \
+    or see https://docs.astral.sh/uv/getting-started/installation/)";
 
 /// What to start of an installed package.
 #[derive(Debug, Clone, Default)]

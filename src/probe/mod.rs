@@ -30,6 +30,7 @@ mod snapshot;
 mod source;
 mod stderr;
 mod stdio;
+mod tally;
 mod watch;
 
 use std::collections::HashSet;

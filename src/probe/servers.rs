@@ -32,12 +32,13 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::hints::ToolHints;
-use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
+use super::install::{self, InstallKind, Installed, Installer, Lock, PackageRef, Start};
 use super::join;
 use super::journal::{self, Journal, Record};
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
+use super::tally;
 use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
@@ -129,6 +130,28 @@ enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order the Markdown's outcome table lists them.
+    const ALL: [Kind; 12] = [
+        Kind::Listed,
+        Kind::NeedsConfiguration,
+        Kind::InstallFailed,
+        Kind::NoWheel,
+        Kind::NoPython,
+        Kind::Exited,
+        Kind::NeedsNetwork,
+        Kind::ToolsListError,
+        Kind::TimedOut,
+        Kind::SandboxRefused,
+        Kind::TooManyProcesses,
+        Kind::TooMuchOutput,
+    ];
+
+    /// Returns false for a server that could not be run as the file gives it: it
+    /// needs configuration (or authorization) first.
+    fn could_run(self) -> bool {
+        !matches!(self, Kind::NeedsConfiguration)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Kind::Listed => "listed",
@@ -421,6 +444,16 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             Some((bwrap, made))
         }
     };
+    let installs_pypi = servers.iter().any(|s| {
+        s.entry.needs.is_empty()
+            && s.entry
+                .package
+                .as_ref()
+                .is_some_and(|p| p.registry == "pypi")
+    });
+    if installs_pypi && packages.installer.uv.is_none() {
+        messages::warning(install::NO_UV_AT_START);
+    }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -481,7 +514,27 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let locks_dir = out_dir.join(format!("wire-{date}-locks"));
     write_locks(&locks_dir, &outcomes)
         .with_context(|| format!("writing '{}'", locks_dir.display()))?;
-    let mut report = summary(&outcomes, &capabilities, date);
+    let rows: Vec<tally::Row> = servers
+        .iter()
+        .zip(&outcomes)
+        .map(|(server, outcome)| {
+            let kind = outcome
+                .result
+                .as_ref()
+                .map_or_else(|f| f.kind, |_| Kind::Listed);
+            tally::Row {
+                source: tally::source(
+                    server.entry.package.as_ref().map(|p| p.registry.as_str()),
+                    server.entry.url.is_some(),
+                ),
+                outcome: kind.name(),
+                could_run: kind.could_run(),
+                is_listed: kind == Kind::Listed,
+            }
+        })
+        .collect();
+    let tallied = tally::section(&rows, &Kind::ALL.map(Kind::name));
+    let mut report = summary(&outcomes, &capabilities, date, &tallied);
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
         // Read back from the tables just written: the join is of the tables, whoever
@@ -841,9 +894,9 @@ fn lines_cell(text: &str) -> String {
 }
 
 /// Renders `wire-DATE.md`: one line per server.
-fn summary(outcomes: &[Outcome], capabilities: &str, date: &str) -> String {
+fn summary(outcomes: &[Outcome], capabilities: &str, date: &str, tallied: &str) -> String {
     let mut text = format!(
-        "# Wire survey, {date}\n\nClient capabilities offered: {}.\n\n\
+        "# Wire survey, {date}\n\nClient capabilities offered: {}.\n\n{tallied}## Servers\n\n\
          | server | version | protocol | tools | declaring every meaningful hint | declaring nothing | error |\n\
          |---|---|---|---:|---:|---:|---|\n",
         cell(capabilities)

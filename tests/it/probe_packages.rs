@@ -701,6 +701,16 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         "results",
     );
     assert_code(&out, 1);
+    // Without uv, said once at the start, with what it costs and how to install it.
+    assert_eq!(
+        stderr(&out)
+            .matches("uv is not on PATH: PyPI packages are installed with pip")
+            .count(),
+        1,
+        "{}",
+        show(&out)
+    );
+    assert!(stderr(&out).contains("`pip install uv`"), "{}", show(&out));
     let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
     let cell = |server: &str, column: &str| table[server][column].clone();
     let summary = |server: &str| {
@@ -876,6 +886,38 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     assert!(
         report.contains("only on the wire, which the source census could not see: 1 (33.3%)"),
         "{report}"
+    );
+    // It opens with the outcomes per registry, counted here from the servers table,
+    // and the share listed of the servers that could run (all but those needing
+    // configuration).
+    let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
+    let tally = |registry: &str, keep: &dyn Fn(&str) -> bool| {
+        table
+            .values()
+            .filter(|r| r["package_registry"] == registry && keep(&r["outcome"]))
+            .count()
+    };
+    let could = |o: &str| o != "needs configuration";
+    let (npm_listed, npm_could) = (tally("npm", &|o| o == "listed"), tally("npm", &could));
+    let (py_listed, py_could) = (tally("pypi", &|o| o == "listed"), tally("pypi", &could));
+    assert!(npm_listed > 0 && py_listed > 0 && npm_could > npm_listed);
+    let share = |k: usize, n: usize| format!("{k} of {n} ({}%)", (k * 100 + n / 2) / n);
+    let listed_row = format!(
+        "| listed | {npm_listed} | {py_listed} | {} |",
+        npm_listed + py_listed
+    );
+    let share_row = format!(
+        "| **listed, of those that could run** | {} | {} | {} |",
+        share(npm_listed, npm_could),
+        share(py_listed, py_could),
+        share(npm_listed + py_listed, npm_could + py_could)
+    );
+    let opening = report.split("## Servers").next().unwrap();
+    assert!(
+        opening.contains("| outcome | npm | PyPI | all |")
+            && opening.contains(&listed_row)
+            && opening.contains(&share_row),
+        "expected\n{listed_row}\n{share_row}\ngot\n{report}"
     );
 
     // The secret's server was never installed or run: only the other packages were
