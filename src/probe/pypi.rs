@@ -377,10 +377,54 @@ fn file_version<'f>(file: &'f str, name: &str) -> Option<&'f str> {
     (normalize(dist) == wanted).then_some(version)
 }
 
-/// Returns true when two spellings name one version (case and a leading `v` aside).
+/// Returns true when two spellings name one version as PEP 440 normalizes them: case,
+/// a leading `v`, separators and the pre-release spellings aside (`0.2.0-rc.3` is
+/// the `0.2.0rc3` of the file names, `1.0-beta1` is `1.0b1`).
 fn same_version(a: &str, b: &str) -> bool {
-    let plain = |v: &str| v.trim_start_matches(['v', 'V']).to_ascii_lowercase();
-    plain(a) == plain(b)
+    version_tokens(a) == version_tokens(b)
+}
+
+/// Returns a version's numbers and words, separators dropped, numbers without
+/// leading zeros and words in PEP 440's spelling.
+fn version_tokens(version: &str) -> Vec<String> {
+    let lower = version
+        .trim()
+        .trim_start_matches(['v', 'V'])
+        .to_ascii_lowercase();
+    let mut tokens: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut push = |token: &mut String| {
+        if token.is_empty() {
+            return;
+        }
+        let word = match token.as_str() {
+            "alpha" => "a",
+            "beta" => "b",
+            "c" | "pre" | "preview" => "rc",
+            "rev" | "r" => "post",
+            other => other,
+        };
+        let word = match word.parse::<u64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => word.to_string(),
+        };
+        tokens.push(word);
+        token.clear();
+    };
+    for c in lower.chars() {
+        let switches = current
+            .chars()
+            .last()
+            .is_some_and(|last| last.is_ascii_digit() != c.is_ascii_digit());
+        if !c.is_ascii_alphanumeric() || switches {
+            push(&mut current);
+        }
+        if c.is_ascii_alphanumeric() {
+            current.push(c);
+        }
+    }
+    push(&mut current);
+    tokens
 }
 
 /// Returns the Unix second of an ISO 8601 UTC time (`2026-01-02T03:04:05.123456Z`,
@@ -557,6 +601,9 @@ mod tests {
         assert_eq!(file_version("x-mcp-server-2.0.tar.gz", "x-mcp"), None);
         assert_eq!(file_version("x_mcp-1.0.exe", "x-mcp"), None);
         assert!(same_version("v1.0.0", "1.0.0") && !same_version("1.0", "1.0.0"));
+        assert!(same_version("0.2.0-rc.3", "0.2.0rc3"));
+        assert!(same_version("1.0-Beta1", "1.0b1") && same_version("2.01", "2.1"));
+        assert!(!same_version("1.0rc1", "1.0") && !same_version("1.0.post1", "1.0.1"));
     }
 
     #[test]
