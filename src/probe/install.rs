@@ -73,8 +73,8 @@ pub struct InstallError {
     pub why: String,
     /// The installer's own sentence saying why, in one line; empty when none.
     pub cause: String,
-    /// Whether it was stopped at `--install-timeout`: another Python would not fare
-    /// better.
+    /// Whether it was stopped at a bound (`--install-timeout`, `--max-install-size`):
+    /// another Python would not fare better.
     pub is_stopped: bool,
 }
 
@@ -190,11 +190,24 @@ impl Installer {
                         None => self.published(package),
                     };
                     self.fill(&prefix, |dir| {
-                        self.npm(package, dir, before.as_deref())?;
-                        let note = match before {
-                            Some(_) => "",
-                            None => "the registry gave no publish time: npm resolved the dependencies on the day",
+                        let mut note = match before {
+                            Some(_) => String::new(),
+                            None => "the registry gave no publish time: npm resolved the dependencies on the day".to_string(),
                         };
+                        let mut before = before;
+                        match self.npm(package, dir, before.as_deref()) {
+                            // A dependency range no version published by then meets
+                            // (npm's ETARGET): what npx installs is the day's.
+                            Err(err) if self.before.is_none() && before.is_some() && err.cause.contains("notarget") => {
+                                self.npm(package, dir, None)?;
+                                note = format!(
+                                    "{}: npm resolved the dependencies on the day",
+                                    err.cause.trim_start_matches("npm error ")
+                                );
+                                before = None;
+                            }
+                            done => done?,
+                        }
                         write(&dir.join(NOTE_FILE), note.as_bytes())?;
                         write(
                             &dir.join(BEFORE_FILE),
@@ -247,10 +260,14 @@ impl Installer {
         let size = disk_size(dir);
         if size > self.max_size {
             let _ = std::fs::remove_dir_all(dir);
-            return Err(failed(format!(
-                "the install takes {size} bytes, more than --max-install-size ({} bytes)",
-                self.max_size
-            )));
+            return Err(InstallError {
+                // Another Python installs the same dependencies.
+                is_stopped: true,
+                ..failed(format!(
+                    "the install takes {size} bytes, more than --max-install-size ({} bytes)",
+                    self.max_size
+                ))
+            });
         }
         Ok(())
     }
@@ -322,6 +339,14 @@ impl Installer {
         let index = pypi::index();
         let release = pypi::release(&index.url, &package.name, &package.version);
         if let Ok(release) = &release {
+            if release.is_missing() {
+                return Err(failed(format!(
+                    "the index '{}' lists no file of {}=={}",
+                    sanitize(&index.url),
+                    package.name,
+                    package.version
+                )));
+            }
             if release.has_only_sdists() {
                 return Err(InstallError {
                     kind: InstallKind::NoWheel,
@@ -822,8 +847,21 @@ fn installer_cause(stderr: &str) -> String {
         return sanitize(sentence);
     }
     let pip = lines.iter().find(|l| l.starts_with("ERROR:"));
+    // npm's first line that says something: not its error code, a bare status or
+    // where its log went.
+    let npm = lines.iter().find(|l| {
+        l.strip_prefix("npm error ")
+            .or_else(|| l.strip_prefix("npm ERR! "))
+            .is_some_and(|rest| {
+                let rest = rest.trim();
+                !(rest.starts_with("code ")
+                    || rest.starts_with("errno ")
+                    || rest.starts_with("A complete log")
+                    || rest.bytes().all(|b| b.is_ascii_digit()))
+            })
+    });
     let last = lines.iter().rev().find(|l| !l.trim().is_empty());
-    sanitize(pip.or(last).map_or("", |l| l.trim()))
+    sanitize(pip.or(npm).or(last).map_or("", |l| l.trim()))
 }
 
 #[cfg(test)]
@@ -861,6 +899,11 @@ mod tests {
         assert_eq!(
             installer_cause(uv),
             "error: No solution found when resolving dependencies: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable."
+        );
+        let npm = "npm error A complete log of this run can be found in: /x.log\nnpm error code E404\nnpm error 404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb\nnpm error A complete log of this run can be found in: /x.log\n";
+        assert_eq!(
+            installer_cause(npm),
+            "npm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb"
         );
         assert_eq!(installer_cause("one\nlast words\n\n"), "last words");
     }

@@ -126,6 +126,11 @@ pub struct Release {
 }
 
 impl Release {
+    /// Returns true when the index lists no file of it.
+    pub fn is_missing(&self) -> bool {
+        self.sdists == 0 && self.wheels.is_empty()
+    }
+
     /// Returns true when it has files and none of them is a wheel.
     pub fn has_only_sdists(&self) -> bool {
         self.sdists > 0 && self.wheels.is_empty()
@@ -205,14 +210,6 @@ pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String
         .into_iter()
         .filter(|f| file_version(&f.name, name).is_some_and(|v| same_version(v, version)))
         .collect();
-    if files.is_empty() {
-        return Err(format!(
-            "GET {}: the index lists no file of {}=={}",
-            sanitize(&url),
-            sanitize(name),
-            sanitize(version)
-        ));
-    }
     let mut release = Release {
         uploaded: latest_upload(&files),
         wheels: Vec::new(),

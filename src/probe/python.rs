@@ -35,8 +35,9 @@ impl fmt::Display for Interpreter {
     }
 }
 
-/// Returns the interpreters this machine has, asked once per run: one per version,
-/// the first found on PATH (then uv's) standing for it, newest first.
+/// Returns the interpreters this machine has, asked once per run, newest first:
+/// one per minor version, its newest micro (the first found on PATH, then uv's, of
+/// that one), since a second 3.11 would resolve as the first did.
 pub fn found(uv: Option<&Path>) -> &'static [Interpreter] {
     static FOUND: OnceLock<Vec<Interpreter>> = OnceLock::new();
     FOUND.get_or_init(|| {
@@ -44,15 +45,26 @@ pub fn found(uv: Option<&Path>) -> &'static [Interpreter] {
         if let Some(uv) = uv {
             all.extend(uv_found(uv));
         }
-        let mut kept: Vec<Interpreter> = Vec::new();
-        for interpreter in all {
-            if !kept.iter().any(|k| k.version == interpreter.version) {
-                kept.push(interpreter);
-            }
-        }
-        kept.sort_by_key(|i| Reverse(i.version));
-        kept
+        newest_per_minor(all)
     })
+}
+
+/// Returns the newest of each minor version of `all` (the first of equals), newest
+/// first.
+fn newest_per_minor(all: Vec<Interpreter>) -> Vec<Interpreter> {
+    let mut kept: Vec<Interpreter> = Vec::new();
+    for interpreter in all {
+        match kept
+            .iter_mut()
+            .find(|k| k.version[..2] == interpreter.version[..2])
+        {
+            Some(k) if k.version < interpreter.version => *k = interpreter,
+            Some(_) => {}
+            None => kept.push(interpreter),
+        }
+    }
+    kept.sort_by_key(|i| Reverse(i.version));
+    kept
 }
 
 /// Returns the interpreters of `all` (newest first) that `requires` admits, in the
@@ -326,6 +338,13 @@ mod tests {
     }
 
     #[test]
+    fn one_python_stands_for_each_minor_version_its_newest() {
+        let kept = newest_per_minor(machine(&[[3, 11, 2], [3, 12, 1], [3, 11, 7], [3, 11, 7]]));
+        let kept: Vec<String> = kept.iter().map(ToString::to_string).collect();
+        assert_eq!(kept, ["3.12.1", "3.11.7"]);
+    }
+
+    #[test]
     fn only_python3_names_are_asked() {
         for name in ["python3", "python3.12", "python3.9"] {
             assert!(is_python_name(name), "{name}");
@@ -350,10 +369,13 @@ mod tests {
             .output()
             .expect("python3, which the probe's tests need, runs");
         let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let said = release(&said).expect("a version");
         let all = found(None);
+        // Its minor version is there, by it or by a newer micro of that minor.
         assert!(
-            all.iter().any(|i| i.to_string() == said),
-            "python3 says {said}; found {all:?}"
+            all.iter()
+                .any(|i| i.version[..2] == said[..2] && i.version[2] >= said[2]),
+            "python3 says {said:?}; found {all:?}"
         );
         assert!(
             all.windows(2).all(|w| w[0].version > w[1].version),
