@@ -23,7 +23,9 @@ mod join;
 mod journal;
 mod lines;
 mod note;
+mod program;
 mod pypi;
+mod python;
 mod sandbox;
 mod servers;
 mod session;
@@ -32,6 +34,7 @@ mod snapshot;
 mod source;
 mod stderr;
 mod stdio;
+mod tally;
 mod watch;
 
 use std::collections::HashSet;

@@ -35,13 +35,14 @@ use super::budget::{self, Budget};
 use super::hints::ToolHints;
 use super::hosts::{self, Hosts};
 use super::http::{HttpError, HttpOutcome};
-use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
+use super::install::{self, InstallKind, Installed, Installer, Lock, PackageRef, Start};
 use super::join;
 use super::journal::{self, Journal, Record};
 use super::note;
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
+use super::tally;
 use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
 use crate::infra::atomic::{write_atomic, write_bytes};
 use crate::infra::error::{ExitStatus, UsageError};
@@ -143,6 +144,8 @@ enum Kind {
     NeedsConfiguration,
     InstallFailed,
     NoWheel,
+    /// The package needs a Python this machine does not have.
+    NoPython,
     Exited,
     /// It exited or timed out, its stderr naming a failure to reach the network.
     NeedsNetwork,
@@ -164,12 +167,39 @@ enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order the Markdown's outcome table lists them.
+    const ALL: [Kind; 16] = [
+        Kind::Listed,
+        Kind::NeedsConfiguration,
+        Kind::InstallFailed,
+        Kind::NoWheel,
+        Kind::NoPython,
+        Kind::Exited,
+        Kind::NeedsNetwork,
+        Kind::ToolsListError,
+        Kind::TimedOut,
+        Kind::SandboxRefused,
+        Kind::TooManyProcesses,
+        Kind::TooMuchOutput,
+        Kind::NeedsAuthorization,
+        Kind::HttpError,
+        Kind::Unreachable,
+        Kind::NotMcp,
+    ];
+
+    /// Returns false for a server that could not be run as the file gives it: it
+    /// needs configuration (or authorization) first.
+    fn could_run(self) -> bool {
+        !matches!(self, Kind::NeedsConfiguration | Kind::NeedsAuthorization)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Kind::Listed => "listed",
             Kind::NeedsConfiguration => "needs configuration",
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
+            Kind::NoPython => "no python",
             Kind::Exited => "exited",
             Kind::NeedsNetwork => "needs network",
             Kind::ToolsListError => "tools/list error",
@@ -223,6 +253,8 @@ struct Outcome {
     before_note: String,
     /// What its install resolved to.
     lock: Option<Lock>,
+    /// The Python version a PyPI package ran on.
+    python: String,
 }
 
 impl Outcome {
@@ -282,15 +314,7 @@ fn failure(err: &anyhow::Error) -> Failure {
 /// package's.
 fn probed(name: &str, target: &Target, options: &Options, installed: Option<Installed>) -> Outcome {
     let (listed, skipped_lines) = probe_counting(target, options);
-    let installed = installed.unwrap_or_else(|| Installed {
-        prefix: PathBuf::new(),
-        command: Vec::new(),
-        runtime_dirs: Vec::new(),
-        artifact: String::new(),
-        before: String::new(),
-        before_note: String::new(),
-        lock: None,
-    });
+    let installed = installed.unwrap_or_default();
     Outcome {
         name: name.to_string(),
         result: listed.map_err(|err| failure(&err)),
@@ -299,6 +323,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
         before: installed.before,
         before_note: installed.before_note,
         lock: installed.lock,
+        python: installed.python,
     }
 }
 
@@ -506,6 +531,16 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             Some((bwrap, made))
         }
     };
+    let installs_pypi = servers.iter().any(|s| {
+        s.entry.needs.is_empty()
+            && s.entry
+                .package
+                .as_ref()
+                .is_some_and(|p| p.registry == "pypi")
+    });
+    if installs_pypi && packages.installer.uv.is_none() {
+        messages::warning(install::NO_UV_AT_START);
+    }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
     // The downloads are shared by the run's installs: made only when one installs.
@@ -595,7 +630,18 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let locks_dir = out_dir.join(format!("wire-{date}-locks"));
     write_locks(&locks_dir, &outcomes)
         .with_context(|| format!("writing '{}'", locks_dir.display()))?;
-    let mut report = summary(&outcomes, &capabilities, date);
+    let rows: Vec<tally::Row> = servers
+        .iter()
+        .zip(&outcomes)
+        .map(|(server, outcome)| {
+            let kind = outcome
+                .result
+                .as_ref()
+                .map_or_else(|f| f.kind, |_| Kind::Listed);
+            tally_row(server, kind.name())
+        })
+        .collect();
+    let mut report = summary(&outcomes, &capabilities, date, &tally_section(&rows));
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
         report.push_str(&join_tables(
@@ -687,6 +733,7 @@ fn record(journal: &Journal, outcome: &Outcome) {
         skipped_lines: outcome.skipped_lines.unwrap_or_default(),
         before: &outcome.before,
         before_note: &outcome.before_note,
+        python: &outcome.python,
         lock: outcome.lock.as_ref().map(|lock| {
             (
                 std::str::from_utf8(&lock.bytes).unwrap_or_default(),
@@ -709,6 +756,7 @@ fn from_journal(line: journal::Line) -> Outcome {
             bytes: text.into_bytes(),
             extension: if extension == "json" { "json" } else { "txt" },
         }),
+        python: line.python,
     }
 }
 
@@ -729,6 +777,7 @@ fn probe_one(
         before: String::new(),
         before_note: String::new(),
         lock: None,
+        python: String::new(),
     };
     let entry = &server.entry;
     let Some(package) = &entry.package else {
@@ -774,11 +823,18 @@ fn probe_one(
             }
             let kind = match err.kind {
                 InstallKind::NoWheel => Kind::NoWheel,
+                InstallKind::NoPython => Kind::NoPython,
                 InstallKind::Failed => Kind::InstallFailed,
             };
             // A disk that filled fails this server, naming the folder; the install
             // was removed, so the others go on.
-            return fail(kind, budget::disk_full(err.why, &packages.installer.cache));
+            return Outcome {
+                result: Err(Failure {
+                    cause: err.cause,
+                    ..Failure::new(kind, budget::disk_full(err.why, &packages.installer.cache))
+                }),
+                ..fail(kind, String::new())
+            };
         }
     };
     let prefix = installed.prefix.clone();
@@ -809,7 +865,7 @@ fn probe_one(
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-pub(super) const SERVERS_HEADER: [&str; 24] = [
+pub(super) const SERVERS_HEADER: [&str; 25] = [
     "server",
     "registry_name",
     "repository",
@@ -818,6 +874,7 @@ pub(super) const SERVERS_HEADER: [&str; 24] = [
     "package_registry",
     "package",
     "package_version",
+    "python",
     "artifact",
     "before",
     "before_note",
@@ -842,6 +899,7 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
     for (server, outcome) in servers.iter().zip(outcomes) {
         let mut record = server.file_cells().to_vec();
         record.extend([
+            outcome.python.clone(),
             outcome.artifact.clone(),
             outcome.before.clone(),
             outcome.before_note.clone(),
@@ -1003,13 +1061,44 @@ fn lines_cell(text: &str) -> String {
         .join("<br>")
 }
 
-/// Renders `wire-DATE.md`: one line per server.
-fn summary(outcomes: &[Outcome], capabilities: &str, date: &str) -> String {
-    let mut text = format!(
-        "# Wire survey, {date}\n\nClient capabilities offered: {}.\n\n\
-         | server | version | protocol | tools | declaring every meaningful hint | declaring nothing | error |\n\
-         |---|---|---|---:|---:|---:|---|\n",
+/// The head of the summary's table of servers, after the tally.
+pub(super) const SUMMARY_TABLE: &str = "## Servers\n\n\
+     | server | version | protocol | tools | declaring every meaningful hint | declaring nothing | error |\n\
+     |---|---|---|---:|---:|---:|---|\n";
+
+/// Returns the lines the summary opens with, before the tally.
+pub(super) fn summary_opening(capabilities: &str, date: &str) -> String {
+    format!(
+        "# Wire survey, {date}\n\nClient capabilities offered: {}.\n\n",
         cell(capabilities)
+    )
+}
+
+/// Returns how the tally counts `server`, which ended as `outcome` (a name of the
+/// servers table's `outcome` column).
+pub(super) fn tally_row<'a>(server: &Server, outcome: &'a str) -> tally::Row<'a> {
+    let kind = Kind::ALL.into_iter().find(|k| k.name() == outcome);
+    tally::Row {
+        source: tally::source(
+            server.entry.package.as_ref().map(|p| p.registry.as_str()),
+            server.entry.url.is_some(),
+        ),
+        outcome,
+        could_run: kind.is_none_or(Kind::could_run),
+        is_listed: kind == Some(Kind::Listed),
+    }
+}
+
+/// Returns the tally section of the summary over `rows`.
+pub(super) fn tally_section(rows: &[tally::Row]) -> String {
+    tally::section(rows, &Kind::ALL.map(Kind::name))
+}
+
+/// Renders `wire-DATE.md`: one line per server.
+fn summary(outcomes: &[Outcome], capabilities: &str, date: &str, tallied: &str) -> String {
+    let mut text = format!(
+        "{}{tallied}{SUMMARY_TABLE}",
+        summary_opening(capabilities, date)
     );
     for outcome in outcomes {
         let _ = match &outcome.result {

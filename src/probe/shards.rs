@@ -27,12 +27,40 @@ use crate::infra::sanitize::sanitize;
 use crate::infra::shard::Shard;
 
 /// The servers table's `lock`, `outcome` and `tools` columns.
-const LOCK: usize = 11;
-const OUTCOME: usize = 12;
-const TOOLS: usize = 15;
+const LOCK: usize = column("lock");
+const OUTCOME: usize = column("outcome");
+const TOOLS: usize = column("tools");
+
+/// Returns the position of `name` in the servers table's header.
+const fn column(name: &str) -> usize {
+    let mut i = 0;
+    while i < SERVERS_HEADER.len() {
+        if const_eq(SERVERS_HEADER[i].as_bytes(), name.as_bytes()) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a column of the servers table")
+}
+
+const fn const_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// One server's rows, as a shard wrote them.
 struct Found {
+    /// Its position in the servers file.
+    index: usize,
     /// The shard's wire table it came from.
     from: PathBuf,
     servers_row: csv::ByteRecord,
@@ -90,7 +118,22 @@ pub fn run(
             }
         }
     }
-    let mut report = gathered.summary_head.clone();
+    // The tally is of every server, so it is counted again over the merged rows.
+    let rows: Vec<super::tally::Row> = gathered
+        .servers
+        .iter()
+        .map(|f| {
+            let outcome = std::str::from_utf8(f.servers_row.get(OUTCOME).unwrap_or_default())
+                .unwrap_or_default();
+            servers::tally_row(&list[f.index], outcome)
+        })
+        .collect();
+    let mut report = format!(
+        "{}{}{}",
+        gathered.summary_head,
+        servers::tally_section(&rows),
+        servers::SUMMARY_TABLE
+    );
     for found in &gathered.servers {
         report.push_str(&found.summary_line);
     }
@@ -240,6 +283,7 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
             }
             order.push(i);
             found[i] = Some(Found {
+                index: i,
                 from: wire.clone(),
                 servers_row: row,
                 wire_rows: Vec::new(),
@@ -423,18 +467,19 @@ fn check_rows(found: &Found, shown: &str) -> Result<()> {
     Ok(())
 }
 
-/// Reads a summary: its head, up to and including the table's rule, and the
-/// `servers` lines after it, each with its line break.
+/// Reads a summary: its opening, before the tally of outcomes, and the `servers`
+/// lines of its table of servers, each with its line break.
 fn read_summary(path: &Path, servers: usize) -> Result<(String, Vec<String>)> {
     let text = fs::read_to_string(path).with_context(|| format!("reading '{}'", path.display()))?;
-    let rule = "|---|---|---|---:|---:|---:|---|\n";
-    let Some(at) = text.find(rule) else {
-        bail!(
+    let not_one = || {
+        format!(
             "'{}' is not a summary `probe --servers` writes",
             path.display()
-        );
+        )
     };
-    let head_end = at + rule.len();
+    let opening = text.find("## Outcomes\n").with_context(not_one)?;
+    let at = text.find(servers::SUMMARY_TABLE).with_context(not_one)?;
+    let head_end = at + servers::SUMMARY_TABLE.len();
     let lines: Vec<String> = text[head_end..]
         .split_inclusive('\n')
         .take(servers)
@@ -450,5 +495,5 @@ fn read_summary(path: &Path, servers: usize) -> Result<(String, Vec<String>)> {
             path.display()
         );
     }
-    Ok((text[..head_end].to_string(), lines))
+    Ok((text[..opening].to_string(), lines))
 }

@@ -166,9 +166,10 @@ fn shards_merged_are_byte_for_byte_one_run() {
     }
     assert!(!dir.join(format!("merged/wire-{DATE}-shard.json")).exists());
     let rows = read_csv(&dir.join(format!("merged/wire-{DATE}-servers.csv")));
+    let outcome = rows[0].iter().position(|c| c == "outcome").unwrap();
     let outcomes: Vec<(&str, &str)> = rows[1..]
         .iter()
-        .map(|r| (r[0].as_str(), r[12].as_str()))
+        .map(|r| (r[0].as_str(), r[outcome].as_str()))
         .collect();
     assert_eq!(
         outcomes,
