@@ -11,14 +11,12 @@
 //! of another run is refused, never mixed in. Each line is written with one append
 //! and flushed to the disk (`fsync`) before the next tree is recorded; a line cut
 //! short by a kill is the last one, and it is dropped and its tree counted again.
+//! That file side is `infra::journal`'s, which the wire survey's journal shares.
 //! Only counted trees are recorded: a tree that failed is tried again on the rerun.
 //! This module reads and writes the journal; it counts nothing.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -27,6 +25,7 @@ use sha2::{Digest, Sha256};
 use crate::corpus::file::Corpus;
 use crate::count::terms::Columns;
 use crate::infra::error::UsageError;
+use crate::infra::journal::{self, Appender};
 use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
 use crate::table::{self, Row, TreeKey};
@@ -136,9 +135,7 @@ fn tools_cell(find_tools: Option<Roles>) -> String {
 
 /// Appends counted trees to a journal file.
 pub struct Journal {
-    path: PathBuf,
-    /// `None` once a write failed: the run goes on, unrecorded.
-    file: Mutex<Option<File>>,
+    appender: Appender,
     columns: Columns,
     date: String,
     is_dated: bool,
@@ -158,32 +155,16 @@ pub fn path_in(out: &Path) -> PathBuf {
 /// ignored, with a note naming it, and its tree is counted again.
 pub fn open(path: &Path, run: &RunId<'_>) -> Result<(Journal, HashMap<TreeKey, Row>)> {
     let shown = sanitize(path.display().to_string());
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).with_context(|| format!("creating '{}'", dir.display()))?;
-    }
     let head = run.head();
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading '{shown}'")),
-    };
-    // Everything up to the last line break was written whole; a rest is a line
-    // that a kill cut short.
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let torn = whole < bytes.len();
-    let mut lines = bytes[..whole].split(|&b| b == b'\n');
-    lines.next_back(); // the empty piece after the last line break
-    let mut rows = HashMap::new();
-    let is_new = match lines.next() {
-        None => true,
-        Some(first) => {
-            check_head(first, &head, &shown)?;
-            false
-        }
-    };
+    let (appender, lines) = journal::open(
+        path,
+        &head,
+        |first| check_head(first, &head, &shown),
+        "its tree is counted again",
+        "count its trees again",
+    )?;
     let journal = Journal {
-        path: path.to_path_buf(),
-        file: Mutex::new(None),
+        appender,
         columns: run.corpus.columns.clone(),
         date: run.date.to_string(),
         is_dated: run.corpus.is_dated(),
@@ -195,9 +176,9 @@ pub fn open(path: &Path, run: &RunId<'_>) -> Result<(Journal, HashMap<TreeKey, R
         .enumerate()
         .map(|(i, tree)| (tree.key(), i))
         .collect();
-    for (i, line) in lines.enumerate() {
-        let number = i + 2;
-        match journal.read_line(line).and_then(|row| {
+    let mut rows = HashMap::new();
+    for (number, line) in lines {
+        match journal.read_line(&line).and_then(|row| {
             let at = trees
                 .get(&row.key)
                 .copied()
@@ -217,33 +198,6 @@ pub fn open(path: &Path, run: &RunId<'_>) -> Result<(Journal, HashMap<TreeKey, R
             )),
         }
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening '{shown}'"))?;
-    if torn {
-        messages::note(format!(
-            "'{shown}' ends in a line cut short, which is dropped: its tree is counted again"
-        ));
-        file.set_len(whole as u64)
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("cutting the last line of '{shown}'"))?;
-    }
-    if is_new {
-        file.set_len(0)
-            .with_context(|| format!("writing '{shown}'"))?;
-        let mut text = serde_json::to_string(&head).context("writing the journal's head")?;
-        text.push('\n');
-        file.write_all(text.as_bytes())
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("writing '{shown}'"))?;
-        // The file's name must survive a crash as well as its bytes.
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            File::open(dir).and_then(|d| d.sync_all()).ok();
-        }
-    }
-    *journal.file.lock().unwrap_or_else(|p| p.into_inner()) = Some(file);
     Ok((journal, rows))
 }
 
@@ -306,34 +260,21 @@ fn check_head(line: &[u8], head: &Head, shown: &str) -> Result<()> {
 impl Journal {
     /// Returns where the journal is.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.appender.path()
     }
 
     /// Appends the counted rows of `rows` (a failed one is not recorded), each as one
     /// line flushed to the disk. A write that fails is reported once; the run goes on
     /// without a journal, since its tables are still right.
     pub fn record<'r>(&self, rows: impl IntoIterator<Item = &'r Row>) {
-        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        for row in rows.into_iter().filter(|r| r.outcome.is_ok()) {
-            let Some(open) = file.as_mut() else { return };
-            let written = self.line(row).and_then(|text| {
-                open.write_all(text.as_bytes())?;
-                open.sync_data()?;
-                Ok(())
-            });
-            if let Err(e) = written {
-                messages::warning(format!(
-                    "writing '{}' failed ({}); the run goes on, but a rerun will count its \
-                     trees again",
-                    sanitize(self.path.display().to_string()),
-                    sanitize(format!("{e:#}"))
-                ));
-                *file = None;
-            }
-        }
+        self.appender.append(
+            rows.into_iter()
+                .filter(|r| r.outcome.is_ok())
+                .map(|row| self.line(row)),
+        );
     }
 
-    /// Returns the line of a counted row, with its line break.
+    /// Returns the line of a counted row, without its line break.
     fn line(&self, row: &Row) -> Result<String> {
         let files = table::files_records(row, self.is_dated)
             .map(|record| Ok(record?.into_iter().map(Cell::of).collect()))
@@ -348,9 +289,7 @@ impl Journal {
             files,
             tools,
         };
-        let mut text = serde_json::to_string(&line)?;
-        text.push('\n');
-        Ok(text)
+        Ok(serde_json::to_string(&line)?)
     }
 
     /// Returns the counted row a line holds, read back through the table schema

@@ -18,6 +18,7 @@ pub mod commit;
 pub mod date;
 pub mod error;
 pub mod git;
+pub mod journal;
 pub mod messages;
 pub mod out;
 pub mod process;

@@ -8,22 +8,21 @@
 //! fingerprint of the servers file): a journal of another run is refused, never mixed
 //! in. Each line is written with one append and flushed to the disk before the next; a
 //! last line cut short by a kill is dropped and its server probed again. Only servers
-//! that listed are recorded: one that failed is tried again on the rerun. The census's
-//! journal (`census::journal`) follows the same rules for trees. This module reads and
-//! writes the journal; it probes nothing.
+//! that listed are recorded: one that failed is tried again on the rerun. The file side
+//! (the head, the torn line, the flushed appends) is `infra::journal`'s, which the
+//! census's journal shares. A lock's bytes are kept exactly: as text, or in hex when
+//! they are not UTF-8. This module reads and writes the journal; it probes nothing.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::session::Listing;
 use crate::infra::error::UsageError;
+use crate::infra::journal::{self, Appender};
 use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
 
@@ -43,8 +42,8 @@ struct Head {
     fingerprint: String,
 }
 
-/// Holds one server that listed, as it is written: what its probe gave.
-#[derive(Debug, Serialize)]
+/// Holds one server that listed, as it is recorded: what its probe gave.
+#[derive(Debug)]
 pub struct Record<'a> {
     pub server: &'a str,
     pub listing: &'a Listing,
@@ -52,10 +51,24 @@ pub struct Record<'a> {
     pub skipped_lines: usize,
     pub before: &'a str,
     pub before_note: &'a str,
-    /// The Python version a PyPI package ran on.
     pub python: &'a str,
-    /// The lock's text and its file extension.
-    pub lock: Option<(&'a str, &'a str)>,
+    /// The lock's bytes and its file extension.
+    pub lock: Option<(&'a [u8], &'a str)>,
+}
+
+/// Holds one line as it is written: the lock as text when it is UTF-8, else in hex.
+#[derive(Serialize)]
+struct Written<'a> {
+    server: &'a str,
+    listing: &'a Listing,
+    artifact: &'a str,
+    skipped_lines: usize,
+    before: &'a str,
+    before_note: &'a str,
+    python: &'a str,
+    lock: Option<(&'a str, &'a str)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lock_hex: Option<(String, &'a str)>,
 }
 
 /// Holds one server that listed, as it is read back.
@@ -70,15 +83,42 @@ pub struct Line {
     pub before_note: String,
     #[serde(default)]
     pub python: String,
-    /// The lock's text and its file extension.
+    /// The lock's text and its file extension, when it is UTF-8.
     pub lock: Option<(String, String)>,
+    /// The lock's bytes in hex and its file extension, when they are not UTF-8.
+    #[serde(default)]
+    pub lock_hex: Option<(String, String)>,
+}
+
+impl Line {
+    /// Returns the lock's bytes and file extension, exactly as recorded.
+    pub fn lock(&self) -> Option<(Vec<u8>, &str)> {
+        if let Some((hex, extension)) = &self.lock_hex {
+            return from_hex(hex).map(|bytes| (bytes, extension.as_str()));
+        }
+        self.lock
+            .as_ref()
+            .map(|(text, extension)| (text.clone().into_bytes(), extension.as_str()))
+    }
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 /// Holds an open journal, appended to as servers list.
 pub struct Journal {
-    path: PathBuf,
-    /// `None` once a write failed: the run goes on, unrecorded.
-    file: Mutex<Option<File>>,
+    appender: Appender,
 }
 
 /// Returns the journal's path in the output folder `out` for a run dated `date`.
@@ -107,65 +147,25 @@ pub fn open(
         servers,
         fingerprint: format!("{:x}", Sha256::digest(file)),
     };
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading '{shown}'")),
-    };
-    // Everything up to the last line break was written whole; a rest is a line a
-    // kill cut short.
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let mut lines = bytes[..whole].split(|&b| b == b'\n');
-    lines.next_back(); // the empty piece after the last line break
-    let is_new = match lines.next() {
-        None => true,
-        Some(first) => {
-            check_head(first, &head, &shown)?;
-            false
-        }
-    };
+    let (appender, lines) = journal::open(
+        path,
+        &head,
+        |first| check_head(first, &head, &shown),
+        "its server is probed again",
+        "probe its servers again",
+    )?;
     let mut done = HashMap::new();
-    for (i, line) in lines.enumerate() {
-        match serde_json::from_slice::<Line>(line) {
+    for (number, line) in lines {
+        match serde_json::from_slice::<Line>(&line) {
             Ok(line) => {
                 done.insert(line.server.clone(), line);
             }
             Err(e) => messages::warning(format!(
-                "'{shown}' line {} is not a server's probe ({e}), so it is ignored and its server probed again",
-                i + 2
+                "'{shown}' line {number} is not a server's probe ({e}), so it is ignored and its server probed again"
             )),
         }
     }
-    let mut out = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening '{shown}'"))?;
-    if whole < bytes.len() {
-        messages::note(format!(
-            "'{shown}' ends in a line cut short, which is dropped: its server is probed again"
-        ));
-        out.set_len(whole as u64)
-            .and_then(|()| out.sync_all())
-            .with_context(|| format!("cutting the last line of '{shown}'"))?;
-    }
-    if is_new {
-        let mut text = serde_json::to_string(&head).context("writing the journal's head")?;
-        text.push('\n');
-        out.set_len(0)
-            .and_then(|()| out.write_all(text.as_bytes()))
-            .and_then(|()| out.sync_all())
-            .with_context(|| format!("writing '{shown}'"))?;
-        // The file's name must survive a crash as well as its bytes.
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            File::open(dir).and_then(|d| d.sync_all()).ok();
-        }
-    }
-    let journal = Journal {
-        path: path.to_path_buf(),
-        file: Mutex::new(Some(out)),
-    };
-    Ok((journal, done))
+    Ok((Journal { appender }, done))
 }
 
 /// Fails unless `line` is the head of a journal of the run `head` describes.
@@ -208,35 +208,39 @@ fn check_head(line: &[u8], head: &Head, shown: &str) -> Result<()> {
 impl Journal {
     /// Returns where the journal is.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.appender.path()
     }
 
     /// Appends `record`, flushed to the disk. A write that fails is reported once; the
     /// run goes on without a journal, since its tables are still right.
     pub fn record(&self, record: &Record) {
-        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(open) = file.as_mut() else { return };
-        let written = serde_json::to_string(record)
-            .map_err(io::Error::other)
-            .and_then(|mut text| {
-                text.push('\n');
-                open.write_all(text.as_bytes())?;
-                open.sync_data()
-            });
-        if let Err(e) = written {
-            messages::warning(format!(
-                "writing '{}' failed ({}); the run goes on, but a rerun will probe its servers again",
-                sanitize(self.path.display().to_string()),
-                sanitize(e.to_string())
-            ));
-            *file = None;
-        }
+        let (lock, lock_hex) = match record.lock {
+            None => (None, None),
+            Some((bytes, extension)) => match std::str::from_utf8(bytes) {
+                Ok(text) => (Some((text, extension)), None),
+                Err(_) => (None, Some((to_hex(bytes), extension))),
+            },
+        };
+        let written = Written {
+            server: record.server,
+            listing: record.listing,
+            artifact: record.artifact,
+            skipped_lines: record.skipped_lines,
+            before: record.before,
+            before_note: record.before_note,
+            python: record.python,
+            lock,
+            lock_hex,
+        };
+        self.appender
+            .append([serde_json::to_string(&written).map_err(Into::into)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn record<'a>(server: &'a str, listing: &'a Listing) -> Record<'a> {
         Record {
@@ -247,7 +251,7 @@ mod tests {
             before: "",
             before_note: "",
             python: "",
-            lock: Some(("a==1\n", "txt")),
+            lock: Some((b"a==1\n", "txt")),
         }
     }
 
@@ -280,11 +284,17 @@ mod tests {
         assert_eq!(done.keys().collect::<Vec<_>>(), ["a"]);
         assert_eq!(done["a"].listing.tools, listed.tools);
         assert_eq!(done["a"].skipped_lines, 2);
-        assert_eq!(done["a"].lock, Some(("a==1\n".into(), "txt".into())));
-        journal.record(&record("b", &listed));
+        assert_eq!(done["a"].lock(), Some((b"a==1\n".to_vec(), "txt")));
+        // Bytes that are not UTF-8 come back as they were, not as "".
+        let raw = b"caf\xe9==1\n\xff";
+        journal.record(&Record {
+            lock: Some((raw, "txt")),
+            ..record("b", &listed)
+        });
         drop(journal);
         let (_, done) = open(&path, "2026-11-30", b"file", 2).unwrap();
         assert_eq!(done.len(), 2);
+        assert_eq!(done["b"].lock(), Some((raw.to_vec(), "txt")));
 
         for (date, file, says) in [
             (

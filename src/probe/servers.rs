@@ -734,17 +734,19 @@ fn record(journal: &Journal, outcome: &Outcome) {
         before: &outcome.before,
         before_note: &outcome.before_note,
         python: &outcome.python,
-        lock: outcome.lock.as_ref().map(|lock| {
-            (
-                std::str::from_utf8(&lock.bytes).unwrap_or_default(),
-                lock.extension,
-            )
-        }),
+        lock: outcome
+            .lock
+            .as_ref()
+            .map(|lock| (lock.bytes.as_slice(), lock.extension)),
     });
 }
 
 /// Returns the outcome a journal line recorded.
 fn from_journal(line: journal::Line) -> Outcome {
+    let lock = line.lock().map(|(bytes, extension)| Lock {
+        bytes,
+        extension: if extension == "json" { "json" } else { "txt" },
+    });
     Outcome {
         name: line.server,
         result: Ok(line.listing),
@@ -752,10 +754,7 @@ fn from_journal(line: journal::Line) -> Outcome {
         skipped_lines: Some(line.skipped_lines),
         before: line.before,
         before_note: line.before_note,
-        lock: line.lock.map(|(text, extension)| Lock {
-            bytes: text.into_bytes(),
-            extension: if extension == "json" { "json" } else { "txt" },
-        }),
+        lock,
         python: line.python,
     }
 }
