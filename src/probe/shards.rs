@@ -74,7 +74,6 @@ struct Gathered {
     date: String,
     summary_head: String,
     servers: Vec<Found>,
-    /// Lock files by name, their bytes checked against the name.
     locks: BTreeMap<String, Vec<u8>>,
 }
 
@@ -198,18 +197,22 @@ pub fn run(
 /// is of the servers file whose bytes are `file_bytes` and of one date.
 fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -> Result<Gathered> {
     let sha = format!("{:x}", Sha256::digest(file_bytes));
-    let index: HashMap<&str, usize> = list
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.name.as_str(), i))
-        .collect();
-    let mut found: Vec<Option<Found>> = list.iter().map(|_| None).collect();
+    let mut survey = Survey {
+        file,
+        list,
+        index: list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name.as_str(), i))
+            .collect(),
+        found: list.iter().map(|_| None).collect(),
+        locks: BTreeMap::new(),
+    };
     let mut shards: BTreeMap<usize, PathBuf> = BTreeMap::new();
     let mut n_of_all: Option<(usize, PathBuf)> = None;
     let mut date_of_all: Option<String> = None;
     let mut head_of_all: Option<(String, PathBuf)> = None;
     let mut capabilities_of_all: Option<(Vec<u8>, PathBuf)> = None;
-    let mut locks = BTreeMap::new();
     for wire in tables {
         let shown = wire.display().to_string();
         let date = date_of(wire)?;
@@ -243,60 +246,13 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
                 other.display()
             );
         }
-        let servers_path = beside(format!("wire-{date}-servers.csv"));
-        let rows = read_table(&servers_path, &SERVERS_HEADER)?;
-        let mut here: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut order = Vec::new();
-        for (line, row) in rows {
-            let at = format!("'{}' line {line}", servers_path.display());
-            let name = String::from_utf8_lossy(&row[0]).into_owned();
-            let Some(&i) = index.get(name.as_str()) else {
-                bail!(
-                    "{at}: server '{}' is not in '{}'",
-                    sanitize(&name),
-                    file.display()
-                );
-            };
-            if !shard.holds(i) {
-                bail!(
-                    "{at}: server '{}' is number {} of '{}', which shard {} holds, not shard {shard}",
-                    sanitize(&name),
-                    i + 1,
-                    file.display(),
-                    Shard::of(i, shard.n)
-                );
-            }
-            let cells = list[i].file_cells();
-            if row.iter().zip(&cells).any(|(a, b)| a != b.as_bytes()) {
-                bail!(
-                    "{at}: server '{}' reads otherwise in '{}' (its join or package differs)",
-                    sanitize(&name),
-                    file.display()
-                );
-            }
-            if here.insert(row[0].to_vec(), i).is_some() {
-                bail!("{at}: server '{}' has two rows", sanitize(&name));
-            }
-            let lock = lock_of(&row, &at, &beside(format!("wire-{date}-locks")))?;
-            if let Some((name, bytes)) = lock {
-                locks.insert(name, bytes);
-            }
-            order.push(i);
-            found[i] = Some(Found {
-                index: i,
-                from: wire.clone(),
-                servers_row: row,
-                wire_rows: Vec::new(),
-                summary_line: String::new(),
-            });
-        }
+        let (here, order) = survey.servers_rows(wire, &date, shard)?;
         for (line, row) in read_table(wire, &servers::table_header())? {
             let at = format!("'{shown}' line {line}");
             let Some(&i) = here.get(&row[0]) else {
                 bail!(
-                    "{at}: server '{}' has no row in '{}'",
+                    "{at}: server '{}' has no row in its servers table",
                     sanitize(&row[0]),
-                    servers_path.display()
                 );
             };
             let caps = row[3].to_vec();
@@ -307,16 +263,15 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
                 ),
                 _ => capabilities_of_all = Some((caps, wire.clone())),
             }
-            if let Some(f) = found[i].as_mut() {
+            if let Some(f) = survey.found[i].as_mut() {
                 f.wire_rows.push(row);
             }
         }
         for &i in &order {
-            let f = found[i].as_ref().expect("read above");
-            check_rows(f, &shown)?;
+            check_rows(survey.found[i].as_ref().expect("read above"), &shown)?;
         }
         let md_path = beside(format!("wire-{date}.md"));
-        let (head, lines) = read_summary(&md_path, order.len())?;
+        let head = survey.summary_lines(&md_path, &order)?;
         match &head_of_all {
             Some((h, other)) if *h != head => bail!(
                 "'{}' opens otherwise than '{}' (another date or other capabilities offered)",
@@ -324,19 +279,6 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
                 other.display()
             ),
             _ => head_of_all = Some((head, md_path.clone())),
-        }
-        for (&i, line) in order.iter().zip(lines) {
-            let name = &list[i].name;
-            if !line.starts_with(&format!("| {} |", servers::cell(name))) {
-                bail!(
-                    "'{}': the line of server '{}' is not where its servers table puts it",
-                    md_path.display(),
-                    sanitize(name)
-                );
-            }
-            if let Some(f) = found[i].as_mut() {
-                f.summary_line = line;
-            }
         }
     }
     let n = n_of_all.map(|(n, _)| n).unwrap_or(1);
@@ -346,7 +288,7 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
         .collect();
     let missing: Vec<String> = list
         .iter()
-        .zip(&found)
+        .zip(&survey.found)
         .enumerate()
         .filter(|(_, (_, f))| f.is_none())
         .map(|(i, (s, _))| format!("'{}' (shard {})", sanitize(&s.name), Shard::of(i, n)))
@@ -367,9 +309,96 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
     Ok(Gathered {
         date: date_of_all.unwrap_or_default(),
         summary_head: head_of_all.map(|(h, _)| h).unwrap_or_default(),
-        servers: found.into_iter().flatten().collect(),
-        locks,
+        servers: survey.found.into_iter().flatten().collect(),
+        locks: survey.locks,
     })
+}
+
+/// A shard's servers: each one's position in the file, by its name's bytes.
+type ByName = HashMap<Vec<u8>, usize>;
+
+/// The servers of the file and what the shards read so far gave of each.
+struct Survey<'a> {
+    file: &'a Path,
+    list: &'a [Server],
+    index: HashMap<&'a str, usize>,
+    found: Vec<Option<Found>>,
+    /// Lock files by name, their bytes checked against the name.
+    locks: BTreeMap<String, Vec<u8>>,
+}
+
+impl Survey<'_> {
+    /// Reads the servers table beside the shard `wire` (dated `date`, shard `shard`)
+    /// and its locks; returns its servers by name, and their positions in its order.
+    fn servers_rows(
+        &mut self,
+        wire: &Path,
+        date: &str,
+        shard: Shard,
+    ) -> Result<(ByName, Vec<usize>)> {
+        let file = self.file.display();
+        let servers_path = wire.with_file_name(format!("wire-{date}-servers.csv"));
+        let locks_dir = wire.with_file_name(format!("wire-{date}-locks"));
+        let mut here = ByName::new();
+        let mut order = Vec::new();
+        for (line, row) in read_table(&servers_path, &SERVERS_HEADER)? {
+            let at = format!("'{}' line {line}", servers_path.display());
+            let name = String::from_utf8_lossy(&row[0]).into_owned();
+            let Some(&i) = self.index.get(name.as_str()) else {
+                bail!("{at}: server '{}' is not in '{file}'", sanitize(&name));
+            };
+            if !shard.holds(i) {
+                bail!(
+                    "{at}: server '{}' is number {} of '{file}', which shard {} holds, not shard {shard}",
+                    sanitize(&name),
+                    i + 1,
+                    Shard::of(i, shard.n)
+                );
+            }
+            let cells = self.list[i].file_cells();
+            if row.iter().zip(&cells).any(|(a, b)| a != b.as_bytes()) {
+                bail!(
+                    "{at}: server '{}' reads otherwise in '{file}' (its join or package differs)",
+                    sanitize(&name)
+                );
+            }
+            if here.insert(row[0].to_vec(), i).is_some() {
+                bail!("{at}: server '{}' has two rows", sanitize(&name));
+            }
+            if let Some((name, bytes)) = lock_of(&row, &at, &locks_dir)? {
+                self.locks.insert(name, bytes);
+            }
+            order.push(i);
+            self.found[i] = Some(Found {
+                index: i,
+                from: wire.to_path_buf(),
+                servers_row: row,
+                wire_rows: Vec::new(),
+                summary_line: String::new(),
+            });
+        }
+        Ok((here, order))
+    }
+
+    /// Reads the summary at `md_path` for the servers at `order`, keeping each one's
+    /// line; returns its opening.
+    fn summary_lines(&mut self, md_path: &Path, order: &[usize]) -> Result<String> {
+        let (head, lines) = read_summary(md_path, order.len())?;
+        for (&i, line) in order.iter().zip(lines) {
+            let name = &self.list[i].name;
+            if !line.starts_with(&format!("| {} |", servers::cell(name))) {
+                bail!(
+                    "'{}': the line of server '{}' is not where its servers table puts it",
+                    md_path.display(),
+                    sanitize(name)
+                );
+            }
+            if let Some(f) = self.found[i].as_mut() {
+                f.summary_line = line;
+            }
+        }
+        Ok(head)
+    }
 }
 
 /// Returns DATE of a table named `wire-DATE.csv`.
