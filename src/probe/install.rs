@@ -203,7 +203,7 @@ impl Installer {
                                 self.npm(package, dir, None)?;
                                 note = format!(
                                     "{}: npm resolved the dependencies on the day",
-                                    err.cause.trim_start_matches("npm error ")
+                                    err.cause.trim_start_matches("npm error ").trim_end_matches('.')
                                 );
                                 before = None;
                             }
