@@ -24,6 +24,7 @@ use serde_json::Value;
 use super::program::{self, Program};
 use super::pypi::{self, normalize};
 use super::python::{self, Interpreter};
+use super::stderr;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 
@@ -205,7 +206,7 @@ impl Installer {
                                 self.npm(package, dir, None)?;
                                 note = format!(
                                     "{}: npm resolved the dependencies on the day",
-                                    err.cause.trim_start_matches("npm error ")
+                                    err.cause.trim_start_matches("npm error ").trim_end_matches('.')
                                 );
                                 before = None;
                             }
@@ -576,7 +577,7 @@ fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError
             let code = status
                 .and_then(|s| s.code())
                 .map_or("killed".to_string(), |c| format!("exit {c}"));
-            let cause = installer_cause(&text);
+            let cause = stderr::installer_cause(&text);
             Err(InstallError {
                 cause: cause.clone(),
                 ..failed(format!(
@@ -823,65 +824,6 @@ fn each_python(
     Err(err)
 }
 
-/// Returns the sentence in which an installer says why it failed: uv's resolver
-/// explanation (the text after `╰─▶`, its wrapped lines joined), else uv's `error:`
-/// line with its `Caused by:` lines, else pip's first `ERROR:` line, else the last
-/// line.
-fn installer_cause(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().collect();
-    if let Some(at) = lines.iter().position(|l| l.contains("╰─▶")) {
-        let mut sentence = lines[at]
-            .split_once("╰─▶")
-            .map_or("", |(_, rest)| rest)
-            .trim()
-            .to_string();
-        for line in &lines[at + 1..] {
-            let text = line.trim();
-            if text.is_empty() || text.starts_with("hint:") || text.contains('×') {
-                break;
-            }
-            sentence.push(' ');
-            sentence.push_str(text);
-        }
-        return sanitize(sentence);
-    }
-    if let Some(at) = lines.iter().position(|l| l.starts_with("error:")) {
-        let mut sentence = lines[at].trim().to_string();
-        // uv says why on `Caused by:` lines, and a resolver failure on a `cause:`
-        // line when its stderr is not a terminal.
-        for line in lines[at + 1..].iter().map(|l| l.trim()) {
-            let cause = line
-                .strip_prefix("Caused by:")
-                .or_else(|| line.strip_prefix("cause:"));
-            match cause {
-                Some(cause) => {
-                    sentence.push_str(": ");
-                    sentence.push_str(cause.trim());
-                }
-                None if line.starts_with("hint:") || line.starts_with("error:") => break,
-                None => {}
-            }
-        }
-        return sanitize(sentence);
-    }
-    let pip = lines.iter().find(|l| l.starts_with("ERROR:"));
-    // npm's first line that says something: not its error code, a bare status or
-    // where its log went.
-    let npm = lines.iter().find(|l| {
-        l.strip_prefix("npm error ")
-            .or_else(|| l.strip_prefix("npm ERR! "))
-            .is_some_and(|rest| {
-                let rest = rest.trim();
-                !(rest.starts_with("code ")
-                    || rest.starts_with("errno ")
-                    || rest.starts_with("A complete log")
-                    || rest.bytes().all(|b| b.is_ascii_digit()))
-            })
-    });
-    let last = lines.iter().rev().find(|l| !l.trim().is_empty());
-    sanitize(pip.or(npm).or(last).map_or("", |l| l.trim()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -894,36 +836,6 @@ mod tests {
         for good in ["@scope/pkg", "pkg", "1.2.3-beta.1", "mcp_server.x"] {
             assert!(is_plain(good), "{good:?}");
         }
-    }
-
-    #[test]
-    fn an_install_that_fails_says_why_in_the_installers_own_sentence() {
-        let uv = "Using Python 3.11.7 environment at: /c/x\n  \u{d7} No solution found when resolving dependencies:\n  \u{2570}\u{2500}\u{25b6} Because the current Python version (3.11.7) does not satisfy Python>=3.12 and\n      x==1.0 depends on Python>=3.12, we can conclude that x==1.0 cannot be used.\n\n      hint: more\n";
-        assert_eq!(
-            installer_cause(uv),
-            "Because the current Python version (3.11.7) does not satisfy Python>=3.12 and x==1.0 depends on Python>=3.12, we can conclude that x==1.0 cannot be used."
-        );
-        let uv = "error: Failed to fetch: `http://127.0.0.1:1/simple/x/`\n  Caused by: Request failed after 3 retries\n  Caused by: error sending request\n";
-        assert_eq!(
-            installer_cause(uv),
-            "error: Failed to fetch: `http://127.0.0.1:1/simple/x/`: Request failed after 3 retries: error sending request"
-        );
-        let pip = "Looking in indexes: x\nERROR: Could not find a version that satisfies the requirement x==1.0 (from versions: none)\nERROR: No matching distribution found for x==1.0\n";
-        assert_eq!(
-            installer_cause(pip),
-            "ERROR: Could not find a version that satisfies the requirement x==1.0 (from versions: none)"
-        );
-        let uv = "error: No solution found when resolving dependencies\n  cause: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable.\nhint: `x` was filtered by `exclude-newer`\n";
-        assert_eq!(
-            installer_cause(uv),
-            "error: No solution found when resolving dependencies: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable."
-        );
-        let npm = "npm error A complete log of this run can be found in: /x.log\nnpm error code E404\nnpm error 404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb\nnpm error A complete log of this run can be found in: /x.log\n";
-        assert_eq!(
-            installer_cause(npm),
-            "npm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb"
-        );
-        assert_eq!(installer_cause("one\nlast words\n\n"), "last words");
     }
 
     #[test]
