@@ -89,7 +89,7 @@ def probe(binary, servers_file, cache, out, extra, env):
     started = time.monotonic()
     run = subprocess.run(
         [binary, "probe", "--servers", servers_file, "--date", DATE, "--cache", cache,
-         "--out", out, "--timeout", "60", "--install-timeout", "900", "--quiet"] + extra,
+         "--out", out, "--timeout", "60", "--install-timeout", "900"] + extra,
         capture_output=True, text=True, env=env)
     took = time.monotonic() - started
     if run.returncode not in (0, 1):
