@@ -37,7 +37,7 @@ LAYERS = [
     ["table"],
     ["report"],
     ["cli"],
-    ["census", "compare", "corpus", "merge", "probe", "scan"],
+    ["census", "compare", "corpus", "merge", "probe", "scan", "survey"],
 ]
 
 

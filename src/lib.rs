@@ -47,3 +47,4 @@ pub mod corpus;
 pub mod merge;
 pub mod probe;
 pub mod scan;
+pub mod survey;

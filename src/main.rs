@@ -8,7 +8,7 @@ use clap::Parser;
 use mcp_hint_census::cli::{self, Cli};
 use mcp_hint_census::infra::error::{ExitStatus, UsageError};
 use mcp_hint_census::infra::{messages, out};
-use mcp_hint_census::{census, compare, corpus, merge, probe, scan};
+use mcp_hint_census::{census, compare, corpus, merge, probe, scan, survey};
 
 fn main() {
     let cli = Cli::parse();
@@ -35,11 +35,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     match cli.command {
         cli::Command::Census(args) => census::run(&args),
         cli::Command::Scan(args) => scan::run(&args),
+        cli::Command::Probe(args) if args.servers.is_some() => survey::run(&args),
         cli::Command::Probe(args) => probe::run(&args),
         cli::Command::Diff(args) => probe::diff(&args),
         cli::Command::Compare(args) => compare::run(&args),
         cli::Command::Merge(args) => merge::run(&args),
-        cli::Command::Join(args) => probe::join(&args),
+        cli::Command::Join(args) => survey::join(&args),
         cli::Command::Corpus(args) => corpus::run(&args),
     }
 }

@@ -20,7 +20,7 @@ use crate::table::{self, JoinError, Row, Table, TreeKey};
 /// Runs `merge`: joins shard tables into the whole corpus's tables.
 pub fn run(args: &MergeArgs) -> Result<ExitStatus> {
     if let Some(servers) = &args.servers {
-        return crate::probe::shards::run(
+        return crate::survey::shards::run(
             servers,
             &args.out,
             &args.tables,

@@ -7,34 +7,23 @@
 //! and `diff`. It does not count source text; that is `count`'s job, and a zero there
 //! says nothing about the wire, which is why this half exists.
 //!
-//! A command: it may import the stages, `cli`, `infra`, `scan` (to read a server's
-//! source tree) and `corpus` (the cache default it shares); nothing but the binary
-//! imports it.
+//! The single-server client: `survey` (`probe --servers`, `join`, `merge --servers`)
+//! runs it server after server, above it.
+//!
+//! A command: it may import the stages, `cli`, `infra` and `scan` (to read a
+//! server's source tree); `survey` and the binary import it.
 
-mod bounds;
-mod budget;
+pub mod bounds;
 mod diff;
 mod groups;
-mod hints;
-mod hosts;
-mod http;
-mod install;
-mod join;
-mod journal;
+pub mod hints;
+pub mod http;
 mod lines;
-mod note;
-mod program;
-mod pypi;
-mod python;
-mod sandbox;
-mod servers;
-mod session;
-pub mod shards;
+pub mod session;
 mod snapshot;
-mod source;
-mod stderr;
-mod stdio;
-mod tally;
+pub mod source;
+pub mod stderr;
+pub mod stdio;
 mod watch;
 
 use std::collections::HashSet;
@@ -45,7 +34,6 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 use crate::cli::ProbeArgs;
-use crate::corpus;
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
@@ -56,13 +44,12 @@ use crate::report::{self, Align};
 use crate::tools::hints::Hint;
 pub use diff::run as diff;
 use hints::{Declared, Rule, ToolHints};
-pub use join::run as join;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
 /// `--servers` table: the tool, each hint as declared, what it omits, and each hint
 /// as a client resolves it.
-fn csv_header() -> Vec<String> {
+pub fn csv_header() -> Vec<String> {
     let mut header = vec!["tool".to_string()];
     header.extend(Hint::ALL.map(|h| h.name().to_string()));
     header.push("omits".to_string());
@@ -136,8 +123,6 @@ struct Config {
 /// What one `probe` run does.
 #[derive(Debug)]
 enum Job {
-    /// `--servers FILE`: every server of the file, into one table.
-    Servers(servers::Config),
     /// `--watch`: one server, followed as its tools change.
     Watch { target: Target, watch: watch::Watch },
     /// One server, listed once.
@@ -155,6 +140,18 @@ struct Once {
     rule: Option<Rule>,
 }
 
+/// Returns the options every probe of `args` shares: the timeout, the message
+/// bound, the capabilities and protocol version offered.
+pub fn options(args: &ProbeArgs) -> Result<Options> {
+    let max_message = usize::try_from(args.max_message.0).unwrap_or(usize::MAX);
+    Ok(Options {
+        timeout: Duration::from_secs(args.timeout),
+        max_message,
+        capabilities: parse_capabilities(&args.capabilities)?,
+        protocol_version: args.protocol_version.clone(),
+    })
+}
+
 /// Returns the validated configuration of `args`; a wrong option, a missing
 /// `--source` folder or a bad `--date` is a [`UsageError`]. No server is started.
 fn configure(args: &ProbeArgs) -> Result<Config> {
@@ -165,13 +162,7 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
         .map(str::parse)
         .transpose()
         .map_err(UsageError)?;
-    let max_message = usize::try_from(args.max_message.0).unwrap_or(usize::MAX);
-    let options = Options {
-        timeout: Duration::from_secs(args.timeout),
-        max_message,
-        capabilities: parse_capabilities(&args.capabilities)?,
-        protocol_version: args.protocol_version.clone(),
-    };
+    let options = options(args)?;
     if let Some(dir) = &args.source {
         if let Err(err) = std::fs::metadata(dir) {
             return Err(UsageError(format!(
@@ -189,55 +180,10 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
         .into());
     }
     // Resolved before any server starts, so a bad --date costs no server run.
-    let date = match (&args.save, &args.servers) {
-        (None, None) => None,
-        _ => Some(date::resolve(args.date.as_deref())?),
+    let date = match &args.save {
+        None => None,
+        Some(_) => Some(date::resolve(args.date.as_deref())?),
     };
-    if let (Some(file), Some(date)) = (&args.servers, &date) {
-        let cache = match &args.cache {
-            // Absolute: the sandboxed server starts in a HOME of its own.
-            Some(dir) => std::path::absolute(dir).map_err(|e| {
-                UsageError(format!(
-                    "--cache '{}': {e}",
-                    sanitize(dir.display().to_string())
-                ))
-            })?,
-            None => corpus::default_cache()
-                .map(|dir| dir.join("packages"))
-                .ok_or_else(|| {
-                    UsageError("no user cache folder is known here; give --cache DIR".to_string())
-                })?,
-        };
-        let servers = servers::Config {
-            packages: servers::Packages {
-                installer: install::Installer {
-                    cache,
-                    before: args.before.clone(),
-                    uv: install::find_uv(),
-                    timeout: Duration::from_secs(args.install_timeout),
-                    max_size: args.max_install_size.0,
-                    downloads: None,
-                },
-                keep_installs: args.keep_installs,
-                is_sandboxed: !args.no_sandbox_i_trust_these_packages,
-            },
-            file: file.clone(),
-            out_dir: args.out.clone().unwrap_or_else(|| PathBuf::from("results")),
-            jobs: usize::from(args.jobs.unwrap_or(servers::DEFAULT_JOBS)),
-            date: date.clone(),
-            source_table: args.source_table.clone(),
-            resume: args.resume,
-            shard: args
-                .shard
-                .map(|spec| spec.resolve(|name| std::env::var(name).ok()))
-                .transpose()?,
-        };
-        return Ok(Config {
-            options,
-            job: Job::Servers(servers),
-        });
-    }
-
     let target = match (&args.url, args.command.is_empty()) {
         (Some(url), _) => Target::Http {
             url: url.clone(),
@@ -275,12 +221,11 @@ fn configure(args: &ProbeArgs) -> Result<Config> {
     Ok(Config { options, job })
 }
 
-/// Runs `probe`: lists the server's tools and reports, saves and gates on their hints;
-/// with `--servers`, probes every server of the file into one table.
+/// Runs `probe` of one server: lists its tools and reports, saves and gates on their
+/// hints (`probe --servers` is `survey`'s).
 pub fn run(args: &ProbeArgs) -> Result<ExitStatus> {
     let Config { options, job } = configure(args)?;
     match job {
-        Job::Servers(config) => servers::run(&config, &options),
         Job::Watch { target, watch } => watch::run(&target, &options, watch),
         Job::Once(once) => run_once(&once, &options),
     }
@@ -343,7 +288,7 @@ pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
 
 /// Holds the whole conversation with one server; returns what it lists and how many
 /// lines of its stdout were not JSON and were skipped, whether or not it listed.
-fn probe_counting(target: &Target, options: &Options) -> (Result<Listing>, usize) {
+pub fn probe_counting(target: &Target, options: &Options) -> (Result<Listing>, usize) {
     match target {
         Target::Stdio {
             command,
@@ -498,7 +443,7 @@ fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
 }
 
 /// Returns one tool's cells under [`csv_header`].
-fn tool_cells(tool: &ToolHints) -> Vec<String> {
+pub fn tool_cells(tool: &ToolHints) -> Vec<String> {
     let mut record = vec![tool.name.clone()];
     record.extend(Hint::ALL.map(|h| tool.declared(h).cell().to_string()));
     record.push(omits_cell(tool));
@@ -603,23 +548,7 @@ mod tests {
     }
 
     #[test]
-    fn servers_and_watch_are_jobs_of_their_own() {
-        let config = configure(&args(&[
-            "--servers",
-            "s.toml",
-            "--date",
-            "2026-01-02",
-            "-j",
-            "2",
-        ]))
-        .unwrap();
-        let Job::Servers(servers) = config.job else {
-            panic!("not --servers: {:?}", config.job)
-        };
-        assert_eq!(servers.file, PathBuf::from("s.toml"));
-        assert_eq!(servers.out_dir, PathBuf::from("results"));
-        assert_eq!(servers.jobs, 2);
-        assert_eq!(servers.date, "2026-01-02");
+    fn watch_is_a_job_of_its_own() {
         let config = configure(&args(&["--watch", "--url", "http://127.0.0.1:9/mcp"])).unwrap();
         let Job::Watch { target, watch } = config.job else {
             panic!("not --watch: {:?}", config.job)

@@ -127,7 +127,7 @@ pub fn beside(dir: &Path, tools: &[ToolHints]) -> Result<Beside> {
 /// (names compare exactly, as clients call them); returns the pairs in wire order,
 /// the definitions left over in source order, and the positions in `tools` of the
 /// tools left over.
-pub(super) fn match_by_name(
+pub fn match_by_name(
     defs: Vec<ToolDef>,
     tools: &[ToolHints],
 ) -> (Vec<Matched>, Vec<ToolDef>, Vec<usize>) {

@@ -17,14 +17,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::hints::{Declared, ToolHints};
-use super::source::{self, Agreement};
 use crate::cli::JoinArgs;
 use crate::corpus::repo_url;
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
+use crate::probe::hints::{Declared, ToolHints};
+use crate::probe::source::{self, Agreement};
 use crate::table::{self, ToolsByTree, TreeKey};
 use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Role, ToolDef};

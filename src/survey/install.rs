@@ -24,9 +24,9 @@ use serde_json::Value;
 use super::program::{self, Program};
 use super::pypi::{self, normalize};
 use super::python::{self, Interpreter};
-use super::stderr;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
+use crate::probe::stderr;
 
 /// The stderr kept of an installer, in bytes.
 const MAX_STDERR: usize = 64 << 10;

@@ -20,11 +20,11 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::session::Listing;
 use crate::infra::error::UsageError;
 use crate::infra::journal::{self, Appender};
 use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
+use crate::probe::session::Listing;
 
 /// What the first line says, so that a journal from another program is not read.
 const MAGIC: &str = "mcp-hint-census probe --servers journal";

@@ -17,9 +17,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 
+use super::file::{self, Server};
 use super::join;
 use super::note::{read_note, remove_note};
-use super::servers::{self, Server, SERVERS_HEADER};
+use super::tables::{self, SERVERS_HEADER};
 use crate::infra::atomic::write_bytes;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::out::Out;
@@ -84,7 +85,7 @@ pub fn run(
     tables: &[PathBuf],
     source_table: Option<&Path>,
 ) -> Result<ExitStatus> {
-    let list = servers::load(file)?;
+    let list = file::load(file)?;
     let bytes =
         fs::read(file).map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
     let census = source_table.map(join::Census::read).transpose()?;
@@ -97,12 +98,12 @@ pub fn run(
     let md_path = out_dir.join(format!("wire-{date}.md"));
     // A merge writes what one run writes, and so no shard note.
     remove_note(out_dir, date)?;
-    servers::write_csv(
+    tables::write_csv(
         &csv_path,
-        &servers::table_header(),
+        &tables::table_header(),
         gathered.servers.iter().flat_map(|f| f.wire_rows.iter()),
     )?;
-    servers::write_csv(
+    tables::write_csv(
         &servers_path,
         &SERVERS_HEADER,
         gathered.servers.iter().map(|f| &f.servers_row),
@@ -124,14 +125,14 @@ pub fn run(
         .map(|f| {
             let outcome = std::str::from_utf8(f.servers_row.get(OUTCOME).unwrap_or_default())
                 .unwrap_or_default();
-            servers::tally_row(&list[f.index], outcome)
+            tables::tally_row(&list[f.index], outcome)
         })
         .collect();
     let mut report = format!(
         "{}{}{}",
         gathered.summary_head,
-        servers::tally_section(&rows),
-        servers::SUMMARY_TABLE
+        tables::tally_section(&rows),
+        tables::SUMMARY_TABLE
     );
     for found in &gathered.servers {
         report.push_str(&found.summary_line);
@@ -139,7 +140,7 @@ pub fn run(
     let mut written = vec![csv_path.clone(), servers_path.clone()];
     if let Some(census) = &census {
         let join_path = out_dir.join(format!("join-{date}.csv"));
-        report.push_str(&servers::join_tables(
+        report.push_str(&tables::join_tables(
             census,
             &csv_path,
             &servers_path,
@@ -247,7 +248,7 @@ fn gather(file: &Path, list: &[Server], file_bytes: &[u8], tables: &[PathBuf]) -
             );
         }
         let (here, order) = survey.servers_rows(wire, &date, shard)?;
-        for (line, row) in read_table(wire, &servers::table_header())? {
+        for (line, row) in read_table(wire, &tables::table_header())? {
             let at = format!("'{shown}' line {line}");
             let Some(&i) = here.get(&row[0]) else {
                 bail!(
@@ -386,7 +387,7 @@ impl Survey<'_> {
         let (head, lines) = read_summary(md_path, order.len())?;
         for (&i, line) in order.iter().zip(lines) {
             let name = &self.list[i].name;
-            if !line.starts_with(&format!("| {} |", servers::cell(name))) {
+            if !line.starts_with(&format!("| {} |", tables::cell(name))) {
                 bail!(
                     "'{}': the line of server '{}' is not where its servers table puts it",
                     md_path.display(),
@@ -507,8 +508,8 @@ fn read_summary(path: &Path, servers: usize) -> Result<(String, Vec<String>)> {
         )
     };
     let opening = text.find("## Outcomes\n").with_context(not_one)?;
-    let at = text.find(servers::SUMMARY_TABLE).with_context(not_one)?;
-    let head_end = at + servers::SUMMARY_TABLE.len();
+    let at = text.find(tables::SUMMARY_TABLE).with_context(not_one)?;
+    let head_end = at + tables::SUMMARY_TABLE.len();
     let lines: Vec<String> = text[head_end..]
         .split_inclusive('\n')
         .take(servers)

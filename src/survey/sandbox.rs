@@ -102,7 +102,7 @@ fn arguments(dirs: &[PathBuf]) -> Vec<String> {
     for dir in ["/dev/shm", "/tmp", HOME] {
         args.extend([
             "--size".to_string(),
-            super::bounds::MAX_TMPFS.to_string(),
+            crate::probe::bounds::MAX_TMPFS.to_string(),
             "--tmpfs".to_string(),
             dir.to_string(),
         ]);

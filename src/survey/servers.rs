@@ -1,0 +1,479 @@
+//! `probe --servers FILE`: many servers probed into one table.
+//!
+//! Owns the servers file (TOML), the environment look-ups it asks for, running the
+//! probes `--jobs` at a time, and the two outputs: `wire-DATE.csv`, one row per
+//! (server, tool) with the per-tool columns of `--csv`, and `wire-DATE.md`, a summary
+//! per server. A server that fails is one row naming the reason; the others go on. The
+//! rows follow the file's order, not the order the probes end in, so that the same
+//! answers on the same date give the same bytes.
+//!
+//! ```toml
+//! [[server]]
+//! name = "memory"
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-memory"]
+//! env = { MEMORY_FILE_PATH = "/tmp/memory.jsonl", API_KEY = { env = "MEMORY_KEY" } }
+//!
+//! [[server]]
+//! name = "remote"
+//! url = "https://mcp.example.com/mcp"
+//! headers = { Authorization = { env = "REMOTE_TOKEN", prefix = "Bearer " } }
+//! ```
+//!
+//! Header values always come from the environment, so that no secret is written in
+//! the file; an `env` value may be a literal or come from the environment.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+
+use super::budget::{self, Budget};
+use super::file::{load, resolve, target, Server};
+use super::hosts::{self, Hosts};
+use super::install::{self, InstallKind, Installed, Installer, Lock, Start};
+use super::join;
+use super::journal::{self, Journal, Record};
+use super::note;
+use super::outcome::{failure, Failure, Kind, Outcome};
+use super::sandbox;
+use super::tables::{
+    counts, join_tables, sanitize_lines, summary, tally_of, write_locks, write_servers, write_table,
+};
+use crate::infra::atomic::write_bytes;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::out::Out;
+use crate::infra::sanitize::sanitize;
+use crate::infra::shard::Shard;
+use crate::probe::session::capability_names;
+use crate::probe::{probe_counting, Options, Target};
+
+/// How many servers are probed at once unless `--jobs` says otherwise.
+pub(super) const DEFAULT_JOBS: u16 = 4;
+
+/// Returns the outcome of probing `target`, the server of `installed` when it is a
+/// package's.
+fn probed(name: &str, target: &Target, options: &Options, installed: Option<Installed>) -> Outcome {
+    let (listed, skipped_lines) = probe_counting(target, options);
+    let installed = installed.unwrap_or_default();
+    Outcome {
+        name: name.to_string(),
+        result: listed.map_err(|err| failure(&err)),
+        artifact: installed.artifact,
+        skipped_lines: Some(skipped_lines),
+        before: installed.before,
+        before_note: installed.before_note,
+        lock: installed.lock,
+        python: installed.python,
+    }
+}
+
+/// How registry packages are installed and run.
+#[derive(Debug)]
+pub struct Packages {
+    pub installer: Installer,
+    /// Runs them in the bubblewrap sandbox; off only by
+    /// `--no-sandbox-i-trust-these-packages`.
+    pub is_sandboxed: bool,
+    /// Keeps each install once probed (`--keep-installs`).
+    pub keep_installs: bool,
+}
+
+/// Holds a validated `probe --servers FILE` command line.
+#[derive(Debug)]
+pub struct Config {
+    /// How the file's packages are installed and run.
+    pub packages: Packages,
+    /// The servers file.
+    pub file: PathBuf,
+    /// Where the tables go (`--out`).
+    pub out_dir: PathBuf,
+    /// How many servers are probed at once.
+    pub jobs: usize,
+    /// The date the tables are named and stamped with.
+    pub date: String,
+    /// The census table (or its tools table) the wire is joined to (`--source-table`).
+    pub source_table: Option<PathBuf>,
+    /// Records the servers that listed, and skips those recorded (`--resume`).
+    pub resume: bool,
+    /// Probes only this shard of the file's servers (`--shard`).
+    pub shard: Option<Shard>,
+}
+
+/// Runs `probe --servers FILE`.
+pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
+    let Config {
+        packages,
+        file,
+        out_dir,
+        jobs,
+        date,
+        source_table,
+        resume: _,
+        shard,
+    } = config;
+    let mut servers = load(file)?;
+    let file_bytes = std::fs::read(file)
+        .map_err(|err| UsageError(format!("reading '{}': {err}", file.display())))?;
+    if let Some(shard) = shard {
+        servers = servers
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shard.holds(*i))
+            .map(|(_, s)| s)
+            .collect();
+    }
+    // Read before any server runs: a census table that is not one costs no probe.
+    let census = source_table
+        .as_deref()
+        .map(join::Census::read)
+        .transpose()?;
+    let sandbox = find_sandbox(&servers, packages, file)?;
+    let installs_pypi = servers.iter().any(|s| {
+        s.entry.needs.is_empty()
+            && s.entry
+                .package
+                .as_ref()
+                .is_some_and(|p| p.registry == "pypi")
+    });
+    if installs_pypi && packages.installer.uv.is_none() {
+        messages::warning(install::NO_UV_AT_START);
+    }
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("creating '{}'", out_dir.display()))?;
+    // The downloads are shared by the run's installs: made only when one installs.
+    let installs = servers
+        .iter()
+        .any(|s| s.entry.package.is_some() && s.entry.needs.is_empty());
+    let budget = match installs {
+        true => Some(Budget::new(
+            &packages.installer.cache,
+            packages.keep_installs,
+        )?),
+        false => None,
+    };
+    let packages = &Packages {
+        installer: Installer {
+            downloads: budget.as_ref().map(|b| b.downloads().to_path_buf()),
+            ..packages.installer.clone()
+        },
+        ..*packages
+    };
+    let hosts = Hosts::default();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(*jobs)
+        .build()
+        .context("starting the probe threads")?;
+    let (journal, mut done) = open_journal(config, &file_bytes, servers.len())?;
+    let resumed: Vec<Option<journal::Line>> =
+        servers.iter().map(|s| done.remove(&s.name)).collect();
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        servers
+            .par_iter()
+            .zip(resumed)
+            .map(|(server, line)| match line {
+                Some(line) => from_journal(line),
+                None => {
+                    let outcome = probe_one(
+                        server,
+                        packages,
+                        &hosts,
+                        budget.as_ref(),
+                        sandbox.as_ref(),
+                        options,
+                    );
+                    if let Some(journal) = &journal {
+                        record(journal, &outcome);
+                    }
+                    outcome
+                }
+            })
+            .collect()
+    });
+    if let Some(journal) = &journal {
+        if outcomes.iter().all(|o| o.result.is_ok()) {
+            std::fs::remove_file(journal.path())
+                .with_context(|| format!("removing '{}'", journal.path().display()))?;
+        }
+    }
+
+    let capabilities = capability_names(&options.capabilities);
+    // An old note must not vouch for the tables about to be written.
+    note::remove_note(out_dir, date)?;
+    let csv_path = out_dir.join(format!("wire-{date}.csv"));
+    let md_path = out_dir.join(format!("wire-{date}.md"));
+    let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
+    write_table(&csv_path, &outcomes, &capabilities)?;
+    write_servers(&servers_path, &servers, &outcomes)?;
+    let locks_dir = out_dir.join(format!("wire-{date}-locks"));
+    write_locks(&locks_dir, &outcomes)
+        .with_context(|| format!("writing '{}'", locks_dir.display()))?;
+    let mut report = summary(
+        &outcomes,
+        &capabilities,
+        date,
+        &tally_of(&servers, &outcomes),
+    );
+    let join_path = out_dir.join(format!("join-{date}.csv"));
+    if let Some(census) = &census {
+        report.push_str(&join_tables(
+            census,
+            &csv_path,
+            &servers_path,
+            &join_path,
+            date,
+        )?);
+    }
+    write_bytes(&md_path, report.as_bytes())?;
+    if let Some(shard) = shard {
+        note::write_note(out_dir, date, *shard, &file_bytes)?;
+    }
+
+    let mut out = Out::new();
+    let failed = print_outcomes(&outcomes, &mut out)?;
+    let mut written = vec![&csv_path, &servers_path];
+    if census.is_some() {
+        written.push(&join_path);
+    }
+    let written: Vec<String> = written
+        .iter()
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
+    out.line(&format!(
+        "wrote {} and '{}'",
+        written.join(", "),
+        md_path.display()
+    ))?;
+    Ok(if failed > 0 {
+        ExitStatus::Failed
+    } else {
+        ExitStatus::Ok
+    })
+}
+
+/// Finds the sandbox before anything is installed, when a package of `servers` will
+/// run in it; whether it can be made here is a row of each package, not the end of
+/// the others.
+fn find_sandbox(
+    servers: &[Server],
+    packages: &Packages,
+    file: &Path,
+) -> Result<Option<(PathBuf, Result<(), String>)>> {
+    let wants_sandbox = packages.is_sandboxed
+        && servers
+            .iter()
+            .any(|s| s.entry.package.is_some() && s.entry.needs.is_empty());
+    if !wants_sandbox {
+        return Ok(None);
+    }
+    let bwrap = sandbox::find().map_err(|why| {
+        UsageError(format!(
+            "{why}; hint: to run the packages of '{}' without a sandbox, give --no-sandbox-i-trust-these-packages",
+            file.display()
+        ))
+    })?;
+    let made = sandbox::check(&bwrap);
+    Ok(Some((bwrap, made)))
+}
+
+/// Opens the run's journal under `--resume` and returns it with the servers it
+/// holds; without, notes a journal left there and returns none.
+fn open_journal(
+    config: &Config,
+    file_bytes: &[u8],
+    servers: usize,
+) -> Result<(Option<Journal>, HashMap<String, journal::Line>)> {
+    let journal_path = journal::path_in(&config.out_dir, &config.date);
+    if !config.resume {
+        if journal_path.exists() {
+            messages::note(format!(
+                "'{}' is there but not read: give --resume to probe only the servers it does not hold",
+                sanitize(journal_path.display().to_string())
+            ));
+        }
+        return Ok((None, HashMap::new()));
+    }
+    // A shard's journal is another run's than the whole file's or another shard's.
+    let mut run = file_bytes.to_vec();
+    if let Some(shard) = config.shard {
+        run.extend(format!("\0shard {shard}").bytes());
+    }
+    let (journal, done) = journal::open(&journal_path, &config.date, &run, servers)?;
+    Ok((Some(journal), done))
+}
+
+/// Prints one line per server and each listing's warnings; returns how many did not
+/// list.
+fn print_outcomes(outcomes: &[Outcome], out: &mut Out) -> Result<usize> {
+    let mut failed = 0;
+    for outcome in outcomes {
+        match &outcome.result {
+            Ok(listing) => {
+                for warning in &listing.warnings {
+                    messages::warning(format!("server '{}': {warning}", sanitize(&outcome.name)));
+                }
+                let (tools, complete, nothing) = counts(listing);
+                out.line(&format!(
+                    "server '{}': {}, {complete} declaring every meaningful hint, {nothing} declaring nothing",
+                    sanitize(&outcome.name),
+                    messages::count(tools, "tool", "tools")
+                ))?;
+            }
+            Err(failure) => {
+                failed += 1;
+                out.line(&format!(
+                    "server '{}': {}: {}",
+                    sanitize(&outcome.name),
+                    match failure.kind {
+                        Kind::NeedsConfiguration => "not run",
+                        _ => "failed",
+                    },
+                    sanitize_lines(&failure.reason)
+                ))?;
+            }
+        }
+    }
+    Ok(failed)
+}
+
+/// Appends a server that listed to the journal; one that failed is probed again on
+/// the rerun.
+fn record(journal: &Journal, outcome: &Outcome) {
+    let Ok(listing) = &outcome.result else { return };
+    journal.record(&Record {
+        server: &outcome.name,
+        listing,
+        artifact: &outcome.artifact,
+        skipped_lines: outcome.skipped_lines.unwrap_or_default(),
+        before: &outcome.before,
+        before_note: &outcome.before_note,
+        python: &outcome.python,
+        lock: outcome
+            .lock
+            .as_ref()
+            .map(|lock| (lock.bytes.as_slice(), lock.extension)),
+    });
+}
+
+/// Returns the outcome a journal line recorded.
+fn from_journal(line: journal::Line) -> Outcome {
+    let lock = line.lock().map(|(bytes, extension)| Lock {
+        bytes,
+        extension: if extension == "json" { "json" } else { "txt" },
+    });
+    Outcome {
+        name: line.server,
+        result: Ok(line.listing),
+        artifact: line.artifact,
+        skipped_lines: Some(line.skipped_lines),
+        before: line.before,
+        before_note: line.before_note,
+        lock,
+        python: line.python,
+    }
+}
+
+/// Probes one server of the file: installs and sandboxes a package first.
+fn probe_one(
+    server: &Server,
+    packages: &Packages,
+    hosts: &Hosts,
+    budget: Option<&Budget>,
+    sandbox: Option<&(PathBuf, Result<(), String>)>,
+    options: &Options,
+) -> Outcome {
+    let fail = |kind, reason: String| Outcome {
+        name: server.name.clone(),
+        result: Err(Failure::new(kind, reason)),
+        artifact: String::new(),
+        skipped_lines: None,
+        before: String::new(),
+        before_note: String::new(),
+        lock: None,
+        python: String::new(),
+    };
+    let entry = &server.entry;
+    let Some(package) = &entry.package else {
+        return match target(entry) {
+            Ok(target) => {
+                // A remote endpoint waits for a slot of its host.
+                let _slot = match &target {
+                    Target::Http { url, .. } => Some(hosts.take(&hosts::host_of(url))),
+                    Target::Stdio { .. } => None,
+                };
+                probed(&server.name, &target, options, None)
+            }
+            Err(reason) => fail(Kind::NeedsConfiguration, reason),
+        };
+    };
+    if !entry.needs.is_empty() {
+        return fail(
+            Kind::NeedsConfiguration,
+            format!("needs {}", entry.needs.join(", ")),
+        );
+    }
+    let env = match resolve(&entry.env, "env") {
+        Ok(env) => env,
+        Err(reason) => return fail(Kind::NeedsConfiguration, reason),
+    };
+    if let Some((_, Err(why))) = sandbox {
+        return fail(Kind::SandboxRefused, why.clone());
+    }
+    let start = Start {
+        program: entry.program.as_deref(),
+        module: entry.module.as_deref(),
+        args: &entry.args,
+    };
+    let key = format!("{}/{}@{}", package.registry, package.name, package.version);
+    if let Some(budget) = budget {
+        budget.hold(&key);
+    }
+    let installed = match packages.installer.install(package, &start) {
+        Ok(installed) => installed,
+        Err(err) => {
+            if let Some(budget) = budget {
+                budget.release(&key, None);
+            }
+            let kind = match err.kind {
+                InstallKind::NoWheel => Kind::NoWheel,
+                InstallKind::NoPython => Kind::NoPython,
+                InstallKind::Failed => Kind::InstallFailed,
+            };
+            // A disk that filled fails this server, naming the folder; the install
+            // was removed, so the others go on.
+            return Outcome {
+                result: Err(Failure {
+                    cause: err.cause,
+                    ..Failure::new(kind, budget::disk_full(err.why, &packages.installer.cache))
+                }),
+                ..fail(kind, String::new())
+            };
+        }
+    };
+    let prefix = installed.prefix.clone();
+    let target = match sandbox {
+        Some((bwrap, _)) => {
+            let mut dirs = vec![installed.prefix.clone()];
+            dirs.extend(installed.runtime_dirs.iter().cloned());
+            let mut all = sandbox::environment();
+            all.extend(env);
+            Target::Stdio {
+                command: sandbox::wrap(bwrap, &dirs, &installed.command),
+                env: all,
+                is_sandboxed: true,
+            }
+        }
+        None => Target::Stdio {
+            command: installed.command.clone(),
+            env,
+            is_sandboxed: false,
+        },
+    };
+    let outcome = probed(&server.name, &target, options, Some(installed));
+    if let Some(budget) = budget {
+        budget.release(&key, Some(&prefix));
+    }
+    outcome
+}
