@@ -12,6 +12,7 @@
 //! reader `history` uses); no stage imports it.
 
 pub mod build;
+pub mod command;
 pub mod file;
 pub mod history;
 pub mod packages;
@@ -19,10 +20,11 @@ pub mod pin;
 pub mod registry;
 pub mod repo_list;
 pub mod repo_url;
+pub mod text;
 
 use std::path::PathBuf;
 
-pub use build::run;
+pub use command::run;
 
 /// Returns the cache folder used when no `--cache` is given: `mcp-hint-census` in the
 /// platform's user cache folder (`~/.cache/mcp-hint-census` on Linux), or `None` where

@@ -12,8 +12,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::build::{toml_string, BuiltTree, Provenance};
+use super::build::BuiltTree;
 use super::registry::{Argument, Entry, Input, Package};
+use super::text::{toml_string, Provenance};
 use crate::infra::sanitize::sanitize;
 
 /// Holds what starting one package means, read from its registry entry.
