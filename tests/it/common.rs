@@ -788,19 +788,32 @@ pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32])
         .zip(lines)
         .map(|(s, line)| {
             format!(
-                "{},{},{},{path},{line},tool,source,typescript,{},{}\n",
+                "{},{},{},{path},{line},tool,source,typescript,{},{},{}\n",
                 key[0],
                 key[1],
                 key[2],
                 s.name,
+                fixture_name_class(s.name),
                 s.hints.join(",")
             )
         })
         .collect()
 }
 
+/// Returns the `name_class` of a fixture tool's name, as a person reads the name
+/// (docs/method.md, "Name classes"): each name the fixtures use, written out here.
+pub fn fixture_name_class(name: &str) -> &'static str {
+    match name {
+        "list" | "read" => "read",
+        "write" => "write",
+        "remove" => "destructive",
+        "plain" | "partial" | "dynamic" | "extra" | "quiet" => "unknown",
+        other => panic!("no name class written for the fixture name '{other}'"),
+    }
+}
+
 /// The tools table's header.
-pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
+pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,kind,role,sdk,tool,name_class,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
 /// The variable naming the file each skip is appended to; `tests/run.sh` sets it
 /// and counts the lines.
 pub const SKIPPED_VAR: &str = "MCP_HINT_CENSUS_SKIPPED";
