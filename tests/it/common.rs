@@ -780,6 +780,49 @@ pub fn spec_omits(spec: &ToolSpec) -> Vec<&'static str> {
         .collect()
 }
 
+/// Returns the lint's findings for `spec` as `(rule id, message)`, written out here
+/// from docs/scan.md's "The lint": a tool with no hint has MHC001 alone; otherwise a
+/// write or destructive name declared read-only MHC002, read-only beside
+/// destructive MHC003, and meaningful hints left out MHC004.
+pub fn spec_findings(spec: &ToolSpec) -> Vec<(&'static str, String)> {
+    let name = spec.name;
+    if spec.hints.iter().all(|h| h.is_empty()) {
+        return vec![(
+            "MHC001",
+            format!(
+                "tool '{name}' declares no hint: every client following the schema treats \
+                 it as not read-only, destructive and open-world"
+            ),
+        )];
+    }
+    let mut out = Vec::new();
+    let class = fixture_name_class(name);
+    if spec.hints[0] == "true" && (class == "write" || class == "destructive") {
+        out.push((
+            "MHC002",
+            format!("tool '{name}' is declared readOnlyHint: true, but its name reads as {class}"),
+        ));
+    }
+    if spec.hints[0] == "true" && spec.hints[1] == "true" {
+        out.push((
+            "MHC003",
+            format!("tool '{name}' declares readOnlyHint: true beside destructiveHint: true"),
+        ));
+    }
+    let omits = spec_omits(spec);
+    if !omits.is_empty() {
+        out.push((
+            "MHC004",
+            format!(
+                "tool '{name}' omits {}; a client reads {} as the default",
+                omits.join(", "),
+                if omits.len() == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    out
+}
+
 /// Returns the tools table's rows (after the header) that `specs` registered at
 /// `lines` of `path` in the tree `repo,pinned,subfolder` give.
 pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32]) -> String {
@@ -807,7 +850,9 @@ pub fn fixture_name_class(name: &str) -> &'static str {
         "list" | "read" => "read",
         "write" => "write",
         "remove" => "destructive",
-        "plain" | "partial" | "dynamic" | "extra" | "quiet" => "unknown",
+        "plain" | "partial" | "dynamic" | "extra" | "quiet" | "complete" | "50%, off" | "bare" => {
+            "unknown"
+        }
         other => panic!("no name class written for the fixture name '{other}'"),
     }
 }
