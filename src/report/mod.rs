@@ -14,6 +14,7 @@ pub mod chart;
 mod csv;
 mod json;
 mod markdown;
+pub mod silence;
 pub mod survey;
 mod terminal;
 mod tools;

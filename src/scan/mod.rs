@@ -185,6 +185,7 @@ fn print_results(args: &ScanArgs, table: &Table) -> Result<()> {
         }
         if args.tools {
             report::print_tools(&mut out, table)?;
+            report::silence::print(&mut out, table)?;
         }
     }
     out.flush()?;

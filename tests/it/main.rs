@@ -12,6 +12,7 @@ mod common;
 mod corpus_build;
 mod docs;
 mod history;
+mod lint;
 mod output_bounds;
 mod output_safety;
 mod probe_diff;
