@@ -25,6 +25,7 @@ mod scan;
 mod scan_git;
 mod scan_tools;
 mod sdk_profiles;
+mod silence;
 mod slurm;
 mod support;
 mod survey;
