@@ -124,6 +124,7 @@ fn implied(class: NameClass) -> [Option<bool>; 4] {
 /// Returns the tool's name as a message quotes it.
 fn quoted(name: Option<&str>) -> String {
     match name {
+        Some("") => "(no name)".to_string(),
         Some(name) => format!("'{name}'"),
         None => "(name not a literal)".to_string(),
     }
