@@ -11,9 +11,8 @@
 
 use std::io::{self, Write};
 
-use super::markdown::cell;
 use super::thousands;
-use crate::table::{Row, Table};
+use crate::table::{one_line, Row, Table};
 use crate::tools::hints::Hint;
 use crate::tools::{DefKind, HintState, NameClass, Role, Standing};
 
@@ -216,6 +215,12 @@ impl Silence {
         }
         lines
     }
+}
+
+/// Returns the text of a Markdown table cell: pipes escaped, on one line (as the
+/// census report's other tables write theirs).
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
 }
 
 /// Writes `lines` (a header, then rows) as a Markdown table, the first column

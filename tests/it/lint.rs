@@ -115,9 +115,12 @@ public static class Tools
     ),
 ];
 
+/// A result's place and rule: (path, line, rule id).
+type Placed = (String, u64, String);
+
 /// Returns the (path, line, rule id) every `expect:` marker of the fixtures names, and
 /// the lines marked `none`.
-fn expected() -> (BTreeSet<(String, u64, String)>, BTreeSet<(String, u64)>) {
+fn expected() -> (BTreeSet<Placed>, BTreeSet<(String, u64)>) {
     let mut flagged = BTreeSet::new();
     let mut clean = BTreeSet::new();
     for (path, text) in FILES {
