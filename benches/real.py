@@ -560,7 +560,7 @@ def print_name_classes(path):
         elif declared == 0:
             precision = "- (none declared)"
         else:
-            precision = "{:.1}% ({} of {})".format(100.0 * agree / declared, agree, declared)
+            precision = "{:.1f}% ({} of {})".format(100.0 * agree / declared, agree, declared)
         print("{:<12} {:>7} {:>16} {:>18} {:>19}  {}".format(
             name, tools, silent, ro, not_ro, precision))
     silent = sum(c[1] for c in counts.values())

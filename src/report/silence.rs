@@ -319,6 +319,79 @@ pub fn print<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::count::TreeCount;
+    use crate::table::{CommitSource, Counted, TreeKey};
+    use crate::tools::hints::tests::tool;
+    use crate::tools::FoundTools;
+
+    /// Returns a counted row of `repo` as of `as_of` whose tools are `names`, each
+    /// with no hint but the first, declared read-only.
+    fn row(repo: &str, as_of: Option<&str>, names: &[&str]) -> Row {
+        let tools = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mut def = tool([None; 4]);
+                def.name = Some(name.to_string());
+                def.name_class = NameClass::of(Some(name), None);
+                if i == 0 {
+                    def.hints[0] = Some(HintState::True);
+                }
+                def
+            })
+            .collect();
+        Row {
+            key: TreeKey {
+                repo: repo.into(),
+                pinned: Some("abcd".into()),
+                subfolder: None,
+                as_of: as_of.map(str::to_string),
+            },
+            server: None,
+            note: None,
+            outcome: Ok(Counted {
+                commit: "abcd".into(),
+                commit_source: CommitSource::Pinned,
+                count: TreeCount::default(),
+                sha256: String::new(),
+                tools: Some(FoundTools {
+                    tools,
+                    skipped_files: 0,
+                }),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_dated_table_is_summed_per_date_never_across_dates() {
+        let table = Table {
+            columns: crate::count::terms::Columns::default_columns(),
+            date: "2026-01-01".into(),
+            rows: vec![
+                row("o/a", Some("2025-01-01"), &["get_a", "delete_b"]),
+                row("o/a", Some("2025-06-01"), &["get_a", "delete_b", "list_c"]),
+                row("o/b", Some("2025-06-01"), &["create_d"]),
+            ],
+            dating: Default::default(),
+        };
+        let mut md = Vec::new();
+        write_markdown(&mut md, &table).unwrap();
+        let md = String::from_utf8(md).unwrap();
+        let first = md.find("### 2025-01-01").expect("the first date");
+        let second = md.find("### 2025-06-01").expect("the second date");
+        assert!(first < second, "{md}");
+        let (early, late) = (&md[first..second], &md[second..]);
+        assert!(early.contains("| read | 1 | 0 | 1 | 0 |"), "{early}");
+        assert!(early.contains("| destructive | 1 | 1 | 0 | 0 |"), "{early}");
+        assert!(late.contains("| read | 2 | 1 | 1 | 0 |"), "{late}");
+        assert!(late.contains("| write | 1 | 0 | 1 | 0 |"), "{late}");
+        assert!(
+            late.contains("| o/b as of 2025-06-01 | 1 | 0 | 0 | 0 | 0 | 0 | 1 |"),
+            "{late}"
+        );
+        assert!(late.contains("2 of 4 declare nothing"), "{late}");
+        assert_eq!(md.matches("## What silence costs").count(), 1);
+    }
 
     #[test]
     fn the_figures_add_up_by_class_and_the_precision_is_of_the_declared() {

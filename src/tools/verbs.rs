@@ -42,6 +42,7 @@ pub const READ: &[&str] = &[
 ];
 
 /// Words that, leading a name, say the tool changes something without destroying it.
+/// Not `open`: on real trees `open_nodes`, `open_file` and the like read.
 pub const WRITE: &[&str] = &[
     "add",
     "append",
@@ -72,7 +73,6 @@ pub const WRITE: &[&str] = &[
     "merge",
     "modify",
     "move",
-    "open",
     "patch",
     "post",
     "publish",
