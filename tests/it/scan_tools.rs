@@ -253,6 +253,23 @@ fn json_carries_each_definition_with_its_hints_and_omissions() {
         }
         let omits: Vec<Value> = spec_omits(spec).into_iter().map(Value::from).collect();
         assert_eq!(def["omits"], Value::Array(omits), "{spec:?}");
+        assert_eq!(def["name_class"], fixture_name_class(spec.name));
+        let findings: Vec<(String, String)> = def["lint"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().into(),
+                    f["message"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String)> = spec_findings(spec)
+            .into_iter()
+            .map(|(id, message)| (id.to_string(), message))
+            .collect();
+        assert_eq!(findings, want, "{spec:?}");
     }
 
     // With the finder off, the tool fields are null and the columns empty.
