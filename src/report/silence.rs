@@ -195,10 +195,10 @@ impl Silence {
             "tree",
             "tools",
             "declare nothing",
-            "of them read",
-            "write",
-            "destructive",
-            "unknown",
+            "of them read names",
+            "write names",
+            "destructive names",
+            "unknown names",
             "write or destructive names declared read-only",
         ]
         .map(str::to_string)
@@ -262,7 +262,8 @@ const INTRO: &str = "A client that follows the schema's defaults treats a tool t
     one it should refuse or confirm. A literal count cannot tell a silent read-only tool from \
     a silent destructive one; a tool's name can, as a hint about a hint (`get_or_create_user` \
     reads as `read` and writes): the name class (docs/method.md, \"Name classes\") of the \
-    trees' own tools (in source), from the tools table.";
+    trees' own tools (in source), from the tools table, each tree's as every tools figure \
+    counts them (a subfolder tree and its whole repository each count the tools they hold).";
 
 /// Writes "What silence costs" for the census report: pooled for an undated table,
 /// per date for a dated one. Nothing when no tree has a tool of its own.
