@@ -21,7 +21,9 @@ mod join;
 mod journal;
 mod lines;
 mod lint;
+mod program;
 mod pypi;
+mod python;
 mod sandbox;
 mod servers;
 mod session;
@@ -29,6 +31,7 @@ mod snapshot;
 mod source;
 mod stderr;
 mod stdio;
+mod tally;
 mod watch;
 
 use std::collections::HashSet;

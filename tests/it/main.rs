@@ -31,5 +31,6 @@ mod slurm;
 mod support;
 mod survey;
 mod survey_scale;
+mod tls;
 mod tools_finder;
 mod writers;
