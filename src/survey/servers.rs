@@ -39,7 +39,8 @@ use super::note;
 use super::outcome::{failure, Failure, Kind, Outcome};
 use super::sandbox;
 use super::tables::{
-    counts, join_tables, sanitize_lines, summary, tally_of, write_locks, write_servers, write_table,
+    counts, join_tables, listed_tools, sanitize_lines, summary, tally_of, write_locks,
+    write_servers, write_table,
 };
 use crate::infra::atomic::write_bytes;
 use crate::infra::error::{ExitStatus, UsageError};
@@ -216,6 +217,9 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         date,
         &tally_of(&servers, &outcomes),
     );
+    report.push_str(&crate::probe::lint::silence_markdown(&listed_tools(
+        &outcomes,
+    )));
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
         report.push_str(&join_tables(

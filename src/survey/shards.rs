@@ -26,6 +26,10 @@ use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
 use crate::infra::shard::Shard;
+use crate::probe::lint;
+use crate::report::silence::Tally;
+use crate::tools::hints::Hint;
+use crate::tools::NameClass;
 
 /// The servers table's `lock`, `outcome` and `tools` columns.
 const LOCK: usize = column("lock");
@@ -91,6 +95,7 @@ pub fn run(
     let census = source_table.map(join::Census::read).transpose()?;
     // A missing, doubled or foreign shard is the input being wrong: nothing is written.
     let gathered = gather(file, &list, &bytes, tables).map_err(|e| UsageError(format!("{e:#}")))?;
+    let silenced = silence(&gathered.servers).map_err(|e| UsageError(format!("{e:#}")))?;
     let date = &gathered.date;
     fs::create_dir_all(out_dir).with_context(|| format!("creating '{}'", out_dir.display()))?;
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
@@ -137,6 +142,7 @@ pub fn run(
     for found in &gathered.servers {
         report.push_str(&found.summary_line);
     }
+    report.push_str(&silenced);
     let mut written = vec![csv_path.clone(), servers_path.clone()];
     if let Some(census) = &census {
         let join_path = out_dir.join(format!("join-{date}.csv"));
@@ -191,6 +197,46 @@ pub fn run(
         true => ExitStatus::Ok,
         false => ExitStatus::Failed,
     })
+}
+
+/// Returns "What silence costs" over the servers that listed, read back from their
+/// rows of the wire table: the same figures a run counts from the listings.
+fn silence(servers: &[Found]) -> Result<String> {
+    let header = tables::table_header();
+    let at = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .with_context(|| format!("the wire table has no column '{name}'"))
+    };
+    let class = at("name_class")?;
+    let read_only = at(Hint::ReadOnly.name())?;
+    let mut hints = Vec::new();
+    for hint in Hint::ALL {
+        hints.push(at(hint.name())?);
+    }
+    let mut tallies = Vec::new();
+    for found in servers {
+        if found.servers_row.get(OUTCOME) != Some(b"listed") || found.wire_rows.is_empty() {
+            continue;
+        }
+        let mut tally = Tally::default();
+        for row in &found.wire_rows {
+            let cell = |i: usize| row.get(i).unwrap_or_default();
+            let declared = |i: usize| match cell(i) {
+                b"true" => Some(true),
+                b"false" => Some(false),
+                _ => None,
+            };
+            let named = NameClass::parse(cell(class))
+                .with_context(|| format!("'{}' is not a name class", sanitize(cell(class))))?;
+            let is_silent = hints.iter().all(|&i| declared(i).is_none());
+            tally.add(named, is_silent, declared(read_only));
+        }
+        let name = String::from_utf8_lossy(found.servers_row.get(0).unwrap_or_default());
+        tallies.push((name.into_owned(), tally));
+    }
+    Ok(lint::silence_of(tallies))
 }
 
 /// Reads every shard and returns the whole survey; fails unless each server of

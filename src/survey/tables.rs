@@ -154,6 +154,18 @@ pub(super) fn counts(listing: &Listing) -> (usize, usize, usize) {
     (tools.len(), complete, nothing)
 }
 
+/// Returns each server that listed, with its tools read as the schema reads them.
+pub(super) fn listed_tools(outcomes: &[Outcome]) -> Vec<(String, Vec<ToolHints>)> {
+    outcomes
+        .iter()
+        .filter_map(|o| {
+            let listing = o.result.as_ref().ok()?;
+            let tools = listing.tools.iter().map(ToolHints::from_tool).collect();
+            Some((o.name.clone(), tools))
+        })
+        .collect()
+}
+
 /// Returns the columns of `wire-DATE.csv`.
 pub(super) fn table_header() -> Vec<String> {
     let mut header: Vec<String> = SERVER_COLUMNS.iter().map(|c| c.to_string()).collect();
