@@ -717,6 +717,45 @@ mod tests {
         assert!(e.contains("Kubernetes") && e.contains("5 of 4"), "{e}");
         let e = from_env.resolve(env(&[])).unwrap_err().to_string();
         assert!(e.contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        // Grid Engine: tasks 3, 5, 7, 9 of `-t 3-9:2`; task 7 is the third of four.
+        let sge = [
+            ("SGE_TASK_ID", "7"),
+            ("SGE_TASK_FIRST", "3"),
+            ("SGE_TASK_LAST", "9"),
+            ("SGE_TASK_STEPSIZE", "2"),
+        ];
+        assert_eq!(from_env.resolve(env(&sge)).unwrap(), Shard { k: 3, n: 4 });
+        let off_step = [
+            ("SGE_TASK_ID", "4"),
+            ("SGE_TASK_FIRST", "3"),
+            ("SGE_TASK_LAST", "9"),
+            ("SGE_TASK_STEPSIZE", "2"),
+        ];
+        let e = from_env.resolve(env(&off_step)).unwrap_err().to_string();
+        assert!(e.contains("SGE_TASK_ID 4"), "{e}");
+        // Outside an array Grid Engine says `undefined` and LSF says 0: the next
+        // engine's variables are read.
+        let plain = [
+            ("SGE_TASK_ID", "undefined"),
+            ("LSB_JOBINDEX", "0"),
+            ("PBS_ARRAYID", "2"),
+        ];
+        let e = from_env.resolve(env(&plain)).unwrap_err().to_string();
+        assert!(e.contains("PBS_ARRAYID") && e.contains("env/N"), "{e}");
+        assert_eq!(
+            ShardSpec::FromEnv { n: Some(3) }
+                .resolve(env(&plain))
+                .unwrap(),
+            Shard { k: 2, n: 3 }
+        );
+        let lsf = [("LSB_JOBINDEX", "4"), ("LSB_JOBINDEX_END", "6")];
+        assert_eq!(from_env.resolve(env(&lsf)).unwrap(), Shard { k: 4, n: 6 });
+        let pbs = [("PBS_ARRAY_INDEX", "5")];
+        let e = ShardSpec::FromEnv { n: Some(4) }
+            .resolve(env(&pbs))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("PBS") && e.contains("5 of 4"), "{e}");
         let e = from_env
             .resolve(env(&[("SLURM_ARRAY_TASK_ID", "x")]))
             .unwrap_err()

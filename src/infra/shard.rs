@@ -71,11 +71,15 @@ impl std::str::FromStr for ShardSpec {
 }
 
 impl ShardSpec {
-    /// Returns the shard, reading the engine's variables through `var` for `env`:
-    /// a Slurm array (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_MIN`,
-    /// `SLURM_ARRAY_TASK_COUNT`), an AWS Batch array (`AWS_BATCH_JOB_ARRAY_INDEX`,
-    /// `AWS_BATCH_JOB_ARRAY_SIZE`) or a Kubernetes Indexed Job
-    /// (`JOB_COMPLETION_INDEX`, with N given as `env/N`).
+    /// Returns the shard, reading the engine's variables through `var` for `env`
+    /// (docs/surveys.md, "Past one machine: batch engines"): a Slurm array
+    /// (`SLURM_ARRAY_TASK_ID`, `_MIN`, `_COUNT`), a Grid Engine array (`SGE_TASK_ID`,
+    /// `SGE_TASK_FIRST`, `SGE_TASK_LAST`, `SGE_TASK_STEPSIZE`), an LSF array
+    /// (`LSB_JOBINDEX`, `LSB_JOBINDEX_END`), a PBS Pro or Torque array
+    /// (`PBS_ARRAY_INDEX` or `PBS_ARRAYID`, with N given as `env/N`), an AWS Batch
+    /// array (`AWS_BATCH_JOB_ARRAY_INDEX`, `AWS_BATCH_JOB_ARRAY_SIZE`) or a
+    /// Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`, with N given as `env/N`). The
+    /// first engine whose index variable is set is the one read.
     pub fn resolve(
         self,
         var: impl Fn(&str) -> Option<String>,
@@ -84,54 +88,154 @@ impl ShardSpec {
             ShardSpec::Given(shard) => return Ok(shard),
             ShardSpec::FromEnv { n } => n,
         };
-        let read = |name: &str| -> std::result::Result<Option<usize>, UsageError> {
-            match var(name) {
-                None => Ok(None),
-                Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                    UsageError(format!("--shard env: {name}='{v}' is not a whole number"))
-                }),
+        let env = Env { var: &var, n_given };
+        let engines: [Engine; 6] = [slurm, grid_engine, lsf, pbs, aws_batch, kubernetes];
+        for engine in engines {
+            if let Some((k, n, from)) = engine(&env)? {
+                return Shard::new(k, n).map_err(|why| fail(format!("{from}: {why}")));
             }
-        };
-        let fail = |why: String| UsageError(format!("--shard env: {why}"));
-        let (k, n, from) = if let Some(id) = read("SLURM_ARRAY_TASK_ID")? {
-            let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-            let count = match (n_given, read("SLURM_ARRAY_TASK_COUNT")?) {
-                (Some(n), _) | (None, Some(n)) => n,
-                (None, None) => {
-                    return Err(fail(
-                        "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not".into(),
-                    ))
-                }
-            };
-            let index = id.checked_sub(min).ok_or_else(|| {
-                fail(format!(
-                    "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"
-                ))
-            })?;
-            (index + 1, count, "a Slurm array")
-        } else if let Some(index) = read("AWS_BATCH_JOB_ARRAY_INDEX")? {
-            let size = match (n_given, read("AWS_BATCH_JOB_ARRAY_SIZE")?) {
-                (Some(n), _) | (None, Some(n)) => n,
-                (None, None) => {
-                    return Err(fail(
-                        "AWS_BATCH_JOB_ARRAY_INDEX is set but AWS_BATCH_JOB_ARRAY_SIZE is not"
-                            .into(),
-                    ))
-                }
-            };
-            (index + 1, size, "an AWS Batch array")
-        } else if let Some(index) = read("JOB_COMPLETION_INDEX")? {
-            let n = n_given.ok_or_else(|| {
-                fail("JOB_COMPLETION_INDEX is set; give the number of shards as --shard env/N (the Job's completions)".into())
-            })?;
-            (index + 1, n, "a Kubernetes Indexed Job")
-        } else {
-            return Err(fail(
-                "none of SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX is set; \
-                 give the shard as K/N"
-                    .into(),
-            ));
-        };
-        Shard::new(k, n).map_err(|why| fail(format!("{from}: {why}")))
+        }
+        Err(fail(
+            "none of SLURM_ARRAY_TASK_ID, SGE_TASK_ID, LSB_JOBINDEX, PBS_ARRAY_INDEX, \
+             PBS_ARRAYID, AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX is set; \
+             give the shard as K/N"
+                .into(),
+        ))
     }
+}
+
+/// Reads one engine's variables: `Ok(None)` when its index variable is not set, else
+/// K, N and the engine's name for messages.
+type Engine = fn(&Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError>;
+
+/// The variables of the process, and the N given as `env/N`.
+struct Env<'a> {
+    var: &'a dyn Fn(&str) -> Option<String>,
+    n_given: Option<usize>,
+}
+
+impl Env<'_> {
+    /// Returns the whole number in variable `name`, `None` when it is unset or holds
+    /// one of `unset` (the spellings an engine uses for "not an array").
+    fn number(&self, name: &str, unset: &[&str]) -> std::result::Result<Option<usize>, UsageError> {
+        match (self.var)(name) {
+            None => Ok(None),
+            Some(v) if unset.contains(&v.trim()) => Ok(None),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| fail(format!("{name}='{v}' is not a whole number"))),
+        }
+    }
+
+    /// Returns N: as given with `env/N`, else from variable `name`, else an error
+    /// saying that `index` is set without it.
+    fn count(&self, index: &str, name: Option<&str>) -> std::result::Result<usize, UsageError> {
+        if let Some(n) = self.n_given {
+            return Ok(n);
+        }
+        if let Some(name) = name {
+            if let Some(n) = self.number(name, &[])? {
+                return Ok(n);
+            }
+            return Err(fail(format!("{index} is set but {name} is not")));
+        }
+        Err(fail(format!(
+            "{index} is set; give the number of shards as --shard env/N"
+        )))
+    }
+}
+
+fn fail(why: String) -> UsageError {
+    UsageError(format!("--shard env: {why}"))
+}
+
+fn slurm(env: &Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError> {
+    let Some(id) = env.number("SLURM_ARRAY_TASK_ID", &[])? else {
+        return Ok(None);
+    };
+    let min = env.number("SLURM_ARRAY_TASK_MIN", &[])?.unwrap_or(0);
+    let count = env.count("SLURM_ARRAY_TASK_ID", Some("SLURM_ARRAY_TASK_COUNT"))?;
+    let index = id.checked_sub(min).ok_or_else(|| {
+        fail(format!(
+            "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"
+        ))
+    })?;
+    Ok(Some((index + 1, count, "a Slurm array")))
+}
+
+/// Grid Engine (`qsub -t FIRST-LAST:STEP`) sets `SGE_TASK_ID` to `undefined` outside
+/// an array; its tasks are numbered FIRST, FIRST+STEP, ... LAST.
+fn grid_engine(env: &Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError> {
+    let undefined = ["undefined", ""];
+    let Some(id) = env.number("SGE_TASK_ID", &undefined)? else {
+        return Ok(None);
+    };
+    let first = env.number("SGE_TASK_FIRST", &undefined)?.unwrap_or(1);
+    let step = env
+        .number("SGE_TASK_STEPSIZE", &undefined)?
+        .unwrap_or(1)
+        .max(1);
+    let offset = id
+        .checked_sub(first)
+        .filter(|offset| offset % step == 0)
+        .ok_or_else(|| {
+            fail(format!(
+                "SGE_TASK_ID {id} is not a task of the array from {first} by {step}"
+            ))
+        })?;
+    let n = match env.n_given {
+        Some(n) => n,
+        None => {
+            let last = env
+                .number("SGE_TASK_LAST", &undefined)?
+                .ok_or_else(|| fail("SGE_TASK_ID is set but SGE_TASK_LAST is not".into()))?;
+            last.saturating_sub(first) / step + 1
+        }
+    };
+    Ok(Some((offset / step + 1, n, "a Grid Engine array")))
+}
+
+/// LSF (`bsub -J "name[1-N]"`) sets `LSB_JOBINDEX` to 0 outside an array; the array
+/// must start at 1, as LSF names no first index.
+fn lsf(env: &Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError> {
+    let Some(index) = env.number("LSB_JOBINDEX", &["0"])? else {
+        return Ok(None);
+    };
+    let n = env.count("LSB_JOBINDEX", Some("LSB_JOBINDEX_END"))?;
+    Ok(Some((index, n, "an LSF array")))
+}
+
+/// PBS Pro (`qsub -J 1-N`, `PBS_ARRAY_INDEX`) and Torque (`qsub -t 1-N`,
+/// `PBS_ARRAYID`) give the index alone; the array must start at 1.
+fn pbs(env: &Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError> {
+    for name in ["PBS_ARRAY_INDEX", "PBS_ARRAYID"] {
+        if let Some(index) = env.number(name, &[])? {
+            let n = env.count(name, None)?;
+            return Ok(Some((index, n, "a PBS array")));
+        }
+    }
+    Ok(None)
+}
+
+fn aws_batch(env: &Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError> {
+    let Some(index) = env.number("AWS_BATCH_JOB_ARRAY_INDEX", &[])? else {
+        return Ok(None);
+    };
+    let n = env.count(
+        "AWS_BATCH_JOB_ARRAY_INDEX",
+        Some("AWS_BATCH_JOB_ARRAY_SIZE"),
+    )?;
+    Ok(Some((index + 1, n, "an AWS Batch array")))
+}
+
+fn kubernetes(env: &Env) -> std::result::Result<Option<(usize, usize, &'static str)>, UsageError> {
+    let Some(index) = env.number("JOB_COMPLETION_INDEX", &[])? else {
+        return Ok(None);
+    };
+    let n = env.count("JOB_COMPLETION_INDEX", None).map_err(|_| {
+        fail("JOB_COMPLETION_INDEX is set; give the number of shards as --shard env/N (the Job's completions)".into())
+    })?;
+    Ok(Some((index + 1, n, "a Kubernetes Indexed Job")))
 }
