@@ -28,6 +28,7 @@ table and writes every figure to target/bench-wire/result.json.
 """
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -41,7 +42,8 @@ import tomllib
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "target", "bench-wire")
 PEERS = os.path.join(ROOT, "tests", "peers")
-DATE = "2026-12-03"
+# The probe date names the result files only; the run's own day, in UTC.
+DATE = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
 
 
 def du(path):
