@@ -12,7 +12,7 @@
 
 use memchr::{memchr2_iter, memmem};
 
-use super::value::{is_relative, python_relative};
+use super::value::{is_relative, python_relative, Spec};
 use super::Lang;
 
 /// The four hint names, as the tool-shaped object form reads them.
@@ -320,16 +320,94 @@ fn spelled(bytes: &[u8]) -> bool {
         })
 }
 
-/// What a file's text may name as a relative module: a `rel` as the resolver's
+/// What a file's text may name as a module: a spec as the resolver's
 /// `module_paths` takes it. For every import the recognisers read there is one
-/// here; the list may hold more (a relative string that is no import).
-pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<String> {
-    match lang {
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => relative_strings(bytes),
-        Lang::Python => python_relative_modules(bytes),
-        Lang::Ruby => ruby_required(bytes),
-        _ => Vec::new(),
+/// here; the list may hold more (a relative string that is no import, a package
+/// the tree does not hold).
+pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<Spec> {
+    let (relative, packages) = match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            (relative_strings(bytes), script_packages(bytes))
+        }
+        Lang::Python => (python_relative_modules(bytes), python_packages(bytes)),
+        Lang::Ruby => (ruby_required(bytes), Vec::new()),
+        Lang::Go => (Vec::new(), go_imports(bytes)),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let mut out: Vec<Spec> = relative.into_iter().map(Spec::Relative).collect();
+    out.extend(packages.into_iter().map(Spec::Package));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Returns the one-line quoted strings of `bytes` (`"`, `'` or `` ` ``): a
+/// superset of the module specifiers an import names.
+fn quoted(bytes: &[u8], quotes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = bytes[at..].iter().position(|b| quotes.contains(b)) {
+        let open = at + i;
+        let quote = bytes[open];
+        let rest = &bytes[open + 1..];
+        match rest.iter().position(|&b| b == quote || b == b'\n') {
+            Some(end) if rest[end] == quote => {
+                if let Ok(spec) = std::str::from_utf8(&rest[..end]) {
+                    if !spec.is_empty() && !spec.contains(char::is_whitespace) {
+                        out.push(spec.to_string());
+                    }
+                }
+                at = open + 1 + end + 1;
+            }
+            Some(end) => at = open + 1 + end,
+            None => break,
+        }
     }
+    out
+}
+
+/// The bare specifiers a script may import (`from "@acme/core"`, `require("x")`):
+/// every one-line string not starting with `.`.
+fn script_packages(bytes: &[u8]) -> Vec<String> {
+    let mut out = quoted(bytes, b"'\"`");
+    out.retain(|s| !s.starts_with('.'));
+    out
+}
+
+/// The import paths of a Go file: every one-line interpreted or raw string
+/// holding a `/` (a package of the tree's own module has one).
+fn go_imports(bytes: &[u8]) -> Vec<String> {
+    let mut out = quoted(bytes, b"\"`");
+    out.retain(|s| s.contains('/'));
+    out
+}
+
+/// Python's absolute imports, `from a.b import x` and `import a.b as p`: the
+/// module as the resolver spells it (`a/b`).
+fn python_packages(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in [&b"from"[..], b"import"] {
+        for at in words(bytes, word) {
+            // `import` starts its line; after `from m` it names no module.
+            let line = bytes[..at].rsplit(|&b| b == b'\n').next().unwrap_or(b"");
+            if word == b"import" && !line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let rest = &bytes[at + word.len()..];
+            let start = rest.len() - rest.trim_ascii_start().len();
+            let rest = &rest[start..];
+            let len = rest
+                .iter()
+                .take_while(|&&b| b == b'.' || is_ident(b))
+                .count();
+            if start > 0 && len > 0 && rest[0] != b'.' {
+                if let Ok(module) = std::str::from_utf8(&rest[..len]) {
+                    out.push(module.trim_end_matches('.').replace('.', "/"));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Every one-line string literal in quotes that starts with `./` or `../`, or is
@@ -546,17 +624,43 @@ mod tests {
 
     #[test]
     fn references_list_every_relative_import() {
+        let rel = |specs: Vec<Spec>| -> Vec<String> {
+            specs
+                .into_iter()
+                .map(|s| match s {
+                    Spec::Relative(r) => format!("rel {r}"),
+                    Spec::Package(p) => format!("pkg {p}"),
+                })
+                .collect()
+        };
         let ts = b"import { a } from './a.js';\nexport * from \"../b\";\nconst c = require('./c');\nimport './d';\nimport x from 'pkg';\nconst s = '.hidden';";
         assert_eq!(
-            references(Lang::TypeScript, ts),
-            ["../b", "./a.js", "./c", "./d"]
+            rel(references(Lang::TypeScript, ts)),
+            ["rel ../b", "rel ./a.js", "rel ./c", "rel ./d", "pkg pkg"]
         );
-        let py = b"from . import presets\nfrom .tools.read import R\nfrom ..common import C\nfrom .. import up\nfrom mcp import x\nfrom\t.a import b";
+        let py = b"from . import presets\nfrom .tools.read import R\nfrom ..common import C\nfrom .. import up\nfrom mcp import x\nfrom\t.a import b\nimport app.presets as p";
         assert_eq!(
-            references(Lang::Python, py),
-            [".", "..", "../common", "./a", "./tools/read"]
+            rel(references(Lang::Python, py)),
+            [
+                "rel .",
+                "rel ..",
+                "rel ../common",
+                "rel ./a",
+                "rel ./tools/read",
+                "pkg app/presets",
+                "pkg mcp"
+            ]
         );
         let rb = b"require_relative \"presets\"\nrequire_relative('lib/x')\nrequire 'json'";
-        assert_eq!(references(Lang::Ruby, rb), ["lib/x", "presets"]);
+        assert_eq!(
+            rel(references(Lang::Ruby, rb)),
+            ["rel lib/x", "rel presets"]
+        );
+        let go =
+            b"import (\n\t\"fmt\"\n\tu \"github.com/me/srv/internal/toolutil\"\n)\nvar s = `a/b`";
+        assert_eq!(
+            rel(references(Lang::Go, go)),
+            ["pkg a/b", "pkg github.com/me/srv/internal/toolutil"]
+        );
     }
 }
