@@ -227,6 +227,20 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "false" => Val::Bool(false),
         "nil" => Val::Null,
         "identifier" => Val::name_ref(text(node, src)),
+        // `pkg.Name`: a binding of an imported package (or a field of a value).
+        "selector_expression" => match (
+            node.child_by_field_name("operand"),
+            node.child_by_field_name("field"),
+        ) {
+            (Some(o), Some(f)) => match val(o, src, depth + 1) {
+                Val::Ref(mut path) => {
+                    path.push(text(f, src).to_string());
+                    Val::Ref(path)
+                }
+                _ => Val::Other,
+            },
+            _ => Val::Other,
+        },
         "literal_element" | "parenthesized_expression" => children(node)
             .into_iter()
             .next()
@@ -258,6 +272,10 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
     if name == "new" {
         return match args.first() {
             Some(a) if text(*a, src) == "bool" => Val::Bool(false),
+            // The grammar may read a literal there as a type's name.
+            Some(a) if args.len() == 1 && matches!(text(*a, src), "true" | "false") => {
+                Val::Bool(text(*a, src) == "true")
+            }
             // `new(T)` of another type is a pointer to its zero value; a name may be
             // a type or a variable: only a literal or a name is read.
             Some(a) if args.len() == 1 => match val(*a, src, depth + 1) {
