@@ -573,13 +573,35 @@ fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
         "shorthand_property_identifier" => text(n, src) == "tools",
         _ => false,
     }) {
-        if pair.kind() == "shorthand_property_identifier" {
-            found.push(pair);
-        } else if let Some(v) = pair.child_by_field_name("value") {
-            found.push(v);
+        let value = match pair.kind() {
+            "shorthand_property_identifier" => Some(pair),
+            _ => pair.child_by_field_name("value"),
+        };
+        if let Some(v) = value {
+            found.push(bound_in(handler, v, src).unwrap_or(v));
         }
     }
     found
+}
+
+/// Returns the value a name is bound to inside the handler, when one declarator
+/// there binds it (`const tools = [...]; return { tools };`): the handler's own
+/// binding, whatever other functions of the file bind to the same name (a
+/// compiled file's CLI that prints the same list).
+fn bound_in<'t>(handler: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    if !matches!(name.kind(), "identifier" | "shorthand_property_identifier") {
+        return None;
+    }
+    let wanted = text(name, src);
+    let declarators = descendants(handler, HANDLER_BUDGET, |n| {
+        n.kind() == "variable_declarator"
+            && n.child_by_field_name("name")
+                .is_some_and(|id| id.kind() == "identifier" && text(id, src) == wanted)
+    });
+    match declarators.as_slice() {
+        [one] => one.child_by_field_name("value"),
+        _ => None,
+    }
 }
 
 /// Translates an expression into a value, `Other` for anything but literals, names

@@ -347,3 +347,36 @@ func R(s *mcp.Server) { mcp.AddTool(s, &mcp.Tool{Name: "cycle", Annotations: A},
         ],
     );
 }
+
+/// Compiled JavaScript as `tsc` emits a low-level server: the handler binds its
+/// `tools` and answers `{ tools }`; a CLI function binds the same name again.
+const JS_LOW_LEVEL: &str = r#""use strict";
+const types_js_1 = require("@modelcontextprotocol/sdk/types.js");
+class Server {
+    setupToolHandlers() {
+        this.server.setRequestHandler(types_js_1.ListToolsRequestSchema, async () => {
+            const tools = [
+                { name: "search", description: "Search", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, openWorldHint: true } },
+                { name: "extract", description: "Extract", inputSchema: { type: "object" } },
+            ];
+            return { tools };
+        });
+    }
+}
+function listTools() {
+    const tools = [{ name: "search" }, { name: "extract" }];
+    tools.forEach((t) => console.log(t.name));
+}
+"#;
+
+#[test]
+fn a_compiled_handler_answers_the_tools_it_binds_itself() {
+    let found = find(&[("build/index.js", JS_LOW_LEVEL.as_bytes())]);
+    assert_rows(
+        &found,
+        &[
+            "build/index.js:7 search t--t",
+            "build/index.js:8 extract ----",
+        ],
+    );
+}
