@@ -281,9 +281,12 @@ pub(crate) struct Layout {
     /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
     /// `extends` followed).
     ts_configs: BTreeMap<Vec<u8>, Resolved>,
-    /// Workspace packages: name → (folder, exports), longest name first.
-    packages: Vec<(String, Vec<u8>, Vec<(String, String)>)>,
+    /// Workspace packages, the longest name first.
+    packages: Vec<Workspace>,
 }
+
+/// A `package.json` of the tree: its name, folder and exports (subpath → target).
+type Workspace = (String, Vec<u8>, Vec<(String, String)>);
 
 /// A `tsconfig.json` with what it extends applied.
 #[derive(Default)]
