@@ -60,8 +60,9 @@ use aho_corasick::packed;
 use memchr::memmem;
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
+use packages::module_paths;
 use packages::{Layout, Manifest};
-use value::{module_paths, FileSummary, Resolver, Spec, Unread};
+use value::{FileSummary, Resolver, Spec, Unread};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of

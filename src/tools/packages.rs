@@ -20,8 +20,6 @@ use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
 
-use super::value::{extension, join, parent, Spec};
-
 /// A manifest larger than this is not read: real ones are a few KiB.
 const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
 /// At most this many manifests are kept per tree (a monorepo of thousands of
@@ -590,9 +588,105 @@ fn python_module(from: &[u8], module: &str) -> Vec<Vec<u8>> {
     }
 }
 
+/// A module an import names.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Spec {
+    /// Its path relative to the importing file's folder, `/`-separated, without
+    /// extension (`presets`, `../shared/annotations`, `.` for a package's own `__init__`).
+    Relative(String),
+    /// A name the tree's own packages may answer to (see `packages`): a Go import
+    /// path, a Python absolute module (`/`-separated, `app/tools/presets`), a
+    /// JavaScript bare specifier (`@acme/core`, `@/lib/presets`).
+    Package(String),
+}
+
+impl Spec {
+    /// Returns the module `name` under this one (`from . import presets`).
+    pub(crate) fn child(&self, name: &str) -> Spec {
+        match self {
+            Spec::Relative(rel) => Spec::Relative(format!("{rel}/{name}")),
+            Spec::Package(p) => Spec::Package(format!("{p}/{name}")),
+        }
+    }
+}
+
+/// Returns the paths a module may be at, seen from the file at `from`, in the
+/// order the importing language tries them (`./x.js` for `x.ts`, `x/index.ts`,
+/// `x/__init__.py`); a module named by package where `layout` places it. None
+/// when a relative path climbs above the tree's top folder.
+pub(crate) fn module_paths(from: &[u8], spec: &Spec, layout: &Layout) -> Vec<Vec<u8>> {
+    let rel = match spec {
+        Spec::Relative(rel) => rel,
+        Spec::Package(package) => return layout.paths(from, package),
+    };
+    let Some(joined) = join(parent(from), rel) else {
+        return Vec::new();
+    };
+    let candidates: &[&str] = match extension(from).as_slice() {
+        b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
+        // `require_relative "presets"` and `require_relative "presets.rb"`.
+        b"rb" => &[".rb", ""],
+        _ => return script_paths(&joined),
+    };
+    candidates
+        .iter()
+        .map(|c| {
+            let mut p = joined.clone();
+            p.extend_from_slice(c.as_bytes());
+            p
+        })
+        .collect()
+}
+
+/// Returns true for a relative module specifier of JavaScript and TypeScript:
+/// `./x`, `../y`, `.` or `..`.
+pub(crate) fn is_relative(spec: &str) -> bool {
+    spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
+}
+
+/// Returns the bytes after the last `.` of the last path component, lowercased.
+pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
+    extension_as_written(path).to_ascii_lowercase()
+}
+
+/// [`extension`] as the path spells it, without allocating.
+pub(crate) fn extension_as_written(path: &[u8]) -> &[u8] {
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(i) if i > 0 => &name[i + 1..],
+        _ => b"",
+    }
+}
+
+pub(crate) fn parent(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(i) => &path[..i],
+        None => b"",
+    }
+}
+
+/// Joins a folder and a relative `/`-separated path, folding `.` and `..`; `None`
+/// when `..` climbs above the tree's top folder.
+pub(crate) fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
+    let mut parts: Vec<&[u8]> = dir
+        .split(|&b| b == b'/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s.as_bytes()),
+        }
+    }
+    Some(parts.join(&b'/'))
+}
+
 /// Returns a spec for a module named by package, or relative.
 pub(crate) fn spec_of(spec: &str) -> Spec {
-    match super::value::is_relative(spec) {
+    match is_relative(spec) {
         true => Spec::Relative(spec.to_string()),
         false => Spec::Package(spec.to_string()),
     }

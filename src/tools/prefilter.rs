@@ -12,7 +12,8 @@
 
 use memchr::{memchr2_iter, memmem};
 
-use super::value::{is_relative, python_relative, Spec};
+use super::packages::is_relative;
+use super::value::{python_relative, Spec};
 use super::Lang;
 
 /// The four hint names, as the tool-shaped object form reads them.

@@ -12,7 +12,8 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::packages::{script_paths, Layout};
+pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
+use super::packages::{module_paths, Layout};
 use super::{DefKind, Family, HintState};
 use crate::tools::hints::Hint;
 
@@ -202,28 +203,6 @@ pub(crate) enum SiteKind {
     /// tool; an element the finder cannot resolve is a tool of unknown name and
     /// hints, unless `strict`, when only elements that resolve to objects count.
     List { items: Val, strict: bool },
-}
-
-/// A module an import names.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Spec {
-    /// Its path relative to the importing file's folder, `/`-separated, without
-    /// extension (`presets`, `../shared/annotations`, `.` for a package's own `__init__`).
-    Relative(String),
-    /// A name the tree's own packages may answer to (see `packages`): a Go import
-    /// path, a Python absolute module (`/`-separated, `app/tools/presets`), a
-    /// JavaScript bare specifier (`@acme/core`, `@/lib/presets`).
-    Package(String),
-}
-
-impl Spec {
-    /// Returns the module `name` under this one (`from . import presets`).
-    pub(crate) fn child(&self, name: &str) -> Spec {
-        match self {
-            Spec::Relative(rel) => Spec::Relative(format!("{rel}/{name}")),
-            Spec::Package(p) => Spec::Package(format!("{p}/{name}")),
-        }
-    }
 }
 
 /// How a name is imported into a file.
@@ -836,40 +815,6 @@ enum Module {
     Missing,
 }
 
-/// Returns the paths a module may be at, seen from the file at `from`, in the
-/// order the importing language tries them (`./x.js` for `x.ts`, `x/index.ts`,
-/// `x/__init__.py`); a module named by package where `layout` places it. None
-/// when a relative path climbs above the tree's top folder.
-pub(crate) fn module_paths(from: &[u8], spec: &Spec, layout: &Layout) -> Vec<Vec<u8>> {
-    let rel = match spec {
-        Spec::Relative(rel) => rel,
-        Spec::Package(package) => return layout.paths(from, package),
-    };
-    let Some(joined) = join(parent(from), rel) else {
-        return Vec::new();
-    };
-    let candidates: &[&str] = match extension(from).as_slice() {
-        b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
-        // `require_relative "presets"` and `require_relative "presets.rb"`.
-        b"rb" => &[".rb", ""],
-        _ => return script_paths(&joined),
-    };
-    candidates
-        .iter()
-        .map(|c| {
-            let mut p = joined.clone();
-            p.extend_from_slice(c.as_bytes());
-            p
-        })
-        .collect()
-}
-
-/// Returns true for a relative module specifier of JavaScript and TypeScript:
-/// `./x`, `../y`, `.` or `..`.
-pub(crate) fn is_relative(spec: &str) -> bool {
-    spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
-}
-
 /// Returns the relative module a Python relative import names, as
 /// [`module_paths`] takes it: `.a.b` is `./a/b`, `..` is `..`, `...c` is `../../c`.
 pub(crate) fn python_relative(module: &str) -> String {
@@ -891,46 +836,6 @@ pub(crate) fn python_relative(module: &str) -> String {
 /// both are Go files of the same folder.
 pub(crate) fn same_package(from: &[u8], other: &[u8]) -> bool {
     extension(from) == b"go" && extension(other) == b"go" && parent(from) == parent(other)
-}
-
-/// Returns the bytes after the last `.` of the last path component, lowercased.
-pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
-    extension_as_written(path).to_ascii_lowercase()
-}
-
-/// [`extension`] as the path spells it, without allocating.
-pub(crate) fn extension_as_written(path: &[u8]) -> &[u8] {
-    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-    match name.iter().rposition(|&b| b == b'.') {
-        Some(i) if i > 0 => &name[i + 1..],
-        _ => b"",
-    }
-}
-
-pub(crate) fn parent(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(i) => &path[..i],
-        None => b"",
-    }
-}
-
-/// Joins a folder and a relative `/`-separated path, folding `.` and `..`; `None`
-/// when `..` climbs above the tree's top folder.
-pub(crate) fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
-    let mut parts: Vec<&[u8]> = dir
-        .split(|&b| b == b'/')
-        .filter(|p| !p.is_empty())
-        .collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s.as_bytes()),
-        }
-    }
-    Some(parts.join(&b'/'))
 }
 
 #[cfg(test)]
