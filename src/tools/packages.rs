@@ -16,7 +16,7 @@
 //! follows a path out of the tree (a `replace` to `../outside` is dropped) and every
 //! walk is bounded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value as Json;
 
@@ -279,12 +279,13 @@ pub(crate) struct Layout {
     /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
     /// `extends` followed).
     ts_configs: BTreeMap<Vec<u8>, Resolved>,
-    /// Workspace packages, the longest name first.
-    packages: Vec<Workspace>,
+    /// Workspace packages by name: folder and exports (subpath → target); the
+    /// first in path order of two of one name.
+    packages: HashMap<String, Workspace>,
 }
 
-/// A `package.json` of the tree: its name, folder and exports (subpath → target).
-type Workspace = (String, Vec<u8>, Vec<(String, String)>);
+/// A `package.json` of the tree: its folder and exports (subpath → target).
+type Workspace = (Vec<u8>, Vec<(String, String)>);
 
 /// A `tsconfig.json` with what it extends applied.
 #[derive(Default)]
@@ -325,7 +326,8 @@ impl Layout {
                 Manifest::Package { name, exports } => {
                     layout
                         .packages
-                        .push((name.clone(), dir.to_vec(), exports.clone()));
+                        .entry(name.clone())
+                        .or_insert_with(|| (dir.to_vec(), exports.clone()));
                 }
                 Manifest::TsConfig(_) => {
                     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
@@ -342,9 +344,6 @@ impl Layout {
         }
         layout
             .go_modules
-            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
-        layout
-            .packages
             .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
         layout
     }
@@ -387,14 +386,15 @@ impl Layout {
         if let Some(config) = self.nearest_config(from) {
             out.extend(config_stems(config, spec));
         }
-        for (name, dir, exports) in &self.packages {
-            let sub = match spec.strip_prefix(name.as_str()) {
-                Some("") => ".".to_string(),
-                Some(rest) if rest.starts_with('/') => format!(".{rest}"),
-                _ => continue,
-            };
+        // A package's name is its specifier's first element, or first two when scoped.
+        let parts = if spec.starts_with('@') { 2 } else { 1 };
+        let end = spec
+            .match_indices('/')
+            .nth(parts - 1)
+            .map_or(spec.len(), |(i, _)| i);
+        if let Some((dir, exports)) = self.packages.get(&spec[..end]) {
+            let sub = format!(".{}", &spec[end..]);
             out.extend(package_stems(dir, &sub, exports));
-            break;
         }
         out
     }

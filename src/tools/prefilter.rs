@@ -342,9 +342,10 @@ pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<Spec> {
     out
 }
 
-/// Returns the one-line quoted strings of `bytes` (`"`, `'` or `` ` ``): a
-/// superset of the module specifiers an import names.
-fn quoted(bytes: &[u8], quotes: &[u8]) -> Vec<String> {
+/// Returns the one-line quoted strings of `bytes` (`"`, `'` or `` ` ``) that
+/// `after` accepts (given the bytes before the opening quote): a superset of the
+/// module specifiers an import names.
+fn quoted(bytes: &[u8], quotes: &[u8], after: impl Fn(&[u8]) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(i) = bytes[at..].iter().position(|b| quotes.contains(b)) {
@@ -354,7 +355,10 @@ fn quoted(bytes: &[u8], quotes: &[u8]) -> Vec<String> {
         match rest.iter().position(|&b| b == quote || b == b'\n') {
             Some(end) if rest[end] == quote => {
                 if let Ok(spec) = std::str::from_utf8(&rest[..end]) {
-                    if !spec.is_empty() && !spec.contains(char::is_whitespace) {
+                    if !spec.is_empty()
+                        && !spec.contains(char::is_whitespace)
+                        && after(&bytes[..open])
+                    {
                         out.push(spec.to_string());
                     }
                 }
@@ -367,10 +371,16 @@ fn quoted(bytes: &[u8], quotes: &[u8]) -> Vec<String> {
     out
 }
 
-/// The bare specifiers a script may import (`from "@acme/core"`, `require("x")`):
-/// every one-line string not starting with `.`.
+/// The bare specifiers a script may import (`from "@acme/core"`, `require("x")`,
+/// `import("x")`, `import "x"`): strings not starting with `.` after one of those.
 fn script_packages(bytes: &[u8]) -> Vec<String> {
-    let mut out = quoted(bytes, b"'\"`");
+    let mut out = quoted(bytes, b"'\"`", |before| {
+        let before = before.trim_ascii_end();
+        let before = before.strip_suffix(b"(").unwrap_or(before).trim_ascii_end();
+        [&b"from"[..], b"import", b"require"]
+            .iter()
+            .any(|w| before.ends_with(w))
+    });
     out.retain(|s| !s.starts_with('.'));
     out
 }
@@ -378,7 +388,7 @@ fn script_packages(bytes: &[u8]) -> Vec<String> {
 /// The import paths of a Go file: every one-line interpreted or raw string
 /// holding a `/` (a package of the tree's own module has one).
 fn go_imports(bytes: &[u8]) -> Vec<String> {
-    let mut out = quoted(bytes, b"\"`");
+    let mut out = quoted(bytes, b"\"`", |_| true);
     out.retain(|s| s.contains('/'));
     out
 }
