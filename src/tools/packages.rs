@@ -16,7 +16,7 @@
 //! follows a path out of the tree (a `replace` to `../outside` is dropped) and every
 //! walk is bounded.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value as Json;
 
@@ -279,6 +279,9 @@ pub(crate) struct Layout {
     /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
     /// `extends` followed).
     ts_configs: BTreeMap<Vec<u8>, Resolved>,
+    /// A Python file's or folder's name → the folders holding it: where an
+    /// absolute import of a module of that first element may be rooted.
+    py_roots: HashMap<String, BTreeSet<Vec<u8>>>,
     /// Workspace packages by name: folder and exports (subpath → target); the
     /// first in path order of two of one name.
     packages: HashMap<String, Workspace>,
@@ -303,12 +306,39 @@ impl Layout {
         paths: impl Iterator<Item = &'p [u8]>,
     ) -> Layout {
         let mut layout = Layout::default();
-        for path in paths.filter(|p| extension(p) == b"go") {
+        let mut paths_py = Vec::new();
+        for path in paths {
+            if matches!(extension(path).as_slice(), b"py" | b"pyi") {
+                paths_py.push(path);
+                continue;
+            }
+            if extension(path) != b"go" {
+                continue;
+            }
             layout
                 .go_files
                 .entry(parent(path).to_vec())
                 .or_default()
                 .push(path.to_vec());
+        }
+        for path in paths_py.iter() {
+            // `a/b/c.py` roots `a` at the top, `b` at `a`, `c` at `a/b`.
+            let mut root: &[u8] = b"";
+            for part in path.split(|&b| b == b'/') {
+                let name = part
+                    .strip_suffix(b".py")
+                    .or_else(|| part.strip_suffix(b".pyi"))
+                    .unwrap_or(part);
+                if let Ok(name) = std::str::from_utf8(name) {
+                    layout
+                        .py_roots
+                        .entry(name.to_string())
+                        .or_default()
+                        .insert(root.to_vec());
+                }
+                root = &path
+                    [..(root.len() + part.len() + usize::from(!root.is_empty())).min(path.len())];
+            }
         }
         for files in layout.go_files.values_mut() {
             files.sort();
@@ -353,7 +383,7 @@ impl Layout {
     pub(crate) fn paths(&self, from: &[u8], package: &str) -> Vec<Vec<u8>> {
         match extension(from).as_slice() {
             b"go" => self.go_package(package),
-            b"py" | b"pyi" => python_module(from, package),
+            b"py" | b"pyi" => python_module(from, package, &self.py_roots),
             b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => self
                 .js_stems(from, package)
                 .iter()
@@ -563,8 +593,19 @@ pub(crate) fn script_paths(joined: &[u8]) -> Vec<Vec<u8>> {
 /// Returns where a Python absolute module (`/`-separated, `app/tools/presets`) may
 /// be: under each folder from the importing file's own up to the tree's top, then
 /// under that folder's `src/`, as a module or a package.
-fn python_module(from: &[u8], module: &str) -> Vec<Vec<u8>> {
+/// Only a folder `roots` holds (one where the tree has a file or folder named as
+/// the module's first element) is tried, so that the many imports of packages the
+/// tree does not hold (`typing`, `pydantic`) cost a lookup each.
+fn python_module(
+    from: &[u8],
+    module: &str,
+    roots: &HashMap<String, BTreeSet<Vec<u8>>>,
+) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
+    let first = module.split('/').next().unwrap_or(module);
+    let Some(roots) = roots.get(first) else {
+        return out;
+    };
     let mut dir = parent(from);
     loop {
         let mut src = dir.to_vec();
@@ -572,7 +613,10 @@ fn python_module(from: &[u8], module: &str) -> Vec<Vec<u8>> {
             src.push(b'/');
         }
         src.extend_from_slice(b"src");
-        for root in [dir, src.as_slice()] {
+        for root in [dir, src.as_slice()]
+            .into_iter()
+            .filter(|r| roots.contains(*r))
+        {
             if let Some(stem) = join(root, module) {
                 for ext in [&b".py"[..], b"/__init__.py", b".pyi"] {
                     let mut p = stem.clone();
@@ -776,7 +820,8 @@ mod tests {
 
     #[test]
     fn python_modules_are_looked_for_from_the_file_up() {
-        let got = strings(python_module(b"src/app/server.py", "app/presets"));
+        let l = layout(&[], &["src/app/server.py", "app/x.py", "src/app/app/y.py"]);
+        let got = strings(l.paths(b"src/app/server.py", "app/presets"));
         assert_eq!(
             got[..3],
             [

@@ -380,3 +380,27 @@ fn a_compiled_handler_answers_the_tools_it_binds_itself() {
         ],
     );
 }
+
+#[test]
+fn manifests_kept_are_bounded_and_the_first_in_path_order_stay() {
+    let mut tools = super::TreeTools::new();
+    let limit = crate::tools::packages::MAX_MANIFESTS;
+    // Arriving from the last path back: what is kept does not depend on the order.
+    for i in (0..limit + 5).rev() {
+        let path = format!("packages/p{i:05}/package.json");
+        let body = format!("{{\"name\": \"@m/p{i}\"}}");
+        tools.add_file(path.as_bytes(), body.as_bytes());
+    }
+    tools.add_file(b"big/package.json", &vec![b' '; 2 * 1024 * 1024]);
+    assert_eq!(tools.manifests.len(), limit);
+    let last = tools.manifests.keys().last().unwrap();
+    assert_eq!(
+        last,
+        format!("packages/p{:05}/package.json", limit - 1).as_bytes()
+    );
+    assert_eq!(
+        tools.finish().skipped_files,
+        0,
+        "a manifest is never a skipped file"
+    );
+}
