@@ -15,10 +15,11 @@
 //! on the next run. The clone's configuration is written by git itself and no
 //! template is copied into it (`--template=`), so no hook or configured command of
 //! the remote's reaches it; what a remote sends is refs and objects, and those are
-//! only read. Every call still runs as `scan`'s git calls do (`scan::git`): the
-//! hooks path is `/dev/null`, `core.fsmonitor` is off, no prompt or askpass program
-//! may wait for a person, stdin is closed, the variables that would point git at
-//! another repository are removed, and `GIT_NO_LAZY_FETCH` keeps reading the history
+//! only read. Every call starts as every git of the tool's does ([`crate::infra::git`]):
+//! in an empty folder of the tool's own, so the checkout the tool runs from is never
+//! read; the hooks path is `/dev/null`, `core.fsmonitor` is off, no prompt or askpass
+//! program may wait for a person, stdin is closed, the variables that would point git
+//! at another repository are removed, and `GIT_NO_LAZY_FETCH` keeps reading the history
 //! from fetching anything. Each call runs through `process`, in a process group of
 //! its own that is ended on its time limit and when it exits; every file git writes is capped by a file-size
 //! limit (`RLIMIT_FSIZE`) and every fetch is kept as one pack
@@ -34,6 +35,7 @@ use std::time::Duration;
 use crate::corpus::pin;
 use crate::infra::date;
 use crate::infra::date::Step;
+use crate::infra::git::{self, Transport};
 use crate::infra::messages;
 use crate::infra::process::{self, Cause, Failure, Limits};
 use crate::infra::sanitize::excerpt;
@@ -209,6 +211,14 @@ pub fn first_parent(
     options: &HistoryOptions,
 ) -> Result<FirstParent, Failure> {
     pin::refuse_option_url(GIT_CLONE, url)?;
+    // git starts in a folder of its own (`infra::git`), so every path it is given
+    // is absolute.
+    let clone = &std::path::absolute(clone).map_err(|e| {
+        Failure::new(
+            GIT_CLONE,
+            Cause::Output(format!("finding the folder '{}': {e}", clone.display())),
+        )
+    })?;
     pin::retrying(options.retries, options.backoff, || {
         if clone.is_dir() {
             fetch(clone, options)
@@ -314,25 +324,11 @@ fn git(options: &HistoryOptions) -> Command {
     // (git-remote-https): curl's own low-speed limit, one second past the time
     // limit, makes a helper left stalled on a silent server end by itself.
     let stall = format!("http.lowSpeedTime={}", options.timeout.as_secs() + 1);
-    let mut command = Command::new("git");
+    let mut command = git::command(Transport::Remote);
     command
-        .arg("--no-pager")
-        .args(["-c", "core.hooksPath=/dev/null"])
-        .args(["-c", "core.fsmonitor=false"])
-        .args(["-c", "credential.interactive=never"])
-        .args(["-c", "protocol.ext.allow=never"])
         .args(["-c", "transfer.unpackLimit=1"])
         .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
         .args(["-c", "http.lowSpeedLimit=1", "-c", &stall]);
-    for name in crate::scan::git::LOCAL_ENV {
-        command.env_remove(name);
-    }
-    command
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_ASKPASS", "")
-        .env("GIT_PAGER", "cat")
-        .env("GIT_NO_REPLACE_OBJECTS", "1")
-        .env("GIT_NO_LAZY_FETCH", "1");
     limit_files(&mut command, options.max_size);
     command
 }

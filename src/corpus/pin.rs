@@ -9,13 +9,13 @@
 //! for a forge. It does not know about registries or corpus files.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::thread;
 use std::time::Duration;
 
 use anyhow::Context;
 
 use crate::fetch::http::{self, Breaker};
+use crate::infra::git::{self, Transport};
 use crate::infra::process::{self, Cause, Failure, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
@@ -333,15 +333,10 @@ const LS_REMOTE: &str = "git ls-remote";
 fn ls_remote_once(url: &str, patterns: &[String], timeout: Duration) -> Result<Listing, Failure> {
     // git runs in a process group of its own, which is ended with it, so the
     // transport helper it started (git-remote-https) cannot outlive the limit.
-    let mut command = Command::new("git");
+    let mut command = git::command(Transport::Remote);
     command
-        .args(["-c", "credential.interactive=never"])
         .args(["ls-remote", "--symref", "--", url])
-        .args(patterns)
-        // No prompt may wait for a person: not on the terminal, not through an
-        // askpass program (an empty GIT_ASKPASS disables them all).
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_ASKPASS", "");
+        .args(patterns);
     let limits = Limits {
         time: Some(timeout),
         idle: None,
@@ -419,7 +414,7 @@ pub fn is_answer(stderr: &str) -> bool {
 
 /// Fails with a clear message when `git` cannot be run.
 pub fn check_git() -> anyhow::Result<()> {
-    let mut command = Command::new("git");
+    let mut command = git::command(Transport::None);
     command.arg("--version");
     let limits = Limits {
         time: Some(Duration::from_secs(30)),

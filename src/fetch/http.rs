@@ -21,6 +21,7 @@ use reqwest::blocking::Response;
 use reqwest::header::{HeaderMap, AUTHORIZATION, LOCATION, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 
+use super::trust;
 use crate::infra::messages;
 
 /// The most redirects followed for one request.
@@ -285,10 +286,10 @@ pub struct Client {
 }
 
 impl Client {
-    /// Returns a client (rustls; redirects are followed here, not by reqwest).
+    /// Returns a client (the machine's trust store and proxies, see [`trust`];
+    /// redirects are followed here, not by reqwest).
     pub fn new(options: Options) -> Result<Client> {
-        let inner = reqwest::blocking::Client::builder()
-            .user_agent(concat!("mcp-hint-census/", env!("CARGO_PKG_VERSION")))
+        let inner = trust::builder()
             .connect_timeout(options.timeout)
             // The blocking client applies this to each read, so it bounds a stall,
             // not the whole body.
@@ -396,9 +397,15 @@ impl Client {
                     request = request.header(AUTHORIZATION, format!("Bearer {}", token.value));
                 }
             }
-            let response = request
-                .send()
-                .map_err(|e| Error::new(Kind::Network, error_chain(&e.without_url())))?;
+            let response = request.send().map_err(|e| {
+                let why = trust::describe(&e.without_url());
+                // A certificate the machine does not trust stays untrusted on retry.
+                let kind = match trust::is_untrusted(&why) {
+                    true => Kind::Refused,
+                    false => Kind::Network,
+                };
+                Error::new(kind, why)
+            })?;
             let status = response.status();
             if status.is_redirection() {
                 let next = response
@@ -514,22 +521,6 @@ pub fn server_wait(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
         .ok()?;
     let when = SystemTime::UNIX_EPOCH + Duration::from_secs(reset);
     Some(when.duration_since(now).unwrap_or_default())
-}
-
-/// Returns an error and its sources on one line: reqwest hides the useful part
-/// ("connection refused") in the source chain.
-pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

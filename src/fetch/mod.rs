@@ -10,11 +10,12 @@
 //! count) is the consumer's business.
 //!
 //! [`http`] is the one HTTP client (also used by `corpus` for registry pages and
-//! forge listings) and [`intake`] hashes and bounds the bytes on their way (also used
+//! forge listings), built by [`trust`] as every HTTP client is, and [`intake`] hashes and bounds the bytes on their way (also used
 //! by `scan` for an archive it reads). It imports only `infra`; the commands import it.
 
 pub mod http;
 pub mod intake;
+pub mod trust;
 
 use std::fs::{self, File};
 use std::io::{Read, Write};

@@ -3,7 +3,7 @@
 //!
 //! [`messages`] writes every line on stderr and [`out`] stdout; [`atomic`] writes a
 //! file whole or not at all; [`process`] runs a program bounded in time and output, in
-//! its own process group; [`progress`] draws bars and log lines; [`sanitize`] escapes
+//! its own process group, and [`git`] builds every git command line it runs; [`progress`] draws bars and log lines; [`sanitize`] escapes
 //! text from outside before it reaches a terminal; [`date`] holds dates and date steps;
 //! [`commit`] a commit id as a corpus pins it;
 //! [`error`] the exit codes, the usage error and the kind a failed row carries;
@@ -17,6 +17,7 @@ pub mod atomic;
 pub mod commit;
 pub mod date;
 pub mod error;
+pub mod git;
 pub mod messages;
 pub mod out;
 pub mod process;

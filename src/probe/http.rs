@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::Options;
+use crate::fetch::trust;
 use crate::infra::error::UsageError;
 use crate::infra::sanitize::excerpt;
 
@@ -61,12 +62,8 @@ impl Http {
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"))
             .ok_or_else(|| UsageError(format!("--url '{url}' is not an http or https URL")))?;
-        let client = Client::builder()
-            .user_agent(concat!(
-                env!("CARGO_PKG_NAME"),
-                "/",
-                env!("CARGO_PKG_VERSION")
-            ))
+        // The machine's trust store and proxies, as every request of the tool.
+        let client = trust::builder()
             .build()
             .context("building the HTTP client")?;
         Ok(Http {
@@ -150,7 +147,8 @@ impl Http {
                 if err.is_timeout() {
                     self.timed_out(waiting_for)
                 } else {
-                    anyhow!(err).context(format!("POST {}", self.url))
+                    anyhow!(trust::describe(&err.without_url()))
+                        .context(format!("POST {}", self.url))
                 }
             })?;
         if let Some(id) = response.headers().get(SESSION_HEADER) {

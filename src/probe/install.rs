@@ -21,7 +21,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::program::{self, Program};
 use super::pypi::{self, normalize};
+use super::python::{self, Interpreter};
+use super::stderr;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 
@@ -60,6 +63,8 @@ pub enum InstallKind {
     Failed,
     /// The PyPI release has no wheel, only sdists, which are not built.
     NoWheel,
+    /// The PyPI release needs a Python this machine does not have.
+    NoPython,
 }
 
 /// Holds an install that failed, and why.
@@ -67,6 +72,11 @@ pub enum InstallKind {
 pub struct InstallError {
     pub kind: InstallKind,
     pub why: String,
+    /// The installer's own sentence saying why, in one line; empty when none.
+    pub cause: String,
+    /// Whether it was stopped at a bound (`--install-timeout`, `--max-install-size`):
+    /// another Python would not fare better.
+    pub is_stopped: bool,
 }
 
 impl fmt::Display for InstallError {
@@ -78,7 +88,7 @@ impl fmt::Display for InstallError {
 impl std::error::Error for InstallError {}
 
 /// Holds an installed package and the command that starts its server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Installed {
     /// The prefix it was installed into.
     pub prefix: PathBuf,
@@ -95,6 +105,8 @@ pub struct Installed {
     pub before_note: String,
     /// What the install resolved to, when known: see [`Lock`].
     pub lock: Option<Lock>,
+    /// The Python version of a PyPI package's venv; empty for npm.
+    pub python: String,
 }
 
 /// Holds the resolved dependency tree of an install, as bytes that are the same for
@@ -118,6 +130,11 @@ const FREEZE_FILE: &str = ".freeze.txt";
 const ARTIFACT_FILE: &str = ".artifact";
 /// The note of a PyPI install where uv is not installed.
 const NO_UV: &str = "uv is not installed: pip resolved the dependencies on the day";
+/// What a run installing PyPI packages without uv says once at its start.
+pub const NO_UV_AT_START: &str = "uv is not on PATH: PyPI packages are installed with pip, \
+    which cannot resolve as of a date, so their dependencies are the day's, not those of \
+    each release's upload time (hint: install uv, the survey's resolver: `pip install uv`, \
+    or see https://docs.astral.sh/uv/getting-started/installation/)";
 
 /// What to start of an installed package.
 #[derive(Debug, Clone, Default)]
@@ -133,6 +150,8 @@ fn failed(why: impl Into<String>) -> InstallError {
     InstallError {
         kind: InstallKind::Failed,
         why: why.into(),
+        cause: String::new(),
+        is_stopped: false,
     }
 }
 
@@ -172,11 +191,24 @@ impl Installer {
                         None => self.published(package),
                     };
                     self.fill(&prefix, |dir| {
-                        self.npm(package, dir, before.as_deref())?;
-                        let note = match before {
-                            Some(_) => "",
-                            None => "the registry gave no publish time: npm resolved the dependencies on the day",
+                        let mut note = match before {
+                            Some(_) => String::new(),
+                            None => "the registry gave no publish time: npm resolved the dependencies on the day".to_string(),
                         };
+                        let mut before = before;
+                        match self.npm(package, dir, before.as_deref()) {
+                            // A dependency range no version published by then meets
+                            // (npm's ETARGET): what npx installs is the day's.
+                            Err(err) if self.before.is_none() && before.is_some() && err.cause.contains("notarget") => {
+                                self.npm(package, dir, None)?;
+                                note = format!(
+                                    "{}: npm resolved the dependencies on the day",
+                                    err.cause.trim_start_matches("npm error ").trim_end_matches('.')
+                                );
+                                before = None;
+                            }
+                            done => done?,
+                        }
                         write(&dir.join(NOTE_FILE), note.as_bytes())?;
                         write(
                             &dir.join(BEFORE_FILE),
@@ -229,10 +261,14 @@ impl Installer {
         let size = disk_size(dir);
         if size > self.max_size {
             let _ = std::fs::remove_dir_all(dir);
-            return Err(failed(format!(
-                "the install takes {size} bytes, more than --max-install-size ({} bytes)",
-                self.max_size
-            )));
+            return Err(InstallError {
+                // Another Python installs the same dependencies.
+                is_stopped: true,
+                ..failed(format!(
+                    "the install takes {size} bytes, more than --max-install-size ({} bytes)",
+                    self.max_size
+                ))
+            });
         }
         Ok(())
     }
@@ -287,35 +323,64 @@ impl Installer {
     }
 
     /// Installs a PyPI package (or finds it installed) and returns its prefix: `dated`
-    /// when uv resolved it as of a date, else the same with `+undated`.
+    /// when uv resolved it as of a date, else the same with `+undated`. The venv is
+    /// made from the newest Python of the machine the release admits, the next one
+    /// when the install fails with it.
     fn pypi(&self, package: &PackageRef, dated: &Path) -> Result<PathBuf, InstallError> {
         let undated = dated.with_file_name(format!(
             "{}+undated",
             dated.file_name().unwrap_or_default().to_string_lossy()
         ));
         let is_complete = |prefix: &Path| prefix.join(".complete").is_file();
-        let Some(uv) = &self.uv else {
-            if !is_complete(&undated) {
-                self.fill_venv(&undated, package, |prefix| {
-                    self.pip(package, prefix)?;
-                    Ok((String::new(), NO_UV.to_string()))
-                })?;
-            }
-            return Ok(undated);
-        };
-        if is_complete(dated) {
-            return Ok(dated.to_path_buf());
+        match &self.uv {
+            Some(_) if is_complete(dated) => return Ok(dated.to_path_buf()),
+            None if is_complete(&undated) => return Ok(undated),
+            _ => {}
         }
         let index = pypi::index();
         let release = pypi::release(&index.url, &package.name, &package.version);
+        if let Ok(release) = &release {
+            if release.is_missing() {
+                return Err(failed(format!(
+                    "the index '{}' lists no file of {}=={}",
+                    sanitize(&index.url),
+                    package.name,
+                    package.version
+                )));
+            }
+            if release.has_only_sdists() {
+                return Err(InstallError {
+                    kind: InstallKind::NoWheel,
+                    ..failed(format!(
+                        "{}=={} has no wheel, only sdists, which are not built (building one runs its code)",
+                        package.name, package.version
+                    ))
+                });
+            }
+        }
+        let requires = release
+            .as_ref()
+            .ok()
+            .and_then(|r| r.requires_python.as_deref());
+        let pythons =
+            python::fitting(requires, python::found(self.uv.as_deref())).map_err(|why| {
+                InstallError {
+                    kind: InstallKind::NoPython,
+                    ..failed(format!("{}=={} {why}", package.name, package.version))
+                }
+            })?;
+        let Some(uv) = &self.uv else {
+            each_python(&pythons, |python| {
+                self.fill_venv(&undated, |prefix| {
+                    self.pip(python, package, prefix)?;
+                    Ok((String::new(), NO_UV.to_string()))
+                })
+            })?;
+            return Ok(undated);
+        };
         let before = match (&self.before, &release) {
             (Some(date), _) => Ok(date.clone()),
-            (None, Ok(release)) => release.uploaded.clone().ok_or_else(|| {
-                format!(
-                    "the index gives no upload time of {}=={}",
-                    package.name, package.version
-                )
-            }),
+            (None, Ok(release)) => release.uploaded.clone(),
             (None, Err(why)) => Err(why.clone()),
         };
         let bound = before.as_ref().ok().and_then(|b| pypi::exclude_newer(b));
@@ -324,25 +389,27 @@ impl Installer {
             _ if is_complete(&undated) => return Ok(undated),
             _ => undated.clone(),
         };
-        self.fill_venv(&prefix, package, |prefix| {
-            self.uv(uv, index, package, prefix, bound.as_deref())?;
-            if let Ok(release) = &release {
-                let artifact = pypi::installed_wheel(prefix, &package.name, release);
-                write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
-            }
-            Ok(match (before, bound) {
-                (Ok(before), Some(_)) => (before, String::new()),
-                (Ok(before), None) => (
-                    String::new(),
-                    format!(
-                        "'{}' is not a time: uv resolved the dependencies on the day",
-                        sanitize(&before)
+        each_python(&pythons, |python| {
+            self.fill_venv(&prefix, |prefix| {
+                self.uv(uv, python, index, package, prefix, bound.as_deref())?;
+                if let Ok(release) = &release {
+                    let artifact = pypi::installed_wheel(prefix, &package.name, release);
+                    write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
+                }
+                Ok(match (&before, &bound) {
+                    (Ok(before), Some(_)) => (before.clone(), String::new()),
+                    (Ok(before), None) => (
+                        String::new(),
+                        format!(
+                            "'{}' is not a time: uv resolved the dependencies on the day",
+                            sanitize(before)
+                        ),
                     ),
-                ),
-                (Err(why), _) => (
-                    String::new(),
-                    format!("{why}: uv resolved the dependencies on the day"),
-                ),
+                    (Err(why), _) => (
+                        String::new(),
+                        format!("{why}: uv resolved the dependencies on the day"),
+                    ),
+                })
             })
         })?;
         Ok(prefix)
@@ -354,7 +421,6 @@ impl Installer {
     fn fill_venv(
         &self,
         prefix: &Path,
-        package: &PackageRef,
         install: impl FnOnce(&Path) -> Result<(String, String), InstallError>,
     ) -> Result<(), InstallError> {
         let _ = std::fs::remove_dir_all(prefix);
@@ -365,16 +431,8 @@ impl Installer {
             self.bound(prefix)?;
             write(&prefix.join(".complete"), b"")
         });
-        made.map_err(|mut err| {
-            if has_only_sdists(package) {
-                err.kind = InstallKind::NoWheel;
-                err.why = format!(
-                    "{}=={} has no wheel, only sdists, which are not built (building one runs its code)",
-                    package.name, package.version
-                );
-            }
+        made.inspect_err(|_| {
             let _ = std::fs::remove_dir_all(prefix);
-            err
         })
     }
 
@@ -383,20 +441,16 @@ impl Installer {
     fn uv(
         &self,
         uv: &Path,
+        python: &Interpreter,
         index: &pypi::Index,
         package: &PackageRef,
         prefix: &Path,
         exclude_newer: Option<&str>,
     ) -> Result<(), InstallError> {
         let mut venv = Command::new(uv);
-        venv.args([
-            "venv",
-            "--quiet",
-            "--no-python-downloads",
-            "--python",
-            "python3",
-        ])
-        .arg(prefix);
+        venv.args(["venv", "--quiet", "--no-python-downloads", "--python"])
+            .arg(&python.path)
+            .arg(prefix);
         run("uv venv", venv, &self.limits())?;
         let mut install = Command::new(uv);
         install
@@ -413,10 +467,15 @@ impl Installer {
         run("uv pip install", install, &self.limits())
     }
 
-    fn pip(&self, package: &PackageRef, prefix: &Path) -> Result<(), InstallError> {
-        let mut venv = Command::new("python3");
+    fn pip(
+        &self,
+        python: &Interpreter,
+        package: &PackageRef,
+        prefix: &Path,
+    ) -> Result<(), InstallError> {
+        let mut venv = Command::new(&python.path);
         venv.args(["-m", "venv"]).arg(prefix);
-        run("python3 -m venv", venv, &self.limits())?;
+        run("python -m venv", venv, &self.limits())?;
         let mut pip = Command::new(prefix.join("bin/python"));
         pip.args(["-m", "pip", "install", "--only-binary=:all:"])
             .args(["--disable-pip-version-check", "--no-input", "--quiet"])
@@ -485,10 +544,13 @@ fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError
     let out = process::output(command, limits, 1 << 20)
         .map_err(|e| failed(format!("running {what}: {e}")))?;
     match (out.stop, out.status) {
-        (Some(_), _) => Err(failed(format!(
-            "{what} took longer than --install-timeout ({} s) and was stopped",
-            limits.time.unwrap_or_default().as_secs()
-        ))),
+        (Some(_), _) => Err(InstallError {
+            is_stopped: true,
+            ..failed(format!(
+                "{what} took longer than --install-timeout ({} s) and was stopped",
+                limits.time.unwrap_or_default().as_secs()
+            ))
+        }),
         (None, Some(status)) if status.success() => Ok(()),
         (None, status) => {
             let text = String::from_utf8_lossy(&out.stderr);
@@ -497,10 +559,14 @@ fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError
             let code = status
                 .and_then(|s| s.code())
                 .map_or("killed".to_string(), |c| format!("exit {c}"));
-            Err(failed(format!(
-                "{what} failed ({code})\n{}",
-                tail.join("\n")
-            )))
+            let cause = stderr::installer_cause(&text);
+            Err(InstallError {
+                cause: cause.clone(),
+                ..failed(format!(
+                    "{what} failed ({code}): {cause}\n{}",
+                    tail.join("\n")
+                ))
+            })
         }
     }
 }
@@ -611,11 +677,12 @@ fn npm_start(
         before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
         before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),
         lock: npm_lock(&lock),
+        python: String::new(),
     })
 }
 
-/// Returns the command starting a PyPI package: `python -m MODULE`, else its console
-/// script named as given, else named after the package (as uvx chooses it).
+/// Returns the command starting a PyPI package: the program its distribution
+/// declares, chosen as `program` says (docs/probe.md, "Registry packages").
 fn pip_start(
     prefix: &Path,
     package: &PackageRef,
@@ -623,31 +690,44 @@ fn pip_start(
 ) -> Result<Installed, InstallError> {
     let python = prefix.join("bin/python");
     let mut command = vec![python.display().to_string()];
-    match start.module {
-        Some(module) => command.extend(["-m".to_string(), module.to_string()]),
-        None => {
-            let program = start.program.unwrap_or(&package.name);
-            let script = prefix.join("bin").join(program);
-            if !is_plain(program) || !script.is_file() {
-                return Err(failed(format!(
-                    "{}=={} installs no program '{}'",
-                    package.name,
-                    package.version,
-                    sanitize(program)
-                )));
-            }
+    let bin = prefix.join("bin");
+    let is_in_bin = |name: &str| is_plain(name) && bin.join(name).is_file();
+    let declared = program::declared(prefix, &package.name);
+    let chosen = program::choose(
+        &package.name,
+        &declared,
+        start.program,
+        start.module,
+        is_in_bin,
+    )
+    .map_err(|why| failed(format!("{}=={} {why}", package.name, package.version)))?;
+    match chosen {
+        Program::Module(module) => command.extend(["-m".to_string(), module]),
+        Program::Script(script) if is_in_bin(&script) => {
             // Run through the venv's python: the script's #! line is not read.
-            command.push(script.display().to_string());
+            command.push(bin.join(script).display().to_string());
+        }
+        Program::Script(script) => {
+            return Err(failed(format!(
+                "{}=={} declares the console script '{}', which is not in '{}'",
+                package.name,
+                package.version,
+                sanitize(&script),
+                bin.display()
+            )))
         }
     }
     command.extend(start.args.iter().cloned());
-    let home = std::fs::read_to_string(prefix.join("pyvenv.cfg"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| {
+    let cfg = std::fs::read_to_string(prefix.join("pyvenv.cfg")).unwrap_or_default();
+    let value = |wanted: &str| {
+        cfg.lines().find_map(|l| {
             let (key, value) = l.split_once('=')?;
-            (key.trim() == "home").then(|| PathBuf::from(value.trim()))
-        });
+            (key.trim() == wanted).then(|| value.trim().to_string())
+        })
+    };
+    let home = value("home").map(PathBuf::from);
+    // uv writes `version_info`, the venv module `version`.
+    let python_version = value("version_info").or_else(|| value("version"));
     let artifact = match std::fs::read_to_string(prefix.join(ARTIFACT_FILE)) {
         Ok(artifact) => artifact,
         Err(_) => reported_wheel(prefix, &package.name),
@@ -668,6 +748,7 @@ fn pip_start(
                 bytes,
                 extension: "txt",
             }),
+        python: python_version.unwrap_or_default(),
     })
 }
 
@@ -688,9 +769,41 @@ fn reported_wheel(prefix: &Path, name: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Returns whether the index lists only sdists of `package`, to say why it failed.
-fn has_only_sdists(package: &PackageRef) -> bool {
-    pypi::has_only_sdists(&package.name, &package.version)
+/// Runs `install` with each Python of `pythons` (newest first) until one succeeds;
+/// all failing, the error is the newest one's, naming the others tried. A stopped
+/// install or another kind of failure ends the tries.
+fn each_python(
+    pythons: &[&Interpreter],
+    mut install: impl FnMut(&Interpreter) -> Result<(), InstallError>,
+) -> Result<(), InstallError> {
+    let mut first: Option<InstallError> = None;
+    for python in pythons {
+        match install(python) {
+            Ok(()) => return Ok(()),
+            Err(err) if err.kind == InstallKind::Failed && !err.is_stopped => {
+                first.get_or_insert(err);
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    let mut err = first.unwrap_or_else(|| failed("no Python to install with"));
+    if let [newest, rest @ ..] = pythons {
+        let (first_line, more) = err.why.split_once('\n').unwrap_or((err.why.as_str(), ""));
+        let tried = match rest {
+            [] => format!(" (Python {newest})"),
+            _ => format!(
+                " (Python {newest}; {} failed too)",
+                rest.iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        err.why = format!("{first_line}{tried}\n{more}")
+            .trim_end()
+            .to_string();
+    }
+    Err(err)
 }
 
 #[cfg(test)]

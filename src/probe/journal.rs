@@ -52,6 +52,8 @@ pub struct Record<'a> {
     pub skipped_lines: usize,
     pub before: &'a str,
     pub before_note: &'a str,
+    /// The Python version a PyPI package ran on.
+    pub python: &'a str,
     /// The lock's text and its file extension.
     pub lock: Option<(&'a str, &'a str)>,
 }
@@ -66,6 +68,8 @@ pub struct Line {
     pub before: String,
     #[serde(default)]
     pub before_note: String,
+    #[serde(default)]
+    pub python: String,
     /// The lock's text and its file extension.
     pub lock: Option<(String, String)>,
 }
@@ -242,6 +246,7 @@ mod tests {
             skipped_lines: 2,
             before: "",
             before_note: "",
+            python: "",
             lock: Some(("a==1\n", "txt")),
         }
     }

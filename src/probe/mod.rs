@@ -20,7 +20,9 @@ mod install;
 mod join;
 mod journal;
 mod lines;
+mod program;
 mod pypi;
+mod python;
 mod sandbox;
 mod servers;
 mod session;
@@ -28,6 +30,7 @@ mod snapshot;
 mod source;
 mod stderr;
 mod stdio;
+mod tally;
 mod watch;
 
 use std::collections::HashSet;

@@ -4,11 +4,15 @@
 //!
 //! The index is the user's: `UV_DEFAULT_INDEX` or `UV_INDEX_URL` when set (uv reads
 //! them itself), else the one pip is configured with (`PIP_INDEX_URL`, `pip.conf`'s
-//! `index-url`, as `pip config list` shows them), else PyPI. The release's upload
-//! time comes from the index's JSON API (`/simple` → `/pypi/NAME/VERSION/json`, as
-//! PyPI and its mirrors serve it). It installs nothing and runs no package: that is
-//! `install`'s (docs/probe.md, "Registry packages").
+//! `index-url`, as `pip config list` shows them), else PyPI. A release's files, their
+//! `Requires-Python` and upload times come from the index's Simple API, which
+//! mirrors and private indexes serve too (PEP 691 JSON, PEP 700 `upload-time`; PEP
+//! 503 HTML where JSON is not served); PyPI's own JSON API only where the Simple API
+//! gives no upload time. Every request goes through `fetch::http`'s client. It
+//! installs nothing and runs no package: that is `install`'s (docs/probe.md,
+//! "Registry packages").
 
+use std::io::Read;
 use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -16,6 +20,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::fetch::http;
 use crate::infra::date;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
@@ -99,64 +104,324 @@ fn json_base(index: &str) -> Option<String> {
         .map(|root| format!("{root}/pypi"))
 }
 
-/// Holds what the JSON API says of one release.
-#[derive(Debug, Default)]
+/// The most bytes of one index answer read: a project page of every release of a
+/// large project is a few MiB.
+const MAX_ANSWER: u64 = 32 << 20;
+/// What a project page is asked for as: PEP 691's JSON, else PEP 503's HTML.
+const SIMPLE_ACCEPT: &str = "application/vnd.pypi.simple.v1+json, text/html;q=0.01";
+
+/// Holds what the index says of one release.
+#[derive(Debug)]
 pub struct Release {
-    /// The latest upload time of its files, as the index gives it.
-    pub uploaded: Option<String>,
+    /// The latest upload time of its files (PEP 700's `upload-time`), or why the
+    /// Simple API gives none (with the JSON API's time, when it has one).
+    pub uploaded: Result<String, String>,
     /// Its wheels: file name and sha256.
     pub wheels: Vec<(String, String)>,
+    /// How many sdists it has.
+    pub sdists: usize,
+    /// The `Requires-Python` its files declare (PEP 503's `data-requires-python`,
+    /// PEP 691's `requires-python`), the first a wheel gives, else an sdist's.
+    pub requires_python: Option<String>,
 }
 
-/// Returns what the index's JSON API says of `name` at `version`, or why it says
-/// nothing (the reason goes into the servers table).
+impl Release {
+    /// Returns true when the index lists no file of it.
+    pub fn is_missing(&self) -> bool {
+        self.sdists == 0 && self.wheels.is_empty()
+    }
+
+    /// Returns true when it has files and none of them is a wheel.
+    pub fn has_only_sdists(&self) -> bool {
+        self.sdists > 0 && self.wheels.is_empty()
+    }
+}
+
+/// One file of a project page.
+#[derive(Debug, Default, PartialEq)]
+struct File {
+    name: String,
+    sha256: Option<String>,
+    uploaded: Option<String>,
+    requires_python: Option<String>,
+}
+
+/// Returns the HTTP client index requests go through (the machine's trust store and
+/// proxies, retries, see `fetch::http`), made once per run.
+fn client() -> Result<&'static (http::Client, http::Breaker), String> {
+    static CLIENT: OnceLock<Result<(http::Client, http::Breaker), String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            let client = http::Client::new(http::Options {
+                timeout: Duration::from_secs(30),
+                retry: http::Retry::new(3),
+                token: None,
+            })
+            .map_err(|e| format!("{e:#}"))?;
+            // One package's lookups failing never stops another's.
+            Ok((client, http::Breaker::new(0)))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// GETs `url` through the one client and returns the answer's content type and at
+/// most [`MAX_ANSWER`] bytes of it.
+fn get(url: &str, accept: &str) -> Result<(String, Vec<u8>), String> {
+    let (client, breaker) = client()?;
+    client
+        .get(url, Some(accept), breaker, |response| {
+            let kind = response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let mut body = Vec::new();
+            response
+                .take(MAX_ANSWER + 1)
+                .read_to_end(&mut body)
+                .map_err(|e| http::Error::new(http::Kind::Network, e))?;
+            if body.len() as u64 > MAX_ANSWER {
+                return Err(http::Error::new(
+                    http::Kind::Mismatch,
+                    format!("the answer is larger than {MAX_ANSWER} bytes"),
+                ));
+            }
+            Ok((kind, body))
+        })
+        .map_err(|e| format!("GET {}: {e}", sanitize(url)))
+}
+
+/// Returns what the index says of `name` at `version`: its files from the project
+/// page of the Simple API (PEP 691 JSON where the index serves it, else PEP 503
+/// HTML), the upload time from PEP 700's `upload-time`; only where it lacks one is
+/// the JSON API asked (`/simple` → `/pypi/NAME/VERSION/json`, PyPI's own). An error
+/// names the URL.
 pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String> {
+    let url = format!("{}/{}/", index.trim_end_matches('/'), normalize(name));
+    let (kind, body) = get(&url, SIMPLE_ACCEPT)?;
+    let files = if kind.contains("json") {
+        json_files(&body).map_err(|why| format!("GET {}: {why}", sanitize(&url)))?
+    } else {
+        html_files(&String::from_utf8_lossy(&body))
+    };
+    let files: Vec<File> = files
+        .into_iter()
+        .filter(|f| file_version(&f.name, name).is_some_and(|v| same_version(v, version)))
+        .collect();
+    let mut release = Release {
+        uploaded: latest_upload(&files),
+        wheels: Vec::new(),
+        sdists: 0,
+        requires_python: None,
+    };
+    for file in &files {
+        if file.name.ends_with(".whl") {
+            if let Some(sha) = &file.sha256 {
+                release.wheels.push((file.name.clone(), sha.clone()));
+            }
+        } else {
+            release.sdists += 1;
+        }
+    }
+    let wheel_first = files
+        .iter()
+        .filter(|f| f.name.ends_with(".whl"))
+        .chain(files.iter().filter(|f| !f.name.ends_with(".whl")));
+    release.requires_python = wheel_first
+        .filter_map(|f| f.requires_python.clone())
+        .find(|r| !r.trim().is_empty());
+    // uv's --exclude-newer reads upload times from the Simple API and leaves out
+    // every file without one: a time only the JSON API gives cannot date the
+    // resolution, and is kept in the reason for the row.
+    if let Err(simple_why) = &release.uploaded {
+        release.uploaded = Err(match json_api_upload(index, name, version) {
+            Ok(time) => format!(
+                "{simple_why}, which uv's --exclude-newer reads (its JSON API says it was \
+                 uploaded at {})",
+                sanitize(&time)
+            ),
+            Err(json_why) => format!("{simple_why}, and {json_why}"),
+        });
+    }
+    Ok(release)
+}
+
+/// Returns the latest PEP 700 `upload-time` of `files`, or why there is none.
+fn latest_upload(files: &[File]) -> Result<String, String> {
+    let mut latest: Option<(i64, &str)> = None;
+    for time in files.iter().filter_map(|f| f.uploaded.as_deref()) {
+        let secs = upload_secs(time)
+            .ok_or_else(|| format!("'{}' is not an upload time", sanitize(time)))?;
+        if latest.is_none_or(|(t, _)| secs >= t) {
+            latest = Some((secs, time));
+        }
+    }
+    latest
+        .map(|(_, time)| time.to_string())
+        .ok_or_else(|| "the index's Simple API gives no upload time (PEP 700)".to_string())
+}
+
+/// Returns the latest `upload_time_iso_8601` the JSON API gives of a release.
+fn json_api_upload(index: &str, name: &str, version: &str) -> Result<String, String> {
     let base = json_base(index).ok_or_else(|| {
         format!(
-            "the index '{}' does not end in /simple, so its JSON API is not known",
+            "the index '{}' does not end in /simple, so no JSON API is known",
             sanitize(index)
         )
     })?;
     let url = format!("{base}/{}/{version}/json", normalize(name));
-    let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .map_err(|e| format!("GET {url}: {e}"))?;
-    let body = client
-        .get(&url)
-        .send()
-        .and_then(|r| r.error_for_status())
-        .and_then(|r| r.bytes())
-        .map_err(|e| format!("GET {url}: {e}"))?;
-    let json: Value =
-        serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))?;
-    let files = json["urls"]
+    let (_, body) = get(&url, "application/json")?;
+    let json: Value = serde_json::from_slice(&body)
+        .map_err(|e| format!("GET {}: not JSON: {e}", sanitize(&url)))?;
+    let files: Vec<File> = json["urls"]
         .as_array()
-        .ok_or_else(|| format!("GET {url}: no 'urls'"))?;
-    let mut release = Release::default();
-    let mut latest: Option<i64> = None;
-    for file in files {
-        if let Some(time) = file["upload_time_iso_8601"].as_str() {
-            let Some(secs) = upload_secs(time) else {
-                return Err(format!(
-                    "GET {url}: '{}' is not an upload time",
-                    sanitize(time)
-                ));
-            };
-            if latest.is_none_or(|t| secs >= t) {
-                latest = Some(secs);
-                release.uploaded = Some(time.to_string());
-            }
+        .ok_or_else(|| format!("GET {}: no 'urls'", sanitize(&url)))?
+        .iter()
+        .map(|f| File {
+            uploaded: f["upload_time_iso_8601"].as_str().map(String::from),
+            ..File::default()
+        })
+        .collect();
+    latest_upload(&files).map_err(|why| format!("GET {}: {why}", sanitize(&url)))
+}
+
+/// Returns the files of a PEP 691 JSON project page.
+fn json_files(body: &[u8]) -> Result<Vec<File>, String> {
+    let page: Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
+    let files = page["files"].as_array().ok_or("no 'files' (PEP 691)")?;
+    Ok(files
+        .iter()
+        .map(|f| File {
+            name: f["filename"].as_str().unwrap_or_default().to_string(),
+            sha256: f["hashes"]["sha256"].as_str().map(String::from),
+            uploaded: f["upload-time"].as_str().map(String::from),
+            requires_python: f["requires-python"].as_str().map(String::from),
+        })
+        .collect())
+}
+
+/// Returns the files of a PEP 503 HTML project page: each anchor's text, the
+/// `sha256=` of its URL's fragment and its `data-requires-python`.
+fn html_files(body: &str) -> Vec<File> {
+    body.split("<a ")
+        .skip(1)
+        .filter_map(|anchor| {
+            let (attributes, rest) = anchor.split_once('>')?;
+            let (text, _) = rest.split_once("</a>")?;
+            let sha256 = attribute(attributes, "href")
+                .and_then(|href| href.split_once("#sha256=").map(|(_, h)| h.to_string()));
+            Some(File {
+                name: unescape(text.trim()),
+                sha256,
+                uploaded: None,
+                requires_python: attribute(attributes, "data-requires-python"),
+            })
+        })
+        .collect()
+}
+
+/// Returns the unescaped value of `name="..."` (or `'...'`) among an anchor's
+/// attributes.
+fn attribute(attributes: &str, name: &str) -> Option<String> {
+    let mut rest = attributes;
+    while let Some(at) = rest.find(name) {
+        let before = rest[..at].chars().last();
+        let after = rest[at + name.len()..].trim_start();
+        rest = &rest[at + name.len()..];
+        if before.is_some_and(|c| !c.is_whitespace()) {
+            continue;
         }
-        let filename = file["filename"].as_str().unwrap_or_default();
-        if let (true, Some(sha)) = (
-            filename.ends_with(".whl"),
-            file["digests"]["sha256"].as_str(),
-        ) {
-            release.wheels.push((filename.to_string(), sha.to_string()));
+        let Some(value) = after.strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        let quote = value.chars().next()?;
+        if quote != '"' && quote != '\'' {
+            continue;
+        }
+        let (inner, _) = value[1..].split_once(quote)?;
+        return Some(unescape(inner));
+    }
+    None
+}
+
+/// Returns HTML text with the entities an index writes (`&lt;` `&gt;` `&amp;`
+/// `&quot;` `&#39;`) decoded.
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Returns the version a wheel's or sdist's file name gives for the project `name`,
+/// `None` when the file is another project's or not a distribution.
+fn file_version<'f>(file: &'f str, name: &str) -> Option<&'f str> {
+    let wanted = normalize(name);
+    if let Some(stem) = file.strip_suffix(".whl") {
+        let mut parts = stem.split('-');
+        let dist = parts.next()?;
+        return (normalize(dist) == wanted).then(|| parts.next()).flatten();
+    }
+    let stem = [".tar.gz", ".zip", ".tar.bz2", ".tgz"]
+        .iter()
+        .find_map(|ext| file.strip_suffix(ext))?;
+    let (dist, version) = stem.rsplit_once('-')?;
+    (normalize(dist) == wanted).then_some(version)
+}
+
+/// Returns true when two spellings name one version as PEP 440 normalizes them: case,
+/// a leading `v`, separators and the pre-release spellings aside (`0.2.0-rc.3` is
+/// the `0.2.0rc3` of the file names, `1.0-beta1` is `1.0b1`).
+fn same_version(a: &str, b: &str) -> bool {
+    version_tokens(a) == version_tokens(b)
+}
+
+/// Returns a version's numbers and words, separators dropped, numbers without
+/// leading zeros and words in PEP 440's spelling.
+fn version_tokens(version: &str) -> Vec<String> {
+    let lower = version
+        .trim()
+        .trim_start_matches(['v', 'V'])
+        .to_ascii_lowercase();
+    let mut tokens: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut push = |token: &mut String| {
+        if token.is_empty() {
+            return;
+        }
+        let word = match token.as_str() {
+            "alpha" => "a",
+            "beta" => "b",
+            "c" | "pre" | "preview" => "rc",
+            "rev" | "r" => "post",
+            other => other,
+        };
+        let word = match word.parse::<u64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => word.to_string(),
+        };
+        tokens.push(word);
+        token.clear();
+    };
+    for c in lower.chars() {
+        let switches = current
+            .chars()
+            .last()
+            .is_some_and(|last| last.is_ascii_digit() != c.is_ascii_digit());
+        if !c.is_ascii_alphanumeric() || switches {
+            push(&mut current);
+        }
+        if c.is_ascii_alphanumeric() {
+            current.push(c);
         }
     }
-    Ok(release)
+    push(&mut current);
+    tokens
 }
 
 /// Returns the Unix second of an ISO 8601 UTC time (`2026-01-02T03:04:05.123456Z`,
@@ -259,50 +524,6 @@ pub fn normalize(name: &str) -> String {
     out
 }
 
-/// Returns true when the index lists files of `name` at `version` and none of them
-/// is a wheel. Asked only once an install has failed, to say why.
-pub fn has_only_sdists(name: &str, version: &str) -> bool {
-    let url = format!("{}/{}/", index().url, normalize(name));
-    let Ok(client) = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-    else {
-        return false;
-    };
-    let Ok(body) = client
-        .get(&url)
-        .header("Accept", "text/html")
-        .send()
-        .and_then(|r| r.error_for_status()?.text())
-    else {
-        return false;
-    };
-    let (mut wheels, mut sdists) = (0, 0);
-    for file in body
-        .split("</a>")
-        .filter_map(|a| a.rsplit_once('>').map(|(_, text)| text.trim()))
-    {
-        if let Some(stem) = file.strip_suffix(".whl") {
-            let mut parts = stem.split('-');
-            if parts.next().map(normalize) == Some(normalize(name)) && parts.next() == Some(version)
-            {
-                wheels += 1;
-            }
-        } else if let Some(stem) = file
-            .strip_suffix(".tar.gz")
-            .or_else(|| file.strip_suffix(".zip"))
-        {
-            if stem
-                .rsplit_once('-')
-                .is_some_and(|(dist, v)| normalize(dist) == normalize(name) && v == version)
-            {
-                sdists += 1;
-            }
-        }
-    }
-    sdists > 0 && wheels == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +548,59 @@ mod tests {
             Some("https://pypi.org/pypi")
         );
         assert_eq!(json_base("https://mirror.example/root/+simple"), None);
+    }
+
+    #[test]
+    fn a_project_page_is_read_as_json_or_html() {
+        let json = br#"{"meta": {"api-version": "1.1"}, "name": "x-mcp", "files": [
+            {"filename": "x_mcp-1.0-py3-none-any.whl", "hashes": {"sha256": "aa"},
+             "requires-python": ">=3.12", "upload-time": "2026-01-02T03:04:05.123456Z"},
+            {"filename": "x_mcp-1.0.tar.gz", "hashes": {}, "upload-time": "2026-01-02T03:04:09Z"}]}"#;
+        let files = json_files(json).unwrap();
+        assert_eq!(files[0].requires_python.as_deref(), Some(">=3.12"));
+        assert_eq!(files[0].sha256.as_deref(), Some("aa"));
+        assert_eq!(latest_upload(&files).as_deref(), Ok("2026-01-02T03:04:09Z"));
+        let html = "<html><body>\n\
+            <a href=\"../../f/x_mcp-1.0-py3-none-any.whl#sha256=bb\" data-requires-python=\"&gt;=3.10,&lt;4\">x_mcp-1.0-py3-none-any.whl</a><br/>\n\
+            <a data-requires-python='' href='x-mcp-0.9.tar.gz'>x-mcp-0.9.tar.gz</a>\n</body></html>";
+        let files = html_files(html);
+        assert_eq!(
+            files[0],
+            File {
+                name: "x_mcp-1.0-py3-none-any.whl".into(),
+                sha256: Some("bb".into()),
+                uploaded: None,
+                requires_python: Some(">=3.10,<4".into()),
+            }
+        );
+        assert_eq!(files[1].name, "x-mcp-0.9.tar.gz");
+        assert_eq!(
+            latest_upload(&files),
+            Err("the index's Simple API gives no upload time (PEP 700)".to_string())
+        );
+        assert!(json_files(b"{}").unwrap_err().contains("no 'files'"));
+    }
+
+    #[test]
+    fn a_file_belongs_to_the_project_and_version_its_name_says() {
+        assert_eq!(
+            file_version("X_Mcp-1.0-py3-none-any.whl", "x-mcp"),
+            Some("1.0")
+        );
+        assert_eq!(
+            file_version("x_mcp-1.0-1-cp311-cp311-any.whl", "x.mcp"),
+            Some("1.0")
+        );
+        assert_eq!(
+            file_version("x-mcp-server-2.0.tar.gz", "x-mcp-server"),
+            Some("2.0")
+        );
+        assert_eq!(file_version("x-mcp-server-2.0.tar.gz", "x-mcp"), None);
+        assert_eq!(file_version("x_mcp-1.0.exe", "x-mcp"), None);
+        assert!(same_version("v1.0.0", "1.0.0") && !same_version("1.0", "1.0.0"));
+        assert!(same_version("0.2.0-rc.3", "0.2.0rc3"));
+        assert!(same_version("1.0-Beta1", "1.0b1") && same_version("2.01", "2.1"));
+        assert!(!same_version("1.0rc1", "1.0") && !same_version("1.0.post1", "1.0.1"));
     }
 
     #[test]

@@ -32,12 +32,13 @@ use rayon::prelude::*;
 use serde::Deserialize;
 
 use super::hints::ToolHints;
-use super::install::{InstallKind, Installed, Installer, Lock, PackageRef, Start};
+use super::install::{self, InstallKind, Installed, Installer, Lock, PackageRef, Start};
 use super::join;
 use super::journal::{self, Journal, Record};
 use super::sandbox;
 use super::session::{capability_names, Listing};
 use super::stdio::{Ended, Ending};
+use super::tally;
 use super::{csv_header, probe_counting, stderr, tool_cells, Options, Target};
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
@@ -114,6 +115,8 @@ enum Kind {
     NeedsConfiguration,
     InstallFailed,
     NoWheel,
+    /// The package needs a Python this machine does not have.
+    NoPython,
     Exited,
     /// It exited or timed out, its stderr naming a failure to reach the network.
     NeedsNetwork,
@@ -127,12 +130,35 @@ enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order the Markdown's outcome table lists them.
+    const ALL: [Kind; 12] = [
+        Kind::Listed,
+        Kind::NeedsConfiguration,
+        Kind::InstallFailed,
+        Kind::NoWheel,
+        Kind::NoPython,
+        Kind::Exited,
+        Kind::NeedsNetwork,
+        Kind::ToolsListError,
+        Kind::TimedOut,
+        Kind::SandboxRefused,
+        Kind::TooManyProcesses,
+        Kind::TooMuchOutput,
+    ];
+
+    /// Returns false for a server that could not be run as the file gives it: it
+    /// needs configuration (or authorization) first.
+    fn could_run(self) -> bool {
+        !matches!(self, Kind::NeedsConfiguration)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Kind::Listed => "listed",
             Kind::NeedsConfiguration => "needs configuration",
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
+            Kind::NoPython => "no python",
             Kind::Exited => "exited",
             Kind::NeedsNetwork => "needs network",
             Kind::ToolsListError => "tools/list error",
@@ -176,6 +202,8 @@ struct Outcome {
     before_note: String,
     /// What its install resolved to.
     lock: Option<Lock>,
+    /// The Python version a PyPI package ran on.
+    python: String,
 }
 
 impl Outcome {
@@ -214,15 +242,7 @@ fn failure(err: &anyhow::Error) -> Failure {
 /// package's.
 fn probed(name: &str, target: &Target, options: &Options, installed: Option<Installed>) -> Outcome {
     let (listed, skipped_lines) = probe_counting(target, options);
-    let installed = installed.unwrap_or_else(|| Installed {
-        prefix: PathBuf::new(),
-        command: Vec::new(),
-        runtime_dirs: Vec::new(),
-        artifact: String::new(),
-        before: String::new(),
-        before_note: String::new(),
-        lock: None,
-    });
+    let installed = installed.unwrap_or_default();
     Outcome {
         name: name.to_string(),
         result: listed.map_err(|err| failure(&err)),
@@ -231,6 +251,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
         before: installed.before,
         before_note: installed.before_note,
         lock: installed.lock,
+        python: installed.python,
     }
 }
 
@@ -423,6 +444,16 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             Some((bwrap, made))
         }
     };
+    let installs_pypi = servers.iter().any(|s| {
+        s.entry.needs.is_empty()
+            && s.entry
+                .package
+                .as_ref()
+                .is_some_and(|p| p.registry == "pypi")
+    });
+    if installs_pypi && packages.installer.uv.is_none() {
+        messages::warning(install::NO_UV_AT_START);
+    }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -483,7 +514,27 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let locks_dir = out_dir.join(format!("wire-{date}-locks"));
     write_locks(&locks_dir, &outcomes)
         .with_context(|| format!("writing '{}'", locks_dir.display()))?;
-    let mut report = summary(&outcomes, &capabilities, date);
+    let rows: Vec<tally::Row> = servers
+        .iter()
+        .zip(&outcomes)
+        .map(|(server, outcome)| {
+            let kind = outcome
+                .result
+                .as_ref()
+                .map_or_else(|f| f.kind, |_| Kind::Listed);
+            tally::Row {
+                source: tally::source(
+                    server.entry.package.as_ref().map(|p| p.registry.as_str()),
+                    server.entry.url.is_some(),
+                ),
+                outcome: kind.name(),
+                could_run: kind.could_run(),
+                is_listed: kind == Kind::Listed,
+            }
+        })
+        .collect();
+    let tallied = tally::section(&rows, &Kind::ALL.map(Kind::name));
+    let mut report = summary(&outcomes, &capabilities, date, &tallied);
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
         // Read back from the tables just written: the join is of the tables, whoever
@@ -555,6 +606,7 @@ fn record(journal: &Journal, outcome: &Outcome) {
         skipped_lines: outcome.skipped_lines.unwrap_or_default(),
         before: &outcome.before,
         before_note: &outcome.before_note,
+        python: &outcome.python,
         lock: outcome.lock.as_ref().map(|lock| {
             (
                 std::str::from_utf8(&lock.bytes).unwrap_or_default(),
@@ -577,6 +629,7 @@ fn from_journal(line: journal::Line) -> Outcome {
             bytes: text.into_bytes(),
             extension: if extension == "json" { "json" } else { "txt" },
         }),
+        python: line.python,
     }
 }
 
@@ -595,6 +648,7 @@ fn probe_one(
         before: String::new(),
         before_note: String::new(),
         lock: None,
+        python: String::new(),
     };
     let entry = &server.entry;
     let Some(package) = &entry.package else {
@@ -626,9 +680,17 @@ fn probe_one(
         Err(err) => {
             let kind = match err.kind {
                 InstallKind::NoWheel => Kind::NoWheel,
+                InstallKind::NoPython => Kind::NoPython,
                 InstallKind::Failed => Kind::InstallFailed,
             };
-            return fail(kind, err.why);
+            return Outcome {
+                result: Err(Failure {
+                    kind,
+                    reason: err.why,
+                    cause: err.cause,
+                }),
+                ..fail(kind, String::new())
+            };
         }
     };
     let target = match sandbox {
@@ -654,7 +716,7 @@ fn probe_one(
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-const SERVERS_HEADER: [&str; 22] = [
+const SERVERS_HEADER: [&str; 23] = [
     "server",
     "registry_name",
     "repository",
@@ -663,6 +725,7 @@ const SERVERS_HEADER: [&str; 22] = [
     "package_registry",
     "package",
     "package_version",
+    "python",
     "artifact",
     "before",
     "before_note",
@@ -699,6 +762,7 @@ fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome]) -> Resul
             registry,
             package,
             version,
+            outcome.python.clone(),
             outcome.artifact.clone(),
             outcome.before.clone(),
             outcome.before_note.clone(),
@@ -830,9 +894,9 @@ fn lines_cell(text: &str) -> String {
 }
 
 /// Renders `wire-DATE.md`: one line per server.
-fn summary(outcomes: &[Outcome], capabilities: &str, date: &str) -> String {
+fn summary(outcomes: &[Outcome], capabilities: &str, date: &str, tallied: &str) -> String {
     let mut text = format!(
-        "# Wire survey, {date}\n\nClient capabilities offered: {}.\n\n\
+        "# Wire survey, {date}\n\nClient capabilities offered: {}.\n\n{tallied}## Servers\n\n\
          | server | version | protocol | tools | declaring every meaningful hint | declaring nothing | error |\n\
          |---|---|---|---:|---:|---:|---|\n",
         cell(capabilities)

@@ -5,7 +5,8 @@
 //! then prints a long usage text (Go's `flag` package does), while one that dies later
 //! says why last. Memory is bounded: at most [`HEAD`] + [`TAIL`] lines of at most
 //! [`LINE_BYTES`] bytes are held, however much the server writes. This module reads and
-//! renders; when the text is shown is `stdio`'s business.
+//! renders; when the text is shown is `stdio`'s business. It also finds, in an
+//! installer's stderr (uv, pip, npm), the sentence saying why the install failed.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read};
@@ -14,7 +15,7 @@ use std::sync::Mutex;
 use super::bounds;
 use super::lines::{self, Line};
 use crate::infra::messages::{count, noun};
-use crate::infra::sanitize::excerpt;
+use crate::infra::sanitize::{excerpt, sanitize};
 
 /// How many of the first lines are kept.
 pub const HEAD: usize = 10;
@@ -203,6 +204,65 @@ fn keep_within(stderr: impl Read, kept: &Mutex<Kept>, max: usize) {
     }
 }
 
+/// Returns the sentence in which an installer says why it failed: uv's resolver
+/// explanation (the text after `╰─▶`, its wrapped lines joined), else uv's `error:`
+/// line with its `Caused by:` lines, else pip's first `ERROR:` line, else the last
+/// line.
+pub fn installer_cause(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    if let Some(at) = lines.iter().position(|l| l.contains("╰─▶")) {
+        let mut sentence = lines[at]
+            .split_once("╰─▶")
+            .map_or("", |(_, rest)| rest)
+            .trim()
+            .to_string();
+        for line in &lines[at + 1..] {
+            let text = line.trim();
+            if text.is_empty() || text.starts_with("hint:") || text.contains('×') {
+                break;
+            }
+            sentence.push(' ');
+            sentence.push_str(text);
+        }
+        return sanitize(sentence);
+    }
+    if let Some(at) = lines.iter().position(|l| l.starts_with("error:")) {
+        let mut sentence = lines[at].trim().to_string();
+        // uv says why on `Caused by:` lines, and a resolver failure on a `cause:`
+        // line when its stderr is not a terminal.
+        for line in lines[at + 1..].iter().map(|l| l.trim()) {
+            let cause = line
+                .strip_prefix("Caused by:")
+                .or_else(|| line.strip_prefix("cause:"));
+            match cause {
+                Some(cause) => {
+                    sentence.push_str(": ");
+                    sentence.push_str(cause.trim());
+                }
+                None if line.starts_with("hint:") || line.starts_with("error:") => break,
+                None => {}
+            }
+        }
+        return sanitize(sentence);
+    }
+    let pip = lines.iter().find(|l| l.starts_with("ERROR:"));
+    // npm's first line that says something: not its error code, a bare status or
+    // where its log went.
+    let npm = lines.iter().find(|l| {
+        l.strip_prefix("npm error ")
+            .or_else(|| l.strip_prefix("npm ERR! "))
+            .is_some_and(|rest| {
+                let rest = rest.trim();
+                !(rest.starts_with("code ")
+                    || rest.starts_with("errno ")
+                    || rest.starts_with("A complete log")
+                    || rest.bytes().all(|b| b.is_ascii_digit()))
+            })
+    });
+    let last = lines.iter().rev().find(|l| !l.trim().is_empty());
+    sanitize(pip.or(npm).or(last).map_or("", |l| l.trim()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +384,35 @@ mod tests {
         assert!(text.contains("\n  | \\u{1b}[31mred\n"), "{text}");
         assert!(text.contains("\n  | xxx"), "{text}");
         assert!(text.ends_with("\n  | last"), "{text}");
+    }
+
+    #[test]
+    fn an_install_that_fails_says_why_in_the_installers_own_sentence() {
+        let uv = "Using Python 3.11.7 environment at: /c/x\n  \u{d7} No solution found when resolving dependencies:\n  \u{2570}\u{2500}\u{25b6} Because the current Python version (3.11.7) does not satisfy Python>=3.12 and\n      x==1.0 depends on Python>=3.12, we can conclude that x==1.0 cannot be used.\n\n      hint: more\n";
+        assert_eq!(
+            installer_cause(uv),
+            "Because the current Python version (3.11.7) does not satisfy Python>=3.12 and x==1.0 depends on Python>=3.12, we can conclude that x==1.0 cannot be used."
+        );
+        let uv = "error: Failed to fetch: `http://127.0.0.1:1/simple/x/`\n  Caused by: Request failed after 3 retries\n  Caused by: error sending request\n";
+        assert_eq!(
+            installer_cause(uv),
+            "error: Failed to fetch: `http://127.0.0.1:1/simple/x/`: Request failed after 3 retries: error sending request"
+        );
+        let pip = "Looking in indexes: x\nERROR: Could not find a version that satisfies the requirement x==1.0 (from versions: none)\nERROR: No matching distribution found for x==1.0\n";
+        assert_eq!(
+            installer_cause(pip),
+            "ERROR: Could not find a version that satisfies the requirement x==1.0 (from versions: none)"
+        );
+        let uv = "error: No solution found when resolving dependencies\n  cause: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable.\nhint: `x` was filtered by `exclude-newer`\n";
+        assert_eq!(
+            installer_cause(uv),
+            "error: No solution found when resolving dependencies: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable."
+        );
+        let npm = "npm error A complete log of this run can be found in: /x.log\nnpm error code E404\nnpm error 404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb\nnpm error A complete log of this run can be found in: /x.log\n";
+        assert_eq!(
+            installer_cause(npm),
+            "npm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb"
+        );
+        assert_eq!(installer_cause("one\nlast words\n\n"), "last words");
     }
 }

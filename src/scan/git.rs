@@ -27,13 +27,15 @@
 //!
 //! # What runs, and why none of it runs a configured program
 //!
-//! Every call goes through `command`, which puts `--no-pager -c core.fsmonitor=false
-//! -c core.hooksPath=/dev/null -c protocol.allow=never` before the subcommand (command
-//! line settings override every configuration file, including those pulled in by
-//! `include.path`), sets `GIT_PAGER=cat`, `GIT_TERMINAL_PROMPT=0`, `GIT_OPTIONAL_LOCKS=0`,
-//! `GIT_NO_REPLACE_OBJECTS=1`, `GIT_NO_LAZY_FETCH=1` and `GIT_ALLOW_PROTOCOL` to a list
-//! naming no transport, drops the variables that would point git at another
-//! repository (`GIT_DIR`, `GIT_INDEX_FILE`, ... as set inside a hook), and gives git no
+//! Every call goes through [`crate::infra::git`], which starts git in an empty folder of
+//! the tool's own and points it with `-C` at the repository `dir` is in, puts
+//! `--no-pager -c core.fsmonitor=false -c core.hooksPath=/dev/null -c
+//! protocol.allow=never` before the subcommand (command line settings override every
+//! configuration file, including those pulled in by `include.path`), sets
+//! `GIT_PAGER=cat`, `GIT_TERMINAL_PROMPT=0`, `GIT_OPTIONAL_LOCKS=0`,
+//! `GIT_NO_REPLACE_OBJECTS=1`, `GIT_NO_LAZY_FETCH=1` and `GIT_ALLOW_PROTOCOL=none`,
+//! drops every other `GIT_*` variable but those naming the user's own configuration
+//! (`GIT_DIR`, `GIT_INDEX_FILE`, ... as set inside a hook), and gives git no
 //! terminal (stdin and stdout are pipes). The only commands are:
 //!
 //! - `rev-parse --is-inside-work-tree --show-prefix` and `rev-parse --verify --quiet
@@ -80,6 +82,7 @@ use sha1_checked::Digest;
 
 use crate::count::sink::{SizeMismatch, TreeSink};
 use crate::count::{Matcher, TreeCount, READ_BUF};
+use crate::infra::git::{self, Transport};
 use crate::infra::messages;
 use crate::infra::process::{self, Cause, Failure, Limits};
 use crate::infra::sanitize::sanitize;
@@ -122,27 +125,6 @@ fn parse_idle(text: &str) -> Option<Duration> {
         _ => None,
     }
 }
-
-/// Variables that point git at a repository, an index or objects other than the
-/// ones it finds from the directory (as `git rev-parse --local-env-vars` lists them);
-/// a hook that runs `scan` has some of them set for its own repository.
-pub(crate) const LOCAL_ENV: [&str; 15] = [
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_CONFIG",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_CONFIG_COUNT",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_IMPLICIT_WORK_TREE",
-    "GIT_GRAFT_FILE",
-    "GIT_INDEX_FILE",
-    "GIT_REPLACE_REF_BASE",
-    "GIT_PREFIX",
-    "GIT_INTERNAL_SUPER_PREFIX",
-    "GIT_SHALLOW_FILE",
-    "GIT_COMMON_DIR",
-];
 
 /// Holds a `HEAD` commit that a directory may be exactly.
 #[derive(Clone, Debug)]
@@ -498,26 +480,7 @@ impl BlobHasher {
 /// Returns `git` set up to read the repository `dir` is in and run nothing else
 /// (see the module documentation).
 fn command(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.arg("--no-pager")
-        .args(["-c", "core.fsmonitor=false"])
-        .args(["-c", "core.hooksPath=/dev/null"])
-        .args(["-c", "protocol.allow=never"])
-        .arg("-C")
-        .arg(dir);
-    for name in LOCAL_ENV {
-        cmd.env_remove(name);
-    }
-    cmd.env("GIT_PAGER", "cat")
-        .env("PAGER", "cat")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_NO_REPLACE_OBJECTS", "1")
-        .env("GIT_NO_LAZY_FETCH", "1")
-        // A list of transports that names none: no protocol is allowed, whatever the
-        // repository's protocol.*.allow says.
-        .env("GIT_ALLOW_PROTOCOL", "none");
-    cmd
+    git::in_repository(Transport::None, dir)
 }
 
 /// Returns everything `out` holds.

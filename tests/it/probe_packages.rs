@@ -119,7 +119,8 @@ fn npm_tarball(name: &str, source: &str, marker: &Path) -> Vec<u8> {
 }
 
 /// Returns a wheel of `name` at `version` requiring `requires`; with `tools`, a
-/// console script named after it serving them.
+/// console script serving them, named after it (`hintjsonapi`'s only one is named
+/// otherwise: `jsonapi-server`).
 fn wheel(
     dir: &Path,
     name: &str,
@@ -152,8 +153,8 @@ fn wheel(
     let path = dir.join(format!("{name}-{version}-py3-none-any.whl"));
     let script = r#"
 import sys, zipfile, hashlib, base64
-out, server, name, version = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
-requires = "".join(f"Requires-Dist: {r}\n" for r in sys.argv[5:])
+out, server, name, version, program = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4], sys.argv[5]
+requires = "".join(f"Requires-Dist: {r}\n" for r in sys.argv[6:])
 info = f"{name}-{version}.dist-info"
 files = {
   f"{name}/__init__.py": server,
@@ -161,7 +162,7 @@ files = {
   f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
 }
 if server:
-    files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{name} = {name}:main\n"
+    files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{program} = {name}:main\n"
 record = []
 with zipfile.ZipFile(out, "w") as z:
     for file, text in files.items():
@@ -178,6 +179,10 @@ with zipfile.ZipFile(out, "w") as z:
         .arg(&path)
         .arg(&source)
         .args([name, version])
+        .arg(match name {
+            "hintjsonapi" => "jsonapi-server",
+            _ => name,
+        })
         .args(requires)
         .output()
         .expect("running python3");
@@ -197,14 +202,19 @@ const DEP_NEW: (&str, &str) = ("2.0.0", "2026-06-01T00:00:00.000000Z");
 struct PypiFiles {
     wheels: BTreeMap<String, Vec<(String, String, Vec<u8>)>>,
     sdists: BTreeMap<String, String>,
+    /// The `Requires-Python` of a project's files.
+    requires: BTreeMap<String, String>,
+    /// The projects whose Simple API page gives no upload time (no PEP 700).
+    no_upload_time: Vec<String>,
 }
 
-/// Returns the fixture PyPI projects: `hintpy` serving `tools`, and `hintnojson`
-/// the same (whose JSON API is missing), both requiring `hintdep` of which two
-/// releases are there; and `sdistonly`, with an sdist only.
+/// Returns the fixture PyPI projects: `hintpy` serving `tools`, `hintjsonapi` the
+/// same (its upload time only in the JSON API), `hintnojson` the same (its upload
+/// time nowhere) and `hintfuture` (needing a Python no machine has), all requiring
+/// `hintdep` of which two releases are there; and `sdistonly`, with an sdist only.
 fn pypi_files(dir: &Path, tools: &Value) -> PypiFiles {
     let mut files = PypiFiles::default();
-    for name in ["hintpy", "hintnojson"] {
+    for name in ["hintpy", "hintnojson", "hintjsonapi", "hintfuture"] {
         let bytes = wheel(dir, name, "1.0.0", &["hintdep"], Some(tools));
         files.wheels.insert(
             name.to_string(),
@@ -225,6 +235,10 @@ fn pypi_files(dir: &Path, tools: &Value) -> PypiFiles {
     files
         .sdists
         .insert("sdistonly".to_string(), "1.0.0".to_string());
+    files
+        .requires
+        .insert("hintfuture".to_string(), ">=3.99".to_string());
+    files.no_upload_time = vec!["hintnojson".to_string(), "hintjsonapi".to_string()];
     files
 }
 
@@ -269,16 +283,24 @@ fn pypi_answer(
         let wants_json = request
             .header("Accept")
             .is_some_and(|a| a.contains("application/vnd.pypi.simple.v1+json"));
+        let requires = files.requires.get(project);
+        let has_upload_time = !files.no_upload_time.iter().any(|p| p == project);
         if wants_json {
             let page = json!({
                 "meta": {"api-version": "1.1"},
                 "name": project,
                 "versions": listed.iter().map(|f| f.1.clone()).collect::<Vec<_>>(),
-                "files": listed.iter().map(|(file, _, at, sha)| json!({
-                    "filename": file, "url": format!("{base}/files/{file}"),
-                    "hashes": if sha.is_empty() { json!({}) } else { json!({"sha256": sha}) },
-                    "upload-time": at.clone().unwrap_or_else(|| UPLOADED.to_string()),
-                })).collect::<Vec<_>>(),
+                "files": listed.iter().map(|(file, _, at, sha)| {
+                    let mut entry = json!({
+                        "filename": file, "url": format!("{base}/files/{file}"),
+                        "hashes": if sha.is_empty() { json!({}) } else { json!({"sha256": sha}) },
+                        "requires-python": requires,
+                    });
+                    if has_upload_time {
+                        entry["upload-time"] = json!(at.clone().unwrap_or_else(|| UPLOADED.to_string()));
+                    }
+                    entry
+                }).collect::<Vec<_>>(),
             });
             return Some(
                 reply(200, page.to_string())
@@ -293,7 +315,13 @@ fn pypi_answer(
                 } else {
                     format!("#sha256={sha}")
                 };
-                format!("<a href=\"{base}/files/{file}{hash}\">{file}</a>")
+                let requires = requires
+                    .map(|r| {
+                        let r = r.replace('>', "&gt;").replace('<', "&lt;");
+                        format!(" data-requires-python=\"{r}\"")
+                    })
+                    .unwrap_or_default();
+                format!("<a href=\"{base}/files/{file}{hash}\"{requires}>{file}</a>")
             })
             .collect();
         return Some(html(format!("<html><body>{links}</body></html>")));
@@ -673,6 +701,16 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         "results",
     );
     assert_code(&out, 1);
+    // Without uv, said once at the start, with what it costs and how to install it.
+    assert_eq!(
+        stderr(&out)
+            .matches("uv is not on PATH: PyPI packages are installed with pip")
+            .count(),
+        1,
+        "{}",
+        show(&out)
+    );
+    assert!(stderr(&out).contains("`pip install uv`"), "{}", show(&out));
     let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
     let cell = |server: &str, column: &str| table[server][column].clone();
     let summary = |server: &str| {
@@ -849,6 +887,38 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         report.contains("only on the wire, which the source census could not see: 1 (33.3%)"),
         "{report}"
     );
+    // It opens with the outcomes per registry, counted here from the servers table,
+    // and the share listed of the servers that could run (all but those needing
+    // configuration).
+    let table = servers_table(&work.path().join(format!("results/wire-{DATE}-servers.csv")));
+    let tally = |registry: &str, keep: &dyn Fn(&str) -> bool| {
+        table
+            .values()
+            .filter(|r| r["package_registry"] == registry && keep(&r["outcome"]))
+            .count()
+    };
+    let could = |o: &str| o != "needs configuration";
+    let (npm_listed, npm_could) = (tally("npm", &|o| o == "listed"), tally("npm", &could));
+    let (py_listed, py_could) = (tally("pypi", &|o| o == "listed"), tally("pypi", &could));
+    assert!(npm_listed > 0 && py_listed > 0 && npm_could > npm_listed);
+    let share = |k: usize, n: usize| format!("{k} of {n} ({}%)", (k * 100 + n / 2) / n);
+    let listed_row = format!(
+        "| listed | {npm_listed} | {py_listed} | {} |",
+        npm_listed + py_listed
+    );
+    let share_row = format!(
+        "| **listed, of those that could run** | {} | {} | {} |",
+        share(npm_listed, npm_could),
+        share(py_listed, py_could),
+        share(npm_listed + py_listed, npm_could + py_could)
+    );
+    let opening = report.split("## Servers").next().unwrap();
+    assert!(
+        opening.contains("| outcome | npm | PyPI | all |")
+            && opening.contains(&listed_row)
+            && opening.contains(&share_row),
+        "expected\n{listed_row}\n{share_row}\ngot\n{report}"
+    );
 
     // The secret's server was never installed or run: only the other packages were
     // asked for, the hinted one three times (its publish time, its packument for the
@@ -971,8 +1041,18 @@ fn pypi_packages_resolve_with_uv_as_of_the_release_upload_time() {
     let bin = work.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
     std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
-    let pypi = pypi_files(work.path(), &py_tools());
+    let mut pypi = pypi_files(work.path(), &py_tools());
     let wheel_sha = sha256_hex(&pypi.wheels["hintpy"][0].2);
+    // The Python the probe must choose for hintpy: the one `python3` is, as it says.
+    let python3 = std::process::Command::new("python3")
+        .args(["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])
+        .env("PATH", path_without_uv())
+        .output()
+        .expect("python3 runs");
+    let python3 = String::from_utf8_lossy(&python3.stdout).trim().to_string();
+    let minor = python3.rsplit_once('.').unwrap().0.to_string();
+    pypi.requires
+        .insert("hintpy".to_string(), format!("=={minor}.*"));
     let base = Arc::new(std::sync::Mutex::new(String::new()));
     let index = {
         let at = base.clone();
@@ -988,6 +1068,10 @@ fn pypi_packages_resolve_with_uv_as_of_the_release_upload_time() {
          package = { registry = \"pypi\", name = \"hintpy\", version = \"1.0.0\" }\n\
          [[server]]\nname = \"nojson\"\n\
          package = { registry = \"pypi\", name = \"hintnojson\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"jsonapi\"\n\
+         package = { registry = \"pypi\", name = \"hintjsonapi\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"future\"\n\
+         package = { registry = \"pypi\", name = \"hintfuture\", version = \"1.0.0\" }\n\
          [[server]]\nname = \"sdist\"\n\
          package = { registry = \"pypi\", name = \"sdistonly\", version = \"1.0.0\" }\n",
     )
@@ -1040,17 +1124,55 @@ fn pypi_packages_resolve_with_uv_as_of_the_release_upload_time() {
         lock("dated", &py["lock"]),
         "hintdep==1.0.0\nhintpy==1.0.0\n"
     );
-    // Where the index's JSON API does not say when it was uploaded, the row says so
-    // and uv resolved it on the day.
+    // Its upload time came from the Simple API: the JSON API was not asked.
+    assert_eq!(index.hits("/pypi/hintpy/1.0.0/json"), 0);
+    // The Python its Requires-Python admits (python3's minor version, of which the
+    // newest micro on PATH), and the table says which.
+    assert!(
+        py["python"].starts_with(&format!("{minor}.")),
+        "{minor}: {}",
+        show(&out)
+    );
+    // Where the Simple API gives no upload time, PyPI's JSON API is asked; uv leaves
+    // out every file without one under --exclude-newer, so the release is resolved
+    // on the day, the row saying when the JSON API says it was uploaded.
+    let jsonapi = &table["jsonapi"];
+    assert_eq!(jsonapi["outcome"], "listed", "{}", show(&out));
+    assert_eq!(jsonapi["before"], "");
+    let note = &jsonapi["before_note"];
+    assert!(
+        note.contains("the index's Simple API gives no upload time (PEP 700)")
+            && note.contains(&format!("its JSON API says it was uploaded at {UPLOADED}"))
+            && note.ends_with("uv resolved the dependencies on the day"),
+        "{note}"
+    );
+    assert_eq!(
+        lock("dated", &jsonapi["lock"]),
+        "hintdep==2.0.0\nhintjsonapi==1.0.0\n"
+    );
+    assert_eq!(index.hits("/pypi/hintjsonapi/1.0.0/json"), 1);
+    // Where neither says when it was uploaded, the row says so and uv resolved it on
+    // the day.
     let nojson = &table["nojson"];
     assert_eq!(nojson["outcome"], "listed", "{}", show(&out));
     assert_eq!(nojson["before"], "");
     let note = &nojson["before_note"];
     assert!(
-        note.contains("/pypi/hintnojson/1.0.0/json")
+        note.contains("the index's Simple API gives no upload time (PEP 700)")
+            && note.contains("/pypi/hintnojson/1.0.0/json: HTTP 404")
             && note.ends_with("uv resolved the dependencies on the day"),
         "{note}"
     );
+    // A release needing a Python the machine lacks is not installed.
+    let future = &table["future"];
+    assert_eq!(future["outcome"], "no python", "{}", show(&out));
+    assert!(
+        future["error"].starts_with("hintfuture==1.0.0 needs Python >=3.99; this machine has ")
+            && future["error"].contains(&format!("{minor}.")),
+        "{}",
+        future["error"]
+    );
+    assert!(!work.path().join("cache/pypi/hintfuture@1.0.0").exists());
     assert_eq!(
         lock("dated", &nojson["lock"]),
         "hintdep==2.0.0\nhintnojson==1.0.0\n"
