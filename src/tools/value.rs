@@ -10,7 +10,7 @@
 //! chain of references.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
 use super::packages::{module_paths, Layout};
@@ -323,6 +323,17 @@ pub(crate) struct Resolver<'a> {
     pending: RefCell<BTreeSet<Vec<u8>>>,
     /// Where modules named by package are (see `packages`).
     layout: &'a Layout,
+    /// Go folder → its files, parsed and unread.
+    go_folders: HashMap<&'a [u8], GoPackage<'a>>,
+    /// (Go folder, name) already searched for in the folder's unread files.
+    pended: RefCell<HashSet<(Vec<u8>, String)>>,
+}
+
+/// The Go files of one folder, in path order.
+#[derive(Default)]
+struct GoPackage<'a> {
+    parsed: Vec<usize>,
+    unread: Vec<(&'a [u8], Option<&'a [u8]>)>,
 }
 
 impl<'a> Resolver<'a> {
@@ -346,12 +357,30 @@ impl<'a> Resolver<'a> {
             .enumerate()
             .map(|(i, f)| (f.path.as_slice(), i))
             .collect();
+        let mut go_folders: HashMap<&[u8], GoPackage> = HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            if extension(&f.path) == b"go" {
+                go_folders
+                    .entry(parent(&f.path))
+                    .or_default()
+                    .parsed
+                    .push(i);
+            }
+        }
+        for (path, bytes) in unread.iter() {
+            if extension(path) == b"go" {
+                let package = go_folders.entry(parent(path)).or_default();
+                package.unread.push((path, *bytes));
+            }
+        }
         Resolver {
             files,
             by_path,
             unread,
             pending: RefCell::new(BTreeSet::new()),
             layout,
+            go_folders,
+            pended: RefCell::new(HashSet::new()),
         }
     }
 
@@ -364,9 +393,21 @@ impl<'a> Resolver<'a> {
     /// Records the unread Go files of the folder of `file` that may bind `name`:
     /// those whose text holds it (a file let go may hold anything).
     fn pend_package(&self, file: usize, name: &str) {
-        let from = &self.files[file].path;
+        let folder = parent(&self.files[file].path);
+        // Many tools look the same preset up in one package: its folder's text is
+        // searched once a name.
+        if !self
+            .pended
+            .borrow_mut()
+            .insert((folder.to_vec(), name.to_string()))
+        {
+            return;
+        }
+        let Some(package) = self.go_folders.get(folder) else {
+            return;
+        };
         let mut pending = self.pending.borrow_mut();
-        for (path, bytes) in self.unread.iter().filter(|(p, _)| same_package(from, p)) {
+        for (path, bytes) in &package.unread {
             if bytes.is_none_or(|b| memchr::memmem::find(b, name.as_bytes()).is_some()) {
                 pending.insert(path.to_vec());
             }
@@ -671,11 +712,13 @@ impl<'a> Resolver<'a> {
         }
         if extension(&summary.path) == b"go" {
             self.pend_package(file, name);
-            for (i, other) in self.files.iter().enumerate() {
-                if i != file && same_package(&summary.path, &other.path) {
-                    if let Some(bound) = other.bindings.get(name) {
-                        return Some((i, bound.clone().unwrap_or(Val::Other)));
-                    }
+            let parsed = self
+                .go_folders
+                .get(parent(&summary.path))
+                .map_or(&[][..], |p| p.parsed.as_slice());
+            for &i in parsed.iter().filter(|&&i| i != file) {
+                if let Some(bound) = self.files[i].bindings.get(name) {
+                    return Some((i, bound.clone().unwrap_or(Val::Other)));
                 }
             }
         }
@@ -699,11 +742,12 @@ impl<'a> Resolver<'a> {
         for rel in summary.modules() {
             add(&rel);
         }
-        if extension(&summary.path) == b"go" {
-            reach.sure.extend(
-                (0..self.files.len())
-                    .filter(|&i| i != file && same_package(&summary.path, &self.files[i].path)),
-            );
+        if let Some(package) = self.go_folders.get(parent(&summary.path)) {
+            if extension(&summary.path) == b"go" {
+                reach
+                    .sure
+                    .extend(package.parsed.iter().copied().filter(|&i| i != file));
+            }
         }
         reach
     }
@@ -830,12 +874,6 @@ pub(crate) fn python_relative(module: &str) -> String {
         rel.push_str(&rest.replace('.', "/"));
     }
     rel
-}
-
-/// Returns true when a Go file at `from` may look a name up in the file at `other`:
-/// both are Go files of the same folder.
-pub(crate) fn same_package(from: &[u8], other: &[u8]) -> bool {
-    extension(from) == b"go" && extension(other) == b"go" && parent(from) == parent(other)
 }
 
 #[cfg(test)]
