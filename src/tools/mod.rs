@@ -881,18 +881,13 @@ fn unread_on_chains(
                         .iter()
                         .filter_map(|c| node.get(c.as_slice()).copied()),
                 );
-                let under: Vec<Vec<u8>> = match rel {
-                    Spec::Relative(rel) => {
-                        value::join(value::parent(from), rel).into_iter().collect()
-                    }
-                    // A package's folder: where its `__init__.py` would be.
-                    Spec::Package(_) => candidates
-                        .iter()
-                        .filter_map(|c| c.strip_suffix(b"/__init__.py"))
-                        .map(<[u8]>::to_vec)
-                        .collect(),
+                // A module by package names the modules its names may be itself
+                // (see `prefilter::references`).
+                let under = match rel {
+                    Spec::Relative(rel) => value::join(value::parent(from), rel),
+                    Spec::Package(_) => None,
                 };
-                for mut folder in under {
+                if let Some(mut folder) = under {
                     folder.push(b'/');
                     out.extend(
                         node.range(folder.as_slice()..)

@@ -393,8 +393,9 @@ fn go_imports(bytes: &[u8]) -> Vec<String> {
     out
 }
 
-/// Python's absolute imports, `from a.b import x` and `import a.b as p`: the
-/// module as the resolver spells it (`a/b`).
+/// Python's absolute imports, `from a.b import x, y` and `import a.b as p`: the
+/// module as the resolver spells it (`a/b`), and each name imported from it as a
+/// module under it (`a/b/x`: `from a.b import x` may name one).
 fn python_packages(bytes: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     for word in [&b"from"[..], b"import"] {
@@ -411,14 +412,46 @@ fn python_packages(bytes: &[u8]) -> Vec<String> {
                 .iter()
                 .take_while(|&&b| b == b'.' || is_ident(b))
                 .count();
-            if start > 0 && len > 0 && rest[0] != b'.' {
-                if let Ok(module) = std::str::from_utf8(&rest[..len]) {
-                    out.push(module.trim_end_matches('.').replace('.', "/"));
+            if start == 0 || len == 0 || rest[0] == b'.' {
+                continue;
+            }
+            let Ok(module) = std::str::from_utf8(&rest[..len]) else {
+                continue;
+            };
+            let module = module.trim_end_matches('.').replace('.', "/");
+            if word == b"from" {
+                for name in imported_names(&rest[len..]) {
+                    out.push(format!("{module}/{name}"));
                 }
             }
+            out.push(module);
         }
     }
     out
+}
+
+/// Returns the names of `import x, y as z` or `import (x,\n y)` that follow a
+/// `from` module.
+fn imported_names(rest: &[u8]) -> Vec<String> {
+    let rest = rest.trim_ascii_start();
+    let Some(rest) = rest.strip_prefix(b"import") else {
+        return Vec::new();
+    };
+    let rest = rest.trim_ascii_start();
+    let list = match rest.strip_prefix(b"(") {
+        Some(inner) => &inner[..inner.iter().position(|&b| b == b')').unwrap_or(inner.len())],
+        None => &rest[..rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())],
+    };
+    list.split(|&b| b == b',')
+        .filter_map(|item| {
+            let item = item.trim_ascii();
+            let len = item.iter().take_while(|&&b| is_ident(b)).count();
+            std::str::from_utf8(&item[..len])
+                .ok()
+                .filter(|n| !n.is_empty())
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// Every one-line string literal in quotes that starts with `./` or `../`, or is
@@ -659,7 +692,8 @@ mod tests {
                 "rel ./a",
                 "rel ./tools/read",
                 "pkg app/presets",
-                "pkg mcp"
+                "pkg mcp",
+                "pkg mcp/x"
             ]
         );
         let rb = b"require_relative \"presets\"\nrequire_relative('lib/x')\nrequire 'json'";
