@@ -31,6 +31,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
     ["infra"],
     ["tools"],
+    ["lint"],
     ["count"],
     ["fetch"],
     ["archive"],

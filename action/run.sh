@@ -5,7 +5,7 @@
 # outside GitHub, which is how tests/action.rs tests it.
 #
 # Reads INPUT_MODE (scan, probe or diff), INPUT_PATHS, INPUT_REQUIRE_HINTS,
-# INPUT_PROFILE, INPUT_COMMAND, INPUT_URL, INPUT_REQUIRE, INPUT_SAVE, INPUT_TIMEOUT,
+# INPUT_PROFILE, INPUT_SARIF, INPUT_COMMAND, INPUT_URL, INPUT_REQUIRE, INPUT_SAVE, INPUT_TIMEOUT,
 # INPUT_OLD, INPUT_NEW and INPUT_BINARY (action.yml says what each means), and
 # GitHub's GITHUB_STEP_SUMMARY, GITHUB_OUTPUT and RUNNER_TEMP, each optional here.
 #
@@ -118,7 +118,7 @@ verdict() {
         if [ "$require_hints" = true ]; then
             text="**Passed**: every tree was counted and spells out at least one of the four hint names."
         elif [ "$require_hints" = tools ]; then
-            text="**Passed**: every tree was counted and every tool definition found sets each hint meaningful for it."
+            text="**Passed**: every tree was counted and the lint found nothing in any tool definition."
         fi ;;
     probe:0)
         text="**Passed**: the server listed its tools."
@@ -133,7 +133,7 @@ verdict() {
     scan:3)
         text="**Gate failed** (exit 3): a tree reads zero on all four hint names. A zero is about the literals in the tree, not what the server sends: see the limits in the README."
         if [ "$require_hints" = tools ]; then
-            text="**Gate failed** (exit 3): a tool definition omits a hint meaningful for it; the messages and the warnings at each line name them."
+            text="**Gate failed** (exit 3): the lint found a tool definition to fix (no hint, a meaningful hint left out, or a read-only declaration contradicted); the messages and the results at each line name them."
         fi ;;
     probe:3) text="**Gate failed** (exit 3): a tool breaks the required rule; the output names each one and what it lacks." ;;
     *) text="**Error**: mcp-hint-census exited with status $2." ;;
@@ -174,6 +174,11 @@ case $require_hints in
 true | false | tools) ;;
 *) usage '`require-hints` must be true, false or tools' "$require_hints" ;;
 esac
+sarif=${INPUT_SARIF:-false}
+case $sarif in
+true | false) ;;
+*) usage '`sarif` must be true or false' "$sarif" ;;
+esac
 # An input meant for another mode is a mistake worth stopping on: with the default
 # mode, a forgotten `mode: probe` would otherwise pass as a scan of the checkout.
 if [ "$mode" = scan ]; then
@@ -182,6 +187,8 @@ if [ "$mode" = scan ]; then
     fi
 elif [ -n "${INPUT_PROFILE:-}" ]; then
     usage '`profile` is for mode scan'
+elif [ "$sarif" = true ]; then
+    usage '`sarif` is for mode scan'
 elif [ "$mode" = probe ] && [ -n "${INPUT_OLD:-}${INPUT_NEW:-}" ]; then
     usage '`old` and `new` are for mode diff'
 fi
@@ -212,14 +219,19 @@ scan)
     if [ "$require_hints" = tools ]; then args+=(--require-hints=tools); fi
     if [ -n "${INPUT_PROFILE:-}" ]; then args+=(--profile "$INPUT_PROFILE"); fi
     args+=(--csv "$work/scan.csv" --tools-csv "$work/tools.csv")
-    args+=(--github-warnings "$work/warnings.txt" -- "${paths[@]}")
+    if [ "$sarif" = true ]; then
+        args+=(--sarif "$work/lint.sarif")
+    else
+        args+=(--github-warnings "$work/warnings.txt")
+    fi
+    args+=(-- "${paths[@]}")
     run_tool "${args[@]}"
     csv_written "$work/scan.csv"
     if [ -f "$work/tools.csv" ]; then set_output tools-csv "$work/tools.csv"; fi
+    if [ -f "$work/lint.sarif" ]; then set_output sarif "$work/lint.sarif"; fi
     status=$rc
-    # One workflow command per tool that omits a meaningful hint, encoded by the
-    # tool as GitHub reads them: on the step's stdout, a pull request shows each at
-    # its line.
+    # One workflow command per finding of the lint, encoded by the tool as GitHub
+    # reads them: on the step's stdout, a pull request shows each at its line.
     if [ -f "$work/warnings.txt" ]; then cat "$work/warnings.txt"; fi
     verdict scan "$rc"
     ;;

@@ -6,7 +6,7 @@ One command, from the repository root, with clones of the trees at hand:
     python3 benches/real.py                        # clones in /work/.mirror, 3 repeats
     python3 benches/real.py --clones DIR --bin target/release/mcp-hint-census
     python3 benches/real.py --per-tree             # where the finder's time goes
-    python3 benches/real.py --tools-only           # the tools table's hash, nothing timed
+    python3 benches/real.py --tools-only           # the tools table's hash and name classes
 
 `benches/real-trees.toml` lists the trees: public MCP servers and SDKs in TypeScript,
 Python, Go, Rust, C#, Java and Kotlin, each pinned at a commit, monorepos also as
@@ -38,6 +38,10 @@ disagreement stops the run.
 The census's tools table (`tools-DATE.csv`, --date fixed) is hashed and copied to
 `target/bench-real/tools-LABEL.csv` (LABEL: --label, else the binary's file name), so
 the tables of two binaries can be diffed. Every timed census must write the same one.
+From it the run prints, per name class (`read`, `write`, `destructive`, `unknown`), the
+distinct source tools, those declaring nothing and those declaring readOnlyHint true and
+false, and the class's precision where authors declared readOnlyHint: a name is a hint
+about a hint, measured here rather than assumed.
 
 Stdlib only (Python 3.11); GNU time (`apt-get install time`) is required.
 """
@@ -537,6 +541,59 @@ def report_tools(table, label, group):
         if u:
             name = repo + ("/" + sub if sub else "")
             print("  {:>5} of {:>5} ({:5.1f}%)  {}".format(u, n, 100 * u / n, name))
+    print_name_classes(path)
+
+
+CLASSES = ["read", "write", "destructive", "unknown"]
+
+
+def name_classes(path):
+    """Returns, per name class of the tools table at `path`, the trees' own tools
+    (kind tool, role source, each distinct (repo, pin, path, line) once: subfolder
+    trees of a repository share definitions), those with no hint set, and those
+    declaring readOnlyHint true and false."""
+    counts = {c: [0, 0, 0, 0] for c in CLASSES}
+    seen = set()
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        for row in csv.DictReader(f):
+            if row["kind"] != "tool" or row["role"] != "source":
+                continue
+            key = (row["repo"], row["pinned"], row["path"], row["line"], row["tool"])
+            if key in seen:
+                continue
+            seen.add(key)
+            c = counts[row["name_class"]]
+            hints = [row[h] for h in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")]
+            c[0] += 1
+            c[1] += all(h == "" for h in hints)
+            c[2] += hints[0] == "true"
+            c[3] += hints[0] == "false"
+    return counts
+
+
+def print_name_classes(path):
+    """Prints what silence costs on these trees and each class's measured precision:
+    for read names the share declaring readOnlyHint true among those declaring it,
+    for write and destructive names the share declaring it false."""
+    counts = name_classes(path)
+    print("\nname classes (distinct source tools; docs/method.md, \"Name classes\"):")
+    print("{:<12} {:>7} {:>16} {:>18} {:>19}  {}".format(
+        "name reads", "tools", "declare nothing", "readOnlyHint true", "readOnlyHint false",
+        "precision where declared"))
+    for name in CLASSES:
+        tools, silent, ro, not_ro = counts[name]
+        agree = {"read": ro, "write": not_ro, "destructive": not_ro}.get(name)
+        declared = ro + not_ro
+        if agree is None:
+            precision = "-"
+        elif declared == 0:
+            precision = "- (none declared)"
+        else:
+            precision = "{:.1f}% ({} of {})".format(100.0 * agree / declared, agree, declared)
+        print("{:<12} {:>7} {:>16} {:>18} {:>19}  {}".format(
+            name, tools, silent, ro, not_ro, precision))
+    silent = sum(c[1] for c in counts.values())
+    print("{} declare nothing; {} of them have read names".format(silent, counts["read"][1]))
 
 
 if __name__ == "__main__":

@@ -379,8 +379,9 @@ pub struct ScanArgs {
 
     /// Exits with status 3 when the tree falls short: `literals` (the default) when it
     /// reads zero in every column that spells a hint (the four names, and with
-    /// --profile their other spellings); `tools` when a tool definition found leaves
-    /// out a hint that is meaningful for it, each named at path:line.
+    /// --profile their other spellings); `tools` when the lint finds anything in a tool
+    /// definition (no hint, a hint meaningful for it left out, a read-only declaration
+    /// its name or its destructiveHint contradicts), each named at path:line.
     #[arg(long, value_name = "literals|tools", num_args = 0..=1, require_equals = true,
           default_missing_value = "literals")]
     pub require_hints: Option<HintGate>,
@@ -396,13 +397,18 @@ pub struct ScanArgs {
     pub tools_csv: Option<PathBuf>,
 
     /// Writes a GitHub workflow command (`::warning file=PATH,line=N::...`) for each
-    /// tool definition that omits a hint meaningful for it into FILE, so that a job
-    /// that prints FILE shows each at its line.
+    /// finding of the lint in a tool definition into FILE, so that a job that prints
+    /// FILE shows each at its line.
     #[arg(long, value_name = "FILE")]
     pub github_warnings: Option<PathBuf>,
 
+    /// Writes the lint's findings as a SARIF 2.1.0 log into FILE (for GitHub code
+    /// scanning): its rules, and each result at the definition's file and line.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+
     /// Counts literals only: no tool finder, and empty tool columns.
-    #[arg(long, conflicts_with_all = ["tools", "tools_csv", "github_warnings"])]
+    #[arg(long, conflicts_with_all = ["tools", "tools_csv", "github_warnings", "sarif"])]
     pub no_tools: bool,
 
     /// The roles whose files the tool finder reads, besides `source`: any of test,
@@ -418,7 +424,7 @@ pub struct ScanArgs {
 pub enum HintGate {
     /// Every tree spells at least one hint in its literal columns.
     Literals,
-    /// Every tool definition found sets every hint meaningful for it.
+    /// The lint finds nothing in any tool definition found.
     Tools,
 }
 

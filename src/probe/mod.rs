@@ -20,6 +20,7 @@ mod install;
 mod join;
 mod journal;
 mod lines;
+mod lint;
 mod program;
 mod pypi;
 mod python;
@@ -56,13 +57,15 @@ pub use join::run as join;
 use session::{Listing, Offer};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
-/// `--servers` table: the tool, each hint as declared, what it omits, and each hint
-/// as a client resolves it.
+/// `--servers` table: the tool, each hint as declared, what it omits, each hint as a
+/// client resolves it, and what its name says it does (docs/method.md, "Name
+/// classes").
 fn csv_header() -> Vec<String> {
     let mut header = vec!["tool".to_string()];
     header.extend(Hint::ALL.map(|h| h.name().to_string()));
     header.push("omits".to_string());
     header.extend(Hint::ALL.map(|h| format!("resolved_{}", h.name())));
+    header.push("name_class".to_string());
     header
 }
 
@@ -297,6 +300,7 @@ fn run_once(once: &Once, options: &Options) -> Result<ExitStatus> {
     let mut out = Out::new();
     out.print(&table(&tools))?;
     out.print(&summary(&listing, &tools))?;
+    out.print(&lint::lines(&tools))?;
     if let Some(dir) = &once.source {
         let beside = source::beside(dir, &tools)?;
         out.print(&source::render(dir, &beside))?;
@@ -493,6 +497,7 @@ fn tool_cells(tool: &ToolHints) -> Vec<String> {
     record.extend(Hint::ALL.map(|h| tool.declared(h).cell().to_string()));
     record.push(omits_cell(tool));
     record.extend(Hint::ALL.map(|h| resolved_cell(tool.resolved(h)).to_string()));
+    record.push(lint::name_class(tool).as_str().to_string());
     record
 }
 

@@ -535,6 +535,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         .collect();
     let tallied = tally::section(&rows, &Kind::ALL.map(Kind::name));
     let mut report = summary(&outcomes, &capabilities, date, &tallied);
+    report.push_str(&super::lint::silence_markdown(&listed_tools(&outcomes)));
     let join_path = out_dir.join(format!("join-{date}.csv"));
     if let Some(census) = &census {
         // Read back from the tables just written: the join is of the tables, whoever
@@ -828,6 +829,18 @@ fn counts(listing: &Listing) -> (usize, usize, usize) {
     let complete = tools.iter().filter(|t| t.omits().is_empty()).count();
     let nothing = tools.iter().filter(|t| t.declares_nothing()).count();
     (tools.len(), complete, nothing)
+}
+
+/// Returns each server that listed, with its tools read as the schema reads them.
+fn listed_tools(outcomes: &[Outcome]) -> Vec<(String, Vec<ToolHints>)> {
+    outcomes
+        .iter()
+        .filter_map(|o| {
+            let listing = o.result.as_ref().ok()?;
+            let tools = listing.tools.iter().map(ToolHints::from_tool).collect();
+            Some((o.name.clone(), tools))
+        })
+        .collect()
 }
 
 fn write_table(path: &Path, outcomes: &[Outcome], capabilities: &str) -> Result<()> {

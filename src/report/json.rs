@@ -13,14 +13,29 @@ use serde_json::{json, Map, Value};
 
 use super::terminal::extension_label;
 use crate::count::TreeCount;
+use crate::lint::{self, Subject};
 use crate::table::{by_extension, one_line, Table, TOOL_COLUMNS};
 use crate::tools::hints::{settings, state, Hint};
-use crate::tools::{HintState, ToolDef};
+use crate::tools::{DefKind, HintState, Role, ToolDef};
 
 /// Returns one tool definition as JSON: where it is, its family and name (`null`
-/// when not a literal), each hint as `true`, `false`, `"?"` or `null` (absent), and
-/// the hints meaningful for it that it omits.
+/// when not a literal), its name class, each hint as `true`, `false`, `"?"` or
+/// `null` (absent), the hints meaningful for it that it omits, and the lint's
+/// findings (a tree's own tools only: kind `tool`, role `source`).
 fn json_tool(tool: &ToolDef) -> Value {
+    let own = tool.kind == DefKind::Tool && tool.role == Role::Source;
+    let findings: Vec<Value> = match own {
+        false => Vec::new(),
+        true => lint::check(&Subject {
+            name: tool.name.as_deref(),
+            class: tool.name_class,
+            settings: settings(tool),
+            family: Some(tool.family),
+        })
+        .into_iter()
+        .map(|f| json!({ "rule": f.rule.id(), "message": f.message, "suggestion": f.suggestion }))
+        .collect(),
+    };
     let hints: Map<String, Value> = Hint::ALL
         .iter()
         .map(|&h| {
@@ -41,8 +56,10 @@ fn json_tool(tool: &ToolDef) -> Value {
         "role": tool.role.as_str(),
         "sdk": tool.family.as_str(),
         "tool": tool.name,
+        "name_class": tool.name_class.as_str(),
         "hints": hints,
         "omits": settings(tool).omits().iter().map(|h| h.name()).collect::<Vec<_>>(),
+        "lint": findings,
     })
 }
 

@@ -26,6 +26,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
         writeln!(w)?;
         trend.write_markdown(&mut *w, &super::trend::svg_name(&table.date))?;
     }
+    super::silence::write_markdown(&mut *w, table)?;
     write_notes(w, table)?;
     write_second_look(w, table)?;
     write_before_controls(w, table)?;

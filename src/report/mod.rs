@@ -14,6 +14,7 @@ pub mod chart;
 mod csv;
 mod json;
 mod markdown;
+pub mod silence;
 pub mod survey;
 mod terminal;
 mod tools;
@@ -35,7 +36,7 @@ pub use self::json::write_json;
 pub use self::markdown::{write_markdown, LIMITS};
 pub use self::terminal::{print_by_extension, print_files, print_table, write_aligned, Align};
 pub use self::tools::{
-    print_tools, row_tools, tool_location, tool_name, tool_path, tools_omitting,
+    located_findings, print_tools, row_tools, tool_findings, tool_location, tool_name, tool_path,
     write_github_warnings,
 };
 

@@ -297,6 +297,7 @@ mod tests {
             role,
             family: Family::TypeScript,
             name: Some("t".into()),
+            name_class: crate::tools::NameClass::Unknown,
             hints,
         }
     }

@@ -10,25 +10,44 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::terminal::{write_aligned, Align};
-use crate::infra::messages::noun;
 use crate::infra::sanitize::sanitize;
+use crate::lint::{self, sarif::Located, Finding, Subject};
 use crate::table::{Row, Table};
 use crate::tools::hints::{reading, settings, Hint};
 use crate::tools::{DefKind, Role, ToolDef};
 
-/// Returns every tool of the table's counted rows (a tree's own: kind `tool`, role
-/// `source`) that leaves out a hint meaningful for it, with its row and what it
-/// omits, in table order.
-pub fn tools_omitting(table: &Table) -> impl Iterator<Item = (&Row, &ToolDef, Vec<Hint>)> {
-    table.rows.iter().flat_map(|row| {
-        row_tools(row)
+/// Returns the lint's findings (docs/scan.md, "The lint") for every tool of the
+/// table's counted rows (a tree's own: kind `tool`, role `source`), each with its
+/// row and definition, in table order.
+pub fn tool_findings(table: &Table) -> Vec<(&Row, &ToolDef, Finding)> {
+    let mut out = Vec::new();
+    for row in &table.rows {
+        for tool in row_tools(row)
             .iter()
             .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
-            .filter_map(move |tool| {
-                let omitted = settings(tool).omits();
-                (!omitted.is_empty()).then_some((row, tool, omitted))
-            })
-    })
+        {
+            let subject = Subject {
+                name: tool.name.as_deref(),
+                class: tool.name_class,
+                settings: settings(tool),
+                family: Some(tool.family),
+            };
+            out.extend(lint::check(&subject).into_iter().map(|f| (row, tool, f)));
+        }
+    }
+    out
+}
+
+/// Returns the findings of [`tool_findings`] placed at their definitions, for SARIF.
+pub fn located_findings(table: &Table) -> Vec<Located> {
+    tool_findings(table)
+        .into_iter()
+        .map(|(row, tool, finding)| Located {
+            finding,
+            path: Some(tool_path(row, tool)),
+            line: Some(tool.line),
+        })
+        .collect()
 }
 
 /// Returns the definitions found in a counted row; none when the row failed or the
@@ -146,29 +165,26 @@ pub fn print_tools<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes one GitHub workflow command per definition that omits a meaningful hint:
-/// `::warning file=PATH,line=N,title=...::MESSAGE`, so that a pull request shows it
-/// at the line. Property values and the message are encoded as GitHub's runner
-/// reads them (`%`, CR and LF; in properties also `:` and `,`).
+/// Writes one GitHub workflow command per finding of the lint (docs/scan.md, "The
+/// lint"): `::warning file=PATH,line=N,title=ID ...::MESSAGE`, so that a pull request
+/// shows it at the line. Property values and the message are encoded as GitHub's
+/// runner reads them (`%`, CR and LF; in properties also `:` and `,`).
 pub fn write_github_warnings<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
-    for (row, tool, omitted) in tools_omitting(table) {
-        let names: Vec<&str> = omitted.iter().map(|h| h.name()).collect();
-        let message = format!(
-            "tool {} omits {}; a client reads {} as the default",
-            match &tool.name {
-                Some(name) => format!("'{name}'"),
-                None => "(name not a literal)".to_string(),
-            },
-            names.join(", "),
-            noun(names.len(), "it", "them")
-        );
+    for (row, tool, finding) in tool_findings(table) {
+        let command = match finding.rule.level() {
+            "error" => "error",
+            _ => "warning",
+        };
         writeln!(
             w,
-            "::warning file={},line={},title={}::{}",
+            "::{command} file={},line={},title={}::{}",
             github_property(&sanitize(tool_path(row, tool))),
             tool.line,
-            github_property("tool annotation hints missing"),
-            github_data(&sanitize(message))
+            github_property(&format!("{} {}", finding.rule.id(), finding.rule.name())),
+            github_data(&sanitize(format!(
+                "{}. Suggested: {}",
+                finding.message, finding.suggestion
+            )))
         )?;
     }
     Ok(())

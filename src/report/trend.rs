@@ -596,6 +596,7 @@ mod tests {
                         role: Role::Source,
                         family: Family::TypeScript,
                         name: Some(format!("t{i}")),
+                        name_class: crate::tools::NameClass::Unknown,
                         hints: hints.map(cell),
                     })
                     .collect(),

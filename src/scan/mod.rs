@@ -32,6 +32,7 @@ use crate::infra::error::{kind_of, ExitStatus, FailureKind, UsageError};
 use crate::infra::messages;
 use crate::infra::progress::NoProgress;
 use crate::infra::sanitize::sanitize;
+use crate::lint;
 use crate::report;
 use crate::scan::walk::walk;
 use crate::table::{CommitSource, Counted, Failure, Row, Table, TreeKey};
@@ -184,6 +185,7 @@ fn print_results(args: &ScanArgs, table: &Table) -> Result<()> {
         }
         if args.tools {
             report::print_tools(&mut out, table)?;
+            report::silence::print(&mut out, table)?;
         }
     }
     out.flush()?;
@@ -206,27 +208,28 @@ fn write_files(args: &ScanArgs, table: &Table) -> Result<()> {
     if let Some(path) = &args.github_warnings {
         write_atomic(path, |w| Ok(report::write_github_warnings(w, table)?))?;
     }
+    if let Some(path) = &args.sarif {
+        let found = report::located_findings(table);
+        write_atomic(path, |w| lint::sarif::write(w, &found))?;
+    }
     Ok(())
 }
 
-/// Returns whether every tool definition found declares all four hints
-/// (`--require-hints=tools`); otherwise notes each tool that omits some, with a hint.
+/// Returns whether the lint finds nothing in any tool definition found
+/// (`--require-hints=tools`); otherwise notes each finding at its line, with its
+/// rule id and the annotations it suggests, and a hint.
 fn tools_pass(table: &Table) -> bool {
-    let mut short = 0;
-    for (row, tool, omits) in report::tools_omitting(table) {
-        short += 1;
+    let findings = report::tool_findings(table);
+    for (row, tool, finding) in &findings {
         messages::note(format!(
-            "{}: tool {} omits {}",
+            "{}: {}: {} (suggested: {})",
             report::tool_location(row, tool),
-            report::tool_name(tool),
-            omits
-                .iter()
-                .map(|h| h.name())
-                .collect::<Vec<_>>()
-                .join(", ")
+            finding.rule.id(),
+            sanitize(&finding.message),
+            sanitize(&finding.suggestion)
         ));
     }
-    if short == 0 {
+    if findings.is_empty() {
         return true;
     }
     messages::hint(

@@ -20,7 +20,7 @@ use crate::count::{FileHit, TreeCount};
 use crate::count::terms::Columns;
 use crate::infra::error::FailureKind;
 use crate::tools::hints::Hint;
-use crate::tools::{DefKind, Family, FoundTools, HintState, Role, ToolDef};
+use crate::tools::{DefKind, Family, FoundTools, HintState, NameClass, Role, ToolDef};
 
 pub mod header;
 
@@ -662,9 +662,9 @@ pub fn read_files<R: Read>(
 }
 
 /// The tools table's columns before the four hints: the tree's key, then where the
-/// definition is, what it is (`tool` or `dynamic`), its role, its SDK family and its
-/// name (empty when not a literal).
-const TOOLS_LEADING: [&str; 9] = [
+/// definition is, what it is (`tool` or `dynamic`), its role, its SDK family, its
+/// name (empty when not a literal) and what the name says it does (`name_class`).
+const TOOLS_LEADING: [&str; 10] = [
     "repo",
     "pinned",
     "subfolder",
@@ -674,6 +674,7 @@ const TOOLS_LEADING: [&str; 9] = [
     "role",
     "sdk",
     "tool",
+    "name_class",
 ];
 
 /// Returns the tools table's header: [`TOOLS_LEADING`] (with `as_of` after
@@ -712,6 +713,7 @@ pub fn tools_records(row: &Row, is_dated: bool) -> Vec<Vec<Vec<u8>>> {
                 tool.role.as_str().as_bytes().to_vec(),
                 tool.family.as_str().as_bytes().to_vec(),
                 tool.name.clone().unwrap_or_default().into_bytes(),
+                tool.name_class.as_str().as_bytes().to_vec(),
             ]);
             record.extend(tool.hints.map(|h| hint_cell(h).as_bytes().to_vec()));
             record
@@ -769,8 +771,22 @@ pub type ToolsByTree = BTreeMap<TreeKey, Vec<ToolDef>>;
 pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<ToolsByTree> {
     let mut reader = csv::Reader::from_reader(input);
     let expected = tools_header(is_dated);
-    let at = Header::checked(&mut reader, name, &expected, "a tools table has")?;
+    // A table written before the `name_class` column (a published census) is read
+    // too, its classes taken from the names (docs/method.md, "Name classes").
+    let before_class: Vec<String> = expected
+        .iter()
+        .filter(|c| *c != "name_class")
+        .cloned()
+        .collect();
+    let has_class = reader.byte_headers().map_or(true, |h| {
+        !h.iter().eq(before_class.iter().map(|c| c.as_bytes()))
+    });
+    let at = match has_class {
+        true => Header::checked(&mut reader, name, &expected, "a tools table has")?,
+        false => Header::checked(&mut reader, name, &before_class, "a tools table has")?,
+    };
     let key_at = KeyColumns::of(&at);
+    let class_at = at.get("name_class");
     let [path_at, line_at, kind_at, role_at, sdk_at, tool_at] =
         ["path", "line", "kind", "role", "sdk", "tool"].map(|name| at.first(name));
     let hints_at = Hint::ALL.map(|hint| at.first(hint.name()));
@@ -812,6 +828,17 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
                     text(record[sdk_at])
                 )
             })?;
+        let tool_name = Some(text(record[tool_at])).filter(|n| !n.is_empty());
+        let name_class = match class_at {
+            None => NameClass::of(tool_name.as_deref(), None),
+            Some(i) => NameClass::parse(record[i]).with_context(|| {
+                format!(
+                    "{}: '{}' is not a name class (read, write, destructive or unknown)",
+                    within(),
+                    text(record[i])
+                )
+            })?,
+        };
         let mut hints = [None; 4];
         for (hint, &j) in hints.iter_mut().zip(&hints_at) {
             let cell = record[j];
@@ -832,7 +859,8 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
                 kind,
                 role,
                 family,
-                name: Some(text(record[tool_at])).filter(|n| !n.is_empty()),
+                name: tool_name,
+                name_class,
                 hints,
             });
     }
@@ -950,6 +978,7 @@ mod tests {
             role: Role::Source,
             family: Family::TypeScript,
             name: Some("t".into()),
+            name_class: crate::tools::NameClass::Unknown,
             hints: [annotated.then_some(HintState::True), None, None, None],
         };
         let row = |repo: &str, tools: Option<FoundTools>| Row {

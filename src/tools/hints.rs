@@ -178,6 +178,7 @@ pub(crate) mod tests {
             role: Role::Source,
             family: Family::TypeScript,
             name: Some("t".into()),
+            name_class: crate::tools::NameClass::Unknown,
             hints,
         }
     }

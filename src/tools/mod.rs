@@ -29,6 +29,8 @@
 
 pub mod feed;
 pub mod hints;
+pub mod names;
+pub mod verbs;
 
 mod csharp;
 mod golang;
@@ -48,6 +50,7 @@ mod syntax;
 mod typescript;
 pub(crate) mod value;
 
+pub use names::NameClass;
 pub use roles::{Role, Roles};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -232,6 +235,8 @@ pub struct ToolDef {
     pub family: Family,
     /// The tool's name when it is a literal (or a constant bound to one).
     pub name: Option<String>,
+    /// What the name (else the literal title) says the tool does (see `names`).
+    pub name_class: NameClass,
     /// The four hints in `Hint::ALL` order; `None` is absent.
     pub hints: [Option<HintState>; 4],
 }
@@ -756,6 +761,7 @@ impl TreeTools {
                         kind: t.kind,
                         role: Role::Source,
                         family: t.family,
+                        name_class: NameClass::of(t.name.as_deref(), t.title.as_deref()),
                         name: t.name,
                         hints: t.hints,
                     });

@@ -295,6 +295,9 @@ pub(crate) struct Resolved {
     pub(crate) kind: DefKind,
     pub(crate) family: Family,
     pub(crate) name: Option<String>,
+    /// The literal `title` (or `annotations.title`), read only when the name is not
+    /// a literal: the name class falls back on it (docs/method.md, "Name classes").
+    pub(crate) title: Option<String>,
     pub(crate) hints: [Option<HintState>; 4],
 }
 
@@ -473,20 +476,38 @@ impl<'a> Resolver<'a> {
             },
         };
         let mut hints = [None; 4];
-        match self.field(file, def, "annotations", 0) {
+        let annotations = self.field(file, def, "annotations", 0);
+        match &annotations {
             Field::Absent => {}
-            Field::Found(f, v) => self.apply(f, &v, &mut hints, 0),
+            Field::Found(f, v) => self.apply(*f, v, &mut hints, 0),
             // The definition itself is unreadable: whether it declares is not known.
             Field::Hidden => hints = [Some(HintState::Unknown); 4],
         }
+        let title = match name {
+            Some(_) => None,
+            None => self.title(file, def, &annotations),
+        };
         Resolved {
             file,
             line,
             kind: DefKind::Tool,
             family,
             name,
+            title,
             hints,
         }
+    }
+
+    /// Returns a definition's literal `title`, else its annotations' `title`.
+    fn title(&self, file: usize, def: &Val, annotations: &Field) -> Option<String> {
+        let literal = |field: Field| match field {
+            Field::Found(f, v) => self.string(f, &v),
+            Field::Absent | Field::Hidden => None,
+        };
+        literal(self.field(file, def, "title", 0)).or_else(|| match annotations {
+            Field::Found(f, v) => literal(self.field(*f, v, "title", 0)),
+            Field::Absent | Field::Hidden => None,
+        })
     }
 
     /// Picks the annotations among a 1.x `tool(...)` call's middle arguments as the

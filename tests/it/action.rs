@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-use crate::common::{naive, spec_omits, ts_server, ToolSpec, TERMS};
+use crate::common::{naive, spec_findings, ts_server, ToolSpec, TERMS};
 use crate::support::{memory_server, peers, python_with_mcp, require};
 
 fn repo() -> PathBuf {
@@ -824,22 +824,26 @@ fn each_tool_that_omits_a_hint_is_a_warning_at_its_line() {
     let want: Vec<String> = specs
         .iter()
         .zip(&lines)
-        .filter(|(s, _)| !spec_omits(s).is_empty())
-        .map(|(s, line)| {
-            let omits = spec_omits(s);
-            format!(
-                "::warning file={},line={line},title={}::{}",
-                property("srv/src/a,b:c.ts"),
-                property("tool annotation hints missing"),
-                encode(&format!(
-                    "tool '{}' omits {}; a client reads them as the default",
-                    s.name,
-                    omits.join(", ")
-                ))
-            )
+        .flat_map(|(s, line)| {
+            spec_findings(s).into_iter().map(move |(id, message)| {
+                let title = match id {
+                    "MHC001" => "MHC001 DeclaresNoHint",
+                    _ => "MHC004 OmitsMeaningfulHint",
+                };
+                format!(
+                    "::warning file={},line={line},title={}::{}. Suggested: ",
+                    property("srv/src/a,b:c.ts"),
+                    property(title),
+                    encode(&message)
+                )
+            })
         })
         .collect();
-    assert_eq!(warnings, want, "{}", ran.show());
+    assert_eq!(warnings.len(), want.len(), "{}", ran.show());
+    for (got, want) in warnings.iter().zip(&want) {
+        assert!(got.starts_with(want), "{got}\nwant {want}...");
+    }
+    assert!(!ran.outputs.contains_key("sarif"), "{}", ran.show());
     assert!(
         ran.output("tools-csv").ends_with("tools.csv"),
         "{}",
@@ -854,7 +858,7 @@ fn each_tool_that_omits_a_hint_is_a_warning_at_its_line() {
     );
     assert_eq!(ran.code, Some(3), "{}", ran.show());
     assert!(
-        verdict(&ran).starts_with("**Gate failed** (exit 3): a tool definition omits"),
+        verdict(&ran).starts_with("**Gate failed** (exit 3): the lint found a tool definition"),
         "{}",
         ran.show()
     );
@@ -863,6 +867,32 @@ fn each_tool_that_omits_a_hint_is_a_warning_at_its_line() {
         "{}",
         ran.show()
     );
+
+    // sarif: true writes the same findings as SARIF instead of warnings, even when
+    // the gate fails, and names the log in an output.
+    let ran = run_action(
+        dir.path(),
+        &[
+            ("paths", "srv"),
+            ("require-hints", "tools"),
+            ("sarif", "true"),
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, Some(3), "{}", ran.show());
+    assert!(!ran.log.contains("::warning "), "{}", ran.show());
+    let log: Value =
+        serde_json::from_str(&fs::read_to_string(ran.output("sarif")).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), want.len(), "{log}");
+    for (result, line) in results.iter().zip([lines[1], lines[2]]) {
+        let place = &result["locations"][0]["physicalLocation"];
+        assert_eq!(place["artifactLocation"]["uri"], "srv/src/a%2Cb%3Ac.ts");
+        assert_eq!(place["region"]["startLine"], line);
+    }
+    // It is for scan only.
+    let ran = run_action(dir.path(), &[("mode", "probe"), ("sarif", "true")], &[]);
+    assert_eq!(ran.code, Some(2), "{}", ran.show());
 }
 
 #[test]

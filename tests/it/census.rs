@@ -1380,7 +1380,7 @@ fn census_writes_the_tools_table_the_survey_and_its_chart_through_shards() {
     let text = String::from_utf8_lossy(&same.stdout).into_owned();
     assert!(text.contains("tools: 5 definitions in the first table, 5 in the second; 20 hint cells agree, 0 differ"), "{text}");
     let changed = dir.path().join("again/tools-2026-09-07.csv");
-    let edited = tools.replacen(",list,true,", ",list,false,", 1);
+    let edited = tools.replacen(",list,read,true,", ",list,read,false,", 1);
     assert_ne!(edited, tools);
     std::fs::write(&changed, edited).unwrap();
     let differ = run(

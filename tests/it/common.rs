@@ -780,6 +780,49 @@ pub fn spec_omits(spec: &ToolSpec) -> Vec<&'static str> {
         .collect()
 }
 
+/// Returns the lint's findings for `spec` as `(rule id, message)`, written out here
+/// from docs/scan.md's "The lint": a tool with no hint has MHC001 alone; otherwise a
+/// write or destructive name declared read-only MHC002, read-only beside
+/// destructive MHC003, and meaningful hints left out MHC004.
+pub fn spec_findings(spec: &ToolSpec) -> Vec<(&'static str, String)> {
+    let name = spec.name;
+    if spec.hints.iter().all(|h| h.is_empty()) {
+        return vec![(
+            "MHC001",
+            format!(
+                "tool '{name}' declares no hint: every client following the schema treats \
+                 it as not read-only, destructive and open-world"
+            ),
+        )];
+    }
+    let mut out = Vec::new();
+    let class = fixture_name_class(name);
+    if spec.hints[0] == "true" && (class == "write" || class == "destructive") {
+        out.push((
+            "MHC002",
+            format!("tool '{name}' is declared readOnlyHint: true, but its name reads as {class}"),
+        ));
+    }
+    if spec.hints[0] == "true" && spec.hints[1] == "true" {
+        out.push((
+            "MHC003",
+            format!("tool '{name}' declares readOnlyHint: true beside destructiveHint: true"),
+        ));
+    }
+    let omits = spec_omits(spec);
+    if !omits.is_empty() {
+        out.push((
+            "MHC004",
+            format!(
+                "tool '{name}' omits {}; a client reads {} as the default",
+                omits.join(", "),
+                if omits.len() == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    out
+}
+
 /// Returns the tools table's rows (after the header) that `specs` registered at
 /// `lines` of `path` in the tree `repo,pinned,subfolder` give.
 pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32]) -> String {
@@ -788,19 +831,34 @@ pub fn tools_rows(key: [&str; 3], path: &str, specs: &[ToolSpec], lines: &[u32])
         .zip(lines)
         .map(|(s, line)| {
             format!(
-                "{},{},{},{path},{line},tool,source,typescript,{},{}\n",
+                "{},{},{},{path},{line},tool,source,typescript,{},{},{}\n",
                 key[0],
                 key[1],
                 key[2],
                 s.name,
+                fixture_name_class(s.name),
                 s.hints.join(",")
             )
         })
         .collect()
 }
 
+/// Returns the `name_class` of a fixture tool's name, as a person reads the name
+/// (docs/method.md, "Name classes"): each name the fixtures use, written out here.
+pub fn fixture_name_class(name: &str) -> &'static str {
+    match name {
+        "list" | "read" => "read",
+        "write" => "write",
+        "remove" => "destructive",
+        "plain" | "partial" | "dynamic" | "extra" | "quiet" | "complete" | "50%, off" | "bare" => {
+            "unknown"
+        }
+        other => panic!("no name class written for the fixture name '{other}'"),
+    }
+}
+
 /// The tools table's header.
-pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,kind,role,sdk,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
+pub const TOOLS_HEADER: &str = "repo,pinned,subfolder,path,line,kind,role,sdk,tool,name_class,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n";
 /// The variable naming the file each skip is appended to; `tests/run.sh` sets it
 /// and counts the lines.
 pub const SKIPPED_VAR: &str = "MCP_HINT_CENSUS_SKIPPED";

@@ -1076,8 +1076,8 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
             String::new(),
             caps.to_string(),
         ];
-        // Ten empty tool cells, and the reason, checked below.
-        row.extend((0..11).map(|_| String::new()));
+        // Eleven empty tool cells, and the reason, checked below.
+        row.extend((0..12).map(|_| String::new()));
         row
     };
     expected.push(error_row("hung"));
@@ -1121,6 +1121,25 @@ headers = {{ Authorization = {{ env = "PROBE_TEST_TOKEN", prefix = "Bearer " }} 
     );
 
     let md = String::from_utf8(md_one.clone()).unwrap();
+    // "What silence costs": each class's tools, those declaring nothing, and those
+    // declaring readOnlyHint true and false, counted here from what the servers
+    // listed (the rows just checked).
+    let listed: Vec<&Vec<String>> = expected.iter().filter(|r| !r[4].is_empty()).collect();
+    for class in ["read", "write", "destructive", "unknown"] {
+        let of: Vec<&&Vec<String>> = listed.iter().filter(|r| r[14] == class).collect();
+        let silent = of
+            .iter()
+            .filter(|r| r[5..9].iter().all(|c| c == "absent"))
+            .count();
+        let ro = |v: &str| of.iter().filter(|r| r[5] == v).count();
+        let line = format!(
+            "| {class} | {} | {silent} | {} | {} |",
+            of.len(),
+            ro("true"),
+            ro("false")
+        );
+        assert!(md.contains(&format!("{line}\n")), "{line}\n{md}");
+    }
     for line in [
         "| paged | 0.0.1 | 2025-11-25 | 7 | 2 | 2 | |",
         "| wrapped | 0.0.1 | 2025-11-25 | 1 | 0 | 1 | |",

@@ -178,18 +178,18 @@ fn the_tool_gate_names_each_tool_that_omits_a_meaningful_hint() {
         ("src/server.ts", &SPECS[..], &lines),
     ] {
         for (spec, line) in specs.iter().zip(at.iter()) {
-            let omits = spec_omits(spec);
-            if !omits.is_empty() {
+            for (id, message) in spec_findings(spec) {
                 want.push(format!(
-                    "mcp-hint-census: tree/{path}:{line}: tool '{}' omits {}",
-                    spec.name,
-                    omits.join(", ")
+                    "mcp-hint-census: tree/{path}:{line}: {id}: {message} (suggested: "
                 ));
             }
         }
     }
-    let got: Vec<&str> = err.lines().filter(|l| l.contains(": tool '")).collect();
-    assert_eq!(got, want, "{err}");
+    let got: Vec<&str> = err.lines().filter(|l| l.contains(": MHC")).collect();
+    assert_eq!(got.len(), want.len(), "{err}");
+    for (got, want) in got.iter().zip(&want) {
+        assert!(got.starts_with(want), "{got}\nwant {want}...");
+    }
     assert!(
         err.contains("hint: a hint left out is read as its default"),
         "{err}"
@@ -253,6 +253,23 @@ fn json_carries_each_definition_with_its_hints_and_omissions() {
         }
         let omits: Vec<Value> = spec_omits(spec).into_iter().map(Value::from).collect();
         assert_eq!(def["omits"], Value::Array(omits), "{spec:?}");
+        assert_eq!(def["name_class"], fixture_name_class(spec.name));
+        let findings: Vec<(String, String)> = def["lint"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().into(),
+                    f["message"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String)> = spec_findings(spec)
+            .into_iter()
+            .map(|(id, message)| (id.to_string(), message))
+            .collect();
+        assert_eq!(findings, want, "{spec:?}");
     }
 
     // With the finder off, the tool fields are null and the columns empty.
@@ -279,19 +296,28 @@ fn github_warnings_are_workflow_commands_at_each_line() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let text = fs::read_to_string(tmp.path().join("w.txt")).unwrap();
+    let titles = [
+        ("MHC001", "DeclaresNoHint"),
+        ("MHC002", "NameContradictsReadOnly"),
+        ("MHC003", "ReadOnlyAndDestructive"),
+        ("MHC004", "OmitsMeaningfulHint"),
+    ];
     let want: Vec<String> = SPECS
         .iter()
         .zip(&lines)
-        .filter(|(s, _)| !spec_omits(s).is_empty())
-        .map(|(s, line)| {
-            let omits = spec_omits(s);
-            format!(
-                "::warning file=tree/src/server.ts,line={line},title=tool annotation hints missing::tool '{}' omits {}; a client reads {} as the default",
-                s.name,
-                omits.join(", "),
-                if omits.len() == 1 { "it" } else { "them" }
-            )
+        .flat_map(|(s, line)| {
+            spec_findings(s).into_iter().map(move |(id, message)| {
+                let title = titles.iter().find(|t| t.0 == id).unwrap().1;
+                let command = if id == "MHC003" { "error" } else { "warning" };
+                format!(
+                    "::{command} file=tree/src/server.ts,line={line},title={id} {title}::{message}. Suggested: "
+                )
+            })
         })
         .collect();
-    assert_eq!(text.lines().collect::<Vec<_>>(), want);
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got.len(), want.len(), "{text}");
+    for (got, want) in got.iter().zip(&want) {
+        assert!(got.starts_with(want), "{got}\nwant {want}...");
+    }
 }

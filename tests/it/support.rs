@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::common::run_env;
 
-pub const HEADER: &str = "tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,omits,resolved_readOnlyHint,resolved_destructiveHint,resolved_idempotentHint,resolved_openWorldHint";
+pub const HEADER: &str = "tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint,omits,resolved_readOnlyHint,resolved_destructiveHint,resolved_idempotentHint,resolved_openWorldHint,name_class";
 
 pub fn peers() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
@@ -118,7 +118,73 @@ pub fn expected_row(tool: &Value) -> Vec<String> {
             }
         });
     }
+    let title = tool["title"]
+        .as_str()
+        .or_else(|| annotations.and_then(|a| a["title"].as_str()))
+        .filter(|t| !t.is_empty());
+    row.push(name_class(&row[0], title).to_string());
     row
+}
+
+/// Returns the verbs docs/method.md lists for `class` under "Name classes".
+fn documented_verbs(class: &str) -> Vec<String> {
+    let method = include_str!("../../docs/method.md");
+    let start = format!("- `{class}`: ");
+    let at = method
+        .find(&start)
+        .unwrap_or_else(|| panic!("docs/method.md lists no {class}"));
+    let rest = &method[at + start.len()..];
+    let end = rest.find(['.', ';']).unwrap();
+    rest[..end]
+        .split(',')
+        .map(|w| w.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+/// Returns the name class of a tool named `name` (else titled `title`), by the rule
+/// docs/method.md states, written here on its own: words are the runs of ASCII
+/// letters, cut where a lower-case letter meets a capital and before the last
+/// capital of a run that a lower-case letter follows; the first of the first two
+/// words that a documented list holds decides.
+pub fn name_class(name: &str, title: Option<&str>) -> &'static str {
+    let text = if name.is_empty() {
+        title.unwrap_or_default()
+    } else {
+        name
+    };
+    let chars: Vec<char> = text.chars().collect();
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphabetic() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let prev = if i > 0 { chars[i - 1] } else { ' ' };
+        let next = chars.get(i + 1).copied().unwrap_or(' ');
+        let cut = !word.is_empty()
+            && ((prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+                || (prev.is_ascii_uppercase()
+                    && c.is_ascii_uppercase()
+                    && next.is_ascii_lowercase()));
+        if cut {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(c.to_ascii_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    for word in words.iter().take(2) {
+        for class in ["read", "write", "destructive"] {
+            if documented_verbs(class).contains(word) {
+                return class;
+            }
+        }
+    }
+    "unknown"
 }
 
 /// Returns a port that was free on 127.0.0.1 a moment ago.
