@@ -506,12 +506,41 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def unresolved_share(path):
+    """Returns {(repo, subfolder): [tools, unresolved]} of a tools table, and the
+    total under ("", ""): the tree's own tools (kind tool, role source) and those
+    whose hints are only `?` or `unknown` (docs/method.md, "Tool columns")."""
+    hints = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
+    out = {("", ""): [0, 0]}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["kind"] != "tool" or row["role"] != "source":
+                continue
+            cells = [row[h] for h in hints]
+            unresolved = any(c in ("?", "unknown") for c in cells) and not any(
+                c in ("true", "false") for c in cells)
+            for key in [(row["repo"], row["subfolder"]), ("", "")]:
+                counts = out.setdefault(key, [0, 0])
+                counts[0] += 1
+                counts[1] += unresolved
+    return out
+
+
 def report_tools(table, label, group):
     path, sha, rows = table
     dest = os.path.join(WORK, "tools-{}.csv".format(label))
     shutil.copyfile(path, dest)
     print("\ntools table ({} trees): sha256 {}, {} tool rows; copied to {}".format(
         len(group["trees"]), sha, rows, os.path.relpath(dest, ROOT)))
+    shares = unresolved_share(path)
+    total, unresolved = shares.pop(("", ""))
+    print("unresolved: {} of {} source tools ({:.1f}%); the most:".format(
+        unresolved, total, 100 * unresolved / max(1, total)))
+    worst = sorted(shares.items(), key=lambda kv: (-kv[1][1], kv[0]))[:10]
+    for (repo, sub), (n, u) in worst:
+        if u:
+            name = repo + ("/" + sub if sub else "")
+            print("  {:>5} of {:>5} ({:5.1f}%)  {}".format(u, n, 100 * u / n, name))
     print_name_classes(path)
 
 

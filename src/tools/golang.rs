@@ -16,7 +16,7 @@
 use tree_sitter::Node;
 
 use super::syntax::{children, line, preorder, text, unquote};
-use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
+use super::value::{FileSummary, Import, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
 use super::Family;
 
 /// Fills `out` from one parsed file.
@@ -25,8 +25,44 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         "var_spec" | "const_spec" => spec(node, src, out),
         "short_var_declaration" => short(node, src, out),
         "call_expression" => call(node, src, out),
+        "import_spec" => import(node, src, out),
         _ => {}
     });
+}
+
+/// Records `import "mod/path/pkg"` (or `alias "..."`) under the name the file uses
+/// for the package: the alias, else the path's last element (the one before a
+/// major version's `/v2`). Whether the tree holds the package is the resolver's
+/// question (see `packages`).
+fn import(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(path) = node
+        .child_by_field_name("path")
+        .and_then(|p| unquote(text(p, src)))
+    else {
+        return;
+    };
+    let local = match node.child_by_field_name("name") {
+        Some(n) if n.kind() == "package_identifier" => text(n, src).to_string(),
+        Some(_) => return,
+        None => {
+            let mut parts = path.rsplit('/');
+            let last = parts.next().unwrap_or(&path);
+            let major = last.len() > 1
+                && last.starts_with('v')
+                && last[1..].bytes().all(|b| b.is_ascii_digit());
+            match (major, parts.next()) {
+                (true, Some(before)) => before.to_string(),
+                _ => last.to_string(),
+            }
+        }
+    };
+    out.import(
+        &local,
+        Import {
+            rel: Spec::Package(path),
+            name: None,
+        },
+    );
 }
 
 fn spec(node: Node, src: &[u8], out: &mut FileSummary) {
@@ -191,6 +227,20 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "false" => Val::Bool(false),
         "nil" => Val::Null,
         "identifier" => Val::name_ref(text(node, src)),
+        // `pkg.Name`: a binding of an imported package (or a field of a value).
+        "selector_expression" => match (
+            node.child_by_field_name("operand"),
+            node.child_by_field_name("field"),
+        ) {
+            (Some(o), Some(f)) => match val(o, src, depth + 1) {
+                Val::Ref(mut path) => {
+                    path.push(text(f, src).to_string());
+                    Val::Ref(path)
+                }
+                _ => Val::Other,
+            },
+            _ => Val::Other,
+        },
         "literal_element" | "parenthesized_expression" => children(node)
             .into_iter()
             .next()
@@ -208,7 +258,8 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     }
 }
 
-/// Reads `new(bool)` as false and a one-argument pointer helper (`jsonschema.Ptr(true)`,
+/// Reads `new(bool)` as false, Go 1.26's `new(expr)` (`new(true)`) as its
+/// operand, and a one-argument pointer helper (`jsonschema.Ptr(true)`,
 /// `mcp.ToBoolPtr(false)`, `boolPtr(v)`) as its argument.
 fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
     let Some(name) = function_name(node, src) else {
@@ -219,8 +270,18 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
         .map(children)
         .unwrap_or_default();
     if name == "new" {
-        return match args.first().map(|a| text(*a, src)) {
-            Some("bool") => Val::Bool(false),
+        return match args.first() {
+            Some(a) if text(*a, src) == "bool" => Val::Bool(false),
+            // The grammar may read a literal there as a type's name.
+            Some(a) if args.len() == 1 && matches!(text(*a, src), "true" | "false") => {
+                Val::Bool(text(*a, src) == "true")
+            }
+            // `new(T)` of another type is a pointer to its zero value; a name may be
+            // a type or a variable: only a literal or a name is read.
+            Some(a) if args.len() == 1 => match val(*a, src, depth + 1) {
+                v @ (Val::Bool(_) | Val::Ref(_)) => v,
+                _ => Val::Other,
+            },
             _ => Val::Other,
         };
     }

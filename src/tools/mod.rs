@@ -37,6 +37,7 @@ mod golang;
 mod java;
 mod kotlin;
 mod lex;
+mod packages;
 mod php;
 mod prefilter;
 mod python;
@@ -62,7 +63,9 @@ use aho_corasick::packed;
 use memchr::memmem;
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
-use value::{module_paths, FileSummary, Resolver, Unread};
+use packages::module_paths;
+use packages::{Layout, Manifest};
+use value::{FileSummary, Resolver, Spec, Unread};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
@@ -306,6 +309,9 @@ pub struct TreeTools {
     aside: Aside,
     /// Whether the bodies [`skim::bodies`] finds are left out of each parse.
     reading: Reading,
+    /// The manifests that say where the tree's own packages are (see [`packages`]),
+    /// by path, at most [`packages::MAX_MANIFESTS`].
+    manifests: BTreeMap<Vec<u8>, Manifest>,
 }
 
 /// What reading one file gives a collector (see [`TreeTools::add_file_to_each`]).
@@ -320,6 +326,8 @@ enum FileRead {
     Aside {
         plain: bool,
     },
+    /// A manifest (`go.mod`, `package.json`, `tsconfig.json`), what it says.
+    Manifest(Manifest),
 }
 
 /// How much of a file is parsed.
@@ -564,13 +572,16 @@ impl TreeTools {
             skipped: 0,
             aside: Aside::default(),
             reading: Reading::Skimmed,
+            manifests: BTreeMap::new(),
         }
     }
 
     /// Returns true when a file with this path may hold a definition (by its name alone:
-    /// extension). Callers buffer the file's bytes only when this is true.
+    /// extension), or say where the tree's own packages are (a manifest by its
+    /// name: `go.mod`, `package.json`, `tsconfig.json`). Callers buffer the file's
+    /// bytes only when this is true.
     pub fn wants(path: &[u8]) -> bool {
-        Lang::of(path).is_some()
+        Lang::of(path).is_some() || packages::is_manifest(path)
     }
 
     /// Reads one whole file. Files over MAX_PARSE_BYTES, or that a bound stops, are not
@@ -608,12 +619,15 @@ impl TreeTools {
 
     /// What reading a file gives, before it is kept.
     fn read_file(&self, path: &[u8], bytes: &[u8]) -> FileRead {
-        let Some(lang) = Lang::of(path) else {
-            return FileRead::Nothing;
-        };
         if !self.roles.contains(Role::of_path(path).0) {
             return FileRead::Nothing;
         }
+        let Some(lang) = Lang::of(path) else {
+            return match packages::is_manifest(path) {
+                true => packages::read(path, bytes).map_or(FileRead::Nothing, FileRead::Manifest),
+                false => FileRead::Nothing,
+            };
+        };
         if bytes.len() > MAX_PARSE_BYTES {
             return FileRead::Skipped;
         }
@@ -654,6 +668,15 @@ impl TreeTools {
             FileRead::Parsed(summary) if summary.is_empty() => {}
             FileRead::Parsed(summary) => self.files.push(summary),
             FileRead::Aside { plain } => self.aside.insert(plain, path.to_vec(), bytes.to_vec()),
+            FileRead::Manifest(manifest) => self.keep_manifest(path.to_vec(), manifest),
+        }
+    }
+
+    /// Keeps a manifest within the bound, the first in path order past it.
+    fn keep_manifest(&mut self, path: Vec<u8>, manifest: Manifest) {
+        self.manifests.insert(path, manifest);
+        if self.manifests.len() > packages::MAX_MANIFESTS {
+            self.manifests.pop_last();
         }
     }
 
@@ -667,7 +690,7 @@ impl TreeTools {
 
     /// Records a file that was wanted but not buffered because it is larger than MAX_PARSE_BYTES.
     pub fn skip_file(&mut self, path: &[u8]) {
-        if Self::wants(path) && self.roles.contains(Role::of_path(path).0) {
+        if Lang::of(path).is_some() && self.roles.contains(Role::of_path(path).0) {
             self.skipped += 1;
         }
     }
@@ -677,6 +700,9 @@ impl TreeTools {
         self.files.extend(other.files);
         self.skipped += other.skipped;
         self.aside.merge(other.aside);
+        for (path, manifest) in other.manifests {
+            self.keep_manifest(path, manifest);
+        }
     }
 
     /// Parses a file kept aside; one let go past the bound counts as skipped.
@@ -709,16 +735,23 @@ impl TreeTools {
         let started = Instant::now();
         let mut rounds = 0;
         let mut texts = UnreadTexts::new();
+        let mut layout = None;
         loop {
             rounds += 1;
             // The order files arrive in (parallel walks) must not change the answer.
             self.files.sort_by(|a, b| a.path.cmp(&b.path));
             self.files.dedup_by(|a, b| a.path == b.path);
             let unread = self.aside.unread();
-            let resolver = Resolver::with_unread(&self.files, &unread);
+            // Every file the resolver may meet is known from the first round on.
+            let layout: &Layout = layout.get_or_insert_with(|| {
+                let paths = self.files.iter().map(|f| f.path.as_slice());
+                Layout::new(&self.manifests, paths.chain(unread.keys().copied()))
+            });
+            let resolver = Resolver::with_unread(&self.files, &unread, layout);
             let mut tools = Vec::new();
             let (counted, waiting) = mcp_files(&self.files, &resolver);
-            let mut needed = unread_on_chains(&self.files, &unread, &mut texts, &counted, rounds);
+            let mut needed =
+                unread_on_chains(&self.files, &unread, layout, &mut texts, &counted, rounds);
             needed.extend(waiting);
             for file in counted {
                 for t in resolver.tools(file) {
@@ -782,6 +815,7 @@ const FRONTIER_ROUNDS: usize = 4;
 fn unread_on_chains(
     files: &[FileSummary],
     unread: &Unread,
+    layout: &Layout,
     texts: &mut UnreadTexts,
     counted: &[usize],
     round: usize,
@@ -832,7 +866,7 @@ fn unread_on_chains(
         if i < parsed {
             // As the resolver reads an import, and every unread file it could meet first.
             for rel in files[i].modules() {
-                for candidate in module_paths(from, &rel) {
+                for candidate in module_paths(from, &rel, layout) {
                     match node.get(candidate.as_slice()) {
                         Some(&j) if j == i => {}
                         Some(&j) if j < parsed => {
@@ -847,12 +881,19 @@ fn unread_on_chains(
         } else if let Some(text) = text(i) {
             // A module a text names, and the modules under it (a named import may be one).
             for rel in &text.references {
+                let candidates = module_paths(from, rel, layout);
                 out.extend(
-                    module_paths(from, rel)
+                    candidates
                         .iter()
                         .filter_map(|c| node.get(c.as_slice()).copied()),
                 );
-                if let Some(mut folder) = value::join(value::parent(from), rel) {
+                // A module by package names the modules its names may be itself
+                // (see `prefilter::references`).
+                let under = match rel {
+                    Spec::Relative(rel) => value::join(value::parent(from), rel),
+                    Spec::Package(_) => None,
+                };
+                if let Some(mut folder) = under {
                     folder.push(b'/');
                     out.extend(
                         node.range(folder.as_slice()..)
@@ -905,8 +946,8 @@ fn unread_on_chains(
 type UnreadTexts = HashMap<Vec<u8>, UnreadText>;
 
 struct UnreadText {
-    /// The relative modules it may name ([`prefilter::references`]).
-    references: Vec<String>,
+    /// The modules it may name ([`prefilter::references`]).
+    references: Vec<Spec>,
     /// Whether it uses an MCP SDK ([`Lang::uses_sdk`]).
     uses_sdk: bool,
 }

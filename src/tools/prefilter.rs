@@ -12,7 +12,8 @@
 
 use memchr::{memchr2_iter, memmem};
 
-use super::value::{is_relative, python_relative};
+use super::packages::is_relative;
+use super::value::{python_relative, Spec};
 use super::Lang;
 
 /// The four hint names, as the tool-shaped object form reads them.
@@ -320,16 +321,137 @@ fn spelled(bytes: &[u8]) -> bool {
         })
 }
 
-/// What a file's text may name as a relative module: a `rel` as the resolver's
+/// What a file's text may name as a module: a spec as the resolver's
 /// `module_paths` takes it. For every import the recognisers read there is one
-/// here; the list may hold more (a relative string that is no import).
-pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<String> {
-    match lang {
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => relative_strings(bytes),
-        Lang::Python => python_relative_modules(bytes),
-        Lang::Ruby => ruby_required(bytes),
-        _ => Vec::new(),
+/// here; the list may hold more (a relative string that is no import, a package
+/// the tree does not hold).
+pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<Spec> {
+    let (relative, packages) = match lang {
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            (relative_strings(bytes), script_packages(bytes))
+        }
+        Lang::Python => (python_relative_modules(bytes), python_packages(bytes)),
+        Lang::Ruby => (ruby_required(bytes), Vec::new()),
+        Lang::Go => (Vec::new(), go_imports(bytes)),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let mut out: Vec<Spec> = relative.into_iter().map(Spec::Relative).collect();
+    out.extend(packages.into_iter().map(Spec::Package));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Returns the one-line quoted strings of `bytes` (`"`, `'` or `` ` ``) that
+/// `after` accepts (given the bytes before the opening quote): a superset of the
+/// module specifiers an import names.
+fn quoted(bytes: &[u8], quotes: &[u8], after: impl Fn(&[u8]) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = bytes[at..].iter().position(|b| quotes.contains(b)) {
+        let open = at + i;
+        let quote = bytes[open];
+        let rest = &bytes[open + 1..];
+        match rest.iter().position(|&b| b == quote || b == b'\n') {
+            Some(end) if rest[end] == quote => {
+                if let Ok(spec) = std::str::from_utf8(&rest[..end]) {
+                    if !spec.is_empty()
+                        && !spec.contains(char::is_whitespace)
+                        && after(&bytes[..open])
+                    {
+                        out.push(spec.to_string());
+                    }
+                }
+                at = open + 1 + end + 1;
+            }
+            Some(end) => at = open + 1 + end,
+            None => break,
+        }
     }
+    out
+}
+
+/// The bare specifiers a script may import (`from "@acme/core"`, `require("x")`,
+/// `import("x")`, `import "x"`): strings not starting with `.` after one of those.
+fn script_packages(bytes: &[u8]) -> Vec<String> {
+    let mut out = quoted(bytes, b"'\"`", |before| {
+        let before = before.trim_ascii_end();
+        let before = before.strip_suffix(b"(").unwrap_or(before).trim_ascii_end();
+        [&b"from"[..], b"import", b"require"]
+            .iter()
+            .any(|w| before.ends_with(w))
+    });
+    out.retain(|s| !s.starts_with('.'));
+    out
+}
+
+/// The import paths of a Go file: every one-line interpreted or raw string
+/// holding a `/` (a package of the tree's own module has one).
+fn go_imports(bytes: &[u8]) -> Vec<String> {
+    let mut out = quoted(bytes, b"\"`", |_| true);
+    out.retain(|s| s.contains('/'));
+    out
+}
+
+/// Python's absolute imports, `from a.b import x, y` and `import a.b as p`: the
+/// module as the resolver spells it (`a/b`), and each name imported from it as a
+/// module under it (`a/b/x`: `from a.b import x` may name one).
+fn python_packages(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in [&b"from"[..], b"import"] {
+        for at in words(bytes, word) {
+            // `import` starts its line; after `from m` it names no module.
+            let line = bytes[..at].rsplit(|&b| b == b'\n').next().unwrap_or(b"");
+            if word == b"import" && !line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let rest = &bytes[at + word.len()..];
+            let start = rest.len() - rest.trim_ascii_start().len();
+            let rest = &rest[start..];
+            let len = rest
+                .iter()
+                .take_while(|&&b| b == b'.' || is_ident(b))
+                .count();
+            if start == 0 || len == 0 || rest[0] == b'.' {
+                continue;
+            }
+            let Ok(module) = std::str::from_utf8(&rest[..len]) else {
+                continue;
+            };
+            let module = module.trim_end_matches('.').replace('.', "/");
+            if word == b"from" {
+                for name in imported_names(&rest[len..]) {
+                    out.push(format!("{module}/{name}"));
+                }
+            }
+            out.push(module);
+        }
+    }
+    out
+}
+
+/// Returns the names of `import x, y as z` or `import (x,\n y)` that follow a
+/// `from` module.
+fn imported_names(rest: &[u8]) -> Vec<String> {
+    let rest = rest.trim_ascii_start();
+    let Some(rest) = rest.strip_prefix(b"import") else {
+        return Vec::new();
+    };
+    let rest = rest.trim_ascii_start();
+    let list = match rest.strip_prefix(b"(") {
+        Some(inner) => &inner[..inner.iter().position(|&b| b == b')').unwrap_or(inner.len())],
+        None => &rest[..rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())],
+    };
+    list.split(|&b| b == b',')
+        .filter_map(|item| {
+            let item = item.trim_ascii();
+            let len = item.iter().take_while(|&&b| is_ident(b)).count();
+            std::str::from_utf8(&item[..len])
+                .ok()
+                .filter(|n| !n.is_empty())
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// Every one-line string literal in quotes that starts with `./` or `../`, or is
@@ -546,17 +668,44 @@ mod tests {
 
     #[test]
     fn references_list_every_relative_import() {
+        let rel = |specs: Vec<Spec>| -> Vec<String> {
+            specs
+                .into_iter()
+                .map(|s| match s {
+                    Spec::Relative(r) => format!("rel {r}"),
+                    Spec::Package(p) => format!("pkg {p}"),
+                })
+                .collect()
+        };
         let ts = b"import { a } from './a.js';\nexport * from \"../b\";\nconst c = require('./c');\nimport './d';\nimport x from 'pkg';\nconst s = '.hidden';";
         assert_eq!(
-            references(Lang::TypeScript, ts),
-            ["../b", "./a.js", "./c", "./d"]
+            rel(references(Lang::TypeScript, ts)),
+            ["rel ../b", "rel ./a.js", "rel ./c", "rel ./d", "pkg pkg"]
         );
-        let py = b"from . import presets\nfrom .tools.read import R\nfrom ..common import C\nfrom .. import up\nfrom mcp import x\nfrom\t.a import b";
+        let py = b"from . import presets\nfrom .tools.read import R\nfrom ..common import C\nfrom .. import up\nfrom mcp import x\nfrom\t.a import b\nimport app.presets as p";
         assert_eq!(
-            references(Lang::Python, py),
-            [".", "..", "../common", "./a", "./tools/read"]
+            rel(references(Lang::Python, py)),
+            [
+                "rel .",
+                "rel ..",
+                "rel ../common",
+                "rel ./a",
+                "rel ./tools/read",
+                "pkg app/presets",
+                "pkg mcp",
+                "pkg mcp/x"
+            ]
         );
         let rb = b"require_relative \"presets\"\nrequire_relative('lib/x')\nrequire 'json'";
-        assert_eq!(references(Lang::Ruby, rb), ["lib/x", "presets"]);
+        assert_eq!(
+            rel(references(Lang::Ruby, rb)),
+            ["rel lib/x", "rel presets"]
+        );
+        let go =
+            b"import (\n\t\"fmt\"\n\tu \"github.com/me/srv/internal/toolutil\"\n)\nvar s = `a/b`";
+        assert_eq!(
+            rel(references(Lang::Go, go)),
+            ["pkg a/b", "pkg github.com/me/srv/internal/toolutil"]
+        );
     }
 }

@@ -21,7 +21,8 @@ use tree_sitter::Node;
 
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{
-    canonical_key, python_relative, FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH,
+    canonical_key, python_relative, FileSummary, Import, Prop, Site, SiteKind, Spec, Val,
+    MAX_VALUE_DEPTH,
 };
 use super::Family;
 
@@ -36,6 +37,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     preorder(root, |node| match node.kind() {
         "assignment" => assignment(node, src, &mut top, &mut nested),
         "import_from_statement" => import(node, src, out),
+        "import_statement" => import_as(node, src, out),
         "decorated_definition" => decorated(node, src, scope, out),
         "call" => call(node, src, scope, out),
         "class_definition" => class(node, src, &mut top),
@@ -141,10 +143,13 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(module) = node.child_by_field_name("module_name") else {
         return;
     };
-    if module.kind() != "relative_import" {
-        return;
-    }
-    let rel = python_relative(text(module, src));
+    let rel = match module.kind() {
+        "relative_import" => Spec::Relative(python_relative(text(module, src))),
+        // An absolute import: a module of the tree's own packages, if it holds it.
+        // One inside a function is read there only, and left out with its body.
+        "dotted_name" if !in_function(node) => Spec::Package(text(module, src).replace('.', "/")),
+        _ => return,
+    };
     let mut cursor = node.walk();
     for name in node.children_by_field_name("name", &mut cursor) {
         let (imported, local) = match name.kind() {
@@ -165,6 +170,41 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
             },
         );
     }
+}
+
+/// Reads `import app.presets as p`: a module of the tree's own packages, if it
+/// holds it, under a name (a plain `import a.b` binds `a`, which is not read).
+fn import_as(node: Node, src: &[u8], out: &mut FileSummary) {
+    if in_function(node) {
+        return;
+    }
+    let mut cursor = node.walk();
+    for name in node.children_by_field_name("name", &mut cursor) {
+        if let (Some(module), Some(alias)) = (
+            name.child_by_field_name("name"),
+            name.child_by_field_name("alias"),
+        ) {
+            out.import(
+                text(alias, src),
+                Import {
+                    rel: Spec::Package(text(module, src).replace('.', "/")),
+                    name: None,
+                },
+            );
+        }
+    }
+}
+
+/// Returns true for a node inside a function's body.
+fn in_function(node: Node) -> bool {
+    let mut at = node.parent();
+    while let Some(p) = at {
+        if p.kind() == "function_definition" {
+            return true;
+        }
+        at = p.parent();
+    }
+    false
 }
 
 /// Reads `server.tool(name=..., annotations=...)(function)`: the decorator applied

@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod packages;
 mod php;
 mod ruby;
 mod swift;
@@ -33,7 +34,11 @@ fn parse_everything(files: &[(&str, &[u8])]) -> FoundTools {
     let mut tools = TreeTools::new();
     tools.reading = Reading::Whole;
     for (path, bytes) in files {
-        let lang = Lang::of(path.as_bytes()).expect("a wanted file");
+        let Some(lang) = Lang::of(path.as_bytes()) else {
+            // A manifest: read as it arrives, never parsed.
+            tools.add_file(path.as_bytes(), bytes);
+            continue;
+        };
         match bytes.len() > MAX_PARSE_BYTES {
             true => tools.skipped += 1,
             false => tools.read(lang, path.as_bytes(), bytes, Why::Anchor),
@@ -266,10 +271,27 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 #[test]
 fn wants_goes_by_extension_alone() {
-    for yes in ["a.ts", "b/c.mjs", "x.CJS", "d.tsx", "e.jsx"] {
+    for yes in [
+        "a.ts",
+        "b/c.mjs",
+        "x.CJS",
+        "d.tsx",
+        "e.jsx",
+        "go.mod",
+        "p/package.json",
+        "tsconfig.base.json",
+    ] {
         assert!(TreeTools::wants(yes.as_bytes()), "{yes}");
     }
-    for no in ["README.md", "ts", "a.json", "Makefile", ".ts"] {
+    for no in [
+        "README.md",
+        "ts",
+        "a.json",
+        "Makefile",
+        ".ts",
+        "go.sum",
+        "pyproject.toml",
+    ] {
         assert!(!TreeTools::wants(no.as_bytes()), "{no}");
     }
 }

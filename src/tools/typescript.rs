@@ -26,8 +26,9 @@
 
 use tree_sitter::Node;
 
+use super::packages::spec_of;
 use super::syntax::{children, descendants, line, preorder, text, unquote};
-use super::value::{is_relative, FileSummary, Import, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
+use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
 use super::Family;
 
 /// At most this many nodes of a `tools/list` handler are searched for its answer.
@@ -107,8 +108,8 @@ fn declarator(
     }
 }
 
-/// Returns the relative module of `require("./x")`.
-fn require_of(value: Node, src: &[u8]) -> Option<String> {
+/// Returns the module of `require("./x")` or `require("pkg")`.
+fn require_of(value: Node, src: &[u8]) -> Option<Spec> {
     if value.kind() != "call_expression" {
         return None;
     }
@@ -117,10 +118,10 @@ fn require_of(value: Node, src: &[u8]) -> Option<String> {
         return None;
     }
     let args = children(value.child_by_field_name("arguments")?);
-    relative(args.first().copied()?, src)
+    module_spec(args.first().copied()?, src)
 }
 
-fn destructured_imports(pattern: Node, src: &[u8], rel: &str, out: &mut FileSummary) {
+fn destructured_imports(pattern: Node, src: &[u8], rel: &Spec, out: &mut FileSummary) {
     for p in children(pattern) {
         match p.kind() {
             "shorthand_property_identifier_pattern" => {
@@ -128,7 +129,7 @@ fn destructured_imports(pattern: Node, src: &[u8], rel: &str, out: &mut FileSumm
                 out.import(
                     n,
                     Import {
-                        rel: rel.to_string(),
+                        rel: rel.clone(),
                         name: Some(n.to_string()),
                     },
                 );
@@ -141,7 +142,7 @@ fn destructured_imports(pattern: Node, src: &[u8], rel: &str, out: &mut FileSumm
                         out.import(
                             text(v, src),
                             Import {
-                                rel: rel.to_string(),
+                                rel: rel.clone(),
                                 name: Some(text(k, src).to_string()),
                             },
                         );
@@ -153,13 +154,14 @@ fn destructured_imports(pattern: Node, src: &[u8], rel: &str, out: &mut FileSumm
     }
 }
 
-/// Returns a relative module specifier (`./x`, `../y`) from a string node.
-fn relative(node: Node, src: &[u8]) -> Option<String> {
+/// Returns the module a string node names: relative (`./x`), or by package
+/// (`@acme/core`, `@/lib/x`; see `packages`).
+fn module_spec(node: Node, src: &[u8]) -> Option<Spec> {
     if node.kind() != "string" {
         return None;
     }
     let spec = unquote(text(node, src))?;
-    is_relative(&spec).then_some(spec)
+    (!spec.is_empty()).then(|| spec_of(&spec))
 }
 
 /// Reads `exports.NAME = value` and `module.exports.NAME = value` (not `void 0`).
@@ -187,7 +189,7 @@ fn commonjs_export(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
 fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(rel) = node
         .child_by_field_name("source")
-        .and_then(|s| relative(s, src))
+        .and_then(|s| module_spec(s, src))
     else {
         return;
     };
@@ -196,7 +198,9 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
         .find(|c| c.kind() == "import_clause")
     else {
         // `import "./tools.js"`: for its effect alone.
-        out.reach(rel);
+        if let Spec::Relative(rel) = rel {
+            out.reach(rel);
+        }
         return;
     };
     for part in children(clause) {
@@ -234,7 +238,7 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 /// Records `{ name as alias }` of an import or re-export.
-fn specifier(spec: Node, src: &[u8], rel: &str, out: &mut FileSummary) {
+fn specifier(spec: Node, src: &[u8], rel: &Spec, out: &mut FileSummary) {
     let Some(name) = spec.child_by_field_name("name") else {
         return;
     };
@@ -243,7 +247,7 @@ fn specifier(spec: Node, src: &[u8], rel: &str, out: &mut FileSummary) {
     out.import(
         text(local, src),
         Import {
-            rel: rel.to_string(),
+            rel: rel.clone(),
             name: Some(imported),
         },
     );
@@ -252,7 +256,7 @@ fn specifier(spec: Node, src: &[u8], rel: &str, out: &mut FileSummary) {
 fn reexport(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(rel) = node
         .child_by_field_name("source")
-        .and_then(|s| relative(s, src))
+        .and_then(|s| module_spec(s, src))
     else {
         // `export default X`: the module's `default` binding.
         if let Some(value) = node.child_by_field_name("value") {
@@ -285,7 +289,7 @@ fn reexport(node: Node, src: &[u8], out: &mut FileSummary) {
             _ => {}
         }
     }
-    if !any {
+    if let (false, Spec::Relative(rel)) = (any, rel) {
         out.star_exports.push(rel);
     }
 }
@@ -399,7 +403,7 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
 /// Reads `require("./x");` on its own: a module required for its effect.
 fn bare_require(node: Node, src: &[u8], out: &mut FileSummary) {
     if let Some(call) = children(node).first() {
-        if let Some(rel) = require_of(*call, src) {
+        if let Some(Spec::Relative(rel)) = require_of(*call, src) {
             out.reach(rel);
         }
     }
@@ -407,20 +411,19 @@ fn bare_require(node: Node, src: &[u8], out: &mut FileSummary) {
 
 /// Binds `function f() { return {...}; }` to what it returns (a factory).
 fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
-    let (Some(name), Some(body)) = (
-        node.child_by_field_name("name"),
-        node.child_by_field_name("body"),
-    ) else {
+    let Some(name) = node.child_by_field_name("name") else {
         return;
     };
-    if let Some(returned) = returned(body, src) {
+    if let Some(returned) = returned(node, src) {
         top.push((text(name, src).to_string(), returned));
     }
 }
 
-/// Returns what a function body returns when it is one object literal: an arrow
-/// function's expression body, or the last `return` of a block.
-fn returned(body: Node, src: &[u8]) -> Option<Val> {
+/// Returns what a function returns when it is one object literal (an arrow
+/// function's expression body, or the last `return` of a block), with the
+/// function's parameters, which a call binds (see [`Val::Returns`]).
+fn returned(function: Node, src: &[u8]) -> Option<Val> {
+    let body = function.child_by_field_name("body")?;
     let value = match body.kind() {
         "statement_block" => {
             let last = children(body)
@@ -432,9 +435,41 @@ fn returned(body: Node, src: &[u8]) -> Option<Val> {
         _ => body,
     };
     match val(value, src, 1) {
-        obj @ Val::Obj { .. } => Some(Val::Returns(Box::new(obj))),
+        obj @ Val::Obj { .. } => Some(Val::Returns(params(function, src), Box::new(obj))),
         _ => None,
     }
+}
+
+/// Returns a function's parameters: `a`, `a: T`, `a?: T`, `a = d`, `a: T = d`; a
+/// destructuring or rest parameter binds no name the finder reads.
+fn params(function: Node, src: &[u8]) -> Vec<Param> {
+    let list = function
+        .child_by_field_name("parameters")
+        .map(children)
+        .or_else(|| function.child_by_field_name("parameter").map(|p| vec![p]))
+        .unwrap_or_default();
+    list.into_iter()
+        .map(|p| {
+            let (pattern, default) = match p.kind() {
+                "required_parameter" | "optional_parameter" => (
+                    p.child_by_field_name("pattern"),
+                    p.child_by_field_name("value"),
+                ),
+                "assignment_pattern" => (
+                    p.child_by_field_name("left"),
+                    p.child_by_field_name("right"),
+                ),
+                _ => (Some(p), None),
+            };
+            let name = pattern
+                .filter(|n| n.kind() == "identifier")
+                .map_or(String::new(), |n| text(n, src).to_string());
+            Param {
+                name,
+                default: default.map(|d| val(d, src, 1)),
+            }
+        })
+        .collect()
 }
 
 /// Reads a class: binds its name to its fields (a base class spread first), and
@@ -538,13 +573,35 @@ fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
         "shorthand_property_identifier" => text(n, src) == "tools",
         _ => false,
     }) {
-        if pair.kind() == "shorthand_property_identifier" {
-            found.push(pair);
-        } else if let Some(v) = pair.child_by_field_name("value") {
-            found.push(v);
+        let value = match pair.kind() {
+            "shorthand_property_identifier" => Some(pair),
+            _ => pair.child_by_field_name("value"),
+        };
+        if let Some(v) = value {
+            found.push(bound_in(handler, v, src).unwrap_or(v));
         }
     }
     found
+}
+
+/// Returns the value a name is bound to inside the handler, when one declarator
+/// there binds it (`const tools = [...]; return { tools };`): the handler's own
+/// binding, whatever other functions of the file bind to the same name (a
+/// compiled file's CLI that prints the same list).
+fn bound_in<'t>(handler: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    if !matches!(name.kind(), "identifier" | "shorthand_property_identifier") {
+        return None;
+    }
+    let wanted = text(name, src);
+    let declarators = descendants(handler, HANDLER_BUDGET, |n| {
+        n.kind() == "variable_declarator"
+            && n.child_by_field_name("name")
+                .is_some_and(|id| id.kind() == "identifier" && text(id, src) == wanted)
+    });
+    match declarators.as_slice() {
+        [one] => one.child_by_field_name("value"),
+        _ => None,
+    }
 }
 
 /// Translates an expression into a value, `Other` for anything but literals, names
@@ -593,16 +650,10 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
             .find(|c| !c.kind().starts_with("type") && !c.kind().ends_with("_type"))
             .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
         "object" => object(node, src, depth),
-        "arrow_function" | "function_expression" | "function" => node
-            .child_by_field_name("body")
-            .and_then(|b| returned(b, src))
-            .unwrap_or(Val::Other),
-        "call_expression" => match node.child_by_field_name("function") {
-            Some(f) if matches!(f.kind(), "identifier" | "member_expression") && depth == 0 => {
-                Val::Call(Box::new(val(f, src, depth + 1)))
-            }
-            _ => Val::Other,
-        },
+        "arrow_function" | "function_expression" | "function" => {
+            returned(node, src).unwrap_or(Val::Other)
+        }
+        "call_expression" => call_val(node, src, depth),
         "array" => {
             let items = children(node);
             if items.iter().any(|c| c.kind() == "spread_element") {
@@ -612,6 +663,41 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
         }
         _ => Val::Other,
     }
+}
+
+/// Reads a call: `Object.assign(a, b, ...)` as the object its arguments merge into,
+/// in order; a call of a name at the top of a value as that function's result,
+/// its arguments bound to its parameters (one level: an argument that is itself
+/// a call is not followed).
+fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
+    let (Some(f), Some(args)) = (
+        node.child_by_field_name("function"),
+        node.child_by_field_name("arguments"),
+    ) else {
+        return Val::Other;
+    };
+    let args = children(args);
+    if text(f, src) == "Object.assign" {
+        let props = args
+            .iter()
+            .map(|a| match a.kind() {
+                "spread_element" => Prop::Spread(Val::Other),
+                _ => Prop::Spread(val(*a, src, depth + 1)),
+            })
+            .collect();
+        return Val::obj(line(node), props);
+    }
+    if !matches!(f.kind(), "identifier" | "member_expression") || depth > 1 {
+        return Val::Other;
+    }
+    let args = args
+        .iter()
+        .map(|a| match a.kind() {
+            "spread_element" => Val::Other,
+            _ => val(*a, src, depth + 1),
+        })
+        .collect();
+    Val::Call(Box::new(val(f, src, depth + 1)), args)
 }
 
 fn object(node: Node, src: &[u8], depth: usize) -> Val {

@@ -10,8 +10,10 @@
 //! chain of references.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
+use super::packages::{module_paths, Layout};
 use super::{DefKind, Family, HintState};
 use crate::tools::hints::Hint;
 
@@ -56,15 +58,28 @@ pub(crate) enum Val {
         name: String,
         value: Box<Val>,
     },
-    /// A function whose body returns this value (a factory of a tool object).
-    Returns(Box<Val>),
-    /// A call of the function this value names: what that function returns.
-    Call(Box<Val>),
+    /// A function whose body returns this value (a factory of a tool object), and
+    /// its parameters' names in order, each with its default value.
+    Returns(Vec<Param>, Box<Val>),
+    /// A call of the function this value names, with its arguments: what that
+    /// function returns, its parameters bound to the arguments.
+    Call(Box<Val>, Vec<Val>),
+    /// A value read in the file of this index rather than where it is met: an
+    /// argument a call binds to a factory's parameter. Only made while resolving.
+    At(usize, Box<Val>),
     /// The annotations a class inherits from the base class this value names: read
     /// when the base class is in the tree, unknown when it is not.
     Inherited(Box<Val>),
     /// Anything else: a call, an operator, a parameter.
     Other,
+}
+
+/// A parameter of a factory: its name (empty for a pattern, which binds nothing
+/// the finder reads) and its default value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Param {
+    pub(crate) name: String,
+    pub(crate) default: Option<Val>,
 }
 
 /// One field of an object value.
@@ -109,7 +124,15 @@ impl Val {
                     .sum::<usize>()
             }
             Val::Arr(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
-            Val::OmitFalse(v) | Val::Returns(v) | Val::Call(v) | Val::Inherited(v) => 1 + v.size(),
+            Val::OmitFalse(v) | Val::Inherited(v) | Val::At(_, v) => 1 + v.size(),
+            Val::Returns(params, v) => {
+                1 + v.size()
+                    + params
+                        .iter()
+                        .map(|p| p.default.as_ref().map_or(1, Val::size))
+                        .sum::<usize>()
+            }
+            Val::Call(f, args) => 1 + f.size() + args.iter().map(Val::size).sum::<usize>(),
             Val::Member { value, .. } => 1 + value.size(),
             Val::ToolArgs(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
             _ => 1,
@@ -185,9 +208,8 @@ pub(crate) enum SiteKind {
 /// How a name is imported into a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Import {
-    /// The module's path relative to the importing file's folder, `/`-separated,
-    /// without extension (`presets`, `../shared/annotations`, `.` for a package's own `__init__`).
-    pub(crate) rel: String,
+    /// The module it is imported from.
+    pub(crate) rel: Spec,
     /// The imported name; `None` for a namespace import (`import * as p`, `require`, `from . import p`).
     pub(crate) name: Option<String>,
 }
@@ -242,16 +264,16 @@ impl FileSummary {
     /// Returns every relative module the file's imports name, as the resolver
     /// follows them: each import's module (a named import also as a module of its
     /// own, `from . import presets`), star re-exports and effect imports.
-    pub(crate) fn modules(&self) -> Vec<String> {
+    pub(crate) fn modules(&self) -> Vec<Spec> {
         let mut out = Vec::new();
         for import in self.imports.values() {
             out.push(import.rel.clone());
             if let Some(name) = &import.name {
-                out.push(format!("{}/{name}", import.rel));
+                out.push(import.rel.child(name));
             }
         }
-        out.extend(self.star_exports.iter().cloned());
-        out.extend(self.reaches.iter().cloned());
+        out.extend(self.star_exports.iter().cloned().map(Spec::Relative));
+        out.extend(self.reaches.iter().cloned().map(Spec::Relative));
         out
     }
 
@@ -302,6 +324,19 @@ pub(crate) struct Resolver<'a> {
     /// until it is, and records it in `pending`.
     unread: &'a Unread<'a>,
     pending: RefCell<BTreeSet<Vec<u8>>>,
+    /// Where modules named by package are (see `packages`).
+    layout: &'a Layout,
+    /// Go folder → its files, parsed and unread.
+    go_folders: HashMap<&'a [u8], GoPackage<'a>>,
+    /// (Go folder, name) already searched for in the folder's unread files.
+    pended: RefCell<HashSet<(Vec<u8>, String)>>,
+}
+
+/// The Go files of one folder, in path order.
+#[derive(Default)]
+struct GoPackage<'a> {
+    parsed: Vec<usize>,
+    unread: Vec<(&'a [u8], Option<&'a [u8]>)>,
 }
 
 impl<'a> Resolver<'a> {
@@ -309,22 +344,46 @@ impl<'a> Resolver<'a> {
     #[cfg(test)]
     pub(crate) fn new(files: &'a [FileSummary]) -> Resolver<'a> {
         static NONE: Unread<'static> = BTreeMap::new();
-        Resolver::with_unread(files, &NONE)
+        static LAYOUT: std::sync::OnceLock<Layout> = std::sync::OnceLock::new();
+        Resolver::with_unread(files, &NONE, LAYOUT.get_or_init(Layout::default))
     }
 
     /// Indexes the files by path; `unread` are the tree's other files, those not
     /// parsed yet.
-    pub(crate) fn with_unread(files: &'a [FileSummary], unread: &'a Unread<'a>) -> Resolver<'a> {
+    pub(crate) fn with_unread(
+        files: &'a [FileSummary],
+        unread: &'a Unread<'a>,
+        layout: &'a Layout,
+    ) -> Resolver<'a> {
         let by_path = files
             .iter()
             .enumerate()
             .map(|(i, f)| (f.path.as_slice(), i))
             .collect();
+        let mut go_folders: HashMap<&[u8], GoPackage> = HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            if extension(&f.path) == b"go" {
+                go_folders
+                    .entry(parent(&f.path))
+                    .or_default()
+                    .parsed
+                    .push(i);
+            }
+        }
+        for (path, bytes) in unread.iter() {
+            if extension(path) == b"go" {
+                let package = go_folders.entry(parent(path)).or_default();
+                package.unread.push((path, *bytes));
+            }
+        }
         Resolver {
             files,
             by_path,
             unread,
             pending: RefCell::new(BTreeSet::new()),
+            layout,
+            go_folders,
+            pended: RefCell::new(HashSet::new()),
         }
     }
 
@@ -337,9 +396,21 @@ impl<'a> Resolver<'a> {
     /// Records the unread Go files of the folder of `file` that may bind `name`:
     /// those whose text holds it (a file let go may hold anything).
     fn pend_package(&self, file: usize, name: &str) {
-        let from = &self.files[file].path;
+        let folder = parent(&self.files[file].path);
+        // Many tools look the same preset up in one package: its folder's text is
+        // searched once a name.
+        if !self
+            .pended
+            .borrow_mut()
+            .insert((folder.to_vec(), name.to_string()))
+        {
+            return;
+        }
+        let Some(package) = self.go_folders.get(folder) else {
+            return;
+        };
         let mut pending = self.pending.borrow_mut();
-        for (path, bytes) in self.unread.iter().filter(|(p, _)| same_package(from, p)) {
+        for (path, bytes) in &package.unread {
             if bytes.is_none_or(|b| memchr::memmem::find(b, name.as_bytes()).is_some()) {
                 pending.insert(path.to_vec());
             }
@@ -595,12 +666,20 @@ impl<'a> Resolver<'a> {
         if depth > MAX_CHAIN {
             return (file, Val::Other);
         }
-        if let Val::Call(function) = val {
-            // One level: a factory's own value, not what it calls.
-            return match self.resolve(file, function, depth + 1) {
-                (f, Val::Returns(value)) => self.resolve(f, &value, depth + 1),
-                _ => (file, Val::Other),
-            };
+        match val {
+            Val::Call(function, args) => {
+                // One level: a factory's own value, its parameters bound to the
+                // call's arguments, not what it calls.
+                return match self.resolve(file, function, depth + 1) {
+                    (f, Val::Returns(params, value)) => {
+                        let bound = bind(&value, &params, args, file, 0);
+                        self.resolve(f, &bound, depth + 1)
+                    }
+                    _ => (file, Val::Other),
+                };
+            }
+            Val::At(f, inner) => return self.resolve(*f, inner, depth + 1),
+            _ => {}
         }
         let Val::Ref(path) = val else {
             return (file, val.clone());
@@ -633,23 +712,20 @@ impl<'a> Resolver<'a> {
         }
         if let Some(import) = summary.imports.get(name) {
             let target = self.module(file, &import.rel);
+            let child = |n: &str| import.rel.child(n);
             return match (&import.name, target) {
                 (None, Some(t)) => Some((t, Val::Module(t))),
                 (Some(n), Some(t)) => match self.lookup(t, n, depth + 1) {
                     Some(found) => Some(found),
                     // `from . import presets` names a module, not a binding.
-                    None => self
-                        .module(file, &format!("{}/{n}", import.rel))
-                        .map(|m| (m, Val::Module(m))),
+                    None => self.module(file, &child(n)).map(|m| (m, Val::Module(m))),
                 },
-                (Some(n), None) => self
-                    .module(file, &format!("{}/{n}", import.rel))
-                    .map(|m| (m, Val::Module(m))),
+                (Some(n), None) => self.module(file, &child(n)).map(|m| (m, Val::Module(m))),
                 (None, None) => None,
             };
         }
         for rel in &summary.star_exports {
-            if let Some(t) = self.module(file, rel) {
+            if let Some(t) = self.module(file, &Spec::Relative(rel.clone())) {
                 if let Some(found) = self.lookup(t, name, depth + 1) {
                     return Some(found);
                 }
@@ -657,11 +733,13 @@ impl<'a> Resolver<'a> {
         }
         if extension(&summary.path) == b"go" {
             self.pend_package(file, name);
-            for (i, other) in self.files.iter().enumerate() {
-                if i != file && same_package(&summary.path, &other.path) {
-                    if let Some(bound) = other.bindings.get(name) {
-                        return Some((i, bound.clone().unwrap_or(Val::Other)));
-                    }
+            let parsed = self
+                .go_folders
+                .get(parent(&summary.path))
+                .map_or(&[][..], |p| p.parsed.as_slice());
+            for &i in parsed.iter().filter(|&&i| i != file) {
+                if let Some(bound) = self.files[i].bindings.get(name) {
+                    return Some((i, bound.clone().unwrap_or(Val::Other)));
                 }
             }
         }
@@ -677,7 +755,7 @@ impl<'a> Resolver<'a> {
     pub(crate) fn reaches(&self, file: usize) -> Reach {
         let summary = &self.files[file];
         let mut reach = Reach::default();
-        let mut add = |rel: &str| match self.module_at(file, rel) {
+        let mut add = |rel: &Spec| match self.module_at(file, rel) {
             Module::Parsed(i) => reach.sure.push(i),
             Module::Unread(path, Some(i)) => reach.unsure.push((i, path)),
             Module::Unread(_, None) | Module::Missing => {}
@@ -685,11 +763,12 @@ impl<'a> Resolver<'a> {
         for rel in summary.modules() {
             add(&rel);
         }
-        if extension(&summary.path) == b"go" {
-            reach.sure.extend(
-                (0..self.files.len())
-                    .filter(|&i| i != file && same_package(&summary.path, &self.files[i].path)),
-            );
+        if let Some(package) = self.go_folders.get(parent(&summary.path)) {
+            if extension(&summary.path) == b"go" {
+                reach
+                    .sure
+                    .extend(package.parsed.iter().copied().filter(|&i| i != file));
+            }
         }
         reach
     }
@@ -697,7 +776,7 @@ impl<'a> Resolver<'a> {
     /// Returns the file a relative module names from `file`: the first of
     /// [`module_paths`] the tree holds. Meeting an unread file first, it records
     /// the file as pending and answers `None`.
-    fn module(&self, file: usize, rel: &str) -> Option<usize> {
+    fn module(&self, file: usize, rel: &Spec) -> Option<usize> {
         match self.module_at(file, rel) {
             Module::Parsed(i) => Some(i),
             Module::Unread(path, _) => {
@@ -711,14 +790,18 @@ impl<'a> Resolver<'a> {
     /// Returns where a relative module is: the first of [`module_paths`] that is a
     /// parsed file holding something, or an unread file (with the parsed file after
     /// it, which the module is when the unread file holds nothing).
-    fn module_at(&self, file: usize, rel: &str) -> Module {
+    fn module_at(&self, file: usize, rel: &Spec) -> Module {
+        let from = &self.files[file].path;
+        // A Go package is every file of its folder: one parsed file of it answers,
+        // and a lookup there records the unread ones that may bind the name.
+        let folder = matches!(rel, Spec::Package(_)) && extension(from) == b"go";
         let mut unread = None;
-        for path in module_paths(&self.files[file].path, rel) {
+        for path in module_paths(from, rel, self.layout) {
             match self.by_path.get(path.as_slice()) {
                 Some(&i) if i != file => {
                     return match unread {
-                        Some(u) => Module::Unread(u, Some(i)),
-                        None => Module::Parsed(i),
+                        Some(u) if !folder => Module::Unread(u, Some(i)),
+                        _ => Module::Parsed(i),
                     }
                 }
                 Some(_) => {}
@@ -732,6 +815,53 @@ impl<'a> Resolver<'a> {
             Some(u) => Module::Unread(u, None),
             None => Module::Missing,
         }
+    }
+}
+
+/// Returns a factory's returned `value` with each reference to one of its `params`
+/// replaced by the call's argument, read in the calling file `caller` (a missing
+/// argument is the parameter's default, else `undefined`). Functions inside the
+/// value are left as they are: their parameters are their own.
+fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize) -> Val {
+    if depth > MAX_VALUE_DEPTH {
+        return Val::Other;
+    }
+    let again = |v: &Val| bind(v, params, args, caller, depth + 1);
+    match value {
+        Val::Ref(path) => {
+            let Some(at) = params.iter().position(|p| p.name == path[0]) else {
+                return value.clone();
+            };
+            let arg = match (args.get(at), &params[at].default) {
+                (Some(Val::Null) | None, Some(default)) => return default.clone(),
+                (Some(arg), _) => arg.clone(),
+                (None, None) => Val::Null,
+            };
+            match (path.len(), arg) {
+                (1, arg) => Val::At(caller, Box::new(arg)),
+                (_, Val::Ref(mut inner)) => {
+                    inner.extend(path[1..].iter().cloned());
+                    Val::At(caller, Box::new(Val::Ref(inner)))
+                }
+                _ => Val::Other,
+            }
+        }
+        Val::Obj { line, props } => Val::obj(
+            *line,
+            props
+                .iter()
+                .map(|p| match p {
+                    Prop::Field(k, v) => Prop::Field(k.clone(), again(v)),
+                    Prop::Spread(v) => Prop::Spread(again(v)),
+                })
+                .collect(),
+        ),
+        Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
+        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
+        Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
+        Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
+        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
+        _ => value.clone(),
     }
 }
 
@@ -750,57 +880,6 @@ enum Module {
     Missing,
 }
 
-/// Returns the paths a relative module may be at, seen from the file at `from`, in the
-/// order the importing language tries them (`./x.js` for `x.ts`, `x/index.ts`,
-/// `x/__init__.py`); none when `rel` climbs above the tree's top folder.
-pub(crate) fn module_paths(from: &[u8], rel: &str) -> Vec<Vec<u8>> {
-    let Some(joined) = join(parent(from), rel) else {
-        return Vec::new();
-    };
-    let candidates: &[&str] = match extension(from).as_slice() {
-        b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
-        // `require_relative "presets"` and `require_relative "presets.rb"`.
-        b"rb" => &[".rb", ""],
-        _ => &[
-            "",
-            ".ts",
-            ".tsx",
-            ".mts",
-            ".cts",
-            ".js",
-            ".mjs",
-            ".cjs",
-            ".jsx",
-            "/index.ts",
-            "/index.js",
-            "/index.mjs",
-            "/index.tsx",
-        ],
-    };
-    let mut stems = vec![joined.clone()];
-    // TypeScript imports name the compiled file: `./presets.js` is `presets.ts`.
-    for ext in [".js", ".mjs", ".cjs", ".jsx"] {
-        if let Some(stem) = joined.strip_suffix(ext.as_bytes()) {
-            stems.push(stem.to_vec());
-        }
-    }
-    let mut paths = Vec::with_capacity(stems.len() * candidates.len());
-    for stem in &stems {
-        for c in candidates {
-            let mut p = stem.clone();
-            p.extend_from_slice(c.as_bytes());
-            paths.push(p);
-        }
-    }
-    paths
-}
-
-/// Returns true for a relative module specifier of JavaScript and TypeScript:
-/// `./x`, `../y`, `.` or `..`.
-pub(crate) fn is_relative(spec: &str) -> bool {
-    spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
-}
-
 /// Returns the relative module a Python relative import names, as
 /// [`module_paths`] takes it: `.a.b` is `./a/b`, `..` is `..`, `...c` is `../../c`.
 pub(crate) fn python_relative(module: &str) -> String {
@@ -816,52 +895,6 @@ pub(crate) fn python_relative(module: &str) -> String {
         rel.push_str(&rest.replace('.', "/"));
     }
     rel
-}
-
-/// Returns true when a Go file at `from` may look a name up in the file at `other`:
-/// both are Go files of the same folder.
-pub(crate) fn same_package(from: &[u8], other: &[u8]) -> bool {
-    extension(from) == b"go" && extension(other) == b"go" && parent(from) == parent(other)
-}
-
-/// Returns the bytes after the last `.` of the last path component, lowercased.
-pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
-    extension_as_written(path).to_ascii_lowercase()
-}
-
-/// [`extension`] as the path spells it, without allocating.
-pub(crate) fn extension_as_written(path: &[u8]) -> &[u8] {
-    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-    match name.iter().rposition(|&b| b == b'.') {
-        Some(i) if i > 0 => &name[i + 1..],
-        _ => b"",
-    }
-}
-
-pub(crate) fn parent(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(i) => &path[..i],
-        None => b"",
-    }
-}
-
-/// Joins a folder and a relative `/`-separated path, folding `.` and `..`; `None`
-/// when `..` climbs above the tree's top folder.
-pub(crate) fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
-    let mut parts: Vec<&[u8]> = dir
-        .split(|&b| b == b'/')
-        .filter(|p| !p.is_empty())
-        .collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s.as_bytes()),
-        }
-    }
-    Some(parts.join(&b'/'))
 }
 
 #[cfg(test)]

@@ -1,0 +1,845 @@
+//! The tree's own packages: where a module that an import names by package rather
+//! than by relative path lands among the tree's files (docs/method.md, "How hints
+//! are resolved").
+//!
+//! - Go: an import path under a module a `go.mod` of the tree declares, or one a
+//!   `replace` maps to a folder of the tree, is that folder's package;
+//! - Python: an absolute module (`from app.tools.presets import X`) is looked for
+//!   under each folder from the importing file's own up to the tree's top, and
+//!   under their `src/` (a package root, the `src/` layout);
+//! - TypeScript and JavaScript: a bare specifier matched by the `paths` (or read
+//!   under the `baseUrl`) of the nearest `tsconfig.json` or `jsconfig.json`, and
+//!   the name of a workspace package (a `package.json` of the tree, its `exports`,
+//!   `main`, `module` or `types`, and their sources under `src/`).
+//!
+//! Manifests are read from bytes as they arrive and kept small; nothing here
+//! follows a path out of the tree (a `replace` to `../outside` is dropped) and every
+//! walk is bounded.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde_json::Value as Json;
+
+/// A manifest larger than this is not read: real ones are a few KiB.
+const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
+/// At most this many manifests are kept per tree (a monorepo of thousands of
+/// packages keeps the first in path order).
+pub(crate) const MAX_MANIFESTS: usize = 8192;
+/// At most this many `extends` are followed from one `tsconfig.json`.
+const MAX_EXTENDS: usize = 8;
+/// At most this many patterns or exports are kept per manifest.
+const MAX_ENTRIES: usize = 256;
+
+/// What the finder keeps of one manifest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Manifest {
+    /// A `go.mod`: the module it declares, and the folders its `replace` lines map
+    /// module paths to (joined to the tree; one pointing out of it is dropped).
+    GoMod {
+        module: Option<String>,
+        replaced: Vec<(String, Vec<u8>)>,
+    },
+    /// A `package.json` with a `name`: the package's folder answers to it.
+    Package {
+        name: String,
+        /// Subpath (`.`, `./utils`, `./*`) → target, as `exports` (or `main`,
+        /// `module`, `types` for `.`) give them.
+        exports: Vec<(String, String)>,
+    },
+    /// A `tsconfig.json` or `jsconfig.json` (or a `tsconfig.*.json` another extends).
+    TsConfig(TsConfig),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TsConfig {
+    /// The config it extends, joined to the tree.
+    extends: Option<Vec<u8>>,
+    /// `compilerOptions.baseUrl`, joined to the tree.
+    base_url: Option<Vec<u8>>,
+    /// `compilerOptions.paths`: pattern → targets, as written.
+    paths: Option<Vec<(String, Vec<String>)>>,
+}
+
+/// Returns true for the name of a manifest the finder reads.
+pub(crate) fn is_manifest(path: &[u8]) -> bool {
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    matches!(name, b"go.mod" | b"package.json" | b"jsconfig.json")
+        || (name.starts_with(b"tsconfig") && name.ends_with(b".json"))
+}
+
+/// Reads a manifest; `None` when it says nothing the finder uses, or is too large
+/// or malformed.
+pub(crate) fn read(path: &[u8], bytes: &[u8]) -> Option<Manifest> {
+    if bytes.len() > MAX_MANIFEST_BYTES {
+        return None;
+    }
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    let dir = parent(path);
+    match name {
+        b"go.mod" => go_mod(dir, std::str::from_utf8(bytes).ok()?),
+        b"package.json" => package_json(&json(bytes)?),
+        _ => ts_config(dir, &json(bytes)?),
+    }
+}
+
+fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
+    let mut module = None;
+    let mut replaced = Vec::new();
+    let mut in_replace = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        if in_replace {
+            if line == ")" {
+                in_replace = false;
+            } else {
+                replace(dir, line, &mut replaced);
+            }
+        } else if let Some(rest) = line.strip_prefix("module") {
+            module = Some(rest.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty());
+        } else if let Some(rest) = line.strip_prefix("replace") {
+            match rest.trim() {
+                "(" => in_replace = true,
+                one => replace(dir, one, &mut replaced),
+            }
+        }
+    }
+    (module.is_some() || !replaced.is_empty()).then_some(Manifest::GoMod { module, replaced })
+}
+
+/// Reads `old [version] => ./local`: only a path inside the tree is kept (Go's
+/// local replacements start with `./` or `../`).
+fn replace(dir: &[u8], line: &str, out: &mut Vec<(String, Vec<u8>)>) {
+    let Some((old, new)) = line.split_once("=>") else {
+        return;
+    };
+    let (Some(old), Some(new)) = (old.split_whitespace().next(), new.split_whitespace().next())
+    else {
+        return;
+    };
+    if !(new.starts_with("./") || new.starts_with("../")) || out.len() >= MAX_ENTRIES {
+        return;
+    }
+    if let Some(folder) = join(dir, new) {
+        out.push((old.trim_matches('"').to_string(), folder));
+    }
+}
+
+fn package_json(doc: &Json) -> Option<Manifest> {
+    let name = doc.get("name")?.as_str()?.to_string();
+    let mut exports = Vec::new();
+    match doc.get("exports") {
+        Some(Json::String(s)) => exports.push((".".to_string(), s.clone())),
+        Some(Json::Object(map)) if map.keys().all(|k| k.starts_with('.')) => {
+            for (sub, target) in map.iter().take(MAX_ENTRIES) {
+                if let Some(t) = condition(target, 0) {
+                    exports.push((sub.clone(), t));
+                }
+            }
+        }
+        // Conditions for `.` alone (`{ "import": ..., "require": ... }`).
+        Some(conditions @ Json::Object(_)) => {
+            if let Some(t) = condition(conditions, 0) {
+                exports.push((".".to_string(), t));
+            }
+        }
+        _ => {}
+    }
+    for key in ["module", "main", "types", "typings"] {
+        if let Some(t) = doc.get(key).and_then(Json::as_str) {
+            exports.push((".".to_string(), t.to_string()));
+        }
+    }
+    Some(Manifest::Package { name, exports })
+}
+
+/// Returns the target a conditional export gives, the conditions tried in the
+/// order a bundler for source would (`source`, `import`, `default`, ...).
+fn condition(target: &Json, depth: usize) -> Option<String> {
+    match target {
+        Json::String(s) => Some(s.clone()),
+        Json::Object(map) if depth < 4 => {
+            for key in ["source", "import", "default", "require", "node", "types"] {
+                if let Some(t) = map.get(key).and_then(|v| condition(v, depth + 1)) {
+                    return Some(t);
+                }
+            }
+            map.values().find_map(|v| condition(v, depth + 1))
+        }
+        Json::Array(items) if depth < 4 => items.iter().find_map(|v| condition(v, depth + 1)),
+        _ => None,
+    }
+}
+
+fn ts_config(dir: &[u8], doc: &Json) -> Option<Manifest> {
+    let extends = doc
+        .get("extends")
+        .and_then(Json::as_str)
+        .filter(|e| e.starts_with("./") || e.starts_with("../"))
+        .and_then(|e| join(dir, e))
+        .map(|mut p| {
+            if !p.ends_with(b".json") {
+                p.extend_from_slice(b".json");
+            }
+            p
+        });
+    let options = doc.get("compilerOptions");
+    let base_url = options
+        .and_then(|o| o.get("baseUrl"))
+        .and_then(Json::as_str)
+        .and_then(|b| join(dir, b));
+    let paths = options
+        .and_then(|o| o.get("paths"))
+        .and_then(Json::as_object)
+        .map(|map| {
+            map.iter()
+                .take(MAX_ENTRIES)
+                .map(|(pattern, targets)| {
+                    let targets = match targets {
+                        Json::Array(items) => items
+                            .iter()
+                            .filter_map(Json::as_str)
+                            .map(str::to_string)
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    (pattern.clone(), targets)
+                })
+                .collect()
+        });
+    let config = TsConfig {
+        extends,
+        base_url,
+        paths,
+    };
+    (config != TsConfig::default()).then_some(Manifest::TsConfig(config))
+}
+
+/// Parses JSON as `tsconfig.json` is written: comments and trailing commas allowed.
+fn json(bytes: &[u8]) -> Option<Json> {
+    serde_json::from_slice(&strip_jsonc(bytes)).ok()
+}
+
+/// Returns the bytes with `//` and `/* */` comments and trailing commas (a `,`
+/// before `}` or `]`) blanked, strings stepped over.
+fn strip_jsonc(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    let mut last_comma: Option<usize> = None;
+    while i < out.len() {
+        match out[i] {
+            b'"' => {
+                last_comma = None;
+                i += 1;
+                while i < out.len() && out[i] != b'"' {
+                    i += if out[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if out.get(i + 1) == Some(&b'/') => {
+                while i < out.len() && out[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if out.get(i + 1) == Some(&b'*') => {
+                let end = out[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(out.len(), |p| i + 2 + p + 2);
+                out[i..end].iter_mut().for_each(|b| *b = b' ');
+                i = end;
+            }
+            b',' => {
+                last_comma = Some(i);
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(c) = last_comma.take() {
+                    out[c] = b' ';
+                }
+                i += 1;
+            }
+            b if b.is_ascii_whitespace() => i += 1,
+            _ => {
+                last_comma = None;
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The tree's packages, from its manifests: where a [`Spec::Package`] lands.
+#[derive(Default)]
+pub(crate) struct Layout {
+    /// Go module path → the folder it is at, longest path first.
+    go_modules: Vec<(String, Vec<u8>)>,
+    /// Folder → the Go files the tree holds there, in path order.
+    go_files: BTreeMap<Vec<u8>, Vec<Vec<u8>>>,
+    /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
+    /// `extends` followed).
+    ts_configs: BTreeMap<Vec<u8>, Resolved>,
+    /// A Python file's or folder's name → the folders holding it: where an
+    /// absolute import of a module of that first element may be rooted.
+    py_roots: HashMap<String, BTreeSet<Vec<u8>>>,
+    /// Workspace packages by name: folder and exports (subpath → target); the
+    /// first in path order of two of one name.
+    packages: HashMap<String, Workspace>,
+}
+
+/// A `package.json` of the tree: its folder and exports (subpath → target).
+type Workspace = (Vec<u8>, Vec<(String, String)>);
+
+/// A `tsconfig.json` with what it extends applied.
+#[derive(Default)]
+struct Resolved {
+    base_url: Option<Vec<u8>>,
+    /// Patterns and targets, joined to the folder they are relative to.
+    paths: Vec<(String, Vec<Vec<u8>>)>,
+}
+
+impl Layout {
+    /// Builds the layout from the manifests and the paths of every file the
+    /// resolver may meet.
+    pub(crate) fn new<'p>(
+        manifests: &BTreeMap<Vec<u8>, Manifest>,
+        paths: impl Iterator<Item = &'p [u8]>,
+    ) -> Layout {
+        let mut layout = Layout::default();
+        let mut paths_py = Vec::new();
+        for path in paths {
+            if matches!(extension(path).as_slice(), b"py" | b"pyi") {
+                paths_py.push(path);
+                continue;
+            }
+            if extension(path) != b"go" {
+                continue;
+            }
+            layout
+                .go_files
+                .entry(parent(path).to_vec())
+                .or_default()
+                .push(path.to_vec());
+        }
+        for path in paths_py.iter() {
+            // `a/b/c.py` roots `a` at the top, `b` at `a`, `c` at `a/b`.
+            let mut root: &[u8] = b"";
+            for part in path.split(|&b| b == b'/') {
+                let name = part
+                    .strip_suffix(b".py")
+                    .or_else(|| part.strip_suffix(b".pyi"))
+                    .unwrap_or(part);
+                if let Ok(name) = std::str::from_utf8(name) {
+                    layout
+                        .py_roots
+                        .entry(name.to_string())
+                        .or_default()
+                        .insert(root.to_vec());
+                }
+                root = &path
+                    [..(root.len() + part.len() + usize::from(!root.is_empty())).min(path.len())];
+            }
+        }
+        for files in layout.go_files.values_mut() {
+            files.sort();
+            files.dedup();
+        }
+        for (path, manifest) in manifests {
+            let dir = parent(path);
+            match manifest {
+                Manifest::GoMod { module, replaced } => {
+                    if let Some(m) = module {
+                        layout.go_modules.push((m.clone(), dir.to_vec()));
+                    }
+                    layout.go_modules.extend(replaced.iter().cloned());
+                }
+                Manifest::Package { name, exports } => {
+                    layout
+                        .packages
+                        .entry(name.clone())
+                        .or_insert_with(|| (dir.to_vec(), exports.clone()));
+                }
+                Manifest::TsConfig(_) => {
+                    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+                    if matches!(name, b"tsconfig.json" | b"jsconfig.json") {
+                        let resolved = resolve_config(manifests, path);
+                        let slot = layout.ts_configs.entry(dir.to_vec()).or_default();
+                        // `tsconfig.json` over `jsconfig.json` in one folder.
+                        if name == b"tsconfig.json" || slot.paths.is_empty() {
+                            *slot = resolved;
+                        }
+                    }
+                }
+            }
+        }
+        layout
+            .go_modules
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+        layout
+    }
+
+    /// Returns the paths a module named by package may be at, seen from the file at
+    /// `from`, in the order they are tried; none when the tree does not hold it.
+    pub(crate) fn paths(&self, from: &[u8], package: &str) -> Vec<Vec<u8>> {
+        match extension(from).as_slice() {
+            b"go" => self.go_package(package),
+            b"py" | b"pyi" => python_module(from, package, &self.py_roots),
+            b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => self
+                .js_stems(from, package)
+                .iter()
+                .flat_map(|stem| script_paths(stem))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Returns the Go files of the folder an import path names.
+    fn go_package(&self, import: &str) -> Vec<Vec<u8>> {
+        for (module, dir) in &self.go_modules {
+            let rest = match import.strip_prefix(module.as_str()) {
+                Some("") => "",
+                Some(rest) if rest.starts_with('/') => &rest[1..],
+                _ => continue,
+            };
+            if let Some(folder) = join(dir, rest) {
+                return self.go_files.get(&folder).cloned().unwrap_or_default();
+            }
+        }
+        Vec::new()
+    }
+
+    /// Returns the stems (paths without extension, or with one a script names) a
+    /// bare specifier may be at: the nearest config's `paths` and `baseUrl`, then
+    /// a workspace package of that name.
+    fn js_stems(&self, from: &[u8], spec: &str) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        if let Some(config) = self.nearest_config(from) {
+            out.extend(config_stems(config, spec));
+        }
+        // A package's name is its specifier's first element, or first two when scoped.
+        let parts = if spec.starts_with('@') { 2 } else { 1 };
+        let end = spec
+            .match_indices('/')
+            .nth(parts - 1)
+            .map_or(spec.len(), |(i, _)| i);
+        if let Some((dir, exports)) = self.packages.get(&spec[..end]) {
+            let sub = format!(".{}", &spec[end..]);
+            out.extend(package_stems(dir, &sub, exports));
+        }
+        out
+    }
+
+    fn nearest_config(&self, from: &[u8]) -> Option<&Resolved> {
+        let mut dir = parent(from);
+        loop {
+            if let Some(config) = self.ts_configs.get(dir) {
+                return Some(config);
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = parent(dir);
+        }
+    }
+}
+
+/// Follows a config's `extends` within the tree: `baseUrl` and `paths` of the
+/// nearest config that sets them, `paths` relative to its `baseUrl` or its folder.
+fn resolve_config(manifests: &BTreeMap<Vec<u8>, Manifest>, path: &[u8]) -> Resolved {
+    let mut resolved = Resolved::default();
+    let (mut base_url, mut paths) = (None, None);
+    let mut at = path.to_vec();
+    for _ in 0..MAX_EXTENDS {
+        let Some(Manifest::TsConfig(config)) = manifests.get(&at) else {
+            break;
+        };
+        if base_url.is_none() {
+            base_url = config.base_url.clone();
+        }
+        if paths.is_none() {
+            if let Some(p) = &config.paths {
+                let folder = config.base_url.clone().or(base_url.clone());
+                paths = Some((p.clone(), folder.unwrap_or_else(|| parent(&at).to_vec())));
+            }
+        }
+        match &config.extends {
+            Some(next) => at = next.clone(),
+            None => break,
+        }
+    }
+    resolved.base_url = base_url;
+    if let Some((patterns, folder)) = paths {
+        resolved.paths = patterns
+            .into_iter()
+            .map(|(pattern, targets)| {
+                let joined = targets.iter().filter_map(|t| join(&folder, t)).collect();
+                (pattern, joined)
+            })
+            .collect();
+    }
+    resolved
+}
+
+/// The stems a config gives a specifier: the `paths` pattern with the longest
+/// prefix that matches (its `*` substituted), else the specifier under `baseUrl`.
+fn config_stems(config: &Resolved, spec: &str) -> Vec<Vec<u8>> {
+    let mut best: Option<(usize, &Vec<Vec<u8>>, &str)> = None;
+    for (pattern, targets) in &config.paths {
+        let matched = match pattern.split_once('*') {
+            None if pattern == spec => Some((pattern.len(), "")),
+            None => None,
+            Some((prefix, suffix)) => spec
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(suffix))
+                .map(|star| (prefix.len(), star)),
+        };
+        if let Some((len, star)) = matched {
+            if best.is_none_or(|(l, ..)| len > l) {
+                best = Some((len, targets, star));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Some((_, targets, star)) = best {
+        for target in targets {
+            let target = String::from_utf8_lossy(target).replacen('*', star, 1);
+            out.push(target.into_bytes());
+        }
+    }
+    if let Some(base) = &config.base_url {
+        out.extend(join(base, spec));
+    }
+    out
+}
+
+/// The stems a workspace package's subpath may be at: its export's target and that
+/// target's source (a build folder's `dist/x.js` read as `src/x`), then the
+/// subpath itself and under `src/`.
+fn package_stems(dir: &[u8], sub: &str, exports: &[(String, String)]) -> Vec<Vec<u8>> {
+    let mut targets: Vec<String> = Vec::new();
+    for (key, target) in exports {
+        if key == sub {
+            targets.push(target.clone());
+        } else if let Some((prefix, suffix)) = key.split_once('*') {
+            if let Some(star) = sub
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(suffix))
+            {
+                targets.push(target.replacen('*', star, 1));
+            }
+        }
+    }
+    if sub == "." {
+        targets.extend(["./src/index".to_string(), "./index".to_string()]);
+    } else {
+        targets.push(sub.to_string());
+        targets.push(format!("./src/{}", &sub[2..]));
+    }
+    let mut out = Vec::new();
+    for target in targets {
+        let target = target.trim_start_matches("./");
+        let target = [".d.ts", ".d.mts", ".d.cts"]
+            .iter()
+            .find_map(|e| target.strip_suffix(e))
+            .unwrap_or(target);
+        out.extend(join(dir, target));
+        for build in ["dist/", "build/", "lib/", "out/"] {
+            if let Some(rest) = target.strip_prefix(build) {
+                let rest = rest.trim_start_matches("esm/").trim_start_matches("cjs/");
+                out.extend(join(dir, &format!("src/{rest}")));
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Returns the files a stem of a script may be (`x`, `x.ts`, `x/index.ts`, and
+/// `x.ts` for a `x.js` a compiled import names), as relative imports are tried.
+pub(crate) fn script_paths(joined: &[u8]) -> Vec<Vec<u8>> {
+    const CANDIDATES: [&str; 13] = [
+        "",
+        ".ts",
+        ".tsx",
+        ".mts",
+        ".cts",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".jsx",
+        "/index.ts",
+        "/index.js",
+        "/index.mjs",
+        "/index.tsx",
+    ];
+    let mut stems = vec![joined.to_vec()];
+    // TypeScript imports name the compiled file: `./presets.js` is `presets.ts`.
+    for ext in [".js", ".mjs", ".cjs", ".jsx"] {
+        if let Some(stem) = joined.strip_suffix(ext.as_bytes()) {
+            stems.push(stem.to_vec());
+        }
+    }
+    let mut paths = Vec::with_capacity(stems.len() * CANDIDATES.len());
+    for stem in &stems {
+        for c in CANDIDATES {
+            let mut p = stem.clone();
+            p.extend_from_slice(c.as_bytes());
+            paths.push(p);
+        }
+    }
+    paths
+}
+
+/// Returns where a Python absolute module (`/`-separated, `app/tools/presets`) may
+/// be: under each folder from the importing file's own up to the tree's top, then
+/// under that folder's `src/`, as a module or a package.
+/// Only a folder `roots` holds (one where the tree has a file or folder named as
+/// the module's first element) is tried, so that the many imports of packages the
+/// tree does not hold (`typing`, `pydantic`) cost a lookup each.
+fn python_module(
+    from: &[u8],
+    module: &str,
+    roots: &HashMap<String, BTreeSet<Vec<u8>>>,
+) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let first = module.split('/').next().unwrap_or(module);
+    let Some(roots) = roots.get(first) else {
+        return out;
+    };
+    let mut dir = parent(from);
+    loop {
+        let mut src = dir.to_vec();
+        if !src.is_empty() {
+            src.push(b'/');
+        }
+        src.extend_from_slice(b"src");
+        for root in [dir, src.as_slice()]
+            .into_iter()
+            .filter(|r| roots.contains(*r))
+        {
+            if let Some(stem) = join(root, module) {
+                for ext in [&b".py"[..], b"/__init__.py", b".pyi"] {
+                    let mut p = stem.clone();
+                    p.extend_from_slice(ext);
+                    out.push(p);
+                }
+            }
+        }
+        if dir.is_empty() {
+            return out;
+        }
+        dir = parent(dir);
+    }
+}
+
+/// A module an import names.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Spec {
+    /// Its path relative to the importing file's folder, `/`-separated, without
+    /// extension (`presets`, `../shared/annotations`, `.` for a package's own `__init__`).
+    Relative(String),
+    /// A name the tree's own packages may answer to (see `packages`): a Go import
+    /// path, a Python absolute module (`/`-separated, `app/tools/presets`), a
+    /// JavaScript bare specifier (`@acme/core`, `@/lib/presets`).
+    Package(String),
+}
+
+impl Spec {
+    /// Returns the module `name` under this one (`from . import presets`).
+    pub(crate) fn child(&self, name: &str) -> Spec {
+        match self {
+            Spec::Relative(rel) => Spec::Relative(format!("{rel}/{name}")),
+            Spec::Package(p) => Spec::Package(format!("{p}/{name}")),
+        }
+    }
+}
+
+/// Returns the paths a module may be at, seen from the file at `from`, in the
+/// order the importing language tries them (`./x.js` for `x.ts`, `x/index.ts`,
+/// `x/__init__.py`); a module named by package where `layout` places it. None
+/// when a relative path climbs above the tree's top folder.
+pub(crate) fn module_paths(from: &[u8], spec: &Spec, layout: &Layout) -> Vec<Vec<u8>> {
+    let rel = match spec {
+        Spec::Relative(rel) => rel,
+        Spec::Package(package) => return layout.paths(from, package),
+    };
+    let Some(joined) = join(parent(from), rel) else {
+        return Vec::new();
+    };
+    let candidates: &[&str] = match extension(from).as_slice() {
+        b"py" | b"pyi" => &[".py", "/__init__.py", ".pyi"],
+        // `require_relative "presets"` and `require_relative "presets.rb"`.
+        b"rb" => &[".rb", ""],
+        _ => return script_paths(&joined),
+    };
+    candidates
+        .iter()
+        .map(|c| {
+            let mut p = joined.clone();
+            p.extend_from_slice(c.as_bytes());
+            p
+        })
+        .collect()
+}
+
+/// Returns true for a relative module specifier of JavaScript and TypeScript:
+/// `./x`, `../y`, `.` or `..`.
+pub(crate) fn is_relative(spec: &str) -> bool {
+    spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".."
+}
+
+/// Returns the bytes after the last `.` of the last path component, lowercased.
+pub(crate) fn extension(path: &[u8]) -> Vec<u8> {
+    extension_as_written(path).to_ascii_lowercase()
+}
+
+/// [`extension`] as the path spells it, without allocating.
+pub(crate) fn extension_as_written(path: &[u8]) -> &[u8] {
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(i) if i > 0 => &name[i + 1..],
+        _ => b"",
+    }
+}
+
+pub(crate) fn parent(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(i) => &path[..i],
+        None => b"",
+    }
+}
+
+/// Joins a folder and a relative `/`-separated path, folding `.` and `..`; `None`
+/// when `..` climbs above the tree's top folder.
+pub(crate) fn join(dir: &[u8], rel: &str) -> Option<Vec<u8>> {
+    let mut parts: Vec<&[u8]> = dir
+        .split(|&b| b == b'/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s.as_bytes()),
+        }
+    }
+    Some(parts.join(&b'/'))
+}
+
+/// Returns a spec for a module named by package, or relative.
+pub(crate) fn spec_of(spec: &str) -> Spec {
+    match is_relative(spec) {
+        true => Spec::Relative(spec.to_string()),
+        false => Spec::Package(spec.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(manifests: &[(&str, &str)], files: &[&str]) -> Layout {
+        let manifests = manifests
+            .iter()
+            .filter_map(|(p, t)| Some((p.as_bytes().to_vec(), read(p.as_bytes(), t.as_bytes())?)))
+            .collect();
+        Layout::new(&manifests, files.iter().map(|f| f.as_bytes()))
+    }
+
+    fn strings(paths: Vec<Vec<u8>>) -> Vec<String> {
+        paths
+            .into_iter()
+            .map(|p| String::from_utf8(p).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_go_import_path_under_the_module_is_its_folder() {
+        let l = layout(
+            &[
+                ("go.mod", "module github.com/me/srv\n\ngo 1.26\nreplace (\n\tgithub.com/me/lib => ./third_party/lib\n\tgithub.com/me/far v1.0.0 => ../../outside\n)\nreplace github.com/me/up => ../up\n"),
+                ("nested/go.mod", "module \"github.com/me/srv/nested/v2\"\n"),
+            ],
+            &["internal/toolutil/a.go", "internal/toolutil/b.go", "third_party/lib/x.go", "nested/n.go", "nested/v2/w.go"],
+        );
+        assert_eq!(
+            strings(l.paths(b"cmd/main.go", "github.com/me/srv/internal/toolutil")),
+            ["internal/toolutil/a.go", "internal/toolutil/b.go"]
+        );
+        assert_eq!(
+            strings(l.paths(b"a.go", "github.com/me/lib")),
+            ["third_party/lib/x.go"]
+        );
+        // The nested module's own path wins over the outer module's folder.
+        assert_eq!(
+            strings(l.paths(b"a.go", "github.com/me/srv/nested/v2")),
+            ["nested/n.go"]
+        );
+        // Replacements out of the tree are never followed.
+        assert!(l.paths(b"a.go", "github.com/me/far").is_empty());
+        assert!(l.paths(b"a.go", "github.com/me/up").is_empty());
+        assert!(l.paths(b"a.go", "github.com/other/x").is_empty());
+        assert!(l.paths(b"a.go", "github.com/me/srvx").is_empty());
+    }
+
+    #[test]
+    fn tsconfig_paths_base_url_and_workspace_packages_give_stems() {
+        let l = layout(
+            &[
+                ("tsconfig.base.json", "{\n // comment\n \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@/*\": [\"src/*\"], \"@lib\": [\"lib/index.ts\"], }, },\n}"),
+                ("apps/web/tsconfig.json", "{ \"extends\": \"../../tsconfig.base.json\" }"),
+                ("packages/core/package.json", "{\"name\": \"@acme/core\", \"exports\": {\".\": {\"types\": \"./dist/index.d.ts\", \"import\": \"./dist/index.js\"}, \"./presets\": \"./dist/presets.js\"}}"),
+            ],
+            &[],
+        );
+        let stems = l.js_stems(b"apps/web/page.ts", "@/lib/presets");
+        assert_eq!(strings(stems), ["src/lib/presets", "@/lib/presets"]);
+        assert_eq!(
+            strings(l.js_stems(b"apps/web/x.ts", "@lib")),
+            ["lib/index.ts", "@lib"]
+        );
+        // Outside the config's folder no config applies.
+        assert!(l.js_stems(b"other/x.ts", "@/a").is_empty());
+        let core = strings(l.js_stems(b"other/x.ts", "@acme/core"));
+        assert_eq!(
+            core[..2],
+            ["packages/core/dist/index.js", "packages/core/src/index.js"]
+        );
+        let sub = strings(l.js_stems(b"x.ts", "@acme/core/presets"));
+        assert_eq!(
+            sub[..2],
+            [
+                "packages/core/dist/presets.js",
+                "packages/core/src/presets.js"
+            ]
+        );
+        assert!(l.js_stems(b"x.ts", "@acme/corex").is_empty());
+    }
+
+    #[test]
+    fn python_modules_are_looked_for_from_the_file_up() {
+        let l = layout(&[], &["src/app/server.py", "app/x.py", "src/app/app/y.py"]);
+        let got = strings(l.paths(b"src/app/server.py", "app/presets"));
+        assert_eq!(
+            got[..3],
+            [
+                "src/app/app/presets.py",
+                "src/app/app/presets/__init__.py",
+                "src/app/app/presets.pyi"
+            ]
+        );
+        assert!(got.contains(&"src/app/presets.py".to_string()));
+        assert!(got.contains(&"app/presets.py".to_string()));
+        assert_eq!(got.last().unwrap(), "src/app/presets.pyi");
+    }
+
+    #[test]
+    fn malformed_manifests_are_ignored() {
+        assert_eq!(read(b"package.json", b"{not json"), None);
+        assert_eq!(read(b"go.mod", b"\xff\xfe"), None);
+        assert_eq!(read(b"tsconfig.json", b"{}"), None);
+        assert_eq!(read(b"package.json", b"{\"private\": true}"), None);
+    }
+}
