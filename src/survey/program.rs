@@ -7,9 +7,9 @@
 //! or `python -m` its `module`), else `python -m` its only top-level module that can
 //! be run so. It installs and runs nothing: `install` does.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::pypi::normalize;
+use super::pypi::{dist_info, normalize};
 use crate::infra::sanitize::sanitize;
 
 /// What to run of an installed distribution.
@@ -104,27 +104,6 @@ pub fn declared(prefix: &Path, name: &str) -> Declared {
         scripts: console_scripts(&entry_points),
         modules: runnable_modules(&record, |path| site.join(path).is_file()),
     }
-}
-
-/// Returns the `.dist-info` folder of `name` in the venv `prefix`.
-fn dist_info(prefix: &Path, name: &str) -> Option<PathBuf> {
-    let wanted = normalize(name);
-    let libs = std::fs::read_dir(prefix.join("lib")).ok()?;
-    for lib in libs.flatten() {
-        let Ok(entries) = std::fs::read_dir(lib.path().join("site-packages")) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let file = entry.file_name().to_string_lossy().into_owned();
-            let Some(stem) = file.strip_suffix(".dist-info") else {
-                continue;
-            };
-            if stem.split('-').next().map(normalize).as_deref() == Some(wanted.as_str()) {
-                return Some(entry.path());
-            }
-        }
-    }
-    None
 }
 
 /// Returns the names of the `[console_scripts]` section of an `entry_points.txt`.

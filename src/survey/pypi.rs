@@ -13,7 +13,7 @@
 //! "Registry packages").
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -462,10 +462,22 @@ pub fn installed_wheel(prefix: &Path, name: &str, release: &Release) -> String {
 
 /// Returns the `Tag:` lines of the `WHEEL` file of `name`'s `.dist-info` in a venv.
 fn installed_tags(prefix: &Path, name: &str) -> Vec<String> {
-    let wanted = normalize(name);
-    let Ok(libs) = std::fs::read_dir(prefix.join("lib")) else {
+    let Some(dist_info) = dist_info(prefix, name) else {
         return Vec::new();
     };
+    let text = std::fs::read_to_string(dist_info.join("WHEEL")).unwrap_or_default();
+    let mut tags: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("Tag:").map(|t| t.trim().to_string()))
+        .collect();
+    tags.sort();
+    tags
+}
+
+/// Returns the `.dist-info` folder of `name` in the venv `prefix`.
+pub(crate) fn dist_info(prefix: &Path, name: &str) -> Option<PathBuf> {
+    let wanted = normalize(name);
+    let libs = std::fs::read_dir(prefix.join("lib")).ok()?;
     for lib in libs.flatten() {
         let Ok(entries) = std::fs::read_dir(lib.path().join("site-packages")) else {
             continue;
@@ -475,19 +487,12 @@ fn installed_tags(prefix: &Path, name: &str) -> Vec<String> {
             let Some(stem) = file.strip_suffix(".dist-info") else {
                 continue;
             };
-            if stem.split('-').next().map(normalize) != Some(wanted.clone()) {
-                continue;
+            if stem.split('-').next().map(normalize).as_deref() == Some(wanted.as_str()) {
+                return Some(entry.path());
             }
-            let text = std::fs::read_to_string(entry.path().join("WHEEL")).unwrap_or_default();
-            let mut tags: Vec<String> = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("Tag:").map(|t| t.trim().to_string()))
-                .collect();
-            tags.sort();
-            return tags;
         }
     }
-    Vec::new()
+    None
 }
 
 /// Returns the tags a wheel's file name stands for, expanded and sorted

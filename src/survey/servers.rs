@@ -39,7 +39,7 @@ use super::note;
 use super::outcome::{failure, Failure, Kind, Outcome};
 use super::sandbox;
 use super::tables::{
-    counts, join_tables, listed_tools, sanitize_lines, summary, tally_of, write_locks,
+    self, counts, join_tables, listed_tools, sanitize_lines, summary, tally_of, write_locks,
     write_servers, write_table,
 };
 use crate::infra::atomic::write_bytes;
@@ -237,19 +237,11 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
 
     let mut out = Out::new();
     let failed = print_outcomes(&outcomes, &mut out)?;
-    let mut written = vec![&csv_path, &servers_path];
+    let mut written = vec![csv_path.as_path(), &servers_path];
     if census.is_some() {
         written.push(&join_path);
     }
-    let written: Vec<String> = written
-        .iter()
-        .map(|p| format!("'{}'", p.display()))
-        .collect();
-    out.line(&format!(
-        "wrote {} and '{}'",
-        written.join(", "),
-        md_path.display()
-    ))?;
+    tables::print_written(&mut out, &written, &md_path)?;
     Ok(if failed > 0 {
         ExitStatus::Failed
     } else {

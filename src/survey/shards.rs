@@ -184,15 +184,8 @@ pub fn run(
             sanitize(found.from.display().to_string())
         ))?;
     }
-    let written: Vec<String> = written
-        .iter()
-        .map(|p| format!("'{}'", p.display()))
-        .collect();
-    out.line(&format!(
-        "wrote {} and '{}'",
-        written.join(", "),
-        md_path.display()
-    ))?;
+    let written: Vec<&Path> = written.iter().map(PathBuf::as_path).collect();
+    tables::print_written(&mut out, &written, &md_path)?;
     Ok(match failed.is_empty() {
         true => ExitStatus::Ok,
         false => ExitStatus::Failed,

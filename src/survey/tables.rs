@@ -14,6 +14,7 @@ use super::join;
 use super::outcome::{Failure, Kind, Outcome};
 use super::tally;
 use crate::infra::atomic::{write_atomic, write_bytes};
+use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
 use crate::probe::hints::ToolHints;
 use crate::probe::session::Listing;
@@ -330,4 +331,18 @@ pub(super) fn join_tables(
     join::write_csv(join_path, &joined)
         .with_context(|| format!("writing '{}'", join_path.display()))?;
     Ok(join::section(census, &joined))
+}
+
+/// Prints the closing line of a survey or a merge: the tables written, then the
+/// report `md`.
+pub fn print_written(out: &mut Out, written: &[&Path], md: &Path) -> Result<()> {
+    let written: Vec<String> = written
+        .iter()
+        .map(|p| format!("'{}'", p.display()))
+        .collect();
+    out.line(&format!(
+        "wrote {} and '{}'",
+        written.join(", "),
+        md.display()
+    ))
 }
