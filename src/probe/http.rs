@@ -236,7 +236,9 @@ impl Http {
                 if err.is_timeout() {
                     self.timed_out(waiting_for)
                 } else if err.is_connect() {
-                    let why = format!("{:#}", anyhow!(err));
+                    // A certificate the machine does not trust fails the connection
+                    // too: describe says so, with the hint.
+                    let why = trust::describe(&err.without_url());
                     http_error(
                         HttpOutcome::Unreachable,
                         None,
