@@ -280,6 +280,7 @@ impl Stdio {
         loop {
             let alive = group_alive(group);
             if alive == 0 || Instant::now() >= until {
+                reap_group(group);
                 return alive;
             }
             // A member may have been forking when the group was signalled.
@@ -689,6 +690,24 @@ fn group_alive(group: i32) -> usize {
     }
 }
 
+/// Reaps every exited child of this process in the group `group`, without waiting.
+/// A process the server orphaned (a sandbox's inner process, a shell's background
+/// job) is reparented to this process when it is a subreaper (`infra::process`), and
+/// would stay a zombie until the whole survey ended, one per server.
+fn reap_group(group: i32) {
+    #[cfg(unix)]
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid(2) with WNOHANG writes one int through the pointer.
+        let reaped = unsafe { libc::waitpid(-group, &mut status, libc::WNOHANG) };
+        if reaped <= 0 {
+            return;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = group;
+}
+
 /// Tells whether a `/proc/PID/stat` line is of a live process in the group `group`:
 /// `PID (COMM) STATE PPID PGRP ...`, where COMM may itself hold spaces and parentheses.
 #[cfg(any(target_os = "linux", test))]
@@ -707,6 +726,45 @@ fn is_live_member(stat: &str, group: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Returns the pids of this process's zombie children in `group`.
+    #[cfg(target_os = "linux")]
+    fn zombies_in(group: i32) -> Vec<String> {
+        let me = std::process::id().to_string();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+                let after = &stat[stat.rfind(')')? + 1..];
+                let fields: Vec<&str> = after.split_whitespace().take(3).collect();
+                let is_ours = fields == ["Z", me.as_str(), &group.to_string()];
+                is_ours.then(|| entry.file_name().to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_the_server_orphaned_is_reaped_when_the_server_ends() {
+        // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes integers only.
+        unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+        }
+        let options = Options {
+            timeout: Duration::from_secs(30),
+            max_message: 1 << 20,
+            capabilities: Value::Null,
+            protocol_version: String::new(),
+        };
+        // The subshell exits at once, leaving `sleep` orphaned and reparented here.
+        let command = ["sh", "-c", "(sleep 30 &); cat"].map(String::from);
+        let stdio = Stdio::spawn(&command, &[], false, &options).unwrap();
+        let group = i32::try_from(stdio.child.id()).unwrap();
+        thread::sleep(Duration::from_millis(200));
+        assert_eq!(stdio.finish(), None);
+        assert_eq!(zombies_in(group), Vec::<String>::new());
+    }
 
     #[test]
     fn a_stat_line_names_a_live_member_of_its_group() {
