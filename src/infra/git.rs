@@ -91,11 +91,10 @@ pub fn command(transport: Transport) -> Command {
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_NO_REPLACE_OBJECTS", "1")
         .env("GIT_NO_LAZY_FETCH", "1");
-    if let Some(folder) = neutral() {
-        command.current_dir(folder);
-        if let Some(parent) = folder.parent() {
-            command.env("GIT_CEILING_DIRECTORIES", parent);
-        }
+    let folder = neutral();
+    command.current_dir(folder);
+    if let Some(parent) = folder.parent() {
+        command.env("GIT_CEILING_DIRECTORIES", parent);
     }
     command
 }
@@ -130,18 +129,29 @@ fn allowed(transport: Transport, user: Option<&str>) -> String {
     }
 }
 
-/// Returns the empty folder git starts in, made once per process; `None` when no
-/// folder of the tool's own can be made, and git then starts where the tool was
-/// started (with `GIT_CEILING_DIRECTORIES` unset, as before this folder existed).
-fn neutral() -> Option<&'static Path> {
-    static FOLDER: OnceLock<Option<PathBuf>> = OnceLock::new();
-    FOLDER.get_or_init(make_neutral).as_deref()
+/// Returns the empty folder git starts in, chosen once per process: the shared one
+/// when it is safe ([`shared_folder`]), else a fresh private one, else `/`, which
+/// only root can plant a repository in. Never the folder the tool was started in.
+fn neutral() -> &'static Path {
+    static FOLDER: OnceLock<PathBuf> = OnceLock::new();
+    FOLDER.get_or_init(|| {
+        shared_folder()
+            .or_else(|| {
+                let made = tempfile::Builder::new()
+                    .prefix("mcp-hint-census-git-")
+                    .tempdir()
+                    .ok()?;
+                // Kept for the process's git calls; an empty folder left behind.
+                Some(made.keep())
+            })
+            .unwrap_or_else(|| PathBuf::from("/"))
+    })
 }
 
 /// Makes or reuses `TMP/mcp-hint-census-UID/git`, checked to be the user's own,
 /// written by nobody else and empty, so that another user of a shared temp folder
 /// cannot plant a repository there.
-fn make_neutral() -> Option<PathBuf> {
+fn shared_folder() -> Option<PathBuf> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let uid = unsafe { libc::geteuid() };
     let base = std::env::temp_dir().join(format!("mcp-hint-census-{uid}"));
