@@ -575,6 +575,10 @@ def print_name_classes(path):
     """Prints what silence costs on these trees and each class's measured precision:
     for read names the share declaring readOnlyHint true among those declaring it,
     for write and destructive names the share declaring it false."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        if "name_class" not in next(csv.reader(f), []):
+            print("\nname classes: the tools table has no name_class column (a build before it)")
+            return
     counts = name_classes(path)
     print("\nname classes (distinct source tools; docs/method.md, \"Name classes\"):")
     print("{:<12} {:>7} {:>16} {:>18} {:>19}  {}".format(
