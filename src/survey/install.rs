@@ -625,15 +625,43 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|file| file.is_file())
 }
 
-/// Returns the folder an interpreter is installed in (the parent of its `bin`), when
-/// it is not a system folder the sandbox binds anyway.
-fn runtime_dir(interpreter: &Path) -> Option<PathBuf> {
-    let real = std::fs::canonicalize(interpreter).ok()?;
-    let prefix = real.parent()?.parent()?.to_path_buf();
-    let is_system = ["/usr", "/bin", "/lib", "/sbin"]
-        .iter()
-        .any(|dir| prefix.starts_with(dir) || prefix == Path::new("/"));
-    (!is_system).then_some(prefix)
+/// Returns the folders outside the system's that starting `interpreter` reads: the
+/// folder of each symbolic link on the way to it (a venv made from a linked
+/// `python3` runs through that link), and the folder it is installed in (the parent
+/// of its `bin`). The system folders are bound anyway.
+fn runtime_dirs(interpreter: &Path) -> Vec<PathBuf> {
+    let is_system = |dir: &Path| {
+        dir == Path::new("/")
+            || ["/usr", "/bin", "/lib", "/sbin"]
+                .iter()
+                .any(|system| dir.starts_with(system))
+    };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut keep = |dir: &Path| {
+        if !is_system(dir) && !dirs.iter().any(|d| d == dir) {
+            dirs.push(dir.to_path_buf());
+        }
+    };
+    // As the kernel does, at most 40 links are followed.
+    let mut at = interpreter.to_path_buf();
+    for _ in 0..40 {
+        let (Ok(target), Some(folder)) = (std::fs::read_link(&at), at.parent()) else {
+            break;
+        };
+        // Where the link really is: bwrap binds a path without `..` in it.
+        let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        keep(&folder);
+        at = folder.join(target);
+    }
+    let real = std::fs::canonicalize(interpreter).ok();
+    if let Some(prefix) = real
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+    {
+        keep(prefix);
+    }
+    dirs
 }
 
 /// Returns the command starting an npm package's bin, chosen as npx chooses it: the
@@ -687,7 +715,7 @@ fn npm_start(
     Ok(Installed {
         prefix: prefix.to_path_buf(),
         command,
-        runtime_dirs: runtime_dir(&node).into_iter().collect(),
+        runtime_dirs: runtime_dirs(&node),
         artifact: lock["packages"][key.as_str()]["integrity"]
             .as_str()
             .unwrap_or("")
@@ -754,9 +782,8 @@ fn pip_start(
         prefix: prefix.to_path_buf(),
         command,
         runtime_dirs: home
-            .and_then(|h| runtime_dir(&h.join("python3")))
-            .into_iter()
-            .collect(),
+            .map(|h| runtime_dirs(&h.join("python3")))
+            .unwrap_or_default(),
         artifact,
         before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
         before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),
@@ -827,6 +854,38 @@ fn each_python(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interpreter_reached_through_links_binds_every_folder_on_the_way() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let real = root.join("runtime/bin");
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::write(real.join("python3.12"), "").unwrap();
+        for dir in ["links", "venv/bin"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        // venv/bin/python3 -> ../../links/python3 -> the runtime's python3.12.
+        std::os::unix::fs::symlink(real.join("python3.12"), root.join("links/python3")).unwrap();
+        std::os::unix::fs::symlink("../../links/python3", root.join("venv/bin/python3")).unwrap();
+        assert_eq!(
+            runtime_dirs(&root.join("venv/bin/python3")),
+            [
+                root.join("venv/bin"),
+                root.join("links"),
+                root.join("runtime")
+            ]
+        );
+        assert_eq!(
+            runtime_dirs(&real.join("python3.12")),
+            [root.join("runtime")]
+        );
+        assert_eq!(
+            runtime_dirs(Path::new("/usr/bin/env")),
+            Vec::<PathBuf>::new(),
+            "system folders are bound anyway"
+        );
+    }
 
     #[test]
     fn names_that_could_leave_the_cache_are_refused() {
