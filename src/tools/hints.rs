@@ -15,7 +15,7 @@
 //! client that validates the schema cannot read anything else into it. This module
 //! only reads; it never prints.
 
-use crate::tools::{HintState, ToolDef};
+use super::model::{HintState, ToolDef};
 
 /// One of the four tool-annotation hints of the MCP schema's `ToolAnnotations`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

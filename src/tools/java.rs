@@ -12,9 +12,9 @@
 
 use tree_sitter::Node;
 
+use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
-use super::Family;
 
 /// The hints in the record's order, after its title.
 const POSITIONS: [&str; 4] = [

@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use super::Lang;
+use super::lang::Lang;
 
 /// At most this many bytes of candidate bodies are searched for anchors, as a
 /// multiple of the file's length (nested candidates are searched again), and at

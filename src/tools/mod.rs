@@ -32,11 +32,14 @@ pub mod hints;
 pub mod names;
 pub mod verbs;
 
+mod aside;
 mod csharp;
 mod golang;
 mod java;
 mod kotlin;
+mod lang;
 mod lex;
+mod model;
 mod packages;
 mod php;
 mod prefilter;
@@ -45,24 +48,25 @@ mod roles;
 mod ruby;
 mod rust;
 mod skim;
+mod spellings;
 mod swift;
 mod syntax;
 mod typescript;
 pub(crate) mod value;
 
+pub use aside::MAX_DEFERRED_BYTES;
+pub use model::{DefKind, Family, FoundTools, HintState, Standing, ToolDef};
 pub use names::NameClass;
 pub use roles::{Role, Roles};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use aho_corasick::packed;
+use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
-use memchr::memmem;
-use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
-
+use aside::{mentions, Aside, Taken};
+use lang::Lang;
 use packages::module_paths;
 use packages::{Layout, Manifest};
 use value::{FileSummary, Resolver, Spec, Unread};
@@ -74,229 +78,6 @@ pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
 
 /// A parse that runs longer than this is abandoned and its file counted as skipped.
 pub const PARSE_BUDGET: Duration = Duration::from_secs(4);
-
-/// At most this many bytes of files kept aside (files without an anchor)
-/// are held per tree; past it files are let go (see `Aside`), and one that a
-/// parsed file's imports then reach is counted as skipped.
-pub const MAX_DEFERRED_BYTES: usize = 16 * 1024 * 1024;
-
-/// How one tool sets one hint. Absent is `None` in `ToolDef::hints`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum HintState {
-    True,
-    False,
-    /// Declared, its value unreadable: the key is written, or an argument that can
-    /// only hold annotations holds something the finder cannot resolve.
-    Unresolved,
-    /// Not known to be declared: the annotations stand in a position that could hold
-    /// something else (a 1.x `tool(...)` argument that may be a schema), or come
-    /// from a base class outside the tree. Never counted as a declaration; a
-    /// definition sets all four hints to it or none.
-    Unknown,
-}
-
-impl HintState {
-    /// Returns the table cell: `true`, `false`, `?` or `unknown`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HintState::True => "true",
-            HintState::False => "false",
-            HintState::Unresolved => "?",
-            HintState::Unknown => "unknown",
-        }
-    }
-
-    /// Reads a table cell back: `Some(None)` for an empty cell, `None` for text that
-    /// is no hint cell.
-    pub fn parse(cell: &[u8]) -> Option<Option<HintState>> {
-        Some(Some(match cell {
-            b"" => return Some(None),
-            b"true" => HintState::True,
-            b"false" => HintState::False,
-            b"?" => HintState::Unresolved,
-            b"unknown" => HintState::Unknown,
-            _ => return None,
-        }))
-    }
-
-    /// Returns true for `true` and `false`: a value the source states.
-    pub fn is_definite(self) -> bool {
-        matches!(self, HintState::True | HintState::False)
-    }
-}
-
-/// The SDK family a definition was recognised as; `as_str()` is the `sdk` column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Family {
-    /// The TypeScript SDK, in TypeScript or in the JavaScript npm packages ship.
-    TypeScript,
-    /// The Python SDK (1.x and 2.x) and standalone FastMCP.
-    Python,
-    /// The official Go SDK (`github.com/modelcontextprotocol/go-sdk`).
-    Go,
-    /// mcp-go (`github.com/mark3labs/mcp-go`).
-    McpGo,
-    /// rmcp, the official Rust SDK.
-    Rmcp,
-    /// The official C# SDK.
-    CSharp,
-    /// The official Java SDK.
-    Java,
-    /// The official Kotlin SDK.
-    Kotlin,
-    /// The official PHP SDK (`mcp/sdk`, namespace `Mcp\`).
-    Php,
-    /// laravel/mcp (namespace `Laravel\Mcp\`).
-    Laravel,
-    /// The official Ruby SDK (the `mcp` gem).
-    Ruby,
-    /// The official Swift SDK (`import MCP`).
-    Swift,
-}
-
-impl Family {
-    /// Lists the families in column order.
-    pub const ALL: [Family; 12] = [
-        Family::TypeScript,
-        Family::Python,
-        Family::Go,
-        Family::McpGo,
-        Family::Rmcp,
-        Family::CSharp,
-        Family::Java,
-        Family::Kotlin,
-        Family::Php,
-        Family::Laravel,
-        Family::Ruby,
-        Family::Swift,
-    ];
-
-    /// Returns the family's name as the `sdk` column spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::TypeScript => "typescript",
-            Family::Python => "python",
-            Family::Go => "go",
-            Family::McpGo => "mcp-go",
-            Family::Rmcp => "rmcp",
-            Family::CSharp => "csharp",
-            Family::Java => "java",
-            Family::Kotlin => "kotlin",
-            Family::Php => "php",
-            Family::Laravel => "laravel",
-            Family::Ruby => "ruby",
-            Family::Swift => "swift",
-        }
-    }
-}
-
-/// What a definition row stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DefKind {
-    /// One tool.
-    Tool,
-    /// A registration whose name is not resolvable, in a loop, a `map`/`forEach`
-    /// callback or over a list the finder cannot read: it registers tools at run
-    /// time, how many is not known. Never counted as a tool.
-    Dynamic,
-}
-
-impl DefKind {
-    /// Returns the tools table's `kind` cell.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DefKind::Tool => "tool",
-            DefKind::Dynamic => "dynamic",
-        }
-    }
-}
-
-/// How a definition reads, for the row columns and the summaries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standing {
-    /// At least one hint `true` or `false`.
-    Annotated,
-    /// A `?` or `unknown`, and no hint definite.
-    Unresolved,
-    /// No hint declared.
-    Silent,
-}
-
-/// One tool definition.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolDef {
-    /// Raw bytes, relative to the tree's top folder (as the files table).
-    pub path: Vec<u8>,
-    /// 1-based line where the definition starts.
-    pub line: u32,
-    pub kind: DefKind,
-    /// Where in the tree it stands (see `roles`).
-    pub role: Role,
-    pub family: Family,
-    /// The tool's name when it is a literal (or a constant bound to one).
-    pub name: Option<String>,
-    /// What the name (else the literal title) says the tool does (see `names`).
-    pub name_class: NameClass,
-    /// The four hints in `Hint::ALL` order; `None` is absent.
-    pub hints: [Option<HintState>; 4],
-}
-
-impl ToolDef {
-    /// Returns how the definition reads: annotated (a hint `true`/`false`),
-    /// unresolved (a `?` or `unknown`, none definite) or silent.
-    pub fn standing(&self) -> Standing {
-        let set = self.hints.iter().flatten();
-        if set.clone().any(|h| h.is_definite()) {
-            Standing::Annotated
-        } else if set.count() > 0 {
-            Standing::Unresolved
-        } else {
-            Standing::Silent
-        }
-    }
-
-    /// Returns true when at least one hint is `true` or `false`.
-    pub fn is_annotated(&self) -> bool {
-        self.standing() == Standing::Annotated
-    }
-}
-
-/// Every definition of one tree.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FoundTools {
-    /// Sorted by (path bytes, line, name); every kind and role.
-    pub tools: Vec<ToolDef>,
-    /// Wanted files not parsed because of a bound (size, time).
-    pub skipped_files: u64,
-}
-
-impl FoundTools {
-    /// Returns the tools the tree defines: definitions of kind `tool` in `source`.
-    pub fn counted(&self) -> impl Iterator<Item = &ToolDef> + Clone {
-        self.tools
-            .iter()
-            .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
-    }
-
-    /// Returns the row's tool cells: the tools the tree defines (see
-    /// [`FoundTools::counted`]), those annotated, those unresolved, the dynamic
-    /// registration sites in source, and the files not parsed.
-    pub fn columns(&self) -> [u64; 5] {
-        let count = |standing| self.counted().filter(|t| t.standing() == standing).count() as u64;
-        let dynamic = self
-            .tools
-            .iter()
-            .filter(|t| t.kind == DefKind::Dynamic && t.role == Role::Source)
-            .count() as u64;
-        [
-            self.counted().count() as u64,
-            count(Standing::Annotated),
-            count(Standing::Unresolved),
-            dynamic,
-            self.skipped_files,
-        ]
-    }
-}
 
 /// Collects the tool definitions of one tree file by file, then resolves presets
 /// across files of the same tree. Memory per file is bounded; see [`MAX_PARSE_BYTES`].
@@ -338,218 +119,6 @@ enum Reading {
     /// Every byte: what the tests compare the skimmed reading with.
     #[cfg_attr(not(test), allow(dead_code))]
     Whole,
-}
-
-/// The files a collector keeps aside, at most [`MAX_DEFERRED_BYTES`] of them. Past
-/// the bound the last files in a fixed order are let go: those that hold neither
-/// `tool` nor `hint` before those that do, each group in path order. What is kept
-/// is then the same whatever the order files arrive in and however a parallel walk
-/// split them (each part keeps a subset of what the whole keeps).
-#[derive(Default)]
-struct Aside {
-    /// (holds neither word, path) → bytes.
-    kept: BTreeMap<(bool, Vec<u8>), Vec<u8>>,
-    bytes: usize,
-    /// Paths let go past the bound.
-    dropped: BTreeSet<Vec<u8>>,
-}
-
-/// Where a file kept aside stands once it is asked for.
-enum Taken {
-    Kept(Vec<u8>),
-    Dropped,
-}
-
-impl Aside {
-    fn holds(&self, path: &[u8]) -> bool {
-        let path = path.to_vec();
-        self.dropped.contains(&path)
-            || self.kept.contains_key(&(false, path.clone()))
-            || self.kept.contains_key(&(true, path))
-    }
-
-    /// Keeps a file (the first arrival of a path) and holds the bound.
-    fn insert(&mut self, plain: bool, path: Vec<u8>, bytes: Vec<u8>) {
-        if self.holds(&path) {
-            return;
-        }
-        self.bytes += bytes.len();
-        self.kept.insert((plain, path), bytes);
-        while self.bytes > MAX_DEFERRED_BYTES {
-            let Some(((_, path), bytes)) = self.kept.pop_last() else {
-                break;
-            };
-            self.bytes -= bytes.len();
-            self.dropped.insert(path);
-        }
-    }
-
-    fn merge(&mut self, other: Aside) {
-        self.dropped.extend(other.dropped);
-        for ((plain, path), bytes) in other.kept {
-            self.insert(plain, path, bytes);
-        }
-    }
-
-    /// Takes a file out: its bytes when kept, `Dropped` when let go.
-    fn take(&mut self, path: &[u8]) -> Option<Taken> {
-        if self.dropped.remove(path) {
-            return Some(Taken::Dropped);
-        }
-        let path = path.to_vec();
-        self.kept
-            .remove(&(false, path.clone()))
-            .or_else(|| self.kept.remove(&(true, path)))
-            .map(Taken::Kept)
-    }
-
-    /// Returns every file kept (with its bytes) or let go.
-    fn unread(&self) -> Unread<'_> {
-        self.kept
-            .iter()
-            .map(|((_, p), bytes)| (p.as_slice(), Some(bytes.as_slice())))
-            .chain(self.dropped.iter().map(|p| (p.as_slice(), None)))
-            .collect()
-    }
-}
-
-/// The grammar a file is parsed with, chosen by its extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Lang {
-    TypeScript,
-    Tsx,
-    JavaScript,
-    Python,
-    Go,
-    Rust,
-    CSharp,
-    Java,
-    Kotlin,
-    Php,
-    Ruby,
-    Swift,
-}
-
-impl Lang {
-    /// Every language, in declaration order (`lang as usize` indexes it).
-    const ALL: [Lang; 12] = [
-        Lang::TypeScript,
-        Lang::Tsx,
-        Lang::JavaScript,
-        Lang::Python,
-        Lang::Go,
-        Lang::Rust,
-        Lang::CSharp,
-        Lang::Java,
-        Lang::Kotlin,
-        Lang::Php,
-        Lang::Ruby,
-        Lang::Swift,
-    ];
-
-    fn of(path: &[u8]) -> Option<Lang> {
-        // The extension in lower case, on the stack: this runs for every file.
-        let ext = value::extension_as_written(path);
-        let mut lower = [0u8; 5];
-        lower.get_mut(..ext.len())?.copy_from_slice(ext);
-        lower.make_ascii_lowercase();
-        Some(match &lower[..ext.len()] {
-            b"ts" | b"mts" | b"cts" => Lang::TypeScript,
-            b"tsx" => Lang::Tsx,
-            b"js" | b"mjs" | b"cjs" | b"jsx" => Lang::JavaScript,
-            b"py" | b"pyi" => Lang::Python,
-            b"go" => Lang::Go,
-            b"rs" => Lang::Rust,
-            b"cs" => Lang::CSharp,
-            b"java" => Lang::Java,
-            b"kt" | b"kts" => Lang::Kotlin,
-            b"php" => Lang::Php,
-            b"rb" => Lang::Ruby,
-            b"swift" => Lang::Swift,
-            _ => return None,
-        })
-    }
-
-    /// Returns the spellings one of which a file using an MCP SDK of this language's
-    /// families holds: the SDKs' package or module paths, and names only an SDK
-    /// defines (the TypeScript SDK's `registerTool` and `ListToolsRequestSchema`,
-    /// which a monorepo's own wrapper of the SDK passes on). Python's `import mcp`
-    /// also matches `from .server import mcp`, the usual way a module reaches the
-    /// server object another module made.
-    fn sdk_markers(self) -> &'static [&'static [u8]] {
-        match self {
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[
-                b"@modelcontextprotocol/",
-                b"fastmcp",
-                b"FastMCP",
-                b"mcp-framework",
-                b"agents/mcp",
-                b"mcp-handler",
-                b"registerTool",
-                b"ListToolsRequestSchema",
-            ],
-            Lang::Python => &[b"from mcp", b"import mcp", b"fastmcp", b"FastMCP"],
-            Lang::Go => &[b"modelcontextprotocol/go-sdk", b"mark3labs/mcp-go"],
-            Lang::Rust => &[b"rmcp"],
-            Lang::CSharp => &[b"ModelContextProtocol", b"McpServerTool"],
-            Lang::Java => &[b"io.modelcontextprotocol", b"McpSchema"],
-            Lang::Kotlin => &[b"io.modelcontextprotocol"],
-            // `Mcp\` is in `use Mcp\...`, `\Mcp\...` and `Laravel\Mcp\...` alike.
-            Lang::Php => &[b"Mcp\\"],
-            Lang::Ruby => &[b"MCP::", b"require \"mcp\"", b"require 'mcp'"],
-            Lang::Swift => &[b"import MCP", b"MCP."],
-        }
-    }
-
-    /// Returns true when `bytes` hold one of the language's SDK spellings, or (in
-    /// TypeScript and JavaScript) import a package whose name holds `mcp`: a
-    /// monorepo's own wrapper of the SDK (`@repo/mcp-common`, `@acme/mcp-core`).
-    fn uses_sdk(self, bytes: &[u8]) -> bool {
-        self.holds_an_sdk_marker(bytes)
-            || (matches!(self, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
-                && imports_an_mcp_package(bytes))
-    }
-
-    /// Whether `bytes` hold one of [`Lang::sdk_markers`], searched for all at once
-    /// (the searchers are built once, a language each).
-    fn holds_an_sdk_marker(self, bytes: &[u8]) -> bool {
-        static SEARCHERS: OnceLock<Vec<Spellings>> = OnceLock::new();
-        let searchers = SEARCHERS.get_or_init(|| {
-            Lang::ALL
-                .iter()
-                .map(|lang| Spellings::new(lang.sdk_markers().iter().map(|m| m.to_vec())))
-                .collect()
-        });
-        searchers[self as usize].found_in(bytes)
-    }
-
-    /// Returns true for the languages whose files the resolver reads across: by
-    /// relative imports (TypeScript, JavaScript, Python, Ruby) or by folder (Go).
-    /// A file of any other language without an anchor can change no answer, so it
-    /// is not kept aside.
-    fn links_files(self) -> bool {
-        matches!(
-            self,
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript | Lang::Python | Lang::Ruby | Lang::Go
-        )
-    }
-
-    fn grammar(self) -> Language {
-        match self {
-            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Lang::Python => tree_sitter_python::LANGUAGE.into(),
-            Lang::Go => tree_sitter_go::LANGUAGE.into(),
-            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Lang::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
-            Lang::Java => tree_sitter_java::LANGUAGE.into(),
-            Lang::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
-            Lang::Php => tree_sitter_php::LANGUAGE_PHP.into(),
-            Lang::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-            Lang::Swift => tree_sitter_swift::LANGUAGE.into(),
-        }
-    }
 }
 
 impl Default for TreeTools {
@@ -1055,35 +624,6 @@ fn assign_roles(tools: &mut [ToolDef]) {
     }
 }
 
-/// Returns true when a JavaScript or TypeScript file imports a package (not a
-/// relative path) whose name holds `mcp`: `from "@acme/mcp-core"`,
-/// `require('mcp-kit/x')`, `import("@repo/mcp-common/src/app")`. Package names are
-/// lower case (npm's rule), so `mcp` is searched as written; each hit is checked to
-/// stand in a one-line string literal that an `import`, `from` or `require(` opens.
-fn imports_an_mcp_package(bytes: &[u8]) -> bool {
-    memmem::find_iter(bytes, b"mcp").any(|at| {
-        let line_start = bytes[..at]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let Some(open) = bytes[line_start..at]
-            .iter()
-            .rposition(|&b| matches!(b, b'"' | b'\'' | b'`'))
-            .map(|i| line_start + i)
-        else {
-            return false;
-        };
-        let quote = bytes[open];
-        let spec = &bytes[open + 1..at];
-        if spec.contains(&quote) || spec.first() == Some(&b'.') || spec.contains(&b' ') {
-            return false;
-        }
-        let before = bytes[line_start..open].trim_ascii_end();
-        let before = before.strip_suffix(b"(").unwrap_or(before).trim_ascii_end();
-        before.ends_with(b"from") || before.ends_with(b"import") || before.ends_with(b"require")
-    })
-}
-
 /// Returns true for a TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`):
 /// types only, no code that runs, so no registration; its constants may still be
 /// looked up.
@@ -1092,62 +632,6 @@ fn declarations_only(path: &[u8]) -> bool {
     [&b".d.ts"[..], b".d.mts", b".d.cts"]
         .iter()
         .any(|ext| name.len() > ext.len() && name.to_ascii_lowercase().ends_with(ext))
-}
-
-/// Returns true when a file holds `tool` or `hint` in any ASCII case: a preset or a
-/// tool's name is likelier there, so past the bound it is kept over one that does
-/// not (see `Aside`). Every file kept aside is read through, most to the end, so the
-/// two words' 32 spellings are searched for at once, 2.5 times as fast as comparing
-/// every four bytes.
-fn mentions(bytes: &[u8]) -> bool {
-    static WORDS: OnceLock<Spellings> = OnceLock::new();
-    WORDS
-        .get_or_init(|| {
-            Spellings::new([b"tool", b"hint"].into_iter().flat_map(|word| {
-                // Each subset of the letters in upper case.
-                (0..16u8).map(move |upper| {
-                    word.iter()
-                        .enumerate()
-                        .map(|(i, &b)| match upper >> i & 1 {
-                            1 => b.to_ascii_uppercase(),
-                            _ => b,
-                        })
-                        .collect()
-                })
-            }))
-        })
-        .found_in(bytes)
-}
-
-/// Fixed spellings searched for at once: one packed SIMD search (Teddy, as the
-/// literal count's), or, on a CPU without one, one `memmem` pass a spelling.
-/// (An `AhoCorasick` automaton of the same spellings gets no packed prefilter for
-/// this many, and is ten times as slow.)
-struct Spellings {
-    packed: Option<packed::Searcher>,
-    spellings: Vec<Vec<u8>>,
-}
-
-impl Spellings {
-    fn new(spellings: impl IntoIterator<Item = Vec<u8>>) -> Spellings {
-        let spellings: Vec<Vec<u8>> = spellings.into_iter().collect();
-        let mut builder = packed::Config::new().builder();
-        builder.extend(&spellings);
-        Spellings {
-            packed: builder.build(),
-            spellings,
-        }
-    }
-
-    fn found_in(&self, bytes: &[u8]) -> bool {
-        match &self.packed {
-            Some(searcher) => searcher.find(bytes).is_some(),
-            None => self
-                .spellings
-                .iter()
-                .any(|s| memmem::find(bytes, s).is_some()),
-        }
-    }
 }
 
 /// When this variable is set, every file parsed writes one line to stderr,

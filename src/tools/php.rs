@@ -36,9 +36,9 @@ use std::collections::HashMap;
 use memchr::memmem;
 use tree_sitter::Node;
 
+use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
-use super::Family;
 
 const POSITIONS: [&str; 4] = [
     "readOnlyHint",

@@ -12,9 +12,9 @@
 
 use memchr::{memchr2_iter, memmem};
 
+use super::lang::Lang;
 use super::packages::is_relative;
 use super::value::{python_relative, Spec};
-use super::Lang;
 
 /// The four hint names, as the tool-shaped object form reads them.
 const HINT_NAMES: [&[u8]; 4] = [

@@ -17,9 +17,9 @@
 
 use tree_sitter::Node;
 
+use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{canonical_key, FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
-use super::Family;
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {

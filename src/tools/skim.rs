@@ -19,9 +19,9 @@ use std::ops::Range;
 use memchr::memchr_iter;
 use tree_sitter::Point;
 
+use super::lang::Lang;
 use super::lex::{self, SEARCH_FACTOR};
 use super::prefilter::{self, words};
-use super::Lang;
 
 /// Returns the byte ranges of `bytes` the parse may leave out, sorted and disjoint;
 /// empty when the language is not skimmed or the lexer could not follow the file.

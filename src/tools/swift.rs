@@ -15,9 +15,9 @@
 
 use tree_sitter::Node;
 
+use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
-use super::Family;
 
 const HINTS: [&str; 4] = [
     "readOnlyHint",

@@ -1,6 +1,7 @@
 //! Fixture trees per SDK family, built in code after each SDK's documented
 //! examples, with the tools and hints known by hand; and the bounds on bad input.
 
+use super::spellings::Spellings;
 use super::*;
 
 mod packages;

@@ -26,10 +26,10 @@
 
 use tree_sitter::Node;
 
+use super::model::Family;
 use super::packages::spec_of;
 use super::syntax::{children, descendants, line, preorder, text, unquote};
 use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
-use super::Family;
 
 /// At most this many nodes of a `tools/list` handler are searched for its answer.
 const HANDLER_BUDGET: usize = 200_000;

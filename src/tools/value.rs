@@ -12,9 +12,9 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::model::{DefKind, Family, HintState};
 pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
 use super::packages::{module_paths, Layout};
-use super::{DefKind, Family, HintState};
 use crate::tools::hints::Hint;
 
 /// Values deeper than this are recorded as `Other` (an expression the finder does not read).
