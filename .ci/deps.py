@@ -153,6 +153,8 @@ PATH = re.compile(r"(?<![\w:])(\w+(?:\s*::\s*\w+)+)")
 def references(module, code, modules):
     """Returns the crate modules `code` (of the file of `module`) names, as module
     paths."""
+    # `pub(in crate::x)` says who may see an item: no import.
+    code = re.sub(r"\bpub\s*\(\s*in\s+[^)]*\)", "pub", code)
     paths = [p for tree in USE.findall(code) for p in use_paths(tree)]
     rest = USE.sub(";", code)
     paths += [re.split(r"\s*::\s*", p) for p in PATH.findall(rest)]

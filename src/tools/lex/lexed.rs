@@ -1,0 +1,84 @@
+//! What a lexer reads of a file (see [`Lexed`]): the bodies and blocks the parse
+//! may leave out, and where its quiet text is. Each family's lexer fills it; `skim`
+//! and the prefilter read it.
+
+use std::ops::Range;
+
+/// At most this many bytes of candidate bodies are searched for anchors, as a
+/// multiple of the file's length (nested candidates are searched again), and at
+/// most this many Python lines walked, as a multiple of the file's: a file of many
+/// nested bodies is bounded, and what is past the bound is parsed.
+pub(in crate::tools) const SEARCH_FACTOR: usize = 4;
+
+/// What a lexer reads of a file: the bodies and blocks the parse may leave out when
+/// their text allows it (see `skim::bodies`), and where its quiet text is.
+pub(in crate::tools) struct Lexed {
+    pub(in crate::tools) candidates: Vec<Candidate>,
+    /// With `comments`, the file's quiet text: the string literals that cannot hold
+    /// code, JSX text and attribute strings, and the comments between a JSX tag's
+    /// attributes, sorted and disjoint. No recogniser reads a registration there.
+    /// TypeScript's and C#'s strings are not among them (a key may be quoted, an
+    /// interpolation holds code), nor Python's f- and t-strings.
+    pub(in crate::tools) quiet: Vec<Range<usize>>,
+    /// Its other comments, sorted and disjoint: no recogniser reads one, so the
+    /// parse may leave them out (see `skim::bodies_of`).
+    pub(in crate::tools) comments: Vec<Range<usize>>,
+}
+
+impl Lexed {
+    /// Returns the file's bytes with its quiet text blanked (each byte a space but
+    /// line ends), for the anchors to be searched in its code only.
+    pub(in crate::tools) fn code(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut code = bytes.to_vec();
+        for r in self.quiet.iter().chain(&self.comments) {
+            for b in &mut code[r.clone()] {
+                if !matches!(*b, b'\n' | b'\r') {
+                    *b = b' ';
+                }
+            }
+        }
+        code
+    }
+}
+
+/// A body the parse may leave out: `search` is the text that must hold no anchor,
+/// `skip` the bytes left out (for Python, the body past its first statement).
+pub(in crate::tools) struct Candidate {
+    pub(in crate::tools) search: Range<usize>,
+    pub(in crate::tools) skip: Range<usize>,
+    /// Also left out: the inside of a Python docstring that is the first statement.
+    pub(in crate::tools) doc: Option<Range<usize>>,
+    /// A TypeScript body the recogniser may read as a factory: a declared
+    /// function's (`function f() {`), or an arrow function's that is no call's
+    /// argument (bound to a name, a class field's value). It must not return an
+    /// object literal (see [`returns_a_literal`]). Methods and blocks are no
+    /// factories.
+    pub(in crate::tools) named: bool,
+    /// Its code (not its strings or comments) holds a spelling by which a name bound
+    /// in it may be seen outside it, or a module be reached from it: TypeScript's
+    /// `import`, `require`, `exports` and `var` (hoisted out of a block), Python's
+    /// relative imports, `global` and `nonlocal`. Go, Rust, Java and C# have none.
+    pub(in crate::tools) binds: bool,
+}
+
+impl Candidate {
+    /// A brace's inside, searched and left out whole.
+    pub(super) fn body(inside: Range<usize>, named: bool) -> Candidate {
+        Candidate {
+            search: inside.clone(),
+            skip: inside,
+            doc: None,
+            named,
+            binds: false,
+        }
+    }
+}
+
+/// Marks the candidates whose searched text holds one of `binding` (the sorted
+/// places of the code's binding spellings, see [`Candidate::binds`]).
+pub(super) fn mark_binding(candidates: &mut [Candidate], binding: &[usize]) {
+    for c in candidates {
+        let first = binding.partition_point(|&at| at < c.search.start);
+        c.binds = binding.get(first).is_some_and(|&at| at < c.search.end);
+    }
+}

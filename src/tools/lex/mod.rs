@@ -1,0 +1,40 @@
+//! The lexers the finder reads source with before, or instead of, a parse: for
+//! TypeScript, Python, Go, Rust, Java and C#, where the function bodies and blocks are
+//! (see `skim`) and which of its text is quiet, comments and strings that cannot
+//! hold code (the anchors are searched in the rest), and for TypeScript, whether an
+//! object literal has the keys of the tool-shaped form (see `prefilter`). One lexer a
+//! family of languages: [`typescript`], [`c_like`] (Go, Rust, Java, C#), [`python`].
+//! Strings, comments, template literals, regular expressions and each language's
+//! other literals are stepped over, brackets matched; whatever a lexer cannot follow
+//! (an unterminated string, a bracket closed by the wrong kind) gives `None`, and the
+//! caller reads the file as if there were no lexer.
+
+mod c_like;
+mod lexed;
+mod python;
+mod scan;
+mod typescript;
+
+pub(super) use lexed::{Lexed, SEARCH_FACTOR};
+pub(super) use typescript::typescript_shaped;
+
+use super::lang::Lang;
+use c_like::{c_like_bodies, Dialect};
+use python::python_bodies;
+use typescript::typescript_lex;
+
+/// Reads a file of `lang` (see [`Lexed`]); `None` when the language has no lexer or
+/// the lexer cannot follow the file.
+pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
+    match lang {
+        Lang::TypeScript | Lang::Tsx => {
+            typescript_lex(bytes, lang == Lang::Tsx).map(|read| read.lexed)
+        }
+        Lang::Python => python_bodies(bytes),
+        Lang::Go => c_like_bodies(bytes, Dialect::Go),
+        Lang::Rust => c_like_bodies(bytes, Dialect::Rust),
+        Lang::Java => c_like_bodies(bytes, Dialect::Java),
+        Lang::CSharp => c_like_bodies(bytes, Dialect::CSharp),
+        _ => None,
+    }
+}

@@ -1,0 +1,52 @@
+//! The steps every lexer shares: identifier bytes, quoted strings and block
+//! comments, each returning the index past what it stepped over.
+
+pub(in crate::tools) fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// Returns the index past a block comment starting at `at`, nested ones counted
+/// where the language nests them (Rust).
+pub(super) fn block_comment_end(bytes: &[u8], at: usize, nests: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < bytes.len() {
+        match &bytes[i..i + 2] {
+            b"/*" if nests || depth == 0 => {
+                depth += 1;
+                i += 2;
+            }
+            b"*/" => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns the index past a quoted string that starts at `at`; `None` when it is
+/// not closed on its line.
+pub(super) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    quoted_end(bytes, at, false)
+}
+
+/// Returns the index past a string quoted by the byte at `at`, escapes stepped over;
+/// with `lines`, new lines are allowed in it (Rust), else it must close on its line.
+pub(super) fn quoted_end(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
+    let quote = bytes[at];
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\n' if !lines => return None,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
