@@ -36,6 +36,7 @@ mod aside;
 mod csharp;
 mod golang;
 mod java;
+mod keys;
 mod kotlin;
 mod lang;
 mod lex;

@@ -12,17 +12,11 @@
 
 use memchr::{memchr2_iter, memmem};
 
+use super::hints::Hint;
+use super::keys;
 use super::lang::Lang;
 use super::packages::is_relative;
 use super::value::{python_relative, Spec};
-
-/// The four hint names, as the tool-shaped object form reads them.
-const HINT_NAMES: [&[u8]; 4] = [
-    b"readOnlyHint",
-    b"destructiveHint",
-    b"idempotentHint",
-    b"openWorldHint",
-];
 
 /// Returns true when a file of `lang` may hold a registration its recogniser
 /// records; a file without any of its family's anchors holds none.
@@ -265,11 +259,11 @@ fn tool_base_loosely(bytes: &[u8]) -> bool {
 /// be keys of one object literal. A key is a word followed, past a closing quote, a
 /// `?` and white space, by `:`, or by `,` or `}` (shorthand) or `(` (a method).
 fn tool_shaped(bytes: &[u8]) -> bool {
-    let any = |keys: &[&[u8]]| keys.iter().any(|k| keys_of(bytes, k));
-    any(&[b"name"])
-        && ((any(&[b"annotations"]) && HINT_NAMES.iter().any(|h| has(bytes, h)))
-            || (any(&[b"inputSchema", b"schema", b"parameters"])
-                && any(&[b"handler", b"handle", b"execute", b"run", b"callback"])))
+    let any = |keys: &[&str]| keys.iter().any(|k| keys_of(bytes, k.as_bytes()));
+    any(&[keys::NAME])
+        && ((any(&[keys::ANNOTATIONS])
+            && Hint::ALL.iter().any(|h| has(bytes, h.name().as_bytes())))
+            || (any(&keys::SCHEMA) && any(&keys::HANDLER)))
 }
 
 /// Returns true when `key` stands somewhere as an object's key (see `tool_shaped`).

@@ -26,6 +26,7 @@
 
 use tree_sitter::Node;
 
+use super::keys;
 use super::model::Family;
 use super::packages::spec_of;
 use super::syntax::{children, descendants, line, preorder, text, unquote};
@@ -379,15 +380,11 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
                 _ => None,
             })
         };
-        let hinted = matches!(field("annotations"), Some(Val::Obj { props, .. })
+        let hinted = matches!(field(keys::ANNOTATIONS), Some(Val::Obj { props, .. })
             if props.iter().any(|p| matches!(p, Prop::Field(k, _) if super::value::hint_of_key(k).is_some())));
-        let schema = ["inputSchema", "schema", "parameters"]
-            .iter()
-            .any(|k| field(k).is_some());
-        let handler = ["handler", "execute", "run", "callback", "handle"]
-            .iter()
-            .any(|k| field(k).is_some());
-        if field("name").is_some() && (hinted || (schema && handler)) {
+        let schema = keys::SCHEMA.iter().any(|k| field(k).is_some());
+        let handler = keys::HANDLER.iter().any(|k| field(k).is_some());
+        if field(keys::NAME).is_some() && (hinted || (schema && handler)) {
             out.sites.push(Site::new(
                 line(*arg),
                 Family::TypeScript,
@@ -518,24 +515,12 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
             .any(|p| matches!(p, Prop::Field(k, _) if keys.contains(&k.as_str())))
     };
     // What makes a class a tool beside its name: something to run or a schema.
-    let tool_like = has(&[
-        "execute",
-        "handler",
-        "handle",
-        "run",
-        "call",
-        "invoke",
-        "schema",
-        "inputSchema",
-        "argsShape",
-        "parameters",
-        "annotations",
-    ]);
+    let tool_like = has(&keys::CLASS);
     let tool_base = base.filter(|b| text(*b, src).contains("Tool"));
     if let (Some(name), true, Some(base)) = (name, tool_like, tool_base) {
         let mut def = props.clone();
         def.push(Prop::Field("name".to_string(), name));
-        if !has(&["annotations"]) {
+        if !has(&[keys::ANNOTATIONS]) {
             def.push(Prop::Field(
                 "annotations".to_string(),
                 Val::Inherited(Box::new(val(base, src, 0))),

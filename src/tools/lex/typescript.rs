@@ -6,6 +6,7 @@
 
 use std::ops::Range;
 
+use super::super::keys;
 use super::lexed::{mark_binding, Candidate, Lexed};
 use super::scan::{block_comment_end, is_ident, string_end};
 
@@ -55,7 +56,7 @@ struct Frame {
     annotations: bool,
 }
 
-/// A `name` key.
+/// A `name` key (the keys are those of [`keys`]).
 const KEY_NAME: u8 = 1;
 /// An `annotations` key whose value is an object literal with a hint key.
 const KEY_HINTED: u8 = 2;
@@ -70,10 +71,10 @@ const KEY_HINT: u8 = 16;
 /// with an escape may be any of them.
 fn key_flag(key: &[u8]) -> u8 {
     match key {
-        b"name" => KEY_NAME,
-        b"inputSchema" | b"schema" | b"parameters" => KEY_SCHEMA,
-        b"handler" | b"handle" | b"execute" | b"run" | b"callback" => KEY_HANDLER,
-        b"readOnlyHint" | b"destructiveHint" | b"idempotentHint" | b"openWorldHint" => KEY_HINT,
+        _ if key == keys::NAME.as_bytes() => KEY_NAME,
+        _ if keys::is_one_of(key, &keys::SCHEMA) => KEY_SCHEMA,
+        _ if keys::is_one_of(key, &keys::HANDLER) => KEY_HANDLER,
+        _ if keys::is_hint(key) => KEY_HINT,
         _ if key.contains(&b'\\') => KEY_NAME | KEY_SCHEMA | KEY_HANDLER | KEY_HINT,
         _ => 0,
     }
@@ -199,7 +200,7 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed>
                     let key = &bytes[start + 1..i - 1];
                     let top = stack.last_mut().expect("a brace is open");
                     top.keys |= key_flag(key);
-                    if key == b"annotations" {
+                    if key == keys::ANNOTATIONS.as_bytes() {
                         annotations = Annotations::Key;
                     }
                 }
@@ -337,7 +338,7 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed>
                 if let Some(top) = stack.last_mut().filter(|f| f.open == Open::Brace) {
                     if key_follows(bytes, i) {
                         top.keys |= key_flag(word);
-                        if word == b"annotations" {
+                        if word == keys::ANNOTATIONS.as_bytes() {
                             annotations = Annotations::Key;
                         }
                     }

@@ -1,0 +1,47 @@
+//! The one table of the keys that make an object a tool: the tool-shaped object
+//! literal (`{ name, inputSchema, execute }`, `{ name, annotations: { readOnlyHint } }`)
+//! and the tool class (`class X extends Tool { name = ...; execute() {} }`). The
+//! TypeScript lexer and the prefilter decide from these keys which files to parse,
+//! and the TypeScript recogniser records a definition from the same keys, so the
+//! filter never drops a file the recogniser would have read (docs/method.md,
+//! "Tools": "What is parsed").
+
+use super::hints::Hint;
+
+/// The key that names the tool.
+pub(super) const NAME: &str = "name";
+
+/// The key whose object holds the hints.
+pub(super) const ANNOTATIONS: &str = "annotations";
+
+/// The keys of a tool's input schema.
+pub(super) const SCHEMA: [&str; 3] = ["inputSchema", "schema", "parameters"];
+
+/// The keys of the function that runs a tool.
+pub(super) const HANDLER: [&str; 5] = ["handler", "handle", "execute", "run", "callback"];
+
+/// The fields beside its name that make a class whose base names `Tool` a tool:
+/// something to run, a schema, or annotations.
+pub(super) const CLASS: [&str; 11] = [
+    "execute",
+    "handler",
+    "handle",
+    "run",
+    "call",
+    "invoke",
+    "schema",
+    "inputSchema",
+    "argsShape",
+    "parameters",
+    "annotations",
+];
+
+/// Returns true when `key` is one of `keys`, compared byte for byte.
+pub(super) fn is_one_of(key: &[u8], keys: &[&str]) -> bool {
+    keys.iter().any(|k| k.as_bytes() == key)
+}
+
+/// Returns true when `key` names one of the four hints (`readOnlyHint`).
+pub(super) fn is_hint(key: &[u8]) -> bool {
+    Hint::ALL.iter().any(|h| h.name().as_bytes() == key)
+}
