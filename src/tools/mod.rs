@@ -201,9 +201,18 @@ impl TreeTools {
         if bytes.len() > MAX_PARSE_BYTES {
             return FileRead::Skipped;
         }
-        if !declarations_only(path) && prefilter::anchored(lang, bytes) {
+        // The lexer reads a file once: for the anchors when they ask whether an
+        // object is tool-shaped, and for the bodies the parse leaves out.
+        let mut lexed: Option<Option<lex::Lexed>> = None;
+        let shaped = || {
+            lexed
+                .get_or_insert_with(|| lex::lex(lang, bytes))
+                .as_ref()
+                .map(|l| l.shaped)
+        };
+        if !declarations_only(path) && prefilter::anchored_with(lang, bytes, shaped) {
             let lexed = match self.reading {
-                Reading::Skimmed => lex::lex(lang, bytes).map(|lexed| {
+                Reading::Skimmed => lexed.unwrap_or_else(|| lex::lex(lang, bytes)).map(|lexed| {
                     let code = lexed.code(bytes);
                     (lexed, code)
                 }),
@@ -211,10 +220,9 @@ impl TreeTools {
             };
             // An anchor spelled only in comments, or in strings that cannot hold
             // code, registers nothing: the file is read as one without anchors.
-            if lexed
-                .as_ref()
-                .is_none_or(|(_, code)| prefilter::anchored(lang, code))
-            {
+            if lexed.as_ref().is_none_or(|(lexed, code)| {
+                prefilter::anchored_with(lang, code, || Some(lexed.shaped))
+            }) {
                 return match summarize(lang, path, bytes, Why::Anchor, self.reading, lexed) {
                     Some(summary) => FileRead::Parsed(summary),
                     None => FileRead::Skipped,

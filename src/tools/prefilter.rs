@@ -19,8 +19,26 @@ use super::packages::is_relative;
 use super::value::{python_relative, Spec};
 
 /// Returns true when a file of `lang` may hold a registration its recogniser
-/// records; a file without any of its family's anchors holds none.
+/// records; a file without any of its family's anchors holds none. TypeScript's
+/// tool-shaped object is confirmed by lexing `bytes` (see [`anchored_with`]).
 pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
+    anchored_with(lang, bytes, || {
+        super::lex::typescript_shaped(bytes, lang == Lang::Tsx)
+    })
+}
+
+/// [`anchored`], with `shaped` saying whether the file's TypeScript holds a
+/// tool-shaped object literal (see [`lex::Lexed::shaped`]; `None` when the lexer
+/// cannot follow it). It is asked only when the keys of that form stand somewhere
+/// in `bytes` and no other anchor does, so that a caller which lexes the file
+/// anyway lexes it once, and only when the answer needs it.
+///
+/// [`lex::Lexed::shaped`]: super::lex::Lexed::shaped
+pub(super) fn anchored_with(
+    lang: Lang,
+    bytes: &[u8],
+    shaped: impl FnOnce() -> Option<bool>,
+) -> bool {
     match lang {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
             member(bytes, b"registerTool", b".", typescript_call)
@@ -31,8 +49,7 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || (tool_shaped(bytes)
-                    && (!matches!(lang, Lang::TypeScript | Lang::Tsx)
-                        || super::lex::typescript_shaped(bytes, lang == Lang::Tsx) != Some(false)))
+                    && (!matches!(lang, Lang::TypeScript | Lang::Tsx) || shaped() != Some(false)))
         }
         Lang::Python => {
             member(bytes, b"tool", b".@", python_use)

@@ -482,6 +482,51 @@ mod tests {
         assert_eq!(shaped("t({ name: \"x\", schema: s, run: r );\n"), None);
     }
 
+    /// The file is lexed once: the form its lexer reads from the bytes is the one
+    /// lexing its code (comments blanked) reads, which the prefilter's second look,
+    /// in the code, asked of a second lex.
+    #[test]
+    fn a_file_lexed_once_reads_the_form_its_code_has() {
+        for (src, tsx) in [
+            (
+                "t({ name /* the tool */ : n, schema: s, run: r });\n",
+                false,
+            ),
+            ("t({ name // the tool\n , schema: s, run: r });\n", false),
+            ("t({ name /* no key */ n2, schema: s, run: r });\n", false),
+            (
+                "t({ name, schema /* a */ /* b */ ? : s, run // r\n });\n",
+                false,
+            ),
+            (
+                "t({ name: n, annotations: /* hints */ { readOnlyHint /* x */ : true } });\n",
+                false,
+            ),
+            (
+                "t({ name: n, annotations: { readOnlyHint // x\n y } });\n",
+                false,
+            ),
+            (
+                "const a = <p title=\"name:\">{t({ name, schema: s, run })}</p>;\n",
+                true,
+            ),
+            ("const a = <p>name: x, schema: s {/* c */} run</p>;\n", true),
+            ("t({ name: \"x\", schema: s, run: r );\n", false),
+        ] {
+            let lexed = lex::lex(
+                if tsx { Lang::Tsx } else { Lang::TypeScript },
+                src.as_bytes(),
+            );
+            let code = lexed.as_ref().map(|l| l.code(src.as_bytes()));
+            let code = code.as_deref().unwrap_or(src.as_bytes());
+            assert_eq!(
+                lexed.map(|l| l.shaped),
+                typescript_shaped(code, tsx),
+                "{src}"
+            );
+        }
+    }
+
     #[test]
     fn the_included_ranges_carry_rows_and_columns() {
         let src = b"ab\ncd{xx\nyy}ef\n";

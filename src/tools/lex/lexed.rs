@@ -23,6 +23,12 @@ pub(in crate::tools) struct Lexed {
     /// Its other comments, sorted and disjoint: no recogniser reads one, so the
     /// parse may leave them out (see `skim::bodies_of`).
     pub(in crate::tools) comments: Vec<Range<usize>>,
+    /// TypeScript: an object literal right inside parentheses (a call's argument)
+    /// holds a `name` key beside an `annotations` object with a hint key, or beside a
+    /// schema key and a handler key: the tool-shaped form (see `keys`), as the file's
+    /// [`Lexed::code`] reads. False for the other languages, whose anchors ask no
+    /// such question.
+    pub(in crate::tools) shaped: bool,
 }
 
 impl Lexed {

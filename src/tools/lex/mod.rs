@@ -27,9 +27,7 @@ use typescript::typescript_lex;
 /// the lexer cannot follow the file.
 pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
     match lang {
-        Lang::TypeScript | Lang::Tsx => {
-            typescript_lex(bytes, lang == Lang::Tsx).map(|read| read.lexed)
-        }
+        Lang::TypeScript | Lang::Tsx => typescript_lex(bytes, lang == Lang::Tsx),
         Lang::Python => python_bodies(bytes),
         Lang::Go => c_like_bodies(bytes, Dialect::Go),
         Lang::Rust => c_like_bodies(bytes, Dialect::Rust),

@@ -55,6 +55,7 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
         candidates: out,
         quiet,
         comments,
+        shaped: false,
     })
 }
 

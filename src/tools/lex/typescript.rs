@@ -81,14 +81,31 @@ fn key_flag(key: &[u8]) -> u8 {
 }
 
 /// Returns true when what follows a word or a string at `at` makes it an object's
-/// key: `:`, `,` or `}` (shorthand), `(` or `<` (a method), past white space and a
-/// `?`; a comment there may hide any of them.
+/// key: `:`, `,` or `}` (shorthand), `(` or `<` (a method), past white space,
+/// comments and a `?`; a `/` there may be any of them. Comments are stepped over as
+/// white space, as in the file's code (see [`Lexed::code`]): the form is the one the
+/// code has, the text the prefilter searches for anchors (`prefilter::anchored`).
 fn key_follows(bytes: &[u8], at: usize) -> bool {
-    let rest = bytes[at..].trim_ascii_start();
-    let rest = rest
-        .strip_prefix(b"?")
-        .map_or(rest, <[u8]>::trim_ascii_start);
+    let rest = past_comments(&bytes[at..]);
+    let rest = rest.strip_prefix(b"?").map_or(rest, past_comments);
     matches!(rest.first(), Some(b':' | b',' | b'}' | b'(' | b'<' | b'/'))
+}
+
+/// Returns `text` past its leading white space and comments; an unclosed block
+/// comment is left in place.
+fn past_comments(text: &[u8]) -> &[u8] {
+    let mut rest = text.trim_ascii_start();
+    loop {
+        let past = match rest {
+            [b'/', b'/', ..] => memchr::memchr(b'\n', rest).unwrap_or(rest.len()),
+            [b'/', b'*', ..] => match block_comment_end(rest, 0, false) {
+                Some(end) => end,
+                None => return rest,
+            },
+            _ => return rest,
+        };
+        rest = rest[past..].trim_ascii_start();
+    }
 }
 
 /// Where an `annotations` key's value is being read.
@@ -101,18 +118,8 @@ enum Annotations {
     Colon,
 }
 
-/// What the TypeScript lexer reads of a file.
-pub(super) struct TypeScriptLexed {
-    /// The bodies and blocks the parse may leave out, and the quiet text.
-    pub(super) lexed: Lexed,
-    /// An object literal right inside parentheses (a call's argument) holds a `name`
-    /// key beside an `annotations` object with a hint key, or beside a schema key and
-    /// a handler key: the tool-shaped form.
-    pub(super) shaped: bool,
-}
-
 /// Returns whether TypeScript source (TSX with `jsx`) holds a tool-shaped object
-/// literal (see [`TypeScriptLexed::shaped`]); `None` when the lexer cannot follow it.
+/// literal (see [`Lexed::shaped`]); `None` when the lexer cannot follow it.
 pub(in crate::tools) fn typescript_shaped(bytes: &[u8], jsx: bool) -> Option<bool> {
     typescript_lex(bytes, jsx).map(|read| read.shaped)
 }
@@ -138,7 +145,7 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 /// return type that follows `)`. With `jsx` (TSX), a `<` where an expression starts
 /// opens a JSX element (see [`jsx_step`]). `None` when the lexer cannot follow the
 /// file.
-pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed> {
+pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<Lexed> {
     let mut out = Vec::new();
     let mut quiet = Vec::new();
     let mut comments = Vec::new();
@@ -368,12 +375,10 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<TypeScriptLexed>
         return None;
     }
     mark_binding(&mut out, &binding);
-    Some(TypeScriptLexed {
-        lexed: Lexed {
-            candidates: out,
-            quiet,
-            comments,
-        },
+    Some(Lexed {
+        candidates: out,
+        quiet,
+        comments,
         shaped,
     })
 }
