@@ -146,241 +146,310 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 /// opens a JSX element (see [`jsx_step`]). `None` when the lexer cannot follow the
 /// file.
 pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<Lexed> {
-    let mut out = Vec::new();
-    let mut quiet = Vec::new();
-    let mut comments = Vec::new();
-    // The state of each JSX element a `{...}` hole was opened in, innermost last.
-    let mut elements: Vec<Jsx> = Vec::new();
-    let mut shaped = false;
-    let mut annotations = Annotations::None;
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut prev = Prev::Operator;
-    // `function`, `function*` or `function name` was just read: a `(` next opens
-    // a declared or bound function's parameters.
-    let mut function_pending = false;
-    // The last `)` closed such parameters.
-    let mut closed_function = false;
-    // Where the body after a return type (`): Promise<void> {`) opens.
-    let mut typed_body = None;
-    let mut last_was_function = false;
-    // The last word was `export` or `declare`, and nothing came after it.
-    let mut last_was_modifier = false;
-    let mut binding = Vec::new();
-    let mut i = 0;
-    let n = bytes.len();
-    while i < n {
+    let mut lexer = TypeScriptLexer {
+        bytes,
+        jsx,
+        i: 0,
+        out: Vec::new(),
+        quiet: Vec::new(),
+        comments: Vec::new(),
+        elements: Vec::new(),
+        shaped: false,
+        annotations: Annotations::None,
+        stack: Vec::new(),
+        prev: Prev::Operator,
+        function_pending: false,
+        closed_function: false,
+        typed_body: None,
+        last_was_function: false,
+        last_was_modifier: false,
+        binding: Vec::new(),
+    };
+    while lexer.i < bytes.len() {
+        lexer.step()?;
+    }
+    if !lexer.stack.is_empty() {
+        return None;
+    }
+    mark_binding(&mut lexer.out, &lexer.binding);
+    Some(Lexed {
+        candidates: lexer.out,
+        quiet: lexer.quiet,
+        comments: lexer.comments,
+        shaped: lexer.shaped,
+    })
+}
+
+/// Where [`typescript_lex`] stands in a file, and what it has read so far.
+struct TypeScriptLexer<'a> {
+    bytes: &'a [u8],
+    jsx: bool,
+    /// The next byte to read.
+    i: usize,
+    out: Vec<Candidate>,
+    quiet: Vec<Range<usize>>,
+    comments: Vec<Range<usize>>,
+    /// The state of each JSX element a `{...}` hole was opened in, innermost last.
+    elements: Vec<Jsx>,
+    shaped: bool,
+    annotations: Annotations,
+    stack: Vec<Frame>,
+    prev: Prev,
+    /// `function`, `function*` or `function name` was just read: a `(` next opens
+    /// a declared or bound function's parameters.
+    function_pending: bool,
+    /// The last `)` closed such parameters.
+    closed_function: bool,
+    /// Where the body after a return type (`): Promise<void> {`) opens.
+    typed_body: Option<usize>,
+    last_was_function: bool,
+    /// The last word was `export` or `declare`, and nothing came after it.
+    last_was_modifier: bool,
+    /// Where the code's binding spellings stand (see [`Candidate::binds`]).
+    binding: Vec<usize>,
+}
+
+impl TypeScriptLexer<'_> {
+    /// Reads what starts at `i`: white space, a comment, a string, template, regular
+    /// expression or JSX element whole, a bracket, a word or a punctuation mark.
+    fn step(&mut self) -> Option<()> {
+        let (bytes, i, n) = (self.bytes, self.i, self.bytes.len());
         let b = bytes[i];
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
-            function_pending = false;
+            self.function_pending = false;
         }
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') && !is_ident(b) {
-            last_was_modifier = false;
+            self.last_was_modifier = false;
         }
         let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
-            annotations = Annotations::None;
+            self.annotations = Annotations::None;
         }
         match b {
-            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b' ' | b'\t' | b'\n' | b'\r' => self.i += 1,
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                let start = i;
-                i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
-                comments.push(start..i);
+                self.i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                self.comments.push(i..self.i);
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let start = i;
-                i = block_comment_end(bytes, i, false)?;
-                comments.push(start..i);
+                self.i = block_comment_end(bytes, i, false)?;
+                self.comments.push(i..self.i);
             }
-            b'/' if matches!(prev, Prev::Operand | Prev::CloseParen) => {
-                i += 1;
-                prev = Prev::Operator;
+            b'/' if matches!(self.prev, Prev::Operand | Prev::CloseParen) => {
+                self.i += 1;
+                self.prev = Prev::Operator;
             }
             b'/' => {
-                i = regex_end(bytes, i)?;
-                prev = Prev::Operand;
+                self.i = regex_end(bytes, i)?;
+                self.prev = Prev::Operand;
             }
-            b'\'' | b'"' => {
-                let start = i;
-                i = string_end(bytes, i)?;
-                if stack.last().is_some_and(|f| f.open == Open::Brace) && key_follows(bytes, i) {
-                    let key = &bytes[start + 1..i - 1];
-                    let top = stack.last_mut().expect("a brace is open");
-                    top.keys |= key_flag(key);
-                    if key == keys::ANNOTATIONS.as_bytes() {
-                        annotations = Annotations::Key;
-                    }
-                }
-                prev = Prev::Operand;
-            }
+            b'\'' | b'"' => self.string()?,
             b'`' => {
-                i = template_end(bytes, i + 1, &mut stack)?;
-                prev = Prev::Operand;
+                self.i = template_end(bytes, i + 1, &mut self.stack)?;
+                self.prev = Prev::Operand;
             }
-            b'<' if jsx
-                && matches!(prev, Prev::Operator | Prev::Keyword | Prev::Arrow)
+            b'<' if self.jsx
+                && matches!(self.prev, Prev::Operator | Prev::Keyword | Prev::Arrow)
                 && jsx_opens(bytes, i) =>
             {
                 let state = Jsx {
                     depth: 1,
                     in_tag: true,
                 };
-                i = jsx_step(bytes, i + 1, state, &mut stack, &mut elements, &mut quiet)?;
-                prev = Prev::Operand;
+                self.jsx_from(i + 1, state)?;
             }
-            b'(' | b'[' | b'{' => {
-                let kept = stack.last().is_some_and(|f| f.kept);
-                let body = b == b'{'
-                    && (matches!(prev, Prev::Arrow | Prev::CloseParen) || typed_body == Some(i));
-                // A callback's body: right inside a call's parentheses.
-                let callback = body && stack.last().is_some_and(|f| f.open == Open::Paren);
-                // A factory the recogniser may read: a declared function, or an
-                // arrow function that is no call's argument (bound to a name, a
-                // class field's value).
-                let named = !callback && (prev == Prev::Arrow || closed_function);
-                stack.push(Frame {
-                    open: match b {
-                        b'(' => Open::Paren,
-                        b'[' => Open::Bracket,
-                        _ => Open::Brace,
-                    },
-                    at: i,
-                    body,
-                    named,
-                    function: b == b'(' && function_pending,
-                    kept,
-                    keys: 0,
-                    annotations: b == b'{' && annotations == Annotations::Colon,
-                });
-                function_pending = false;
-                annotations = Annotations::None;
-                i += 1;
-                prev = Prev::Operator;
-            }
-            b')' | b']' => {
-                let frame = stack.pop()?;
-                let want = if b == b')' {
-                    Open::Paren
-                } else {
-                    Open::Bracket
-                };
-                if frame.open != want {
-                    return None;
-                }
-                closed_function = frame.function;
-                i += 1;
-                prev = if b == b')' {
-                    // Unless inside a declaration's type parameters, whose body is ahead.
-                    if typed_body.is_none_or(|at| at < i) {
-                        typed_body = return_type_body(bytes, i);
-                    }
-                    Prev::CloseParen
-                } else {
-                    Prev::Operand
-                };
-            }
-            b'}' => {
-                let frame = stack.pop()?;
-                match frame.open {
-                    Open::Brace => {
-                        let k = frame.keys;
-                        // The recogniser reads an object passed to a call.
-                        let argument = stack.last().is_some_and(|f| f.open == Open::Paren);
-                        shaped |= argument
-                            && k & KEY_NAME != 0
-                            && (k & KEY_HINTED != 0
-                                || (k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0));
-                        if frame.annotations && k & KEY_HINT != 0 {
-                            if let Some(parent) = stack.last_mut() {
-                                parent.keys |= KEY_HINTED;
-                            }
-                        }
-                        if frame.body && !frame.kept {
-                            out.push(Candidate::body(frame.at + 1..i, frame.named));
-                        }
-                        i += 1;
-                        prev = Prev::Operator;
-                    }
-                    Open::Template => {
-                        i = template_end(bytes, i + 1, &mut stack)?;
-                        prev = Prev::Operand;
-                    }
-                    Open::JsxHole => {
-                        let state = elements.pop()?;
-                        i = jsx_step(bytes, i + 1, state, &mut stack, &mut elements, &mut quiet)?;
-                        prev = Prev::Operand;
-                    }
-                    _ => return None,
-                }
-            }
+            b'(' | b'[' | b'{' => self.open(b),
+            b')' | b']' => self.close(b)?,
+            b'}' => self.close_brace()?,
             b'=' if bytes.get(i + 1) == Some(&b'>') => {
-                i += 2;
-                prev = Prev::Arrow;
+                self.i += 2;
+                self.prev = Prev::Arrow;
             }
-            _ if is_ident(b) => {
-                let start = i;
-                while i < n && is_ident(bytes[i]) {
-                    i += 1;
-                }
-                let word = &bytes[start..i];
-                if matches!(word, b"import" | b"require" | b"exports" | b"var") {
-                    binding.push(start);
-                }
-                // `function name (`: the name is the one word allowed in between.
-                function_pending = word == b"function" || (function_pending && last_was_function);
-                last_was_function = word == b"function";
-                // A declaration of types only: `interface I {`, `type T = {`.
-                let declares = prev == Prev::Operator || last_was_modifier;
-                last_was_modifier = matches!(word, b"export" | b"declare");
-                if declares && matches!(word, b"interface" | b"type") {
-                    if let Some(at) = type_declaration_body(bytes, i, word == b"type") {
-                        typed_body = Some(at);
-                    }
-                }
-                if word == b"ListToolsRequestSchema" {
-                    if let Some(top) = stack.last_mut() {
-                        top.kept = true;
-                    }
-                }
-                if let Some(top) = stack.last_mut().filter(|f| f.open == Open::Brace) {
-                    if key_follows(bytes, i) {
-                        top.keys |= key_flag(word);
-                        if word == keys::ANNOTATIONS.as_bytes() {
-                            annotations = Annotations::Key;
-                        }
-                    }
-                }
-                prev = if EXPRESSION_KEYWORDS.contains(&word)
-                    || word == b"await"
-                    || word == b"function"
-                {
-                    Prev::Keyword
-                } else {
-                    Prev::Operand
-                };
-            }
+            _ if is_ident(b) => self.word(),
             _ => {
                 if b == b':' {
-                    annotations = match annotations {
+                    self.annotations = match self.annotations {
                         Annotations::Key => Annotations::Colon,
                         _ => Annotations::None,
                     };
                 }
-                i += 1;
-                prev = Prev::Operator;
+                self.i += 1;
+                self.prev = Prev::Operator;
             }
         }
+        Some(())
     }
-    if !stack.is_empty() {
-        return None;
+
+    /// Reads JSX from `at` in `state` (see [`jsx_step`]).
+    fn jsx_from(&mut self, at: usize, state: Jsx) -> Option<()> {
+        self.i = jsx_step(
+            self.bytes,
+            at,
+            state,
+            &mut self.stack,
+            &mut self.elements,
+            &mut self.quiet,
+        )?;
+        self.prev = Prev::Operand;
+        Some(())
     }
-    mark_binding(&mut out, &binding);
-    Some(Lexed {
-        candidates: out,
-        quiet,
-        comments,
-        shaped,
-    })
+
+    /// A quoted string, which may be an object's key.
+    fn string(&mut self) -> Option<()> {
+        let start = self.i;
+        self.i = string_end(self.bytes, start)?;
+        let i = self.i;
+        if self.stack.last().is_some_and(|f| f.open == Open::Brace) && key_follows(self.bytes, i) {
+            let key = &self.bytes[start + 1..i - 1];
+            let top = self.stack.last_mut().expect("a brace is open");
+            top.keys |= key_flag(key);
+            if key == keys::ANNOTATIONS.as_bytes() {
+                self.annotations = Annotations::Key;
+            }
+        }
+        self.prev = Prev::Operand;
+        Some(())
+    }
+
+    /// A `(`, `[` or `{` at `i`.
+    fn open(&mut self, b: u8) {
+        let i = self.i;
+        let kept = self.stack.last().is_some_and(|f| f.kept);
+        let body = b == b'{'
+            && (matches!(self.prev, Prev::Arrow | Prev::CloseParen) || self.typed_body == Some(i));
+        // A callback's body: right inside a call's parentheses.
+        let callback = body && self.stack.last().is_some_and(|f| f.open == Open::Paren);
+        // A factory the recogniser may read: a declared function, or an
+        // arrow function that is no call's argument (bound to a name, a
+        // class field's value).
+        let named = !callback && (self.prev == Prev::Arrow || self.closed_function);
+        self.stack.push(Frame {
+            open: match b {
+                b'(' => Open::Paren,
+                b'[' => Open::Bracket,
+                _ => Open::Brace,
+            },
+            at: i,
+            body,
+            named,
+            function: b == b'(' && self.function_pending,
+            kept,
+            keys: 0,
+            annotations: b == b'{' && self.annotations == Annotations::Colon,
+        });
+        self.function_pending = false;
+        self.annotations = Annotations::None;
+        self.i += 1;
+        self.prev = Prev::Operator;
+    }
+
+    /// A `)` or `]` at `i`; `None` when it closes no bracket of its kind.
+    fn close(&mut self, b: u8) -> Option<()> {
+        let frame = self.stack.pop()?;
+        let want = if b == b')' {
+            Open::Paren
+        } else {
+            Open::Bracket
+        };
+        if frame.open != want {
+            return None;
+        }
+        self.closed_function = frame.function;
+        self.i += 1;
+        let i = self.i;
+        self.prev = if b == b')' {
+            // Unless inside a declaration's type parameters, whose body is ahead.
+            if self.typed_body.is_none_or(|at| at < i) {
+                self.typed_body = return_type_body(self.bytes, i);
+            }
+            Prev::CloseParen
+        } else {
+            Prev::Operand
+        };
+        Some(())
+    }
+
+    /// A `}` at `i`: it closes a brace (an object, a body or a block), a template's
+    /// substitution or a JSX hole; `None` when it closes nothing of these.
+    fn close_brace(&mut self) -> Option<()> {
+        let i = self.i;
+        let frame = self.stack.pop()?;
+        match frame.open {
+            Open::Brace => {
+                let k = frame.keys;
+                // The recogniser reads an object passed to a call.
+                let argument = self.stack.last().is_some_and(|f| f.open == Open::Paren);
+                self.shaped |= argument
+                    && k & KEY_NAME != 0
+                    && (k & KEY_HINTED != 0 || (k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0));
+                if frame.annotations && k & KEY_HINT != 0 {
+                    if let Some(parent) = self.stack.last_mut() {
+                        parent.keys |= KEY_HINTED;
+                    }
+                }
+                if frame.body && !frame.kept {
+                    self.out.push(Candidate::body(frame.at + 1..i, frame.named));
+                }
+                self.i += 1;
+                self.prev = Prev::Operator;
+            }
+            Open::Template => {
+                self.i = template_end(self.bytes, i + 1, &mut self.stack)?;
+                self.prev = Prev::Operand;
+            }
+            Open::JsxHole => {
+                let state = self.elements.pop()?;
+                self.jsx_from(i + 1, state)?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A word starting at `i`: a keyword, a name, a number, or an object's key.
+    fn word(&mut self) {
+        let (bytes, start) = (self.bytes, self.i);
+        let mut i = start;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        self.i = i;
+        let word = &bytes[start..i];
+        if matches!(word, b"import" | b"require" | b"exports" | b"var") {
+            self.binding.push(start);
+        }
+        // `function name (`: the name is the one word allowed in between.
+        self.function_pending =
+            word == b"function" || (self.function_pending && self.last_was_function);
+        self.last_was_function = word == b"function";
+        // A declaration of types only: `interface I {`, `type T = {`.
+        let declares = self.prev == Prev::Operator || self.last_was_modifier;
+        self.last_was_modifier = matches!(word, b"export" | b"declare");
+        if declares && matches!(word, b"interface" | b"type") {
+            if let Some(at) = type_declaration_body(bytes, i, word == b"type") {
+                self.typed_body = Some(at);
+            }
+        }
+        if word == b"ListToolsRequestSchema" {
+            if let Some(top) = self.stack.last_mut() {
+                top.kept = true;
+            }
+        }
+        if let Some(top) = self.stack.last_mut().filter(|f| f.open == Open::Brace) {
+            if key_follows(bytes, i) {
+                top.keys |= key_flag(word);
+                if word == keys::ANNOTATIONS.as_bytes() {
+                    self.annotations = Annotations::Key;
+                }
+            }
+        }
+        self.prev =
+            if EXPRESSION_KEYWORDS.contains(&word) || word == b"await" || word == b"function" {
+                Prev::Keyword
+            } else {
+                Prev::Operand
+            };
+    }
 }
 
 /// Returns where the body of a declaration of types opens, `from` being just past
