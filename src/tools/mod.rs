@@ -33,26 +33,14 @@ pub mod names;
 pub mod verbs;
 
 mod aside;
-mod csharp;
-mod golang;
-mod java;
+mod filter;
 mod keys;
-mod kotlin;
 mod lang;
-mod lex;
 mod model;
 mod packages;
-mod php;
-mod prefilter;
-mod python;
 mod roles;
-mod ruby;
-mod rust;
-mod skim;
+mod sdk;
 mod spellings;
-mod swift;
-mod syntax;
-mod typescript;
 pub(crate) mod value;
 
 pub use aside::MAX_DEFERRED_BYTES;
@@ -67,9 +55,11 @@ use std::time::{Duration, Instant};
 use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
 use aside::{mentions, Aside, Taken};
+use filter::{lex, prefilter, skim};
 use lang::Lang;
 use packages::module_paths;
 use packages::{Layout, Manifest};
+use sdk::{csharp, golang, java, kotlin, php, python, ruby, rust, swift, syntax, typescript};
 use value::{FileSummary, Resolver, Spec, Unread};
 
 /// Files larger than this many bytes are not parsed (they are counted in

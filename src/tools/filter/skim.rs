@@ -25,7 +25,7 @@ use super::prefilter::{self, words};
 
 /// Returns the byte ranges of `bytes` the parse may leave out, sorted and disjoint;
 /// empty when the language is not skimmed or the lexer could not follow the file.
-pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
+pub(in crate::tools) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
     match lex::lex(lang, bytes) {
         Some(lexed) => {
             let code = lexed.code(bytes);
@@ -37,7 +37,7 @@ pub(super) fn bodies(lang: Lang, bytes: &[u8]) -> Vec<Range<usize>> {
 
 /// [`bodies`], from what the lexer read of `bytes` and the code it gives (see
 /// [`lex::Lexed::code`]): a body is searched for anchors in its code only.
-pub(super) fn bodies_of(
+pub(in crate::tools) fn bodies_of(
     lang: Lang,
     bytes: &[u8],
     lexed: lex::Lexed,
@@ -136,7 +136,10 @@ fn returns_a_literal(text: &[u8]) -> bool {
 
 /// Returns the ranges a parser includes when `skipped` (sorted, disjoint) are left
 /// out of `bytes`, with the points tree-sitter needs (0-based rows, byte columns).
-pub(super) fn included(bytes: &[u8], skipped: &[Range<usize>]) -> Vec<tree_sitter::Range> {
+pub(in crate::tools) fn included(
+    bytes: &[u8],
+    skipped: &[Range<usize>],
+) -> Vec<tree_sitter::Range> {
     let starts: Vec<usize> = std::iter::once(0)
         .chain(memchr_iter(b'\n', bytes).map(|i| i + 1))
         .collect();

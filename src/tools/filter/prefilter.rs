@@ -21,7 +21,7 @@ use super::value::{python_relative, Spec};
 /// Returns true when a file of `lang` may hold a registration its recogniser
 /// records; a file without any of its family's anchors holds none. TypeScript's
 /// tool-shaped object is confirmed by lexing `bytes` (see [`anchored_with`]).
-pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
+pub(in crate::tools) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
     anchored_with(lang, bytes, || {
         super::lex::typescript_shaped(bytes, lang == Lang::Tsx)
     })
@@ -34,7 +34,7 @@ pub(super) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
 /// anyway lexes it once, and only when the answer needs it.
 ///
 /// [`lex::Lexed::shaped`]: super::lex::Lexed::shaped
-pub(super) fn anchored_with(
+pub(in crate::tools) fn anchored_with(
     lang: Lang,
     bytes: &[u8],
     shaped: impl FnOnce() -> Option<bool>,
@@ -336,7 +336,7 @@ fn spelled(bytes: &[u8]) -> bool {
 /// `module_paths` takes it. For every import the recognisers read there is one
 /// here; the list may hold more (a relative string that is no import, a package
 /// the tree does not hold).
-pub(super) fn references(lang: Lang, bytes: &[u8]) -> Vec<Spec> {
+pub(in crate::tools) fn references(lang: Lang, bytes: &[u8]) -> Vec<Spec> {
     let (relative, packages) = match lang {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
             (relative_strings(bytes), script_packages(bytes))

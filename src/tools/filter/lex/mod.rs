@@ -15,8 +15,8 @@ mod python;
 mod scan;
 mod typescript;
 
-pub(super) use lexed::{Lexed, SEARCH_FACTOR};
-pub(super) use typescript::typescript_shaped;
+pub(in crate::tools) use lexed::{Lexed, SEARCH_FACTOR};
+pub(in crate::tools) use typescript::typescript_shaped;
 
 use super::lang::Lang;
 use c_like::{c_like_bodies, Dialect};
@@ -25,7 +25,7 @@ use typescript::typescript_lex;
 
 /// Reads a file of `lang` (see [`Lexed`]); `None` when the language has no lexer or
 /// the lexer cannot follow the file.
-pub(super) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
+pub(in crate::tools) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
     match lang {
         Lang::TypeScript | Lang::Tsx => typescript_lex(bytes, lang == Lang::Tsx),
         Lang::Python => python_bodies(bytes),
