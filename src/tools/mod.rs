@@ -21,6 +21,14 @@
 //! answer is the one parsing every file would give. It reads bytes it is given and
 //! never runs, prints or opens anything.
 //!
+//! Its modules, from the bottom up (each imports only those below it; `.ci/deps.py`
+//! checks there is no circle): `model` (the rows), [`hints`], [`roles`](Role),
+//! [`names`] and [`verbs`]; `lang` (languages and SDK markers) and `keys` (the one
+//! table of tool-shaped keys); `value` and `packages` (the value language, the
+//! resolver, module paths); `filter/` (anchors, lexers, bodies left out) and `sdk/`
+//! (one recogniser per family); `parse` (one file within its bounds) and `aside`
+//! (files kept aside); this module on top, the collector and the chains of imports.
+//!
 //! [`feed`] hands the finder a file's bytes from the counter's own read, and
 //! [`hints`] holds the four hints and the MCP schema's rules for them (which are
 //! meaningful, which a tool omits, what a client resolves), used for a definition
@@ -38,6 +46,7 @@ mod keys;
 mod lang;
 mod model;
 mod packages;
+mod parse;
 mod roles;
 mod sdk;
 mod spellings;
@@ -46,29 +55,24 @@ pub(crate) mod value;
 pub use aside::MAX_DEFERRED_BYTES;
 pub use model::{DefKind, Family, FoundTools, HintState, Standing, ToolDef};
 pub use names::NameClass;
+pub use parse::{PARSE_BUDGET, PROFILE_VAR};
 pub use roles::{Role, Roles};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::ops::Range;
-use std::time::{Duration, Instant};
-
-use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
+use std::time::Instant;
 
 use aside::{mentions, Aside, Taken};
-use filter::{lex, prefilter, skim};
+use filter::{lex, prefilter};
 use lang::Lang;
 use packages::module_paths;
 use packages::{Layout, Manifest};
-use sdk::{csharp, golang, java, kotlin, php, python, ruby, rust, swift, syntax, typescript};
+use parse::{declarations_only, profiling, summarize, Reading, Why};
 use value::{FileSummary, Resolver, Spec, Unread};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
 /// source, and generated bundles this large hold no hand-written registration.
 pub const MAX_PARSE_BYTES: usize = 2 * 1024 * 1024;
-
-/// A parse that runs longer than this is abandoned and its file counted as skipped.
-pub const PARSE_BUDGET: Duration = Duration::from_secs(4);
 
 /// Collects the tool definitions of one tree file by file, then resolves presets
 /// across files of the same tree. Memory per file is bounded; see [`MAX_PARSE_BYTES`].
@@ -100,16 +104,6 @@ enum FileRead {
     },
     /// A manifest (`go.mod`, `package.json`, `tsconfig.json`), what it says.
     Manifest(Manifest),
-}
-
-/// How much of a file is parsed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reading {
-    /// All but the function bodies no recogniser reads (see [`skim`]).
-    Skimmed,
-    /// Every byte: what the tests compare the skimmed reading with.
-    #[cfg_attr(not(test), allow(dead_code))]
-    Whole,
 }
 
 impl Default for TreeTools {
@@ -621,160 +615,6 @@ fn assign_roles(tools: &mut [ToolDef]) {
             }
         }
     }
-}
-
-/// Returns true for a TypeScript declaration file (`.d.ts`, `.d.mts`, `.d.cts`):
-/// types only, no code that runs, so no registration; its constants may still be
-/// looked up.
-fn declarations_only(path: &[u8]) -> bool {
-    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-    [&b".d.ts"[..], b".d.mts", b".d.cts"]
-        .iter()
-        .any(|ext| name.len() > ext.len() && name.to_ascii_lowercase().ends_with(ext))
-}
-
-/// When this variable is set, every file parsed writes one line to stderr,
-/// `tool-parse<TAB>microseconds<TAB>of which skimming and parsing<TAB>bytes<TAB>bytes parsed<TAB>sites<TAB>anchor|needed<TAB>path`,
-/// and every tree once finished
-/// `tool-finish<TAB>microseconds<TAB>rounds<TAB>files kept<TAB>first path`
-/// (paths escaped), so that a benchmark shows where the finder's time goes.
-pub const PROFILE_VAR: &str = "MCP_HINT_CENSUS_TOOL_PROFILE";
-
-fn profiling() -> bool {
-    static PROFILE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *PROFILE.get_or_init(|| std::env::var_os(PROFILE_VAR).is_some())
-}
-
-/// Why a file is parsed, for [`PROFILE_VAR`].
-#[derive(Clone, Copy)]
-enum Why {
-    /// It holds an anchor.
-    Anchor,
-    /// A lookup or a chain of imports needs it.
-    Needed,
-}
-
-/// Parses one file and fills its summary; `None` when a bound stopped the parse.
-fn summarize(
-    lang: Lang,
-    path: &[u8],
-    bytes: &[u8],
-    why: Why,
-    reading: Reading,
-    lexed: Lexing,
-) -> Option<FileSummary> {
-    if profiling() {
-        let started = Instant::now();
-        let summary = summarize_now(lang, path, bytes, reading, lexed);
-        eprintln!(
-            "tool-parse\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            started.elapsed().as_micros(),
-            PARSED.with(|p| p.get().0.as_micros()),
-            bytes.len(),
-            PARSED.with(|p| p.get().1),
-            summary.as_ref().map_or(0, |s| s.sites.len()),
-            match why {
-                Why::Anchor => "anchor",
-                Why::Needed => "needed",
-            },
-            crate::infra::sanitize::sanitize(path)
-        );
-        return summary;
-    }
-    summarize_now(lang, path, bytes, reading, lexed)
-}
-
-/// What the lexer read of a file, and the code it gives (see [`lex::Lexed::code`]),
-/// when it was read before the parse.
-type Lexing = Option<(lex::Lexed, Vec<u8>)>;
-
-thread_local! {
-    /// How long the last parse of this thread took, and how many bytes it read,
-    /// for [`PROFILE_VAR`].
-    static PARSED: std::cell::Cell<(Duration, usize)> =
-        const { std::cell::Cell::new((Duration::ZERO, 0)) };
-}
-
-fn summarize_now(
-    lang: Lang,
-    path: &[u8],
-    bytes: &[u8],
-    reading: Reading,
-    lexed: Lexing,
-) -> Option<FileSummary> {
-    let started = Instant::now();
-    let skipped = match (reading, lexed) {
-        (Reading::Skimmed, Some((lexed, code))) => skim::bodies_of(lang, bytes, lexed, &code),
-        (Reading::Skimmed, None) => skim::bodies(lang, bytes),
-        (Reading::Whole, _) => Vec::new(),
-    };
-    let tree = parse(lang, bytes, &skipped, PARSE_BUDGET);
-    let left_out: usize = skipped.iter().map(|r| r.len()).sum();
-    PARSED.with(|p| p.set((started.elapsed(), bytes.len() - left_out)));
-    let tree = tree?;
-    let mut summary = FileSummary {
-        path: path.to_vec(),
-        sdk: lang.uses_sdk(bytes),
-        ..FileSummary::default()
-    };
-    let root = tree.root_node();
-    match lang {
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
-            typescript::collect(root, bytes, &mut summary)
-        }
-        Lang::Python => python::collect(root, bytes, &mut summary),
-        Lang::Go => golang::collect(root, bytes, &mut summary),
-        Lang::Rust => rust::collect(root, bytes, &mut summary),
-        Lang::CSharp => csharp::collect(root, bytes, &mut summary),
-        Lang::Java => java::collect(root, bytes, &mut summary),
-        Lang::Kotlin => kotlin::collect(root, bytes, &mut summary),
-        Lang::Php => php::collect(root, bytes, &mut summary),
-        Lang::Ruby => ruby::collect(root, bytes, &mut summary),
-        Lang::Swift => swift::collect(root, bytes, &mut summary),
-    }
-    if declarations_only(path) {
-        summary.sites.clear();
-    }
-    // Whether a site repeats matters only where no literal names its tool (see
-    // `Resolver::tools`): the walk for it is left out otherwise.
-    let unnamed = |site: &value::Site| match &site.kind {
-        value::SiteKind::Tool { name, .. } => !matches!(name, Some(value::Val::Str(_))),
-        value::SiteKind::List { .. } => true,
-    };
-    if summary.sites.iter().any(unnamed) {
-        let mut lines: Vec<u32> = summary.sites.iter().map(|s| s.line).collect();
-        lines.sort_unstable();
-        let ranges = syntax::repeated_lines(root, bytes, &lines);
-        for site in &mut summary.sites {
-            site.repeated = ranges
-                .iter()
-                .any(|&(start, end)| start <= site.line && site.line <= end);
-        }
-    }
-    Some(summary)
-}
-
-/// Parses a file, `skipped` left out, within `budget` ([`PARSE_BUDGET`]); `None` when
-/// the budget ran out. A file with syntax errors still parses: tree-sitter marks the
-/// errors and the recognisers read what is well formed around them.
-fn parse(lang: Lang, bytes: &[u8], skipped: &[Range<usize>], budget: Duration) -> Option<Tree> {
-    let mut parser = Parser::new();
-    parser.set_language(&lang.grammar()).ok()?;
-    if !skipped.is_empty() {
-        parser
-            .set_included_ranges(&skim::included(bytes, skipped))
-            .ok()?;
-    }
-    let started = Instant::now();
-    // Returning true cancels the parse.
-    let mut over_budget = |_: &ParseState| started.elapsed() > budget;
-    let options = ParseOptions::new().progress_callback(&mut over_budget);
-    let len = bytes.len();
-    parser.parse_with_options(
-        &mut |at, _| if at < len { &bytes[at..] } else { &[] },
-        None,
-        Some(options),
-    )
 }
 
 #[cfg(test)]

@@ -2,6 +2,10 @@
 //! them, their bound, anchors that stand only in comments, bodies left out of the
 //! parse, and the bounds on bad input.
 
+use std::time::Duration;
+
+use super::super::filter::skim;
+use super::super::parse::parse;
 use super::*;
 
 #[test]

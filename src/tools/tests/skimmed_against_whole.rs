@@ -3,6 +3,7 @@
 //! brackets: reading them with bodies left out finds what parsing every byte finds
 //! (`find` checks it), and no lexer panics on any bytes.
 
+use super::super::filter::skim;
 use super::*;
 use proptest::prelude::*;
 
