@@ -14,6 +14,7 @@ pub(super) struct Spellings {
 }
 
 impl Spellings {
+    /// Returns a searcher of `spellings`, packed when the CPU allows.
     pub(super) fn new(spellings: impl IntoIterator<Item = Vec<u8>>) -> Spellings {
         let spellings: Vec<Vec<u8>> = spellings.into_iter().collect();
         let mut builder = packed::Config::new().builder();
@@ -24,6 +25,7 @@ impl Spellings {
         }
     }
 
+    /// Returns true when `bytes` hold one of the spellings.
     pub(super) fn found_in(&self, bytes: &[u8]) -> bool {
         match &self.packed {
             Some(searcher) => searcher.find(bytes).is_some(),
