@@ -41,6 +41,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Compare(args) => compare::run(&args),
         cli::Command::Merge(args) => merge::run(&args),
         cli::Command::Join(args) => survey::join(&args),
-        cli::Command::Corpus(args) => corpus::run(&args),
+        cli::Command::Corpus(args) => corpus::command::run(&args),
     }
 }

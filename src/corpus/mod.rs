@@ -24,8 +24,6 @@ pub mod text;
 
 use std::path::PathBuf;
 
-pub use command::run;
-
 /// Returns the cache folder used when no `--cache` is given: `mcp-hint-census` in the
 /// platform's user cache folder (`~/.cache/mcp-hint-census` on Linux), or `None` where
 /// the platform names none. The census keeps archives there, `corpus --at` its
