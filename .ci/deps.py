@@ -27,8 +27,10 @@ under src/) live the layers. Two rules:
 
 Exits 1 when either rule is broken, or a top-level module is in no layer; exits 0
 otherwise. The cycles of KNOWN_CYCLES are printed and tolerated while they last;
-one that is gone must leave the list. Test code may import anything: a `#[cfg(test)] mod NAME { ... }` block
-is left out, and so is the file of a `#[cfg(test)] mod NAME;` and every file under it.
+one that is gone must leave the list. Test code may import anything: a
+`#[cfg(test)] mod NAME { ... }` block is left out, and so is the file of a
+`#[cfg(test)] mod NAME;` and every file under it. A visibility, `pub(in crate::x)`,
+is no import.
 """
 import re
 import sys
