@@ -16,7 +16,9 @@
 //! follows a path out of the tree (a `replace` to `../outside` is dropped) and every
 //! walk is bounded.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use serde_json::Value as Json;
 
@@ -680,6 +682,80 @@ pub(crate) fn module_paths(from: &[u8], spec: &Spec, layout: &Layout) -> Vec<Vec
             p
         })
         .collect()
+}
+
+/// The files of one tree that the modules imports name may be, each name asked of
+/// [`module_paths`] once: the resolver and the chains of imports ask the same
+/// imports again in every round of a tree's resolution, and most of the paths
+/// `module_paths` tries (`x.ts`, `x/index.js`, ...) are files the tree does not
+/// hold. Every file the resolver may meet is known when it is built (files are
+/// parsed or kept aside before any is resolved), so a file's id, its place in
+/// path order, stays the same through the rounds.
+#[derive(Default)]
+pub(crate) struct Modules {
+    layout: Layout,
+    /// Every file, in path order; a file's id is its index here.
+    paths: Vec<Vec<u8>>,
+    /// (folder of the importing file, its extension, the spec) → the ids of the
+    /// files [`module_paths`] gives that the tree holds, in the order tried: what
+    /// `module_paths` returns depends on the importing file through these two only.
+    found: RefCell<HashMap<(Vec<u8>, Vec<u8>, Spec), Rc<[usize]>>>,
+}
+
+impl Modules {
+    /// Indexes `paths` (every file the resolver may meet) and lays out the tree's
+    /// packages from its manifests (see [`Layout::new`]).
+    pub(crate) fn new<'p>(
+        manifests: &BTreeMap<Vec<u8>, Manifest>,
+        paths: impl Iterator<Item = &'p [u8]> + Clone,
+    ) -> Modules {
+        let layout = Layout::new(manifests, paths.clone());
+        let mut paths: Vec<Vec<u8>> = paths.map(<[u8]>::to_vec).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        Modules {
+            layout,
+            paths,
+            found: RefCell::default(),
+        }
+    }
+
+    /// Returns the ids of the files a module may be, seen from the file at `from`:
+    /// those of [`module_paths`] the tree holds, in the same order.
+    pub(crate) fn of(&self, from: &[u8], spec: &Spec) -> Rc<[usize]> {
+        let key = (parent(from).to_vec(), extension(from), spec.clone());
+        if let Some(ids) = self.found.borrow().get(&key) {
+            return ids.clone();
+        }
+        let ids: Rc<[usize]> = module_paths(from, spec, &self.layout)
+            .iter()
+            .filter_map(|p| self.id(p))
+            .collect();
+        self.found.borrow_mut().insert(key, ids.clone());
+        ids
+    }
+
+    /// Returns the path of the file with this id.
+    pub(crate) fn path(&self, id: usize) -> &[u8] {
+        &self.paths[id]
+    }
+
+    /// Returns the id of the file at `path`, if the tree holds one.
+    pub(crate) fn id(&self, path: &[u8]) -> Option<usize> {
+        self.paths.binary_search_by(|p| p.as_slice().cmp(path)).ok()
+    }
+
+    /// Returns how many files there are: every id is below.
+    pub(crate) fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Returns the ids of the files under `folder` (given with its trailing `/`).
+    pub(crate) fn under(&self, folder: &[u8]) -> std::ops::Range<usize> {
+        let start = self.paths.partition_point(|p| p.as_slice() < folder);
+        let end = start + self.paths[start..].partition_point(|p| p.starts_with(folder));
+        start..end
+    }
 }
 
 /// Returns true for a relative module specifier of JavaScript and TypeScript:

@@ -12,8 +12,8 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::packages::Modules;
 pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
-use super::packages::{module_paths, Layout};
 use super::{DefKind, Family, HintState};
 use crate::tools::hints::Hint;
 
@@ -324,8 +324,8 @@ pub(crate) struct Resolver<'a> {
     /// until it is, and records it in `pending`.
     unread: &'a Unread<'a>,
     pending: RefCell<BTreeSet<Vec<u8>>>,
-    /// Where modules named by package are (see `packages`).
-    layout: &'a Layout,
+    /// Where the modules imports name are (see `packages`).
+    modules: &'a Modules,
     /// Go folder → its files, parsed and unread.
     go_folders: HashMap<&'a [u8], GoPackage<'a>>,
     /// (Go folder, name) already searched for in the folder's unread files.
@@ -340,12 +340,12 @@ struct GoPackage<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    /// Indexes the files by path; every file of the tree is parsed.
+    /// Indexes the files by path; every file of the tree is parsed, `modules`
+    /// indexes them.
     #[cfg(test)]
-    pub(crate) fn new(files: &'a [FileSummary]) -> Resolver<'a> {
+    pub(crate) fn new(files: &'a [FileSummary], modules: &'a Modules) -> Resolver<'a> {
         static NONE: Unread<'static> = BTreeMap::new();
-        static LAYOUT: std::sync::OnceLock<Layout> = std::sync::OnceLock::new();
-        Resolver::with_unread(files, &NONE, LAYOUT.get_or_init(Layout::default))
+        Resolver::with_unread(files, &NONE, modules)
     }
 
     /// Indexes the files by path; `unread` are the tree's other files, those not
@@ -353,7 +353,7 @@ impl<'a> Resolver<'a> {
     pub(crate) fn with_unread(
         files: &'a [FileSummary],
         unread: &'a Unread<'a>,
-        layout: &'a Layout,
+        modules: &'a Modules,
     ) -> Resolver<'a> {
         let by_path = files
             .iter()
@@ -371,7 +371,7 @@ impl<'a> Resolver<'a> {
             }
         }
         for (path, bytes) in unread.iter() {
-            if extension(path) == b"go" {
+            if extension_as_written(path).eq_ignore_ascii_case(b"go") {
                 let package = go_folders.entry(parent(path)).or_default();
                 package.unread.push((path, *bytes));
             }
@@ -381,7 +381,7 @@ impl<'a> Resolver<'a> {
             by_path,
             unread,
             pending: RefCell::new(BTreeSet::new()),
-            layout,
+            modules,
             go_folders,
             pended: RefCell::new(HashSet::new()),
         }
@@ -796,8 +796,9 @@ impl<'a> Resolver<'a> {
         // and a lookup there records the unread ones that may bind the name.
         let folder = matches!(rel, Spec::Package(_)) && extension(from) == b"go";
         let mut unread = None;
-        for path in module_paths(from, rel, self.layout) {
-            match self.by_path.get(path.as_slice()) {
+        for &id in self.modules.of(from, rel).iter() {
+            let path = self.modules.path(id);
+            match self.by_path.get(path) {
                 Some(&i) if i != file => {
                     return match unread {
                         Some(u) if !folder => Module::Unread(u, Some(i)),
@@ -805,8 +806,8 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 Some(_) => {}
-                None if unread.is_none() && self.unread.contains_key(path.as_slice()) => {
-                    unread = Some(path);
+                None if unread.is_none() && self.unread.contains_key(path) => {
+                    unread = Some(path.to_vec());
                 }
                 None => {}
             }
@@ -926,7 +927,8 @@ mod tests {
         f.bind("A", Val::name_ref("B"));
         f.bind("B", Val::name_ref("A"));
         let files = [f];
-        let r = Resolver::new(&files);
+        let modules = Modules::default();
+        let r = Resolver::new(&files, &modules);
         assert_eq!(r.resolve(0, &Val::name_ref("A"), 0).1, Val::Other);
     }
 }
