@@ -18,6 +18,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use serde_json::Value as Json;
@@ -696,11 +697,16 @@ pub(crate) struct Modules {
     layout: Layout,
     /// Every file, in path order; a file's id is its index here.
     paths: Vec<Vec<u8>>,
-    /// (folder of the importing file, its extension, the spec) → the ids of the
-    /// files [`module_paths`] gives that the tree holds, in the order tried: what
-    /// `module_paths` returns depends on the importing file through these two only.
-    found: RefCell<HashMap<(Vec<u8>, Vec<u8>, Spec), Rc<[usize]>>>,
+    /// The answers so far, by a hash of (folder of the importing file, its
+    /// extension, the spec): what `module_paths` returns depends on the importing
+    /// file through these two only. A hit allocates nothing.
+    found: RefCell<HashMap<u64, Vec<Found>>>,
 }
+
+/// One answer of [`Modules::of`]: the folder and extension (lower case) of the
+/// importing file, the spec, and the ids of the files [`module_paths`] gives that
+/// the tree holds, in the order tried.
+type Found = (Vec<u8>, Vec<u8>, Spec, Rc<[usize]>);
 
 impl Modules {
     /// Indexes `paths` (every file the resolver may meet) and lays out the tree's
@@ -723,16 +729,42 @@ impl Modules {
     /// Returns the ids of the files a module may be, seen from the file at `from`:
     /// those of [`module_paths`] the tree holds, in the same order.
     pub(crate) fn of(&self, from: &[u8], spec: &Spec) -> Rc<[usize]> {
-        let key = (parent(from).to_vec(), extension(from), spec.clone());
-        if let Some(ids) = self.found.borrow().get(&key) {
+        let (folder, ext) = (parent(from), extension_as_written(from));
+        let mut hasher = std::hash::DefaultHasher::new();
+        folder.hash(&mut hasher);
+        for b in ext {
+            b.to_ascii_lowercase().hash(&mut hasher);
+        }
+        spec.hash(&mut hasher);
+        let key = hasher.finish();
+        let same = |(f, e, s, _): &&Found| f == folder && e.eq_ignore_ascii_case(ext) && s == spec;
+        if let Some((.., ids)) = self
+            .found
+            .borrow()
+            .get(&key)
+            .and_then(|v| v.iter().find(same))
+        {
             return ids.clone();
         }
-        let ids: Rc<[usize]> = module_paths(from, spec, &self.layout)
-            .iter()
-            .filter_map(|p| self.id(p))
-            .collect();
-        self.found.borrow_mut().insert(key, ids.clone());
+        let ids: Rc<[usize]> = self.held(module_paths(from, spec, &self.layout)).into();
+        let found = (
+            folder.to_vec(),
+            ext.to_ascii_lowercase(),
+            spec.clone(),
+            ids.clone(),
+        );
+        self.found.borrow_mut().entry(key).or_default().push(found);
         ids
+    }
+
+    /// Returns the ids of those of `paths` the tree holds, in the same order.
+    pub(crate) fn held(&self, paths: Vec<Vec<u8>>) -> Vec<usize> {
+        paths.iter().filter_map(|p| self.id(p)).collect()
+    }
+
+    /// Returns where the tree's packages are.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// Returns the path of the file with this id.
