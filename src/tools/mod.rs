@@ -63,7 +63,7 @@ use aho_corasick::packed;
 use memchr::memmem;
 use tree_sitter::{Language, ParseOptions, ParseState, Parser, Tree};
 
-use packages::{Manifest, Modules};
+use packages::{module_paths, Manifest, Modules};
 use value::{FileSummary, Resolver, Spec, Unread};
 
 /// Files larger than this many bytes are not parsed (they are counted in
@@ -731,6 +731,11 @@ impl TreeTools {
 
     /// Parses what the answer needs (see [`TreeTools::finish`]) and returns it.
     fn resolve(&mut self) -> Vec<ToolDef> {
+        self.resolve_in_rounds().0
+    }
+
+    /// [`TreeTools::resolve`], and how many rounds it took.
+    fn resolve_in_rounds(&mut self) -> (Vec<ToolDef>, usize) {
         let started = Instant::now();
         let mut rounds = 0;
         let mut texts = UnreadTexts::new();
@@ -784,7 +789,7 @@ impl TreeTools {
                             .map_or(String::new(), |f| crate::infra::sanitize::sanitize(&f.path))
                     );
                 }
-                return tools;
+                return (tools, rounds);
             }
             for path in needed {
                 self.read_aside(&path);
@@ -945,7 +950,8 @@ impl UnreadText {
     fn reaches(from: &[u8], references: &[Spec], modules: &Modules) -> Vec<usize> {
         let mut out = Vec::new();
         for rel in references {
-            out.extend(modules.of(from, rel).iter().copied());
+            // Asked once a file: not kept (see `Modules::of`).
+            out.extend(modules.held(module_paths(from, rel, modules.layout())));
             // A module by package names the modules its names may be itself
             // (see `prefilter::references`).
             let under = match rel {

@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod bounds;
 mod packages;
 mod php;
 mod ruby;
