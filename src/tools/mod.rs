@@ -858,50 +858,42 @@ fn unread_on_chains(
             continue;
         }
         if let (Some(Some(bytes)), Some(lang)) = (unread.get(from), Lang::of(from)) {
-            let references = prefilter::references(lang, bytes);
             let text = UnreadText {
-                reaches: UnreadText::reaches(from, &references, modules),
+                reaches: None,
                 uses_sdk: lang.uses_sdk(bytes),
             };
             texts.insert(id, text);
         }
     }
-    let text = |i: usize| (i >= parsed).then(|| texts.get(&ids[i]?)).flatten();
     let uses_sdk: Vec<bool> = (0..paths.len())
         .map(|i| match i < parsed {
             true => files[i].sdk,
-            false => text(i).is_some_and(|t| t.uses_sdk),
+            false => ids[i]
+                .and_then(|id| texts.get(&id))
+                .is_some_and(|t| t.uses_sdk),
         })
         .collect();
+    // Forward from the files using an SDK, each node's edges drawn as the walk
+    // meets it: an unread file no such file reaches stands on no chain, and its
+    // text is not searched for the modules it names.
+    let graph = Graph {
+        files,
+        paths: &paths,
+        ids: &ids,
+        node: &node,
+        folders: &folders,
+        unread,
+        modules,
+    };
     let mut edges: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
-    for (i, from) in paths.iter().enumerate() {
-        let out = &mut edges[i];
-        if i < parsed {
-            // As the resolver reads an import, and every unread file it could meet first.
-            for rel in files[i].modules() {
-                for &candidate in modules.of(from, &rel).iter() {
-                    match node[candidate] {
-                        Some(j) if j == i => {}
-                        Some(j) if j < parsed => {
-                            out.push(j);
-                            break;
-                        }
-                        Some(j) => out.push(j),
-                        None => {}
-                    }
-                }
-            }
-        } else if let Some(text) = text(i) {
-            out.extend(text.reaches.iter().filter_map(|&id| node[id]));
+    let mut forward = vec![false; paths.len()];
+    let mut next: Vec<usize> = (0..paths.len()).filter(|&i| uses_sdk[i]).collect();
+    while let Some(i) = next.pop() {
+        if !std::mem::replace(&mut forward[i], true) {
+            edges[i] = graph.edges(i, texts);
+            next.extend(edges[i].iter().copied().filter(|&j| !forward[j]));
         }
-        if let Some(same) = folders.get(value::parent(from)) {
-            if is_go(from) {
-                out.extend(same.iter().copied());
-            }
-        }
-        out.retain(|&j| j != i);
     }
-    let forward = walk((0..paths.len()).filter(|&i| uses_sdk[i]), &edges, |_| true);
     let mut back: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
     for (i, out) in edges.iter().enumerate() {
         if forward[i] {
@@ -938,8 +930,8 @@ type UnreadTexts = HashMap<usize, UnreadText>;
 
 struct UnreadText {
     /// The ids of the files the modules it may name may be
-    /// ([`prefilter::references`]).
-    reaches: Vec<usize>,
+    /// ([`prefilter::references`]), once a walk needs them.
+    reaches: Option<Vec<usize>>,
     /// Whether it uses an MCP SDK ([`Lang::uses_sdk`]).
     uses_sdk: bool,
 }
@@ -963,6 +955,65 @@ impl UnreadText {
                 out.extend(modules.under(&folder));
             }
         }
+        out
+    }
+}
+
+/// The nodes of [`unread_on_chains`]: the parsed files, then the unread ones,
+/// each group in path order.
+struct Graph<'g> {
+    files: &'g [FileSummary],
+    paths: &'g [&'g [u8]],
+    /// Each node's id in `modules`.
+    ids: &'g [Option<usize>],
+    /// The node of each id.
+    node: &'g [Option<usize>],
+    /// Go folder → its nodes.
+    folders: &'g HashMap<&'g [u8], Vec<usize>>,
+    unread: &'g Unread<'g>,
+    modules: &'g Modules,
+}
+
+impl Graph<'_> {
+    /// Returns the nodes node `i` may import: a parsed file's as the resolver reads
+    /// them (and every unread file it could meet first), an unread file's as its
+    /// text may name them (read once a tree, into `texts`), and in Go the other
+    /// files of its folder.
+    fn edges(&self, i: usize, texts: &mut UnreadTexts) -> Vec<usize> {
+        let (from, parsed) = (self.paths[i], self.files.len());
+        let mut out = Vec::new();
+        if i < parsed {
+            for rel in self.files[i].modules() {
+                for &candidate in self.modules.of(from, &rel).iter() {
+                    match self.node[candidate] {
+                        Some(j) if j == i => {}
+                        Some(j) if j < parsed => {
+                            out.push(j);
+                            break;
+                        }
+                        Some(j) => out.push(j),
+                        None => {}
+                    }
+                }
+            }
+        } else if let Some(text) = self.ids[i].and_then(|id| texts.get_mut(&id)) {
+            let reaches =
+                text.reaches
+                    .get_or_insert_with(|| match (self.unread.get(from), Lang::of(from)) {
+                        (Some(Some(bytes)), Some(lang)) => {
+                            let references = prefilter::references(lang, bytes);
+                            UnreadText::reaches(from, &references, self.modules)
+                        }
+                        _ => Vec::new(),
+                    });
+            out.extend(reaches.iter().filter_map(|&id| self.node[id]));
+        }
+        if let Some(same) = self.folders.get(value::parent(from)) {
+            if is_go(from) {
+                out.extend(same.iter().copied());
+            }
+        }
+        out.retain(|&j| j != i);
         out
     }
 }

@@ -777,6 +777,25 @@ impl Modules {
         self.paths.binary_search_by(|p| p.as_slice().cmp(path)).ok()
     }
 
+    /// Returns the id of each of `paths` the tree holds, with its place in
+    /// `paths`. Given in path order (as callers give them), each is searched for
+    /// past the one before.
+    pub(crate) fn ids<'p>(&self, paths: impl Iterator<Item = &'p [u8]>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut id = 0;
+        for (i, path) in paths.enumerate() {
+            if id > 0 && self.paths[id - 1].as_slice() >= path {
+                id = 0;
+            }
+            id += self.paths[id..].partition_point(|p| p.as_slice() < path);
+            if self.paths.get(id).is_some_and(|p| p == path) {
+                out.push((id, i));
+                id += 1;
+            }
+        }
+        out
+    }
+
     /// Returns how many files there are: every id is below.
     pub(crate) fn len(&self) -> usize {
         self.paths.len()

@@ -319,10 +319,8 @@ pub(crate) type Unread<'a> = BTreeMap<&'a [u8], Option<&'a [u8]>>;
 /// Follows references within and across the files of one tree.
 pub(crate) struct Resolver<'a> {
     files: &'a [FileSummary],
-    by_path: HashMap<&'a [u8], usize>,
-    /// The tree's files not parsed yet: a lookup that meets one cannot be answered
-    /// until it is, and records it in `pending`.
-    unread: &'a Unread<'a>,
+    /// Where each file of `modules` stands, by its id.
+    at: Vec<At>,
     pending: RefCell<BTreeSet<Vec<u8>>>,
     /// Where the modules imports name are (see `packages`).
     modules: &'a Modules,
@@ -330,6 +328,18 @@ pub(crate) struct Resolver<'a> {
     go_folders: HashMap<&'a [u8], GoPackage<'a>>,
     /// (Go folder, name) already searched for in the folder's unread files.
     pended: RefCell<HashSet<(Vec<u8>, String)>>,
+}
+
+/// Where a file of the tree stands for a resolver.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Neither parsed nor kept aside (one that held nothing).
+    Nowhere,
+    /// Parsed: its index in `files`.
+    Parsed(usize),
+    /// Not parsed yet: a lookup that meets it cannot be answered until it is,
+    /// and records it in `pending`.
+    Unread,
 }
 
 /// The Go files of one folder, in path order.
@@ -355,11 +365,13 @@ impl<'a> Resolver<'a> {
         unread: &'a Unread<'a>,
         modules: &'a Modules,
     ) -> Resolver<'a> {
-        let by_path = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.path.as_slice(), i))
-            .collect();
+        let mut at = vec![At::Nowhere; modules.len()];
+        for (id, _) in modules.ids(unread.keys().copied()) {
+            at[id] = At::Unread;
+        }
+        for (id, i) in modules.ids(files.iter().map(|f| f.path.as_slice())) {
+            at[id] = At::Parsed(i);
+        }
         let mut go_folders: HashMap<&[u8], GoPackage> = HashMap::new();
         for (i, f) in files.iter().enumerate() {
             if extension(&f.path) == b"go" {
@@ -378,8 +390,7 @@ impl<'a> Resolver<'a> {
         }
         Resolver {
             files,
-            by_path,
-            unread,
+            at,
             pending: RefCell::new(BTreeSet::new()),
             modules,
             go_folders,
@@ -797,23 +808,20 @@ impl<'a> Resolver<'a> {
         let folder = matches!(rel, Spec::Package(_)) && extension(from) == b"go";
         let mut unread = None;
         for &id in self.modules.of(from, rel).iter() {
-            let path = self.modules.path(id);
-            match self.by_path.get(path) {
-                Some(&i) if i != file => {
+            match self.at[id] {
+                At::Parsed(i) if i != file => {
+                    let unread = unread.map(|u| self.modules.path(u).to_vec());
                     return match unread {
                         Some(u) if !folder => Module::Unread(u, Some(i)),
                         _ => Module::Parsed(i),
-                    }
+                    };
                 }
-                Some(_) => {}
-                None if unread.is_none() && self.unread.contains_key(path) => {
-                    unread = Some(path.to_vec());
-                }
-                None => {}
+                At::Unread if unread.is_none() => unread = Some(id),
+                At::Parsed(_) | At::Unread | At::Nowhere => {}
             }
         }
         match unread {
-            Some(u) => Module::Unread(u, None),
+            Some(u) => Module::Unread(self.modules.path(u).to_vec(), None),
             None => Module::Missing,
         }
     }
