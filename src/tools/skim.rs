@@ -1,7 +1,8 @@
 //! Which function bodies of a file the parser may leave out: TypeScript's function
 //! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
 //! callback, a method's body; a named function's only when it returns no object
-//! literal, which the recogniser reads as a factory), Go's, Rust's, Java's and C#'s
+//! literal, which the recogniser reads as a factory), Go's (but one opening with
+//! `return &` or `return new(`, which may be a helper of one return), Rust's, Java's and C#'s
 //! function bodies and blocks, and the bodies of Python's `def`s, when their code
 //! (comments and strings that cannot hold code blanked, see [`lex::Lexed::code`])
 //! holds no anchor (see [`prefilter::anchored`]).
@@ -60,7 +61,8 @@ pub(super) fn bodies_of(
         budget -= text.len();
         let read = prefilter::anchored(lang, &code[c.search.clone()])
             || c.binds
-            || (c.named && returns_a_literal(text));
+            || (c.named && returns_a_literal(text))
+            || (lang == Lang::Go && returns_a_pointer(&code[c.search.clone()]));
         if read {
             continue;
         }
@@ -117,6 +119,21 @@ fn with_comments(
     }
     out.extend(next);
     out
+}
+
+/// Returns true when a body's code opens with `return &` or `return new(`: a Go
+/// function whose only statement returns a pointer is read as what it gives (a
+/// pointer helper, a factory of annotations; see `golang`), so its body stays in
+/// the parse.
+fn returns_a_pointer(code: &[u8]) -> bool {
+    let Some(rest) = code.trim_ascii_start().strip_prefix(b"return") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    rest.starts_with(b"&")
+        || rest
+            .strip_prefix(b"new")
+            .is_some_and(|r| r.trim_ascii_start().starts_with(b"("))
 }
 
 /// Returns true when a body may return an object literal: `return` followed,
@@ -319,7 +336,8 @@ mod tests {
 
     #[test]
     fn go_bodies_after_a_result_type_are_left_out() {
-        let src = "func a() error {\n\treturn f()\n}\nfunc b(x int) *mcp.CallToolResult { return nil }\nfunc c() mcp.Tool { return mcp.NewTool(\"c\") }\nfunc d() (int, error) { return 1, nil }\n";
+        let src = "func a() error {\n\treturn f()\n}\nfunc b(x int) *mcp.CallToolResult { return nil }\nfunc c() mcp.Tool { return mcp.NewTool(\"c\") }\nfunc d() (int, error) { return 1, nil }\nfunc e(b bool) *bool { return &b }\nfunc g(b bool) *bool { return new (b) }\n";
+        // A body returning a pointer may be a helper of one return: parsed.
         assert_eq!(
             skipped(Lang::Go, src),
             ["\n\treturn f()\n", " return nil ", " return 1, nil "]

@@ -64,6 +64,11 @@ pub(crate) enum Val {
     /// A call of the function this value names, with its arguments: what that
     /// function returns, its parameters bound to the arguments.
     Call(Box<Val>, Vec<Val>),
+    /// A call (a [`Val::Call`]) of a function a library may define under that name
+    /// (Go's `jsonschema.Ptr(true)`): what the tree's function returns when the tree
+    /// defines the name, else the second value, what the library's helper is known to
+    /// give (its argument).
+    Helper(Box<Val>, Box<Val>),
     /// A value read in the file of this index rather than where it is met: an
     /// argument a call binds to a factory's parameter. Only made while resolving.
     At(usize, Box<Val>),
@@ -133,6 +138,7 @@ impl Val {
                         .sum::<usize>()
             }
             Val::Call(f, args) => 1 + f.size() + args.iter().map(Val::size).sum::<usize>(),
+            Val::Helper(call, library) => 1 + call.size() + library.size(),
             Val::Member { value, .. } => 1 + value.size(),
             Val::ToolArgs(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
             _ => 1,
@@ -679,6 +685,17 @@ impl<'a> Resolver<'a> {
                 };
             }
             Val::At(f, inner) => return self.resolve(*f, inner, depth + 1),
+            Val::Helper(call, library) => {
+                let defined = match &**call {
+                    Val::Call(function, _) => match &**function {
+                        Val::Ref(path) => self.lookup(file, &path[0], depth + 1).is_some(),
+                        _ => true,
+                    },
+                    _ => true,
+                };
+                let read = if defined { call } else { library };
+                return self.resolve(file, read, depth + 1);
+            }
             _ => {}
         }
         let Val::Ref(path) = val else {
@@ -861,6 +878,7 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
         Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
         Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
+        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
         _ => value.clone(),
     }
 }

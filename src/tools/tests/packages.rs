@@ -404,3 +404,68 @@ fn manifests_kept_are_bounded_and_the_first_in_path_order_stay() {
         "a manifest is never a skipped file"
     );
 }
+
+const GO_HELPERS: &str = r#"package toolutil
+
+// Flag is a pointer helper whose name says nothing of it.
+func Flag(b bool) *bool { return &b }
+
+// Ptr is the generic spelling.
+func Ptr[T any](v T) *T { return &v }
+
+// boolPtr's name promises a pointer to its argument; its body negates it.
+func boolPtr(b bool) *bool {
+	v := !b
+	return &v
+}
+
+func Closed() *bool { return new(false) }
+"#;
+
+const GO_HELPED: &str = r#"package toolutil
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func Register(server *mcp.Server) {
+	mcp.AddTool(server, &mcp.Tool{Name: "flag", Annotations: &mcp.ToolAnnotations{DestructiveHint: Flag(true), OpenWorldHint: Ptr(false)}}, h)
+	mcp.AddTool(server, &mcp.Tool{Name: "negated", Annotations: &mcp.ToolAnnotations{DestructiveHint: boolPtr(true), OpenWorldHint: Closed()}}, h)
+	mcp.AddTool(server, &mcp.Tool{Name: "library", Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(false), OpenWorldHint: unknownPtr(true)}}, h)
+}
+"#;
+
+const GO_HELPED_ELSEWHERE: &str = r#"package tools
+
+import (
+	"github.com/acme/srv/internal/toolutil"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func Register(server *mcp.Server) {
+	mcp.AddTool(server, &mcp.Tool{Name: "imported", Annotations: &mcp.ToolAnnotations{DestructiveHint: toolutil.Flag(false), OpenWorldHint: toolutil.BoolPtr(true)}}, h)
+}
+"#;
+
+#[test]
+fn go_pointer_helpers_of_the_tree_are_read_by_their_body_not_their_name() {
+    let found = find(&[
+        ("go.mod", GO_MOD.as_bytes()),
+        ("internal/toolutil/annotations.go", GO_PRESETS.as_bytes()),
+        ("internal/toolutil/helpers.go", GO_HELPERS.as_bytes()),
+        ("internal/toolutil/register.go", GO_HELPED.as_bytes()),
+        ("internal/tools/register.go", GO_HELPED_ELSEWHERE.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "internal/tools/register.go:9 imported -f-t",
+            "internal/toolutil/register.go:9 flag -t-f",
+            // The body negates: not read, whatever the name says.
+            "internal/toolutil/register.go:10 negated -?-f",
+            // Helpers the tree does not define: a library's pointer helper by name.
+            "internal/toolutil/register.go:11 library -f-t",
+        ],
+    );
+}
