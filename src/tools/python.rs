@@ -173,24 +173,32 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 /// Reads `import app.presets as p`: a module of the tree's own packages, if it
-/// holds it, under a name (a plain `import a.b` binds `a`, which is not read).
+/// holds it, under a name; and a plain `import app.tools.presets`, which makes
+/// `app.tools.presets.X` (and `app.tools.X`, `app.X`) readable: each dotted prefix
+/// is recorded under its dotted spelling, which the resolver tries before the
+/// first name (see `Resolver::resolve`).
 fn import_as(node: Node, src: &[u8], out: &mut FileSummary) {
     if in_function(node) {
         return;
     }
     let mut cursor = node.walk();
     for name in node.children_by_field_name("name", &mut cursor) {
-        if let (Some(module), Some(alias)) = (
+        let module = |m: &str| Import {
+            rel: Spec::Package(m.replace('.', "/")),
+            name: None,
+        };
+        match (
             name.child_by_field_name("name"),
             name.child_by_field_name("alias"),
         ) {
-            out.import(
-                text(alias, src),
-                Import {
-                    rel: Spec::Package(text(module, src).replace('.', "/")),
-                    name: None,
-                },
-            );
+            (Some(dotted), Some(alias)) => out.import(text(alias, src), module(text(dotted, src))),
+            _ if name.kind() == "dotted_name" => {
+                let dotted = text(name, src);
+                for (at, _) in dotted.match_indices('.').chain([(dotted.len(), "")]) {
+                    out.import(&dotted[..at], module(&dotted[..at]));
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -704,10 +704,20 @@ impl<'a> Resolver<'a> {
         if depth > MAX_CHAIN {
             return (file, Val::Other);
         }
-        let Some((mut f, mut cur)) = self.lookup(file, &path[0], depth + 1) else {
+        // Python's `import a.b` makes `a.b.X` a name of module `a/b`: the longest
+        // dotted prefix the file imports so is looked up first.
+        let dotted = (2..path.len())
+            .rev()
+            .map(|n| (n, path[..n].join(".")))
+            .find(|(_, key)| self.files[file].imports.contains_key(key));
+        let (first, rest) = match &dotted {
+            Some((n, key)) => (key.as_str(), &path[*n..]),
+            None => (path[0].as_str(), &path[1..]),
+        };
+        let Some((mut f, mut cur)) = self.lookup(file, first, depth + 1) else {
             return (file, Val::Other);
         };
-        for seg in &path[1..] {
+        for seg in rest {
             match self.field(f, &cur, seg, depth + 1) {
                 Field::Found(g, v) => (f, cur) = (g, v),
                 Field::Absent | Field::Hidden => return (file, Val::Other),

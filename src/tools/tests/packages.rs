@@ -469,3 +469,46 @@ fn go_pointer_helpers_of_the_tree_are_read_by_their_body_not_their_name() {
         ],
     );
 }
+
+const PY_DOTTED: &str = r#"from mcp.server.fastmcp import FastMCP
+import app.tools.presets
+import app.tools.other, app.flags
+
+mcp = FastMCP("demo")
+
+@mcp.tool(annotations=app.tools.presets.READ_ONLY)
+def search(q: str) -> str:
+    return q
+
+@mcp.tool(annotations={"destructiveHint": app.flags.YES, "openWorldHint": app.tools.presets.CLOSED})
+def purge() -> None:
+    pass
+
+@mcp.tool(annotations=app.tools.presets.MISSING)
+def missing() -> None:
+    pass
+"#;
+
+#[test]
+fn python_dotted_names_after_a_plain_import_resolve() {
+    let found = find(&[
+        ("app/server.py", PY_DOTTED.as_bytes()),
+        ("app/__init__.py", b"YES = False\n"),
+        ("app/flags.py", b"YES = True\n"),
+        ("app/tools/__init__.py", b""),
+        ("app/tools/other.py", b""),
+        (
+            "app/tools/presets.py",
+            b"READ_ONLY = {\"readOnlyHint\": True}\nCLOSED = False\n",
+        ),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "app/server.py:7 search t---",
+            // `app.flags` is the module, not `app/__init__.py`'s names.
+            "app/server.py:11 purge -t-f",
+            "app/server.py:15 missing ????",
+        ],
+    );
+}
