@@ -512,3 +512,95 @@ fn python_dotted_names_after_a_plain_import_resolve() {
         ],
     );
 }
+
+const PY_IMPORTER: &str = r#"from mcp.server.fastmcp import FastMCP
+from acme.presets import READ_ONLY
+
+mcp = FastMCP("demo")
+
+@mcp.tool(annotations=READ_ONLY)
+def search(q: str) -> str:
+    return q
+"#;
+
+#[test]
+fn python_package_roots_a_pyproject_declares_are_read() {
+    // (pyproject.toml, where the package sits): each spelling places `acme` in a
+    // folder neither the importing file's own nor a `src/` above it.
+    let cases = [
+        (
+            "[tool.setuptools]\npackage-dir = {\"\" = \"lib\"}\n",
+            "lib/acme",
+        ),
+        (
+            "[tool.setuptools.package-dir]\nacme = \"code/acme\"\n",
+            "code/acme",
+        ),
+        (
+            "[tool.setuptools.packages.find]\nwhere = [\"python\"]\n",
+            "python/acme",
+        ),
+        (
+            "[tool.hatch.build.targets.wheel]\npackages = [\"pkgs/acme\"]\n",
+            "pkgs/acme",
+        ),
+        (
+            "[tool.poetry]\nname = \"x\"\npackages = [{ include = \"acme\", from = \"source\" }]\n",
+            "source/acme",
+        ),
+    ];
+    for (pyproject, package) in cases {
+        let presets = format!("srv/{package}/presets.py");
+        let init = format!("srv/{package}/__init__.py");
+        let files: [(&str, &[u8]); 5] = [
+            ("srv/pyproject.toml", pyproject.as_bytes()),
+            ("srv/app/server.py", PY_IMPORTER.as_bytes()),
+            (presets.as_str(), b"READ_ONLY = {\"readOnlyHint\": True}\n"),
+            (init.as_str(), b""),
+            // Another project's package of the same name is not this one's.
+            (
+                "other/lib/acme/presets.py",
+                b"READ_ONLY = {\"readOnlyHint\": False}\n",
+            ),
+        ];
+        assert_rows(&find(&files), &["srv/app/server.py:6 search t---"]);
+        // Without the manifest the package is not found.
+        assert_rows(&find(&files[1..]), &["srv/app/server.py:6 search ????"]);
+    }
+}
+
+#[test]
+fn go_work_modules_and_replacements_resolve() {
+    let work = "go 1.23\n\nuse (\n\t./server\n\t./presets\n)\n\nreplace github.com/acme/lib => ./third_party/lib\n";
+    let register = r#"package main
+
+import (
+	"github.com/acme/lib"
+	"github.com/acme/presets/annotations"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	mcp.AddTool(s, &mcp.Tool{Name: "read", Annotations: annotations.Read}, h)
+	mcp.AddTool(s, &mcp.Tool{Name: "closed", Annotations: lib.Closed}, h)
+}
+"#;
+    let found = find(&[
+        ("go.work", work.as_bytes()),
+        ("server/go.mod", b"module github.com/acme/server\n"),
+        ("server/main.go", register.as_bytes()),
+        ("presets/go.mod", b"module github.com/acme/presets\n"),
+        (
+            "presets/annotations/a.go",
+            b"package annotations\n\nvar Read = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}\n",
+        ),
+        ("third_party/lib/lib.go", GO_LIB.replace("package presets", "package lib").as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "server/main.go:10 read t--f",
+            "server/main.go:11 closed ---f",
+        ],
+    );
+}
