@@ -457,7 +457,9 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             });
         }
         _ if method.is_empty() => applied_decorator(node, src, scope, out),
-        "Tool" => {
+        // A low-level server's `Tool(...)` comes from the SDK's `mcp.types`: in a file
+        // that imports no MCP module, a `Tool` is another library's (a model of its own).
+        "Tool" if scope.imports_mcp => {
             let (_, keywords) = arguments(node, src);
             if keyword(&keywords, "name").is_none() {
                 return;

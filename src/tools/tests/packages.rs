@@ -604,3 +604,21 @@ func main() {
         ],
     );
 }
+
+#[test]
+fn a_python_tool_model_of_another_library_is_no_tool() {
+    // `import app.builtin` reaches the module; its `Tool` is the application's own
+    // model, not the SDK's low-level `mcp.types.Tool`.
+    let server = "from mcp.server.fastmcp import FastMCP\nimport app.builtin\n\nmcp = FastMCP(\"demo\")\n\n@mcp.tool(annotations=app.builtin.PRESET)\ndef search() -> None:\n    pass\n";
+    let builtin = "from app.models import Tool\n\nPRESET = {\"readOnlyHint\": True}\nTOOL = Tool(name=\"load_skill\", annotations=PRESET)\n";
+    let low_level = "from mcp.types import Tool\n\nTOOLS = [Tool(name=\"listed\", inputSchema={}, annotations={\"readOnlyHint\": False})]\n";
+    let found = find(&[
+        ("app/server.py", server.as_bytes()),
+        ("app/builtin.py", builtin.as_bytes()),
+        ("app/low.py", low_level.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &["app/low.py:3 listed f---", "app/server.py:6 search t---"],
+    );
+}
