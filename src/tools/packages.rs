@@ -140,9 +140,7 @@ fn pyproject(dir: &[u8], text: &str) -> Option<Manifest> {
     let doc: toml::Table = text.parse().ok()?;
     let tool = doc.get("tool")?;
     let at = |value: &toml::Value, path: &[&str]| {
-        path.iter()
-            .try_fold(value, |v, key| v.get(key))
-            .map(|v| v.clone())
+        path.iter().try_fold(value, |v, key| v.get(key)).cloned()
     };
     let strings = |value: Option<toml::Value>| -> Vec<String> {
         match value {
