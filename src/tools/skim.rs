@@ -435,7 +435,7 @@ mod tests {
 
     #[test]
     fn a_python_parameter_list_is_left_out_unless_it_may_hold_a_site_or_a_loop() {
-        let src = "@mcp.tool(name=\"x\")\ndef f(a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d) -> int:\n    return 1\n";
+        let src = "@mcp.tool(name=\"x\")\ndef f(a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d) -> int:\n    pass\n";
         assert_eq!(
             skipped(Lang::Python, src),
             ["a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d"]
@@ -446,13 +446,15 @@ mod tests {
             "def f(a=mcp.tool(g)):\n    return 1\n",
             "def f():\n    return 1\n",
             "def f(a=(\"unclosed):\n    return 1\n",
+            // A body of one `return`: a factory whose parameters a call binds.
+            "def f(a, *, b=2) -> T:\n    # c\n    return {\"readOnlyHint\": a}\n",
         ] {
             assert!(skipped(Lang::Python, src).is_empty(), "{src}");
         }
         assert_eq!(
             skipped(
                 Lang::Python,
-                "async def g [T] (a: T, /, *b) -> T:\n    return a\n"
+                "async def g [T] (a: T, /, *b) -> T:\n    await h()\n"
             ),
             ["a: T, /, *b"]
         );

@@ -69,6 +69,9 @@ pub(crate) enum Val {
     /// defines the name, else the second value, what the library's helper is known to
     /// give (its argument).
     Helper(Box<Val>, Box<Val>),
+    /// A keyword argument of a [`Val::Call`] (Python's `f(destructive=True)`): bound
+    /// to the factory's parameter of that name.
+    Keyword(String, Box<Val>),
     /// A value read in the file of this index rather than where it is met: an
     /// argument a call binds to a factory's parameter. Only made while resolving.
     At(usize, Box<Val>),
@@ -139,6 +142,7 @@ impl Val {
             }
             Val::Call(f, args) => 1 + f.size() + args.iter().map(Val::size).sum::<usize>(),
             Val::Helper(call, library) => 1 + call.size() + library.size(),
+            Val::Keyword(_, v) => 1 + v.size(),
             Val::Member { value, .. } => 1 + value.size(),
             Val::ToolArgs(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
             _ => 1,
@@ -859,7 +863,16 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
             let Some(at) = params.iter().position(|p| p.name == path[0]) else {
                 return value.clone();
             };
-            let arg = match (args.get(at), &params[at].default) {
+            // Keyword arguments by name, the others by position.
+            let keyword = args.iter().find_map(|a| match a {
+                Val::Keyword(k, v) if *k == path[0] => Some(&**v),
+                _ => None,
+            });
+            let positional = args
+                .iter()
+                .filter(|a| !matches!(a, Val::Keyword(..)))
+                .nth(at);
+            let arg = match (keyword.or(positional), &params[at].default) {
                 (Some(Val::Null) | None, Some(default)) => return default.clone(),
                 (Some(arg), _) => arg.clone(),
                 (None, None) => Val::Null,
@@ -889,6 +902,7 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
         Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
         Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
+        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
         _ => value.clone(),
     }
 }

@@ -622,3 +622,68 @@ fn a_python_tool_model_of_another_library_is_no_tool() {
         &["app/low.py:3 listed f---", "app/server.py:6 search t---"],
     );
 }
+
+const PY_FACTORY: &str = r#"from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+from .presets import closed
+
+mcp = FastMCP("git")
+
+
+def writes(*, destructive: bool, idempotent: bool = False) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=False,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+def computed(flag):
+    value = not flag
+    return ToolAnnotations(destructive_hint=value)
+
+
+@mcp.tool(annotations=writes(destructive=False, idempotent=True))
+def add() -> None:
+    pass
+
+
+@mcp.tool(annotations=writes(destructive=True))
+def reset() -> None:
+    pass
+
+
+@mcp.tool(annotations=closed(True))
+def status() -> None:
+    pass
+
+
+@mcp.tool(annotations=computed(True))
+def other() -> None:
+    pass
+"#;
+
+#[test]
+fn python_factories_bind_keyword_and_positional_arguments() {
+    let found = find(&[
+        ("git/server.py", PY_FACTORY.as_bytes()),
+        (
+            "git/presets.py",
+            b"def closed(read_only, open_world=False):\n    return {\"readOnlyHint\": read_only, \"openWorldHint\": open_world}\n",
+        ),
+        ("git/__init__.py", b""),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "git/server.py:23 add fftf",
+            // A missing keyword argument is the parameter's default.
+            "git/server.py:28 reset ftff",
+            "git/server.py:33 status t--f",
+            // A body of more than one statement is not read.
+            "git/server.py:38 other ????",
+        ],
+    );
+}
