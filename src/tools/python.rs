@@ -330,6 +330,11 @@ fn arguments<'t>(call: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, Vec<(String, Nod
             ) {
                 keywords.push((text(n, src).to_string(), v));
             }
+        } else if a.kind() == "dictionary_splat" {
+            // `**options`: keywords the finder reads once `options` resolves.
+            if let Some(inner) = children(a).into_iter().next() {
+                keywords.push((SPLAT.to_string(), inner));
+            }
         } else {
             positional.push(a);
         }
@@ -393,9 +398,21 @@ fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
     }
 }
 
-/// Returns `{annotations: ...}` from a call's `annotations=` keyword.
+/// The key [`arguments`] records a `**` splat under: no keyword is spelled so.
+const SPLAT: &str = "**";
+
+/// Returns `{annotations: ...}` from a call's `annotations=` keyword, after the `**`
+/// splats that may hold it (hidden, so unknown, when one does not resolve).
 fn annotations_def(at: u32, keywords: &[(String, Node)], src: &[u8]) -> Val {
-    Val::annotated(at, keyword(keywords, "annotations").map(|a| val(a, src, 0)))
+    let mut props: Vec<Prop> = keywords
+        .iter()
+        .filter(|(k, _)| k == SPLAT)
+        .map(|(_, v)| Prop::Spread(val(*v, src, 0)))
+        .collect();
+    if let Some(a) = keyword(keywords, "annotations") {
+        props.push(Prop::Field("annotations".to_string(), val(a, src, 0)));
+    }
+    Val::obj(at, props)
 }
 
 fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {

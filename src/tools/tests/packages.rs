@@ -687,3 +687,30 @@ fn python_factories_bind_keyword_and_positional_arguments() {
         ],
     );
 }
+
+#[test]
+fn python_keywords_splatted_into_a_registration_are_read_or_unknown() {
+    let server = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+READ = {"annotations": {"readOnlyHint": True}}
+PLAIN = {"description": "x"}
+
+
+def register(name, func, **tool_kwargs):
+    mcp.tool(name=name, **tool_kwargs)(func)
+
+
+mcp.tool(name="read", **READ)(f)
+mcp.tool(name="plain", **PLAIN)(f)
+"#;
+    assert_rows(
+        &find(&[("srv/server.py", server.as_bytes())]),
+        &[
+            // A parameter's keywords: whether they hold annotations is not known.
+            "srv/server.py:9 <dynamic> uuuu",
+            "srv/server.py:12 read t---",
+            "srv/server.py:13 plain ----",
+        ],
+    );
+}
