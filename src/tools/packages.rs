@@ -3,10 +3,12 @@
 //! are resolved").
 //!
 //! - Go: an import path under a module a `go.mod` of the tree declares, or one a
-//!   `replace` maps to a folder of the tree, is that folder's package;
+//!   `replace` (of a `go.mod` or a `go.work`) maps to a folder of the tree, is that
+//!   folder's package;
 //! - Python: an absolute module (`from app.tools.presets import X`) is looked for
-//!   under each folder from the importing file's own up to the tree's top, and
-//!   under their `src/` (a package root, the `src/` layout);
+//!   under each folder from the importing file's own up to the tree's top, under
+//!   their `src/` (a package root, the `src/` layout), and under the package roots
+//!   a `pyproject.toml` there declares;
 //! - TypeScript and JavaScript: a bare specifier matched by the `paths` (or read
 //!   under the `baseUrl`) of the nearest `tsconfig.json` or `jsconfig.json`, and
 //!   the name of a workspace package (a `package.json` of the tree, its `exports`,
@@ -51,6 +53,9 @@ pub(crate) enum Manifest {
     },
     /// A `tsconfig.json` or `jsconfig.json` (or a `tsconfig.*.json` another extends).
     TsConfig(TsConfig),
+    /// A `pyproject.toml` that places its packages: the folders (joined to the
+    /// tree) its absolute imports are rooted at.
+    PyProject { roots: Vec<Vec<u8>> },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -66,8 +71,10 @@ pub(crate) struct TsConfig {
 /// Returns true for the name of a manifest the finder reads.
 pub(crate) fn is_manifest(path: &[u8]) -> bool {
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-    matches!(name, b"go.mod" | b"package.json" | b"jsconfig.json")
-        || (name.starts_with(b"tsconfig") && name.ends_with(b".json"))
+    matches!(
+        name,
+        b"go.mod" | b"go.work" | b"package.json" | b"jsconfig.json" | b"pyproject.toml"
+    ) || (name.starts_with(b"tsconfig") && name.ends_with(b".json"))
 }
 
 /// Reads a manifest; `None` when it says nothing the finder uses, or is too large
@@ -79,8 +86,9 @@ pub(crate) fn read(path: &[u8], bytes: &[u8]) -> Option<Manifest> {
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
     let dir = parent(path);
     match name {
-        b"go.mod" => go_mod(dir, std::str::from_utf8(bytes).ok()?),
+        b"go.mod" | b"go.work" => go_mod(dir, std::str::from_utf8(bytes).ok()?),
         b"package.json" => package_json(&json(bytes)?),
+        b"pyproject.toml" => pyproject(dir, std::str::from_utf8(bytes).ok()?),
         _ => ts_config(dir, &json(bytes)?),
     }
 }
@@ -125,6 +133,84 @@ fn replace(dir: &[u8], line: &str, out: &mut Vec<(String, Vec<u8>)>) {
     if let Some(folder) = join(dir, new) {
         out.push((old.trim_matches('"').to_string(), folder));
     }
+}
+
+/// Reads where a `pyproject.toml` places its packages: setuptools' `package-dir`
+/// (`"" = "lib"`, or `pkg = "src/pkg"`) and `packages.find.where`, hatch's wheel
+/// `packages` (`"src/pkg"`), poetry's `packages` (`{ include = "pkg", from = "src" }`).
+/// Each root is a folder of the tree; one out of it is dropped.
+fn pyproject(dir: &[u8], text: &str) -> Option<Manifest> {
+    let doc: toml::Table = text.parse().ok()?;
+    let tool = doc.get("tool")?;
+    let at = |value: &toml::Value, path: &[&str]| {
+        path.iter().try_fold(value, |v, key| v.get(key)).cloned()
+    };
+    let strings = |value: Option<toml::Value>| -> Vec<String> {
+        match value {
+            Some(toml::Value::String(s)) => vec![s],
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut roots: Vec<String> = Vec::new();
+    if let Some(toml::Value::Table(map)) = at(tool, &["setuptools", "package-dir"]) {
+        for (package, folder) in map.iter().take(MAX_ENTRIES) {
+            let Some(folder) = folder.as_str() else {
+                continue;
+            };
+            match package.as_str() {
+                "" => roots.push(folder.to_string()),
+                // `pkg = "src/pkg"`: the package's folder under a root.
+                name if !name.contains('.') => {
+                    let folder = folder.trim_end_matches('/');
+                    if let Some(root) = folder.strip_suffix(name) {
+                        if root.is_empty() || root.ends_with('/') {
+                            roots.push(root.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    roots.extend(strings(at(
+        tool,
+        &["setuptools", "packages", "find", "where"],
+    )));
+    for path in [
+        &["hatch", "build", "targets", "wheel", "packages"][..],
+        &["hatch", "build", "packages"],
+    ] {
+        for package in strings(at(tool, path)) {
+            let package = package.trim_end_matches('/');
+            roots.push(
+                package
+                    .rsplit_once('/')
+                    .map_or("", |(root, _)| root)
+                    .to_string(),
+            );
+        }
+    }
+    if let Some(toml::Value::Array(items)) = at(tool, &["poetry", "packages"]) {
+        for item in items.iter().take(MAX_ENTRIES) {
+            if item.get("include").is_some() {
+                let from = item.get("from").and_then(|f| f.as_str()).unwrap_or("");
+                roots.push(from.to_string());
+            }
+        }
+    }
+    let mut roots: Vec<Vec<u8>> = roots
+        .iter()
+        .take(MAX_ENTRIES)
+        .filter(|r| !r.starts_with('/'))
+        .filter_map(|r| join(dir, r))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    (!roots.is_empty()).then_some(Manifest::PyProject { roots })
 }
 
 fn package_json(doc: &Json) -> Option<Manifest> {
@@ -285,6 +371,8 @@ pub(crate) struct Layout {
     /// A Python file's or folder's name → the folders holding it: where an
     /// absolute import of a module of that first element may be rooted.
     py_roots: HashMap<String, BTreeSet<Vec<u8>>>,
+    /// Folder of a `pyproject.toml` → the package roots it declares.
+    py_projects: HashMap<Vec<u8>, Vec<Vec<u8>>>,
     /// Workspace packages by name: folder and exports (subpath → target); the
     /// first in path order of two of one name.
     packages: HashMap<String, Workspace>,
@@ -362,6 +450,9 @@ impl Layout {
                         .entry(name.clone())
                         .or_insert_with(|| (dir.to_vec(), exports.clone()));
                 }
+                Manifest::PyProject { roots } => {
+                    layout.py_projects.insert(dir.to_vec(), roots.clone());
+                }
                 Manifest::TsConfig(_) => {
                     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
                     if matches!(name, b"tsconfig.json" | b"jsconfig.json") {
@@ -386,7 +477,7 @@ impl Layout {
     pub(crate) fn paths(&self, from: &[u8], package: &str) -> Vec<Vec<u8>> {
         match extension(from).as_slice() {
             b"go" => self.go_package(package),
-            b"py" | b"pyi" => python_module(from, package, &self.py_roots),
+            b"py" | b"pyi" => python_module(from, package, &self.py_roots, &self.py_projects),
             b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => self
                 .js_stems(from, package)
                 .iter()
@@ -595,7 +686,8 @@ pub(crate) fn script_paths(joined: &[u8]) -> Vec<Vec<u8>> {
 
 /// Returns where a Python absolute module (`/`-separated, `app/tools/presets`) may
 /// be: under each folder from the importing file's own up to the tree's top, then
-/// under that folder's `src/`, as a module or a package.
+/// under that folder's `src/`, then under the package roots a `pyproject.toml`
+/// there declares, as a module or a package.
 /// Only a folder `roots` holds (one where the tree has a file or folder named as
 /// the module's first element) is tried, so that the many imports of packages the
 /// tree does not hold (`typing`, `pydantic`) cost a lookup each.
@@ -603,6 +695,7 @@ fn python_module(
     from: &[u8],
     module: &str,
     roots: &HashMap<String, BTreeSet<Vec<u8>>>,
+    projects: &HashMap<Vec<u8>, Vec<Vec<u8>>>,
 ) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let first = module.split('/').next().unwrap_or(module);
@@ -616,8 +709,10 @@ fn python_module(
             src.push(b'/');
         }
         src.extend_from_slice(b"src");
+        let declared = projects.get(dir).map_or(&[][..], Vec::as_slice);
         for root in [dir, src.as_slice()]
             .into_iter()
+            .chain(declared.iter().map(Vec::as_slice))
             .filter(|r| roots.contains(*r))
         {
             if let Some(stem) = join(root, module) {

@@ -64,6 +64,14 @@ pub(crate) enum Val {
     /// A call of the function this value names, with its arguments: what that
     /// function returns, its parameters bound to the arguments.
     Call(Box<Val>, Vec<Val>),
+    /// A call (a [`Val::Call`]) of a function a library may define under that name
+    /// (Go's `jsonschema.Ptr(true)`): what the tree's function returns when the tree
+    /// defines the name, else the second value, what the library's helper is known to
+    /// give (its argument).
+    Helper(Box<Val>, Box<Val>),
+    /// A keyword argument of a [`Val::Call`] (Python's `f(destructive=True)`): bound
+    /// to the factory's parameter of that name.
+    Keyword(String, Box<Val>),
     /// A value read in the file of this index rather than where it is met: an
     /// argument a call binds to a factory's parameter. Only made while resolving.
     At(usize, Box<Val>),
@@ -133,6 +141,8 @@ impl Val {
                         .sum::<usize>()
             }
             Val::Call(f, args) => 1 + f.size() + args.iter().map(Val::size).sum::<usize>(),
+            Val::Helper(call, library) => 1 + call.size() + library.size(),
+            Val::Keyword(_, v) => 1 + v.size(),
             Val::Member { value, .. } => 1 + value.size(),
             Val::ToolArgs(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
             _ => 1,
@@ -690,6 +700,17 @@ impl<'a> Resolver<'a> {
                 };
             }
             Val::At(f, inner) => return self.resolve(*f, inner, depth + 1),
+            Val::Helper(call, library) => {
+                let defined = match &**call {
+                    Val::Call(function, _) => match &**function {
+                        Val::Ref(path) => self.lookup(file, &path[0], depth + 1).is_some(),
+                        _ => true,
+                    },
+                    _ => true,
+                };
+                let read = if defined { call } else { library };
+                return self.resolve(file, read, depth + 1);
+            }
             _ => {}
         }
         let Val::Ref(path) = val else {
@@ -698,10 +719,20 @@ impl<'a> Resolver<'a> {
         if depth > MAX_CHAIN {
             return (file, Val::Other);
         }
-        let Some((mut f, mut cur)) = self.lookup(file, &path[0], depth + 1) else {
+        // Python's `import a.b` makes `a.b.X` a name of module `a/b`: the longest
+        // dotted prefix the file imports so is looked up first.
+        let dotted = (2..path.len())
+            .rev()
+            .map(|n| (n, path[..n].join(".")))
+            .find(|(_, key)| self.files[file].imports.contains_key(key));
+        let (first, rest) = match &dotted {
+            Some((n, key)) => (key.as_str(), &path[*n..]),
+            None => (path[0].as_str(), &path[1..]),
+        };
+        let Some((mut f, mut cur)) = self.lookup(file, first, depth + 1) else {
             return (file, Val::Other);
         };
-        for seg in &path[1..] {
+        for seg in rest {
             match self.field(f, &cur, seg, depth + 1) {
                 Field::Found(g, v) => (f, cur) = (g, v),
                 Field::Absent | Field::Hidden => return (file, Val::Other),
@@ -841,7 +872,16 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
             let Some(at) = params.iter().position(|p| p.name == path[0]) else {
                 return value.clone();
             };
-            let arg = match (args.get(at), &params[at].default) {
+            // Keyword arguments by name, the others by position.
+            let keyword = args.iter().find_map(|a| match a {
+                Val::Keyword(k, v) if *k == path[0] => Some(&**v),
+                _ => None,
+            });
+            let positional = args
+                .iter()
+                .filter(|a| !matches!(a, Val::Keyword(..)))
+                .nth(at);
+            let arg = match (keyword.or(positional), &params[at].default) {
                 (Some(Val::Null) | None, Some(default)) => return default.clone(),
                 (Some(arg), _) => arg.clone(),
                 (None, None) => Val::Null,
@@ -870,6 +910,8 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
         Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
         Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
+        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
+        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
         _ => value.clone(),
     }
 }
