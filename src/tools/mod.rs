@@ -64,8 +64,7 @@ use std::time::Instant;
 use aside::{mentions, Aside, Taken};
 use filter::{lex, prefilter};
 use lang::Lang;
-use packages::module_paths;
-use packages::{Layout, Manifest};
+use packages::{module_paths, Manifest, Modules};
 use parse::{declarations_only, profiling, summarize, Reading, Why};
 use value::{FileSummary, Resolver, Spec, Unread};
 
@@ -294,10 +293,15 @@ impl TreeTools {
 
     /// Parses what the answer needs (see [`TreeTools::finish`]) and returns it.
     fn resolve(&mut self) -> Vec<ToolDef> {
+        self.resolve_in_rounds().0
+    }
+
+    /// [`TreeTools::resolve`], and how many rounds it took.
+    fn resolve_in_rounds(&mut self) -> (Vec<ToolDef>, usize) {
         let started = Instant::now();
         let mut rounds = 0;
         let mut texts = UnreadTexts::new();
-        let mut layout = None;
+        let mut modules = None;
         loop {
             rounds += 1;
             // The order files arrive in (parallel walks) must not change the answer.
@@ -305,15 +309,15 @@ impl TreeTools {
             self.files.dedup_by(|a, b| a.path == b.path);
             let unread = self.aside.unread();
             // Every file the resolver may meet is known from the first round on.
-            let layout: &Layout = layout.get_or_insert_with(|| {
+            let modules: &Modules = modules.get_or_insert_with(|| {
                 let paths = self.files.iter().map(|f| f.path.as_slice());
-                Layout::new(&self.manifests, paths.chain(unread.keys().copied()))
+                Modules::new(&self.manifests, paths.chain(unread.keys().copied()))
             });
-            let resolver = Resolver::with_unread(&self.files, &unread, layout);
+            let resolver = Resolver::with_unread(&self.files, &unread, modules);
             let mut tools = Vec::new();
             let (counted, waiting) = mcp_files(&self.files, &resolver);
             let mut needed =
-                unread_on_chains(&self.files, &unread, layout, &mut texts, &counted, rounds);
+                unread_on_chains(&self.files, &unread, modules, &mut texts, &counted, rounds);
             needed.extend(waiting);
             for file in counted {
                 for t in resolver.tools(file) {
@@ -347,7 +351,7 @@ impl TreeTools {
                             .map_or(String::new(), |f| crate::infra::sanitize::sanitize(&f.path))
                     );
                 }
-                return tools;
+                return (tools, rounds);
             }
             for path in needed {
                 self.read_aside(&path);
@@ -377,7 +381,7 @@ const FRONTIER_ROUNDS: usize = 4;
 fn unread_on_chains(
     files: &[FileSummary],
     unread: &Unread,
-    layout: &Layout,
+    modules: &Modules,
     texts: &mut UnreadTexts,
     counted: &[usize],
     round: usize,
@@ -396,83 +400,62 @@ fn unread_on_chains(
         .chain(unread.keys().copied())
         .collect();
     let parsed = files.len();
-    let node: BTreeMap<&[u8], usize> = paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    // A file's id (see `Modules`), and the node of each id: the last of a path.
+    let ids: Vec<Option<usize>> = paths.iter().map(|p| modules.id(p)).collect();
+    let mut node = vec![None; modules.len()];
+    for (i, id) in ids.iter().enumerate() {
+        if let Some(id) = *id {
+            node[id] = Some(i);
+        }
+    }
     let mut folders: HashMap<&[u8], Vec<usize>> = HashMap::new();
     for (i, p) in paths.iter().enumerate() {
-        if value::extension(p) == b"go" {
+        if is_go(p) {
             folders.entry(value::parent(p)).or_default().push(i);
         }
     }
-    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
-    for &from in &paths[parsed..] {
-        if texts.contains_key(from) {
+    for (&from, id) in paths[parsed..].iter().zip(&ids[parsed..]) {
+        let Some(id) = *id else { continue };
+        if texts.contains_key(&id) {
             continue;
         }
         if let (Some(Some(bytes)), Some(lang)) = (unread.get(from), Lang::of(from)) {
             let text = UnreadText {
-                references: prefilter::references(lang, bytes),
+                reaches: None,
                 uses_sdk: lang.uses_sdk(bytes),
             };
-            texts.insert(from.to_vec(), text);
+            texts.insert(id, text);
         }
     }
-    let text = |i: usize| (i >= parsed).then(|| texts.get(paths[i])).flatten();
     let uses_sdk: Vec<bool> = (0..paths.len())
         .map(|i| match i < parsed {
             true => files[i].sdk,
-            false => text(i).is_some_and(|t| t.uses_sdk),
+            false => ids[i]
+                .and_then(|id| texts.get(&id))
+                .is_some_and(|t| t.uses_sdk),
         })
         .collect();
-    for (i, from) in paths.iter().enumerate() {
-        let out = &mut edges[i];
-        if i < parsed {
-            // As the resolver reads an import, and every unread file it could meet first.
-            for rel in files[i].modules() {
-                for candidate in module_paths(from, &rel, layout) {
-                    match node.get(candidate.as_slice()) {
-                        Some(&j) if j == i => {}
-                        Some(&j) if j < parsed => {
-                            out.push(j);
-                            break;
-                        }
-                        Some(&j) => out.push(j),
-                        None => {}
-                    }
-                }
-            }
-        } else if let Some(text) = text(i) {
-            // A module a text names, and the modules under it (a named import may be one).
-            for rel in &text.references {
-                let candidates = module_paths(from, rel, layout);
-                out.extend(
-                    candidates
-                        .iter()
-                        .filter_map(|c| node.get(c.as_slice()).copied()),
-                );
-                // A module by package names the modules its names may be itself
-                // (see `prefilter::references`).
-                let under = match rel {
-                    Spec::Relative(rel) => value::join(value::parent(from), rel),
-                    Spec::Package(_) => None,
-                };
-                if let Some(mut folder) = under {
-                    folder.push(b'/');
-                    out.extend(
-                        node.range(folder.as_slice()..)
-                            .take_while(|(p, _)| p.starts_with(&folder))
-                            .map(|(_, &j)| j),
-                    );
-                }
-            }
+    // Forward from the files using an SDK, each node's edges drawn as the walk
+    // meets it: an unread file no such file reaches stands on no chain, and its
+    // text is not searched for the modules it names.
+    let graph = Graph {
+        files,
+        paths: &paths,
+        ids: &ids,
+        node: &node,
+        folders: &folders,
+        unread,
+        modules,
+    };
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
+    let mut forward = vec![false; paths.len()];
+    let mut next: Vec<usize> = (0..paths.len()).filter(|&i| uses_sdk[i]).collect();
+    while let Some(i) = next.pop() {
+        if !std::mem::replace(&mut forward[i], true) {
+            edges[i] = graph.edges(i, texts);
+            next.extend(edges[i].iter().copied().filter(|&j| !forward[j]));
         }
-        if let Some(same) = folders.get(value::parent(from)) {
-            if value::extension(from) == b"go" {
-                out.extend(same.iter().copied());
-            }
-        }
-        out.retain(|&j| j != i);
     }
-    let forward = walk((0..paths.len()).filter(|&i| uses_sdk[i]), &edges, |_| true);
     let mut back: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
     for (i, out) in edges.iter().enumerate() {
         if forward[i] {
@@ -503,15 +486,103 @@ fn unread_on_chains(
         .collect()
 }
 
-/// What [`unread_on_chains`] reads of the text of an unread file, by path: read once
-/// however many rounds ask.
-type UnreadTexts = HashMap<Vec<u8>, UnreadText>;
+/// What [`unread_on_chains`] reads of the text of an unread file, by its id in
+/// [`Modules`]: read once however many rounds ask.
+type UnreadTexts = HashMap<usize, UnreadText>;
 
 struct UnreadText {
-    /// The modules it may name ([`prefilter::references`]).
-    references: Vec<Spec>,
+    /// The ids of the files the modules it may name may be
+    /// ([`prefilter::references`]), once a walk needs them.
+    reaches: Option<Vec<usize>>,
     /// Whether it uses an MCP SDK ([`Lang::uses_sdk`]).
     uses_sdk: bool,
+}
+
+impl UnreadText {
+    /// Returns the files the text of the file at `from` may reach: a module it
+    /// names, and the modules under it (a named import may be one).
+    fn reaches(from: &[u8], references: &[Spec], modules: &Modules) -> Vec<usize> {
+        let mut out = Vec::new();
+        for rel in references {
+            // Asked once a file: not kept (see `Modules::of`).
+            out.extend(modules.held(module_paths(from, rel, modules.layout())));
+            // A module by package names the modules its names may be itself
+            // (see `prefilter::references`).
+            let under = match rel {
+                Spec::Relative(rel) => value::join(value::parent(from), rel),
+                Spec::Package(_) => None,
+            };
+            if let Some(mut folder) = under {
+                folder.push(b'/');
+                out.extend(modules.under(&folder));
+            }
+        }
+        out
+    }
+}
+
+/// The nodes of [`unread_on_chains`]: the parsed files, then the unread ones,
+/// each group in path order.
+struct Graph<'g> {
+    files: &'g [FileSummary],
+    paths: &'g [&'g [u8]],
+    /// Each node's id in `modules`.
+    ids: &'g [Option<usize>],
+    /// The node of each id.
+    node: &'g [Option<usize>],
+    /// Go folder → its nodes.
+    folders: &'g HashMap<&'g [u8], Vec<usize>>,
+    unread: &'g Unread<'g>,
+    modules: &'g Modules,
+}
+
+impl Graph<'_> {
+    /// Returns the nodes node `i` may import: a parsed file's as the resolver reads
+    /// them (and every unread file it could meet first), an unread file's as its
+    /// text may name them (read once a tree, into `texts`), and in Go the other
+    /// files of its folder.
+    fn edges(&self, i: usize, texts: &mut UnreadTexts) -> Vec<usize> {
+        let (from, parsed) = (self.paths[i], self.files.len());
+        let mut out = Vec::new();
+        if i < parsed {
+            for rel in self.files[i].modules() {
+                for &candidate in self.modules.of(from, &rel).iter() {
+                    match self.node[candidate] {
+                        Some(j) if j == i => {}
+                        Some(j) if j < parsed => {
+                            out.push(j);
+                            break;
+                        }
+                        Some(j) => out.push(j),
+                        None => {}
+                    }
+                }
+            }
+        } else if let Some(text) = self.ids[i].and_then(|id| texts.get_mut(&id)) {
+            let reaches =
+                text.reaches
+                    .get_or_insert_with(|| match (self.unread.get(from), Lang::of(from)) {
+                        (Some(Some(bytes)), Some(lang)) => {
+                            let references = prefilter::references(lang, bytes);
+                            UnreadText::reaches(from, &references, self.modules)
+                        }
+                        _ => Vec::new(),
+                    });
+            out.extend(reaches.iter().filter_map(|&id| self.node[id]));
+        }
+        if let Some(same) = self.folders.get(value::parent(from)) {
+            if is_go(from) {
+                out.extend(same.iter().copied());
+            }
+        }
+        out.retain(|&j| j != i);
+        out
+    }
+}
+
+/// Returns true for a Go file (by its extension, in any case).
+fn is_go(path: &[u8]) -> bool {
+    value::extension_as_written(path).eq_ignore_ascii_case(b"go")
 }
 
 /// Marks every node reached from `starts` along `edges`, through nodes `within`

@@ -3,10 +3,12 @@
 //! are resolved").
 //!
 //! - Go: an import path under a module a `go.mod` of the tree declares, or one a
-//!   `replace` maps to a folder of the tree, is that folder's package;
+//!   `replace` (of a `go.mod` or a `go.work`) maps to a folder of the tree, is that
+//!   folder's package;
 //! - Python: an absolute module (`from app.tools.presets import X`) is looked for
-//!   under each folder from the importing file's own up to the tree's top, and
-//!   under their `src/` (a package root, the `src/` layout);
+//!   under each folder from the importing file's own up to the tree's top, under
+//!   their `src/` (a package root, the `src/` layout), and under the package roots
+//!   a `pyproject.toml` there declares;
 //! - TypeScript and JavaScript: a bare specifier matched by the `paths` (or read
 //!   under the `baseUrl`) of the nearest `tsconfig.json` or `jsconfig.json`, and
 //!   the name of a workspace package (a `package.json` of the tree, its `exports`,
@@ -16,7 +18,10 @@
 //! follows a path out of the tree (a `replace` to `../outside` is dropped) and every
 //! walk is bounded.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
 use serde_json::Value as Json;
 
@@ -48,6 +53,9 @@ pub(crate) enum Manifest {
     },
     /// A `tsconfig.json` or `jsconfig.json` (or a `tsconfig.*.json` another extends).
     TsConfig(TsConfig),
+    /// A `pyproject.toml` that places its packages: the folders (joined to the
+    /// tree) its absolute imports are rooted at.
+    PyProject { roots: Vec<Vec<u8>> },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,8 +71,10 @@ pub(crate) struct TsConfig {
 /// Returns true for the name of a manifest the finder reads.
 pub(crate) fn is_manifest(path: &[u8]) -> bool {
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
-    matches!(name, b"go.mod" | b"package.json" | b"jsconfig.json")
-        || (name.starts_with(b"tsconfig") && name.ends_with(b".json"))
+    matches!(
+        name,
+        b"go.mod" | b"go.work" | b"package.json" | b"jsconfig.json" | b"pyproject.toml"
+    ) || (name.starts_with(b"tsconfig") && name.ends_with(b".json"))
 }
 
 /// Reads a manifest; `None` when it says nothing the finder uses, or is too large
@@ -76,8 +86,9 @@ pub(crate) fn read(path: &[u8], bytes: &[u8]) -> Option<Manifest> {
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
     let dir = parent(path);
     match name {
-        b"go.mod" => go_mod(dir, std::str::from_utf8(bytes).ok()?),
+        b"go.mod" | b"go.work" => go_mod(dir, std::str::from_utf8(bytes).ok()?),
         b"package.json" => package_json(&json(bytes)?),
+        b"pyproject.toml" => pyproject(dir, std::str::from_utf8(bytes).ok()?),
         _ => ts_config(dir, &json(bytes)?),
     }
 }
@@ -122,6 +133,84 @@ fn replace(dir: &[u8], line: &str, out: &mut Vec<(String, Vec<u8>)>) {
     if let Some(folder) = join(dir, new) {
         out.push((old.trim_matches('"').to_string(), folder));
     }
+}
+
+/// Reads where a `pyproject.toml` places its packages: setuptools' `package-dir`
+/// (`"" = "lib"`, or `pkg = "src/pkg"`) and `packages.find.where`, hatch's wheel
+/// `packages` (`"src/pkg"`), poetry's `packages` (`{ include = "pkg", from = "src" }`).
+/// Each root is a folder of the tree; one out of it is dropped.
+fn pyproject(dir: &[u8], text: &str) -> Option<Manifest> {
+    let doc: toml::Table = text.parse().ok()?;
+    let tool = doc.get("tool")?;
+    let at = |value: &toml::Value, path: &[&str]| {
+        path.iter().try_fold(value, |v, key| v.get(key)).cloned()
+    };
+    let strings = |value: Option<toml::Value>| -> Vec<String> {
+        match value {
+            Some(toml::Value::String(s)) => vec![s],
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut roots: Vec<String> = Vec::new();
+    if let Some(toml::Value::Table(map)) = at(tool, &["setuptools", "package-dir"]) {
+        for (package, folder) in map.iter().take(MAX_ENTRIES) {
+            let Some(folder) = folder.as_str() else {
+                continue;
+            };
+            match package.as_str() {
+                "" => roots.push(folder.to_string()),
+                // `pkg = "src/pkg"`: the package's folder under a root.
+                name if !name.contains('.') => {
+                    let folder = folder.trim_end_matches('/');
+                    if let Some(root) = folder.strip_suffix(name) {
+                        if root.is_empty() || root.ends_with('/') {
+                            roots.push(root.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    roots.extend(strings(at(
+        tool,
+        &["setuptools", "packages", "find", "where"],
+    )));
+    for path in [
+        &["hatch", "build", "targets", "wheel", "packages"][..],
+        &["hatch", "build", "packages"],
+    ] {
+        for package in strings(at(tool, path)) {
+            let package = package.trim_end_matches('/');
+            roots.push(
+                package
+                    .rsplit_once('/')
+                    .map_or("", |(root, _)| root)
+                    .to_string(),
+            );
+        }
+    }
+    if let Some(toml::Value::Array(items)) = at(tool, &["poetry", "packages"]) {
+        for item in items.iter().take(MAX_ENTRIES) {
+            if item.get("include").is_some() {
+                let from = item.get("from").and_then(|f| f.as_str()).unwrap_or("");
+                roots.push(from.to_string());
+            }
+        }
+    }
+    let mut roots: Vec<Vec<u8>> = roots
+        .iter()
+        .take(MAX_ENTRIES)
+        .filter(|r| !r.starts_with('/'))
+        .filter_map(|r| join(dir, r))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    (!roots.is_empty()).then_some(Manifest::PyProject { roots })
 }
 
 fn package_json(doc: &Json) -> Option<Manifest> {
@@ -282,6 +371,8 @@ pub(crate) struct Layout {
     /// A Python file's or folder's name → the folders holding it: where an
     /// absolute import of a module of that first element may be rooted.
     py_roots: HashMap<String, BTreeSet<Vec<u8>>>,
+    /// Folder of a `pyproject.toml` → the package roots it declares.
+    py_projects: HashMap<Vec<u8>, Vec<Vec<u8>>>,
     /// Workspace packages by name: folder and exports (subpath → target); the
     /// first in path order of two of one name.
     packages: HashMap<String, Workspace>,
@@ -359,6 +450,9 @@ impl Layout {
                         .entry(name.clone())
                         .or_insert_with(|| (dir.to_vec(), exports.clone()));
                 }
+                Manifest::PyProject { roots } => {
+                    layout.py_projects.insert(dir.to_vec(), roots.clone());
+                }
                 Manifest::TsConfig(_) => {
                     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
                     if matches!(name, b"tsconfig.json" | b"jsconfig.json") {
@@ -383,7 +477,7 @@ impl Layout {
     pub(crate) fn paths(&self, from: &[u8], package: &str) -> Vec<Vec<u8>> {
         match extension(from).as_slice() {
             b"go" => self.go_package(package),
-            b"py" | b"pyi" => python_module(from, package, &self.py_roots),
+            b"py" | b"pyi" => python_module(from, package, &self.py_roots, &self.py_projects),
             b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => self
                 .js_stems(from, package)
                 .iter()
@@ -592,7 +686,8 @@ pub(crate) fn script_paths(joined: &[u8]) -> Vec<Vec<u8>> {
 
 /// Returns where a Python absolute module (`/`-separated, `app/tools/presets`) may
 /// be: under each folder from the importing file's own up to the tree's top, then
-/// under that folder's `src/`, as a module or a package.
+/// under that folder's `src/`, then under the package roots a `pyproject.toml`
+/// there declares, as a module or a package.
 /// Only a folder `roots` holds (one where the tree has a file or folder named as
 /// the module's first element) is tried, so that the many imports of packages the
 /// tree does not hold (`typing`, `pydantic`) cost a lookup each.
@@ -600,6 +695,7 @@ fn python_module(
     from: &[u8],
     module: &str,
     roots: &HashMap<String, BTreeSet<Vec<u8>>>,
+    projects: &HashMap<Vec<u8>, Vec<Vec<u8>>>,
 ) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let first = module.split('/').next().unwrap_or(module);
@@ -613,8 +709,10 @@ fn python_module(
             src.push(b'/');
         }
         src.extend_from_slice(b"src");
+        let declared = projects.get(dir).map_or(&[][..], Vec::as_slice);
         for root in [dir, src.as_slice()]
             .into_iter()
+            .chain(declared.iter().map(Vec::as_slice))
             .filter(|r| roots.contains(*r))
         {
             if let Some(stem) = join(root, module) {
@@ -680,6 +778,130 @@ pub(crate) fn module_paths(from: &[u8], spec: &Spec, layout: &Layout) -> Vec<Vec
             p
         })
         .collect()
+}
+
+/// The files of one tree that the modules imports name may be, each name asked of
+/// [`module_paths`] once: the resolver and the chains of imports ask the same
+/// imports again in every round of a tree's resolution, and most of the paths
+/// `module_paths` tries (`x.ts`, `x/index.js`, ...) are files the tree does not
+/// hold. Every file the resolver may meet is known when it is built (files are
+/// parsed or kept aside before any is resolved), so a file's id, its place in
+/// path order, stays the same through the rounds.
+#[derive(Default)]
+pub(crate) struct Modules {
+    layout: Layout,
+    /// Every file, in path order; a file's id is its index here.
+    paths: Vec<Vec<u8>>,
+    /// The answers so far, by a hash of (folder of the importing file, its
+    /// extension, the spec): what `module_paths` returns depends on the importing
+    /// file through these two only. A hit allocates nothing.
+    found: RefCell<HashMap<u64, Vec<Found>>>,
+}
+
+/// One answer of [`Modules::of`]: the folder and extension (lower case) of the
+/// importing file, the spec, and the ids of the files [`module_paths`] gives that
+/// the tree holds, in the order tried.
+type Found = (Vec<u8>, Vec<u8>, Spec, Rc<[usize]>);
+
+impl Modules {
+    /// Indexes `paths` (every file the resolver may meet) and lays out the tree's
+    /// packages from its manifests (see [`Layout::new`]).
+    pub(crate) fn new<'p>(
+        manifests: &BTreeMap<Vec<u8>, Manifest>,
+        paths: impl Iterator<Item = &'p [u8]> + Clone,
+    ) -> Modules {
+        let layout = Layout::new(manifests, paths.clone());
+        let mut paths: Vec<Vec<u8>> = paths.map(<[u8]>::to_vec).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        Modules {
+            layout,
+            paths,
+            found: RefCell::default(),
+        }
+    }
+
+    /// Returns the ids of the files a module may be, seen from the file at `from`:
+    /// those of [`module_paths`] the tree holds, in the same order.
+    pub(crate) fn of(&self, from: &[u8], spec: &Spec) -> Rc<[usize]> {
+        let (folder, ext) = (parent(from), extension_as_written(from));
+        let mut hasher = std::hash::DefaultHasher::new();
+        folder.hash(&mut hasher);
+        for b in ext {
+            b.to_ascii_lowercase().hash(&mut hasher);
+        }
+        spec.hash(&mut hasher);
+        let key = hasher.finish();
+        let same = |(f, e, s, _): &&Found| f == folder && e.eq_ignore_ascii_case(ext) && s == spec;
+        if let Some((.., ids)) = self
+            .found
+            .borrow()
+            .get(&key)
+            .and_then(|v| v.iter().find(same))
+        {
+            return ids.clone();
+        }
+        let ids: Rc<[usize]> = self.held(module_paths(from, spec, &self.layout)).into();
+        let found = (
+            folder.to_vec(),
+            ext.to_ascii_lowercase(),
+            spec.clone(),
+            ids.clone(),
+        );
+        self.found.borrow_mut().entry(key).or_default().push(found);
+        ids
+    }
+
+    /// Returns the ids of those of `paths` the tree holds, in the same order.
+    pub(crate) fn held(&self, paths: Vec<Vec<u8>>) -> Vec<usize> {
+        paths.iter().filter_map(|p| self.id(p)).collect()
+    }
+
+    /// Returns where the tree's packages are.
+    pub(crate) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Returns the path of the file with this id.
+    pub(crate) fn path(&self, id: usize) -> &[u8] {
+        &self.paths[id]
+    }
+
+    /// Returns the id of the file at `path`, if the tree holds one.
+    pub(crate) fn id(&self, path: &[u8]) -> Option<usize> {
+        self.paths.binary_search_by(|p| p.as_slice().cmp(path)).ok()
+    }
+
+    /// Returns the id of each of `paths` the tree holds, with its place in
+    /// `paths`. Given in path order (as callers give them), each is searched for
+    /// past the one before.
+    pub(crate) fn ids<'p>(&self, paths: impl Iterator<Item = &'p [u8]>) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut id = 0;
+        for (i, path) in paths.enumerate() {
+            if id > 0 && self.paths[id - 1].as_slice() >= path {
+                id = 0;
+            }
+            id += self.paths[id..].partition_point(|p| p.as_slice() < path);
+            if self.paths.get(id).is_some_and(|p| p == path) {
+                out.push((id, i));
+                id += 1;
+            }
+        }
+        out
+    }
+
+    /// Returns how many files there are: every id is below.
+    pub(crate) fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Returns the ids of the files under `folder` (given with its trailing `/`).
+    pub(crate) fn under(&self, folder: &[u8]) -> std::ops::Range<usize> {
+        let start = self.paths.partition_point(|p| p.as_slice() < folder);
+        let end = start + self.paths[start..].partition_point(|p| p.starts_with(folder));
+        start..end
+    }
 }
 
 /// Returns true for a relative module specifier of JavaScript and TypeScript:

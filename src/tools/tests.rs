@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod bounds;
 mod families;
 mod forms;
 mod languages;

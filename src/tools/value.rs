@@ -13,8 +13,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::model::{DefKind, Family, HintState};
+use super::packages::Modules;
 pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
-use super::packages::{module_paths, Layout};
 use crate::tools::hints::Hint;
 
 /// Values deeper than this are recorded as `Other` (an expression the finder does not read).
@@ -64,6 +64,14 @@ pub(crate) enum Val {
     /// A call of the function this value names, with its arguments: what that
     /// function returns, its parameters bound to the arguments.
     Call(Box<Val>, Vec<Val>),
+    /// A call (a [`Val::Call`]) of a function a library may define under that name
+    /// (Go's `jsonschema.Ptr(true)`): what the tree's function returns when the tree
+    /// defines the name, else the second value, what the library's helper is known to
+    /// give (its argument).
+    Helper(Box<Val>, Box<Val>),
+    /// A keyword argument of a [`Val::Call`] (Python's `f(destructive=True)`): bound
+    /// to the factory's parameter of that name.
+    Keyword(String, Box<Val>),
     /// A value read in the file of this index rather than where it is met: an
     /// argument a call binds to a factory's parameter. Only made while resolving.
     At(usize, Box<Val>),
@@ -133,6 +141,8 @@ impl Val {
                         .sum::<usize>()
             }
             Val::Call(f, args) => 1 + f.size() + args.iter().map(Val::size).sum::<usize>(),
+            Val::Helper(call, library) => 1 + call.size() + library.size(),
+            Val::Keyword(_, v) => 1 + v.size(),
             Val::Member { value, .. } => 1 + value.size(),
             Val::ToolArgs(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
             _ => 1,
@@ -319,17 +329,27 @@ pub(crate) type Unread<'a> = BTreeMap<&'a [u8], Option<&'a [u8]>>;
 /// Follows references within and across the files of one tree.
 pub(crate) struct Resolver<'a> {
     files: &'a [FileSummary],
-    by_path: HashMap<&'a [u8], usize>,
-    /// The tree's files not parsed yet: a lookup that meets one cannot be answered
-    /// until it is, and records it in `pending`.
-    unread: &'a Unread<'a>,
+    /// Where each file of `modules` stands, by its id.
+    at: Vec<At>,
     pending: RefCell<BTreeSet<Vec<u8>>>,
-    /// Where modules named by package are (see `packages`).
-    layout: &'a Layout,
+    /// Where the modules imports name are (see `packages`).
+    modules: &'a Modules,
     /// Go folder → its files, parsed and unread.
     go_folders: HashMap<&'a [u8], GoPackage<'a>>,
     /// (Go folder, name) already searched for in the folder's unread files.
     pended: RefCell<HashSet<(Vec<u8>, String)>>,
+}
+
+/// Where a file of the tree stands for a resolver.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Neither parsed nor kept aside (one that held nothing).
+    Nowhere,
+    /// Parsed: its index in `files`.
+    Parsed(usize),
+    /// Not parsed yet: a lookup that meets it cannot be answered until it is,
+    /// and records it in `pending`.
+    Unread,
 }
 
 /// The Go files of one folder, in path order.
@@ -340,12 +360,12 @@ struct GoPackage<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    /// Indexes the files by path; every file of the tree is parsed.
+    /// Indexes the files by path; every file of the tree is parsed, `modules`
+    /// indexes them.
     #[cfg(test)]
-    pub(crate) fn new(files: &'a [FileSummary]) -> Resolver<'a> {
+    pub(crate) fn new(files: &'a [FileSummary], modules: &'a Modules) -> Resolver<'a> {
         static NONE: Unread<'static> = BTreeMap::new();
-        static LAYOUT: std::sync::OnceLock<Layout> = std::sync::OnceLock::new();
-        Resolver::with_unread(files, &NONE, LAYOUT.get_or_init(Layout::default))
+        Resolver::with_unread(files, &NONE, modules)
     }
 
     /// Indexes the files by path; `unread` are the tree's other files, those not
@@ -353,13 +373,15 @@ impl<'a> Resolver<'a> {
     pub(crate) fn with_unread(
         files: &'a [FileSummary],
         unread: &'a Unread<'a>,
-        layout: &'a Layout,
+        modules: &'a Modules,
     ) -> Resolver<'a> {
-        let by_path = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.path.as_slice(), i))
-            .collect();
+        let mut at = vec![At::Nowhere; modules.len()];
+        for (id, _) in modules.ids(unread.keys().copied()) {
+            at[id] = At::Unread;
+        }
+        for (id, i) in modules.ids(files.iter().map(|f| f.path.as_slice())) {
+            at[id] = At::Parsed(i);
+        }
         let mut go_folders: HashMap<&[u8], GoPackage> = HashMap::new();
         for (i, f) in files.iter().enumerate() {
             if extension(&f.path) == b"go" {
@@ -371,17 +393,16 @@ impl<'a> Resolver<'a> {
             }
         }
         for (path, bytes) in unread.iter() {
-            if extension(path) == b"go" {
+            if extension_as_written(path).eq_ignore_ascii_case(b"go") {
                 let package = go_folders.entry(parent(path)).or_default();
                 package.unread.push((path, *bytes));
             }
         }
         Resolver {
             files,
-            by_path,
-            unread,
+            at,
             pending: RefCell::new(BTreeSet::new()),
-            layout,
+            modules,
             go_folders,
             pended: RefCell::new(HashSet::new()),
         }
@@ -679,6 +700,17 @@ impl<'a> Resolver<'a> {
                 };
             }
             Val::At(f, inner) => return self.resolve(*f, inner, depth + 1),
+            Val::Helper(call, library) => {
+                let defined = match &**call {
+                    Val::Call(function, _) => match &**function {
+                        Val::Ref(path) => self.lookup(file, &path[0], depth + 1).is_some(),
+                        _ => true,
+                    },
+                    _ => true,
+                };
+                let read = if defined { call } else { library };
+                return self.resolve(file, read, depth + 1);
+            }
             _ => {}
         }
         let Val::Ref(path) = val else {
@@ -687,10 +719,20 @@ impl<'a> Resolver<'a> {
         if depth > MAX_CHAIN {
             return (file, Val::Other);
         }
-        let Some((mut f, mut cur)) = self.lookup(file, &path[0], depth + 1) else {
+        // Python's `import a.b` makes `a.b.X` a name of module `a/b`: the longest
+        // dotted prefix the file imports so is looked up first.
+        let dotted = (2..path.len())
+            .rev()
+            .map(|n| (n, path[..n].join(".")))
+            .find(|(_, key)| self.files[file].imports.contains_key(key));
+        let (first, rest) = match &dotted {
+            Some((n, key)) => (key.as_str(), &path[*n..]),
+            None => (path[0].as_str(), &path[1..]),
+        };
+        let Some((mut f, mut cur)) = self.lookup(file, first, depth + 1) else {
             return (file, Val::Other);
         };
-        for seg in &path[1..] {
+        for seg in rest {
             match self.field(f, &cur, seg, depth + 1) {
                 Field::Found(g, v) => (f, cur) = (g, v),
                 Field::Absent | Field::Hidden => return (file, Val::Other),
@@ -796,23 +838,21 @@ impl<'a> Resolver<'a> {
         // and a lookup there records the unread ones that may bind the name.
         let folder = matches!(rel, Spec::Package(_)) && extension(from) == b"go";
         let mut unread = None;
-        for path in module_paths(from, rel, self.layout) {
-            match self.by_path.get(path.as_slice()) {
-                Some(&i) if i != file => {
+        for &id in self.modules.of(from, rel).iter() {
+            match self.at[id] {
+                At::Parsed(i) if i != file => {
+                    let unread = unread.map(|u| self.modules.path(u).to_vec());
                     return match unread {
                         Some(u) if !folder => Module::Unread(u, Some(i)),
                         _ => Module::Parsed(i),
-                    }
+                    };
                 }
-                Some(_) => {}
-                None if unread.is_none() && self.unread.contains_key(path.as_slice()) => {
-                    unread = Some(path);
-                }
-                None => {}
+                At::Unread if unread.is_none() => unread = Some(id),
+                At::Parsed(_) | At::Unread | At::Nowhere => {}
             }
         }
         match unread {
-            Some(u) => Module::Unread(u, None),
+            Some(u) => Module::Unread(self.modules.path(u).to_vec(), None),
             None => Module::Missing,
         }
     }
@@ -832,7 +872,16 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
             let Some(at) = params.iter().position(|p| p.name == path[0]) else {
                 return value.clone();
             };
-            let arg = match (args.get(at), &params[at].default) {
+            // Keyword arguments by name, the others by position.
+            let keyword = args.iter().find_map(|a| match a {
+                Val::Keyword(k, v) if *k == path[0] => Some(&**v),
+                _ => None,
+            });
+            let positional = args
+                .iter()
+                .filter(|a| !matches!(a, Val::Keyword(..)))
+                .nth(at);
+            let arg = match (keyword.or(positional), &params[at].default) {
                 (Some(Val::Null) | None, Some(default)) => return default.clone(),
                 (Some(arg), _) => arg.clone(),
                 (None, None) => Val::Null,
@@ -861,6 +910,8 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
         Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
         Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
+        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
+        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
         _ => value.clone(),
     }
 }
@@ -926,7 +977,8 @@ mod tests {
         f.bind("A", Val::name_ref("B"));
         f.bind("B", Val::name_ref("A"));
         let files = [f];
-        let r = Resolver::new(&files);
+        let modules = Modules::default();
+        let r = Resolver::new(&files, &modules);
         assert_eq!(r.resolve(0, &Val::name_ref("A"), 0).1, Val::Other);
     }
 }

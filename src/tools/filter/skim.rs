@@ -1,7 +1,8 @@
 //! Which function bodies of a file the parser may leave out: TypeScript's function
 //! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
 //! callback, a method's body; a named function's only when it returns no object
-//! literal, which the recogniser reads as a factory), Go's, Rust's, Java's and C#'s
+//! literal, which the recogniser reads as a factory), Go's (but one opening with
+//! `return &` or `return new(`, which may be a helper of one return), Rust's, Java's and C#'s
 //! function bodies and blocks, and the bodies of Python's `def`s, when their code
 //! (comments and strings that cannot hold code blanked, see [`lex::Lexed::code`])
 //! holds no anchor (see [`prefilter::anchored`]).
@@ -60,7 +61,8 @@ pub(in crate::tools) fn bodies_of(
         budget -= text.len();
         let read = prefilter::anchored(lang, &code[c.search.clone()])
             || c.binds
-            || (c.named && returns_a_literal(text));
+            || (c.named && returns_a_literal(text))
+            || (lang == Lang::Go && returns_a_pointer(&code[c.search.clone()]));
         if read {
             continue;
         }
@@ -117,6 +119,21 @@ fn with_comments(
     }
     out.extend(next);
     out
+}
+
+/// Returns true when a body's code opens with `return &` or `return new(`: a Go
+/// function whose only statement returns a pointer is read as what it gives (a
+/// pointer helper, a factory of annotations; see `golang`), so its body stays in
+/// the parse.
+fn returns_a_pointer(code: &[u8]) -> bool {
+    let Some(rest) = code.trim_ascii_start().strip_prefix(b"return") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    rest.starts_with(b"&")
+        || rest
+            .strip_prefix(b"new")
+            .is_some_and(|r| r.trim_ascii_start().starts_with(b"("))
 }
 
 /// Returns true when a body may return an object literal: `return` followed,
@@ -322,7 +339,8 @@ mod tests {
 
     #[test]
     fn go_bodies_after_a_result_type_are_left_out() {
-        let src = "func a() error {\n\treturn f()\n}\nfunc b(x int) *mcp.CallToolResult { return nil }\nfunc c() mcp.Tool { return mcp.NewTool(\"c\") }\nfunc d() (int, error) { return 1, nil }\n";
+        let src = "func a() error {\n\treturn f()\n}\nfunc b(x int) *mcp.CallToolResult { return nil }\nfunc c() mcp.Tool { return mcp.NewTool(\"c\") }\nfunc d() (int, error) { return 1, nil }\nfunc e(b bool) *bool { return &b }\nfunc g(b bool) *bool { return new (b) }\n";
+        // A body returning a pointer may be a helper of one return: parsed.
         assert_eq!(
             skipped(Lang::Go, src),
             ["\n\treturn f()\n", " return nil ", " return 1, nil "]
@@ -420,7 +438,7 @@ mod tests {
 
     #[test]
     fn a_python_parameter_list_is_left_out_unless_it_may_hold_a_site_or_a_loop() {
-        let src = "@mcp.tool(name=\"x\")\ndef f(a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d) -> int:\n    return 1\n";
+        let src = "@mcp.tool(name=\"x\")\ndef f(a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d) -> int:\n    pass\n";
         assert_eq!(
             skipped(Lang::Python, src),
             ["a: Annotated[str, Field(description=\"for (a\")] = \"#\", # b)\n      c=d"]
@@ -431,13 +449,15 @@ mod tests {
             "def f(a=mcp.tool(g)):\n    return 1\n",
             "def f():\n    return 1\n",
             "def f(a=(\"unclosed):\n    return 1\n",
+            // A body of one `return`: a factory whose parameters a call binds.
+            "def f(a, *, b=2) -> T:\n    # c\n    return {\"readOnlyHint\": a}\n",
         ] {
             assert!(skipped(Lang::Python, src).is_empty(), "{src}");
         }
         assert_eq!(
             skipped(
                 Lang::Python,
-                "async def g [T] (a: T, /, *b) -> T:\n    return a\n"
+                "async def g [T] (a: T, /, *b) -> T:\n    await h()\n"
             ),
             ["a: T, /, *b"]
         );

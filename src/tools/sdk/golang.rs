@@ -10,14 +10,18 @@
 //!   hints with the schema's defaults on the wire; the finder reports what the source
 //!   declares (docs/method.md, "Tools").
 //!
-//! Bindings: `var`/`const` specs and `:=`; a package-level binding is visible to every
-//! file of the same folder (the resolver looks there).
+//! Bindings: `var`/`const` specs and `:=`, and functions: one whose body is a single
+//! `return` of one pointer (`&v`, `new(v)`) is read as a factory of it, its parameters bound to a call's
+//! arguments (`func BoolPtr(b bool) *bool { return &b }` makes `BoolPtr(true)` read
+//! `true`, whatever the helper is called); any other is a name the finder does not
+//! read. A package-level binding is visible to every file of the same folder (the
+//! resolver looks there).
 
 use tree_sitter::Node;
 
 use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
-use super::value::{FileSummary, Import, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
+use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
@@ -26,8 +30,91 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         "short_var_declaration" => short(node, src, out),
         "call_expression" => call(node, src, out),
         "import_spec" => import(node, src, out),
+        "function_declaration" => function(node, src, out),
         _ => {}
     });
+}
+
+/// Binds a function of the package: one whose body is a single `return` of one
+/// pointer as what it returns (a pointer helper, a factory of annotations), its
+/// parameters' names in order; any other as a name bound to something the finder does not read,
+/// so that a call of it is never taken for a library helper of the same name.
+fn function(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    let returned = node
+        .child_by_field_name("body")
+        .and_then(|body| single_return(body, src))
+        .map(|value| {
+            let params = node
+                .child_by_field_name("parameters")
+                .map(|list| parameters(list, src))
+                .unwrap_or_default();
+            Val::Returns(params, Box::new(val(value, src, 0)))
+        });
+    out.bind(text(name, src), returned.unwrap_or(Val::Other));
+}
+
+/// Returns the one value a body returns when it is its only statement and a
+/// pointer to something.
+fn single_return<'t>(body: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let mut statements = children(body);
+    if let [list] = statements.as_slice() {
+        if list.kind() == "statement_list" {
+            statements = children(*list);
+        }
+    }
+    let [statement] = statements.as_slice() else {
+        return None;
+    };
+    if statement.kind() != "return_statement" {
+        return None;
+    }
+    let values: Vec<Node> = children(*statement)
+        .into_iter()
+        .flat_map(|c| match c.kind() {
+            "expression_list" => children(c),
+            _ => vec![c],
+        })
+        .collect();
+    // A pointer (`&v`, `new(v)`): what the skim keeps of a body (see `skim`).
+    match values.as_slice() {
+        [one] if one.kind() == "unary_expression" && text(*one, src).starts_with('&') => Some(*one),
+        [one]
+            if one.kind() == "call_expression"
+                && one
+                    .child_by_field_name("function")
+                    .is_some_and(|f| text(f, src) == "new") =>
+        {
+            Some(*one)
+        }
+        _ => None,
+    }
+}
+
+/// Returns a parameter list's names in order: one per name of `a, b bool`; a
+/// variadic or unnamed parameter binds nothing the finder reads.
+fn parameters(list: Node, src: &[u8]) -> Vec<Param> {
+    let mut out = Vec::new();
+    for declaration in children(list) {
+        let mut cursor = declaration.walk();
+        let names: Vec<Node> = declaration
+            .children_by_field_name("name", &mut cursor)
+            .collect();
+        let named = declaration.kind() == "parameter_declaration" && !names.is_empty();
+        match named {
+            true => out.extend(names.iter().map(|n| Param {
+                name: text(*n, src).to_string(),
+                default: None,
+            })),
+            false => out.push(Param {
+                name: String::new(),
+                default: None,
+            }),
+        }
+    }
+    out
 }
 
 /// Records `import "mod/path/pkg"` (or `alias "..."`) under the name the file uses
@@ -259,8 +346,10 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
 }
 
 /// Reads `new(bool)` as false, Go 1.26's `new(expr)` (`new(true)`) as its
-/// operand, and a one-argument pointer helper (`jsonschema.Ptr(true)`,
-/// `mcp.ToBoolPtr(false)`, `boolPtr(v)`) as its argument.
+/// operand, and another call as what the called function returns where the tree
+/// defines it (see [`function`]). A one-argument call of a function the tree does
+/// not define whose name holds `ptr` or `bool` (a library's pointer helper,
+/// `jsonschema.Ptr(true)`, `mcp.ToBoolPtr(false)`) reads as its argument.
 fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
     let Some(name) = function_name(node, src) else {
         return Val::Other;
@@ -276,6 +365,10 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
             Some(a) if args.len() == 1 && matches!(text(*a, src), "true" | "false") => {
                 Val::Bool(text(*a, src) == "true")
             }
+            // A name may be read as a type's (`new(b)` in a helper's body).
+            Some(a) if args.len() == 1 && a.kind() == "type_identifier" => {
+                Val::name_ref(text(*a, src))
+            }
             // `new(T)` of another type is a pointer to its zero value; a name may be
             // a type or a variable: only a literal or a name is read.
             Some(a) if args.len() == 1 => match val(*a, src, depth + 1) {
@@ -285,14 +378,26 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
             _ => Val::Other,
         };
     }
+    let Some(function) = node
+        .child_by_field_name("function")
+        .map(|f| val(f, src, depth + 1))
+        .filter(|f| matches!(f, Val::Ref(_)))
+    else {
+        return Val::Other;
+    };
+    let read: Vec<Val> = args.iter().map(|a| val(*a, src, depth + 1)).collect();
     let lower = name.to_ascii_lowercase();
-    if args.len() == 1 && (lower.contains("ptr") || lower.contains("bool")) {
-        return match val(args[0], src, depth + 1) {
-            v @ (Val::Bool(_) | Val::Ref(_)) => v,
-            _ => Val::Other,
-        };
+    let library = match read.as_slice() {
+        [v @ (Val::Bool(_) | Val::Ref(_))] if lower.contains("ptr") || lower.contains("bool") => {
+            Some(v.clone())
+        }
+        _ => None,
+    };
+    let call = Val::Call(Box::new(function), read);
+    match library {
+        Some(arg) => Val::Helper(Box::new(call), Box::new(arg)),
+        None => call,
     }
-    Val::Other
 }
 
 fn composite(node: Node, src: &[u8], depth: usize) -> Val {

@@ -22,7 +22,7 @@ use tree_sitter::Node;
 use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{
-    canonical_key, python_relative, FileSummary, Import, Prop, Site, SiteKind, Spec, Val,
+    canonical_key, python_relative, FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val,
     MAX_VALUE_DEPTH,
 };
 
@@ -41,6 +41,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         "decorated_definition" => decorated(node, src, scope, out),
         "call" => call(node, src, scope, out),
         "class_definition" => class(node, src, &mut top),
+        "function_definition" => function(node, src, &mut top),
         _ => {}
     });
     for (name, val) in &top {
@@ -173,24 +174,32 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 /// Reads `import app.presets as p`: a module of the tree's own packages, if it
-/// holds it, under a name (a plain `import a.b` binds `a`, which is not read).
+/// holds it, under a name; and a plain `import app.tools.presets`, which makes
+/// `app.tools.presets.X` (and `app.tools.X`, `app.X`) readable: each dotted prefix
+/// is recorded under its dotted spelling, which the resolver tries before the
+/// first name (see `Resolver::resolve`).
 fn import_as(node: Node, src: &[u8], out: &mut FileSummary) {
     if in_function(node) {
         return;
     }
     let mut cursor = node.walk();
     for name in node.children_by_field_name("name", &mut cursor) {
-        if let (Some(module), Some(alias)) = (
+        let module = |m: &str| Import {
+            rel: Spec::Package(m.replace('.', "/")),
+            name: None,
+        };
+        match (
             name.child_by_field_name("name"),
             name.child_by_field_name("alias"),
         ) {
-            out.import(
-                text(alias, src),
-                Import {
-                    rel: Spec::Package(text(module, src).replace('.', "/")),
-                    name: None,
-                },
-            );
+            (Some(dotted), Some(alias)) => out.import(text(alias, src), module(text(dotted, src))),
+            _ if name.kind() == "dotted_name" => {
+                let dotted = text(name, src);
+                for (at, _) in dotted.match_indices('.').chain([(dotted.len(), "")]) {
+                    out.import(&dotted[..at], module(&dotted[..at]));
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -321,6 +330,11 @@ fn arguments<'t>(call: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, Vec<(String, Nod
             ) {
                 keywords.push((text(n, src).to_string(), v));
             }
+        } else if a.kind() == "dictionary_splat" {
+            // `**options`: keywords the finder reads once `options` resolves.
+            if let Some(inner) = children(a).into_iter().next() {
+                keywords.push((SPLAT.to_string(), inner));
+            }
         } else {
             positional.push(a);
         }
@@ -384,9 +398,21 @@ fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
     }
 }
 
-/// Returns `{annotations: ...}` from a call's `annotations=` keyword.
+/// The key [`arguments`] records a `**` splat under: no keyword is spelled so.
+const SPLAT: &str = "**";
+
+/// Returns `{annotations: ...}` from a call's `annotations=` keyword, after the `**`
+/// splats that may hold it (hidden, so unknown, when one does not resolve).
 fn annotations_def(at: u32, keywords: &[(String, Node)], src: &[u8]) -> Val {
-    Val::annotated(at, keyword(keywords, "annotations").map(|a| val(a, src, 0)))
+    let mut props: Vec<Prop> = keywords
+        .iter()
+        .filter(|(k, _)| k == SPLAT)
+        .map(|(_, v)| Prop::Spread(val(*v, src, 0)))
+        .collect();
+    if let Some(a) = keyword(keywords, "annotations") {
+        props.push(Prop::Field("annotations".to_string(), val(a, src, 0)));
+    }
+    Val::obj(at, props)
 }
 
 fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
@@ -449,7 +475,9 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             });
         }
         _ if method.is_empty() => applied_decorator(node, src, scope, out),
-        "Tool" => {
+        // A low-level server's `Tool(...)` comes from the SDK's `mcp.types`: in a file
+        // that imports no MCP module, a `Tool` is another library's (a model of its own).
+        "Tool" if scope.imports_mcp => {
             let (_, keywords) = arguments(node, src);
             if keyword(&keywords, "name").is_none() {
                 return;
@@ -532,12 +560,12 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
             else {
                 return Val::Other;
             };
-            if !matches!(name.as_str(), "ToolAnnotations" | "Tool" | "dict") {
-                return Val::Other;
-            }
             let Some(args) = node.child_by_field_name("arguments") else {
                 return Val::Other;
             };
+            if !matches!(name.as_str(), "ToolAnnotations" | "Tool" | "dict") {
+                return factory_call(node, args, src, depth);
+            }
             let mut props = Vec::new();
             for a in children(args) {
                 match a.kind() {
@@ -566,6 +594,96 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         }
         _ => Val::Other,
     }
+}
+
+/// Reads a call of another function as what it returns where the tree defines it
+/// as a factory (see [`function`]): positional arguments in order, keyword ones by
+/// name. A splat (`*a`, `**k`) leaves it unread.
+fn factory_call(node: Node, args: Node, src: &[u8], depth: usize) -> Val {
+    let Some(function) = node
+        .child_by_field_name("function")
+        .and_then(|f| dotted(f, src))
+    else {
+        return Val::Other;
+    };
+    let mut read = Vec::new();
+    for a in children(args) {
+        match a.kind() {
+            "keyword_argument" => match (
+                a.child_by_field_name("name"),
+                a.child_by_field_name("value"),
+            ) {
+                (Some(n), Some(v)) => read.push(Val::Keyword(
+                    text(n, src).to_string(),
+                    Box::new(val(v, src, depth + 1)),
+                )),
+                _ => return Val::Other,
+            },
+            "list_splat" | "dictionary_splat" | "parenthesized_list_splat" => return Val::Other,
+            "comment" => {}
+            _ => read.push(val(a, src, depth + 1)),
+        }
+    }
+    Val::Call(Box::new(Val::Ref(function)), read)
+}
+
+/// Binds a function defined at the top of a module whose body is a single `return`
+/// of one value as a factory of it, its parameters in order with their defaults
+/// (`def writes(*, destructive): return ToolAnnotations(destructive_hint=destructive)`);
+/// a call binds them (see [`factory_call`]).
+fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
+    if node.parent().is_none_or(|p| p.kind() != "module") {
+        return;
+    }
+    let (Some(name), Some(body)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    let statements: Vec<Node> = children(body)
+        .into_iter()
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    let returned = match statements.as_slice() {
+        [one] if one.kind() == "return_statement" => children(*one).into_iter().next(),
+        _ => None,
+    };
+    let value = match (returned, node.child_by_field_name("parameters")) {
+        (Some(value), Some(params)) => {
+            Val::Returns(parameters(params, src), Box::new(val(value, src, 0)))
+        }
+        _ => Val::Other,
+    };
+    top.push((text(name, src).to_string(), value));
+}
+
+/// Returns a `def`'s parameters in order (the `*` and `/` markers left out), each
+/// with its default; a splat binds nothing the finder reads.
+fn parameters(list: Node, src: &[u8]) -> Vec<Param> {
+    let mut out = Vec::new();
+    for p in children(list) {
+        let (name, default) = match p.kind() {
+            "identifier" => (text(p, src).to_string(), None),
+            "typed_parameter" => (
+                children(p)
+                    .into_iter()
+                    .next()
+                    .filter(|n| n.kind() == "identifier")
+                    .map_or(String::new(), |n| text(n, src).to_string()),
+                None,
+            ),
+            "default_parameter" | "typed_default_parameter" => (
+                p.child_by_field_name("name")
+                    .map_or(String::new(), |n| text(n, src).to_string()),
+                p.child_by_field_name("value").map(|v| val(v, src, 0)),
+            ),
+            "keyword_separator" | "positional_separator" | "comment" => continue,
+            _ => (String::new(), None),
+        };
+        out.push(Param { name, default });
+    }
+    out
 }
 
 fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {

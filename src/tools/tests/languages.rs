@@ -13,8 +13,10 @@ fn wants_goes_by_extension_alone() {
         "d.tsx",
         "e.jsx",
         "go.mod",
+        "go.work",
         "p/package.json",
         "tsconfig.base.json",
+        "srv/pyproject.toml",
     ] {
         assert!(TreeTools::wants(yes.as_bytes()), "{yes}");
     }
@@ -25,7 +27,8 @@ fn wants_goes_by_extension_alone() {
         "Makefile",
         ".ts",
         "go.sum",
-        "pyproject.toml",
+        "go.work.sum",
+        "setup.cfg",
     ] {
         assert!(!TreeTools::wants(no.as_bytes()), "{no}");
     }

@@ -404,3 +404,313 @@ fn manifests_kept_are_bounded_and_the_first_in_path_order_stay() {
         "a manifest is never a skipped file"
     );
 }
+
+const GO_HELPERS: &str = r#"package toolutil
+
+// Flag is a pointer helper whose name says nothing of it.
+func Flag(b bool) *bool { return &b }
+
+// Ptr is the generic spelling.
+func Ptr[T any](v T) *T { return &v }
+
+// boolPtr's name promises a pointer to its argument; its body negates it.
+func boolPtr(b bool) *bool {
+	v := !b
+	return &v
+}
+
+func Closed() *bool { return new(false) }
+"#;
+
+const GO_HELPED: &str = r#"package toolutil
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func Register(server *mcp.Server) {
+	mcp.AddTool(server, &mcp.Tool{Name: "flag", Annotations: &mcp.ToolAnnotations{DestructiveHint: Flag(true), OpenWorldHint: Ptr(false)}}, h)
+	mcp.AddTool(server, &mcp.Tool{Name: "negated", Annotations: &mcp.ToolAnnotations{DestructiveHint: boolPtr(true), OpenWorldHint: Closed()}}, h)
+	mcp.AddTool(server, &mcp.Tool{Name: "library", Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(false), OpenWorldHint: unknownPtr(true)}}, h)
+}
+"#;
+
+const GO_HELPED_ELSEWHERE: &str = r#"package tools
+
+import (
+	"github.com/acme/srv/internal/toolutil"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func Register(server *mcp.Server) {
+	mcp.AddTool(server, &mcp.Tool{Name: "imported", Annotations: &mcp.ToolAnnotations{DestructiveHint: toolutil.Flag(false), OpenWorldHint: toolutil.BoolPtr(true)}}, h)
+}
+"#;
+
+#[test]
+fn go_pointer_helpers_of_the_tree_are_read_by_their_body_not_their_name() {
+    let found = find(&[
+        ("go.mod", GO_MOD.as_bytes()),
+        ("internal/toolutil/annotations.go", GO_PRESETS.as_bytes()),
+        ("internal/toolutil/helpers.go", GO_HELPERS.as_bytes()),
+        ("internal/toolutil/register.go", GO_HELPED.as_bytes()),
+        ("internal/tools/register.go", GO_HELPED_ELSEWHERE.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "internal/tools/register.go:9 imported -f-t",
+            "internal/toolutil/register.go:9 flag -t-f",
+            // The body negates: not read, whatever the name says.
+            "internal/toolutil/register.go:10 negated -?-f",
+            // Helpers the tree does not define: a library's pointer helper by name.
+            "internal/toolutil/register.go:11 library -f-t",
+        ],
+    );
+}
+
+const PY_DOTTED: &str = r#"from mcp.server.fastmcp import FastMCP
+import app.tools.presets
+import app.tools.other, app.flags
+
+mcp = FastMCP("demo")
+
+@mcp.tool(annotations=app.tools.presets.READ_ONLY)
+def search(q: str) -> str:
+    return q
+
+@mcp.tool(annotations={"destructiveHint": app.flags.YES, "openWorldHint": app.tools.presets.CLOSED})
+def purge() -> None:
+    pass
+
+@mcp.tool(annotations=app.tools.presets.MISSING)
+def missing() -> None:
+    pass
+"#;
+
+#[test]
+fn python_dotted_names_after_a_plain_import_resolve() {
+    let found = find(&[
+        ("app/server.py", PY_DOTTED.as_bytes()),
+        ("app/__init__.py", b"YES = False\n"),
+        ("app/flags.py", b"YES = True\n"),
+        ("app/tools/__init__.py", b""),
+        ("app/tools/other.py", b""),
+        (
+            "app/tools/presets.py",
+            b"READ_ONLY = {\"readOnlyHint\": True}\nCLOSED = False\n",
+        ),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "app/server.py:7 search t---",
+            // `app.flags` is the module, not `app/__init__.py`'s names.
+            "app/server.py:11 purge -t-f",
+            "app/server.py:15 missing ????",
+        ],
+    );
+}
+
+const PY_IMPORTER: &str = r#"from mcp.server.fastmcp import FastMCP
+from acme.presets import READ_ONLY
+
+mcp = FastMCP("demo")
+
+@mcp.tool(annotations=READ_ONLY)
+def search(q: str) -> str:
+    return q
+"#;
+
+#[test]
+fn python_package_roots_a_pyproject_declares_are_read() {
+    // (pyproject.toml, where the package sits): each spelling places `acme` in a
+    // folder neither the importing file's own nor a `src/` above it.
+    let cases = [
+        (
+            "[tool.setuptools]\npackage-dir = {\"\" = \"lib\"}\n",
+            "lib/acme",
+        ),
+        (
+            "[tool.setuptools.package-dir]\nacme = \"code/acme\"\n",
+            "code/acme",
+        ),
+        (
+            "[tool.setuptools.packages.find]\nwhere = [\"python\"]\n",
+            "python/acme",
+        ),
+        (
+            "[tool.hatch.build.targets.wheel]\npackages = [\"pkgs/acme\"]\n",
+            "pkgs/acme",
+        ),
+        (
+            "[tool.poetry]\nname = \"x\"\npackages = [{ include = \"acme\", from = \"source\" }]\n",
+            "source/acme",
+        ),
+    ];
+    for (pyproject, package) in cases {
+        let presets = format!("srv/{package}/presets.py");
+        let init = format!("srv/{package}/__init__.py");
+        let files: [(&str, &[u8]); 5] = [
+            ("srv/pyproject.toml", pyproject.as_bytes()),
+            ("srv/app/server.py", PY_IMPORTER.as_bytes()),
+            (presets.as_str(), b"READ_ONLY = {\"readOnlyHint\": True}\n"),
+            (init.as_str(), b""),
+            // Another project's package of the same name is not this one's.
+            (
+                "other/lib/acme/presets.py",
+                b"READ_ONLY = {\"readOnlyHint\": False}\n",
+            ),
+        ];
+        assert_rows(&find(&files), &["srv/app/server.py:6 search t---"]);
+        // Without the manifest the package is not found.
+        assert_rows(&find(&files[1..]), &["srv/app/server.py:6 search ????"]);
+    }
+}
+
+#[test]
+fn go_work_modules_and_replacements_resolve() {
+    let work = "go 1.23\n\nuse (\n\t./server\n\t./presets\n)\n\nreplace github.com/acme/lib => ./third_party/lib\n";
+    let register = r#"package main
+
+import (
+	"github.com/acme/lib"
+	"github.com/acme/presets/annotations"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	mcp.AddTool(s, &mcp.Tool{Name: "read", Annotations: annotations.Read}, h)
+	mcp.AddTool(s, &mcp.Tool{Name: "closed", Annotations: lib.Closed}, h)
+}
+"#;
+    let found = find(&[
+        ("go.work", work.as_bytes()),
+        ("server/go.mod", b"module github.com/acme/server\n"),
+        ("server/main.go", register.as_bytes()),
+        ("presets/go.mod", b"module github.com/acme/presets\n"),
+        (
+            "presets/annotations/a.go",
+            b"package annotations\n\nvar Read = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}\n",
+        ),
+        ("third_party/lib/lib.go", GO_LIB.replace("package presets", "package lib").as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "server/main.go:10 read t--f",
+            "server/main.go:11 closed ---f",
+        ],
+    );
+}
+
+#[test]
+fn a_python_tool_model_of_another_library_is_no_tool() {
+    // `import app.builtin` reaches the module; its `Tool` is the application's own
+    // model, not the SDK's low-level `mcp.types.Tool`.
+    let server = "from mcp.server.fastmcp import FastMCP\nimport app.builtin\n\nmcp = FastMCP(\"demo\")\n\n@mcp.tool(annotations=app.builtin.PRESET)\ndef search() -> None:\n    pass\n";
+    let builtin = "from app.models import Tool\n\nPRESET = {\"readOnlyHint\": True}\nTOOL = Tool(name=\"load_skill\", annotations=PRESET)\n";
+    let low_level = "from mcp.types import Tool\n\nTOOLS = [Tool(name=\"listed\", inputSchema={}, annotations={\"readOnlyHint\": False})]\n";
+    let found = find(&[
+        ("app/server.py", server.as_bytes()),
+        ("app/builtin.py", builtin.as_bytes()),
+        ("app/low.py", low_level.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &["app/low.py:3 listed f---", "app/server.py:6 search t---"],
+    );
+}
+
+const PY_FACTORY: &str = r#"from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+from .presets import closed
+
+mcp = FastMCP("git")
+
+
+def writes(*, destructive: bool, idempotent: bool = False) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=False,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+def computed(flag):
+    value = not flag
+    return ToolAnnotations(destructive_hint=value)
+
+
+@mcp.tool(annotations=writes(destructive=False, idempotent=True))
+def add() -> None:
+    pass
+
+
+@mcp.tool(annotations=writes(destructive=True))
+def reset() -> None:
+    pass
+
+
+@mcp.tool(annotations=closed(True))
+def status() -> None:
+    pass
+
+
+@mcp.tool(annotations=computed(True))
+def other() -> None:
+    pass
+"#;
+
+#[test]
+fn python_factories_bind_keyword_and_positional_arguments() {
+    let found = find(&[
+        ("git/server.py", PY_FACTORY.as_bytes()),
+        (
+            "git/presets.py",
+            b"def closed(read_only, open_world=False):\n    return {\"readOnlyHint\": read_only, \"openWorldHint\": open_world}\n",
+        ),
+        ("git/__init__.py", b""),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "git/server.py:23 add fftf",
+            // A missing keyword argument is the parameter's default.
+            "git/server.py:28 reset ftff",
+            "git/server.py:33 status t--f",
+            // A body of more than one statement is not read.
+            "git/server.py:38 other ????",
+        ],
+    );
+}
+
+#[test]
+fn python_keywords_splatted_into_a_registration_are_read_or_unknown() {
+    let server = r#"from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("demo")
+READ = {"annotations": {"readOnlyHint": True}}
+PLAIN = {"description": "x"}
+
+
+def register(name, func, **tool_kwargs):
+    mcp.tool(name=name, **tool_kwargs)(func)
+
+
+mcp.tool(name="read", **READ)(f)
+mcp.tool(name="plain", **PLAIN)(f)
+"#;
+    assert_rows(
+        &find(&[("srv/server.py", server.as_bytes())]),
+        &[
+            // A parameter's keywords: whether they hold annotations is not known.
+            "srv/server.py:9 <dynamic> uuuu",
+            "srv/server.py:12 read t---",
+            "srv/server.py:13 plain ----",
+        ],
+    );
+}

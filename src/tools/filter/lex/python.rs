@@ -19,8 +19,12 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
         if !line.opens_body {
             continue;
         }
+        // A body of one `return` may be a factory, whose parameters a call binds
+        // (see `python`): its parameter list stays in the parse.
         if let Some(inside) = python_parameters(bytes, line) {
-            out.push(Candidate::body(inside, false));
+            if !returns_alone(bytes, &lines, k) {
+                out.push(Candidate::body(inside, false));
+            }
         }
         let Some(first) = lines.get(k + 1) else {
             continue;
@@ -57,6 +61,20 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
         comments,
         shaped: false,
     })
+}
+
+/// Returns true when the body of the `def` on line `k` is one logical line that
+/// opens with `return`.
+fn returns_alone(bytes: &[u8], lines: &[LogicalLine], k: usize) -> bool {
+    let outer = lines[k].indent(bytes);
+    let inside = |l: &LogicalLine| deeper(l.indent(bytes), outer) == Some(true);
+    let Some(first) = lines.get(k + 1).filter(|l| inside(l)) else {
+        return false;
+    };
+    let code = &bytes[first.code..first.end];
+    !lines.get(k + 2).is_some_and(inside)
+        && code.starts_with(b"return")
+        && code.get(b"return".len()).is_none_or(|b| !is_ident(*b))
 }
 
 /// Returns the inside of a `def`'s parameter list, `def f(` to `)`, when it holds
