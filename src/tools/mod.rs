@@ -44,9 +44,11 @@ mod aside;
 mod filter;
 mod keys;
 mod lang;
+mod manifests;
 mod model;
 mod packages;
 mod parse;
+mod paths;
 mod roles;
 mod sdk;
 mod spellings;
@@ -64,7 +66,8 @@ use std::time::Instant;
 use aside::{mentions, Aside, Taken};
 use filter::{lex, prefilter};
 use lang::Lang;
-use packages::{module_paths, Manifest, Modules};
+use manifests::Manifest;
+use packages::{module_paths, Modules};
 use parse::{declarations_only, profiling, summarize, Reading, Why};
 use value::{FileSummary, Resolver, Spec, Unread};
 
@@ -85,7 +88,7 @@ pub struct TreeTools {
     /// Whether the bodies [`skim::bodies`] finds are left out of each parse.
     reading: Reading,
     /// The manifests that say where the tree's own packages are (see [`packages`]),
-    /// by path, at most [`packages::MAX_MANIFESTS`].
+    /// by path, at most [`manifests::MAX_MANIFESTS`].
     manifests: BTreeMap<Vec<u8>, Manifest>,
 }
 
@@ -134,7 +137,7 @@ impl TreeTools {
     /// name: `go.mod`, `package.json`, `tsconfig.json`). Callers buffer the file's
     /// bytes only when this is true.
     pub fn wants(path: &[u8]) -> bool {
-        Lang::of(path).is_some() || packages::is_manifest(path)
+        Lang::of(path).is_some() || manifests::is_manifest(path)
     }
 
     /// Reads one whole file. Files over MAX_PARSE_BYTES, or that a bound stops, are not
@@ -176,8 +179,8 @@ impl TreeTools {
             return FileRead::Nothing;
         }
         let Some(lang) = Lang::of(path) else {
-            return match packages::is_manifest(path) {
-                true => packages::read(path, bytes).map_or(FileRead::Nothing, FileRead::Manifest),
+            return match manifests::is_manifest(path) {
+                true => manifests::read(path, bytes).map_or(FileRead::Nothing, FileRead::Manifest),
                 false => FileRead::Nothing,
             };
         };
@@ -236,7 +239,7 @@ impl TreeTools {
     /// Keeps a manifest within the bound, the first in path order past it.
     fn keep_manifest(&mut self, path: Vec<u8>, manifest: Manifest) {
         self.manifests.insert(path, manifest);
-        if self.manifests.len() > packages::MAX_MANIFESTS {
+        if self.manifests.len() > manifests::MAX_MANIFESTS {
             self.manifests.pop_last();
         }
     }

@@ -384,7 +384,7 @@ fn a_compiled_handler_answers_the_tools_it_binds_itself() {
 #[test]
 fn manifests_kept_are_bounded_and_the_first_in_path_order_stay() {
     let mut tools = super::TreeTools::new();
-    let limit = crate::tools::packages::MAX_MANIFESTS;
+    let limit = crate::tools::manifests::MAX_MANIFESTS;
     // Arriving from the last path back: what is kept does not depend on the order.
     for i in (0..limit + 5).rev() {
         let path = format!("packages/p{i:05}/package.json");
