@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
+use super::resolver::Unread;
 use super::spellings::Spellings;
-use super::value::Unread;
 
 /// At most this many bytes of files kept aside (files without an anchor)
 /// are held per tree; past it files are let go (see `Aside`), and one that a

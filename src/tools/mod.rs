@@ -49,6 +49,7 @@ mod model;
 mod packages;
 mod parse;
 mod paths;
+mod resolver;
 mod roles;
 mod sdk;
 mod spellings;
@@ -69,7 +70,8 @@ use lang::Lang;
 use manifests::Manifest;
 use packages::{module_paths, Modules};
 use parse::{declarations_only, profiling, summarize, Reading, Why};
-use value::{FileSummary, Resolver, Spec, Unread};
+use resolver::{Resolver, Unread};
+use value::{FileSummary, Spec};
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
@@ -612,14 +614,14 @@ fn walk(
 /// path gives it the role `source` counts only when reached from source files, so
 /// that the tree's own tools do not depend on whether tests are read
 /// (`--tool-roles`). Also returns the unread files the answer waits on: those
-/// before a parsed module an import may reach (see [`value::Reach`]), when reaching
+/// before a parsed module an import may reach (see [`resolver::Reach`]), when reaching
 /// it or not changes which registrations count.
 fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> (Vec<usize>, BTreeSet<Vec<u8>>) {
     let is_source: Vec<bool> = files
         .iter()
         .map(|f| Role::of_path(&f.path).0 == Role::Source)
         .collect();
-    let reach: Vec<value::Reach> = (0..files.len()).map(|i| resolver.reaches(i)).collect();
+    let reach: Vec<resolver::Reach> = (0..files.len()).map(|i| resolver.reaches(i)).collect();
     let closure = |within: &dyn Fn(usize) -> bool, unsure: bool| {
         let mut reached: BTreeSet<usize> = BTreeSet::new();
         let mut next: Vec<usize> = (0..files.len())
