@@ -24,10 +24,12 @@
 //! Its modules, from the bottom up (each imports only those below it; `.ci/deps.py`
 //! checks there is no circle): `model` (the rows), [`hints`], [`roles`](Role),
 //! [`names`] and [`verbs`]; `lang` (languages and SDK markers) and `keys` (the one
-//! table of tool-shaped keys); `value` and `packages` (the value language, the
-//! resolver, module paths); `filter/` (anchors, lexers, bodies left out) and `sdk/`
-//! (one recogniser per family); `parse` (one file within its bounds) and `aside`
-//! (files kept aside); this module on top, the collector and the chains of imports.
+//! table of tool-shaped keys); `paths`, `manifests` and `packages` (where a module
+//! lands), `value` (the value language, the file summary) and `resolver`;
+//! `filter/` (anchors, lexers, bodies left out) and `sdk/` (one recogniser per
+//! family); `parse` (one file within its bounds), `aside` (files kept aside) and
+//! `chains` (which files count, which unread ones a chain of imports may need);
+//! this module on top, the collector.
 //!
 //! [`feed`] hands the finder a file's bytes from the counter's own read, and
 //! [`hints`] holds the four hints and the MCP schema's rules for them (which are
@@ -41,6 +43,7 @@ pub mod names;
 pub mod verbs;
 
 mod aside;
+mod chains;
 mod filter;
 mod keys;
 mod lang;
@@ -61,17 +64,18 @@ pub use names::NameClass;
 pub use parse::{PARSE_BUDGET, PROFILE_VAR};
 pub use roles::{Role, Roles};
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use aside::{mentions, Aside, Taken};
+use chains::{mcp_files, unread_on_chains, UnreadTexts};
 use filter::{lex, prefilter};
 use lang::Lang;
 use manifests::Manifest;
-use packages::{module_paths, Modules};
+use packages::Modules;
 use parse::{declarations_only, profiling, summarize, Reading, Why};
-use resolver::{Resolver, Unread};
-use value::{FileSummary, Spec};
+use resolver::Resolver;
+use value::FileSummary;
 
 /// Files larger than this many bytes are not parsed (they are counted in
 /// `FoundTools::skipped_files`): a syntax tree takes some tens of bytes per byte of
@@ -363,306 +367,6 @@ impl TreeTools {
             }
         }
     }
-}
-
-/// Rounds of [`TreeTools::resolve`] in which only the first unread file of each
-/// chain is parsed (see [`unread_on_chains`]); past them, every unread file on a
-/// chain is, so that a long chain costs a bounded number of rounds.
-const FRONTIER_ROUNDS: usize = 4;
-
-/// Returns the unread files that may stand on a chain of imports from a file using
-/// an MCP SDK to a parsed registration in a file that uses none: until they are
-/// parsed, whether that registration counts is not known (see [`mcp_files`]). The
-/// chains are drawn over every file of the tree, parsed files by their imports and
-/// unread ones by what their text may name ([`prefilter::references`]), so every
-/// chain parsing every file would find is among them.
-///
-/// A registration already `counted` (sorted; reached along imports that no unread
-/// file can change) needs no chain. In the first [`FRONTIER_ROUNDS`] of `round`, only
-/// the first unread file of each chain is returned (one using the SDK itself, or one
-/// imported by a parsed file that a file using the SDK reaches through parsed files):
-/// once it is parsed, its imports may count the registration, and the files further
-/// along need not be read.
-fn unread_on_chains(
-    files: &[FileSummary],
-    unread: &Unread,
-    modules: &Modules,
-    texts: &mut UnreadTexts,
-    counted: &[usize],
-    round: usize,
-) -> BTreeSet<Vec<u8>> {
-    let targets: Vec<usize> = (0..files.len())
-        .filter(|&i| !files[i].sites.is_empty() && !files[i].sdk)
-        .filter(|i| counted.binary_search(i).is_err())
-        .collect();
-    if targets.is_empty() || unread.is_empty() {
-        return BTreeSet::new();
-    }
-    // Nodes: the parsed files, then the unread ones, each group in path order.
-    let paths: Vec<&[u8]> = files
-        .iter()
-        .map(|f| f.path.as_slice())
-        .chain(unread.keys().copied())
-        .collect();
-    let parsed = files.len();
-    // A file's id (see `Modules`), and the node of each id: the last of a path.
-    let ids: Vec<Option<usize>> = paths.iter().map(|p| modules.id(p)).collect();
-    let mut node = vec![None; modules.len()];
-    for (i, id) in ids.iter().enumerate() {
-        if let Some(id) = *id {
-            node[id] = Some(i);
-        }
-    }
-    let mut folders: HashMap<&[u8], Vec<usize>> = HashMap::new();
-    for (i, p) in paths.iter().enumerate() {
-        if is_go(p) {
-            folders.entry(value::parent(p)).or_default().push(i);
-        }
-    }
-    for (&from, id) in paths[parsed..].iter().zip(&ids[parsed..]) {
-        let Some(id) = *id else { continue };
-        if texts.contains_key(&id) {
-            continue;
-        }
-        if let (Some(Some(bytes)), Some(lang)) = (unread.get(from), Lang::of(from)) {
-            let text = UnreadText {
-                reaches: None,
-                uses_sdk: lang.uses_sdk(bytes),
-            };
-            texts.insert(id, text);
-        }
-    }
-    let uses_sdk: Vec<bool> = (0..paths.len())
-        .map(|i| match i < parsed {
-            true => files[i].sdk,
-            false => ids[i]
-                .and_then(|id| texts.get(&id))
-                .is_some_and(|t| t.uses_sdk),
-        })
-        .collect();
-    // Forward from the files using an SDK, each node's edges drawn as the walk
-    // meets it: an unread file no such file reaches stands on no chain, and its
-    // text is not searched for the modules it names.
-    let graph = Graph {
-        files,
-        paths: &paths,
-        ids: &ids,
-        node: &node,
-        folders: &folders,
-        unread,
-        modules,
-    };
-    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
-    let mut forward = vec![false; paths.len()];
-    let mut next: Vec<usize> = (0..paths.len()).filter(|&i| uses_sdk[i]).collect();
-    while let Some(i) = next.pop() {
-        if !std::mem::replace(&mut forward[i], true) {
-            edges[i] = graph.edges(i, texts);
-            next.extend(edges[i].iter().copied().filter(|&j| !forward[j]));
-        }
-    }
-    let mut back: Vec<Vec<usize>> = vec![Vec::new(); paths.len()];
-    for (i, out) in edges.iter().enumerate() {
-        if forward[i] {
-            for &j in out {
-                back[j].push(i);
-            }
-        }
-    }
-    let backward = walk(targets.into_iter().filter(|&t| forward[t]), &back, |_| true);
-    let on_chain = |i: usize| forward[i] && backward[i];
-    let mut first = vec![round > FRONTIER_ROUNDS; paths.len()];
-    if round <= FRONTIER_ROUNDS {
-        // The first unread node of a chain starts it, or follows a parsed file that
-        // a file using the SDK reaches through parsed files only.
-        let reached = walk((0..parsed).filter(|&i| uses_sdk[i]), &edges, |j| j < parsed);
-        for i in (0..parsed).filter(|&i| reached[i]) {
-            for &j in &edges[i] {
-                first[j] = true;
-            }
-        }
-        for i in parsed..paths.len() {
-            first[i] |= uses_sdk[i];
-        }
-    }
-    (parsed..paths.len())
-        .filter(|&i| on_chain(i) && first[i])
-        .map(|i| paths[i].to_vec())
-        .collect()
-}
-
-/// What [`unread_on_chains`] reads of the text of an unread file, by its id in
-/// [`Modules`]: read once however many rounds ask.
-type UnreadTexts = HashMap<usize, UnreadText>;
-
-struct UnreadText {
-    /// The ids of the files the modules it may name may be
-    /// ([`prefilter::references`]), once a walk needs them.
-    reaches: Option<Vec<usize>>,
-    /// Whether it uses an MCP SDK ([`Lang::uses_sdk`]).
-    uses_sdk: bool,
-}
-
-impl UnreadText {
-    /// Returns the files the text of the file at `from` may reach: a module it
-    /// names, and the modules under it (a named import may be one).
-    fn reaches(from: &[u8], references: &[Spec], modules: &Modules) -> Vec<usize> {
-        let mut out = Vec::new();
-        for rel in references {
-            // Asked once a file: not kept (see `Modules::of`).
-            out.extend(modules.held(module_paths(from, rel, modules.layout())));
-            // A module by package names the modules its names may be itself
-            // (see `prefilter::references`).
-            let under = match rel {
-                Spec::Relative(rel) => value::join(value::parent(from), rel),
-                Spec::Package(_) => None,
-            };
-            if let Some(mut folder) = under {
-                folder.push(b'/');
-                out.extend(modules.under(&folder));
-            }
-        }
-        out
-    }
-}
-
-/// The nodes of [`unread_on_chains`]: the parsed files, then the unread ones,
-/// each group in path order.
-struct Graph<'g> {
-    files: &'g [FileSummary],
-    paths: &'g [&'g [u8]],
-    /// Each node's id in `modules`.
-    ids: &'g [Option<usize>],
-    /// The node of each id.
-    node: &'g [Option<usize>],
-    /// Go folder → its nodes.
-    folders: &'g HashMap<&'g [u8], Vec<usize>>,
-    unread: &'g Unread<'g>,
-    modules: &'g Modules,
-}
-
-impl Graph<'_> {
-    /// Returns the nodes node `i` may import: a parsed file's as the resolver reads
-    /// them (and every unread file it could meet first), an unread file's as its
-    /// text may name them (read once a tree, into `texts`), and in Go the other
-    /// files of its folder.
-    fn edges(&self, i: usize, texts: &mut UnreadTexts) -> Vec<usize> {
-        let (from, parsed) = (self.paths[i], self.files.len());
-        let mut out = Vec::new();
-        if i < parsed {
-            for rel in self.files[i].modules() {
-                for &candidate in self.modules.of(from, &rel).iter() {
-                    match self.node[candidate] {
-                        Some(j) if j == i => {}
-                        Some(j) if j < parsed => {
-                            out.push(j);
-                            break;
-                        }
-                        Some(j) => out.push(j),
-                        None => {}
-                    }
-                }
-            }
-        } else if let Some(text) = self.ids[i].and_then(|id| texts.get_mut(&id)) {
-            let reaches =
-                text.reaches
-                    .get_or_insert_with(|| match (self.unread.get(from), Lang::of(from)) {
-                        (Some(Some(bytes)), Some(lang)) => {
-                            let references = prefilter::references(lang, bytes);
-                            UnreadText::reaches(from, &references, self.modules)
-                        }
-                        _ => Vec::new(),
-                    });
-            out.extend(reaches.iter().filter_map(|&id| self.node[id]));
-        }
-        if let Some(same) = self.folders.get(value::parent(from)) {
-            if is_go(from) {
-                out.extend(same.iter().copied());
-            }
-        }
-        out.retain(|&j| j != i);
-        out
-    }
-}
-
-/// Returns true for a Go file (by its extension, in any case).
-fn is_go(path: &[u8]) -> bool {
-    value::extension_as_written(path).eq_ignore_ascii_case(b"go")
-}
-
-/// Marks every node reached from `starts` along `edges`, through nodes `within`
-/// holds only.
-fn walk(
-    starts: impl Iterator<Item = usize>,
-    edges: &[Vec<usize>],
-    within: impl Fn(usize) -> bool,
-) -> Vec<bool> {
-    let mut seen = vec![false; edges.len()];
-    let mut next: Vec<usize> = starts.collect();
-    while let Some(i) = next.pop() {
-        if !std::mem::replace(&mut seen[i], true) {
-            next.extend(edges[i].iter().copied().filter(|&j| !seen[j] && within(j)));
-        }
-    }
-    seen
-}
-
-/// Returns the files whose definitions count, in path order: those that use an MCP
-/// SDK of their family, and those such a file reaches through relative imports (or,
-/// in Go, by sharing its folder), transitively. A definition anywhere else belongs to
-/// another framework (LangChain's `@tool`, an agent's own registry). A file whose
-/// path gives it the role `source` counts only when reached from source files, so
-/// that the tree's own tools do not depend on whether tests are read
-/// (`--tool-roles`). Also returns the unread files the answer waits on: those
-/// before a parsed module an import may reach (see [`resolver::Reach`]), when reaching
-/// it or not changes which registrations count.
-fn mcp_files(files: &[FileSummary], resolver: &Resolver) -> (Vec<usize>, BTreeSet<Vec<u8>>) {
-    let is_source: Vec<bool> = files
-        .iter()
-        .map(|f| Role::of_path(&f.path).0 == Role::Source)
-        .collect();
-    let reach: Vec<resolver::Reach> = (0..files.len()).map(|i| resolver.reaches(i)).collect();
-    let closure = |within: &dyn Fn(usize) -> bool, unsure: bool| {
-        let mut reached: BTreeSet<usize> = BTreeSet::new();
-        let mut next: Vec<usize> = (0..files.len())
-            .filter(|&i| files[i].sdk && within(i))
-            .collect();
-        while let Some(file) = next.pop() {
-            if reached.insert(file) {
-                let r = &reach[file];
-                let more = r.unsure.iter().map(|(i, _)| *i).filter(|_| unsure);
-                next.extend(r.sure.iter().copied().chain(more).filter(|&i| within(i)));
-            }
-        }
-        reached
-    };
-    let counted = |unsure: bool| -> Vec<usize> {
-        let from_source = closure(&|i| is_source[i], unsure);
-        let from_any = closure(&|_| true, unsure);
-        (0..files.len())
-            .filter(|&i| match is_source[i] {
-                true => from_source.contains(&i),
-                false => from_any.contains(&i),
-            })
-            .collect()
-    };
-    let sure = counted(false);
-    let registering = |set: &[usize]| -> Vec<usize> {
-        set.iter()
-            .copied()
-            .filter(|&i| !files[i].sites.is_empty())
-            .collect()
-    };
-    let waits = reach.iter().any(|r| !r.unsure.is_empty())
-        && registering(&sure) != registering(&counted(true));
-    let waiting = match waits {
-        true => reach
-            .iter()
-            .flat_map(|r| r.unsure.iter().map(|(_, p)| p.clone()))
-            .collect(),
-        false => BTreeSet::new(),
-    };
-    (sure, waiting)
 }
 
 /// Gives each definition its role (see `roles`): by its path, and for a definition

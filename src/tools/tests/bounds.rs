@@ -2,7 +2,8 @@
 //! files kept aside, on a cycle of imports, is resolved in a bounded number of
 //! rounds, and only the files the answer needs are parsed.
 
-use super::{assert_rows, find, TreeTools, FRONTIER_ROUNDS};
+use super::super::chains::FRONTIER_ROUNDS;
+use super::{assert_rows, find, TreeTools};
 
 /// How many files stand on the cycle: a monorepo's worth.
 const FILES: usize = 10_000;
