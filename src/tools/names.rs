@@ -7,7 +7,7 @@
 //! The words come from `verbs`, the one table every reader uses. This module only
 //! reads text; it never prints.
 
-use super::verbs::{DESTRUCTIVE, READ, WRITE};
+use super::verbs::{ALSO_NOUNS, DESTRUCTIVE, READ, WRITE};
 
 /// What a tool's name says it does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -19,9 +19,13 @@ pub enum NameClass {
     Unknown,
 }
 
-/// How many words of a name are looked at: a leading namespace (`github_create_issue`)
+/// How many words of a name may decide: a leading namespace (`github_create_issue`)
 /// is stepped over, a third word is not read.
 const WORDS_READ: usize = 2;
+
+/// How many words of a name are read in all: past the first two, only to find the
+/// verb a word of [`ALSO_NOUNS`] yields to (`gitlab_deploy_token_list`).
+const WORDS_SEEN: usize = 6;
 
 impl NameClass {
     /// Lists the classes in the order tables show them.
@@ -56,11 +60,29 @@ impl NameClass {
             Some(name) => name,
             None => title.unwrap_or_default(),
         };
-        words(text)
+        let words: Vec<String> = words(text).take(WORDS_SEEN).collect();
+        let first = words
+            .iter()
             .take(WORDS_READ)
-            .find_map(|word| verb_class(&word))
-            .unwrap_or(NameClass::Unknown)
+            .enumerate()
+            .find_map(|(at, word)| verb_class(word).map(|class| (at, class)));
+        let Some((at, class)) = first else {
+            return NameClass::Unknown;
+        };
+        if !also_noun(&words[at]) {
+            return class;
+        }
+        words[at + 1..]
+            .iter()
+            .filter(|word| !also_noun(word))
+            .find_map(|word| verb_class(word))
+            .unwrap_or(class)
     }
+}
+
+/// Whether a word names a thing as often as an act ([`ALSO_NOUNS`]).
+fn also_noun(word: &str) -> bool {
+    ALSO_NOUNS.binary_search(&word).is_ok()
 }
 
 /// Returns the class of one lower-case word, when a list holds it.
@@ -101,7 +123,7 @@ fn camel_parts(part: &str) -> Vec<String> {
             start = i;
         }
         // A long run is cut short: only the first words are ever read.
-        if out.len() >= WORDS_READ {
+        if out.len() >= WORDS_SEEN {
             return out;
         }
     }
@@ -122,6 +144,11 @@ mod tests {
                 .iter()
                 .all(|w| w.bytes().all(|b| b.is_ascii_lowercase())));
         }
+        assert!(ALSO_NOUNS.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            ALSO_NOUNS.iter().all(|w| verb_class(w).is_some()),
+            "in a list"
+        );
         for (i, a) in lists.iter().enumerate() {
             for b in &lists[i + 1..] {
                 assert!(a.iter().all(|w| !b.contains(w)), "{w:?} twice", w = a);
@@ -149,6 +176,17 @@ mod tests {
             ("получить_данные", NameClass::Unknown),
             ("检索", NameClass::Unknown),
             ("über_delete", NameClass::Destructive),
+            ("gitlab_tag_list_protected", NameClass::Read),
+            ("gitlab_deploy_token_get_group", NameClass::Read),
+            ("gitlab_deploy_key_delete", NameClass::Destructive),
+            ("commitList", NameClass::Read),
+            ("commit_changes", NameClass::Write),
+            ("merge_commit_tag", NameClass::Write),
+            ("tag_release", NameClass::Write),
+            ("gitlab_commit_refs", NameClass::Write),
+            ("label_a_b_c_d_e_list", NameClass::Write),
+            ("label_a_b_c_d_list", NameClass::Read),
+            ("create_label", NameClass::Write),
         ];
         for (name, class) in cases {
             assert_eq!(NameClass::of(Some(name), None), class, "{name}");
@@ -205,6 +243,26 @@ mod tests {
                 .collect();
             assert_eq!(listed, list, "docs/method.md's '{class}' words");
         }
+    }
+
+    #[test]
+    fn the_words_that_yield_in_the_method_are_the_words_read() {
+        let method = include_str!("../../docs/method.md");
+        let (_, after) = method
+            .split_once("names a thing as often as an act (")
+            .expect("docs/method.md names the words that yield");
+        let listed: Vec<&str> = after
+            .split(')')
+            .next()
+            .unwrap_or_default()
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .collect();
+        assert_eq!(listed, ALSO_NOUNS);
     }
 
     #[test]

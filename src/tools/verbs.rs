@@ -1,8 +1,8 @@
 //! The verb lists a tool's name is classed by: the one table that the tools table's
 //! `name_class` column, `scan`'s lint and `probe`'s wire table all read
 //! (docs/method.md, "Name classes"). Data only: the rule that reads it is in
-//! `names`. Each word is lower-case ASCII; a word is in at most one list (a unit
-//! test checks it).
+//! `names`. Each word is lower-case ASCII; a word is in at most one of the three
+//! class lists (a unit test checks it).
 
 /// Words that, leading a name, say the tool reads: it should not change anything.
 pub const READ: &[&str] = &[
@@ -128,3 +128,8 @@ pub const DESTRUCTIVE: &[&str] = &[
     "unlink",
     "wipe",
 ];
+
+/// Words of the lists above that name a thing as often as an act: leading a name,
+/// they yield to a later verb of the name (`gitlab_tag_list` reads, `tag_release`
+/// writes). Each is in one of the class lists.
+pub const ALSO_NOUNS: &[&str] = &["comment", "commit", "deploy", "label", "merge", "tag"];
