@@ -45,3 +45,31 @@ pub(super) fn is_one_of(key: &[u8], keys: &[&str]) -> bool {
 pub(super) fn is_hint(key: &[u8]) -> bool {
     Hint::ALL.iter().any(|h| h.name().as_bytes() == key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Returns the backquoted words of the first parenthesis after `after` in the
+    /// finder's table of docs/method.md.
+    fn listed_after(after: &str) -> Vec<&'static str> {
+        let method = include_str!("../../docs/method.md");
+        let (_, rest) = method
+            .split_once(after)
+            .expect("docs/method.md has the phrase");
+        let inside = rest.split_once('(').map_or("", |(_, r)| r);
+        let inside = inside.split(')').next().unwrap_or_default();
+        inside.split('`').skip(1).step_by(2).collect()
+    }
+
+    #[test]
+    fn the_keys_in_the_method_are_the_keys_read() {
+        assert_eq!(listed_after("something to run or a schema"), CLASS);
+        assert_eq!(listed_after("beside a schema"), SCHEMA);
+        let mut handler = listed_after("and a handler");
+        let mut read = HANDLER.to_vec();
+        handler.sort_unstable();
+        read.sort_unstable();
+        assert_eq!(handler, read);
+    }
+}
