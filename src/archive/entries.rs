@@ -13,10 +13,9 @@ use anyhow::{bail, Context, Result};
 
 use super::header::{
     decimal, entry_name, old_sparse, read_extended, read_global, sparse_entries, until_nul,
-    Comment, Header, Pending, SparseFormat,
+    Comment, Header, Pending, SparseFormat, BLOCK, MAX_META_BYTES, MAX_TRAILING_ZEROS,
 };
 use super::read_ahead::Source;
-use super::{BLOCK, MAX_META_BYTES, MAX_TRAILING_ZEROS};
 use crate::infra::sanitize::sanitize;
 
 /// Receives an archive's entries in the order the archive holds them.

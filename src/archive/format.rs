@@ -10,9 +10,8 @@ use std::thread;
 use anyhow::{bail, Context, Result};
 use flate2::bufread::GzDecoder;
 
-use super::header::checksum_ok;
+use super::header::{checksum_ok, BLOCK, MAX_TRAILING_ZEROS};
 use super::read_ahead::{Buffered, ReadAhead, Source};
-use super::{BLOCK, MAX_TRAILING_ZEROS};
 
 /// The formats told apart by their first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,18 @@
 
 use anyhow::{anyhow, bail, Result};
 
-use super::BLOCK;
 use crate::infra::sanitize::{excerpt, sanitize};
+
+/// Size of a tar block, in bytes.
+pub const BLOCK: usize = 512;
+
+/// The largest pax extended header (`x`, `g`) or GNU long name or long link entry
+/// (`L`, `K`) read, in bytes: 1 MiB. A larger one makes the archive an error.
+pub const MAX_META_BYTES: u64 = 1 << 20;
+
+/// How many zero bytes may follow the tar's two end-of-archive blocks: 1 MiB.
+/// Anything past that, or any non-zero byte there, makes the archive an error.
+pub const MAX_TRAILING_ZEROS: u64 = 1 << 20;
 
 /// Returns the number in a tar header field, as both GNU tar and Python's `tarfile`
 /// read it; `None` for a field that either would read differently or reject.

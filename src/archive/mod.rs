@@ -14,10 +14,12 @@
 //!
 //! The jobs live in modules of their own: [`format`] tells the formats apart by
 //! their first bytes and opens the decompressing stream, [`zip`] reads a zip by
-//! its central directory, [`header`] parses tar headers and pax records,
-//! [`entries`] is the entry loop that hands each regular file to a [`Visitor`] as
-//! its path and a reader of its bytes, [`tree`] holds the subfolder rule and the
-//! counts per subfolder, and [`read_ahead`] the buffered and read-ahead sources.
+//! its central directory, [`header`] parses tar headers and pax records and holds
+//! the tar's block size and the bounds on its metadata, [`entries`] is the entry
+//! loop that hands each regular file to a [`Visitor`] as its path and a reader of
+//! its bytes, [`tree`] holds the subfolder rule and the counts per subfolder, and
+//! [`read_ahead`] the buffered and read-ahead sources. None of them imports this
+//! file: it sits on top and dispatches to them.
 //!
 //! The tar reader is written here rather than taken from a crate because its job is
 //! to refuse every archive on which GNU tar and Python disagree, and a general
@@ -59,20 +61,9 @@ use crate::tools::Roles;
 
 pub use entries::{FileData, Piece, Visitor};
 pub use format::{is_archive, sniff, Format, MAX_DECODER_MEMORY};
-pub use header::Comment;
+pub use header::{Comment, MAX_META_BYTES, MAX_TRAILING_ZEROS};
 pub use tree::{check_subfolder, InvalidSubfolder};
 pub use zip::MAX_DIRECTORY_BYTES;
-
-/// The largest pax extended header (`x`, `g`) or GNU long name or long link entry
-/// (`L`, `K`) read, in bytes: 1 MiB. A larger one makes the archive an error.
-pub const MAX_META_BYTES: u64 = 1 << 20;
-
-/// How many zero bytes may follow the tar's two end-of-archive blocks: 1 MiB.
-/// Anything past that, or any non-zero byte there, makes the archive an error.
-pub const MAX_TRAILING_ZEROS: u64 = 1 << 20;
-
-/// Size of a tar block, in bytes.
-const BLOCK: usize = 512;
 
 /// Holds what reading one archive found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
