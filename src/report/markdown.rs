@@ -3,14 +3,9 @@
 
 use std::io::{self, Write};
 
-use super::{short, thousands};
+use super::cells::{cell, short, thousands};
 use crate::infra::messages::{count, noun};
-use crate::table::{one_line, CommitSource, Row, Table};
-
-/// Returns the text of a Markdown table cell: pipes escaped, on one line.
-pub(super) fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
-}
+use crate::table::{CommitSource, Row, Table};
 
 /// Writes the census report in Markdown: the table, the method, the date, each
 /// archive's sha256 and the method's limits.
@@ -20,7 +15,7 @@ pub fn write_markdown<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
     write_method(w, table)?;
     if let Some(summary) = super::survey::survey(table) {
         writeln!(w)?;
-        super::survey::write_survey(&mut *w, &summary, &super::chart_name(&table.date))?;
+        super::survey::write_survey(&mut *w, &summary, &super::survey::chart_name(&table.date))?;
     }
     if let Some(trend) = super::trend::Trend::of(table) {
         writeln!(w)?;

@@ -10,6 +10,7 @@
 //! The last stage: it may import `table`, `count`, `tools` and `infra`, and only the
 //! commands import it.
 
+mod cells;
 pub mod chart;
 mod csv;
 mod json;
@@ -31,37 +32,16 @@ use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
 use crate::table::{one_line, Table};
 
+pub use self::cells::{short, thousands};
 pub use self::csv::{write_census_csv, write_files_csv, write_tools_csv};
 pub use self::json::write_json;
 pub use self::markdown::{write_markdown, LIMITS};
+pub use self::survey::chart_name;
 pub use self::terminal::{print_by_extension, print_files, print_table, write_aligned, Align};
 pub use self::tools::{
     located_findings, print_tools, row_tools, tool_findings, tool_location, tool_name, tool_path,
     write_github_warnings,
 };
-
-/// Returns `n` with a comma between each group of three digits, as the published
-/// table prints counts.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// Returns the short form of a commit id for tables a person reads: its first seven
-/// characters (whole characters, whatever the text holds).
-pub fn short(commit: &str) -> &str {
-    match commit.char_indices().nth(7) {
-        Some((end, _)) => &commit[..end],
-        None => commit,
-    }
-}
 
 /// Writes `census-DATE.csv`, `files-DATE.csv`, `tools-DATE.csv` and `census-DATE.md`
 /// into `out`, `census-DATE.svg` (the survey chart) when the tool finder read some
@@ -96,11 +76,6 @@ pub fn write_tables(out: &Path, table: &Table) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
-/// Returns the file name of the survey chart beside `census-DATE.md`.
-pub fn chart_name(date: &str) -> String {
-    format!("census-{date}.svg")
-}
-
 /// Writes the tables (see [`write_tables`]), then prints the table on stdout and
 /// names each file written on stderr. The files come first, so that a reader who
 /// stops early (`census | head`) still leaves them whole.
@@ -118,25 +93,5 @@ pub fn write_and_print(out: &Path, table: &Table) -> Result<()> {
 pub fn announce_failures(table: &Table) {
     for (row, why) in table.failed_rows() {
         messages::failure(&sanitize(row.tree_name()), &sanitize(one_line(why)));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_groups_by_three() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1192), "1,192");
-        assert_eq!(thousands(3_594_000), "3,594,000");
-    }
-
-    #[test]
-    fn short_cuts_whole_characters() {
-        assert_eq!(short("d73f99e0123"), "d73f99e");
-        assert_eq!(short("abc"), "abc");
-        assert_eq!(short("abcdeféééé"), "abcdefé");
     }
 }

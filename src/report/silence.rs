@@ -11,8 +11,8 @@
 
 use std::io::{self, Write};
 
-use super::thousands;
-use crate::table::{one_line, Row, Table};
+use super::cells::{cell, thousands};
+use crate::table::{Row, Table};
 use crate::tools::hints::Hint;
 use crate::tools::{DefKind, HintState, NameClass, Role, Standing};
 
@@ -215,12 +215,6 @@ impl Silence {
         }
         lines
     }
-}
-
-/// Returns the text of a Markdown table cell: pipes escaped, on one line (as the
-/// census report's other tables write theirs).
-fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
 }
 
 /// Writes `lines` (a header, then rows) as a Markdown table, the first column

@@ -14,6 +14,7 @@
 
 use std::io::{self, Write};
 
+use super::cells::cell;
 use super::chart::{self, Chart, Series};
 use crate::infra::messages::count;
 use crate::table::Table;
@@ -223,7 +224,7 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
         )?;
         writeln!(w)?;
         for name in &survey.dynamic_trees {
-            writeln!(w, "- {}", super::markdown::cell(name))?;
+            writeln!(w, "- {}", cell(name))?;
         }
     }
     writeln!(w)?;
@@ -264,6 +265,11 @@ pub fn write_survey<W: Write>(mut w: W, survey: &Survey, chart: &str) -> io::Res
         "![Share of tool definitions declaring each hint]({chart})"
     )?;
     Ok(())
+}
+
+/// Returns the file name of the survey chart beside `census-DATE.md`.
+pub fn chart_name(date: &str) -> String {
+    format!("census-{date}.svg")
 }
 
 #[cfg(test)]

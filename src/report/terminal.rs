@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{short, thousands};
+use super::cells::{short, thousands};
 use crate::infra::sanitize::sanitize;
 use crate::table::{by_extension, Table};
 

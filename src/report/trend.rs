@@ -17,6 +17,7 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 
+use super::cells::cell;
 use super::chart::{self, Chart, Series, XAxis};
 use super::survey::{Shares, Survey};
 use crate::infra::date;
@@ -279,7 +280,7 @@ impl Trend {
                 writeln!(
                     w,
                     "- **{}**: {}; first commit {} UTC",
-                    super::markdown::cell(&tree.name),
+                    cell(&tree.name),
                     tree.dates.join(", "),
                     date::utc_time(tree.first_commit)
                 )?;
