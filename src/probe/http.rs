@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
-use super::Options;
+use super::target::Options;
 use crate::fetch::trust;
 use crate::infra::error::UsageError;
 use crate::infra::sanitize::excerpt;

@@ -1,11 +1,13 @@
 //! `probe` and `diff`: what a running MCP server declares in `tools/list`, and how that
 //! changed between two snapshots.
 //!
-//! This module wires the parts together and writes the results (table, summary, CSV,
-//! snapshot, gate). The conversation lives in `session`, the bytes in `stdio` and
-//! `http`, the schema's rules in `hints`, snapshots and their comparison in `snapshot`
-//! and `diff`. It does not count source text; that is `count`'s job, and a zero there
-//! says nothing about the wire, which is why this half exists.
+//! This module wires the parts together and writes the results (CSV, snapshot,
+//! gate). What a probe is given lives in `target`, the conversation in `session`, the
+//! bytes in `stdio` and `http`, the schema's rules in `hints`, what a person reads
+//! of a listing in `terminal`, snapshots and their comparison in `snapshot` and
+//! `diff`; none of them imports this file. It does not count source text; that is
+//! `count`'s job, and a zero there says nothing about the wire, which is why this
+//! half exists.
 //!
 //! The single-server client: `survey` (`probe --servers`, `join`, `merge --servers`)
 //! runs it server after server, above it.
@@ -25,9 +27,10 @@ mod snapshot;
 pub mod source;
 pub mod stderr;
 pub mod stdio;
+mod target;
+mod terminal;
 mod watch;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -41,11 +44,13 @@ use crate::infra::messages;
 use crate::infra::out::Out;
 
 use crate::infra::sanitize::sanitize;
-use crate::report::{self, Align};
 use crate::tools::hints::Hint;
 pub use diff::run as diff;
-use hints::{Declared, Rule, ToolHints};
-use session::{Listing, Offer};
+use hints::{Rule, ToolHints};
+use session::Listing;
+pub use target::{Options, Target};
+use target::describe_target;
+use terminal::{omits_cell, resolved_cell, summary, table, warnings};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
 /// `--servers` table: the tool, each hint as declared, what it omits, each hint as a
@@ -58,46 +63,6 @@ pub fn csv_header() -> Vec<String> {
     header.extend(Hint::ALL.map(|h| format!("resolved_{}", h.name())));
     header.push("name_class".to_string());
     header
-}
-
-/// What every probe of a run shares: the limits and what is offered to the server.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// How long the whole exchange with one server may take.
-    pub timeout: Duration,
-    /// The most bytes one JSON-RPC message (a line, an event, a body) may take.
-    pub max_message: usize,
-    /// The client capabilities offered in `initialize`.
-    pub capabilities: Value,
-    /// The protocol version offered in `initialize`.
-    pub protocol_version: String,
-}
-
-impl Options {
-    fn offer(&self) -> Offer {
-        Offer {
-            protocol_version: self.protocol_version.clone(),
-            capabilities: self.capabilities.clone(),
-        }
-    }
-}
-
-/// Where a server is and how to reach it.
-#[derive(Clone, Debug)]
-pub enum Target {
-    /// A command started with extra environment variables, spoken to over stdio.
-    Stdio {
-        command: Vec<String>,
-        env: Vec<(String, String)>,
-        /// The command is the sandbox's: it starts with `env` alone, none of the
-        /// prober's environment, and within the bounds of `bounds`.
-        is_sandboxed: bool,
-    },
-    /// A Streamable HTTP URL, with headers sent on every request.
-    Http {
-        url: String,
-        headers: Vec<(String, String)>,
-    },
 }
 
 /// Parses `--capabilities`: `default`, `none` or a JSON object sent as is.
@@ -266,25 +231,6 @@ fn run_once(once: &Once, options: &Options) -> Result<ExitStatus> {
     }
 }
 
-/// Prints the warnings, the table and the summary of a listing, as a probe without
-/// files or gate does.
-fn show(listing: &Listing, out: &mut Out) -> Result<()> {
-    let tools: Vec<ToolHints> = listing.tools.iter().map(ToolHints::from_tool).collect();
-    for warning in warnings(listing, &tools) {
-        messages::warning(warning);
-    }
-    out.print(&table(&tools))?;
-    out.print(&summary(listing, &tools))
-}
-
-/// Returns how a target is named in messages: its command line or its URL.
-fn describe_target(target: &Target) -> String {
-    match target {
-        Target::Stdio { command, .. } => command.join(" "),
-        Target::Http { url, .. } => url.clone(),
-    }
-}
-
 /// Holds the whole conversation with one server and returns what it lists.
 pub fn probe(target: &Target, options: &Options) -> Result<Listing> {
     probe_counting(target, options).0
@@ -325,125 +271,6 @@ pub fn probe_counting(target: &Target, options: &Options) -> (Result<Listing>, u
             (listed, 0)
         }
     }
-}
-
-/// Lists the shapes worth a second look; none of them fails the probe.
-fn warnings(listing: &Listing, tools: &[ToolHints]) -> Vec<String> {
-    let mut out = listing.warnings.clone();
-    if tools.is_empty() {
-        out.push("the server lists no tools".to_string());
-    }
-    let mut seen = HashSet::new();
-    for (index, tool) in tools.iter().enumerate() {
-        let name = sanitize(&tool.name);
-        let raw_name = listing.tools.get(index).and_then(|t| t.get("name"));
-        if tool.name.is_empty() {
-            out.push(format!("tool {} of {} has no name", index + 1, tools.len()));
-        } else if !matches!(raw_name, Some(Value::String(_))) {
-            out.push(format!(
-                "tool {} of {} is named {name}, which is not a string",
-                index + 1,
-                tools.len()
-            ));
-        }
-        if !tool.name.is_empty() && !seen.insert(tool.name.as_str()) {
-            out.push(format!("tool '{name}' is listed more than once"));
-        }
-        if tool.is_read_only_and_destructive() {
-            out.push(format!(
-                "tool '{name}' is declared both read-only and destructive"
-            ));
-        }
-        for hint in Hint::ALL {
-            if let Declared::Invalid(raw) = tool.declared(hint) {
-                out.push(format!(
-                    "tool '{name}' declares {} as {}, not a boolean; it counts as omitted",
-                    hint.name(),
-                    sanitize(raw)
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Returns a resolved value as a cell: `true`, `false` or `n/a`.
-fn resolved_cell(value: Option<bool>) -> &'static str {
-    match value {
-        Some(true) => "true",
-        Some(false) => "false",
-        None => "n/a",
-    }
-}
-
-/// Returns the omitted hints joined with `;`, empty when none.
-fn omits_cell(tool: &ToolHints) -> String {
-    tool.omits()
-        .iter()
-        .map(|h| h.name())
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-/// Renders the terminal table: what each tool declares and, where it declares nothing
-/// usable, what a client resolves.
-fn table(tools: &[ToolHints]) -> String {
-    let mut rows = vec![vec![
-        "tool".to_string(),
-        Hint::ReadOnly.name().to_string(),
-        Hint::Destructive.name().to_string(),
-        Hint::Idempotent.name().to_string(),
-        Hint::OpenWorld.name().to_string(),
-        "omits".to_string(),
-    ]];
-    for tool in tools {
-        let mut row = vec![sanitize(&tool.name)];
-        for hint in Hint::ALL {
-            let declared = tool.declared(hint);
-            row.push(match declared.as_bool() {
-                Some(_) => declared.cell().to_string(),
-                None => format!(
-                    "{} -> {}",
-                    declared.cell(),
-                    resolved_cell(tool.resolved(hint))
-                ),
-            });
-        }
-        let omits = omits_cell(tool);
-        row.push(if omits.is_empty() {
-            "-".to_string()
-        } else {
-            omits.replace(';', ", ")
-        });
-        rows.push(row);
-    }
-    let mut out = Vec::new();
-    report::write_aligned(&mut out, &rows, Align::Left).expect("writing to a Vec cannot fail");
-    String::from_utf8(out).expect("the cells are strings")
-}
-
-/// Renders the summary lines under the table.
-fn summary(listing: &Listing, tools: &[ToolHints]) -> String {
-    let complete = tools.iter().filter(|t| t.omits().is_empty()).count();
-    let nothing = tools.iter().filter(|t| t.declares_nothing()).count();
-    let quoted = |text: &str| {
-        if text.is_empty() {
-            "(none)".to_string()
-        } else {
-            format!("'{}'", sanitize(text))
-        }
-    };
-    format!(
-        "\n{}: {} every meaningful hint, {} nothing\nserver {} version {}, protocol {}, {} read\nclient capabilities offered: {}\n",
-        messages::count(tools.len(), "tool", "tools"),
-        messages::count(complete, "declares", "declare"),
-        messages::count(nothing, "declares", "declare"),
-        quoted(&listing.server_name),
-        quoted(&listing.server_version),
-        quoted(&listing.protocol_version),
-        messages::count(listing.pages, "tools/list page", "tools/list pages"),
-        sanitize(session::capability_names(&listing.capabilities).replace(';', ", ")),
-    )
 }
 
 /// Returns one tool's cells under [`csv_header`].
@@ -569,53 +396,6 @@ mod tests {
         assert!(usage_error(&["--date", "2026-01-02", "--", "srv"]).contains("--date stamps"));
         assert!(usage_error(&["--capabilities", "[1]", "--", "srv"]).contains("--capabilities"));
         assert!(usage_error(&["--source", "/nonexistent/here", "--", "srv"]).contains("--source"));
-    }
-
-    fn listing(tools: Vec<serde_json::Value>) -> Listing {
-        Listing {
-            server_name: "s".into(),
-            server_version: "1".into(),
-            protocol_version: "2025-06-18".into(),
-            capabilities: session::default_capabilities(),
-            pages: 1,
-            tools,
-            warnings: Vec::new(),
-            announces_changes: false,
-        }
-    }
-
-    #[test]
-    fn warnings_flag_duplicates_contradictions_and_invalid_values() {
-        let l = listing(vec![
-            json!({ "name": "a", "annotations": { "readOnlyHint": true, "destructiveHint": true } }),
-            json!({ "name": "a", "annotations": { "openWorldHint": 1 } }),
-        ]);
-        let tools: Vec<_> = l.tools.iter().map(ToolHints::from_tool).collect();
-        let w = warnings(&l, &tools);
-        assert_eq!(w.len(), 3, "{w:?}");
-        assert!(w[0].contains("both read-only and destructive"));
-        assert!(w[1].contains("more than once"));
-        assert!(w[2].contains("openWorldHint as 1"));
-    }
-
-    #[test]
-    fn summary_counts_complete_and_empty_tools() {
-        let l = listing(vec![
-            json!({ "name": "a", "annotations": { "readOnlyHint": true, "openWorldHint": false } }),
-            json!({ "name": "b" }),
-            json!({ "name": "c", "annotations": null }),
-        ]);
-        let tools: Vec<_> = l.tools.iter().map(ToolHints::from_tool).collect();
-        let s = summary(&l, &tools);
-        assert!(
-            s.contains("3 tools: 1 declares every meaningful hint, 2 declare nothing"),
-            "{s}"
-        );
-        assert!(s.contains("1 tools/list page read"), "{s}");
-        assert!(
-            s.contains("client capabilities offered: roots, sampling, elicitation"),
-            "{s}"
-        );
     }
 
     #[test]

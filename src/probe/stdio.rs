@@ -26,7 +26,7 @@ use super::groups::{self, Registered};
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::stderr::{self, Kept};
-use super::Options;
+use super::target::Options;
 use crate::infra::messages;
 use crate::infra::sanitize::excerpt;
 
