@@ -26,8 +26,7 @@ under src/) live the layers. Two rules:
   every folder. Each cycle is printed.
 
 Exits 1 when either rule is broken, or a top-level module is in no layer; exits 0
-otherwise. The cycles of KNOWN_CYCLES are printed and tolerated while they last;
-one that is gone must leave the list. Test code may import anything: a
+otherwise. Test code may import anything: a
 `#[cfg(test)] mod NAME { ... }` block is left out, and so is the file of a
 `#[cfg(test)] mod NAME;` and every file under it. A visibility, `pub(in crate::x)`,
 is no import.
@@ -60,22 +59,29 @@ LAYERS = [
 # The node of a folder's own file in that folder's graph.
 OWN = "mod"
 
-# Cycles inside folders that predate this check seeing `super::` paths and a
-# folder's own file, each as its folder and nodes. Such a cycle (or a smaller one
-# among its nodes) is printed and tolerated; any other cycle fails, and so does an
-# entry here that no longer matches a cycle, so the list only shrinks.
-KNOWN_CYCLES = [
-]
+# One token of the text that is no code, each found where it starts, as the
+# compiler's lexer finds it: a `"` inside a comment opens no string, a `//`
+# inside a string opens no comment, and a `\` at the end of a line in a string
+# continues the string.
+NOT_CODE = re.compile(
+    r"//[^\n]*"
+    r"|/\*(?:.|\n)*?\*/"
+    r'|b?r(#*)"(?:.|\n)*?"\1'
+    r'|b?"(?:\\(?:.|\n)|[^"\\])*"'
+    r"|b?'(?:\\(?:.|\n)[^'\n]*|[^'\\\n])'"
+)
 
 
 def code_of(text):
     """Returns the text without comments, strings and character literals."""
-    text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
-    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
-    text = re.sub(r"'(?:\\.|[^'\\])'", "''", text)
-    text = re.sub(r"/\*(?:.|\n)*?\*/", "", text)
-    text = re.sub(r"//[^\n]*", "", text)
-    return text
+
+    def blank(m):
+        token = m.group(0)
+        if token.startswith("/"):
+            return ""
+        return "''" if token.endswith("'") else '""'
+
+    return NOT_CODE.sub(blank, text)
 
 
 def module_of(path):
@@ -284,27 +290,13 @@ def main():
         print(f"deps: module '{name}' is in no layer; add it to LAYERS in .ci/deps.py")
     found = cycles(top) + cycles(inner)
     shown = lambda n: n if isinstance(n, str) else "/".join(n)
-    known, unknown = [], []
     for comp in found:
-        place = [(folder, nodes) for folder, nodes in KNOWN_CYCLES
-                 if all(not isinstance(c, str) and "/".join(c[:-1]) == folder
-                        and c[-1] in nodes for c in comp)]
-        (known if place else unknown).append(comp)
-    for comp in unknown:
         print("cycle: " + " <-> ".join(shown(c) for c in comp))
         for c in comp:
             for d in sorted(top.get(c, ()) if isinstance(c, str) else inner.get(c, ()), key=str):
                 if d in comp:
                     print(f"  {shown(c)} -> {shown(d)}")
-    for comp in known:
-        print("known cycle (KNOWN_CYCLES): " + " <-> ".join(shown(c) for c in comp))
-    stale = [(folder, nodes) for folder, nodes in KNOWN_CYCLES
-             if not any("/".join(c[0][:-1]) == folder and {x[-1] for x in c} <= nodes
-                        for c in known)]
-    for folder, nodes in stale:
-        print(f"deps: no cycle among {folder}/{{{', '.join(sorted(nodes))}}} any more;"
-              " remove it from KNOWN_CYCLES in .ci/deps.py")
-    if up or unplaced or unknown or stale:
+    if up or unplaced or found:
         return 1
     folders = {node[:-1] for node in inner}
     print(
