@@ -48,8 +48,8 @@ use crate::tools::hints::Hint;
 pub use diff::run as diff;
 use hints::{Rule, ToolHints};
 use session::Listing;
-pub use target::{Options, Target};
 use target::describe_target;
+pub use target::{Options, Target};
 use terminal::{omits_cell, resolved_cell, summary, table, warnings};
 
 /// Returns the per-tool columns of `--csv`, also the tool columns of the
