@@ -37,8 +37,9 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 
 /// Binds a function of the package: one whose body is a single `return` of one
 /// pointer as what it returns (a pointer helper, a factory of annotations), its
-/// parameters' names in order; any other as a name bound to something the finder does not read,
-/// so that a call of it is never taken for a library helper of the same name.
+/// parameters' names in order; any other as a name bound to something the finder
+/// does not read, so that a call of it is never taken for a library helper of the
+/// same name.
 fn function(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(name) = node.child_by_field_name("name") else {
         return;
