@@ -49,6 +49,7 @@ LAYERS = [
     ["lint"],
     ["count"],
     ["fetch"],
+    ["registry"],
     ["archive"],
     ["table"],
     ["report"],

@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Every input hands its files to the one sink (`count::sink`), which drives the
-//! counter and the tool finder. `tools::hints` holds the four hints and the schema's
+//! counter and the tool finder. `registry` reads the npm and PyPI indexes a package
+//! corpus is pinned from, and the credentials their clients would send. `tools::hints` holds the four hints and the schema's
 //! rules for them, read the same way for a definition in source and, in `probe`, for
 //! a tool on the wire; `tools::names` classes a tool by its name, and `lint` reads
 //! both into findings with stable rule ids (and SARIF). The commands sit on top: `census`, `scan`, `probe` (with
@@ -26,7 +27,7 @@
 //!
 //! Imports point down only: a command may import the stages and `infra`, a stage the
 //! stages below it and `infra`, and `infra` nothing above it. The order, lowest
-//! first, is `infra`, `tools`, `lint`, `count`, `fetch`, `archive`, `table`, `report`, `cli`,
+//! first, is `infra`, `tools`, `lint`, `count`, `fetch`, `registry`, `archive`, `table`, `report`, `cli`,
 //! then the commands; `.ci/deps.py` checks it. The sink sits below the readers that
 //! drive it, which is why `count` and `tools` come before `fetch` and `archive`
 //! here though their bytes come after. The binary dispatches the commands.
@@ -37,6 +38,7 @@ pub mod archive;
 pub mod count;
 pub mod fetch;
 pub mod lint;
+pub mod registry;
 pub mod report;
 pub mod table;
 pub mod tools;

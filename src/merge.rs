@@ -129,6 +129,7 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
         date: date.unwrap_or_default(),
         rows: found.into_iter().flatten().map(|(row, _)| row).collect(),
         dating: corpus.dating(),
+        packages: corpus.shipped(),
     })
 }
 

@@ -26,17 +26,18 @@ use anyhow::{bail, Context, Result};
 use crate::archive::{self, ArchiveCount};
 use crate::cli::CensusArgs;
 use crate::corpus::default_cache;
-use crate::corpus::file::{self, Corpus, Tree};
+use crate::corpus::file::{self, Corpus, Package, Pin, Tree};
 use crate::count::{Matcher, TreeCount};
-use crate::fetch::http::{self, Retry, Token};
+use crate::fetch::http::{self, Credential, Retry, Token};
 use crate::fetch::intake::Limits;
-use crate::fetch::{FetchOptions, Fetcher, Request};
+use crate::fetch::{Artifact, FetchOptions, Fetcher, Request};
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::error::{FailureKind, Tagged};
 use crate::infra::messages;
 use crate::infra::progress::{Bars, Display, Progress};
 use crate::infra::sanitize::sanitize;
+use crate::registry;
 use crate::report;
 use crate::table::{CommitSource, Counted, Failure, Row, Table, TreeKey};
 use crate::tools::FoundTools;
@@ -316,6 +317,7 @@ pub fn count_corpus(
         date: date.to_string(),
         rows,
         dating: corpus.dating(),
+        packages: corpus.shipped(),
     })
 }
 
@@ -354,7 +356,7 @@ fn archive_groups(trees: &[Tree]) -> Vec<Vec<usize>> {
     for (i, tree) in trees.iter().enumerate() {
         let key = (
             tree.repo.to_ascii_lowercase(),
-            tree.commit.folded(),
+            tree.pin_text().to_ascii_lowercase(),
             tree.archive_url.as_str(),
         );
         let at = *index.entry(key).or_insert_with(|| {
@@ -379,11 +381,8 @@ fn in_counting_order(
         .into_iter()
         .map(|group| {
             let first = &trees[group[0]];
-            let size = fetcher.cached_size(Request {
-                repo: &first.repo,
-                commit: first.commit.as_str(),
-                url: &first.archive_url,
-            });
+            let folder = first.package().map(cache_folder).unwrap_or_default();
+            let size = fetcher.cached_size(request(first, &folder, None));
             (size, group)
         })
         .collect();
@@ -406,7 +405,7 @@ fn count_group(
     let first = &trees[group[0]];
     let label = match group.len() {
         1 => first.label(),
-        n => format!("{}@{} ({n} trees)", first.repo, first.commit),
+        n => format!("{}@{} ({n} trees)", first.repo, first.pin_text()),
     };
     let bar = bars.tree(&sanitize(&label));
     // Each subfolder is counted once, however many dates share it.
@@ -434,18 +433,19 @@ fn count_group(
                 bar.file()
             })?;
         // Every forge archive names its commit; a comment that does not is not the
-        // archive of a pinned tree (docs/method.md, "Which commit").
-        if let Some(problem) = &counted.comment_problem {
+        // archive of a pinned tree (docs/method.md, "Which commit"). A package's
+        // artifact is pinned by its digest instead.
+        if let (Some(problem), None) = (&counted.comment_problem, first.package()) {
             bail!("{problem}");
         }
         let (commit, commit_source) = stamp(first, counted.commit.clone())?;
         Ok((commit, commit_source, counted))
     };
-    let archive = Request {
-        repo: &first.repo,
-        commit: first.commit.as_str(),
-        url: &first.archive_url,
-    };
+    let folder = first.package().map(cache_folder).unwrap_or_default();
+    let credential = first
+        .package()
+        .and_then(|p| registry::credential_for(p.registry, &first.archive_url));
+    let archive = request(first, &folder, credential.as_ref());
     let fetched = work.fetcher.fetch(archive, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
@@ -508,6 +508,27 @@ fn count_group(
     }
 }
 
+/// Returns the request of `tree`'s archive; for a package, its artifact cached under
+/// `folder` ([`cache_folder`]) and checked against its digest.
+fn request<'t>(tree: &'t Tree, folder: &'t str, credential: Option<&'t Credential>) -> Request<'t> {
+    Request {
+        repo: &tree.repo,
+        commit: tree.pin_text(),
+        url: &tree.archive_url,
+        artifact: tree.package().map(|package| Artifact {
+            folder,
+            file: &package.artifact,
+            digest: &package.digest,
+            credential,
+        }),
+    }
+}
+
+/// Returns the cache folder of `package`'s artifact under the cache's `packages/`.
+fn cache_folder(package: &Package) -> String {
+    registry::npm::cache_folder(package.registry, &package.name, &package.version)
+}
+
 /// Returns why a tree whose `subfolder` holds no file of the archive fails:
 /// a stale subfolder would read as a server without hints (docs/method.md,
 /// "Subfolders"). `variant` is a folder of the archive that differs only in case.
@@ -551,20 +572,31 @@ fn row(tree: &Tree, outcome: std::result::Result<Counted, Failure>) -> Row {
 /// pin (hex, any case), the pin when the archive names no commit; an error when
 /// they disagree, with both values escaped.
 fn stamp(tree: &Tree, archive_commit: Option<String>) -> Result<(String, CommitSource)> {
+    let pinned = match &tree.pin {
+        Pin::Commit(commit) => commit,
+        // The bytes are the registry's, checked by digest; the commit is what the
+        // metadata says they were built from.
+        Pin::Package(package) => {
+            return Ok((
+                package.commit.clone().unwrap_or_default(),
+                CommitSource::Package,
+            ))
+        }
+    };
     match archive_commit {
         Some(full) => {
-            let pin = tree.commit.folded();
+            let pin = pinned.folded();
             if full.to_ascii_lowercase().starts_with(&pin) {
                 Ok((full, CommitSource::Archive))
             } else {
                 bail!(
                     "the archive is of commit '{}', which does not start with the pinned '{}'",
                     sanitize(&full),
-                    sanitize(tree.commit.as_str())
+                    sanitize(pinned.as_str())
                 )
             }
         }
-        None => Ok((tree.commit.to_string(), CommitSource::Pinned)),
+        None => Ok((pinned.to_string(), CommitSource::Pinned)),
     }
 }
 

@@ -14,11 +14,13 @@ use toml::Spanned;
 
 use crate::archive::check_subfolder;
 use crate::count::terms::{self, line_of, Columns, RawColumn, DEFAULT_CONTROLS, DEFAULT_TERMS};
+use crate::fetch::digest::Digest;
 use crate::infra::commit::Commit;
 use crate::infra::date::Date;
 use crate::infra::error::UsageError;
 use crate::infra::shard::Shard;
-use crate::table::{Dating, NotYet, TreeKey};
+use crate::registry;
+use crate::table::{Dating, NotYet, Shipped, TreeKey};
 
 /// GitHub's tarball endpoint, the default archive location.
 pub const DEFAULT_ARCHIVE_URL: &str = "https://codeload.github.com/{repo}/tar.gz/{commit}";
@@ -38,12 +40,13 @@ pub struct Corpus {
     pub not_yet: Vec<NotYet>,
 }
 
-/// Holds one repository at a pinned commit, or one subfolder of it.
+/// Holds one repository at a pinned commit, or one subfolder of it; or one
+/// package version of a registry, pinned to its artifact by digest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tree {
-    /// `owner/name`.
+    /// `owner/name`; for a package, `REGISTRY:NAME` (`npm:@scope/name`).
     pub repo: String,
-    pub commit: Commit,
+    pub pin: Pin,
     /// The folder counted, relative to the archive's top folder; `None` for all of it.
     pub subfolder: Option<String>,
     /// The date the pin stands for, `YYYY-MM-DD` (the default branch at the end of
@@ -59,10 +62,58 @@ pub struct Tree {
     pub archive_url: String,
 }
 
+/// Holds what a tree is pinned to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pin {
+    /// A repository's commit.
+    Commit(Commit),
+    /// A package's version and artifact.
+    Package(Box<Package>),
+}
+
+/// Holds a package version pinned to one artifact: what `[[package]]` says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Package {
+    pub registry: registry::Kind,
+    /// The name as the registry spells it.
+    pub name: String,
+    pub version: String,
+    /// The artifact's file name.
+    pub artifact: String,
+    /// The registry's digest of the artifact.
+    pub digest: Digest,
+    /// The source repository the package's metadata (or its registry entry) names.
+    pub repository: Option<String>,
+    /// The commit the package's metadata says it was built from.
+    pub commit: Option<String>,
+    /// Why the index marks the file yanked, when it does.
+    pub yanked: Option<String>,
+}
+
+impl Package {
+    /// Returns the package's cells in a table.
+    pub fn cells(&self) -> Shipped {
+        Shipped {
+            artifact: self.artifact.clone(),
+            digest: self.digest.to_string(),
+            repository: self.repository.clone().unwrap_or_default(),
+        }
+    }
+}
+
 impl Corpus {
     /// Returns true when the trees carry dates (then every one does).
     pub fn is_dated(&self) -> bool {
         self.trees.iter().any(|t| t.as_of.is_some())
+    }
+
+    /// Returns what the corpus says of each package's artifact, for the table: empty
+    /// for a corpus of repositories.
+    pub fn shipped(&self) -> std::collections::BTreeMap<TreeKey, Shipped> {
+        self.trees
+            .iter()
+            .filter_map(|t| Some((t.key(), t.package()?.cells())))
+            .collect()
     }
 
     /// Returns what the corpus says of its commits beside the trees, for the table.
@@ -79,6 +130,30 @@ impl Corpus {
 }
 
 impl Tree {
+    /// Returns the commit a repository's tree is pinned to; `None` for a package.
+    pub fn commit(&self) -> Option<&Commit> {
+        match &self.pin {
+            Pin::Commit(commit) => Some(commit),
+            Pin::Package(_) => None,
+        }
+    }
+
+    /// Returns the package a package's tree is; `None` for a repository.
+    pub fn package(&self) -> Option<&Package> {
+        match &self.pin {
+            Pin::Commit(_) => None,
+            Pin::Package(package) => Some(package),
+        }
+    }
+
+    /// Returns the pin as written: the commit, or the package's version.
+    pub fn pin_text(&self) -> &str {
+        match &self.pin {
+            Pin::Commit(commit) => commit.as_str(),
+            Pin::Package(package) => &package.version,
+        }
+    }
+
     /// Returns `owner/name@commit` (with `:subfolder`), how errors name the tree.
     pub fn label(&self) -> String {
         self.key().label()
@@ -88,7 +163,7 @@ impl Tree {
     pub fn key(&self) -> TreeKey {
         TreeKey {
             repo: self.repo.clone(),
-            pinned: Some(self.commit.to_string()),
+            pinned: Some(self.pin_text().to_string()),
             subfolder: self.subfolder.clone(),
             as_of: self.as_of.as_ref().map(Date::to_string),
         }
@@ -104,6 +179,8 @@ struct RawCorpus {
     column: Vec<RawColumn>,
     #[serde(default, rename = "tree")]
     trees: Vec<Spanned<RawTree>>,
+    #[serde(default, rename = "package")]
+    packages: Vec<Spanned<RawPackage>>,
     #[serde(default)]
     no_commit_yet: Vec<Spanned<RawNotYet>>,
 }
@@ -139,6 +216,24 @@ struct RawTree {
     name: Option<String>,
     note: Option<String>,
     archive_url: Option<Spanned<String>>,
+}
+
+/// A package version pinned to its artifact, as `corpus packages` writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPackage {
+    registry: Spanned<String>,
+    name: Spanned<String>,
+    version: Spanned<String>,
+    artifact: Spanned<String>,
+    url: Spanned<String>,
+    digest: Spanned<String>,
+    repository: Option<String>,
+    commit: Option<Spanned<String>>,
+    yanked: Option<String>,
+    /// The server's name (for a registry survey, the registry's name).
+    server: Option<String>,
+    note: Option<String>,
 }
 
 /// Reads the corpus at `path`, or the built-in published corpus when `path` is
@@ -212,7 +307,13 @@ pub fn parse(name: &str, text: &str) -> std::result::Result<Corpus, UsageError> 
     let terms = term_list(census.terms, &DEFAULT_TERMS);
     let controls = term_list(census.controls, &DEFAULT_CONTROLS);
     check_terms(&place, &terms, &controls)?;
-    let trees = tree_list(&place, &raw.trees, &default_url)?;
+    let mut trees = tree_list(&place, &raw.trees, &default_url)?;
+    if !raw.packages.is_empty() {
+        trees = with_packages(&place, &raw.trees, &raw.packages, trees)?;
+    }
+    if trees.is_empty() {
+        return Err(place.file("the corpus has no [[tree]] or [[package]]".to_string()));
+    }
     let is_dated = trees.iter().any(|t| t.as_of.is_some());
     let not_yet =
         not_yet_list(&raw.no_commit_yet, is_dated).map_err(|(span, why)| place.at(span, why))?;
@@ -311,10 +412,142 @@ fn tree_list(
         keys.insert(folded, i);
         trees.push(tree_of(place, number, raw_tree, checked, default_url)?);
     }
-    if trees.is_empty() {
-        return Err(place.file("the corpus has no [[tree]]".to_string()));
-    }
     Ok(trees)
+}
+
+/// Returns `trees` and the corpus's packages in the order the file lists them
+/// (a package is a tree too); no package twice, and none in a dated corpus.
+fn with_packages(
+    place: &Place,
+    raw_trees: &[Spanned<RawTree>],
+    raw_packages: &[Spanned<RawPackage>],
+    trees: Vec<Tree>,
+) -> std::result::Result<Vec<Tree>, UsageError> {
+    if let Some(dated) = trees.iter().find(|t| t.as_of.is_some()) {
+        return Err(place.file(format!(
+            "the trees have 'as_of' dates ('{}'), and a package has none; a dated corpus \
+             holds repositories only",
+            dated.label()
+        )));
+    }
+    let mut keys: HashMap<TreeKey, usize> = trees
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.key(), i))
+        .collect();
+    let mut placed: Vec<(usize, Tree)> = raw_trees
+        .iter()
+        .map(|t| t.span().start)
+        .zip(trees)
+        .collect();
+    for (i, spanned) in raw_packages.iter().enumerate() {
+        let number = i + 1;
+        let tree = package_of(place, number, spanned.get_ref())?;
+        let folded = TreeKey {
+            repo: tree.repo.to_ascii_lowercase(),
+            ..tree.key()
+        };
+        if keys.insert(folded, i).is_some() {
+            return Err(place.at(
+                spanned.span(),
+                format!(
+                    "package {number}: '{}' is already in the corpus",
+                    tree.label()
+                ),
+            ));
+        }
+        placed.push((spanned.span().start, tree));
+    }
+    placed.sort_by_key(|(at, _)| *at);
+    Ok(placed.into_iter().map(|(_, tree)| tree).collect())
+}
+
+/// Returns package `number` (counted from 1), each key checked.
+fn package_of(
+    place: &Place,
+    number: usize,
+    raw: &RawPackage,
+) -> std::result::Result<Tree, UsageError> {
+    let at = |span: std::ops::Range<usize>, key: &str, why: String| {
+        place.at(span, format!("package {number}: key '{key}': {why}"))
+    };
+    let Some(kind) = registry::Kind::parse(raw.registry.get_ref()) else {
+        return Err(at(
+            raw.registry.span(),
+            "registry",
+            format!("'{}' is neither npm nor pypi", raw.registry.get_ref()),
+        ));
+    };
+    let name = raw.name.get_ref();
+    let is_name = match kind {
+        registry::Kind::Npm => registry::npm::is_valid_name(name),
+        registry::Kind::Pypi => registry::pypi::is_valid_name(name),
+    };
+    if !is_name {
+        let why = format!("'{name}' is not a {} package name", kind.as_str());
+        return Err(at(raw.name.span(), "name", why));
+    }
+    let version = raw.version.get_ref();
+    let is_version = !version.is_empty()
+        && version.len() <= 128
+        && !matches!(version.as_str(), "." | "..")
+        && version
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._+-!".contains(&b));
+    if !is_version {
+        let why = format!("'{version}' is not a version");
+        return Err(at(raw.version.span(), "version", why));
+    }
+    let artifact = raw.artifact.get_ref();
+    let is_file = !artifact.is_empty()
+        && !artifact.starts_with('.')
+        && !artifact.contains(['/', '\\'])
+        && !artifact.chars().any(char::is_control);
+    if !is_file {
+        let why = format!("'{artifact}' is not a file name");
+        return Err(at(raw.artifact.span(), "artifact", why));
+    }
+    let url = raw.url.get_ref();
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        let why = format!("'{url}' is not an http(s) URL");
+        return Err(at(raw.url.span(), "url", why));
+    }
+    let Some(digest) = Digest::parse(raw.digest.get_ref()) else {
+        let why = format!(
+            "'{}' is neither 'sha512-BASE64' (or sha256, sha1) nor 'sha256:HEX'",
+            raw.digest.get_ref()
+        );
+        return Err(at(raw.digest.span(), "digest", why));
+    };
+    let commit = match &raw.commit {
+        Some(commit) => match Commit::parse(commit.get_ref()) {
+            Some(c) => Some(c.to_string()),
+            None => {
+                let why = format!("'{}' is not 4 to 40 hex digits", commit.get_ref());
+                return Err(at(commit.span(), "commit", why));
+            }
+        },
+        None => None,
+    };
+    Ok(Tree {
+        repo: format!("{}:{name}", kind.as_str()),
+        pin: Pin::Package(Box::new(Package {
+            registry: kind,
+            name: name.clone(),
+            version: version.clone(),
+            artifact: artifact.clone(),
+            digest,
+            repository: raw.repository.clone().filter(|r| !r.is_empty()),
+            commit,
+            yanked: raw.yanked.clone(),
+        })),
+        subfolder: None,
+        as_of: None,
+        committed: None,
+        name: raw.server.clone(),
+        note: raw.note.clone(),
+        archive_url: url.clone(),
+    })
 }
 
 /// Returns the key of tree `number` (counted from 1), its repository, commit,
@@ -416,7 +649,7 @@ fn tree_of(
     };
     Ok(Tree {
         repo: key.repo,
-        commit,
+        pin: Pin::Commit(commit),
         subfolder: key.subfolder,
         as_of,
         committed,

@@ -265,14 +265,27 @@ struct RawRepository {
     subfolder: Option<String>,
 }
 
-/// Parses one answer page; `source` names it in errors. Returns the page's entries
-/// and its next cursor (`None` when absent, null or empty).
+/// Parses one answer page, or a listing saved whole as a bare array of the page's
+/// records; `source` names it in errors. Returns the entries and the next cursor
+/// (`None` when absent, null or empty, and always for a saved listing).
 ///
 /// A page that is not the registry's answer format is an error; one entry that
 /// is malformed becomes a [`BadEntry`] and the rest are kept.
 pub fn parse_page(bytes: &[u8], source: &str) -> Result<(Listing, Option<String>)> {
-    let page: RawPage = serde_json::from_slice(bytes)
-        .with_context(|| format!("'{source}' is not a registry answer page"))?;
+    // A listing saved whole (as daily copies of the registry keep it) is a bare
+    // array of the same `{server, _meta}` records, often behind a UTF-8 byte-order
+    // mark; it has no cursor, so it is a complete listing by itself.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let page: RawPage = match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => RawPage {
+            servers: serde_json::from_slice(bytes).with_context(|| {
+                format!("'{source}' is not a saved registry listing (an array of servers)")
+            })?,
+            metadata: None,
+        },
+        _ => serde_json::from_slice(bytes)
+            .with_context(|| format!("'{source}' is not a registry answer page"))?,
+    };
     // The older /v0 answers list each server.json flat, without `server` and
     // `_meta`: every entry would be malformed, so the page is refused whole.
     let is_flat = |v: &serde_json::Value| v.get("server").is_none() && v.get("name").is_some();
@@ -561,6 +574,37 @@ mod tests {
         }
         let e = parse_page(b"<html>", "p.json").unwrap_err();
         assert!(format!("{e:#}").contains("'p.json' is not a registry answer page"));
+    }
+
+    #[test]
+    fn a_listing_saved_whole_is_read_as_one_page_with_no_cursor() {
+        // As daily copies of the registry keep it: a bare array, a byte-order mark,
+        // every version of a server with the latest marked.
+        let saved = "\u{feff}[\n {\"server\":{\"name\":\"a/b\",\"version\":\"1.0.0\"},
+              \"_meta\":{\"io.modelcontextprotocol.registry/official\":{\"isLatest\":false}}},
+             {\"server\":{\"name\":\"a/b\",\"version\":\"1.0.1\",
+              \"packages\":[{\"registryType\":\"npm\",\"identifier\":\"b\",\"version\":\"1.0.1\"}]},
+              \"_meta\":{\"io.modelcontextprotocol.registry/official\":{\"isLatest\":true}}},
+             {\"server\":{\"version\":\"1\"}}]";
+        let (listing, next) = parse_page(saved.as_bytes(), "servers.json").unwrap();
+        assert_eq!(next, None);
+        let versions: Vec<_> = listing
+            .entries
+            .iter()
+            .map(|e| (e.version.as_deref(), e.is_latest))
+            .collect();
+        assert_eq!(
+            versions,
+            [(Some("1.0.0"), Some(false)), (Some("1.0.1"), Some(true))]
+        );
+        assert_eq!(listing.entries[1].packages[0].identifier, "b");
+        assert_eq!(
+            listing.bad.len(),
+            1,
+            "a record without a name is a bad entry"
+        );
+        let e = parse_page(b"\xEF\xBB\xBF[1,", "s.json").unwrap_err();
+        assert!(format!("{e:#}").contains("'s.json' is not a saved registry listing"));
     }
 
     #[test]

@@ -212,6 +212,51 @@ impl Breaker {
     }
 }
 
+/// Holds the `Authorization` a package index's client would send, and the place
+/// it belongs to: an origin and a path under it, as npm binds a token to
+/// `//host/path/` and pip a password to an index URL. It is never printed.
+#[derive(Clone)]
+pub struct Credential {
+    header: String,
+    origin: (String, String, Option<u16>),
+    path: String,
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credential")
+            .field("origin", &self.origin)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Credential {
+    /// Returns the credential whose header is `header` (`Bearer T`, `Basic B64`),
+    /// sent to the URLs of `place`'s origin whose path starts with its path.
+    pub fn new(header: String, place: &Url) -> Option<Credential> {
+        Some(Credential {
+            header,
+            origin: (
+                place.scheme().to_string(),
+                place.host_str()?.to_ascii_lowercase(),
+                place.port_or_known_default(),
+            ),
+            path: place.path().to_string(),
+        })
+    }
+
+    /// Returns true when the credential belongs to `url`.
+    pub fn belongs_to(&self, url: &Url) -> bool {
+        let origin = (
+            url.scheme().to_string(),
+            url.host_str().unwrap_or_default().to_ascii_lowercase(),
+            url.port_or_known_default(),
+        );
+        origin == self.origin && url.path().starts_with(&self.path)
+    }
+}
+
 /// Holds a token and the origin it belongs to.
 #[derive(Clone)]
 pub struct Token {
@@ -316,6 +361,19 @@ impl Client {
         url: &str,
         accept: Option<&str>,
         breaker: &Breaker,
+        read: impl FnMut(Response) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        self.get_as(url, accept, None, breaker, read)
+    }
+
+    /// Does what [`Client::get`] does, sending `credential` to the URLs it belongs
+    /// to (the first request and any redirect that stays within its place).
+    pub fn get_as<T>(
+        &self,
+        url: &str,
+        accept: Option<&str>,
+        credential: Option<&Credential>,
+        breaker: &Breaker,
         mut read: impl FnMut(Response) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let retry = self.options.retry;
@@ -324,7 +382,7 @@ impl Client {
             if let Some(stopped) = breaker.not_tried() {
                 return Err(stopped);
             }
-            let failure = match self.send(url, accept) {
+            let failure = match self.send(url, accept, credential) {
                 Ok(response) => {
                     breaker.success();
                     match read(response) {
@@ -383,7 +441,12 @@ impl Client {
 
     /// Makes one GET, following redirects; an answer that is not a success becomes
     /// an [`Error`] of its kind.
-    fn send(&self, url: &str, accept: Option<&str>) -> Result<Response, Error> {
+    fn send(
+        &self,
+        url: &str,
+        accept: Option<&str>,
+        credential: Option<&Credential>,
+    ) -> Result<Response, Error> {
         let mut url = Url::parse(url)
             .map_err(|e| Error::new(Kind::Refused, format!("'{url}' is not a URL: {e}")))?;
         for _ in 0..=MAX_REDIRECTS {
@@ -396,6 +459,9 @@ impl Client {
                 if token.belongs_to(&url) {
                     request = request.header(AUTHORIZATION, format!("Bearer {}", token.value));
                 }
+            }
+            if let Some(credential) = credential.filter(|c| c.belongs_to(&url)) {
+                request = request.header(AUTHORIZATION, &credential.header);
             }
             let response = request.send().map_err(|e| {
                 let why = trust::describe(&e.without_url());

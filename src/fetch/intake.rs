@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
+use crate::fetch::digest::{self, Hasher};
 use crate::infra::progress::Progress;
 
 /// Passes bytes through while hashing them, copying them to a file and reporting
@@ -29,6 +30,8 @@ pub struct Tee<'a, R> {
     write_error: Option<io::Error>,
     limits: Limits,
     started: Instant,
+    /// The digest a registry gives for the bytes, with its running hash.
+    expected: Option<(digest::Digest, Hasher)>,
 }
 
 /// Bounds one archive's bytes and the time reading them may take.
@@ -62,6 +65,23 @@ impl<'a, R: Read> Tee<'a, R> {
             write_error: None,
             limits: Limits::NONE,
             started: Instant::now(),
+            expected: None,
+        }
+    }
+
+    /// Returns this tee checking its bytes against `digest` too, when given (see
+    /// [`Tee::check_digest`]).
+    pub fn expecting(mut self, digest: Option<&digest::Digest>) -> Tee<'a, R> {
+        self.expected = digest.map(|d| (d.clone(), d.hasher()));
+        self
+    }
+
+    /// Returns an error naming both digests when the bytes read so far are not the
+    /// ones the expected digest describes; call it once every byte is read.
+    pub fn check_digest(&self) -> std::result::Result<(), String> {
+        match &self.expected {
+            Some((digest, hasher)) => digest.check(hasher.clone()),
+            None => Ok(()),
         }
     }
 
@@ -126,6 +146,9 @@ impl<R: Read> Read for Tee<'_, R> {
             }
         };
         self.hasher.update(&buf[..n]);
+        if let Some((_, hasher)) = &mut self.expected {
+            hasher.update(&buf[..n]);
+        }
         self.bytes += n as u64;
         if self.bytes > self.limits.max_bytes {
             return Err(io::Error::other(format!(
@@ -167,6 +190,25 @@ mod tests {
         std::io::Seek::rewind(&mut file).unwrap();
         file.read_to_string(&mut copy).unwrap();
         assert_eq!(copy, "abc");
+    }
+
+    #[test]
+    fn an_expected_digest_checks_every_byte_read() {
+        let sha256 = |hex: &str| crate::fetch::digest::Digest::parse(&format!("sha256:{hex}"));
+        let abc = sha256("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        let mut tee = Tee::new(&b"abc"[..], None, &NoProgress).expecting(abc.as_ref());
+        let mut first = [0u8; 1];
+        tee.read_exact(&mut first).unwrap();
+        assert!(
+            tee.check_digest().is_err(),
+            "two bytes are not yet the file"
+        );
+        tee.drain().unwrap();
+        assert_eq!(tee.check_digest(), Ok(()));
+        let mut other = Tee::new(&b"abd"[..], None, &NoProgress).expecting(abc.as_ref());
+        other.drain().unwrap();
+        let why = other.check_digest().unwrap_err();
+        assert!(why.contains("not the registry's 'sha256:ba78"), "{why}");
     }
 
     #[test]

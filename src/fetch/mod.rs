@@ -13,6 +13,7 @@
 //! forge listings), built by [`trust`] as every HTTP client is, and [`intake`] hashes and bounds the bytes on their way (also used
 //! by `scan` for an archive it reads). It imports only `infra`; the commands import it.
 
+pub mod digest;
 pub mod http;
 pub mod intake;
 pub mod trust;
@@ -24,7 +25,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::fetch::http::{Breaker, Client, Kind, Retry, Token};
+use crate::fetch::digest::Digest;
+use crate::fetch::http::{Breaker, Client, Credential, Kind, Retry, Token};
 use crate::fetch::intake::{Limits, Tee};
 use crate::infra::error::{FailureKind, Tagged};
 use crate::infra::progress::Progress;
@@ -58,6 +60,20 @@ pub struct Request<'a> {
     pub commit: &'a str,
     /// The archive's URL.
     pub url: &'a str,
+    /// What a registry says of the archive, for a package's artifact.
+    pub artifact: Option<Artifact<'a>>,
+}
+
+/// Names a package registry's artifact: where it is cached, the digest its bytes
+/// must have, and the credential its index's client would send.
+#[derive(Clone, Copy, Debug)]
+pub struct Artifact<'a> {
+    /// The cache folders under `packages/`, `/`-separated: registry, name, version.
+    pub folder: &'a str,
+    /// The artifact's file name.
+    pub file: &'a str,
+    pub digest: &'a Digest,
+    pub credential: Option<&'a Credential>,
 }
 
 impl Request<'_> {
@@ -113,6 +129,19 @@ impl Fetcher {
     /// Returns where `archive` is cached, if the cache is on.
     pub fn cache_path(&self, archive: Request<'_>) -> Option<PathBuf> {
         let root = self.options.cache.as_ref()?;
+        if let Some(artifact) = archive.artifact {
+            // Each part comes from a corpus: one that could climb out of the cache
+            // is not cached at all.
+            let is_plain = |part: &str| !matches!(part, "" | "." | "..") && !part.contains('\\');
+            let mut path = root.join("packages");
+            for part in artifact.folder.split('/').chain([artifact.file]) {
+                if !is_plain(part) || part.contains('/') {
+                    return None;
+                }
+                path.push(part);
+            }
+            return Some(path);
+        }
         Some(
             root.join(archive.owner())
                 .join(archive.name())
@@ -145,7 +174,8 @@ impl Fetcher {
         if let Some(path) = &cached {
             let sidecar = sha_path(path);
             if path.is_file() && sidecar.is_file() {
-                match self.read_cached(path, progress, consume) {
+                match self.read_cached(path, progress, archive.artifact.map(|a| a.digest), consume)
+                {
                     Ok(fetched) => return Ok(fetched),
                     Err(err) if self.options.is_offline => {
                         return Err(err.context(format!(
@@ -175,9 +205,11 @@ impl Fetcher {
             }));
         }
         let url = archive.url;
+        let credential = archive.artifact.and_then(|a| a.credential);
+        let digest = archive.artifact.map(|a| a.digest);
         self.client
-            .get(url, None, &self.breaker, |response| {
-                self.take(response, progress, cached.as_deref(), consume)
+            .get_as(url, None, credential, &self.breaker, |response| {
+                self.take(response, progress, cached.as_deref(), digest, consume)
             })
             .map_err(|e| anyhow::Error::new(e).context(format!("GET {url}")))
     }
@@ -188,6 +220,7 @@ impl Fetcher {
         response: reqwest::blocking::Response,
         progress: &dyn Progress,
         cache: Option<&Path>,
+        digest: Option<&Digest>,
         consume: &Consumer<'_, T>,
     ) -> std::result::Result<Fetched<T>, http::Error> {
         let local = |err: anyhow::Error| http::Error::from_anyhow(Kind::Local, &err);
@@ -205,11 +238,15 @@ impl Fetcher {
         };
         progress.start(response.content_length());
         let sink = temp.as_ref().map(|t| t.as_file());
-        let mut tee = Tee::new(response, sink, progress).bounded(self.options.limits);
+        let mut tee = Tee::new(response, sink, progress)
+            .bounded(self.options.limits)
+            .expecting(digest);
         let consumed = consume(&mut tee).and_then(|value| {
             // Read whatever the consumer left (bounded by the limits) so that the
             // hash and the cached copy cover every byte of the download.
             tee.drain().context("reading the end of the download")?;
+            // A count of bytes that are not the registry's artifact is no count.
+            tee.check_digest().map_err(anyhow::Error::msg)?;
             Ok(value)
         });
         let value = match consumed {
@@ -243,14 +280,18 @@ impl Fetcher {
         &self,
         path: &Path,
         progress: &dyn Progress,
+        digest: Option<&Digest>,
         consume: &Consumer<'_, T>,
     ) -> Result<Fetched<T>> {
         let file = File::open(path).with_context(|| format!("opening '{}'", path.display()))?;
         progress.start(file.metadata().ok().map(|m| m.len()));
-        let mut tee = Tee::new(file, None, progress).bounded(self.options.limits);
+        let mut tee = Tee::new(file, None, progress)
+            .bounded(self.options.limits)
+            .expecting(digest);
         let value = consume(&mut tee)?;
         tee.drain()
             .with_context(|| format!("reading '{}'", path.display()))?;
+        tee.check_digest().map_err(anyhow::Error::msg)?;
         Ok(Fetched {
             value,
             sha256: tee.finish()?,

@@ -304,6 +304,7 @@ mod tests {
                 Err(Failure::new(FailureKind::Other, "gone")),
             )],
             dating: Default::default(),
+            packages: Default::default(),
         };
         let mut md = Vec::new();
         write_markdown(&mut md, &table).unwrap();
@@ -376,6 +377,7 @@ mod tests {
                 date: "2026-01-01".into(),
                 rows,
                 dating,
+                packages: Default::default(),
             };
             let names = table.silent_rows().map(|r| r.key.repo.clone()).collect();
             let mut md = Vec::new();

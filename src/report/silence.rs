@@ -368,6 +368,7 @@ mod tests {
                 row("o/b", Some("2025-06-01"), &["create_d"]),
             ],
             dating: Default::default(),
+            packages: Default::default(),
         };
         let mut md = Vec::new();
         write_markdown(&mut md, &table).unwrap();

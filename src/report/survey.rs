@@ -340,6 +340,7 @@ mod tests {
                 row("", vec![]),
             ],
             dating: Default::default(),
+            packages: Default::default(),
         };
         let s = survey(&table).unwrap();
         assert_eq!(
@@ -378,6 +379,7 @@ mod tests {
                 row("2025-06-01", annotated()),
             ],
             dating: Default::default(),
+            packages: Default::default(),
         };
         assert!(
             survey(&table).is_none(),

@@ -437,6 +437,7 @@ mod tests {
             columns: Columns::default_columns(),
             date: "2026-01-01".into(),
             dating: Default::default(),
+            packages: Default::default(),
             rows: vec![
                 row("2025-09-01", Some([3, 0, 0, 1, 9])),
                 row("2025-06-01", Some([1, 0, 0, 0, 9])),
@@ -533,6 +534,7 @@ mod tests {
                 ],
                 committed: Default::default(),
             },
+            packages: Default::default(),
         };
         let trend = Trend::of(&table).unwrap();
         let got: Vec<(&str, u64, u64, u64)> = trend
@@ -613,6 +615,7 @@ mod tests {
             columns: Columns::default_columns(),
             date: "2026-01-01".into(),
             dating: Default::default(),
+            packages: Default::default(),
             rows: vec![
                 with_tools(
                     "2025-06-01",

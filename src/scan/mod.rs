@@ -147,6 +147,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitStatus> {
         date,
         rows,
         dating: Default::default(),
+        packages: Default::default(),
     };
 
     print_results(args, &table)?;
@@ -597,6 +598,7 @@ mod tests {
                 row("broken", Err(Failure::new(FailureKind::Other, "x"))),
             ],
             dating: Default::default(),
+            packages: Default::default(),
         };
         let silent: Vec<&str> = table.zero_in(&[0, 1]).map(Row::repo).collect();
         assert_eq!(silent, ["silent"]);

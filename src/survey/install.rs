@@ -22,11 +22,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::program::{self, Program};
-use super::pypi::{self, normalize};
 use super::python::{self, Interpreter};
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 use crate::probe::stderr;
+use crate::registry::pypi::{self, normalize};
 
 /// The stderr kept of an installer, in bytes.
 const MAX_STDERR: usize = 64 << 10;

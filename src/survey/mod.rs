@@ -21,7 +21,6 @@ pub mod journal;
 pub mod note;
 mod outcome;
 pub mod program;
-pub mod pypi;
 pub mod python;
 pub mod sandbox;
 pub mod servers;

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use super::pypi::{dist_info, normalize};
 use crate::infra::sanitize::sanitize;
+use crate::registry::pypi::{dist_info, normalize};
 
 /// What to run of an installed distribution.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -56,6 +56,9 @@ pub enum CommitSource {
     Head,
     /// Files on disk that no commit describes.
     Worktree,
+    /// A package's artifact: the commit is the one its metadata names (npm's
+    /// `gitHead`), not read from the bytes; empty when it names none.
+    Package,
 }
 
 impl CommitSource {
@@ -66,6 +69,7 @@ impl CommitSource {
             CommitSource::Pinned => "pinned",
             CommitSource::Head => "head",
             CommitSource::Worktree => "worktree",
+            CommitSource::Package => "package",
         }
     }
 
@@ -76,6 +80,7 @@ impl CommitSource {
             CommitSource::Pinned,
             CommitSource::Head,
             CommitSource::Worktree,
+            CommitSource::Package,
         ]
         .into_iter()
         .find(|s| s.as_str() == text)
@@ -220,6 +225,18 @@ impl Row {
     }
 }
 
+/// Holds what a package's row says of its artifact, from the corpus: the
+/// [`PACKAGE_COLUMNS`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shipped {
+    /// The artifact's file name.
+    pub artifact: String,
+    /// The registry's digest of it, as the registry writes it.
+    pub digest: String,
+    /// The source repository its metadata names; empty when none.
+    pub repository: String,
+}
+
 /// Holds a whole table: the columns and the rows, in order.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -229,6 +246,9 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// What the corpus says of the commits beside the rows.
     pub dating: Dating,
+    /// What the corpus says of each package's artifact, by the row's key; empty for
+    /// a corpus of repositories, whose tables then have no [`PACKAGE_COLUMNS`].
+    pub packages: BTreeMap<TreeKey, Shipped>,
 }
 
 impl Table {
@@ -236,6 +256,12 @@ impl Table {
     /// column (a corpus's trees are all dated or none is).
     pub fn is_dated(&self) -> bool {
         self.rows.iter().any(|r| r.key.as_of.is_some())
+    }
+
+    /// Returns true when the corpus had packages: the census table then ends with
+    /// the [`PACKAGE_COLUMNS`].
+    pub fn has_packages(&self) -> bool {
+        !self.packages.is_empty()
     }
 
     /// Returns each row that failed, with why.
@@ -318,6 +344,10 @@ const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
+/// The census table's columns of a package's artifact, after the trailing ones;
+/// only a corpus with packages has them (see [`Shipped`]).
+pub const PACKAGE_COLUMNS: [&str; 3] = ["artifact", "digest", "repository"];
+
 /// The files table's leading columns, before the count columns: the tree's key,
 /// its commit, then the file.
 const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path", "bytes"];
@@ -325,7 +355,10 @@ const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path
 /// Returns true when a census column holds a count that two tables can compare:
 /// `files_walked`, `bytes_read` and every term or control column.
 pub fn is_count_column(name: &str) -> bool {
-    !(LEADING.contains(&name) || TRAILING.contains(&name) || name == AS_OF)
+    !(LEADING.contains(&name)
+        || TRAILING.contains(&name)
+        || PACKAGE_COLUMNS.contains(&name)
+        || name == AS_OF)
         || name == "files_walked"
         || name == "bytes_read"
 }
@@ -340,15 +373,29 @@ fn with_date<'a>(leading: &[&'a str], is_dated: bool) -> Vec<&'a str> {
 }
 
 /// Returns the census table's header for `columns`, in order; with `as_of` when
-/// `is_dated`.
-pub fn census_header(columns: &Columns, is_dated: bool) -> Vec<String> {
+/// `is_dated`, and the [`PACKAGE_COLUMNS`] at the end when `has_packages`.
+pub fn census_header(columns: &Columns, is_dated: bool, has_packages: bool) -> Vec<String> {
+    let packages: &[&str] = match has_packages {
+        true => &PACKAGE_COLUMNS,
+        false => &[],
+    };
     with_date(&LEADING, is_dated)
         .into_iter()
         .chain(columns.names())
         .chain(TOOL_COLUMNS)
         .chain(TRAILING)
+        .chain(packages.iter().copied())
         .map(str::to_string)
         .collect()
+}
+
+/// Returns the [`PACKAGE_COLUMNS`] cells of the row of `key` in a table of
+/// `packages`: empty for a repository's row.
+pub fn package_cells(packages: &BTreeMap<TreeKey, Shipped>, key: &TreeKey) -> [String; 3] {
+    match packages.get(key) {
+        Some(p) => [p.artifact.clone(), p.digest.clone(), p.repository.clone()],
+        None => Default::default(),
+    }
 }
 
 /// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
@@ -455,7 +502,7 @@ pub fn read_census<R: Read>(
     columns: &Columns,
     is_dated: bool,
 ) -> Result<ReadTable> {
-    let header = census_header(columns, is_dated);
+    let header = census_header(columns, is_dated, false);
     let mut reader = csv::Reader::from_reader(input);
     let got: Vec<String> = reader
         .headers()
@@ -463,7 +510,9 @@ pub fn read_census<R: Read>(
         .iter()
         .map(str::to_string)
         .collect();
-    if got != header {
+    // A table of a corpus with packages ends with their columns; the rows' cells of
+    // them come from the corpus, not from the table.
+    if got != header && got != census_header(columns, is_dated, true) {
         bail!(
             "'{name}' has the columns '{}', but the corpus gives '{}'",
             got.join(","),
@@ -1083,7 +1132,8 @@ mod tests {
             ..row.clone()
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns, false)).unwrap();
+        w.write_record(census_header(&columns, false, false))
+            .unwrap();
         for r in [&row, &failed] {
             w.write_record(census_record(r, columns.len(), "2026-01-02", false))
                 .unwrap();
@@ -1139,7 +1189,8 @@ mod tests {
             }),
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns, true)).unwrap();
+        w.write_record(census_header(&columns, true, false))
+            .unwrap();
         w.write_record(census_record(&row, columns.len(), "2026-01-02", true))
             .unwrap();
         let bytes = w.into_inner().unwrap();
@@ -1182,7 +1233,7 @@ mod tests {
                 tools: None,
             }),
         };
-        let header = census_header(&columns, true);
+        let header = census_header(&columns, true, false);
         assert_eq!(
             header[..5],
             ["repo", "pinned", "subfolder", "as_of", "server"]

@@ -296,13 +296,8 @@ fn assert_census_accepts(text: &str, expected: &[Tree]) {
         .iter()
         .map(|t| {
             let t = t.clone();
-            (
-                t.repo,
-                t.commit.to_string(),
-                t.subfolder,
-                t.name,
-                t.archive_url,
-            )
+            let pin = t.pin_text().to_string();
+            (t.repo, pin, t.subfolder, t.name, t.archive_url)
         })
         .collect();
     let want: Vec<Seen> = expected

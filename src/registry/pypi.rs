@@ -1,26 +1,30 @@
-//! What a PyPI install needs to know of the index: which index pip would read, when a
-//! release was uploaded (so that its dependencies resolve as of that time), which of
-//! its wheels went into a venv, and whether it has only sdists.
+//! A PyPI index, as the user's own uv or pip is set up to read it: which index, a
+//! release's files with their sha256 and upload times, a version pinned to one
+//! artifact by its digest, and which of a release's wheels went into a venv.
 //!
 //! The index is the user's: `UV_DEFAULT_INDEX` or `UV_INDEX_URL` when set (uv reads
 //! them itself), else the one pip is configured with (`PIP_INDEX_URL`, `pip.conf`'s
 //! `index-url`, as `pip config list` shows them), else PyPI. A release's files, their
-//! `Requires-Python` and upload times come from the index's Simple API, which
-//! mirrors and private indexes serve too (PEP 691 JSON, PEP 700 `upload-time`; PEP
-//! 503 HTML where JSON is not served); PyPI's own JSON API only where the Simple API
-//! gives no upload time. Every request goes through `fetch::http`'s client. It
-//! installs nothing and runs no package: that is `install`'s (docs/probe.md,
-//! "Registry packages").
+//! `Requires-Python`, yanked marks and upload times come from the index's Simple API,
+//! which mirrors and private indexes serve too (PEP 691 JSON, PEP 700 `upload-time`
+//! and `versions`, PEP 592 `yanked`; PEP 503 HTML where JSON is not served); PyPI's
+//! own JSON API only where the Simple API gives no upload time. The credentials in
+//! the index URL's user info, else `~/.netrc`'s for its host, go with each request
+//! to the index and never into a message. It installs nothing and runs no package:
+//! that is `survey::install`'s (docs/probe.md, "Registry packages").
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use reqwest::Url;
 use serde_json::Value;
 
-use crate::fetch::http;
+use super::client::{basic_credential, get, shown, without_credentials, Failed};
+use super::pinned::{Kind, Miss, Pinned};
+use crate::fetch::digest::Digest;
+use crate::fetch::http::{self, Credential};
 use crate::infra::date;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
@@ -104,9 +108,6 @@ fn json_base(index: &str) -> Option<String> {
         .map(|root| format!("{root}/pypi"))
 }
 
-/// The most bytes of one index answer read: a project page of every release of a
-/// large project is a few MiB.
-const MAX_ANSWER: u64 = 32 << 20;
 /// What a project page is asked for as: PEP 691's JSON, else PEP 503's HTML.
 const SIMPLE_ACCEPT: &str = "application/vnd.pypi.simple.v1+json, text/html;q=0.01";
 
@@ -141,56 +142,23 @@ impl Release {
 #[derive(Debug, Default, PartialEq)]
 struct File {
     name: String,
+    /// The file's URL as the page gives it (relative to the page, or absolute).
+    url: String,
     sha256: Option<String>,
     uploaded: Option<String>,
     requires_python: Option<String>,
+    /// PEP 592: why the file is yanked (empty when no reason is given), `None`
+    /// when it is not.
+    yanked: Option<String>,
 }
 
-/// Returns the HTTP client index requests go through (the machine's trust store and
-/// proxies, retries, see `fetch::http`), made once per run.
-fn client() -> Result<&'static (http::Client, http::Breaker), String> {
-    static CLIENT: OnceLock<Result<(http::Client, http::Breaker), String>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            let client = http::Client::new(http::Options {
-                timeout: Duration::from_secs(30),
-                retry: http::Retry::new(3),
-                token: None,
-            })
-            .map_err(|e| format!("{e:#}"))?;
-            // One package's lookups failing never stops another's.
-            Ok((client, http::Breaker::new(0)))
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
-/// GETs `url` through the one client and returns the answer's content type and at
-/// most [`MAX_ANSWER`] bytes of it.
-fn get(url: &str, accept: &str) -> Result<(String, Vec<u8>), String> {
-    let (client, breaker) = client()?;
-    client
-        .get(url, Some(accept), breaker, |response| {
-            let kind = response
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default()
-                .to_ascii_lowercase();
-            let mut body = Vec::new();
-            response
-                .take(MAX_ANSWER + 1)
-                .read_to_end(&mut body)
-                .map_err(|e| http::Error::new(http::Kind::Network, e))?;
-            if body.len() as u64 > MAX_ANSWER {
-                return Err(http::Error::new(
-                    http::Kind::Mismatch,
-                    format!("the answer is larger than {MAX_ANSWER} bytes"),
-                ));
-            }
-            Ok((kind, body))
-        })
-        .map_err(|e| format!("GET {}: {e}", sanitize(url)))
+/// GETs `url` of the index, with the credential the index URL carries or netrc
+/// gives, and returns the answer's content type and body; an error names the URL
+/// without credentials.
+fn get_index(url: &str, accept: &str) -> Result<(String, Vec<u8>), Failed> {
+    let parsed = Url::parse(url).ok();
+    let credential: Option<Credential> = parsed.as_ref().and_then(basic_credential);
+    get(&without_credentials(url), accept, credential.as_ref())
 }
 
 /// Returns what the index says of `name` at `version`: its files from the project
@@ -199,14 +167,9 @@ fn get(url: &str, accept: &str) -> Result<(String, Vec<u8>), String> {
 /// the JSON API asked (`/simple` → `/pypi/NAME/VERSION/json`, PyPI's own). An error
 /// names the URL.
 pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String> {
-    let url = format!("{}/{}/", index.trim_end_matches('/'), normalize(name));
-    let (kind, body) = get(&url, SIMPLE_ACCEPT)?;
-    let files = if kind.contains("json") {
-        json_files(&body).map_err(|why| format!("GET {}: {why}", sanitize(&url)))?
-    } else {
-        html_files(&String::from_utf8_lossy(&body))
-    };
-    let files: Vec<File> = files
+    let page = project(index, name).map_err(|f| f.why)?;
+    let files: Vec<File> = page
+        .files
         .into_iter()
         .filter(|f| file_version(&f.name, name).is_some_and(|v| same_version(v, version)))
         .collect();
@@ -248,6 +211,195 @@ pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String
     Ok(release)
 }
 
+/// Holds a project page of the Simple API: its URL (file URLs are relative to it),
+/// its files, and the versions it lists (PEP 700), else those its files name.
+struct Project {
+    url: String,
+    files: Vec<File>,
+    versions: Vec<String>,
+}
+
+/// Reads the project page of `name` on `index`: PEP 691 JSON where the index serves
+/// it, else PEP 503 HTML. An HTML answer that is no project page (an error page, a
+/// login form) lists no file and is an error.
+fn project(index: &str, name: &str) -> Result<Project, Failed> {
+    let url = format!("{}/{}/", index.trim_end_matches('/'), normalize(name));
+    let (kind, body) = get_index(&url, SIMPLE_ACCEPT)?;
+    let not_a_page = |why: String| Failed {
+        kind: http::Kind::Mismatch,
+        why: format!("GET {}: {why}", shown(&url)),
+    };
+    let (files, listed) = if kind.contains("json") {
+        let files = json_files(&body).map_err(not_a_page)?;
+        let listed: Option<Vec<String>> =
+            serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|page| {
+                    let versions = page.get("versions")?.as_array()?;
+                    Some(
+                        versions
+                            .iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect(),
+                    )
+                });
+        (files, listed)
+    } else {
+        let text = String::from_utf8_lossy(&body);
+        let files = html_files(&text);
+        if files.is_empty() && !text.to_ascii_lowercase().contains("<a") {
+            let head = crate::infra::sanitize::excerpt(&text);
+            return Err(not_a_page(format!(
+                "the answer ('{}', {head}) lists no file",
+                sanitize(&kind)
+            )));
+        }
+        (files, None)
+    };
+    let versions = listed.unwrap_or_else(|| {
+        let mut named: Vec<String> = Vec::new();
+        for file in &files {
+            if let Some(v) = file_version(&file.name, name) {
+                if !named.iter().any(|n| same_version(n, v)) {
+                    named.push(v.to_string());
+                }
+            }
+        }
+        named
+    });
+    Ok(Project {
+        url,
+        files,
+        versions,
+    })
+}
+
+/// Pins `name` at `version` (when `None`, the newest release that is neither yanked
+/// nor a pre-release) to one artifact of the index `index` by its sha256: the
+/// pure-Python wheel (`*-none-any.whl`) if there is one, else the sdist (`.tar.gz`,
+/// then `.zip`), else the first wheel in the index's order. A yanked file is pinned
+/// only when its version is named (PEP 592 keeps it downloadable), and says so.
+pub fn pin(index: &str, name: &str, version: Option<&str>) -> Result<Pinned, Miss> {
+    let page = project(index, name).map_err(|f| match f.kind {
+        http::Kind::NotFound => Miss::absent(f.why),
+        _ => Miss::failed(f.why),
+    })?;
+    let at = || format!("GET {}", shown(&page.url));
+    let of = |v: &str| -> Vec<&File> {
+        page.files
+            .iter()
+            .filter(|f| file_version(&f.name, name).is_some_and(|fv| same_version(fv, v)))
+            .collect()
+    };
+    let version = match version {
+        Some(v) => v.to_string(),
+        None => {
+            let mut candidates: Vec<((Vec<u64>, u64), &String)> = page
+                .versions
+                .iter()
+                .filter(|v| !is_prerelease(v))
+                .filter(|v| {
+                    let files = of(v);
+                    !files.is_empty() && files.iter().any(|f| f.yanked.is_none())
+                })
+                .filter_map(|v| Some((release_numbers(v)?, v)))
+                .collect();
+            candidates.sort();
+            match candidates.last() {
+                Some((_, v)) => v.to_string(),
+                None => {
+                    return Err(Miss::absent(format!(
+                        "{}: no release that is neither yanked nor a pre-release",
+                        at()
+                    )))
+                }
+            }
+        }
+    };
+    let files = of(&version);
+    if files.is_empty() {
+        return Err(Miss::absent(format!(
+            "{}: no file of version '{}'",
+            at(),
+            sanitize(&version)
+        )));
+    }
+    let by_end = |end: &str| files.iter().find(|f| f.name.ends_with(end));
+    let chosen = by_end("-none-any.whl")
+        .or_else(|| by_end(".tar.gz"))
+        .or_else(|| by_end(".zip"))
+        .or_else(|| by_end(".whl"))
+        .ok_or_else(|| {
+            Miss::absent(format!(
+                "{}: version '{}' has no wheel or sdist",
+                at(),
+                sanitize(&version)
+            ))
+        })?;
+    let digest = chosen
+        .sha256
+        .as_deref()
+        .and_then(|hex| Digest::parse(&format!("sha256:{hex}")))
+        .ok_or_else(|| {
+            Miss::failed(format!(
+                "{}: the index gives no sha256 for '{}'",
+                at(),
+                sanitize(&chosen.name)
+            ))
+        })?;
+    let url = Url::parse(&page.url)
+        .and_then(|base| base.join(&chosen.url))
+        .map_err(|e| Miss::failed(format!("{}: '{}': {e}", at(), shown(&chosen.url))))?;
+    let version = file_version(&chosen.name, name)
+        .unwrap_or(&version)
+        .to_string();
+    Ok(Pinned {
+        registry: Kind::Pypi,
+        name: name.to_string(),
+        version,
+        artifact: chosen.name.clone(),
+        url: without_credentials(url.as_str()),
+        digest,
+        repository: None,
+        commit: None,
+        yanked: chosen.yanked.clone(),
+    })
+}
+
+/// Returns true when a PEP 440 version is a pre-release or a development release.
+fn is_prerelease(version: &str) -> bool {
+    version_tokens(version)
+        .iter()
+        .any(|t| matches!(t.as_str(), "a" | "b" | "rc" | "dev"))
+}
+
+/// Returns the release numbers of a final or post release for ordering (`1.10.0`
+/// after `1.9`, a post release after its release), epoch first; `None` for a
+/// version that is not one.
+fn release_numbers(version: &str) -> Option<(Vec<u64>, u64)> {
+    let (epoch, rest) = match version.split_once('!') {
+        Some((e, r)) => (e.parse().ok()?, r),
+        None => (0, version),
+    };
+    let public = rest.split('+').next().unwrap_or_default();
+    let mut numbers = vec![epoch];
+    let mut post = None;
+    let tokens = version_tokens(public);
+    let mut words = tokens.iter();
+    while let Some(token) = words.next() {
+        match token.parse::<u64>() {
+            Ok(n) if post.is_none() => numbers.push(n),
+            _ if token == "post" => post = Some(words.next()?.parse().ok()?),
+            _ => return None,
+        }
+    }
+    // `1.0` and `1.0.0` are one version: trailing zeros do not order.
+    while numbers.len() > 2 && numbers.last() == Some(&0) {
+        numbers.pop();
+    }
+    Some((numbers, post.unwrap_or(0)))
+}
+
 /// Returns the latest PEP 700 `upload-time` of `files`, or why there is none.
 fn latest_upload(files: &[File]) -> Result<String, String> {
     let mut latest: Option<(i64, &str)> = None;
@@ -272,19 +424,19 @@ fn json_api_upload(index: &str, name: &str, version: &str) -> Result<String, Str
         )
     })?;
     let url = format!("{base}/{}/{version}/json", normalize(name));
-    let (_, body) = get(&url, "application/json")?;
-    let json: Value = serde_json::from_slice(&body)
-        .map_err(|e| format!("GET {}: not JSON: {e}", sanitize(&url)))?;
+    let (_, body) = get_index(&url, "application/json").map_err(|f| f.why)?;
+    let json: Value =
+        serde_json::from_slice(&body).map_err(|e| format!("GET {}: not JSON: {e}", shown(&url)))?;
     let files: Vec<File> = json["urls"]
         .as_array()
-        .ok_or_else(|| format!("GET {}: no 'urls'", sanitize(&url)))?
+        .ok_or_else(|| format!("GET {}: no 'urls'", shown(&url)))?
         .iter()
         .map(|f| File {
             uploaded: f["upload_time_iso_8601"].as_str().map(String::from),
             ..File::default()
         })
         .collect();
-    latest_upload(&files).map_err(|why| format!("GET {}: {why}", sanitize(&url)))
+    latest_upload(&files).map_err(|why| format!("GET {}: {why}", shown(&url)))
 }
 
 /// Returns the files of a PEP 691 JSON project page.
@@ -295,9 +447,16 @@ fn json_files(body: &[u8]) -> Result<Vec<File>, String> {
         .iter()
         .map(|f| File {
             name: f["filename"].as_str().unwrap_or_default().to_string(),
+            url: f["url"].as_str().unwrap_or_default().to_string(),
             sha256: f["hashes"]["sha256"].as_str().map(String::from),
             uploaded: f["upload-time"].as_str().map(String::from),
             requires_python: f["requires-python"].as_str().map(String::from),
+            // PEP 691: `yanked` is false, true, or the reason as a string.
+            yanked: match &f["yanked"] {
+                Value::Bool(true) => Some(String::new()),
+                Value::String(why) => Some(why.clone()),
+                _ => None,
+            },
         })
         .collect())
 }
@@ -310,13 +469,23 @@ fn html_files(body: &str) -> Vec<File> {
         .filter_map(|anchor| {
             let (attributes, rest) = anchor.split_once('>')?;
             let (text, _) = rest.split_once("</a>")?;
-            let sha256 = attribute(attributes, "href")
-                .and_then(|href| href.split_once("#sha256=").map(|(_, h)| h.to_string()));
+            let href = attribute(attributes, "href").unwrap_or_default();
+            let (url, fragment) = href.split_once('#').unwrap_or((&href, ""));
+            let sha256 = fragment.strip_prefix("sha256=").map(String::from);
+            // PEP 592: `data-yanked`, with the reason as its value or none.
+            let yanked = attribute(attributes, "data-yanked").or_else(|| {
+                attributes
+                    .split(|c: char| c.is_whitespace() || c == '/')
+                    .any(|word| word == "data-yanked")
+                    .then(String::new)
+            });
             Some(File {
                 name: unescape(text.trim()),
+                url: url.to_string(),
                 sha256,
                 uploaded: None,
                 requires_python: attribute(attributes, "data-requires-python"),
+                yanked,
             })
         })
         .collect()
@@ -514,6 +683,19 @@ fn wheel_tags(file: &str) -> Vec<String> {
     tags
 }
 
+/// Returns true when `name` is a valid distribution name (PEP 508: ASCII letters
+/// and digits, with `-`, `_` and `.` inside).
+pub fn is_valid_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 200
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b))
+}
+
 /// Returns a PyPI name normalized as PEP 503 says: lower case, runs of `-_.` one `-`.
 pub fn normalize(name: &str) -> String {
     let mut out = String::new();
@@ -573,9 +755,11 @@ mod tests {
             files[0],
             File {
                 name: "x_mcp-1.0-py3-none-any.whl".into(),
+                url: "../../f/x_mcp-1.0-py3-none-any.whl".into(),
                 sha256: Some("bb".into()),
                 uploaded: None,
                 requires_python: Some(">=3.10,<4".into()),
+                yanked: None,
             }
         );
         assert_eq!(files[1].name, "x-mcp-0.9.tar.gz");
@@ -584,6 +768,32 @@ mod tests {
             Err("the index's Simple API gives no upload time (PEP 700)".to_string())
         );
         assert!(json_files(b"{}").unwrap_err().contains("no 'files'"));
+    }
+
+    #[test]
+    fn the_newest_final_release_is_the_latest() {
+        let mut versions = [
+            "1.9",
+            "1.10.0",
+            "1.10.1rc1",
+            "2.0.dev3",
+            "1.10.0.post1",
+            "0.9",
+        ];
+        versions.sort_by_key(|v| release_numbers(v));
+        assert_eq!(
+            versions.iter().rfind(|v| !is_prerelease(v)),
+            Some(&"1.10.0.post1")
+        );
+        assert!(release_numbers("1.0") == release_numbers("1.0.0"));
+        assert!(release_numbers("1.0") < release_numbers("1.0.1"));
+        assert!(release_numbers("1!0.1") > release_numbers("9.9"));
+        assert!(is_prerelease("1.0b2") && is_prerelease("1.0-rc.1") && !is_prerelease("1.0"));
+        let html = "<a href='x-1.0.tar.gz#sha256=aa' data-yanked>x-1.0.tar.gz</a>\
+                    <a href='x-1.1.tar.gz' data-yanked=\"broken\">x-1.1.tar.gz</a>";
+        let files = html_files(html);
+        assert_eq!(files[0].yanked.as_deref(), Some(""));
+        assert_eq!(files[1].yanked.as_deref(), Some("broken"));
     }
 
     #[test]
