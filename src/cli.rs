@@ -58,6 +58,10 @@ pub enum CorpusSource {
     /// Reads a list of repositories, one a line, and pins each:
     /// `REPOSITORY [ref=REF] [subfolder=PATH] [name=NAME]`, `#` comments.
     List(CorpusListArgs),
+    /// Reads a list of packages, one a line, and pins each to its artifact by the
+    /// index's digest: `npm:NAME@VERSION`, `pypi:NAME==VERSION`, or without a
+    /// version for the latest release that day; `#` comments.
+    Packages(CorpusListArgs),
 }
 
 #[derive(Debug, Args)]
@@ -99,6 +103,12 @@ pub struct CorpusRegistryArgs {
     #[arg(long, value_name = "FILE")]
     pub packages: Option<PathBuf>,
 
+    /// Writes the corpus of what ships to this file: every npm and PyPI package the
+    /// servers name, whatever their transport, at the entry's version, pinned to its
+    /// artifact by the index's digest (skipped ones in STEM-skipped.csv beside it).
+    #[arg(long, value_name = "FILE")]
+    pub shipped: Option<PathBuf>,
+
     /// Keeps every version of a server, each its own tree; by default a server
     /// gives one tree, at the version the registry marks isLatest.
     #[arg(long)]
@@ -115,7 +125,7 @@ pub struct CorpusRegistryArgs {
 
 #[derive(Debug, Args)]
 pub struct CorpusListArgs {
-    /// The list of repositories.
+    /// The list: one repository (or, for `packages`, one package) a line.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 

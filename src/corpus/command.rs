@@ -14,6 +14,7 @@ use crate::corpus::history::{self, HistoryOptions};
 use crate::corpus::pin::GitOptions;
 use crate::corpus::registry::{self};
 use crate::corpus::repo_list;
+use crate::corpus::shipped;
 use crate::fetch::http::{self, Breaker};
 use crate::infra::atomic::write_bytes;
 use crate::infra::date;
@@ -38,6 +39,8 @@ enum Source {
     Registry(RegistryConfig),
     /// A list of repositories, one a line.
     List(PathBuf),
+    /// A list of packages, one a line.
+    Packages(PathBuf),
 }
 
 /// What `corpus registry` reads and writes beside the corpus.
@@ -50,6 +53,8 @@ struct RegistryConfig {
     is_all_versions: bool,
     remotes: Option<PathBuf>,
     packages: Option<PathBuf>,
+    /// Where the corpus of what ships goes (`--shipped`), and its skipped list.
+    shipped: Option<(PathBuf, PathBuf)>,
 }
 
 /// How the candidates are pinned and where the corpus goes: what every source shares.
@@ -73,7 +78,39 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
     match &args.source {
         CorpusSource::Registry(a) => {
             let date = date::resolve(a.build.date.as_deref())?;
-            for (flag, path) in [("--remotes", &a.remotes), ("--packages", &a.packages)] {
+            let shipped = a.shipped.as_ref().map(|p| (p.clone(), skipped_beside(p)));
+            if a.shipped.is_some() && (!a.build.at.is_empty() || a.build.since.is_some()) {
+                return Err(UsageError(
+                    "--shipped pins packages by version, which have no dates: it cannot be \
+                     given with --at or --since"
+                        .to_string(),
+                )
+                .into());
+            }
+            let extra = [
+                ("--remotes", &a.remotes),
+                ("--packages", &a.packages),
+                ("--shipped", &a.shipped),
+            ];
+            for (i, (flag, path)) in extra.iter().enumerate() {
+                let Some(path) = path else { continue };
+                if let Some((other, _)) = extra[..i].iter().find(|(_, p)| p.as_ref() == Some(path))
+                {
+                    return Err(UsageError(format!("{other} and {flag} name the same file")).into());
+                }
+                if shipped.as_ref().is_some_and(|(_, s)| s == path) && *flag != "--shipped" {
+                    return Err(UsageError(format!(
+                        "{flag} '{}' is also the skipped list of --shipped",
+                        path.display()
+                    ))
+                    .into());
+                }
+            }
+            for (flag, path) in [
+                ("--remotes", &a.remotes),
+                ("--packages", &a.packages),
+                ("--shipped", &a.shipped),
+            ] {
                 let Some(path) = path else { continue };
                 if *path == a.build.out || *path == skipped_path(&a.build) {
                     return Err(UsageError(format!(
@@ -82,11 +119,6 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                     ))
                     .into());
                 }
-            }
-            if a.remotes.is_some() && a.remotes == a.packages {
-                return Err(
-                    UsageError("--remotes and --packages name the same file".to_string()).into(),
-                );
             }
             let http = match a.pages.is_empty() {
                 true => {
@@ -111,6 +143,7 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                 is_all_versions: a.all_versions,
                 remotes: a.remotes.clone(),
                 packages: a.packages.clone(),
+                shipped,
             };
             Ok(Config {
                 source: Source::Registry(registry),
@@ -124,7 +157,37 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                 build: configure_build(&a.build, date)?,
             })
         }
+        CorpusSource::Packages(a) => {
+            let b = &a.build;
+            let meaningless = [
+                ("--at", !b.at.is_empty()),
+                ("--since", b.since.is_some()),
+                ("--cache", b.cache.is_some()),
+                ("--clone-timeout", b.clone_timeout != 600),
+                ("--max-history", b.max_history.0 != 2 << 30),
+            ];
+            if let Some((flag, _)) = meaningless.iter().find(|(_, given)| *given) {
+                return Err(UsageError(format!(
+                    "{flag} means nothing for packages: a package is pinned by its version, \
+                     with no history to read"
+                ))
+                .into());
+            }
+            let date = date::resolve(b.date.as_deref())?;
+            Ok(Config {
+                source: Source::Packages(a.file.clone()),
+                build: configure_build(b, date)?,
+            })
+        }
     }
+}
+
+/// Returns `STEM-skipped.csv` beside `path`.
+fn skipped_beside(path: &Path) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or("corpus".into(), |s| s.to_string_lossy().into_owned());
+    path.with_file_name(format!("{stem}-skipped.csv"))
 }
 
 /// Returns the validated options every source shares, for a build on `date`.
@@ -155,13 +218,9 @@ fn configure_build(args: &CorpusBuildArgs, date: String) -> Result<BuildConfig> 
 
 /// Returns `--skipped`, else `STEM-skipped.csv` beside `--out`.
 fn skipped_path(args: &CorpusBuildArgs) -> PathBuf {
-    args.skipped.clone().unwrap_or_else(|| {
-        let stem = args
-            .out
-            .file_stem()
-            .map_or("corpus".into(), |s| s.to_string_lossy().into_owned());
-        args.out.with_file_name(format!("{stem}-skipped.csv"))
-    })
+    args.skipped
+        .clone()
+        .unwrap_or_else(|| skipped_beside(&args.out))
 }
 
 /// Returns the dates and history options of `--at` and `--since`, or `None` for a
@@ -199,7 +258,67 @@ pub fn run(args: &CorpusArgs) -> Result<ExitStatus> {
     match source {
         Source::Registry(registry) => run_registry(&registry, &build),
         Source::List(file) => run_list(&file, &build),
+        Source::Packages(file) => run_packages(&file, &build),
     }
+}
+
+fn run_packages(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| UsageError(format!("reading the list '{}': {e}", file.display())))?;
+    let wanted = shipped::parse_list(&file.display().to_string(), &text)?;
+    let file_name = file
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let from = Provenance {
+        command: "corpus packages".to_string(),
+        source: format!("the list '{file_name}'"),
+        date: build.date.clone(),
+        read: wanted.len(),
+        skipped_file: String::new(),
+    };
+    write_shipped(wanted, build.jobs, &build.out, &build.skipped, from)
+}
+
+/// Pins `wanted`, writes the corpus of what ships to `out` and its skipped list to
+/// `skipped`, and reports. A list of which nothing could be pinned writes no corpus.
+fn write_shipped(
+    wanted: Vec<shipped::Wanted>,
+    jobs: usize,
+    out: &Path,
+    skipped: &Path,
+    mut from: Provenance,
+) -> Result<ExitStatus> {
+    let read = wanted.len();
+    let mut pinned = shipped::pin_all(wanted, jobs);
+    pinned.skipped.sort();
+    write_bytes(skipped, &skipped_csv(&pinned.skipped)?)?;
+    if pinned.pinned.is_empty() {
+        bail!(
+            "no package could be pinned, so '{}' was not written; '{}' says why",
+            out.display(),
+            skipped.display()
+        );
+    }
+    from.skipped_file = skipped
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    write_bytes(out, shipped::corpus_text(&pinned, &from).as_bytes())?;
+    messages::note(format!(
+        "corpus: {} read; {} pinned to their artifacts in '{}'; {} skipped, listed in '{}'",
+        messages::count(read as u64, "package", "packages"),
+        pinned.pinned.len(),
+        sanitize(out.display().to_string()),
+        pinned.skipped.len(),
+        sanitize(skipped.display().to_string())
+    ));
+    if pinned.failures > 0 {
+        messages::note(format!(
+            "corpus: asking the index failed for {} after its retries; rerun to try them again",
+            messages::count(pinned.failures as u64, "package", "packages")
+        ));
+        return Ok(ExitStatus::Failed);
+    }
+    Ok(ExitStatus::Ok)
 }
 
 fn run_registry(config: &RegistryConfig, build: &BuildConfig) -> Result<ExitStatus> {
@@ -265,7 +384,30 @@ fn run_registry(config: &RegistryConfig, build: &BuildConfig) -> Result<ExitStat
         Ok(())
     };
     packages(&[])?;
-    finish(build, candidates, early, read, &from, &packages)
+    // What ships needs no repository: it is pinned before the repositories are.
+    let mut status = ExitStatus::Ok;
+    if let Some((out, skipped)) = &config.shipped {
+        let wanted = shipped::wanted_of_entries(&listing.entries, config.is_all_versions);
+        let from = Provenance {
+            command: "corpus registry --shipped".to_string(),
+            source: source.clone(),
+            date: date.clone(),
+            read: wanted.len(),
+            skipped_file: String::new(),
+        };
+        if wanted.is_empty() {
+            messages::note(
+                "corpus: the servers name no npm or PyPI package; --shipped wrote nothing",
+            );
+        } else {
+            status = write_shipped(wanted, build.jobs, out, skipped, from)?;
+        }
+    }
+    let repositories = finish(build, candidates, early, read, &from, &packages)?;
+    Ok(match status {
+        ExitStatus::Ok => repositories,
+        failed => failed,
+    })
 }
 
 fn run_list(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {

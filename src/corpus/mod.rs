@@ -5,7 +5,8 @@
 //! (`build`) pins a list of repositories, a registry's servers or a dated series to
 //! commits and writes such a file, with `registry`, `packages`, `repo_url`,
 //! `repo_list` and `pin` naming and resolving the repositories and `history` walking
-//! a repository's first-parent line for dated pins. This module owns the cache
+//! a repository's first-parent line for dated pins; `shipped` pins packages to
+//! their artifacts (`corpus packages`, `corpus registry --shipped`). This module owns the cache
 //! default that `census`, `corpus --at` and `probe --servers` share.
 //!
 //! A command: it may import the stages, `cli` and `infra`, and `scan` (whose git
@@ -20,6 +21,7 @@ pub mod pin;
 pub mod registry;
 pub mod repo_list;
 pub mod repo_url;
+pub mod shipped;
 pub mod text;
 
 use std::path::PathBuf;

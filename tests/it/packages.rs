@@ -1,0 +1,493 @@
+//! Tests of packages as a corpus (`corpus packages`, `[[package]]`, the census of
+//! what ships), against an npm registry and a PyPI index served on 127.0.0.1.
+//!
+//! The artifacts are written by Python's `tarfile` and `zipfile`, and Python counts
+//! them too, member by member, as the oracle: the census must give its counts, stamp
+//! the registry's digest, refuse bytes that are not the registry's, send a token
+//! only where npm's configuration binds it, and never ask the index again.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::*;
+
+/// Writes the artifacts into `dir` with Python and returns, per artifact file
+/// name, its oracle's view: regular files, bytes, each term's count, and its sha512
+/// (base64) and sha256 (hex).
+const ORACLE: &str = r#"
+import base64, hashlib, io, json, os, sys, tarfile, zipfile
+out = sys.argv[1]
+terms = sys.argv[2:]
+def tgz(name, files):
+    path = os.path.join(out, name)
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for member, data in files:
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            info.mtime = 499162500
+            tar.addfile(info, io.BytesIO(data))
+def whl(name, files):
+    with zipfile.ZipFile(os.path.join(out, name), "w", zipfile.ZIP_DEFLATED) as z:
+        for member, data in files:
+            z.writestr(member, data)
+server = b'server.registerTool("get_x", {annotations: {readOnlyHint: true, openWorldHint: false}}, h);\n'
+tgz("srv-1.0.0.tgz", [
+    ("package/package.json", b'{"name": "@acme/srv", "version": "1.0.0"}'),
+    ("package/dist/index.js", server * 3 + b"// READONLYHINT destructiveHint\n"),
+    ("package/README.md", b"annotations: idempotentHint, IdempotentHint\n"),
+])
+py = b'@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))\ndef get_y(): ...\n'
+whl("x_mcp-1.0-py3-none-any.whl", [
+    ("x_mcp/__init__.py", b""),
+    ("x_mcp/server.py", py * 2),
+    ("x_mcp-1.0.dist-info/RECORD", b"x_mcp/server.py,,\n"),
+])
+tgz("x_mcp-1.0.tar.gz", [("x_mcp-1.0/x_mcp/server.py", py * 7)])
+whl("x_mcp-0.9-py3-none-any.whl", [("x_mcp/server.py", py)])
+tgz("x_only-0.3.tar.gz", [
+    ("x_only-0.3/PKG-INFO", b"Name: x-only\n"),
+    ("x_only-0.3/x_only/main.py", b"openWorldHint openworldhint OPENWORLDHINT\n"),
+])
+whl("tampered-2.0-py3-none-any.whl", [("tampered/a.py", b"readOnlyHint\n")])
+view = {}
+for name in sorted(os.listdir(out)):
+    path = os.path.join(out, name)
+    blobs = []
+    if name.endswith(".whl"):
+        with zipfile.ZipFile(path) as z:
+            blobs = [z.read(i) for i in z.infolist() if not i.is_dir()]
+    else:
+        with tarfile.open(path) as tar:
+            blobs = [tar.extractfile(m).read() for m in tar.getmembers() if m.isreg()]
+    raw = open(path, "rb").read()
+    view[name] = {
+        "files": len(blobs),
+        "bytes": sum(len(b) for b in blobs),
+        "counts": [sum(b.lower().count(t.lower().encode()) for b in blobs) for t in terms],
+        "sha512": base64.b64encode(hashlib.sha512(raw).digest()).decode(),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+    }
+print(json.dumps(view))
+"#;
+
+const TOKEN: &str = "s3cret-npm-token";
+
+#[derive(Clone, Debug)]
+struct Oracle {
+    files: u64,
+    bytes: u64,
+    counts: Vec<u64>,
+    sha512: String,
+    sha256: String,
+}
+
+fn oracle(dir: &Path) -> BTreeMap<String, Oracle> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(ORACLE)
+        .arg(dir)
+        .args(TERMS)
+        .output()
+        .expect("python3 is the oracle");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let view: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    view.as_object()
+        .unwrap()
+        .iter()
+        .map(|(name, v)| {
+            let n = |k: &str| v[k].as_u64().unwrap();
+            (
+                name.clone(),
+                Oracle {
+                    files: n("files"),
+                    bytes: n("bytes"),
+                    counts: v["counts"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|c| c.as_u64().unwrap())
+                        .collect(),
+                    sha512: v["sha512"].as_str().unwrap().to_string(),
+                    sha256: v["sha256"].as_str().unwrap().to_string(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Serves the registry and the index of the artifacts in `dir`: a scoped npm
+/// package behind a token, a PyPI project with a wheel, an sdist and a yanked
+/// release, an sdist-only one (HTML page), one whose file is served altered, and
+/// the answers of an index that will not: 404, 401, an HTML page that is no project
+/// page.
+fn serve(dir: &Path, view: &BTreeMap<String, Oracle>) -> Loopback {
+    let dir = dir.to_path_buf();
+    let view = view.clone();
+    let port = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
+    let base = port.clone();
+    let server = Loopback::start(move |request| {
+        let url = base.get().cloned().unwrap_or_default();
+        let file = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let json = |body: String, kind: &str| {
+            tiny_http::Response::from_data(body.into_bytes())
+                .with_header(header(&format!("Content-Type: {kind}")))
+                .boxed()
+        };
+        let simple = |files: &[(&str, Option<&str>)]| {
+            let files: Vec<String> = files
+                .iter()
+                .map(|(name, yanked)| {
+                    let yanked = yanked.map_or("false".to_string(), |y| format!("{y:?}"));
+                    format!(
+                        r#"{{"filename":"{name}","url":"../../files/{name}","hashes":{{"sha256":"{}"}},"yanked":{yanked}}}"#,
+                        view[*name].sha256
+                    )
+                })
+                .collect();
+            json(
+                format!(
+                    r#"{{"meta":{{"api-version":"1.1"}},"files":[{}]}}"#,
+                    files.join(",")
+                ),
+                "application/vnd.pypi.simple.v1+json",
+            )
+        };
+        let is_authorized =
+            request.header("Authorization").as_deref() == Some(&format!("Bearer {TOKEN}"));
+        match request.url.as_str() {
+            "/npm/@acme%2fsrv" | "/npm/@acme/srv/-/srv-1.0.0.tgz" if !is_authorized => {
+                reply(401, "token needed")
+            }
+            "/npm/@acme%2fsrv" => json(
+                format!(
+                    r#"{{"name":"@acme/srv","dist-tags":{{"latest":"1.0.0"}},"versions":{{"1.0.0":{{
+                      "gitHead":"0123456789abcdef0123456789abcdef01234567",
+                      "repository":{{"type":"git","url":"git+https://forge.test/acme/srv.git"}},
+                      "dist":{{"tarball":"{url}/npm/@acme/srv/-/srv-1.0.0.tgz",
+                               "integrity":"sha512-{}"}}}}}}}}"#,
+                    view["srv-1.0.0.tgz"].sha512
+                ),
+                "application/json",
+            ),
+            "/npm/@acme/srv/-/srv-1.0.0.tgz" => reply(200, file("srv-1.0.0.tgz")),
+            "/simple/x-mcp/" => simple(&[
+                ("x_mcp-0.9-py3-none-any.whl", Some("broken entry point")),
+                ("x_mcp-1.0.tar.gz", None),
+                ("x_mcp-1.0-py3-none-any.whl", None),
+            ]),
+            "/simple/x-only/" => tiny_http::Response::from_data(
+                format!(
+                    "<html><body><a href=\"../../files/x_only-0.3.tar.gz#sha256={}\">x_only-0.3.tar.gz</a></body></html>",
+                    view["x_only-0.3.tar.gz"].sha256
+                )
+                .into_bytes(),
+            )
+            .with_header(header("Content-Type: text/html"))
+            .boxed(),
+            "/simple/tampered/" => simple(&[("tampered-2.0-py3-none-any.whl", None)]),
+            "/files/tampered-2.0-py3-none-any.whl" => {
+                let mut bytes = file("tampered-2.0-py3-none-any.whl");
+                // The same zip with the first local header's modification time
+                // changed (no reader compares it to the directory's): a good archive
+                // whose bytes are not the ones the index gave the digest of.
+                assert_eq!(&bytes[..4], b"PK\x03\x04");
+                bytes[10] ^= 1;
+                reply(200, bytes)
+            }
+            "/simple/locked/" => reply(401, "sign in"),
+            "/simple/html-error/" => tiny_http::Response::from_data(
+                b"<html><body><h1>Sign in to continue</h1></body></html>".to_vec(),
+            )
+            .with_header(header("Content-Type: text/html"))
+            .boxed(),
+            other => match other.strip_prefix("/files/") {
+                Some(name) if view.contains_key(name) => reply(200, file(name)),
+                _ => reply(404, "not found"),
+            },
+        }
+    });
+    port.set(server.url()).unwrap();
+    server
+}
+
+/// Returns the environment that points npm and pip at `server`, with a user
+/// `.npmrc` in `dir` binding the token to the registry's path.
+fn index_env(dir: &Path, server: &Loopback) -> Vec<(String, String)> {
+    let npmrc = dir.join("npmrc");
+    std::fs::write(
+        &npmrc,
+        format!(
+            "//127.0.0.1:{}/npm/:_authToken=${{NPM_TOKEN}}\n",
+            server.port()
+        ),
+    )
+    .unwrap();
+    [
+        ("NPM_CONFIG_REGISTRY", format!("{}/npm/", server.url())),
+        ("NPM_CONFIG_USERCONFIG", npmrc.display().to_string()),
+        (
+            "NPM_CONFIG_GLOBALCONFIG",
+            dir.join("none").display().to_string(),
+        ),
+        ("NPM_TOKEN", TOKEN.to_string()),
+        ("PIP_INDEX_URL", format!("{}/simple", server.url())),
+        ("UV_DEFAULT_INDEX", String::new()),
+        ("UV_INDEX_URL", String::new()),
+        ("NETRC", dir.join("no-netrc").display().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+fn run_with(dir: &Path, args: &[&str], env: &[(String, String)]) -> std::process::Output {
+    let mut run = Run::new(dir).args(args);
+    for (k, v) in env {
+        run = run.env(k, v);
+    }
+    run.output()
+}
+
+#[test]
+fn a_package_census_counts_what_ships_as_python_reads_it_and_refuses_other_bytes() {
+    let work = tempfile::tempdir().unwrap();
+    let artifacts = work.path().join("artifacts");
+    std::fs::create_dir(&artifacts).unwrap();
+    let view = oracle(&artifacts);
+    let server = serve(&artifacts, &view);
+    let env = index_env(work.path(), &server);
+    std::fs::write(
+        work.path().join("list.txt"),
+        "# what ships\nnpm:@acme/srv\npypi:x-mcp==1.0\npypi:x_only\npypi:x-mcp==0.9\n\
+         pypi:tampered==2.0\nnpm:gone@1.0.0\npypi:locked\npypi:html-error\n",
+    )
+    .unwrap();
+
+    let out = run_with(
+        work.path(),
+        &["corpus", "packages", "list.txt", "--out", "c.toml"],
+        &env,
+    );
+    // Two indexes refused to answer (401, a page that is no project page): the
+    // run says so by its status, and keeps what it pinned.
+    assert_code(&out, 1);
+    let corpus = std::fs::read_to_string(work.path().join("c.toml")).unwrap();
+    let skipped = read_csv(&work.path().join("c-skipped.csv"));
+    let reasons: BTreeMap<&str, &str> = skipped[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[4].as_str()))
+        .collect();
+    assert!(
+        reasons["npm:gone"].ends_with("/npm/gone: HTTP 404 Not Found"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons["pypi:locked"].contains("/simple/locked/: HTTP 401"),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons["pypi:html-error"].contains("lists no file"),
+        "{reasons:?}"
+    );
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    // The wheel is chosen over the sdist, and the digest is the index's own.
+    assert!(
+        corpus.contains("artifact = \"x_mcp-1.0-py3-none-any.whl\""),
+        "{corpus}"
+    );
+    assert!(corpus.contains(&format!(
+        "digest = \"sha512-{}\"",
+        view["srv-1.0.0.tgz"].sha512
+    )));
+    assert!(
+        corpus.contains("yanked = \"broken entry point\""),
+        "{corpus}"
+    );
+    assert!(!corpus.contains(TOKEN));
+
+    let census = |extra: &[&str]| {
+        let mut args = vec![
+            "census",
+            "--corpus",
+            "c.toml",
+            "--out",
+            "out",
+            "--cache",
+            "cache",
+            "--date",
+            "2026-12-01",
+        ];
+        args.extend_from_slice(extra);
+        run_with(work.path(), &args, &env)
+    };
+    let before = server.seen().len();
+    let out = census(&[]);
+    // The tampered artifact fails; every other row is counted.
+    assert_code(&out, 1);
+    let asked_index = server.seen()[before..]
+        .iter()
+        .filter(|r| r.url.starts_with("/simple/") || r.url == "/npm/@acme%2fsrv")
+        .count();
+    assert_eq!(asked_index, 0, "a census never asks the index again");
+    let table = read_csv(&work.path().join("out/census-2026-12-01.csv"));
+    let header = &table[0];
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: BTreeMap<(String, String), &Vec<String>> = table[1..]
+        .iter()
+        .map(|r| ((r[0].clone(), r[1].clone()), r))
+        .collect();
+    assert_eq!(rows.len(), 5);
+    for (repo, version, artifact) in [
+        ("npm:@acme/srv", "1.0.0", "srv-1.0.0.tgz"),
+        ("pypi:x-mcp", "1.0", "x_mcp-1.0-py3-none-any.whl"),
+        ("pypi:x_only", "0.3", "x_only-0.3.tar.gz"),
+        ("pypi:x-mcp", "0.9", "x_mcp-0.9-py3-none-any.whl"),
+    ] {
+        let row = rows[&(repo.to_string(), version.to_string())];
+        let want = &view[artifact];
+        assert_eq!(row[at("status")], "ok", "{row:?}");
+        assert_eq!(row[at("artifact")], artifact);
+        assert_eq!(
+            row[at("files_walked")],
+            want.files.to_string(),
+            "{artifact}"
+        );
+        assert_eq!(row[at("bytes_read")], want.bytes.to_string(), "{artifact}");
+        let counted: Vec<u64> = TERMS.iter().map(|t| row[at(t)].parse().unwrap()).collect();
+        assert_eq!(counted, want.counts, "{artifact}: the counts Python gives");
+        assert_eq!(row[at("archive_sha256")], want.sha256);
+        assert_eq!(row[at("commit_source")], "package");
+    }
+    let srv = rows[&("npm:@acme/srv".to_string(), "1.0.0".to_string())];
+    assert_eq!(
+        srv[at("commit")],
+        "0123456789abcdef0123456789abcdef01234567"
+    );
+    assert_eq!(srv[at("repository")], "git+https://forge.test/acme/srv.git");
+    assert_eq!(
+        srv[at("digest")],
+        format!("sha512-{}", view["srv-1.0.0.tgz"].sha512)
+    );
+    let tampered = rows[&("pypi:tampered".to_string(), "2.0".to_string())];
+    assert_eq!(tampered[at("status")], "error");
+    assert_eq!(
+        tampered[at("readOnlyHint")],
+        "",
+        "no count of bytes that are not the registry's"
+    );
+    let why = &tampered[at("error")];
+    assert!(
+        why.contains(&format!(
+            "not the registry's 'sha256:{}'",
+            view["tampered-2.0-py3-none-any.whl"].sha256
+        )) && why.contains("the artifact's digest is 'sha256:"),
+        "{why}"
+    );
+    assert!(
+        !work
+            .path()
+            .join("cache/packages/pypi/tampered/2.0/tampered-2.0-py3-none-any.whl")
+            .exists(),
+        "bytes that are not the registry's are not cached"
+    );
+    // The token went to the registry's place only, and is written nowhere.
+    for request in server.seen() {
+        let sent = request.header("Authorization").is_some();
+        assert_eq!(sent, request.url.starts_with("/npm/"), "{}", request.url);
+    }
+    for entry in walk(work.path()) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert_eq!(
+            naive_exact(&bytes, TOKEN.as_bytes()),
+            0,
+            "{}",
+            entry.display()
+        );
+    }
+    assert_eq!(naive_exact(&out.stderr, TOKEN.as_bytes()), 0);
+
+    // From the cache, offline, the counted rows are the same bytes.
+    let first = std::fs::read_to_string(work.path().join("out/census-2026-12-01.csv")).unwrap();
+    std::fs::remove_dir_all(work.path().join("out")).unwrap();
+    let out = census(&["--offline"]);
+    assert_code(&out, 1);
+    let again = std::fs::read_to_string(work.path().join("out/census-2026-12-01.csv")).unwrap();
+    let ok_lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with("pypi:tampered"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(ok_lines(&first), ok_lines(&again));
+}
+
+#[test]
+fn a_corpus_of_packages_is_checked_before_anything_is_downloaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = |extra: &str| {
+        format!(
+            "[[package]]\nregistry = \"npm\"\nname = \"a\"\nversion = \"1.0.0\"\n\
+             artifact = \"a-1.0.0.tgz\"\nurl = \"http://127.0.0.1:9/a.tgz\"\n{extra}"
+        )
+    };
+    for (text, why) in [
+        (package("digest = \"md5-x\"\n"), "key 'digest'"),
+        (
+            package("digest = \"sha256:00\"\n").replace("\"npm\"", "\"cargo\""),
+            "key 'registry': 'cargo' is neither npm nor pypi",
+        ),
+        (
+            package(&format!("digest = \"sha256:{}\"\n", "0".repeat(64)))
+                .replace("a-1.0.0.tgz", "../a.tgz"),
+            "key 'artifact': '../a.tgz' is not a file name",
+        ),
+        (
+            package(&format!("digest = \"sha256:{}\"\n", "0".repeat(64)))
+                .replace("version = \"1.0.0\"", "version = \"..\""),
+            "key 'version'",
+        ),
+    ] {
+        std::fs::write(dir.path().join("c.toml"), &text).unwrap();
+        let out = run(dir.path(), &["census", "--corpus", "c.toml", "--offline"]);
+        assert_code(&out, 2);
+        assert!(stderr(&out).contains(why), "{text}\n{}", stderr(&out));
+    }
+}
+
+#[test]
+fn options_that_mean_nothing_for_packages_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l.txt"), "npm:a\n").unwrap();
+    for flag in [&["--at", "2026-01-01"][..], &["--cache", "c"][..]] {
+        let mut args = vec!["corpus", "packages", "l.txt", "--out", "c.toml"];
+        args.extend_from_slice(flag);
+        let out = run(dir.path(), &args);
+        assert_code(&out, 2);
+        assert!(
+            stderr(&out).contains(&format!("{} means nothing for packages", flag[0])),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Returns every file under `root`.
+fn walk(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            match entry.file_type().unwrap().is_dir() {
+                true => folders.push(path),
+                false => files.push(path),
+            }
+        }
+    }
+    files
+}
