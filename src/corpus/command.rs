@@ -36,7 +36,7 @@ struct Config {
 /// Where the candidates come from.
 #[derive(Debug)]
 enum Source {
-    Registry(RegistryConfig),
+    Registry(Box<RegistryConfig>),
     /// A list of repositories, one a line.
     List(PathBuf),
     /// A list of packages, one a line.
@@ -146,7 +146,7 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                 shipped,
             };
             Ok(Config {
-                source: Source::Registry(registry),
+                source: Source::Registry(Box::new(registry)),
                 build: configure_build(&a.build, date)?,
             })
         }
