@@ -36,6 +36,8 @@ struct CensusRow {
     key: TreeKey,
     server: String,
     commit: String,
+    /// A package row's registry digest (the `digest` column); empty for a tree.
+    digest: String,
     is_ok: bool,
     has_tools: bool,
 }
@@ -96,6 +98,7 @@ impl Census {
         let [repo, pinned, subfolder, server, commit, tools_at, status]: [usize; 7] =
             at[..].try_into().expect("one position per column");
         let as_of = header.iter().position(|h| h == "as_of");
+        let digest = header.iter().position(|h| h == "digest");
         let mut rows = Vec::new();
         for (i, record) in reader.records().enumerate() {
             let record = record.with_context(|| format!("'{name}' line {}", i + 2))?;
@@ -118,6 +121,7 @@ impl Census {
                 },
                 server: cell(server),
                 commit: cell(commit),
+                digest: digest.map(cell).unwrap_or_default(),
                 is_ok,
                 has_tools: !cell(tools_at).is_empty(),
             });
@@ -138,6 +142,27 @@ impl Census {
     /// Returns the census rows of `server`: those counted for its registry name, else
     /// those of its repository (owner/name, ASCII case-insensitively) and subfolder.
     fn rows_of(&self, server: &WireServer) -> Vec<&CensusRow> {
+        // A package the wire installed is the census's package row of the same
+        // registry, name and version, when the census has one: the same release.
+        if let Some(kind) = crate::registry::Kind::parse(&server.package_registry) {
+            let folded = |name: &str| match kind {
+                crate::registry::Kind::Npm => name.to_string(),
+                crate::registry::Kind::Pypi => crate::registry::pypi::normalize(name),
+            };
+            let repo = format!("{}:{}", kind.as_str(), folded(&server.package));
+            let same: Vec<&CensusRow> = self
+                .rows
+                .iter()
+                .filter(|r| {
+                    r.key.repo.split_once(':').is_some_and(|(registry, name)| {
+                        format!("{registry}:{}", folded(name)) == repo
+                    }) && r.key.pinned.as_deref() == Some(server.package_version.as_str())
+                })
+                .collect();
+            if !same.is_empty() {
+                return same;
+            }
+        }
         if !server.registry_name.is_empty() {
             let named: Vec<&CensusRow> = self
                 .rows
@@ -281,6 +306,10 @@ pub fn read_wire(wire: &Path, servers: &Path) -> Result<Vec<WireServer>> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Link {
     Joined,
+    /// Joined to a package row of the same version whose artifact is another file
+    /// than the one the wire installed (a platform wheel, say), or one the wire
+    /// does not name: the same release, not the same bytes.
+    JoinedByVersion,
     /// The server gave no listing; its `outcome` says why.
     NotListed,
     /// No census row has its registry name, or its repository and subfolder.
@@ -296,8 +325,9 @@ pub enum Link {
 }
 
 impl Link {
-    const ALL: [Link; 7] = [
+    const ALL: [Link; 8] = [
         Link::Joined,
+        Link::JoinedByVersion,
         Link::NotListed,
         Link::NoCensusRow,
         Link::SeveralRows,
@@ -306,9 +336,15 @@ impl Link {
         Link::FinderOff,
     ];
 
+    /// Returns true when the server's tools were joined to a census row's.
+    fn is_joined(self) -> bool {
+        matches!(self, Link::Joined | Link::JoinedByVersion)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Link::Joined => "joined",
+            Link::JoinedByVersion => "joined by version, not by bytes",
             Link::NotListed => "not listed",
             Link::NoCensusRow => "no census row",
             Link::SeveralRows => "several census rows",
@@ -422,11 +458,14 @@ pub fn join(census: &Census, servers: Vec<WireServer>, wire_date: &str) -> Vec<J
                 [_, _, ..] => (Link::SeveralRows, None),
                 [row] if !row.is_ok => (Link::CensusFailed, Some(*row)),
                 [row] if !row.has_tools => (Link::FinderOff, Some(*row)),
+                [row] if !row.digest.is_empty() && row.digest != server.artifact => {
+                    (Link::JoinedByVersion, Some(*row))
+                }
                 [row] => (Link::Joined, Some(*row)),
             };
             let row = row.cloned();
-            let pairs = match (&row, link) {
-                (Some(row), Link::Joined) => pairs(census.tools.get(&row.key), &server.tools),
+            let pairs = match (&row, link.is_joined()) {
+                (Some(row), true) => pairs(census.tools.get(&row.key), &server.tools),
                 _ => Vec::new(),
             };
             Joined {
@@ -613,7 +652,7 @@ fn cell(text: &str) -> String {
 /// can give, then one line per server.
 pub fn section(census: &Census, joined: &[Joined]) -> String {
     let mut total = Totals::default();
-    for server in joined.iter().filter(|s| s.link == Link::Joined) {
+    for server in joined.iter().filter(|s| s.link.is_joined()) {
         total.add(server.totals());
     }
     let links: Vec<String> = Link::ALL
@@ -627,8 +666,9 @@ pub fn section(census: &Census, joined: &[Joined]) -> String {
     let hints = total.agrees + total.filled + total.unresolved + total.differs;
     let mut text = format!(
         "\n## Source and wire\n\n\
-         The census `{}` and its tools table, joined server by server (by registry name, \
-         else repository and subfolder) and tool by tool (by name), hints compared as \
+         The census `{}` and its tools table, joined server by server (a package to the \
+         census's row of the same package and version, else by registry name, else \
+         repository and subfolder) and tool by tool (by name), hints compared as \
          `probe --source` compares them.\n\n\
          - Servers: {}: {}.\n\
          - Tools the joined servers list on the wire: {wire}; in the census under the same \
@@ -663,14 +703,15 @@ pub fn section(census: &Census, joined: &[Joined]) -> String {
             .map(|r| r.commit.chars().take(12).collect())
             .unwrap_or_default();
         let _ = match server.link {
-            Link::Joined => {
+            link if link.is_joined() => {
                 let t = server.totals();
                 writeln!(
                     text,
-                    "| {} | {} | {} | joined | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     cell(&s.name),
                     cell(&package),
                     cell(&commit),
+                    link.name(),
                     t.both,
                     t.source_only,
                     t.wire_only,

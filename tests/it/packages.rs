@@ -15,7 +15,7 @@ use crate::common::*;
 /// Writes the artifacts into `dir` with Python and returns, per artifact file
 /// name, its oracle's view: regular files, bytes, each term's count, and its sha512
 /// (base64) and sha256 (hex).
-const ORACLE: &str = r#"
+const ORACLE: &str = r##"
 import base64, hashlib, io, json, os, sys, tarfile, zipfile
 out = sys.argv[1]
 terms = sys.argv[2:]
@@ -37,10 +37,11 @@ tgz("srv-1.0.0.tgz", [
     ("package/dist/index.js", server * 3 + b"// READONLYHINT destructiveHint\n"),
     ("package/README.md", b"annotations: idempotentHint, IdempotentHint\n"),
 ])
+head = b'from mcp.server.fastmcp import FastMCP\nfrom mcp.types import ToolAnnotations\nmcp = FastMCP("y")\n'
 py = b'@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))\ndef get_y(): ...\n'
 whl("x_mcp-1.0-py3-none-any.whl", [
     ("x_mcp/__init__.py", b""),
-    ("x_mcp/server.py", py * 2),
+    ("x_mcp/server.py", head + py + b"# readonlyhint, destructiveHINT\n"),
     ("x_mcp-1.0.dist-info/RECORD", b"x_mcp/server.py,,\n"),
 ])
 tgz("x_mcp-1.0.tar.gz", [("x_mcp-1.0/x_mcp/server.py", py * 7)])
@@ -69,7 +70,7 @@ for name in sorted(os.listdir(out)):
         "sha256": hashlib.sha256(raw).hexdigest(),
     }
 print(json.dumps(view))
-"#;
+"##;
 
 const TOKEN: &str = "s3cret-npm-token";
 
@@ -410,6 +411,62 @@ fn a_package_census_counts_what_ships_as_python_reads_it_and_refuses_other_bytes
         );
     }
     assert_eq!(naive_exact(&out.stderr, TOKEN.as_bytes()), 0);
+
+    // The wire's rows join to the package rows of the same registry, name and
+    // version: by bytes where the wire installed the artifact counted, by version
+    // where it installed another file of that release.
+    let wire = |name: &str, text: String| std::fs::write(work.path().join(name), text).unwrap();
+    wire(
+        "wire-2026-12-02-servers.csv",
+        format!(
+            "server,registry_name,repository,subfolder,package_registry,package,package_version,artifact,outcome\n\
+             srv,io.github.acme/srv,,,npm,@acme/srv,1.0.0,sha512-{},listed\n\
+             y,io.github.acme/y,,,pypi,X_MCP,1.0,sha256:{},listed\n",
+            view["srv-1.0.0.tgz"].sha512,
+            "e".repeat(64)
+        ),
+    );
+    wire(
+        "wire-2026-12-02.csv",
+        "server,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         srv,get_x,true,absent,absent,false\n\
+         y,get_y,true,false,absent,absent\n"
+            .to_string(),
+    );
+    let out = run_with(
+        work.path(),
+        &[
+            "join",
+            "wire-2026-12-02.csv",
+            "--source-table",
+            "out/census-2026-12-01.csv",
+        ],
+        &env,
+    );
+    assert_code(&out, 0);
+    let join = read_csv(&work.path().join("join-2026-12-02.csv"));
+    let col = |name: &str| join[0].iter().position(|h| h == name).unwrap();
+    let links: BTreeMap<&str, (&str, &str, &str)> = join[1..]
+        .iter()
+        .map(|r| {
+            let cells = (
+                r[col("repo")].as_str(),
+                r[col("join")].as_str(),
+                r[col("presence")].as_str(),
+            );
+            (r[col("server")].as_str(), cells)
+        })
+        .collect();
+    assert_eq!(
+        links["srv"],
+        ("npm:@acme/srv", "joined", "both"),
+        "{join:?}"
+    );
+    assert_eq!(
+        links["y"],
+        ("pypi:x-mcp", "joined by version, not by bytes", "both"),
+        "{join:?}"
+    );
 
     // From the cache, offline, the counted rows are the same bytes.
     let first = std::fs::read_to_string(work.path().join("out/census-2026-12-01.csv")).unwrap();
