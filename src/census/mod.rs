@@ -442,8 +442,15 @@ fn count_group(
         Ok((commit, commit_source, counted))
     };
     let folder = first.package().map(cache_folder).unwrap_or_default();
+    // The credential is looked up only for a download: finding PyPI's index may ask
+    // pip, which a count from the cache has no need of.
+    let is_download = work
+        .fetcher
+        .cached_size(request(first, &folder, None))
+        .is_none();
     let credential = first
         .package()
+        .filter(|_| is_download && !work.fetcher.is_offline())
         .and_then(|p| registry::credential_for(p.registry, &first.archive_url));
     let archive = request(first, &folder, credential.as_ref());
     let fetched = work.fetcher.fetch(archive, &bar, &consume);

@@ -126,6 +126,11 @@ impl Fetcher {
         })
     }
 
+    /// Returns true when only the cache is read (`--offline`).
+    pub fn is_offline(&self) -> bool {
+        self.options.is_offline
+    }
+
     /// Returns where `archive` is cached, if the cache is on.
     pub fn cache_path(&self, archive: Request<'_>) -> Option<PathBuf> {
         let root = self.options.cache.as_ref()?;

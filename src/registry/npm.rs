@@ -268,6 +268,9 @@ pub fn pin(config: &Config, name: &str, version: Option<&str>) -> Result<Pinned,
 fn read_version(doc: &Value, name: &str, version: Option<&str>) -> Result<Pinned, Miss> {
     let latest = doc["dist-tags"]["latest"].as_str();
     let version = match version.or(latest) {
+        // A dist-tag (`latest`, `next`) names the version it points to, as npm
+        // reads `name@tag`.
+        Some(v) if doc["versions"].get(v).is_none() => doc["dist-tags"][v].as_str().unwrap_or(v),
         Some(v) => v,
         None => return Err(Miss::absent("no version is tagged latest".to_string())),
     };
@@ -409,6 +412,8 @@ mod tests {
             old.digest.as_str(),
             "sha1:a9993e364706816aba3e25717850c26c9cd0d89d"
         );
+        let tagged = read_version(&doc, "a", Some("latest")).unwrap();
+        assert_eq!(tagged.version, "1.1.0", "a dist-tag names its version");
         let missing = read_version(&doc, "a", Some("2.0.0")).unwrap_err();
         assert!(missing.is_absent);
         assert_eq!(missing.why, "no version '2.0.0' (the latest is '1.1.0')");
