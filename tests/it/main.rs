@@ -16,6 +16,7 @@ mod history;
 mod lint;
 mod output_bounds;
 mod output_safety;
+mod precommit;
 mod probe_diff;
 mod probe_faults;
 mod probe_http;
