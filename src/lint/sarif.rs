@@ -169,8 +169,8 @@ pub fn automation_id(scanned: &str) -> String {
     }
 }
 
-/// Returns one run of the log.
-fn run(at: &Run) -> Value {
+/// Returns one run of the log, named `id`.
+fn run(at: &Run, id: &str) -> Value {
     let mut seen: HashMap<(Rule, Option<&str>, Option<&str>), usize> = HashMap::new();
     let results: Vec<Value> = at
         .found
@@ -232,7 +232,7 @@ fn run(at: &Run) -> Value {
                 "rules": Rule::ALL.map(descriptor).to_vec(),
             }
         },
-        "automationDetails": { "id": automation_id(&at.scanned) },
+        "automationDetails": { "id": id },
         "originalUriBaseIds": { SRCROOT: base },
         "invocations": [invocation],
         "results": results,
@@ -243,12 +243,27 @@ fn run(at: &Run) -> Value {
     run
 }
 
-/// Returns the SARIF log of `runs`, in the order given.
+/// Returns the SARIF log of `runs`, in the order given. Code scanning takes one run
+/// per category in a log: a run whose id an earlier run has (two directories in no
+/// work tree are each their own base) gets its place among the runs, from 1, after it.
 pub fn log(runs: &[Run]) -> Value {
+    let mut used = std::collections::HashSet::new();
+    let runs: Vec<Value> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, at)| {
+            let mut id = automation_id(&at.scanned);
+            if !used.insert(id.clone()) {
+                id = format!("{id}{}/", i + 1);
+                used.insert(id.clone());
+            }
+            run(at, &id)
+        })
+        .collect();
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": runs.iter().map(run).collect::<Vec<_>>(),
+        "runs": runs,
     })
 }
 
@@ -369,6 +384,31 @@ mod tests {
         }
         assert_eq!(automation_id(""), "mcp-hint-census/");
         assert_eq!(automation_id("a/b"), "mcp-hint-census/a/b/");
+    }
+
+    #[test]
+    fn two_paths_at_one_base_are_two_categories() {
+        let dir = |d: &str| Run {
+            root: Root::Dir(PathBuf::from(d)),
+            scanned: String::new(),
+            failure: None,
+            found: Vec::new(),
+        };
+        let log = log(&[dir("/a"), dir("/b"), dir("/c")]);
+        let ids: Vec<&str> = log["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["automationDetails"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "mcp-hint-census/",
+                "mcp-hint-census/2/",
+                "mcp-hint-census/3/"
+            ]
+        );
     }
 
     #[test]
