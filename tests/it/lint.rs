@@ -509,7 +509,10 @@ fn validate(bin: &Path, log: &Path) -> Vec<String> {
                 found.push(format!(
                     "{level} {}: {}",
                     id.unwrap_or("?"),
-                    r["message"]["text"].as_str().unwrap_or_default()
+                    // The Multitool's own messages are an id and arguments.
+                    r["message"]["text"]
+                        .as_str()
+                        .map_or_else(|| r["message"]["arguments"].to_string(), str::to_string)
                 ));
             }
         }
@@ -597,6 +600,7 @@ fn the_sarif_sdk_validator_finds_no_error_or_warning_in_any_log_scan_writes() {
             "{shape}: the validator reports\n{}",
             got.join("\n")
         );
+        assert_valid_sarif(&tmp.path().join(&file));
         logs.insert(*shape, log);
     }
 
