@@ -39,8 +39,8 @@ pub use self::markdown::{write_markdown, LIMITS};
 pub use self::survey::chart_name;
 pub use self::terminal::{print_by_extension, print_files, print_table, write_aligned, Align};
 pub use self::tools::{
-    located_findings, print_tools, row_tools, tool_findings, tool_location, tool_name, tool_path,
-    write_github_warnings,
+    located_findings, print_tools, row_findings, row_tools, tool_findings, tool_location,
+    tool_name, tool_path, write_github_warnings,
 };
 
 /// Writes `census-DATE.csv`, `files-DATE.csv`, `tools-DATE.csv` and `census-DATE.md`

@@ -20,32 +20,49 @@ use crate::tools::{DefKind, Role, ToolDef};
 /// table's counted rows (a tree's own: kind `tool`, role `source`), each with its
 /// row and definition, in table order.
 pub fn tool_findings(table: &Table) -> Vec<(&Row, &ToolDef, Finding)> {
+    table
+        .rows
+        .iter()
+        .flat_map(|row| row_findings(row).into_iter().map(move |(t, f)| (row, t, f)))
+        .collect()
+}
+
+/// Returns the lint's findings for the tools of one row (see [`tool_findings`]),
+/// each with its definition, in the row's order.
+pub fn row_findings(row: &Row) -> Vec<(&ToolDef, Finding)> {
     let mut out = Vec::new();
-    for row in &table.rows {
-        for tool in row_tools(row)
-            .iter()
-            .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
-        {
-            let subject = Subject {
-                name: tool.name.as_deref(),
-                class: tool.name_class,
-                settings: settings(tool),
-                family: Some(tool.family),
-            };
-            out.extend(lint::check(&subject).into_iter().map(|f| (row, tool, f)));
-        }
+    for tool in row_tools(row)
+        .iter()
+        .filter(|t| t.kind == DefKind::Tool && t.role == Role::Source)
+    {
+        let subject = Subject {
+            name: tool.name.as_deref(),
+            class: tool.name_class,
+            settings: settings(tool),
+            family: Some(tool.family),
+        };
+        out.extend(lint::check(&subject).into_iter().map(|f| (tool, f)));
     }
     out
 }
 
-/// Returns the findings of [`tool_findings`] placed at their definitions, for SARIF.
-pub fn located_findings(table: &Table) -> Vec<Located> {
-    tool_findings(table)
+/// Returns the findings of one row placed at their definitions for SARIF, each path
+/// the definition's inside the tree after `prefix` (a path relative to the run's
+/// base, `/`-separated, or empty).
+pub fn located_findings(row: &Row, prefix: &str) -> Vec<Located> {
+    row_findings(row)
         .into_iter()
-        .map(|(row, tool, finding)| Located {
-            finding,
-            path: Some(tool_path(row, tool)),
-            line: Some(tool.line),
+        .map(|(tool, finding)| {
+            let inner = String::from_utf8_lossy(&tool.path);
+            Located {
+                finding,
+                name: tool.name.clone(),
+                path: Some(match prefix.trim_end_matches('/') {
+                    "" => inner.into_owned(),
+                    prefix => format!("{prefix}/{inner}"),
+                }),
+                line: Some(tool.line),
+            }
         })
         .collect()
 }

@@ -149,6 +149,14 @@ pub fn head(dir: &Path) -> Option<Head> {
     })
 }
 
+/// Returns the path of `dir` inside the git work tree it is in (with a trailing `/`,
+/// empty at the top), as git prints it; `None` when it is in none (a bare repository
+/// or a `.git` folder is none), or when git is not installed or gives no answer.
+pub fn work_tree_prefix(dir: &Path) -> Option<Vec<u8>> {
+    let place = locate(dir).ok()?;
+    place.is_work_tree.then_some(place.prefix)
+}
+
 /// Returns true when `walked`, the paths of the files counted under `dir` (relative
 /// to it, in any order), are exactly the regular files that `head` has there, each
 /// holding the bytes of its blob.

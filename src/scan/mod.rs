@@ -11,6 +11,7 @@
 //! tree) and `corpus` (history's git reader) use its `git` and `walk`.
 
 pub mod git;
+mod origin;
 pub mod walk;
 
 use std::fs::{self, File};
@@ -210,10 +211,29 @@ fn write_files(args: &ScanArgs, table: &Table) -> Result<()> {
         write_atomic(path, |w| Ok(report::write_github_warnings(w, table)?))?;
     }
     if let Some(path) = &args.sarif {
-        let found = report::located_findings(table);
-        write_atomic(path, |w| lint::sarif::write(w, &found))?;
+        let runs: Vec<lint::sarif::Run> = table.rows.iter().map(sarif_run).collect();
+        write_atomic(path, |w| lint::sarif::write(w, &runs))?;
     }
     Ok(())
+}
+
+/// Returns one row's SARIF run: its findings placed against the base of its path
+/// (see `origin`), or why the path could not be read.
+fn sarif_run(row: &Row) -> lint::sarif::Run {
+    // An archive's bytes are hashed as they are read; a directory's and a single
+    // file's are not. A path that failed is an archive when named as one.
+    let target = Path::new(row.repo());
+    let is_archive = match &row.outcome {
+        Ok(counted) => !counted.sha256.is_empty(),
+        Err(_) => target.is_file() && is_archive_name(target),
+    };
+    let origin = origin::of(target, is_archive);
+    lint::sarif::Run {
+        found: report::located_findings(row, &origin.prefix),
+        root: origin.root,
+        scanned: origin.scanned,
+        failure: row.outcome.as_ref().err().map(|e| e.why.clone()),
+    }
 }
 
 /// Returns whether the lint finds nothing in any tool definition found

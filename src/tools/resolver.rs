@@ -253,10 +253,16 @@ impl<'a> Resolver<'a> {
     }
 
     /// Picks the annotations among a 1.x `tool(...)` call's middle arguments as the
-    /// SDK's overloads do: a leading string is the description; then an object that
-    /// sets a hint or `title` is the annotations, another object the parameter
-    /// schema, which annotations may follow. `Ok(None)`: none; `Err(())`: an argument
-    /// the finder cannot resolve leaves it open whether the annotations are there.
+    /// SDK's overloads do (`McpServer.tool` in the TypeScript SDK's `server/mcp.ts`):
+    /// a leading string is the description; then a Zod raw shape is the parameter
+    /// schema, which annotations may follow, and another object is the annotations.
+    /// The SDK tells a raw shape by its values (one is a Zod schema, or it is empty);
+    /// here an object is the annotations when it sets a hint to something other than
+    /// a call, or holds a `title` and no call; an object with a call among its values
+    /// (`z.string()`) or none of those keys is a schema, and so is
+    /// `<value>.shape`, a Zod object's shape ([`Val::Shape`]), unless the value
+    /// resolves to an object literal. `Ok(None)`: none; `Err(())`: an argument the
+    /// finder cannot resolve leaves it open whether the annotations are there.
     fn overload(&self, file: usize, args: &[Val]) -> Result<Option<(usize, Val)>, ()> {
         #[derive(PartialEq)]
         enum Arg {
@@ -266,20 +272,39 @@ impl<'a> Resolver<'a> {
             Unknown,
         }
         let read = |v: &Val| {
+            let (is_shape, v) = match v {
+                Val::Shape(inner) => (true, &**inner),
+                v => (false, v),
+            };
             let (f, v) = self.resolve(file, v, 0);
             let arg = match &v {
                 Val::Str(_) => Arg::Text,
-                Val::Obj { props, .. } => match props.iter().any(|p| match p {
-                    Prop::Field(k, _) => k == "title" || hint_of_key(k).is_some(),
-                    Prop::Spread(_) => false,
-                }) {
-                    true => Arg::Annotations,
-                    false => Arg::Schema,
-                },
+                Val::Obj { props, .. } => annotations_or_schema(props),
+                _ if is_shape => Arg::Schema,
                 _ => Arg::Unknown,
             };
             (arg, f, v)
         };
+        /// Reads an object literal in the place of the schema or the annotations.
+        fn annotations_or_schema(props: &[Prop]) -> Arg {
+            let fields = || {
+                props.iter().filter_map(|p| match p {
+                    Prop::Field(k, v) => Some((k.as_str(), v)),
+                    Prop::Spread(_) => None,
+                })
+            };
+            let is_call = |v: &Val| matches!(v, Val::Call(..));
+            if fields().any(|(k, v)| hint_of_key(k).is_some() && !is_call(v)) {
+                return Arg::Annotations;
+            }
+            if fields().any(|(_, v)| is_call(v)) {
+                return Arg::Schema;
+            }
+            match fields().any(|(k, _)| k == "title") {
+                true => Arg::Annotations,
+                false => Arg::Schema,
+            }
+        }
         let mut read: Vec<(Arg, usize, Val)> = args.iter().map(read).collect();
         match read.first().map(|a| &a.0) {
             Some(Arg::Text) => {
@@ -628,6 +653,7 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
         ),
         Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
         Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
+        Val::Shape(v) => Val::Shape(Box::new(again(v))),
         Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
         Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),

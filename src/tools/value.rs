@@ -47,6 +47,10 @@ pub(crate) enum Val {
     /// its callback: which of them is the annotations is decided once they resolve,
     /// as the SDK's overloads decide it at run time (see [`Resolver::overload`]).
     ToolArgs(Vec<Val>),
+    /// A middle argument of a 1.x `tool(...)` call spelt `<value>.shape`
+    /// (`schema.shape`, `z.object({...}).shape`): a Zod object's shape, a raw shape of
+    /// parameters, unless the value it holds resolves to an object literal.
+    Shape(Box<Val>),
     /// A member of an enumeration (`Tools.STATUS`): its value where a string is
     /// read, `.value` and `.name` as Python's `Enum` gives them.
     Member {
@@ -127,7 +131,7 @@ impl Val {
                     .sum::<usize>()
             }
             Val::Arr(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
-            Val::OmitFalse(v) | Val::Inherited(v) | Val::At(_, v) => 1 + v.size(),
+            Val::OmitFalse(v) | Val::Inherited(v) | Val::At(_, v) | Val::Shape(v) => 1 + v.size(),
             Val::Returns(params, v) => {
                 1 + v.size()
                     + params

@@ -869,7 +869,9 @@ fn each_tool_that_omits_a_hint_is_a_warning_at_its_line() {
     );
 
     // sarif: true writes the same findings as SARIF instead of warnings, even when
-    // the gate fails, and names the log in an output.
+    // the gate fails, and names the log in an output. A job's workspace is a git
+    // work tree: each path is relative to its top.
+    crate::common::git(dir.path(), &["init", "-q"]);
     let ran = run_action(
         dir.path(),
         &[
@@ -888,6 +890,7 @@ fn each_tool_that_omits_a_hint_is_a_warning_at_its_line() {
     for (result, line) in results.iter().zip([lines[1], lines[2]]) {
         let place = &result["locations"][0]["physicalLocation"];
         assert_eq!(place["artifactLocation"]["uri"], "srv/src/a%2Cb%3Ac.ts");
+        assert_eq!(place["artifactLocation"]["uriBaseId"], "SRCROOT");
         assert_eq!(place["region"]["startLine"], line);
     }
     // It is for scan only.

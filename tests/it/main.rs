@@ -17,6 +17,7 @@ mod lint;
 mod output_bounds;
 mod output_safety;
 mod packages;
+mod precommit;
 mod probe_diff;
 mod probe_faults;
 mod probe_http;

@@ -330,7 +330,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 true => Vec::new(),
                 false => vec![Prop::Field(
                     "annotations".to_string(),
-                    Val::ToolArgs(middle.iter().map(|a| val(*a, src, 0)).collect()),
+                    Val::ToolArgs(middle.iter().map(|a| tool_arg(*a, src)).collect()),
                 )],
             };
             out.sites.push(site(SiteKind::Tool {
@@ -355,6 +355,20 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             }
         }
         _ => tool_shaped(&args, src, out),
+    }
+}
+
+/// Reads a middle argument of a 1.x `tool(...)` call: `<value>.shape`, a Zod object's
+/// shape, is marked as such ([`Val::Shape`]), which the SDK's overloads read as the
+/// parameters; anything else is its value.
+fn tool_arg(node: Node, src: &[u8]) -> Val {
+    let is_shape = node.kind() == "member_expression"
+        && node
+            .child_by_field_name("property")
+            .is_some_and(|p| text(p, src) == "shape");
+    match is_shape {
+        true => Val::Shape(Box::new(val(node, src, 0))),
+        false => val(node, src, 0),
     }
 }
 

@@ -177,3 +177,43 @@ fn collectors_sharing_a_read_find_what_each_finds_alone() {
         assert_eq!(shared.skipped_files, alone.skipped_files);
     }
 }
+
+/// The 1.x `tool(...)` overloads as the SDK's `McpServer.tool` reads them: a Zod raw
+/// shape (an object whose values are Zod schemas, or a Zod object's `.shape`) is the
+/// parameters, which declare nothing; an object with hint keys is the annotations.
+#[test]
+fn a_zod_shape_passed_to_tool_is_the_parameters_not_the_annotations() {
+    let found = find(&[(
+        "src/index.ts",
+        br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+const server = new McpServer({ name: "shapes", version: "1.0.0" });
+const schema = z.object({ q: z.string() });
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false };
+server.tool("list_items", "List items", schema.shape, async () => ({ content: [] }));
+server.tool("get_item", "d", z.object({ id: z.string() }).shape, { readOnlyHint: true, openWorldHint: false }, cb);
+server.tool("shape_then_preset", "d", schema.shape, READ_ONLY, cb);
+server.tool("title_param", "d", { title: z.string(), limit: z.number().optional() }, cb);
+server.tool("title_param_then_hints", "d", { title: z.string() }, { destructiveHint: false }, cb);
+server.tool("titled", "d", { title: "Titled", readOnlyHint: false }, cb);
+server.tool("translated_title", "d", { readOnlyHint: true, title: t("x") }, cb);
+server.tool("from_definition", def.description, def.inputSchema, cb);
+server.tool("shape_of_a_preset", "d", presets.shape, cb);
+const presets = { shape: { idempotentHint: true } };
+"#,
+    )]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:6 list_items ----",
+            "src/index.ts:7 get_item t--f",
+            "src/index.ts:8 shape_then_preset t--f",
+            "src/index.ts:9 title_param ----",
+            "src/index.ts:10 title_param_then_hints -f--",
+            "src/index.ts:11 titled f---",
+            "src/index.ts:12 translated_title t---",
+            "src/index.ts:13 from_definition uuuu",
+            "src/index.ts:14 shape_of_a_preset --t-",
+        ],
+    );
+}
