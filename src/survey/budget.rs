@@ -3,13 +3,19 @@
 //! keeps it for the next run; and npm and uv share one download cache per run, so
 //! that a dependency many servers need is downloaded once, removed with the run.
 //!
+//! A run's downloads are bounded too: past [`MAX_DOWNLOADS`] they are emptied
+//! between installs, when none is under way, so that a survey of thousands of
+//! packages holds at most that much of them at a time. An install that fails is
+//! removed like a probed one (`install` removes a partial one, `servers` one whose
+//! program could not be chosen).
+//!
 //! With `--keep-installs` the download caches are kept too, in the package cache's
-//! `downloads/`, beside the prefixes they filled. docs/probe.md, "Within a disk
-//! budget", says what stays on disk when.
+//! `downloads/`, beside the prefixes they filled, and not bounded. docs/probe.md,
+//! "Within a disk budget", says what stays on disk when.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
 use anyhow::{Context, Result};
 
@@ -18,6 +24,10 @@ use crate::infra::sanitize::sanitize;
 
 /// The prefix of a run's own download folder in the package cache.
 const RUN_PREFIX: &str = ".run-";
+/// The most bytes a run's downloads (npm's, uv's and pip's caches) keep between
+/// installs, unless installs are kept; and the most a package cache should hold
+/// after a survey that keeps none.
+pub const MAX_DOWNLOADS: u64 = 256 << 20;
 
 /// Holds what a run keeps on disk and for how long.
 #[derive(Debug)]
@@ -28,6 +38,11 @@ pub struct Budget {
     _run: Option<tempfile::TempDir>,
     /// How many servers are using each package's install right now.
     in_use: Mutex<HashMap<String, usize>>,
+    /// Held for reading by each install under way, for writing while the
+    /// downloads are emptied.
+    installs: RwLock<()>,
+    /// The most bytes the downloads keep between installs.
+    max_downloads: u64,
 }
 
 impl Budget {
@@ -53,7 +68,69 @@ impl Budget {
             downloads,
             _run: run,
             in_use: Mutex::new(HashMap::new()),
+            installs: RwLock::new(()),
+            max_downloads: MAX_DOWNLOADS,
         })
+    }
+
+    /// Says that an install is under way until the guard is dropped: the downloads
+    /// are not emptied under it.
+    pub fn installing(&self) -> RwLockReadGuard<'_, ()> {
+        self.installs.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Empties the run's downloads when they take more than the bound and no install
+    /// is under way (else the next install's end does); returns the bytes removed.
+    /// Kept installs keep their downloads whole.
+    pub fn trim(&self) -> u64 {
+        if self.is_kept {
+            return 0;
+        }
+        let Ok(_alone) = self.installs.try_write() else {
+            return 0;
+        };
+        let size = disk_size(&self.downloads);
+        if size <= self.max_downloads {
+            return 0;
+        }
+        for entry in std::fs::read_dir(&self.downloads)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = entry.path();
+            let removed = match entry.file_type() {
+                Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+            if let Err(e) = removed {
+                messages::warning(format!(
+                    "could not remove the downloads '{}': {e}",
+                    sanitize(path.display().to_string())
+                ));
+            }
+        }
+        size.saturating_sub(disk_size(&self.downloads))
+    }
+
+    /// Says, once a run that keeps no install is done, when the package cache still
+    /// holds more than [`MAX_DOWNLOADS`]: installs kept by earlier runs, which this
+    /// one leaves alone. Its own downloads are removed when the budget is dropped.
+    pub fn finish(self, cache: &Path) {
+        let is_kept = self.is_kept;
+        drop(self);
+        if is_kept {
+            return;
+        }
+        let size = disk_size(cache);
+        if size > MAX_DOWNLOADS {
+            messages::note(format!(
+                "the package cache '{}' holds {} MiB after this survey, installs kept by earlier \
+                 runs with --keep-installs; remove the folder to free them",
+                sanitize(cache.display().to_string()),
+                size >> 20
+            ));
+        }
     }
 
     /// Returns the folder npm's and uv's caches go in for this run.
@@ -92,6 +169,25 @@ impl Budget {
             }
         }
     }
+}
+
+/// Returns the bytes the files under `dir` take (apparent sizes; links not followed).
+pub fn disk_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
 }
 
 /// Removes the download folders of runs whose process is gone (killed before they
@@ -198,6 +294,33 @@ mod tests {
         assert!(!downloads.exists());
         drop(other);
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn downloads_past_the_bound_are_emptied_between_installs_unless_kept() {
+        let cache = tempfile::tempdir().unwrap();
+        for is_kept in [false, true] {
+            let mut budget = Budget::new(cache.path(), is_kept).unwrap();
+            budget.max_downloads = 1000;
+            let uv = budget.downloads().join("uv/wheels");
+            std::fs::create_dir_all(&uv).unwrap();
+            std::fs::write(uv.join("small"), vec![0; 600]).unwrap();
+            assert_eq!(budget.trim(), 0, "within the bound");
+            std::fs::write(uv.join("large"), vec![0; 600]).unwrap();
+            {
+                let _under_way = budget.installing();
+                assert_eq!(budget.trim(), 0, "emptied under an install");
+                assert_eq!(disk_size(budget.downloads()), 1200);
+            }
+            match is_kept {
+                false => {
+                    assert_eq!(budget.trim(), 1200);
+                    assert!(budget.downloads().is_dir());
+                    assert_eq!(std::fs::read_dir(budget.downloads()).unwrap().count(), 0);
+                }
+                true => assert_eq!(budget.trim(), 0, "kept downloads are kept whole"),
+            }
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::budget::disk_size;
 use super::program::{self, Program};
 use super::pypi::{self, normalize};
 use super::python::{self, Interpreter};
@@ -68,6 +69,8 @@ pub enum InstallKind {
     NoWheel,
     /// The PyPI release needs a Python this machine does not have.
     NoPython,
+    /// The install took more disk than `--max-install-size`, and was removed.
+    TooLarge,
 }
 
 /// Holds an install that failed, and why.
@@ -80,6 +83,19 @@ pub struct InstallError {
     /// Whether it was stopped at a bound (`--install-timeout`, `--max-install-size`):
     /// another Python would not fare better.
     pub is_stopped: bool,
+    /// The complete install it leaves in the cache, when there is one (its program
+    /// could not be chosen): removed as a probed one is, unless installs are kept.
+    pub prefix: Option<PathBuf>,
+}
+
+impl InstallError {
+    /// Returns the error, saying that it leaves the install `prefix` in the cache.
+    fn leaving(self, prefix: &Path) -> InstallError {
+        InstallError {
+            prefix: Some(prefix.to_path_buf()),
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for InstallError {
@@ -155,6 +171,7 @@ fn failed(why: impl Into<String>) -> InstallError {
         why: why.into(),
         cause: String::new(),
         is_stopped: false,
+        prefix: None,
     }
 }
 
@@ -219,11 +236,11 @@ impl Installer {
                         )
                     })?;
                 }
-                npm_start(&prefix, package, start)
+                npm_start(&prefix, package, start).map_err(|e| e.leaving(&prefix))
             }
             "pypi" => {
                 let prefix = self.pypi(package, &prefix)?;
-                pip_start(&prefix, package, start)
+                pip_start(&prefix, package, start).map_err(|e| e.leaving(&prefix))
             }
             other => Err(failed(format!(
                 "packages of '{}' are not installed by this probe",
@@ -265,6 +282,7 @@ impl Installer {
         if size > self.max_size {
             let _ = std::fs::remove_dir_all(dir);
             return Err(InstallError {
+                kind: InstallKind::TooLarge,
                 // Another Python installs the same dependencies.
                 is_stopped: true,
                 ..failed(format!(
@@ -587,25 +605,6 @@ fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError
             })
         }
     }
-}
-
-/// Returns the bytes the files under `dir` take (apparent sizes; links not followed).
-fn disk_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(entry.path()),
-                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
-                _ => {}
-            }
-        }
-    }
-    total
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {

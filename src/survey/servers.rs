@@ -193,6 +193,10 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             })
             .collect()
     });
+    // The run's downloads go; more than the bound left in the cache is said.
+    if let Some(budget) = budget {
+        budget.finish(&packages.installer.cache);
+    }
     if let Some(journal) = &journal {
         if outcomes.iter().all(|o| o.result.is_ok()) {
             std::fs::remove_file(journal.path())
@@ -426,15 +430,23 @@ fn probe_one(
     if let Some(budget) = budget {
         budget.hold(&key);
     }
-    let installed = match packages.installer.install(package, &start) {
+    let under_way = budget.map(Budget::installing);
+    let installed = packages.installer.install(package, &start);
+    drop(under_way);
+    if let Some(budget) = budget {
+        budget.trim();
+    }
+    let installed = match installed {
         Ok(installed) => installed,
         Err(err) => {
+            // One that installed but cannot start is removed as a probed one is.
             if let Some(budget) = budget {
-                budget.release(&key, None);
+                budget.release(&key, err.prefix.as_deref());
             }
             let kind = match err.kind {
                 InstallKind::NoWheel => Kind::NoWheel,
                 InstallKind::NoPython => Kind::NoPython,
+                InstallKind::TooLarge => Kind::TooLarge,
                 InstallKind::Failed => Kind::InstallFailed,
             };
             // A disk that filled fails this server, naming the folder; the install
