@@ -260,7 +260,7 @@ fn find_sandbox(
     servers: &[Server],
     packages: &Packages,
     file: &Path,
-) -> Result<Option<(PathBuf, Result<(), String>)>> {
+) -> Result<Option<Result<sandbox::Walls, String>>> {
     let wants_sandbox = packages.is_sandboxed
         && servers
             .iter()
@@ -274,8 +274,8 @@ fn find_sandbox(
             file.display()
         ))
     })?;
-    let made = sandbox::check(&bwrap);
-    Ok(Some((bwrap, made)))
+    let walls = sandbox::check(&bwrap).and_then(|()| sandbox::Walls::new(bwrap));
+    Ok(Some(walls))
 }
 
 /// Opens the run's journal under `--resume` and returns it with the servers it
@@ -381,7 +381,7 @@ fn probe_one(
     packages: &Packages,
     hosts: &Hosts,
     budget: Option<&Budget>,
-    sandbox: Option<&(PathBuf, Result<(), String>)>,
+    sandbox: Option<&Result<sandbox::Walls, String>>,
     options: &Options,
 ) -> Outcome {
     let fail = |kind, reason: String| Outcome {
@@ -418,7 +418,7 @@ fn probe_one(
         Ok(env) => env,
         Err(reason) => return fail(Kind::NeedsConfiguration, reason),
     };
-    if let Some((_, Err(why))) = sandbox {
+    if let Some(Err(why)) = sandbox {
         return fail(Kind::SandboxRefused, why.clone());
     }
     let start = Start {
@@ -462,18 +462,18 @@ fn probe_one(
     };
     let prefix = installed.prefix.clone();
     let target = match sandbox {
-        Some((bwrap, _)) => {
+        Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
             dirs.extend(installed.runtime_dirs.iter().cloned());
             let mut all = sandbox::environment();
             all.extend(env);
             Target::Stdio {
-                command: sandbox::wrap(bwrap, &dirs, &installed.command),
+                command: walls.wrap(&dirs, &installed.command),
                 env: all,
                 is_sandboxed: true,
             }
         }
-        None => Target::Stdio {
+        _ => Target::Stdio {
             command: installed.command.clone(),
             env,
             is_sandboxed: false,
