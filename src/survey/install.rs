@@ -9,8 +9,9 @@
 //! uv (or, where uv is not installed, pip) with `--only-binary :all:`, so no sdist
 //! is built (building one runs its code). npm resolves as of the version's publish
 //! time and uv as of the release's upload time (`pypi`), unless `--before` says
-//! otherwise; pip cannot, and an install not resolved by date says why in
-//! [`Installed::before_note`]. What each install resolved to is kept as a [`Lock`].
+//! otherwise; where no resolution stood then (npm's ETARGET, uv's `No solution
+//! found`), each resolves again on the day, as npx and uvx would. pip cannot resolve
+//! by date; an install not resolved by date says why in [`Installed::before_note`]. What each install resolved to is kept as a [`Lock`].
 //! Which registry they read is the user's ordinary npm and pip configuration. It
 //! does not run the server: that is `stdio`'s, inside `sandbox`'s walls.
 
@@ -358,7 +359,8 @@ impl Installer {
     /// Installs a PyPI package (or finds it installed) and returns its prefix: `dated`
     /// when uv resolved it as of a date, else the same with `+undated`. The venv is
     /// made from the newest Python of the machine the release admits, the next one
-    /// when the install fails with it.
+    /// when the install fails with it. Where uv finds no resolution as of the upload
+    /// time, it resolves on the day, into the `+undated` prefix.
     fn pypi(&self, package: &PackageRef, dated: &Path) -> Result<PathBuf, InstallError> {
         let undated = dated.with_file_name(format!(
             "{}+undated",
@@ -422,30 +424,50 @@ impl Installer {
             _ if is_complete(&undated) => return Ok(undated),
             _ => undated.clone(),
         };
-        each_python(&pythons, |python| {
-            self.fill_venv(&prefix, |prefix| {
-                self.uv(uv, python, index, package, prefix, bound.as_deref())?;
-                if let Ok(release) = &release {
-                    let artifact = pypi::installed_wheel(prefix, &package.name, release);
-                    write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
-                }
-                Ok(match (&before, &bound) {
-                    (Ok(before), Some(_)) => (before.clone(), String::new()),
-                    (Ok(before), None) => (
-                        String::new(),
-                        format!(
-                            "'{}' is not a time: uv resolved the dependencies on the day",
-                            sanitize(before)
-                        ),
-                    ),
-                    (Err(why), _) => (
-                        String::new(),
-                        format!("{why}: uv resolved the dependencies on the day"),
-                    ),
+        let install = |prefix: &Path, bound: Option<&str>, note: &str| {
+            each_python(&pythons, |python| {
+                self.fill_venv(prefix, |prefix| {
+                    self.uv(uv, python, index, package, prefix, bound)?;
+                    if let Ok(release) = &release {
+                        let artifact = pypi::installed_wheel(prefix, &package.name, release);
+                        write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
+                    }
+                    Ok(match (&before, bound) {
+                        (Ok(before), Some(_)) => (before.clone(), String::new()),
+                        _ => (String::new(), note.to_string()),
+                    })
                 })
             })
-        })?;
-        Ok(prefix)
+        };
+        let note = match &before {
+            Ok(before) => format!(
+                "'{}' is not a time: uv resolved the dependencies on the day",
+                sanitize(before)
+            ),
+            Err(why) => format!("{why}: uv resolved the dependencies on the day"),
+        };
+        match install(&prefix, bound.as_deref(), &note) {
+            // No resolution stood as of the release's upload time (a dependency then
+            // had no wheel, say): what uvx installs is the day's, as npm's ETARGET
+            // falls back to.
+            Err(err) if self.before.is_none() && bound.is_some() && is_unsolvable(&err) => {
+                if is_complete(&undated) {
+                    return Ok(undated);
+                }
+                let note = format!(
+                    "as of {}, {}: uv resolved the dependencies on the day",
+                    sanitize(before.as_deref().unwrap_or_default()),
+                    match err.cause.as_str() {
+                        "" => "no solution was found",
+                        cause => cause,
+                    }
+                    .trim_end_matches('.')
+                );
+                install(&undated, None, &note)?;
+                Ok(undated)
+            }
+            done => done.map(|()| prefix),
+        }
     }
 
     /// Makes the venv `prefix` by `install`, which returns the date it resolved as of
@@ -811,6 +833,12 @@ fn reported_wheel(prefix: &Path, name: &str) -> String {
         .and_then(|i| i["download_info"]["archive_info"]["hashes"]["sha256"].as_str())
         .map(|h| format!("sha256:{h}"))
         .unwrap_or_default()
+}
+
+/// Returns true when uv found no resolution (`No solution found when resolving
+/// dependencies`), rather than failing to reach the index or to install.
+fn is_unsolvable(err: &InstallError) -> bool {
+    err.kind == InstallKind::Failed && !err.is_stopped && err.why.contains("No solution found")
 }
 
 /// Runs `install` with each Python of `pythons` (newest first) until one succeeds;
