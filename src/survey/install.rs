@@ -60,6 +60,8 @@ pub struct Installer {
     /// The folder npm's and uv's caches go in, shared by the installs of a run
     /// (`budget`); `None`: theirs, as the user configured them.
     pub downloads: Option<PathBuf>,
+    /// The interpreters offered beside those found (`--python`).
+    pub pythons: Vec<Interpreter>,
 }
 
 /// Says why a package could not be installed.
@@ -397,13 +399,17 @@ impl Installer {
             .as_ref()
             .ok()
             .and_then(|r| r.requires_python.as_deref());
-        let pythons =
-            python::fitting(requires, python::found(self.uv.as_deref())).map_err(|why| {
-                InstallError {
-                    kind: InstallKind::NoPython,
-                    ..failed(format!("{}=={} {why}", package.name, package.version))
-                }
-            })?;
+        let found = python::found(self.uv.as_deref(), &self.pythons);
+        let pythons = python::fitting(requires, found, &[]).map_err(|_| {
+            // Asked again, naming those installed but not offered that would do.
+            let why = python::fitting(requires, found, python::elsewhere(found))
+                .err()
+                .unwrap_or_default();
+            InstallError {
+                kind: InstallKind::NoPython,
+                ..failed(format!("{}=={} {why}", package.name, package.version))
+            }
+        })?;
         let Some(uv) = &self.uv else {
             each_python(&pythons, |python| {
                 self.fill_venv(&undated, |prefix| {
@@ -799,12 +805,24 @@ fn pip_start(
         Ok(artifact) => artifact,
         Err(_) => reported_wheel(prefix, &package.name),
     };
+    // The venv's python links to the interpreter it was made from (which may be a
+    // link too, as a pyenv tree's or --python's may be); its home names the folder.
+    let mut dirs: Vec<PathBuf> = runtime_dirs(&python)
+        .into_iter()
+        .filter(|dir| !dir.starts_with(prefix))
+        .collect();
+    for dir in home
+        .map(|h| runtime_dirs(&h.join("python3")))
+        .unwrap_or_default()
+    {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
     Ok(Installed {
         prefix: prefix.to_path_buf(),
         command,
-        runtime_dirs: home
-            .map(|h| runtime_dirs(&h.join("python3")))
-            .unwrap_or_default(),
+        runtime_dirs: dirs,
         artifact,
         before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
         before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),

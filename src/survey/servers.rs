@@ -37,6 +37,7 @@ use super::join;
 use super::journal::{self, Journal, Record};
 use super::note;
 use super::outcome::{failure, Failure, Kind, Outcome};
+use super::python;
 use super::sandbox;
 use super::tables::{
     self, counts, join_tables, listed_tools, sanitize_lines, summary, tally_of, write_locks,
@@ -141,6 +142,23 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     });
     if installs_pypi && packages.installer.uv.is_none() {
         messages::warning(install::NO_UV_AT_START);
+    }
+    if installs_pypi {
+        let installer = &packages.installer;
+        let found = python::found(installer.uv.as_deref(), &installer.pythons);
+        let elsewhere = python::elsewhere(found);
+        if !elsewhere.is_empty() {
+            messages::note(format!(
+                "Python {} installed here but offered neither on PATH nor with --python: a PyPI \
+                 package only they admit is a 'no python' row (hint: give --python PATH to \
+                 offer one)",
+                elsewhere
+                    .iter()
+                    .map(|i| format!("{i} '{}'", sanitize(i.path.display().to_string())))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
     }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
