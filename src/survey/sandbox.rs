@@ -97,7 +97,8 @@ pub fn find() -> Result<PathBuf, String> {
 pub fn check(bwrap: &Path) -> Result<(), String> {
     let mut command = Command::new(bwrap);
     command.args(arguments(&[], None));
-    command.arg("true");
+    // Found on the sandbox's PATH, not the caller's, which may not hold it.
+    command.arg("true").env("PATH", PATH);
     let limits = Limits {
         time: Some(Duration::from_secs(20)),
         idle: None,
