@@ -463,7 +463,7 @@ impl Installer {
                 let note = format!(
                     "as of {}, {}: uv resolved the dependencies on the day",
                     sanitize(before.as_deref().unwrap_or_default()),
-                    match err.cause.as_str() {
+                    match err.cause.trim_start_matches("error: ") {
                         "" => "no solution was found",
                         cause => cause,
                     }

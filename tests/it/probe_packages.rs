@@ -1825,8 +1825,9 @@ fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_em
     assert_eq!(late["before"], "");
     let note = &late["before_note"];
     assert!(
-        note.starts_with(&format!("as of {UPLOADED}, "))
-            && note.contains("hintwheelless")
+        note.starts_with(&format!(
+            "as of {UPLOADED}, No solution found when resolving dependencies: "
+        )) && note.contains("hintwheelless==1.0.0 has no usable wheels")
             && note.ends_with(": uv resolved the dependencies on the day"),
         "{note}"
     );
