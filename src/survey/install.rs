@@ -566,6 +566,8 @@ impl Installer {
                 pip
             }
         };
+        let mut freeze = freeze;
+        self.share_downloads(&mut freeze);
         let out = process::output(freeze, &self.limits(), 4 << 20)
             .map_err(|e| failed(format!("running pip freeze: {e}")))?;
         if !out.status.is_some_and(|s| s.success()) {

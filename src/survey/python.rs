@@ -219,18 +219,23 @@ fn not_offered(requires: Option<&str>, elsewhere: &[Interpreter]) -> String {
     if would.is_empty() {
         return String::new();
     }
-    let mut named: Vec<String> = would
+    format!(
+        "; installed here but not offered: {} (give --python PATH, or put its folder on PATH)",
+        named(&would)
+    )
+}
+
+/// Returns the first few of `interpreters` as `3.13.0 'PATH'`, then how many more.
+pub fn named(interpreters: &[&Interpreter]) -> String {
+    let mut named: Vec<String> = interpreters
         .iter()
         .take(NAMED)
         .map(|i| format!("{i} '{}'", sanitize(i.path.display().to_string())))
         .collect();
-    if would.len() > NAMED {
-        named.push(format!("{} more", would.len() - NAMED));
+    if interpreters.len() > NAMED {
+        named.push(format!("{} more", interpreters.len() - NAMED));
     }
-    format!(
-        "; installed here but not offered: {} (give --python PATH, or put its folder on PATH)",
-        named.join(", ")
-    )
+    named.join(", ")
 }
 
 /// Returns whether the PEP 440 specifier set `spec` (`>=3.10,<4`, `~=3.11`,

@@ -152,11 +152,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
                 "Python {} installed here but offered neither on PATH nor with --python: a PyPI \
                  package only they admit is a 'no python' row (hint: give --python PATH to \
                  offer one)",
-                elsewhere
-                    .iter()
-                    .map(|i| format!("{i} '{}'", sanitize(i.path.display().to_string())))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                python::named(&elsewhere.iter().collect::<Vec<_>>())
             ));
         }
     }
