@@ -113,24 +113,26 @@ impl Budget {
         size.saturating_sub(disk_size(&self.downloads))
     }
 
-    /// Says, once a run that keeps no install is done, when the package cache still
-    /// holds more than [`MAX_DOWNLOADS`]: installs kept by earlier runs, which this
-    /// one leaves alone. Its own downloads are removed when the budget is dropped.
-    pub fn finish(self, cache: &Path) {
+    /// Removes the run's own downloads and, when the run keeps no install and the
+    /// package cache still holds more than [`MAX_DOWNLOADS`] (installs kept by
+    /// earlier runs, which this one leaves alone), says so and returns the bytes.
+    pub fn finish(self, cache: &Path) -> Option<u64> {
         let is_kept = self.is_kept;
         drop(self);
         if is_kept {
-            return;
+            return None;
         }
         let size = disk_size(cache);
-        if size > MAX_DOWNLOADS {
-            messages::note(format!(
-                "the package cache '{}' holds {} MiB after this survey, installs kept by earlier \
-                 runs with --keep-installs; remove the folder to free them",
-                sanitize(cache.display().to_string()),
-                size >> 20
-            ));
+        if size <= MAX_DOWNLOADS {
+            return None;
         }
+        messages::note(format!(
+            "the package cache '{}' holds {} MiB after this survey, installs kept by earlier \
+             runs with --keep-installs; remove the folder to free them",
+            sanitize(cache.display().to_string()),
+            size >> 20
+        ));
+        Some(size)
     }
 
     /// Returns the folder npm's and uv's caches go in for this run.
@@ -321,6 +323,23 @@ mod tests {
                 true => assert_eq!(budget.trim(), 0, "kept downloads are kept whole"),
             }
         }
+    }
+
+    #[test]
+    fn a_run_that_keeps_nothing_says_when_the_cache_holds_more_than_the_bound() {
+        let cache = tempfile::tempdir().unwrap();
+        let budget = Budget::new(cache.path(), false).unwrap();
+        std::fs::write(budget.downloads().join("f"), b"x").unwrap();
+        assert_eq!(budget.finish(cache.path()), None);
+        // An install an earlier run kept: sparse, so that it takes no disk.
+        let kept = cache.path().join("pypi/x@1");
+        std::fs::create_dir_all(&kept).unwrap();
+        let file = std::fs::File::create(kept.join("blob")).unwrap();
+        file.set_len(MAX_DOWNLOADS + 1).unwrap();
+        let budget = Budget::new(cache.path(), false).unwrap();
+        assert_eq!(budget.finish(cache.path()), Some(MAX_DOWNLOADS + 1));
+        let budget = Budget::new(cache.path(), true).unwrap();
+        assert_eq!(budget.finish(cache.path()), None, "kept by this run too");
     }
 
     #[test]

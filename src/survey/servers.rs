@@ -209,7 +209,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     });
     // The run's downloads go; more than the bound left in the cache is said.
     if let Some(budget) = budget {
-        budget.finish(&packages.installer.cache);
+        let _held = budget.finish(&packages.installer.cache);
     }
     if let Some(journal) = &journal {
         if outcomes.iter().all(|o| o.result.is_ok()) {
