@@ -192,9 +192,47 @@ pub fn disk_size(dir: &Path) -> u64 {
     total
 }
 
-/// Removes the download folders of runs whose process is gone (killed before they
-/// could remove their own).
+/// The prefix of a partial npm install's folder, followed by its run's process id.
+pub const PARTIAL_PREFIX: &str = ".partial-";
+/// The file of a PyPI venv being made that names its run's process id; the venv is
+/// complete once `.complete` is written.
+pub const OWNER_FILE: &str = ".owner";
+
+/// Returns the name prefix of this run's partial installs: `.partial-PID-`.
+pub fn partial_prefix() -> String {
+    format!("{PARTIAL_PREFIX}{}-", std::process::id())
+}
+
+/// Removes what runs whose process is gone (killed before they could remove it)
+/// left in the cache: their download folders, their partial npm installs
+/// (`npm/.partial-PID-...`) and their PyPI venvs never completed (`pypi/*` with an
+/// `.owner` and no `.complete`).
 fn remove_abandoned(cache: &Path) {
+    let pid_of = |name: &str, prefix: &str| -> Option<u32> {
+        name.strip_prefix(prefix)?.split('-').next()?.parse().ok()
+    };
+    for entry in std::fs::read_dir(cache.join("npm"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        if pid_of(&name.to_string_lossy(), PARTIAL_PREFIX).is_some_and(|pid| !is_alive(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    for entry in std::fs::read_dir(cache.join("pypi"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let venv = entry.path();
+        let owner = std::fs::read_to_string(venv.join(OWNER_FILE)).ok();
+        let owner = owner.and_then(|text| text.trim().parse::<u32>().ok());
+        if !venv.join(".complete").exists() && owner.is_some_and(|pid| !is_alive(pid)) {
+            let _ = std::fs::remove_dir_all(&venv);
+        }
+    }
     let Ok(entries) = std::fs::read_dir(cache) else {
         return;
     };
@@ -340,6 +378,38 @@ mod tests {
         assert_eq!(budget.finish(cache.path()), Some(MAX_DOWNLOADS + 1));
         let budget = Budget::new(cache.path(), true).unwrap();
         assert_eq!(budget.finish(cache.path()), None, "kept by this run too");
+    }
+
+    #[test]
+    fn what_a_killed_run_left_half_installed_is_removed_by_the_next() {
+        let cache = tempfile::tempdir().unwrap();
+        // No process has id 0x7fff_fff0 here; this one is alive.
+        let (gone, alive) = (2147483632u32, std::process::id());
+        let npm = cache.path().join("npm");
+        let pypi = cache.path().join("pypi");
+        let made = [
+            npm.join(format!("{PARTIAL_PREFIX}{gone}-abc")),
+            npm.join(format!("{PARTIAL_PREFIX}{alive}-abc")),
+            npm.join("x@1.0.0"),
+            pypi.join("killed@1.0.0"),
+            pypi.join("underway@1.0.0"),
+            pypi.join("done@1.0.0"),
+            pypi.join("unowned@1.0.0"),
+        ];
+        for dir in &made {
+            std::fs::create_dir_all(dir.join("lib")).unwrap();
+        }
+        std::fs::write(pypi.join("killed@1.0.0").join(OWNER_FILE), gone.to_string()).unwrap();
+        std::fs::write(
+            pypi.join("underway@1.0.0").join(OWNER_FILE),
+            alive.to_string(),
+        )
+        .unwrap();
+        std::fs::write(pypi.join("done@1.0.0").join(OWNER_FILE), gone.to_string()).unwrap();
+        std::fs::write(pypi.join("done@1.0.0/.complete"), "").unwrap();
+        let _budget = Budget::new(cache.path(), false).unwrap();
+        let kept: Vec<bool> = made.iter().map(|d| d.exists()).collect();
+        assert_eq!(kept, [false, true, true, false, true, true, true]);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::budget::disk_size;
+use super::budget::{self, disk_size};
 use super::program::{self, Program};
 use super::pypi::{self, normalize};
 use super::python::{self, Interpreter};
@@ -263,7 +263,7 @@ impl Installer {
         std::fs::create_dir_all(parent)
             .map_err(|e| failed(format!("creating '{}': {e}", parent.display())))?;
         let partial = tempfile::Builder::new()
-            .prefix(".partial-")
+            .prefix(&budget::partial_prefix())
             .tempdir_in(parent)
             .map_err(|e| failed(format!("creating a folder in '{}': {e}", parent.display())))?;
         install(partial.path())?;
@@ -514,6 +514,7 @@ impl Installer {
             .arg(prefix);
         self.share_downloads(&mut venv);
         run("uv venv", venv, &self.limits())?;
+        own(prefix)?;
         let mut install = Command::new(uv);
         self.share_downloads(&mut install);
         install
@@ -539,6 +540,7 @@ impl Installer {
         let mut venv = Command::new(&python.path);
         venv.args(["-m", "venv"]).arg(prefix);
         run("python -m venv", venv, &self.limits())?;
+        own(prefix)?;
         let mut pip = Command::new(prefix.join("bin/python"));
         pip.args(["-m", "pip", "install", "--only-binary=:all:"])
             .args(["--disable-pip-version-check", "--no-input", "--quiet"])
@@ -635,6 +637,15 @@ fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError
             })
         }
     }
+}
+
+/// Writes this run's process id into the venv `prefix` being made, so that a later
+/// run removes it when this one is killed before completing it (`budget`).
+fn own(prefix: &Path) -> Result<(), InstallError> {
+    write(
+        &prefix.join(budget::OWNER_FILE),
+        std::process::id().to_string().as_bytes(),
+    )
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
