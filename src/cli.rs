@@ -500,6 +500,12 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SIZE", default_value = "2GiB")]
     pub max_install_size: ByteSize,
 
+    /// Offers this Python interpreter to the PyPI packages of --servers, beside the
+    /// python3 and python3.N on PATH (and uv's): for versions installed elsewhere, as
+    /// pyenv's are. Repeatable.
+    #[arg(long = "python", value_name = "PATH", requires = "servers")]
+    pub pythons: Vec<PathBuf>,
+
     /// Keeps each package's install folder once its server is probed, for the next
     /// run to reuse, and npm's and uv's downloads in the cache's downloads/. By
     /// default an install is removed once probed (its lock stays with the tables)

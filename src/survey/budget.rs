@@ -3,13 +3,19 @@
 //! keeps it for the next run; and npm and uv share one download cache per run, so
 //! that a dependency many servers need is downloaded once, removed with the run.
 //!
+//! A run's downloads are bounded too: past [`MAX_DOWNLOADS`] they are emptied
+//! between installs, when none is under way, so that a survey of thousands of
+//! packages holds at most that much of them at a time. An install that fails is
+//! removed like a probed one (`install` removes a partial one, `servers` one whose
+//! program could not be chosen).
+//!
 //! With `--keep-installs` the download caches are kept too, in the package cache's
-//! `downloads/`, beside the prefixes they filled. docs/probe.md, "Within a disk
-//! budget", says what stays on disk when.
+//! `downloads/`, beside the prefixes they filled, and not bounded. docs/probe.md,
+//! "Within a disk budget", says what stays on disk when.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
 use anyhow::{Context, Result};
 
@@ -18,6 +24,10 @@ use crate::infra::sanitize::sanitize;
 
 /// The prefix of a run's own download folder in the package cache.
 const RUN_PREFIX: &str = ".run-";
+/// The most bytes a run's downloads (npm's, uv's and pip's caches) keep between
+/// installs, unless installs are kept; and the most a package cache should hold
+/// after a survey that keeps none.
+pub const MAX_DOWNLOADS: u64 = 256 << 20;
 
 /// Holds what a run keeps on disk and for how long.
 #[derive(Debug)]
@@ -28,6 +38,11 @@ pub struct Budget {
     _run: Option<tempfile::TempDir>,
     /// How many servers are using each package's install right now.
     in_use: Mutex<HashMap<String, usize>>,
+    /// Held for reading by each install under way, for writing while the
+    /// downloads are emptied.
+    installs: RwLock<()>,
+    /// The most bytes the downloads keep between installs.
+    max_downloads: u64,
 }
 
 impl Budget {
@@ -53,7 +68,71 @@ impl Budget {
             downloads,
             _run: run,
             in_use: Mutex::new(HashMap::new()),
+            installs: RwLock::new(()),
+            max_downloads: MAX_DOWNLOADS,
         })
+    }
+
+    /// Says that an install is under way until the guard is dropped: the downloads
+    /// are not emptied under it.
+    pub fn installing(&self) -> RwLockReadGuard<'_, ()> {
+        self.installs.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Empties the run's downloads when they take more than the bound and no install
+    /// is under way (else the next install's end does); returns the bytes removed.
+    /// Kept installs keep their downloads whole.
+    pub fn trim(&self) -> u64 {
+        if self.is_kept {
+            return 0;
+        }
+        let Ok(_alone) = self.installs.try_write() else {
+            return 0;
+        };
+        let size = disk_size(&self.downloads);
+        if size <= self.max_downloads {
+            return 0;
+        }
+        for entry in std::fs::read_dir(&self.downloads)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = entry.path();
+            let removed = match entry.file_type() {
+                Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+            if let Err(e) = removed {
+                messages::warning(format!(
+                    "could not remove the downloads '{}': {e}",
+                    sanitize(path.display().to_string())
+                ));
+            }
+        }
+        size.saturating_sub(disk_size(&self.downloads))
+    }
+
+    /// Removes the run's own downloads and, when the run keeps no install and the
+    /// package cache still holds more than [`MAX_DOWNLOADS`] (installs kept by
+    /// earlier runs, which this one leaves alone), says so and returns the bytes.
+    pub fn finish(self, cache: &Path) -> Option<u64> {
+        let is_kept = self.is_kept;
+        drop(self);
+        if is_kept {
+            return None;
+        }
+        let size = disk_size(cache);
+        if size <= MAX_DOWNLOADS {
+            return None;
+        }
+        messages::note(format!(
+            "the package cache '{}' holds {} MiB after this survey, installs kept by earlier \
+             runs with --keep-installs; remove the folder to free them",
+            sanitize(cache.display().to_string()),
+            size >> 20
+        ));
+        Some(size)
     }
 
     /// Returns the folder npm's and uv's caches go in for this run.
@@ -94,9 +173,66 @@ impl Budget {
     }
 }
 
-/// Removes the download folders of runs whose process is gone (killed before they
-/// could remove their own).
+/// Returns the bytes the files under `dir` take (apparent sizes; links not followed).
+pub fn disk_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
+                _ => {}
+            }
+        }
+    }
+    total
+}
+
+/// The prefix of a partial npm install's folder, followed by its run's process id.
+pub const PARTIAL_PREFIX: &str = ".partial-";
+/// The file of a PyPI venv being made that names its run's process id; the venv is
+/// complete once `.complete` is written.
+pub const OWNER_FILE: &str = ".owner";
+
+/// Returns the name prefix of this run's partial installs: `.partial-PID-`.
+pub fn partial_prefix() -> String {
+    format!("{PARTIAL_PREFIX}{}-", std::process::id())
+}
+
+/// Removes what runs whose process is gone (killed before they could remove it)
+/// left in the cache: their download folders, their partial npm installs
+/// (`npm/.partial-PID-...`) and their PyPI venvs never completed (`pypi/*` with an
+/// `.owner` and no `.complete`).
 fn remove_abandoned(cache: &Path) {
+    let pid_of = |name: &str, prefix: &str| -> Option<u32> {
+        name.strip_prefix(prefix)?.split('-').next()?.parse().ok()
+    };
+    for entry in std::fs::read_dir(cache.join("npm"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        if pid_of(&name.to_string_lossy(), PARTIAL_PREFIX).is_some_and(|pid| !is_alive(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    for entry in std::fs::read_dir(cache.join("pypi"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let venv = entry.path();
+        let owner = std::fs::read_to_string(venv.join(OWNER_FILE)).ok();
+        let owner = owner.and_then(|text| text.trim().parse::<u32>().ok());
+        if !venv.join(".complete").exists() && owner.is_some_and(|pid| !is_alive(pid)) {
+            let _ = std::fs::remove_dir_all(&venv);
+        }
+    }
     let Ok(entries) = std::fs::read_dir(cache) else {
         return;
     };
@@ -198,6 +334,82 @@ mod tests {
         assert!(!downloads.exists());
         drop(other);
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn downloads_past_the_bound_are_emptied_between_installs_unless_kept() {
+        let cache = tempfile::tempdir().unwrap();
+        for is_kept in [false, true] {
+            let mut budget = Budget::new(cache.path(), is_kept).unwrap();
+            budget.max_downloads = 1000;
+            let uv = budget.downloads().join("uv/wheels");
+            std::fs::create_dir_all(&uv).unwrap();
+            std::fs::write(uv.join("small"), vec![0; 600]).unwrap();
+            assert_eq!(budget.trim(), 0, "within the bound");
+            std::fs::write(uv.join("large"), vec![0; 600]).unwrap();
+            {
+                let _under_way = budget.installing();
+                assert_eq!(budget.trim(), 0, "emptied under an install");
+                assert_eq!(disk_size(budget.downloads()), 1200);
+            }
+            match is_kept {
+                false => {
+                    assert_eq!(budget.trim(), 1200);
+                    assert!(budget.downloads().is_dir());
+                    assert_eq!(std::fs::read_dir(budget.downloads()).unwrap().count(), 0);
+                }
+                true => assert_eq!(budget.trim(), 0, "kept downloads are kept whole"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_that_keeps_nothing_says_when_the_cache_holds_more_than_the_bound() {
+        let cache = tempfile::tempdir().unwrap();
+        let budget = Budget::new(cache.path(), false).unwrap();
+        std::fs::write(budget.downloads().join("f"), b"x").unwrap();
+        assert_eq!(budget.finish(cache.path()), None);
+        // An install an earlier run kept: sparse, so that it takes no disk.
+        let kept = cache.path().join("pypi/x@1");
+        std::fs::create_dir_all(&kept).unwrap();
+        let file = std::fs::File::create(kept.join("blob")).unwrap();
+        file.set_len(MAX_DOWNLOADS + 1).unwrap();
+        let budget = Budget::new(cache.path(), false).unwrap();
+        assert_eq!(budget.finish(cache.path()), Some(MAX_DOWNLOADS + 1));
+        let budget = Budget::new(cache.path(), true).unwrap();
+        assert_eq!(budget.finish(cache.path()), None, "kept by this run too");
+    }
+
+    #[test]
+    fn what_a_killed_run_left_half_installed_is_removed_by_the_next() {
+        let cache = tempfile::tempdir().unwrap();
+        // No process has id 0x7fff_fff0 here; this one is alive.
+        let (gone, alive) = (2147483632u32, std::process::id());
+        let npm = cache.path().join("npm");
+        let pypi = cache.path().join("pypi");
+        let made = [
+            npm.join(format!("{PARTIAL_PREFIX}{gone}-abc")),
+            npm.join(format!("{PARTIAL_PREFIX}{alive}-abc")),
+            npm.join("x@1.0.0"),
+            pypi.join("killed@1.0.0"),
+            pypi.join("underway@1.0.0"),
+            pypi.join("done@1.0.0"),
+            pypi.join("unowned@1.0.0"),
+        ];
+        for dir in &made {
+            std::fs::create_dir_all(dir.join("lib")).unwrap();
+        }
+        std::fs::write(pypi.join("killed@1.0.0").join(OWNER_FILE), gone.to_string()).unwrap();
+        std::fs::write(
+            pypi.join("underway@1.0.0").join(OWNER_FILE),
+            alive.to_string(),
+        )
+        .unwrap();
+        std::fs::write(pypi.join("done@1.0.0").join(OWNER_FILE), gone.to_string()).unwrap();
+        std::fs::write(pypi.join("done@1.0.0/.complete"), "").unwrap();
+        let _budget = Budget::new(cache.path(), false).unwrap();
+        let kept: Vec<bool> = made.iter().map(|d| d.exists()).collect();
+        assert_eq!(kept, [false, true, true, false, true, true, true]);
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //! uv (or, where uv is not installed, pip) with `--only-binary :all:`, so no sdist
 //! is built (building one runs its code). npm resolves as of the version's publish
 //! time and uv as of the release's upload time (`pypi`), unless `--before` says
-//! otherwise; pip cannot, and an install not resolved by date says why in
-//! [`Installed::before_note`]. What each install resolved to is kept as a [`Lock`].
+//! otherwise; where no resolution stood then (npm's ETARGET, uv's `No solution
+//! found`), each resolves again on the day, as npx and uvx would. pip cannot resolve
+//! by date; an install not resolved by date says why in [`Installed::before_note`]. What each install resolved to is kept as a [`Lock`].
 //! Which registry they read is the user's ordinary npm and pip configuration. It
 //! does not run the server: that is `stdio`'s, inside `sandbox`'s walls.
 
@@ -21,6 +22,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::budget::{self, disk_size};
 use super::program::{self, Program};
 use super::python::{self, Interpreter};
 use crate::infra::process::{self, Limits};
@@ -58,6 +60,8 @@ pub struct Installer {
     /// The folder npm's and uv's caches go in, shared by the installs of a run
     /// (`budget`); `None`: theirs, as the user configured them.
     pub downloads: Option<PathBuf>,
+    /// The interpreters offered beside those found (`--python`).
+    pub pythons: Vec<Interpreter>,
 }
 
 /// Says why a package could not be installed.
@@ -68,6 +72,8 @@ pub enum InstallKind {
     NoWheel,
     /// The PyPI release needs a Python this machine does not have.
     NoPython,
+    /// The install took more disk than `--max-install-size`, and was removed.
+    TooLarge,
 }
 
 /// Holds an install that failed, and why.
@@ -80,6 +86,19 @@ pub struct InstallError {
     /// Whether it was stopped at a bound (`--install-timeout`, `--max-install-size`):
     /// another Python would not fare better.
     pub is_stopped: bool,
+    /// The complete install it leaves in the cache, when there is one (its program
+    /// could not be chosen): removed as a probed one is, unless installs are kept.
+    pub prefix: Option<PathBuf>,
+}
+
+impl InstallError {
+    /// Returns the error, saying that it leaves the install `prefix` in the cache.
+    fn leaving(self, prefix: &Path) -> InstallError {
+        InstallError {
+            prefix: Some(prefix.to_path_buf()),
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for InstallError {
@@ -155,6 +174,7 @@ fn failed(why: impl Into<String>) -> InstallError {
         why: why.into(),
         cause: String::new(),
         is_stopped: false,
+        prefix: None,
     }
 }
 
@@ -219,11 +239,11 @@ impl Installer {
                         )
                     })?;
                 }
-                npm_start(&prefix, package, start)
+                npm_start(&prefix, package, start).map_err(|e| e.leaving(&prefix))
             }
             "pypi" => {
                 let prefix = self.pypi(package, &prefix)?;
-                pip_start(&prefix, package, start)
+                pip_start(&prefix, package, start).map_err(|e| e.leaving(&prefix))
             }
             other => Err(failed(format!(
                 "packages of '{}' are not installed by this probe",
@@ -243,7 +263,7 @@ impl Installer {
         std::fs::create_dir_all(parent)
             .map_err(|e| failed(format!("creating '{}': {e}", parent.display())))?;
         let partial = tempfile::Builder::new()
-            .prefix(".partial-")
+            .prefix(&budget::partial_prefix())
             .tempdir_in(parent)
             .map_err(|e| failed(format!("creating a folder in '{}': {e}", parent.display())))?;
         install(partial.path())?;
@@ -265,6 +285,7 @@ impl Installer {
         if size > self.max_size {
             let _ = std::fs::remove_dir_all(dir);
             return Err(InstallError {
+                kind: InstallKind::TooLarge,
                 // Another Python installs the same dependencies.
                 is_stopped: true,
                 ..failed(format!(
@@ -340,7 +361,8 @@ impl Installer {
     /// Installs a PyPI package (or finds it installed) and returns its prefix: `dated`
     /// when uv resolved it as of a date, else the same with `+undated`. The venv is
     /// made from the newest Python of the machine the release admits, the next one
-    /// when the install fails with it.
+    /// when the install fails with it. Where uv finds no resolution as of the upload
+    /// time, it resolves on the day, into the `+undated` prefix.
     fn pypi(&self, package: &PackageRef, dated: &Path) -> Result<PathBuf, InstallError> {
         let undated = dated.with_file_name(format!(
             "{}+undated",
@@ -377,13 +399,17 @@ impl Installer {
             .as_ref()
             .ok()
             .and_then(|r| r.requires_python.as_deref());
-        let pythons =
-            python::fitting(requires, python::found(self.uv.as_deref())).map_err(|why| {
-                InstallError {
-                    kind: InstallKind::NoPython,
-                    ..failed(format!("{}=={} {why}", package.name, package.version))
-                }
-            })?;
+        let found = python::found(self.uv.as_deref(), &self.pythons);
+        let pythons = python::fitting(requires, found, &[]).map_err(|_| {
+            // Asked again, naming those installed but not offered that would do.
+            let why = python::fitting(requires, found, python::elsewhere(found))
+                .err()
+                .unwrap_or_default();
+            InstallError {
+                kind: InstallKind::NoPython,
+                ..failed(format!("{}=={} {why}", package.name, package.version))
+            }
+        })?;
         let Some(uv) = &self.uv else {
             each_python(&pythons, |python| {
                 self.fill_venv(&undated, |prefix| {
@@ -404,30 +430,50 @@ impl Installer {
             _ if is_complete(&undated) => return Ok(undated),
             _ => undated.clone(),
         };
-        each_python(&pythons, |python| {
-            self.fill_venv(&prefix, |prefix| {
-                self.uv(uv, python, index, package, prefix, bound.as_deref())?;
-                if let Ok(release) = &release {
-                    let artifact = pypi::installed_wheel(prefix, &package.name, release);
-                    write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
-                }
-                Ok(match (&before, &bound) {
-                    (Ok(before), Some(_)) => (before.clone(), String::new()),
-                    (Ok(before), None) => (
-                        String::new(),
-                        format!(
-                            "'{}' is not a time: uv resolved the dependencies on the day",
-                            sanitize(before)
-                        ),
-                    ),
-                    (Err(why), _) => (
-                        String::new(),
-                        format!("{why}: uv resolved the dependencies on the day"),
-                    ),
+        let install = |prefix: &Path, bound: Option<&str>, note: &str| {
+            each_python(&pythons, |python| {
+                self.fill_venv(prefix, |prefix| {
+                    self.uv(uv, python, index, package, prefix, bound)?;
+                    if let Ok(release) = &release {
+                        let artifact = pypi::installed_wheel(prefix, &package.name, release);
+                        write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
+                    }
+                    Ok(match (&before, bound) {
+                        (Ok(before), Some(_)) => (before.clone(), String::new()),
+                        _ => (String::new(), note.to_string()),
+                    })
                 })
             })
-        })?;
-        Ok(prefix)
+        };
+        let note = match &before {
+            Ok(before) => format!(
+                "'{}' is not a time: uv resolved the dependencies on the day",
+                sanitize(before)
+            ),
+            Err(why) => format!("{why}: uv resolved the dependencies on the day"),
+        };
+        match install(&prefix, bound.as_deref(), &note) {
+            // No resolution stood as of the release's upload time (a dependency then
+            // had no wheel, say): what uvx installs is the day's, as npm's ETARGET
+            // falls back to.
+            Err(err) if self.before.is_none() && bound.is_some() && is_unsolvable(&err) => {
+                if is_complete(&undated) {
+                    return Ok(undated);
+                }
+                let note = format!(
+                    "as of {}, {}: uv resolved the dependencies on the day",
+                    sanitize(before.as_deref().unwrap_or_default()),
+                    match err.cause.trim_start_matches("error: ") {
+                        "" => "no solution was found",
+                        cause => cause,
+                    }
+                    .trim_end_matches('.')
+                );
+                install(&undated, None, &note)?;
+                Ok(undated)
+            }
+            done => done.map(|()| prefix),
+        }
     }
 
     /// Makes the venv `prefix` by `install`, which returns the date it resolved as of
@@ -468,6 +514,7 @@ impl Installer {
             .arg(prefix);
         self.share_downloads(&mut venv);
         run("uv venv", venv, &self.limits())?;
+        own(prefix)?;
         let mut install = Command::new(uv);
         self.share_downloads(&mut install);
         install
@@ -493,6 +540,7 @@ impl Installer {
         let mut venv = Command::new(&python.path);
         venv.args(["-m", "venv"]).arg(prefix);
         run("python -m venv", venv, &self.limits())?;
+        own(prefix)?;
         let mut pip = Command::new(prefix.join("bin/python"));
         pip.args(["-m", "pip", "install", "--only-binary=:all:"])
             .args(["--disable-pip-version-check", "--no-input", "--quiet"])
@@ -520,6 +568,8 @@ impl Installer {
                 pip
             }
         };
+        let mut freeze = freeze;
+        self.share_downloads(&mut freeze);
         let out = process::output(freeze, &self.limits(), 4 << 20)
             .map_err(|e| failed(format!("running pip freeze: {e}")))?;
         if !out.status.is_some_and(|s| s.success()) {
@@ -589,23 +639,13 @@ fn run(what: &str, command: Command, limits: &Limits) -> Result<(), InstallError
     }
 }
 
-/// Returns the bytes the files under `dir` take (apparent sizes; links not followed).
-fn disk_size(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(entry.path()),
-                Ok(t) if t.is_file() => total += entry.metadata().map_or(0, |m| m.len()),
-                _ => {}
-            }
-        }
-    }
-    total
+/// Writes this run's process id into the venv `prefix` being made, so that a later
+/// run removes it when this one is killed before completing it (`budget`).
+fn own(prefix: &Path) -> Result<(), InstallError> {
+    write(
+        &prefix.join(budget::OWNER_FILE),
+        std::process::id().to_string().as_bytes(),
+    )
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
@@ -778,12 +818,24 @@ fn pip_start(
         Ok(artifact) => artifact,
         Err(_) => reported_wheel(prefix, &package.name),
     };
+    // The venv's python links to the interpreter it was made from (which may be a
+    // link too, as a pyenv tree's or --python's may be); its home names the folder.
+    let mut dirs: Vec<PathBuf> = runtime_dirs(&python)
+        .into_iter()
+        .filter(|dir| !dir.starts_with(prefix))
+        .collect();
+    for dir in home
+        .map(|h| runtime_dirs(&h.join("python3")))
+        .unwrap_or_default()
+    {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
     Ok(Installed {
         prefix: prefix.to_path_buf(),
         command,
-        runtime_dirs: home
-            .map(|h| runtime_dirs(&h.join("python3")))
-            .unwrap_or_default(),
+        runtime_dirs: dirs,
         artifact,
         before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
         before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),
@@ -812,6 +864,12 @@ fn reported_wheel(prefix: &Path, name: &str) -> String {
         .and_then(|i| i["download_info"]["archive_info"]["hashes"]["sha256"].as_str())
         .map(|h| format!("sha256:{h}"))
         .unwrap_or_default()
+}
+
+/// Returns true when uv found no resolution (`No solution found when resolving
+/// dependencies`), rather than failing to reach the index or to install.
+fn is_unsolvable(err: &InstallError) -> bool {
+    err.kind == InstallKind::Failed && !err.is_stopped && err.why.contains("No solution found")
 }
 
 /// Runs `install` with each Python of `pythons` (newest first) until one succeeds;

@@ -74,6 +74,12 @@ fn configure(args: &ProbeArgs) -> Result<servers::Config> {
                 UsageError("no user cache folder is known here; give --cache DIR".to_string())
             })?,
     };
+    // Asked before any server starts, so that a path that is no Python costs none.
+    let pythons = args
+        .pythons
+        .iter()
+        .map(|path| python::offered(path).map_err(|why| UsageError(format!("--python {why}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(servers::Config {
         packages: servers::Packages {
             installer: install::Installer {
@@ -83,6 +89,7 @@ fn configure(args: &ProbeArgs) -> Result<servers::Config> {
                 timeout: Duration::from_secs(args.install_timeout),
                 max_size: args.max_install_size.0,
                 downloads: None,
+                pythons,
             },
             keep_installs: args.keep_installs,
             is_sandboxed: !args.no_sandbox_i_trust_these_packages,
@@ -128,5 +135,22 @@ mod tests {
         assert_eq!(config.jobs, 2);
         assert_eq!(config.date, "2026-01-02");
         assert!(!config.packages.keep_installs);
+        assert!(config.packages.installer.pythons.is_empty());
+        let line = ["mcp-hint-census", "probe", "--servers", "s.toml"];
+        let crate::cli::Command::Probe(mut args) = crate::cli::Cli::try_parse_from(
+            line.iter().chain(&["--python", "/nowhere/python3.12"]),
+        )
+        .unwrap()
+        .command
+        else {
+            panic!("not a probe")
+        };
+        let err = configure(&args).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "--python '/nowhere/python3.12' is not a CPython 3 interpreter that answers when asked its version"
+        );
+        args.pythons.clear();
+        assert!(configure(&args).is_ok());
     }
 }

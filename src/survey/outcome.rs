@@ -19,6 +19,8 @@ pub(super) enum Kind {
     NoWheel,
     /// The package needs a Python this machine does not have.
     NoPython,
+    /// Its install took more than `--max-install-size`, and was removed.
+    TooLarge,
     Exited,
     /// It exited or timed out, its stderr naming a failure to reach the network.
     NeedsNetwork,
@@ -41,12 +43,13 @@ pub(super) enum Kind {
 
 impl Kind {
     /// Every kind, in the order the Markdown's outcome table lists them.
-    pub(super) const ALL: [Kind; 16] = [
+    pub(super) const ALL: [Kind; 17] = [
         Kind::Listed,
         Kind::NeedsConfiguration,
         Kind::InstallFailed,
         Kind::NoWheel,
         Kind::NoPython,
+        Kind::TooLarge,
         Kind::Exited,
         Kind::NeedsNetwork,
         Kind::ToolsListError,
@@ -73,6 +76,7 @@ impl Kind {
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
             Kind::NoPython => "no python",
+            Kind::TooLarge => "too large",
             Kind::Exited => "exited",
             Kind::NeedsNetwork => "needs network",
             Kind::ToolsListError => "tools/list error",

@@ -4,8 +4,10 @@
 //!
 //! The order is docs/probe.md's ("Registry packages"): the console script named after
 //! the package, else its only one, else the one the registry entry names (`program`,
-//! or `python -m` its `module`), else `python -m` its only top-level module that can
-//! be run so. It installs and runs nothing: `install` does.
+//! or `python -m` its `module`), else, of its scripts not ending `-test`, `-dev` or
+//! `-debug`, the only one or the only one named as the package is without an `mcp`
+//! affix (`pdf4vllm` of `pdf4vllm-mcp`), else `python -m` its only top-level module
+//! that can be run so. It installs and runs nothing: `install` does.
 
 use std::path::Path;
 
@@ -55,6 +57,9 @@ pub fn choose(
     if let Some(module) = module {
         return Ok(Program::Module(module.to_string()));
     }
+    if let Some(script) = by_stem(package, &declared.scripts) {
+        return Ok(Program::Script(script.to_string()));
+    }
     if declared.scripts.is_empty() {
         if let [only] = declared.modules.as_slice() {
             return Ok(Program::Module(only.clone()));
@@ -88,6 +93,48 @@ pub fn choose(
             ),
         },
     )
+}
+
+/// The suffixes of a script a server would not be started by while another remains.
+const AUXILIARY: [&str; 3] = ["-test", "-dev", "-debug"];
+/// The affixes a package's name may carry beside its program's: the longest first.
+const MCP_SUFFIXES: [&str; 3] = ["-mcp-server", "-mcp", "-server"];
+const MCP_PREFIX: &str = "mcp-";
+
+/// Returns the name without its `mcp` affixes (one of `-mcp-server`, `-mcp`, `_mcp`,
+/// `-server` at its end, `mcp-` at its start), PEP 503-normalized.
+fn stem(name: &str) -> String {
+    let name = normalize(name);
+    let cut = |rest: Option<&str>, whole: &str| match rest {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => whole.to_string(),
+    };
+    let name = cut(
+        MCP_SUFFIXES.iter().find_map(|s| name.strip_suffix(s)),
+        &name,
+    );
+    cut(name.strip_prefix(MCP_PREFIX), &name)
+}
+
+/// Returns the script of `scripts` a reader would start, leaving aside those ending
+/// `-test`, `-dev` or `-debug` while another remains: the only one left, else the
+/// only one named as the package is without an `mcp` affix; `None` when two remain.
+fn by_stem<'s>(package: &str, scripts: &'s [String]) -> Option<&'s str> {
+    let is_auxiliary = |s: &str| AUXILIARY.iter().any(|a| normalize(s).ends_with(a));
+    let main: Vec<&String> = scripts.iter().filter(|s| !is_auxiliary(s)).collect();
+    let candidates: Vec<&String> = match main.is_empty() {
+        true => scripts.iter().collect(),
+        false => main,
+    };
+    if let [only] = candidates.as_slice() {
+        return Some(only.as_str());
+    }
+    let own = stem(package);
+    let named: Vec<&&String> = candidates.iter().filter(|s| stem(s) == own).collect();
+    match named.as_slice() {
+        [only] => Some(only.as_str()),
+        _ => None,
+    }
 }
 
 /// Returns what the distribution `name` installed in the venv `prefix` declares;
@@ -199,6 +246,54 @@ mod tests {
             choose("x", &d, None, None, none),
             Ok(Program::Module("x_mcp".to_string()))
         );
+    }
+
+    #[test]
+    fn a_script_named_as_the_package_without_its_mcp_affix_is_chosen_and_never_a_test_one() {
+        let none = |_: &str| false;
+        let d = declared(&["pdf4vllm-test", "pdf4vllm"], &[]);
+        assert_eq!(
+            choose("pdf4vllm-mcp", &d, None, None, none),
+            script("pdf4vllm")
+        );
+        for (package, scripts, chosen) in [
+            ("mcp-weather", &["weather", "weather-cli"][..], "weather"),
+            ("weather_mcp", &["weather-cli", "weather"][..], "weather"),
+            ("weather-mcp-server", &["weather", "setup"][..], "weather"),
+            ("weather-server", &["weather", "setup"][..], "weather"),
+            // The script bears the affix, the package not.
+            (
+                "weather",
+                &["weather-mcp", "weather-cli"][..],
+                "weather-mcp",
+            ),
+            // The test, dev and debug scripts are left aside while another remains.
+            ("tool", &["serve", "serve-dev", "serve-debug"][..], "serve"),
+            ("tool", &["serve-test"][..], "serve-test"),
+        ] {
+            assert_eq!(
+                choose(package, &declared(scripts, &[]), None, None, none),
+                script(chosen),
+                "{package} {scripts:?}"
+            );
+        }
+        // The registry entry's program comes first.
+        assert_eq!(
+            choose("pdf4vllm-mcp", &d, Some("pdf4vllm-test"), None, none),
+            script("pdf4vllm-test")
+        );
+        // Two left: refused, naming them.
+        for (package, scripts) in [
+            ("x-mcp", &["x-a", "x-b"][..]),
+            ("x-mcp", &["x", "x-server", "x-test"][..]),
+            ("x", &["a-test", "b-test"][..]),
+        ] {
+            let err = choose(package, &declared(scripts, &[]), None, None, none).unwrap_err();
+            assert!(err.starts_with("declares the console scripts '"), "{err}");
+        }
+        assert_eq!(stem("mcp"), "mcp");
+        assert_eq!(stem("Mcp_Server"), "mcp");
+        assert_eq!(stem("mcp-weather-server"), "weather");
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //! has, and the ones a release's `Requires-Python` admits, newest first.
 //!
 //! The interpreters are every `python3` and `python3.N` on PATH that answers when
-//! asked its version (a pyenv shim of a version not selected does not), and, where
-//! uv is used, those uv finds installed (`uv python list --only-installed`); none is
-//! ever downloaded. Each is asked once per run. It installs nothing: that is
+//! asked its version (a pyenv shim of a version not selected does not), those given
+//! with `--python`, and, where uv is used, those uv finds installed (`uv python list
+//! --only-installed`); none is ever downloaded. Those installed in the usual places
+//! but offered by none of these (pyenv's versions, uv's managed Pythons, /usr/bin and
+//! /usr/local/bin) are not used: a release only they would admit names them, with how
+//! to offer them. Each is asked once per run. It installs nothing: that is
 //! `install`'s (docs/probe.md, "Registry packages").
 
 use std::cmp::Reverse;
@@ -35,18 +38,102 @@ impl fmt::Display for Interpreter {
     }
 }
 
-/// Returns the interpreters this machine has, asked once per run, newest first:
-/// one per minor version, its newest micro (the first found on PATH, then uv's, of
-/// that one), since a second 3.11 would resolve as the first did.
-pub fn found(uv: Option<&Path>) -> &'static [Interpreter] {
+/// Returns the interpreters this machine offers, asked once per run, newest first:
+/// one per minor version, its newest micro (the first found on PATH, then of
+/// `offered` (`--python`), then uv's, of that one), since a second 3.11 would
+/// resolve as the first did.
+pub fn found(uv: Option<&Path>, offered: &[Interpreter]) -> &'static [Interpreter] {
     static FOUND: OnceLock<Vec<Interpreter>> = OnceLock::new();
     FOUND.get_or_init(|| {
         let mut all: Vec<Interpreter> = on_path();
+        all.extend(offered.iter().cloned());
         if let Some(uv) = uv {
             all.extend(uv_found(uv));
         }
         newest_per_minor(all)
     })
+}
+
+/// Returns the interpreter at `path` (`--python`), or why it is not one.
+pub fn offered(path: &Path) -> Result<Interpreter, String> {
+    ask(path).ok_or_else(|| {
+        format!(
+            "'{}' is not a CPython 3 interpreter that answers when asked its version",
+            sanitize(path.display().to_string())
+        )
+    })
+}
+
+/// Returns the interpreters installed in the usual places whose minor version none
+/// of `found` has, asked once per run, newest first (the first of equals): those of
+/// pyenv (`$PYENV_ROOT/versions/*/bin`, `~/.pyenv` without it), of uv's managed
+/// Pythons (`$UV_PYTHON_INSTALL_DIR`, else `$XDG_DATA_HOME/uv/python` or
+/// `~/.local/share/uv/python`), then /usr/bin's and /usr/local/bin's.
+pub fn elsewhere(found: &[Interpreter]) -> &'static [Interpreter] {
+    static ELSEWHERE: OnceLock<Vec<Interpreter>> = OnceLock::new();
+    ELSEWHERE.get_or_init(|| {
+        let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let home = env("HOME").map(PathBuf::from);
+        let pyenv = env("PYENV_ROOT")
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
+        let uv = env("UV_PYTHON_INSTALL_DIR").map(PathBuf::from).or_else(|| {
+            env("XDG_DATA_HOME")
+                .map(|d| PathBuf::from(d).join("uv/python"))
+                .or_else(|| home.as_ref().map(|h| h.join(".local/share/uv/python")))
+        });
+        let mut bins: Vec<PathBuf> = Vec::new();
+        for root in [pyenv.map(|p| p.join("versions")), uv]
+            .into_iter()
+            .flatten()
+        {
+            bins.extend(sorted_dirs(&root).into_iter().map(|d| d.join("bin")));
+        }
+        bins.extend(["/usr/bin", "/usr/local/bin"].map(PathBuf::from));
+        let mut all: Vec<Interpreter> = Vec::new();
+        for bin in bins {
+            for name in python_names(&bin) {
+                let Some(interpreter) = ask(&bin.join(name)) else {
+                    continue;
+                };
+                let is_found = found
+                    .iter()
+                    .any(|f| f.version[..2] == interpreter.version[..2]);
+                if !is_found && !all.iter().any(|a| a.path == interpreter.path) {
+                    all.push(interpreter);
+                }
+            }
+        }
+        // Stable: of equal versions, the first place keeps its rank.
+        all.sort_by_key(|i| Reverse(i.version));
+        all
+    })
+}
+
+/// Returns the folders in `dir`, sorted by name.
+fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Returns the `python3.N` names of `dir`, sorted (`python3` is one of them).
+fn python_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| is_python_name(name) && name != "python3")
+        .collect();
+    names.sort();
+    names
 }
 
 /// Returns the newest of each minor version of `all` (the first of equals), newest
@@ -68,10 +155,12 @@ fn newest_per_minor(all: Vec<Interpreter>) -> Vec<Interpreter> {
 }
 
 /// Returns the interpreters of `all` (newest first) that `requires` admits, in the
-/// same order; an error names what was asked and what the machine has.
+/// same order; an error names what was asked and what the machine has, and those of
+/// `elsewhere` (installed, not offered) that would do, with how to offer them.
 pub fn fitting<'a>(
     requires: Option<&str>,
     all: &'a [Interpreter],
+    elsewhere: &[Interpreter],
 ) -> Result<Vec<&'a Interpreter>, String> {
     let has = || match all {
         [] => "no Python 3 on PATH".to_string(),
@@ -85,7 +174,11 @@ pub fn fitting<'a>(
     };
     let Some(requires) = requires.map(str::trim).filter(|r| !r.is_empty()) else {
         return match all.is_empty() {
-            true => Err(format!("needs Python 3; {}", has())),
+            true => Err(format!(
+                "needs Python 3; {}{}",
+                has(),
+                not_offered(None, elsewhere)
+            )),
             false => Ok(all.iter().collect()),
         };
     };
@@ -103,9 +196,46 @@ pub fn fitting<'a>(
         }
     }
     match admitted.is_empty() {
-        true => Err(format!("needs Python {}; {}", sanitize(requires), has())),
+        true => Err(format!(
+            "needs Python {}; {}{}",
+            sanitize(requires),
+            has(),
+            not_offered(Some(requires), elsewhere)
+        )),
         false => Ok(admitted),
     }
+}
+
+/// The most interpreters a row names as installed but not offered.
+const NAMED: usize = 4;
+
+/// Returns `; installed here but not offered: ...` naming the interpreters of
+/// `elsewhere` that `requires` admits, with how to offer one; empty when none.
+fn not_offered(requires: Option<&str>, elsewhere: &[Interpreter]) -> String {
+    let would: Vec<&Interpreter> = elsewhere
+        .iter()
+        .filter(|i| requires.is_none_or(|r| admits(r, i.version) == Some(true)))
+        .collect();
+    if would.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; installed here but not offered: {} (give --python PATH, or put its folder on PATH)",
+        named(&would)
+    )
+}
+
+/// Returns the first few of `interpreters` as `3.13.0 'PATH'`, then how many more.
+pub fn named(interpreters: &[&Interpreter]) -> String {
+    let mut named: Vec<String> = interpreters
+        .iter()
+        .take(NAMED)
+        .map(|i| format!("{i} '{}'", sanitize(i.path.display().to_string())))
+        .collect();
+    if interpreters.len() > NAMED {
+        named.push(format!("{} more", interpreters.len() - NAMED));
+    }
+    named.join(", ")
 }
 
 /// Returns whether the PEP 440 specifier set `spec` (`>=3.10,<4`, `~=3.11`,
@@ -283,7 +413,7 @@ mod tests {
     }
 
     fn chosen(requires: Option<&str>, all: &[Interpreter]) -> Result<Vec<String>, String> {
-        fitting(requires, all).map(|list| list.iter().map(|i| i.to_string()).collect())
+        fitting(requires, all, &[]).map(|list| list.iter().map(|i| i.to_string()).collect())
     }
 
     #[test]
@@ -338,6 +468,71 @@ mod tests {
     }
 
     #[test]
+    fn a_python_installed_but_not_offered_is_named_when_it_would_do() {
+        let all = machine(&[[3, 11, 7]]);
+        let elsewhere = machine(&[[3, 13, 0], [3, 12, 1], [3, 10, 13]]);
+        assert_eq!(
+            fitting(Some(">=3.12"), &all, &elsewhere).unwrap_err(),
+            "needs Python >=3.12; this machine has 3.11.7; installed here but not offered: \
+             3.13.0 '/x/python3.13', 3.12.1 '/x/python3.12' (give --python PATH, or put its \
+             folder on PATH)"
+        );
+        assert_eq!(
+            fitting(Some(">=3.99"), &all, &elsewhere).unwrap_err(),
+            "needs Python >=3.99; this machine has 3.11.7"
+        );
+        let many = machine(&[[3, 14, 0], [3, 13, 0], [3, 12, 1], [3, 12, 0], [3, 11, 0]]);
+        let err = fitting(None, &[], &many).unwrap_err();
+        assert!(
+            err.starts_with(
+                "needs Python 3; no Python 3 on PATH; installed here but not offered: 3.14.0 "
+            ) && err.contains(", 1 more (give --python PATH"),
+            "{err}"
+        );
+    }
+
+    /// A pyenv tree's interpreters, not on PATH, are found where pyenv keeps them,
+    /// with the version each reports, once those on PATH are left aside.
+    #[test]
+    fn the_interpreters_of_a_pyenv_tree_are_found_off_path() {
+        let out = Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3, which the probe's tests need, runs");
+        let real = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let Some(real) = ask(&real) else {
+            panic!("python3 at {} does not answer", real.display())
+        };
+        let [_, minor, micro] = real.version;
+        let root = tempfile::tempdir().unwrap();
+        let bin = root.path().join(format!("versions/3.{minor}.{micro}/bin"));
+        std::fs::create_dir_all(&bin).unwrap();
+        let link = bin.join(format!("python3.{minor}"));
+        std::os::unix::fs::symlink(&real.path, &link).unwrap();
+        std::os::unix::fs::symlink("/nowhere/python3.99", bin.join("python3.99")).unwrap();
+        // Not a static: the run's own lookups are once per process.
+        let dirs = sorted_dirs(&root.path().join("versions"));
+        assert_eq!(dirs, [bin.parent().unwrap()]);
+        let names = python_names(&bin);
+        assert_eq!(
+            names,
+            [format!("python3.{minor}"), "python3.99".to_string()]
+        );
+        let asked: Vec<Interpreter> = names.iter().filter_map(|n| ask(&bin.join(n))).collect();
+        assert_eq!(
+            asked,
+            [Interpreter {
+                path: link.clone(),
+                version: real.version
+            }]
+        );
+        assert_eq!(offered(&link), Ok(asked[0].clone()));
+        assert!(offered(&bin.join("python3.99"))
+            .unwrap_err()
+            .contains("is not a CPython 3 interpreter"));
+    }
+
+    #[test]
     fn one_python_stands_for_each_minor_version_its_newest() {
         let kept = newest_per_minor(machine(&[[3, 11, 2], [3, 12, 1], [3, 11, 7], [3, 11, 7]]));
         let kept: Vec<String> = kept.iter().map(ToString::to_string).collect();
@@ -370,7 +565,7 @@ mod tests {
             .expect("python3, which the probe's tests need, runs");
         let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
         let said = release(&said).expect("a version");
-        let all = found(None);
+        let all = found(None, &[]);
         // Its minor version is there, by it or by a newer micro of that minor.
         assert!(
             all.iter()

@@ -3,7 +3,8 @@
 //! Owns the `bwrap` command line: every namespace unshared (`--unshare-all`: no
 //! network but a loopback of its own, its own PID, IPC and UTS namespaces), the
 //! system folders, the package's prefix and its interpreter's folder bound
-//! read-only, an empty private HOME, /tmp and /dev/shm of bounded size (the root and
+//! read-only, an `/etc/hosts` naming the loopback only (a server binding `localhost`
+//! resolves it without the host's names), an empty private HOME, /tmp and /dev/shm of bounded size (the root and
 //! /dev read-only once made), `--die-with-parent` and
 //! `--new-session` (no access to the terminal). It also checks, once a run, that the
 //! sandbox can be made here. The bounds on memory, files, processes and output are
@@ -39,6 +40,42 @@ const SYSTEM: [&str; 14] = [
     "/etc/nsswitch.conf",
 ];
 
+/// The `/etc/hosts` a sandboxed server reads: the loopback's names, nothing of the
+/// host's.
+const HOSTS: &str = "127.0.0.1 localhost\n::1 localhost\n";
+
+/// Holds what a run's sandboxes are made with: bwrap, and the `/etc/hosts` file
+/// bound into each, removed when the run ends.
+#[derive(Debug)]
+pub struct Walls {
+    bwrap: PathBuf,
+    hosts: tempfile::TempPath,
+}
+
+impl Walls {
+    /// Writes the hosts file the sandboxes of a run read; the error says where.
+    pub fn new(bwrap: PathBuf) -> Result<Walls, String> {
+        let mut file = tempfile::Builder::new()
+            .prefix("mcp-hint-census-hosts-")
+            .tempfile()
+            .map_err(|e| format!("creating the sandbox's hosts file: {e}"))?;
+        std::io::Write::write_all(&mut file, HOSTS.as_bytes())
+            .map_err(|e| format!("writing '{}': {e}", file.path().display()))?;
+        Ok(Walls {
+            bwrap,
+            hosts: file.into_temp_path(),
+        })
+    }
+
+    /// Returns `command` run inside the sandbox, reading `dirs`.
+    pub fn wrap(&self, dirs: &[PathBuf], command: &[String]) -> Vec<String> {
+        let mut line = vec![self.bwrap.display().to_string()];
+        line.extend(arguments(dirs, Some(&self.hosts)));
+        line.extend(command.iter().cloned());
+        line
+    }
+}
+
 /// Returns `bwrap` on PATH, or an error naming the Debian package that has it.
 pub fn find() -> Result<PathBuf, String> {
     if !cfg!(target_os = "linux") {
@@ -59,8 +96,9 @@ pub fn find() -> Result<PathBuf, String> {
 /// error is what bwrap said.
 pub fn check(bwrap: &Path) -> Result<(), String> {
     let mut command = Command::new(bwrap);
-    command.args(arguments(&[]));
-    command.arg("true");
+    command.args(arguments(&[], None));
+    // Found on the sandbox's PATH, not the caller's, which may not hold it.
+    command.arg("true").env("PATH", PATH);
     let limits = Limits {
         time: Some(Duration::from_secs(20)),
         idle: None,
@@ -77,9 +115,9 @@ pub fn check(bwrap: &Path) -> Result<(), String> {
     }
 }
 
-/// Returns bwrap's options for a server reading `dirs` (read-only), before the
-/// command.
-fn arguments(dirs: &[PathBuf]) -> Vec<String> {
+/// Returns bwrap's options for a server reading `dirs` (read-only) and `hosts` as
+/// its `/etc/hosts`, before the command.
+fn arguments(dirs: &[PathBuf], hosts: Option<&Path>) -> Vec<String> {
     let mut args: Vec<String> = [
         "--unshare-all",
         "--die-with-parent",
@@ -94,6 +132,13 @@ fn arguments(dirs: &[PathBuf]) -> Vec<String> {
             "--ro-bind-try".to_string(),
             dir.to_string(),
             dir.to_string(),
+        ]);
+    }
+    if let Some(hosts) = hosts {
+        args.extend([
+            "--ro-bind".to_string(),
+            hosts.display().to_string(),
+            "/etc/hosts".to_string(),
         ]);
     }
     args.extend(["--proc", "/proc", "--dev", "/dev"].map(String::from));
@@ -120,14 +165,6 @@ fn arguments(dirs: &[PathBuf]) -> Vec<String> {
     args
 }
 
-/// Returns `command` run inside the sandbox, reading `dirs`.
-pub fn wrap(bwrap: &Path, dirs: &[PathBuf], command: &[String]) -> Vec<String> {
-    let mut line = vec![bwrap.display().to_string()];
-    line.extend(arguments(dirs));
-    line.extend(command.iter().cloned());
-    line
-}
-
 /// Returns the environment a sandboxed server starts with, before its own variables:
 /// nothing of the prober's.
 pub fn environment() -> Vec<(String, String)> {
@@ -147,12 +184,20 @@ mod tests {
 
     #[test]
     fn the_prefix_is_bound_read_only_after_the_private_tmp() {
-        let line = wrap(
-            Path::new("/usr/bin/bwrap"),
+        let walls = Walls::new(PathBuf::from("/usr/bin/bwrap")).unwrap();
+        let hosts = walls.hosts.to_path_buf();
+        assert_eq!(std::fs::read_to_string(&hosts).unwrap(), HOSTS);
+        let line = walls.wrap(
             &[PathBuf::from("/tmp/cache/npm/x@1")],
             &["node".to_string(), "x.js".to_string()],
         );
         let text = line.join(" ");
+        assert!(
+            text.contains(&format!("--ro-bind {} /etc/hosts --proc", hosts.display())),
+            "{text}"
+        );
+        drop(walls);
+        assert!(!hosts.exists(), "the hosts file outlived its run");
         assert!(text.starts_with("/usr/bin/bwrap --unshare-all --die-with-parent --new-session"));
         let tmpfs = text.find("--size 134217728 --tmpfs /tmp").unwrap();
         assert!(

@@ -37,6 +37,7 @@ use super::join;
 use super::journal::{self, Journal, Record};
 use super::note;
 use super::outcome::{failure, Failure, Kind, Outcome};
+use super::python;
 use super::sandbox;
 use super::tables::{
     self, counts, join_tables, listed_tools, sanitize_lines, summary, tally_of, write_locks,
@@ -142,6 +143,19 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     if installs_pypi && packages.installer.uv.is_none() {
         messages::warning(install::NO_UV_AT_START);
     }
+    if installs_pypi {
+        let installer = &packages.installer;
+        let found = python::found(installer.uv.as_deref(), &installer.pythons);
+        let elsewhere = python::elsewhere(found);
+        if !elsewhere.is_empty() {
+            messages::note(format!(
+                "Python {} installed here but offered neither on PATH nor with --python: a PyPI \
+                 package only they admit is a 'no python' row (hint: give --python PATH to \
+                 offer one)",
+                python::named(&elsewhere.iter().collect::<Vec<_>>())
+            ));
+        }
+    }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
     // The downloads are shared by the run's installs: made only when one installs.
@@ -193,6 +207,10 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             })
             .collect()
     });
+    // The run's downloads go; more than the bound left in the cache is said.
+    if let Some(budget) = budget {
+        let _held = budget.finish(&packages.installer.cache);
+    }
     if let Some(journal) = &journal {
         if outcomes.iter().all(|o| o.result.is_ok()) {
             std::fs::remove_file(journal.path())
@@ -256,7 +274,7 @@ fn find_sandbox(
     servers: &[Server],
     packages: &Packages,
     file: &Path,
-) -> Result<Option<(PathBuf, Result<(), String>)>> {
+) -> Result<Option<Result<sandbox::Walls, String>>> {
     let wants_sandbox = packages.is_sandboxed
         && servers
             .iter()
@@ -270,8 +288,8 @@ fn find_sandbox(
             file.display()
         ))
     })?;
-    let made = sandbox::check(&bwrap);
-    Ok(Some((bwrap, made)))
+    let walls = sandbox::check(&bwrap).and_then(|()| sandbox::Walls::new(bwrap));
+    Ok(Some(walls))
 }
 
 /// Opens the run's journal under `--resume` and returns it with the servers it
@@ -377,7 +395,7 @@ fn probe_one(
     packages: &Packages,
     hosts: &Hosts,
     budget: Option<&Budget>,
-    sandbox: Option<&(PathBuf, Result<(), String>)>,
+    sandbox: Option<&Result<sandbox::Walls, String>>,
     options: &Options,
 ) -> Outcome {
     let fail = |kind, reason: String| Outcome {
@@ -414,7 +432,7 @@ fn probe_one(
         Ok(env) => env,
         Err(reason) => return fail(Kind::NeedsConfiguration, reason),
     };
-    if let Some((_, Err(why))) = sandbox {
+    if let Some(Err(why)) = sandbox {
         return fail(Kind::SandboxRefused, why.clone());
     }
     let start = Start {
@@ -426,15 +444,23 @@ fn probe_one(
     if let Some(budget) = budget {
         budget.hold(&key);
     }
-    let installed = match packages.installer.install(package, &start) {
+    let under_way = budget.map(Budget::installing);
+    let installed = packages.installer.install(package, &start);
+    drop(under_way);
+    if let Some(budget) = budget {
+        budget.trim();
+    }
+    let installed = match installed {
         Ok(installed) => installed,
         Err(err) => {
+            // One that installed but cannot start is removed as a probed one is.
             if let Some(budget) = budget {
-                budget.release(&key, None);
+                budget.release(&key, err.prefix.as_deref());
             }
             let kind = match err.kind {
                 InstallKind::NoWheel => Kind::NoWheel,
                 InstallKind::NoPython => Kind::NoPython,
+                InstallKind::TooLarge => Kind::TooLarge,
                 InstallKind::Failed => Kind::InstallFailed,
             };
             // A disk that filled fails this server, naming the folder; the install
@@ -450,18 +476,18 @@ fn probe_one(
     };
     let prefix = installed.prefix.clone();
     let target = match sandbox {
-        Some((bwrap, _)) => {
+        Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
             dirs.extend(installed.runtime_dirs.iter().cloned());
             let mut all = sandbox::environment();
             all.extend(env);
             Target::Stdio {
-                command: sandbox::wrap(bwrap, &dirs, &installed.command),
+                command: walls.wrap(&dirs, &installed.command),
                 env: all,
                 is_sandboxed: true,
             }
         }
-        None => Target::Stdio {
+        _ => Target::Stdio {
             command: installed.command.clone(),
             env,
             is_sandboxed: false,

@@ -118,9 +118,34 @@ fn npm_tarball(name: &str, source: &str, marker: &Path) -> Vec<u8> {
     )
 }
 
-/// Returns a wheel of `name` at `version` requiring `requires`; with `tools`, a
-/// console script serving them, named after it (`hintjsonapi`'s only one is named
-/// otherwise: `jsonapi-server`).
+/// Returns the `[console_scripts]` of the fixture wheel `name`: one named after it
+/// (`hintjsonapi`'s only one is named otherwise: `jsonapi-server`), and for
+/// `hintx_mcp` the server as `hintx` beside a `hintx-test` that cannot start, for
+/// `hinttwo` two that serve, neither named after it.
+fn console_scripts(name: &str) -> String {
+    match name {
+        "hintjsonapi" => "jsonapi-server = hintjsonapi:main\n".to_string(),
+        "hintx_mcp" => "hintx-test = hintx_mcp:absent\nhintx = hintx_mcp:main\n".to_string(),
+        "hinttwo" => "alpha = hinttwo:main\nbeta = hinttwo:main\n".to_string(),
+        _ => format!("{name} = {name}:main\n"),
+    }
+}
+
+/// Returns what the fixture server `name` does before it serves: `hintlocal` binds
+/// `localhost` (resolving it) and names its tool after the address it bound.
+fn prelude(name: &str) -> &'static str {
+    match name {
+        "hintlocal" => {
+            "import socket\n_s = socket.socket()\n_s.bind(('localhost', 0))\n\
+             TOOLS[0]['name'] = 'bound_' + _s.getsockname()[0].replace('.', '_')\n"
+        }
+        _ => "",
+    }
+}
+
+/// Returns a wheel of `name` at `version` requiring `requires`; with `tools`, the
+/// console scripts of [`console_scripts`] serving them. `hintbig` carries a MiB of
+/// data besides.
 fn wheel(
     dir: &Path,
     name: &str,
@@ -131,7 +156,7 @@ fn wheel(
     let server = match tools {
         None => String::new(),
         Some(tools) => format!(
-            "import json, sys\nTOOLS = json.loads({:?})\n\
+            "import json, sys\nTOOLS = json.loads({:?})\n{}\
          def main():\n\
          \x20   for line in sys.stdin:\n\
          \x20       if not line.strip():\n\
@@ -145,7 +170,8 @@ fn wheel(
          \x20       elif m['method'] == 'tools/list':\n\
          \x20           r = {{'tools': TOOLS}}\n\
          \x20       print(json.dumps({{'jsonrpc': '2.0', 'id': m['id'], 'result': r}}), flush=True)\n",
-            tools.to_string()
+            tools.to_string(),
+            prelude(name)
         ),
     };
     let source = dir.join(format!("{name}-{version}.py"));
@@ -153,7 +179,7 @@ fn wheel(
     let path = dir.join(format!("{name}-{version}-py3-none-any.whl"));
     let script = r#"
 import sys, zipfile, hashlib, base64
-out, server, name, version, program = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4], sys.argv[5]
+out, server, name, version, scripts = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4], sys.argv[5]
 requires = "".join(f"Requires-Dist: {r}\n" for r in sys.argv[6:])
 info = f"{name}-{version}.dist-info"
 files = {
@@ -162,7 +188,9 @@ files = {
   f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
 }
 if server:
-    files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{program} = {name}:main\n"
+    files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{scripts}"
+if name == "hintbig":
+    files[f"{name}/blob.bin"] = "".join(chr(33 + (i * 7919 + i // 97) % 90) for i in range(1 << 20))
 record = []
 with zipfile.ZipFile(out, "w") as z:
     for file, text in files.items():
@@ -179,10 +207,7 @@ with zipfile.ZipFile(out, "w") as z:
         .arg(&path)
         .arg(&source)
         .args([name, version])
-        .arg(match name {
-            "hintjsonapi" => "jsonapi-server",
-            _ => name,
-        })
+        .arg(console_scripts(name))
         .args(requires)
         .output()
         .expect("running python3");
@@ -260,6 +285,13 @@ fn pypi_answer(
         .strip_prefix("simple/")
         .and_then(|p| p.strip_suffix('/'))
     {
+        // Asked for by its normalized name: `hintx-mcp` is the project `hintx_mcp`.
+        let project = files
+            .wheels
+            .keys()
+            .chain(files.sdists.keys())
+            .find(|key| key.replace('_', "-") == project)
+            .map_or(project, String::as_str);
         let mut listed: Vec<(String, String, Option<String>, String)> = Vec::new();
         for (version, at, bytes) in files.wheels.get(project).into_iter().flatten() {
             listed.push((
@@ -1541,4 +1573,302 @@ fn installs_leave_the_cache_once_probed_and_a_full_disk_fails_only_its_server() 
         "{error}"
     );
     assert!(!marker.exists(), "an install script ran");
+}
+
+/// Returns a PyPI index on loopback serving `files`.
+fn pypi_index(files: PypiFiles) -> Loopback {
+    let base = Arc::new(std::sync::Mutex::new(String::new()));
+    let index = {
+        let at = base.clone();
+        Loopback::start(move |request| {
+            let base = at.lock().unwrap().clone();
+            pypi_answer(&files, &base, request).unwrap_or_else(|| reply(404, "not here"))
+        })
+    };
+    *base.lock().unwrap() = index.url();
+    index
+}
+
+/// Returns the version and executable `python3` reports.
+fn python3() -> (String, std::path::PathBuf) {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys; print('%d.%d.%d' % sys.version_info[:3], sys.executable)",
+        ])
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let (version, executable) = text.split_once(' ').unwrap();
+    (version.to_string(), executable.into())
+}
+
+/// A machine whose only Python of the version a release needs is in a pyenv tree,
+/// not on PATH: the row says which and how to offer it, and with `--python` it is
+/// used. The tree is a temporary PYENV_ROOT whose interpreter links to the real one.
+#[test]
+fn a_python_only_pyenv_has_is_named_then_offered_with_python() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let work = tempfile::tempdir().unwrap();
+    let (version, real) = python3();
+    let minor = version.rsplit_once('.').unwrap().0.to_string();
+    let bin = work.path().join(format!("pyenv/versions/{version}/bin"));
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join(format!("python{minor}"));
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    // PATH holds bwrap and no Python, nor uv.
+    let path = work.path().join("path");
+    std::fs::create_dir(&path).unwrap();
+    let bwrap = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join("bwrap"))
+        .find(|file| file.is_file())
+        .unwrap();
+    std::os::unix::fs::symlink(&bwrap, path.join("bwrap")).unwrap();
+    let mut files = PypiFiles::default();
+    files.wheels.insert(
+        "hintpy".to_string(),
+        vec![(
+            "1.0.0".to_string(),
+            UPLOADED.to_string(),
+            wheel(work.path(), "hintpy", "1.0.0", &[], Some(&py_tools())),
+        )],
+    );
+    files
+        .requires
+        .insert("hintpy".to_string(), format!("=={minor}.*"));
+    let index = pypi_index(files);
+    std::fs::write(
+        work.path().join("servers.toml"),
+        "[[server]]\nname = \"py\"\n\
+         package = { registry = \"pypi\", name = \"hintpy\", version = \"1.0.0\" }\n",
+    )
+    .unwrap();
+    let cache = work.path().join("cache");
+    let probe = |extra: &[&std::ffi::OsStr], out: &str| {
+        let mut run = Run::new(work.path())
+            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+            .arg("--cache")
+            .arg(&cache)
+            .args(["--out", out, "--timeout", "20"])
+            .args(extra)
+            .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("PYENV_ROOT", work.path().join("pyenv"))
+            .env("UV_PYTHON_INSTALL_DIR", work.path().join("no-uv-pythons"))
+            .env("PATH", &path);
+        run.command().env_remove("PIP_FIND_LINKS");
+        let output = run.output();
+        let table = servers_table(&work.path().join(format!("{out}/wire-{DATE}-servers.csv")));
+        (output, table)
+    };
+
+    let (out, table) = probe(&[], "off-path");
+    assert_code(&out, 1);
+    let py = &table["py"];
+    assert_eq!(py["outcome"], "no python", "{}", show(&out));
+    let offered = format!("{version} '{}'", link.display());
+    assert!(
+        py["error"].starts_with(&format!(
+            "hintpy==1.0.0 needs Python =={minor}.*; no Python 3 on PATH; installed here but not offered: "
+        )) && py["error"].contains(&offered)
+            && py["error"].ends_with("(give --python PATH, or put its folder on PATH)"),
+        "{}",
+        py["error"]
+    );
+    // Said once at the start too.
+    let said = stderr(&out);
+    assert_eq!(
+        said.matches("installed here but offered neither on PATH")
+            .count(),
+        1,
+        "{said}"
+    );
+    assert!(said.contains(&offered), "{said}");
+    assert_eq!(files_under(&cache), (0, 0), "a refused install left files");
+
+    let (out, table) = probe(&["--python".as_ref(), link.as_os_str()], "offered");
+    assert_code(&out, 0);
+    let py = &table["py"];
+    assert_eq!(py["outcome"], "listed", "{}", show(&out));
+    assert_eq!(py["python"], version);
+    assert_eq!(py["tools"], "1");
+    assert_eq!(files_under(&cache), (0, 0));
+
+    // A path that is no Python is refused before any server runs.
+    let (out, _) = (
+        Run::new(work.path())
+            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+            .args(["--python", "/nowhere/python3.12", "--out", "refused"])
+            .output(),
+        (),
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("--python '/nowhere/python3.12' is not a CPython 3 interpreter"),
+        "{}",
+        show(&out)
+    );
+}
+
+/// Of PyPI releases resolved with uv: one whose dependency had no wheel as of its
+/// upload time is resolved on the day, the row saying why; of a wheel's scripts
+/// `hintx` and `hintx-test`, the package `hintx_mcp` starts `hintx`; two scripts
+/// neither named so are refused; a server binding `localhost` resolves it in the
+/// sandbox; an install past --max-install-size is counted apart; and nothing of any
+/// of them stays in the cache.
+#[test]
+fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_empty() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let Some(uv) = find_uv() else {
+        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    };
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
+    let tools = py_tools();
+    let mut files = PypiFiles::default();
+    let release = |name: &str, requires: &[&str]| {
+        vec![(
+            "1.0.0".to_string(),
+            UPLOADED.to_string(),
+            wheel(work.path(), name, "1.0.0", requires, Some(&tools)),
+        )]
+    };
+    files.wheels.insert(
+        "hintlate".to_string(),
+        release("hintlate", &["hintwheelless"]),
+    );
+    for name in ["hintx_mcp", "hinttwo", "hintlocal", "hintbig"] {
+        files.wheels.insert(name.to_string(), release(name, &[]));
+    }
+    // hintwheelless 1.0.0, uploaded with hintlate, is an sdist; 2.0.0, uploaded
+    // later, a wheel.
+    files.wheels.insert(
+        "hintwheelless".to_string(),
+        vec![(
+            DEP_NEW.0.to_string(),
+            DEP_NEW.1.to_string(),
+            wheel(work.path(), "hintwheelless", DEP_NEW.0, &[], None),
+        )],
+    );
+    files
+        .sdists
+        .insert("hintwheelless".to_string(), "1.0.0".to_string());
+    let index = pypi_index(files);
+    let mut servers = String::new();
+    for (server, name) in [
+        ("late", "hintlate"),
+        ("x", "hintx_mcp"),
+        ("two", "hinttwo"),
+        ("local", "hintlocal"),
+        ("big", "hintbig"),
+    ] {
+        servers.push_str(&format!(
+            "[[server]]\nname = \"{server}\"\n\
+             package = {{ registry = \"pypi\", name = \"{name}\", version = \"1.0.0\" }}\n\n"
+        ));
+    }
+    std::fs::write(work.path().join("servers.toml"), servers).unwrap();
+    let cache = work.path().join("cache");
+    let mut run = Run::new(work.path())
+        .args(["probe", "--servers", "servers.toml", "--date", DATE])
+        .arg("--cache")
+        .arg(&cache)
+        // A venv of a small wheel takes less; one with a MiB more.
+        .args([
+            "--out",
+            "out",
+            "--timeout",
+            "20",
+            "--max-install-size",
+            "768KiB",
+        ])
+        .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
+    for name in [
+        "UV_INDEX_URL",
+        "UV_DEFAULT_INDEX",
+        "UV_EXCLUDE_NEWER",
+        "PIP_FIND_LINKS",
+    ] {
+        run.command().env_remove(name);
+    }
+    let out = run.output();
+    assert_code(&out, 1);
+    let table = servers_table(&work.path().join(format!("out/wire-{DATE}-servers.csv")));
+    let tools_of = |server: &str| -> Vec<String> {
+        let rows = read_csv(&work.path().join(format!("out/wire-{DATE}.csv")));
+        let tool = rows[0].iter().position(|c| c == "tool").unwrap();
+        rows[1..]
+            .iter()
+            .filter(|row| row[0] == server)
+            .map(|row| row[tool].clone())
+            .collect()
+    };
+
+    // As of hintlate's upload only the sdist of its dependency stood: uv found no
+    // solution, so it resolved on the day, and the row says so.
+    let late = &table["late"];
+    assert_eq!(late["outcome"], "listed", "{}", show(&out));
+    assert_eq!(late["before"], "");
+    let note = &late["before_note"];
+    assert!(
+        note.starts_with(&format!(
+            "as of {UPLOADED}, No solution found when resolving dependencies: "
+        )) && note.contains("hintwheelless==1.0.0 has no usable wheels")
+            && note.ends_with(": uv resolved the dependencies on the day"),
+        "{note}"
+    );
+    let lock = late["lock"].strip_prefix("sha256:").unwrap().to_string();
+    assert_eq!(
+        std::fs::read_to_string(
+            work.path()
+                .join(format!("out/wire-{DATE}-locks/{lock}.txt"))
+        )
+        .unwrap(),
+        "hintlate==1.0.0\nhintwheelless==2.0.0\n"
+    );
+    // hintx, not hintx-test (which cannot start), is what runs.
+    assert_eq!(table["x"]["outcome"], "listed", "{}", show(&out));
+    assert_eq!(tools_of("x"), ["py_tool"]);
+    let two = &table["two"];
+    assert_eq!(two["outcome"], "install failed", "{}", show(&out));
+    assert_eq!(
+        two["error"],
+        "hinttwo==1.0.0 declares the console scripts 'alpha', 'beta', none named after the \
+         package; name one with program = \"...\" in the servers file"
+    );
+    // localhost resolves to the sandbox's own loopback.
+    assert_eq!(table["local"]["outcome"], "listed", "{}", show(&out));
+    assert_eq!(tools_of("local"), ["bound_127_0_0_1"]);
+    let big = &table["big"];
+    assert_eq!(big["outcome"], "too large", "{}", show(&out));
+    assert!(
+        big["error"].contains("more than --max-install-size (786432 bytes)"),
+        "{}",
+        big["error"]
+    );
+    // The summary counts it apart.
+    let md = std::fs::read_to_string(work.path().join(format!("out/wire-{DATE}.md"))).unwrap();
+    assert!(md.contains("| too large | 1 | 1 |"), "{md}");
+    assert!(md.contains("| install failed | 1 | 1 |"), "{md}");
+    // Nothing stays: not the listed, nor the refused, nor the too large.
+    assert_eq!(
+        files_under(&cache),
+        (0, 0),
+        "{:?}",
+        std::fs::read_dir(&cache).unwrap().collect::<Vec<_>>()
+    );
 }
