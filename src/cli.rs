@@ -42,6 +42,40 @@ pub enum Command {
     Join(JoinArgs),
     /// Builds a pinned corpus file from the MCP Registry or from a list of repositories.
     Corpus(CorpusArgs),
+    /// Accounts for every latest entry of a registry listing: what ships, its
+    /// repository and the wire, from the tables census and probe --servers wrote.
+    Survey(SurveyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SurveyArgs {
+    /// The registry listing: saved answer pages, or a listing saved whole (as
+    /// `corpus registry --pages` reads them).
+    #[arg(long, value_name = "PATH", required = true)]
+    pub pages: Vec<PathBuf>,
+
+    /// The corpus of what ships (`corpus registry --shipped`); its skipped list is
+    /// read from beside it.
+    #[arg(long, value_name = "FILE")]
+    pub shipped: PathBuf,
+
+    /// The census table of that corpus, census-DATE.csv.
+    #[arg(long, value_name = "TABLE")]
+    pub shipped_table: PathBuf,
+
+    /// The per-tool table of a `probe --servers` run of the listing's packages,
+    /// wire-DATE.csv; its servers table is read from beside it.
+    #[arg(long, value_name = "WIRE.csv")]
+    pub wire: Option<PathBuf>,
+
+    /// Folder entries-DATE.csv and survey-DATE.md are written to.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// The date in the names of the files written (YYYY-MM-DD). Default:
+    /// SOURCE_DATE_EPOCH, else today in UTC.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -32,7 +32,7 @@ use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
 use crate::table::{one_line, Table};
 
-pub use self::cells::{short, thousands};
+pub use self::cells::{cell as markdown_cell, short, thousands};
 pub use self::csv::{write_census_csv, write_files_csv, write_tools_csv};
 pub use self::json::write_json;
 pub use self::markdown::{write_markdown, LIMITS};

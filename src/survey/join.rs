@@ -203,6 +203,23 @@ pub struct WireServer {
     tools: Vec<ToolHints>,
 }
 
+impl WireServer {
+    /// Returns the registry name the servers file gave the server.
+    pub fn registry_name(&self) -> &str {
+        &self.registry_name
+    }
+
+    /// Returns how its probe ended (`listed`, `install failed`, ...).
+    pub fn outcome(&self) -> &str {
+        &self.outcome
+    }
+
+    /// Returns the tools it listed, in its order; none when it did not list.
+    pub fn tools(&self) -> &[ToolHints] {
+        &self.tools
+    }
+}
+
 /// Returns a reader of `path` and a look-up of its columns, each required.
 fn open_table(path: &Path, columns: &[&str]) -> Result<(csv::Reader<File>, Vec<usize>)> {
     let name = path.display();

@@ -7,12 +7,15 @@
 //! `program`) within a disk budget (`budget`), running them in a sandbox
 //! (`sandbox`), remote endpoints a few at a time per host (`hosts`), how each ended
 //! (`outcome`), the tables and summary (`tables`, `tally`), the resume journal
-//! (`journal`), the shards (`note`, `shards`) and the join (`join`).
+//! (`journal`), the shards (`note`, `shards`) and the join (`join`). `entries` is
+//! the `survey` command: every entry of a registry listing with its outcomes, from
+//! the tables the census and the wire survey wrote.
 //!
 //! A command: it may import `probe`, the stages, `cli`, `infra` and `corpus` (the
 //! cache default it shares); nothing but the binary and `merge` imports it.
 
 pub mod budget;
+pub mod entries;
 mod file;
 pub mod hosts;
 pub mod install;

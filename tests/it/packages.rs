@@ -548,3 +548,252 @@ fn walk(root: &Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+#[test]
+fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
+    let work = tempfile::tempdir().unwrap();
+    let artifacts = work.path().join("artifacts");
+    std::fs::create_dir(&artifacts).unwrap();
+    let view = oracle(&artifacts);
+    let server = serve(&artifacts, &view);
+    let env = index_env(work.path(), &server);
+    let entry = |name: &str, version: &str, latest: bool, status: &str, body: &str| {
+        format!(
+            r#"{{"server":{{"name":"{name}","version":"{version}"{body}}},
+               "_meta":{{"io.modelcontextprotocol.registry/official":{{"status":"{status}","isLatest":{latest}}}}}}}"#
+        )
+    };
+    let package = |kind: &str, id: &str, version: &str| {
+        format!(
+            r#","packages":[{{"registryType":"{kind}","identifier":"{id}","version":"{version}","transport":{{"type":"stdio"}}}}]"#
+        )
+    };
+    // As daily copies keep it: a bare array behind a byte-order mark, every version.
+    let listing = [
+        entry(
+            "io.a/srv",
+            "0.9.0",
+            false,
+            "active",
+            &package("npm", "@acme/srv", "0.9.0"),
+        ),
+        entry(
+            "io.a/srv",
+            "1.0.0",
+            true,
+            "active",
+            &package("npm", "@acme/srv", "1.0.0"),
+        ),
+        entry(
+            "io.a/y",
+            "1.0",
+            true,
+            "active",
+            &package("pypi", "x-mcp", "1.0"),
+        ),
+        entry(
+            "io.a/gone",
+            "1.0.0",
+            true,
+            "active",
+            &package("npm", "gone", "1.0.0"),
+        ),
+        entry(
+            "io.a/hosted",
+            "2",
+            true,
+            "active",
+            r#","remotes":[{"type":"streamable-http","url":"https://hosted.test/mcp?key=k"}]"#,
+        ),
+        entry(
+            "io.a/image",
+            "3",
+            true,
+            "active",
+            &package("oci", "docker.io/a/b", "3"),
+        ),
+        entry(
+            "io.a/old",
+            "1",
+            true,
+            "deleted",
+            &package("pypi", "x-only", "0.3"),
+        ),
+    ]
+    .join(",\n");
+    std::fs::write(
+        work.path().join("servers.json"),
+        format!("\u{feff}[\n{listing}\n]\n"),
+    )
+    .unwrap();
+    let out = run_with(
+        work.path(),
+        &[
+            "corpus",
+            "registry",
+            "--pages",
+            "servers.json",
+            "--out",
+            "repos.toml",
+            "--shipped",
+            "shipped.toml",
+            "--date",
+            "2025-12-18",
+        ],
+        &env,
+    );
+    // No entry names a repository, so no tree is pinned: the repository half fails
+    // alone, and what ships is written.
+    assert!(work.path().join("shipped.toml").exists(), "{}", show(&out));
+    let out = run_with(
+        work.path(),
+        &[
+            "census",
+            "--corpus",
+            "shipped.toml",
+            "--out",
+            "out",
+            "--cache",
+            "cache",
+            "--date",
+            "2025-12-18",
+        ],
+        &env,
+    );
+    assert_code(&out, 0);
+    std::fs::write(
+        work.path().join("wire-2026-12-04-servers.csv"),
+        "server,registry_name,repository,subfolder,package_registry,package,package_version,artifact,outcome\n\
+         io.a/y,io.a/y,,,pypi,x-mcp,1.0,,listed\n\
+         io.a/srv,io.a/srv,,,npm,@acme/srv,1.0.0,,install failed\n",
+    )
+    .unwrap();
+    std::fs::write(
+        work.path().join("wire-2026-12-04.csv"),
+        "server,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         io.a/y,get_y,true,false,absent,absent\n\
+         io.a/y,put_y,absent,absent,absent,absent\n\
+         io.a/srv,,,,,\n",
+    )
+    .unwrap();
+    let out = run_with(
+        work.path(),
+        &[
+            "survey",
+            "--pages",
+            "servers.json",
+            "--shipped",
+            "shipped.toml",
+            "--shipped-table",
+            "out/census-2025-12-18.csv",
+            "--wire",
+            "wire-2026-12-04.csv",
+            "--out",
+            "survey",
+            "--date",
+            "2025-12-18",
+        ],
+        &env,
+    );
+    assert_code(&out, 0);
+    let table = read_csv(&work.path().join("survey/entries-2025-12-18.csv"));
+    let col = |name: &str| table[0].iter().position(|h| h == name).unwrap();
+    let rows: BTreeMap<&str, Vec<&str>> = table[1..]
+        .iter()
+        .map(|r| {
+            let cells = [
+                "version",
+                "group",
+                "package",
+                "repository",
+                "wire",
+                "shipped_hints",
+            ]
+            .map(|c| r[col(c)].as_str());
+            (r[col("server")].as_str(), cells.to_vec())
+        })
+        .collect();
+    // One row per latest entry; the older version and the deleted entry have none.
+    assert_eq!(rows.len(), 5, "{table:?}");
+    // The hint names the oracle counts in each package's artifact: srv spells
+    // readOnlyHint, destructiveHint, idempotentHint and openWorldHint; the wheel
+    // readOnlyHint and destructiveHint.
+    let spelled = |artifact: &str| {
+        view[artifact].counts[..4]
+            .iter()
+            .filter(|&&n| n > 0)
+            .count()
+            .to_string()
+    };
+    let (srv_hints, y_hints) = (
+        spelled("srv-1.0.0.tgz"),
+        spelled("x_mcp-1.0-py3-none-any.whl"),
+    );
+    assert_eq!(
+        rows["io.a/srv"],
+        [
+            "1.0.0",
+            "npm",
+            "counted",
+            "none",
+            "install failed",
+            srv_hints.as_str()
+        ]
+    );
+    assert_eq!(
+        rows["io.a/y"],
+        ["1.0", "PyPI", "counted", "none", "listed", y_hints.as_str()]
+    );
+    assert_eq!(
+        rows["io.a/gone"],
+        [
+            "1.0.0",
+            "npm",
+            "not served by the index",
+            "none",
+            "not run",
+            ""
+        ]
+    );
+    assert_eq!(
+        rows["io.a/hosted"],
+        ["2", "remote", "none", "none", "remote only", ""]
+    );
+    assert_eq!(
+        rows["io.a/image"],
+        [
+            "3",
+            "other",
+            "another registry (oci)",
+            "none",
+            "another registry",
+            ""
+        ]
+    );
+    let y = table[1..]
+        .iter()
+        .find(|r| r[col("server")] == "io.a/y")
+        .unwrap();
+    assert_eq!(
+        [&y[col("wire_tools")], &y[col("wire_tools_annotated")]],
+        ["2", "1"]
+    );
+    let hosted = table[1..]
+        .iter()
+        .find(|r| r[col("server")] == "io.a/hosted")
+        .unwrap();
+    assert_eq!(
+        hosted[col("remotes")],
+        "streamable-http hosted.test",
+        "no path, no key"
+    );
+    let report = std::fs::read_to_string(work.path().join("survey/survey-2025-12-18.md")).unwrap();
+    assert!(
+        report.contains("| counted | 1 | 1 | 0 | 0 | 2 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("of the 2 entries whose package was counted"),
+        "{report}"
+    );
+}

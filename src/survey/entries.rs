@@ -1,0 +1,598 @@
+//! `survey`: every latest entry of one registry listing accounted for, with what
+//! ships, its repository and the wire each as an outcome of its own, and the figures
+//! a surveyor quotes, from the tables the other commands wrote.
+//!
+//! It reads the listing (`corpus registry --pages` reads it the same way), the
+//! corpus of what ships and its census table (`corpus registry --shipped`, then
+//! `census`), the skipped list beside that corpus, and, when given, the servers table
+//! of a wire survey (`probe --servers`). It writes `entries-DATE.csv`, one row per
+//! entry, and `survey-DATE.md`, the counts per outcome by registry, then the headline
+//! figures and the method's limits. It downloads, counts and probes nothing, so the
+//! same tables give the same bytes (docs/method.md, "The registry survey").
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use sha2::Digest as _;
+
+use crate::cli::SurveyArgs;
+use crate::corpus::file::{self, Tree};
+use crate::corpus::registry::{self, Entry};
+use crate::infra::atomic::write_bytes;
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::sanitize::sanitize;
+use crate::table;
+use crate::tools::hints::Hint;
+
+use super::join::{read_wire, WireServer};
+
+/// The columns of `entries-DATE.csv`.
+const HEADER: [&str; 15] = [
+    "server",
+    "version",
+    "group",
+    "packages",
+    "repository_url",
+    "remotes",
+    "package",
+    "repository",
+    "wire",
+    "shipped_hints",
+    "shipped_tools",
+    "shipped_tools_annotated",
+    "wire_tools",
+    "wire_tools_annotated",
+    "detail",
+];
+
+/// The groups an entry is counted in: its first npm or PyPI package's registry,
+/// else `remote` for an entry with endpoints, else `other` (OCI, NuGet, MCPB or
+/// nothing to install).
+const GROUPS: [&str; 4] = ["npm", "PyPI", "remote", "other"];
+
+/// Holds one entry's row.
+#[derive(Clone, Debug, Default)]
+struct Row {
+    server: String,
+    version: String,
+    group: &'static str,
+    packages: String,
+    repository_url: String,
+    remotes: String,
+    package: String,
+    repository: String,
+    wire: String,
+    /// How many of the four hint names the shipped code spells (0 to 4); `None`
+    /// when it was not counted.
+    shipped_hints: Option<usize>,
+    shipped_tools: Option<(u64, u64)>,
+    wire_tools: Option<(u64, u64)>,
+    detail: String,
+}
+
+/// Holds a package's counted row of the census of what ships.
+#[derive(Clone, Debug)]
+struct Counted {
+    hints: usize,
+    tools: Option<(u64, u64)>,
+}
+
+/// Holds one package tree (`REGISTRY:NAME`) and its census outcome: counted, or why
+/// not.
+type PackageOutcome = (String, Result<Counted, String>);
+
+/// Holds what the census of what ships says of each package, by `REGISTRY:NAME` and
+/// version as the listing names them.
+#[derive(Default)]
+struct Shipped {
+    /// The package trees each server was pinned for, with their outcomes.
+    by_server: BTreeMap<String, Vec<PackageOutcome>>,
+    /// The skipped list: `REGISTRY:NAME`, version → the index's answer.
+    skipped: BTreeMap<(String, String), String>,
+}
+
+/// Runs `survey`.
+pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
+    let date = date::resolve(args.date.as_deref())?;
+    let listing = registry::read_saved(&args.pages, false)?;
+    let mut digest = sha2::Sha256::new();
+    for page in &args.pages {
+        if page.is_file() {
+            let bytes = std::fs::read(page)
+                .map_err(|e| UsageError(format!("reading '{}': {e}", page.display())))?;
+            digest.update(&bytes);
+        }
+    }
+    let listing_sha = format!("{:x}", digest.finalize());
+    let entries = latest(&listing.entries);
+    let shipped = read_shipped(&args.shipped, &args.shipped_table)?;
+    let wire = match &args.wire {
+        Some(wire) => Some(read_wire_pair(wire)?),
+        None => None,
+    };
+    let rows: Vec<Row> = entries
+        .iter()
+        .map(|e| row_of(e, &shipped, wire.as_deref()))
+        .collect();
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating '{}'", args.out.display()))?;
+    let csv_path = args.out.join(format!("entries-{date}.csv"));
+    write_bytes(&csv_path, &entries_csv(&rows)?)?;
+    let source = Source {
+        listing: args
+            .pages
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        sha256: listing_sha,
+        records: listing.entries.len() + listing.bad.len(),
+        shipped: file_name(&args.shipped_table),
+        wire: args.wire.as_deref().map(file_name),
+    };
+    let md_path = args.out.join(format!("survey-{date}.md"));
+    write_bytes(&md_path, markdown(&rows, &source, &date).as_bytes())?;
+    for path in [&csv_path, &md_path] {
+        messages::note(format!("wrote {}", sanitize(path.display().to_string())));
+    }
+    Ok(ExitStatus::Ok)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Returns each server's latest entry, in listing order: the one marked `isLatest`,
+/// deleted ones left out, a version listed twice kept once.
+fn latest(entries: &[Entry]) -> Vec<&Entry> {
+    let mut seen = BTreeSet::new();
+    let marked: BTreeSet<&str> = entries
+        .iter()
+        .filter(|e| e.is_latest == Some(true))
+        .map(|e| e.name.as_str())
+        .collect();
+    entries
+        .iter()
+        .filter(|e| e.status.as_deref() != Some("deleted"))
+        .filter(|e| match e.is_latest {
+            Some(latest) => latest,
+            None => !marked.contains(e.name.as_str()),
+        })
+        .filter(|e| seen.insert((e.name.as_str(), e.version.as_deref())))
+        .collect()
+}
+
+/// Reads the corpus of what ships, its census table and the skipped list beside the
+/// corpus (`STEM-skipped.csv`).
+fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
+    let corpus = file::load(Some(corpus_path))?;
+    let name = table_path.display().to_string();
+    let file = File::open(table_path).map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
+    let read = table::read_census(file, &name, &corpus.columns, false)
+        .map_err(|e| UsageError(format!("{e:#}")))?;
+    let trees: BTreeMap<table::TreeKey, &Tree> =
+        corpus.trees.iter().map(|t| (t.key(), t)).collect();
+    let hint_at: Vec<usize> = Hint::ALL
+        .iter()
+        .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
+        .collect();
+    let mut shipped = Shipped::default();
+    for ((_, row), tools) in read.rows.into_iter().zip(read.tool_counts) {
+        let Some(tree) = trees.get(&row.key) else {
+            continue;
+        };
+        let outcome = match &row.outcome {
+            Ok(c) => Ok(Counted {
+                hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
+                tools: tools.map(|t| (t[0], t[1])),
+            }),
+            Err(f) => Err(f.why.clone()),
+        };
+        for server in tree.name.as_deref().unwrap_or_default().split(' ') {
+            shipped
+                .by_server
+                .entry(server.to_string())
+                .or_default()
+                .push((tree.repo.clone(), outcome.clone()));
+        }
+    }
+    let stem = corpus_path
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let skipped = corpus_path.with_file_name(format!("{stem}-skipped.csv"));
+    if let Ok(mut reader) = csv::Reader::from_path(&skipped) {
+        for record in reader.records() {
+            let record = record.with_context(|| format!("reading '{}'", skipped.display()))?;
+            let cell = |i: usize| record.get(i).unwrap_or_default().to_string();
+            shipped.skipped.insert((cell(0), cell(1)), cell(4));
+        }
+    }
+    Ok(shipped)
+}
+
+/// Reads the wire tables: `wire-DATE.csv` and the servers table beside it.
+fn read_wire_pair(wire: &Path) -> Result<Vec<WireServer>> {
+    let name = file_name(wire);
+    let servers: PathBuf = match name
+        .strip_prefix("wire-")
+        .and_then(|n| n.strip_suffix(".csv"))
+    {
+        Some(date) => wire.with_file_name(format!("wire-{date}-servers.csv")),
+        None => {
+            return Err(UsageError(format!(
+                "'{}' is not named wire-DATE.csv, so its servers table cannot be found",
+                sanitize(wire.display().to_string())
+            ))
+            .into())
+        }
+    };
+    read_wire(wire, &servers).map_err(|e| UsageError(format!("{e:#}")).into())
+}
+
+/// Returns the row of `entry`.
+fn row_of(entry: &Entry, shipped: &Shipped, wire: Option<&[WireServer]>) -> Row {
+    let installable: Vec<&registry::Package> = entry
+        .packages
+        .iter()
+        .filter(|p| matches!(p.registry_type.as_str(), "npm" | "pypi"))
+        .collect();
+    let group = match installable.first().map(|p| p.registry_type.as_str()) {
+        Some("npm") => "npm",
+        Some(_) => "PyPI",
+        None if !entry.remotes.is_empty() => "remote",
+        None => "other",
+    };
+    let mut row = Row {
+        server: entry.name.clone(),
+        version: entry.version.clone().unwrap_or_default(),
+        group,
+        packages: entry
+            .packages
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}:{}@{}",
+                    p.registry_type,
+                    p.identifier,
+                    p.version.as_deref().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        repository_url: entry
+            .repository
+            .as_deref()
+            .map(crate::registry::without_credentials)
+            .unwrap_or_default(),
+        remotes: entry
+            .remotes
+            .iter()
+            .map(|r| format!("{} {}", r.kind, host_of(&r.url)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        ..Row::default()
+    };
+    let mut details = Vec::new();
+    // What ships: the first of the entry's packages counted, else why not.
+    row.package = match (installable.is_empty(), shipped.by_server.get(&entry.name)) {
+        (true, _) if entry.packages.is_empty() => "none".to_string(),
+        (true, _) => {
+            let kinds: BTreeSet<&str> = entry
+                .packages
+                .iter()
+                .map(|p| p.registry_type.as_str())
+                .collect();
+            format!(
+                "another registry ({})",
+                kinds.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+        (false, Some(trees)) if trees.iter().any(|(_, o)| o.is_ok()) => {
+            let counted: Vec<&Counted> =
+                trees.iter().filter_map(|(_, o)| o.as_ref().ok()).collect();
+            row.shipped_hints = counted.iter().map(|c| c.hints).max();
+            let tools =
+                counted
+                    .iter()
+                    .filter_map(|c| c.tools)
+                    .fold(None, |sum: Option<(u64, u64)>, t| {
+                        let (a, b) = sum.unwrap_or_default();
+                        Some((a + t.0, b + t.1))
+                    });
+            row.shipped_tools = tools;
+            "counted".to_string()
+        }
+        (false, Some(trees)) => {
+            details.extend(trees.iter().filter_map(|(_, o)| o.as_ref().err().cloned()));
+            "not counted".to_string()
+        }
+        (false, None) => {
+            let answers: Vec<&String> = installable
+                .iter()
+                .filter_map(|p| {
+                    // As `corpus registry --shipped` writes it: `latest` is no pin.
+                    let version = p.version.as_deref().unwrap_or_default().trim();
+                    let version = if version == "latest" { "" } else { version };
+                    let key = (
+                        format!("{}:{}", p.registry_type, p.identifier.trim()),
+                        version.to_string(),
+                    );
+                    shipped.skipped.get(&key)
+                })
+                .collect();
+            let is_absent = |why: &&String| why.contains("HTTP 404") || why.contains(": no ");
+            match answers.as_slice() {
+                [] => "not pinned".to_string(),
+                some if some.iter().all(is_absent) => {
+                    details.extend(some.iter().map(|w| w.to_string()));
+                    "not served by the index".to_string()
+                }
+                some => {
+                    details.extend(some.iter().map(|w| w.to_string()));
+                    "index failed".to_string()
+                }
+            }
+        }
+    };
+    // The repository: this survey reads none (the forge is not reached from here).
+    row.repository = match row.repository_url.is_empty() {
+        true => "none".to_string(),
+        false => "not read".to_string(),
+    };
+    let stdio = installable
+        .iter()
+        .any(|p| p.transport.as_ref().is_none_or(|t| t.kind == "stdio"));
+    let wire_row = wire.and_then(|servers| {
+        servers
+            .iter()
+            .find(|s| s.registry_name() == entry.name && !s.outcome().is_empty())
+    });
+    row.wire = match wire_row {
+        Some(server) => {
+            if server.outcome() == "listed" {
+                let tools = server.tools();
+                let annotated = tools
+                    .iter()
+                    .filter(|t| Hint::ALL.iter().any(|&h| t.is_declared(h)))
+                    .count();
+                row.wire_tools = Some((tools.len() as u64, annotated as u64));
+            }
+            server.outcome().to_string()
+        }
+        None if stdio => "not run".to_string(),
+        None if !entry.remotes.is_empty() => "remote only".to_string(),
+        None if entry.packages.is_empty() => "none".to_string(),
+        // An npm or PyPI package of another transport is started with an endpoint
+        // of its own; anything else is installed by another client.
+        None if !installable.is_empty() => "not run".to_string(),
+        None => "another registry".to_string(),
+    };
+    row.detail = details.join("; ");
+    row
+}
+
+/// Returns a URL's host, for the `remotes` column (a remote's path and query may
+/// carry a key).
+fn host_of(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn entries_csv(rows: &[Row]) -> Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    w.write_record(HEADER)?;
+    let pair =
+        |p: Option<(u64, u64)>, i: usize| p.map_or(String::new(), |p| [p.0, p.1][i].to_string());
+    for r in rows {
+        w.write_record([
+            r.server.as_str(),
+            &r.version,
+            r.group,
+            &r.packages,
+            &r.repository_url,
+            &r.remotes,
+            &r.package,
+            &r.repository,
+            &r.wire,
+            &r.shipped_hints.map_or(String::new(), |n| n.to_string()),
+            &pair(r.shipped_tools, 0),
+            &pair(r.shipped_tools, 1),
+            &pair(r.wire_tools, 0),
+            &pair(r.wire_tools, 1),
+            &table::one_line(&r.detail),
+        ])?;
+    }
+    let mut bytes = w.into_inner().context("writing the entries table")?;
+    bytes.flush()?;
+    Ok(bytes)
+}
+
+/// Says what the survey read, for the report's opening.
+struct Source {
+    listing: String,
+    sha256: String,
+    records: usize,
+    shipped: String,
+    wire: Option<String>,
+}
+
+fn percent(n: usize, of: usize) -> String {
+    match of {
+        0 => "0".to_string(),
+        _ => format!("{n} ({:.1}%)", n as f64 * 100.0 / of as f64),
+    }
+}
+
+/// Returns the table of outcomes of one half: one line per outcome, a column per
+/// group and one for all.
+fn outcome_table(text: &mut String, rows: &[Row], half: &str, of: fn(&Row) -> &str) {
+    let mut counts: BTreeMap<&str, [usize; 5]> = BTreeMap::new();
+    for r in rows {
+        let at = GROUPS.iter().position(|g| *g == r.group).unwrap_or(3);
+        let line = counts.entry(of(r)).or_default();
+        line[at] += 1;
+        line[4] += 1;
+    }
+    let _ = writeln!(text, "| {half} | npm | PyPI | remote | other | all |");
+    let _ = writeln!(text, "|---|---:|---:|---:|---:|---:|");
+    let mut lines: Vec<(&str, [usize; 5])> = counts.into_iter().collect();
+    lines.sort_by(|a, b| b.1[4].cmp(&a.1[4]).then(a.0.cmp(b.0)));
+    for (outcome, n) in lines {
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} | {} | {} |",
+            crate::report::markdown_cell(outcome),
+            n[0],
+            n[1],
+            n[2],
+            n[3],
+            n[4]
+        );
+    }
+    text.push('\n');
+}
+
+/// Returns `survey-DATE.md`.
+fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
+    let mut text = String::new();
+    let mut groups = [0usize; 4];
+    for r in rows {
+        groups[GROUPS.iter().position(|g| *g == r.group).unwrap_or(3)] += 1;
+    }
+    let _ = write!(
+        text,
+        "# The MCP Registry surveyed: what ships and what it says on the wire\n\n\
+         Written by `mcp-hint-census survey` from the listing `{}` (sha256 `{}`, \
+         {} records), of which {} are the latest entry of their server: {} name an npm \
+         package first, {} a PyPI package, {} only remote endpoints, {} neither (an OCI \
+         image, a NuGet or MCPB package, or nothing to install). One row per entry is in \
+         `entries-{date}.csv`; the counts of what ships are in `{}` and the files beside it{}.\n\n",
+        crate::report::markdown_cell(&source.listing),
+        source.sha256,
+        source.records,
+        rows.len(),
+        groups[0],
+        groups[1],
+        groups[2],
+        groups[3],
+        crate::report::markdown_cell(&source.shipped),
+        match &source.wire {
+            Some(wire) => format!(", the wire's in `{}`", crate::report::markdown_cell(wire)),
+            None => String::new(),
+        }
+    );
+    text.push_str("## Every entry accounted for\n\n");
+    text.push_str(
+        "Each entry has three outcomes, one per half, since the halves are independent: \
+         its package as published (`package`), its repository (`repository`), and what \
+         its server lists when run (`wire`).\n\n",
+    );
+    outcome_table(&mut text, rows, "package", |r| &r.package);
+    outcome_table(&mut text, rows, "repository", |r| &r.repository);
+    outcome_table(&mut text, rows, "wire", |r| &r.wire);
+
+    text.push_str("## Headline figures\n\n");
+    let counted: Vec<&Row> = rows.iter().filter(|r| r.package == "counted").collect();
+    let spelling = counted
+        .iter()
+        .filter(|r| r.shipped_hints.unwrap_or(0) > 0)
+        .count();
+    let all_four = counted
+        .iter()
+        .filter(|r| r.shipped_hints == Some(4))
+        .count();
+    let (tools, annotated) = counted
+        .iter()
+        .filter_map(|r| r.shipped_tools)
+        .fold((0, 0), |(a, b), (t, n)| (a + t, b + n));
+    let by = |group: &str| {
+        let of: Vec<&&Row> = counted.iter().filter(|r| r.group == group).collect();
+        let n = of
+            .iter()
+            .filter(|r| r.shipped_hints.unwrap_or(0) > 0)
+            .count();
+        format!(
+            "{} of {}",
+            percent(n, of.len()),
+            of.len()
+        )
+    };
+    let _ = write!(
+        text,
+        "- **In the code that ships**, of the {} entries whose package was counted, {} \
+         spell at least one of the four hint names anywhere in the package, and {} all \
+         four (npm: {}; PyPI: {}).\n\
+         - The tool finder read {tools} tool definitions in those packages; {} declare \
+         at least one hint `true` or `false`.\n",
+        counted.len(),
+        percent(spelling, counted.len()),
+        percent(all_four, counted.len()),
+        by("npm"),
+        by("PyPI"),
+        percent(annotated as usize, tools as usize),
+    );
+    let listed: Vec<&Row> = rows.iter().filter(|r| r.wire == "listed").collect();
+    if !listed.is_empty() {
+        let (wire_tools, wire_annotated) = listed
+            .iter()
+            .filter_map(|r| r.wire_tools)
+            .fold((0, 0), |(a, b), (t, n)| (a + t, b + n));
+        let declaring = listed
+            .iter()
+            .filter(|r| r.wire_tools.is_some_and(|(_, n)| n > 0))
+            .count();
+        let _ = writeln!(
+            text,
+            "- **On the wire**, {} entries listed their tools when run; {} declare at \
+             least one hint on at least one tool. They list {wire_tools} tools, of which {} \
+             declare at least one hint.",
+            listed.len(),
+            percent(declaring, listed.len()),
+            percent(wire_annotated as usize, wire_tools as usize)
+        );
+    }
+    text.push_str(
+        "\nPer hint, per SDK family and \"What silence costs\" for the shipped code are in \
+         the census report beside this one; per tool on the wire, with the source \
+         joined, in the wire report and the join table.\n\n",
+    );
+    text.push_str(
+        "## Method and limits\n\n\
+         - **What ships** is each npm or PyPI package an entry names, at the entry's \
+         version, pinned to one artifact by the digest its index gave (npm's tarball; \
+         PyPI's pure-Python wheel, else its sdist), counted only when the bytes have that \
+         digest (docs/method.md, \"A package\"). An npm registry or a PyPI index that \
+         does not serve a package or version makes its row `not served by the index`: \
+         the figures of what ships rest only on the packages counted, and the `npm` \
+         column says how many those are.\n\
+         - **A zero does not say a server declares nothing**: hints may be set by a \
+         dependency (an SDK preset, a framework's defaults), computed at run time, or \
+         written in a spelling the count does not read; the tool finder's `unknown` and \
+         `?` say where it could not see. A count above zero does not say every tool \
+         declares them either: one file may define many tools.\n\
+         - **Presets hide hints**: a server whose tools take their hints from a helper \
+         in a dependency shows none in its own code, and may show them all on the wire.\n\
+         - **The repository** of each entry is read only where its forge is reached; \
+         from a machine that reaches the package registries only, it is `not read`, and \
+         each such row is named.\n\
+         - **The wire** is read by installing each stdio package without its scripts and \
+         running it in a sandbox with no network; a server that needs configuration, \
+         an account or the network does not list. Remote endpoints are for a machine \
+         that reaches them: `remote only` rows were not asked.\n",
+    );
+    text
+}
