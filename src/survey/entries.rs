@@ -525,11 +525,7 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
             .iter()
             .filter(|r| r.shipped_hints.unwrap_or(0) > 0)
             .count();
-        format!(
-            "{} of {}",
-            percent(n, of.len()),
-            of.len()
-        )
+        format!("{} of {}", percent(n, of.len()), of.len())
     };
     let _ = write!(
         text,
