@@ -68,6 +68,11 @@ pub struct SurveyArgs {
     #[arg(long, value_name = "WIRE.csv")]
     pub wire: Option<PathBuf>,
 
+    /// Where the listing came from, in words, for the report's opening (a
+    /// repository and commit that keep it, say).
+    #[arg(long, value_name = "TEXT")]
+    pub listing_from: Option<String>,
+
     /// Folder entries-DATE.csv and survey-DATE.md are written to.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,

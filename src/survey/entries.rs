@@ -125,6 +125,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     let csv_path = args.out.join(format!("entries-{date}.csv"));
     write_bytes(&csv_path, &entries_csv(&rows)?)?;
     let source = Source {
+        from: args.listing_from.clone(),
         listing: args
             .pages
             .iter()
@@ -423,6 +424,8 @@ fn entries_csv(rows: &[Row]) -> Result<Vec<u8>> {
 
 /// Says what the survey read, for the report's opening.
 struct Source {
+    /// Where the listing came from, as the command line says.
+    from: Option<String>,
     listing: String,
     sha256: String,
     records: usize,
@@ -476,12 +479,16 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
     let _ = write!(
         text,
         "# The MCP Registry surveyed: what ships and what it says on the wire\n\n\
-         Written by `mcp-hint-census survey` from the listing `{}` (sha256 `{}`, \
+         Written by `mcp-hint-census survey` from the listing `{}`{} (sha256 `{}`, \
          {} records), of which {} are the latest entry of their server: {} name an npm \
          package first, {} a PyPI package, {} only remote endpoints, {} neither (an OCI \
          image, a NuGet or MCPB package, or nothing to install). One row per entry is in \
          `entries-{date}.csv`; the counts of what ships are in `{}` and the files beside it{}.\n\n",
         crate::report::markdown_cell(&source.listing),
+        source.from.as_deref().map_or(String::new(), |f| format!(
+            ", {}",
+            crate::report::markdown_cell(f)
+        )),
         source.sha256,
         source.records,
         rows.len(),
