@@ -9,7 +9,8 @@
 # DIR      where every table, report and corpus goes
 # DATE     the listing's date, in the names of what is written
 #
-# Environment: CENSUS_BIN (default: mcp-hint-census on PATH), WIRE_DATE (the day
+# Environment: CENSUS_BIN (default: mcp-hint-census on PATH), LISTING_FROM (where the
+# listing came from, for the report), WIRE_DATE (the day
 # the wire is read; default today in UTC), PROBE_ARGS (more options for each wire
 # shard, such as `--python /path/to/python3.13` for interpreters off PATH), CACHE
 # (default: the tool's own cache folder). A killed run resumes: the census and each
@@ -52,4 +53,6 @@ done
 "$bin" join "$dir/wire-$wire_date.csv" --source-table "$dir/census-$date.csv" || true
 "$bin" survey --pages "$listing" --shipped "$dir/shipped.toml" \
     --shipped-table "$dir/census-$date.csv" --wire "$dir/wire-$wire_date.csv" \
-    --date "$date" --out "$dir"
+    --date "$date" --out "$dir" ${LISTING_FROM:+--listing-from "$LISTING_FROM"}
+# The folder's README is the survey's report.
+cp "$dir/survey-$date.md" "$dir/README.md"
