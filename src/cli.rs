@@ -63,6 +63,20 @@ pub struct SurveyArgs {
     #[arg(long, value_name = "TABLE")]
     pub shipped_table: PathBuf,
 
+    /// The corpus of the entries' repositories (`corpus registry --out`); its
+    /// skipped list is read from beside it.
+    #[arg(long, value_name = "FILE", requires = "repos_table")]
+    pub repos: Option<PathBuf>,
+
+    /// The census table of that corpus, census-DATE.csv.
+    #[arg(long, value_name = "TABLE", requires = "repos")]
+    pub repos_table: Option<PathBuf>,
+
+    /// How the repositories' trees were read, in words, for the report (from local
+    /// mirrors, say).
+    #[arg(long, value_name = "TEXT", requires = "repos")]
+    pub repos_from: Option<String>,
+
     /// The per-tool table of a `probe --servers` run of the listing's packages,
     /// wire-DATE.csv; its servers table is read from beside it.
     #[arg(long, value_name = "WIRE.csv")]

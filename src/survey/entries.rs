@@ -33,7 +33,7 @@ use crate::tools::hints::Hint;
 use super::join::{read_wire, WireServer};
 
 /// The columns of `entries-DATE.csv`.
-const HEADER: [&str; 15] = [
+const HEADER: [&str; 18] = [
     "server",
     "version",
     "group",
@@ -46,6 +46,9 @@ const HEADER: [&str; 15] = [
     "shipped_hints",
     "shipped_tools",
     "shipped_tools_annotated",
+    "repository_hints",
+    "repository_tools",
+    "repository_tools_annotated",
     "wire_tools",
     "wire_tools_annotated",
     "detail",
@@ -72,6 +75,9 @@ struct Row {
     /// when it was not counted.
     shipped_hints: Option<usize>,
     shipped_tools: Option<(u64, u64)>,
+    /// As `shipped_hints` and `shipped_tools`, for the repository's trees.
+    repo_hints: Option<usize>,
+    repo_tools: Option<(u64, u64)>,
     wire_tools: Option<(u64, u64)>,
     detail: String,
 }
@@ -112,13 +118,17 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     let listing_sha = format!("{:x}", digest.finalize());
     let entries = latest(&listing.entries);
     let shipped = read_shipped(&args.shipped, &args.shipped_table)?;
+    let repos = match (&args.repos, &args.repos_table) {
+        (Some(corpus), Some(table)) => Some(read_repos(corpus, table)?),
+        _ => None,
+    };
     let wire = match &args.wire {
         Some(wire) => Some(read_wire_pair(wire)?),
         None => None,
     };
     let rows: Vec<Row> = entries
         .iter()
-        .map(|e| row_of(e, &shipped, wire.as_deref()))
+        .map(|e| row_of(e, &shipped, repos.as_ref(), wire.as_deref()))
         .collect();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating '{}'", args.out.display()))?;
@@ -138,6 +148,8 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         sha256: listing_sha,
         records: listing.entries.len() + listing.bad.len(),
         shipped: file_name(&args.shipped_table),
+        repos: args.repos_table.as_deref().map(file_name),
+        repos_from: args.repos_from.clone(),
         wire: args.wire.as_deref().map(file_name),
     };
     let md_path = args.out.join(format!("survey-{date}.md"));
@@ -221,6 +233,56 @@ fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
     Ok(shipped)
 }
 
+/// Holds what the census of the repositories says of each entry: its trees'
+/// outcomes by server name, and the skipped list beside the corpus by name.
+#[derive(Default)]
+struct Repos {
+    by_server: BTreeMap<String, Vec<Result<Counted, String>>>,
+    skipped: BTreeMap<String, String>,
+}
+
+/// Reads the corpus of the repositories, its census table and its skipped list.
+fn read_repos(corpus_path: &Path, table_path: &Path) -> Result<Repos> {
+    let corpus = file::load(Some(corpus_path))?;
+    let name = table_path.display().to_string();
+    let file = File::open(table_path).map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
+    let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())
+        .map_err(|e| UsageError(format!("{e:#}")))?;
+    let trees: BTreeMap<table::TreeKey, &Tree> =
+        corpus.trees.iter().map(|t| (t.key(), t)).collect();
+    let hint_at: Vec<usize> = Hint::ALL
+        .iter()
+        .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
+        .collect();
+    let mut repos = Repos::default();
+    for ((_, row), tools) in read.rows.into_iter().zip(read.tool_counts) {
+        let Some(tree) = trees.get(&row.key) else {
+            continue;
+        };
+        let outcome = match &row.outcome {
+            Ok(c) => Ok(Counted {
+                hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
+                tools: tools.map(|t| (t[0], t[1])),
+            }),
+            Err(f) => Err(f.why.clone()),
+        };
+        let server = tree.name.clone().unwrap_or_default();
+        repos.by_server.entry(server).or_default().push(outcome);
+    }
+    let stem = corpus_path
+        .file_stem()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let skipped = corpus_path.with_file_name(format!("{stem}-skipped.csv"));
+    if let Ok(mut reader) = csv::Reader::from_path(&skipped) {
+        for record in reader.records() {
+            let record = record.with_context(|| format!("reading '{}'", skipped.display()))?;
+            let cell = |i: usize| record.get(i).unwrap_or_default().to_string();
+            repos.skipped.insert(cell(0), cell(4));
+        }
+    }
+    Ok(repos)
+}
+
 /// Reads the wire tables: `wire-DATE.csv` and the servers table beside it.
 fn read_wire_pair(wire: &Path) -> Result<Vec<WireServer>> {
     let name = file_name(wire);
@@ -241,7 +303,12 @@ fn read_wire_pair(wire: &Path) -> Result<Vec<WireServer>> {
 }
 
 /// Returns the row of `entry`.
-fn row_of(entry: &Entry, shipped: &Shipped, wire: Option<&[WireServer]>) -> Row {
+fn row_of(
+    entry: &Entry,
+    shipped: &Shipped,
+    repos: Option<&Repos>,
+    wire: Option<&[WireServer]>,
+) -> Row {
     let installable: Vec<&registry::Package> = entry
         .packages
         .iter()
@@ -345,10 +412,30 @@ fn row_of(entry: &Entry, shipped: &Shipped, wire: Option<&[WireServer]>) -> Row 
             }
         }
     };
-    // The repository: this survey reads none (the forge is not reached from here).
-    row.repository = match row.repository_url.is_empty() {
-        true => "none".to_string(),
-        false => "not read".to_string(),
+    // The repository: counted when one of the entry's trees was.
+    let trees = repos.and_then(|r| r.by_server.get(&entry.name));
+    row.repository = match (row.repository_url.is_empty(), repos, trees) {
+        (true, _, _) => "none".to_string(),
+        (false, None, _) => "not read".to_string(),
+        (false, Some(_), Some(trees)) if trees.iter().any(Result::is_ok) => {
+            let counted: Vec<&Counted> = trees.iter().filter_map(|o| o.as_ref().ok()).collect();
+            row.repo_hints = counted.iter().map(|c| c.hints).max();
+            row.repo_tools = counted.iter().filter_map(|c| c.tools).fold(None, |sum, t| {
+                let (a, b) = sum.unwrap_or_default();
+                Some((a + t.0, b + t.1))
+            });
+            "counted".to_string()
+        }
+        (false, Some(_), Some(trees)) => {
+            details.extend(trees.iter().filter_map(|o| o.as_ref().err().cloned()));
+            "not counted".to_string()
+        }
+        (false, Some(repos), None) => {
+            if let Some(why) = repos.skipped.get(&entry.name) {
+                details.push(why.clone());
+            }
+            "not pinned".to_string()
+        }
     };
     let stdio = installable
         .iter()
@@ -412,6 +499,9 @@ fn entries_csv(rows: &[Row]) -> Result<Vec<u8>> {
             &r.shipped_hints.map_or(String::new(), |n| n.to_string()),
             &pair(r.shipped_tools, 0),
             &pair(r.shipped_tools, 1),
+            &r.repo_hints.map_or(String::new(), |n| n.to_string()),
+            &pair(r.repo_tools, 0),
+            &pair(r.repo_tools, 1),
             &pair(r.wire_tools, 0),
             &pair(r.wire_tools, 1),
             &table::one_line(&r.detail),
@@ -430,6 +520,8 @@ struct Source {
     sha256: String,
     records: usize,
     shipped: String,
+    repos: Option<String>,
+    repos_from: Option<String>,
     wire: Option<String>,
 }
 
@@ -497,10 +589,26 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
         groups[2],
         groups[3],
         crate::report::markdown_cell(&source.shipped),
-        match &source.wire {
-            Some(wire) => format!(", the wire's in `{}`", crate::report::markdown_cell(wire)),
-            None => String::new(),
-        }
+        [
+            source.repos.as_ref().map(|r| format!(
+                ", the repositories' in `{}`{}",
+                crate::report::markdown_cell(r),
+                source
+                    .repos_from
+                    .as_deref()
+                    .map_or(String::new(), |f| format!(
+                        " ({})",
+                        crate::report::markdown_cell(f)
+                    ))
+            )),
+            source
+                .wire
+                .as_ref()
+                .map(|w| format!(", the wire's in `{}`", crate::report::markdown_cell(w))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<String>()
     );
     text.push_str("## Every entry accounted for\n\n");
     text.push_str(
@@ -548,6 +656,37 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
         by("PyPI"),
         percent(annotated as usize, tools as usize),
     );
+    let in_repos: Vec<&Row> = rows.iter().filter(|r| r.repository == "counted").collect();
+    if !in_repos.is_empty() {
+        let spelling = in_repos
+            .iter()
+            .filter(|r| r.repo_hints.unwrap_or(0) > 0)
+            .count();
+        let all_four = in_repos.iter().filter(|r| r.repo_hints == Some(4)).count();
+        let (tools, annotated) = in_repos
+            .iter()
+            .filter_map(|r| r.repo_tools)
+            .fold((0, 0), |(a, b), (t, n)| (a + t, b + n));
+        let both: Vec<&&Row> = in_repos.iter().filter(|r| r.package == "counted").collect();
+        let differ = both
+            .iter()
+            .filter(|r| (r.repo_hints.unwrap_or(0) > 0) != (r.shipped_hints.unwrap_or(0) > 0))
+            .count();
+        let _ = writeln!(
+            text,
+            "- **In the repository** at the entry's release tag (else its default branch), \
+             of the {} entries whose tree was counted, {} spell at least one hint name and \
+             {} all four; the finder read {tools} tool definitions, {} declaring at least \
+             one hint. Of the {} entries counted in both halves, {} spell a hint name in \
+             one half and none in the other.",
+            in_repos.len(),
+            percent(spelling, in_repos.len()),
+            percent(all_four, in_repos.len()),
+            percent(annotated as usize, tools as usize),
+            both.len(),
+            differ
+        );
+    }
     let listed: Vec<&Row> = rows.iter().filter(|r| r.wire == "listed").collect();
     if !listed.is_empty() {
         let (wire_tools, wire_annotated) = listed
@@ -589,9 +728,9 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
          declares them either: one file may define many tools.\n\
          - **Presets hide hints**: a server whose tools take their hints from a helper \
          in a dependency shows none in its own code, and may show them all on the wire.\n\
-         - **The repository** of each entry is read only where its forge is reached; \
-         from a machine that reaches the package registries only, it is `not read`, and \
-         each such row is named.\n\
+         - **The repository** of each entry is pinned to its release tag, else its \
+         default branch, where its forge (or a mirror of it) is reached; where it is not, \
+         the row says `not read` or `not pinned`, with why.\n\
          - **The wire** is read by installing each stdio package without its scripts and \
          running it in a sandbox with no network; a server that needs configuration, \
          an account or the network does not list. Remote endpoints are for a machine \

@@ -589,7 +589,10 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "1.0",
             true,
             "active",
-            &package("pypi", "x-mcp", "1.0"),
+            &format!(
+                r#","repository":{{"url":"https://github.com/Acme/Y","source":"github"}}{}"#,
+                package("pypi", "x-mcp", "1.0")
+            ),
         ),
         entry(
             "io.a/gone",
@@ -626,6 +629,44 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
         format!("\u{feff}[\n{listing}\n]\n"),
     )
     .unwrap();
+    // The repository is read from a local mirror, as a machine with no route to the
+    // forge reads it: a bare clone, a git configuration that points the forge's URL at
+    // it (recipes/mirrors.py), and its pinned commit packed into the census cache.
+    let source = TestTree::new();
+    let server_py = "# readOnlyHint idempotentHint\nopenWorldHint = True\n";
+    source.file("server.py", server_py);
+    source.git();
+    git(source.path(), &["tag", "v1.0"]);
+    let mirror = work.path().join("mirrors/acme+y");
+    std::fs::create_dir_all(&mirror).unwrap();
+    git(
+        work.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &source.path().display().to_string(),
+            &mirror.join("repo").display().to_string(),
+        ],
+    );
+    let recipe = |args: &[&str]| {
+        let out = Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/mirrors.py"))
+            .args(args)
+            .current_dir(work.path())
+            .output()
+            .expect("python3 runs the recipe");
+        assert!(out.status.success(), "{}", show(&out));
+        out.stdout
+    };
+    let config = recipe(&["gitconfig", "servers.json", "mirrors"]);
+    std::fs::write(work.path().join("mirrors.gitconfig"), config).unwrap();
+    let mut with_mirrors = env.clone();
+    with_mirrors.push((
+        "GIT_CONFIG_GLOBAL".to_string(),
+        work.path().join("mirrors.gitconfig").display().to_string(),
+    ));
+    with_mirrors.push(("GIT_CONFIG_NOSYSTEM".to_string(), "1".to_string()));
     let out = run_with(
         work.path(),
         &[
@@ -640,11 +681,29 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "--date",
             "2025-12-18",
         ],
+        &with_mirrors,
+    );
+    assert_code(&out, 0);
+    let repos = std::fs::read_to_string(work.path().join("repos.toml")).unwrap();
+    assert!(repos.contains("tag 'v1.0'"), "{repos}");
+    recipe(&["archives", "repos.toml", "mirrors", "repo-cache"]);
+    let out = run_with(
+        work.path(),
+        &[
+            "census",
+            "--corpus",
+            "repos.toml",
+            "--out",
+            "repos-out",
+            "--cache",
+            "repo-cache",
+            "--offline",
+            "--date",
+            "2025-12-18",
+        ],
         &env,
     );
-    // No entry names a repository, so no tree is pinned: the repository half fails
-    // alone, and what ships is written.
-    assert!(work.path().join("shipped.toml").exists(), "{}", show(&out));
+    assert_code(&out, 0);
     let out = run_with(
         work.path(),
         &[
@@ -686,6 +745,10 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "shipped.toml",
             "--shipped-table",
             "out/census-2025-12-18.csv",
+            "--repos",
+            "repos.toml",
+            "--repos-table",
+            "repos-out/census-2025-12-18.csv",
             "--wire",
             "wire-2026-12-04.csv",
             "--out",
@@ -742,7 +805,14 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
     );
     assert_eq!(
         rows["io.a/y"],
-        ["1.0", "PyPI", "counted", "none", "listed", y_hints.as_str()]
+        [
+            "1.0",
+            "PyPI",
+            "counted",
+            "counted",
+            "listed",
+            y_hints.as_str()
+        ]
     );
     assert_eq!(
         rows["io.a/gone"],
@@ -778,6 +848,12 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
         [&y[col("wire_tools")], &y[col("wire_tools_annotated")]],
         ["2", "1"]
     );
+    // The mirror's file spells three of the four hint names, whatever their case.
+    let in_repo = HINTS
+        .iter()
+        .filter(|h| naive(server_py.as_bytes(), h) > 0)
+        .count();
+    assert_eq!(y[col("repository_hints")], in_repo.to_string());
     let hosted = table[1..]
         .iter()
         .find(|r| r[col("server")] == "io.a/hosted")
