@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use crate::corpus::build::Skip;
 use crate::corpus::registry::Entry;
-use crate::corpus::text::{toml_string, Provenance};
+use crate::corpus::text::{opening, toml_list, toml_string, Provenance};
 use crate::count::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::infra::error::UsageError;
 use crate::infra::messages;
@@ -224,21 +224,8 @@ pub fn pin_all(wanted: Vec<Wanted>, jobs: usize) -> Shipped {
 /// Returns the corpus file of the pinned packages: a comment saying how it was
 /// built, `[census]` with the default terms and controls, one `[[package]]` each.
 pub fn corpus_text(shipped: &Shipped, from: &Provenance) -> String {
-    let mut out = String::new();
-    let line = |out: &mut String, text: &str| {
-        out.push_str("# ");
-        out.push_str(&sanitize(text));
-        out.push('\n');
-    };
-    line(
-        &mut out,
-        &format!(
-            "Built by `mcp-hint-census {}` from {} on {}.",
-            from.command, from.source, from.date
-        ),
-    );
-    line(
-        &mut out,
+    let mut out = opening(
+        from,
         &format!(
             "{} read; {} pinned; {} skipped, listed in {}.",
             messages::count(from.read as u64, "package", "packages"),
@@ -292,11 +279,6 @@ pub fn corpus_text(shipped: &Shipped, from: &Provenance) -> String {
         key("note", &how);
     }
     out
-}
-
-fn toml_list(items: &[&str]) -> String {
-    let quoted: Vec<String> = items.iter().map(|t| toml_string(t)).collect();
-    format!("[{}]", quoted.join(", "))
 }
 
 #[cfg(test)]

@@ -34,11 +34,6 @@ pub fn toml_string(text: &str) -> String {
     out
 }
 
-fn toml_list(items: &[&str]) -> String {
-    let quoted: Vec<String> = items.iter().map(|t| toml_string(t)).collect();
-    format!("[{}]", quoted.join(", "))
-}
-
 /// Says where a corpus came from, for the comment that opens it.
 pub struct Provenance {
     /// The command, e.g. `corpus registry`.
@@ -53,24 +48,27 @@ pub struct Provenance {
     pub skipped_file: String,
 }
 
+/// Returns the comment that opens a corpus file: how it was built, from what and
+/// when, then `tally` (what was read, written and skipped), escaped.
+pub fn opening(from: &Provenance, tally: &str) -> String {
+    let built = format!(
+        "Built by `mcp-hint-census {}` from {} on {}.",
+        from.command, from.source, from.date
+    );
+    format!("# {}\n# {}\n", sanitize(&built), sanitize(tally))
+}
+
+/// Returns `items` as a TOML list of basic strings.
+pub fn toml_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|t| toml_string(t)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
 /// Returns the corpus file: a comment saying how it was built, `[census]` with
 /// the default terms and controls, and one `[[tree]]` per tree.
 pub fn corpus_text(built: &Built, from: &Provenance) -> String {
-    let mut out = String::new();
-    let line = |out: &mut String, text: &str| {
-        out.push_str("# ");
-        out.push_str(&sanitize(text));
-        out.push('\n');
-    };
-    line(
-        &mut out,
-        &format!(
-            "Built by `mcp-hint-census {}` from {} on {}.",
-            from.command, from.source, from.date
-        ),
-    );
-    line(
-        &mut out,
+    let mut out = opening(
+        from,
         &format!(
             "{} read; {}; {} skipped, listed in {}.",
             messages::count(from.read as u64, "entry", "entries"),

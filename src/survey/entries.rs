@@ -185,13 +185,23 @@ fn latest(entries: &[Entry]) -> Vec<&Entry> {
         .collect()
 }
 
-/// Reads the corpus of what ships, its census table and the skipped list beside the
-/// corpus (`STEM-skipped.csv`).
-fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
+/// Holds one tree of a census read back: its server names (the corpus's `name`,
+/// space-separated for a package several entries name), the tree's repo, and its
+/// outcome.
+struct Read {
+    servers: String,
+    repo: String,
+    outcome: Result<Counted, String>,
+}
+
+/// Reads a corpus and its census table: each tree's servers and outcome (how many
+/// of the four hint names it spells, its tools), and the skipped list beside the
+/// corpus (`STEM-skipped.csv`) as records of cells.
+fn read_census(corpus_path: &Path, table_path: &Path) -> Result<(Vec<Read>, Vec<Vec<String>>)> {
     let corpus = file::load(Some(corpus_path))?;
     let name = table_path.display().to_string();
     let file = File::open(table_path).map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
-    let read = table::read_census(file, &name, &corpus.columns, false)
+    let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())
         .map_err(|e| UsageError(format!("{e:#}")))?;
     let trees: BTreeMap<table::TreeKey, &Tree> =
         corpus.trees.iter().map(|t| (t.key(), t)).collect();
@@ -199,36 +209,58 @@ fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
         .iter()
         .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
         .collect();
-    let mut shipped = Shipped::default();
+    let mut out = Vec::new();
     for ((_, row), tools) in read.rows.into_iter().zip(read.tool_counts) {
         let Some(tree) = trees.get(&row.key) else {
             continue;
         };
-        let outcome = match &row.outcome {
-            Ok(c) => Ok(Counted {
-                hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
-                tools: tools.map(|t| (t[0], t[1])),
-            }),
-            Err(f) => Err(f.why.clone()),
-        };
-        for server in tree.name.as_deref().unwrap_or_default().split(' ') {
-            shipped
-                .by_server
-                .entry(server.to_string())
-                .or_default()
-                .push((tree.repo.clone(), outcome.clone()));
-        }
+        out.push(Read {
+            servers: tree.name.clone().unwrap_or_default(),
+            repo: tree.repo.clone(),
+            outcome: match &row.outcome {
+                Ok(c) => Ok(Counted {
+                    hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
+                    tools: tools.map(|t| (t[0], t[1])),
+                }),
+                Err(f) => Err(f.why.clone()),
+            },
+        });
     }
     let stem = corpus_path
         .file_stem()
         .map_or(String::new(), |s| s.to_string_lossy().into_owned());
     let skipped = corpus_path.with_file_name(format!("{stem}-skipped.csv"));
+    let mut records = Vec::new();
     if let Ok(mut reader) = csv::Reader::from_path(&skipped) {
         for record in reader.records() {
             let record = record.with_context(|| format!("reading '{}'", skipped.display()))?;
-            let cell = |i: usize| record.get(i).unwrap_or_default().to_string();
-            shipped.skipped.insert((cell(0), cell(1)), cell(4));
+            records.push(record.iter().map(str::to_string).collect());
         }
+    }
+    Ok((out, records))
+}
+
+/// Returns cell `i` of a record, empty when it has none.
+fn cell(record: &[String], i: usize) -> String {
+    record.get(i).cloned().unwrap_or_default()
+}
+
+/// Reads the corpus of what ships, its census table and its skipped list.
+fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
+    let (trees, skipped) = read_census(corpus_path, table_path)?;
+    let mut shipped = Shipped::default();
+    for tree in trees {
+        for server in tree.servers.split(' ') {
+            shipped
+                .by_server
+                .entry(server.to_string())
+                .or_default()
+                .push((tree.repo.clone(), tree.outcome.clone()));
+        }
+    }
+    for record in skipped {
+        let key = (cell(&record, 0), cell(&record, 1));
+        shipped.skipped.insert(key, cell(&record, 4));
     }
     Ok(shipped)
 }
@@ -243,42 +275,17 @@ struct Repos {
 
 /// Reads the corpus of the repositories, its census table and its skipped list.
 fn read_repos(corpus_path: &Path, table_path: &Path) -> Result<Repos> {
-    let corpus = file::load(Some(corpus_path))?;
-    let name = table_path.display().to_string();
-    let file = File::open(table_path).map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
-    let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())
-        .map_err(|e| UsageError(format!("{e:#}")))?;
-    let trees: BTreeMap<table::TreeKey, &Tree> =
-        corpus.trees.iter().map(|t| (t.key(), t)).collect();
-    let hint_at: Vec<usize> = Hint::ALL
-        .iter()
-        .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
-        .collect();
+    let (trees, skipped) = read_census(corpus_path, table_path)?;
     let mut repos = Repos::default();
-    for ((_, row), tools) in read.rows.into_iter().zip(read.tool_counts) {
-        let Some(tree) = trees.get(&row.key) else {
-            continue;
-        };
-        let outcome = match &row.outcome {
-            Ok(c) => Ok(Counted {
-                hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
-                tools: tools.map(|t| (t[0], t[1])),
-            }),
-            Err(f) => Err(f.why.clone()),
-        };
-        let server = tree.name.clone().unwrap_or_default();
-        repos.by_server.entry(server).or_default().push(outcome);
+    for tree in trees {
+        repos
+            .by_server
+            .entry(tree.servers)
+            .or_default()
+            .push(tree.outcome);
     }
-    let stem = corpus_path
-        .file_stem()
-        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-    let skipped = corpus_path.with_file_name(format!("{stem}-skipped.csv"));
-    if let Ok(mut reader) = csv::Reader::from_path(&skipped) {
-        for record in reader.records() {
-            let record = record.with_context(|| format!("reading '{}'", skipped.display()))?;
-            let cell = |i: usize| record.get(i).unwrap_or_default().to_string();
-            repos.skipped.insert(cell(0), cell(4));
-        }
+    for record in skipped {
+        repos.skipped.insert(cell(&record, 0), cell(&record, 4));
     }
     Ok(repos)
 }
@@ -366,18 +373,8 @@ fn row_of(
             )
         }
         (false, Some(trees)) if trees.iter().any(|(_, o)| o.is_ok()) => {
-            let counted: Vec<&Counted> =
-                trees.iter().filter_map(|(_, o)| o.as_ref().ok()).collect();
-            row.shipped_hints = counted.iter().map(|c| c.hints).max();
-            let tools =
-                counted
-                    .iter()
-                    .filter_map(|c| c.tools)
-                    .fold(None, |sum: Option<(u64, u64)>, t| {
-                        let (a, b) = sum.unwrap_or_default();
-                        Some((a + t.0, b + t.1))
-                    });
-            row.shipped_tools = tools;
+            (row.shipped_hints, row.shipped_tools) =
+                totals(trees.iter().filter_map(|(_, o)| o.as_ref().ok()));
             "counted".to_string()
         }
         (false, Some(trees)) => {
@@ -418,12 +415,7 @@ fn row_of(
         (true, _, _) => "none".to_string(),
         (false, None, _) => "not read".to_string(),
         (false, Some(_), Some(trees)) if trees.iter().any(Result::is_ok) => {
-            let counted: Vec<&Counted> = trees.iter().filter_map(|o| o.as_ref().ok()).collect();
-            row.repo_hints = counted.iter().map(|c| c.hints).max();
-            row.repo_tools = counted.iter().filter_map(|c| c.tools).fold(None, |sum, t| {
-                let (a, b) = sum.unwrap_or_default();
-                Some((a + t.0, b + t.1))
-            });
+            (row.repo_hints, row.repo_tools) = totals(trees.iter().filter_map(|o| o.as_ref().ok()));
             "counted".to_string()
         }
         (false, Some(_), Some(trees)) => {
@@ -467,6 +459,21 @@ fn row_of(
     };
     row.detail = details.join("; ");
     row
+}
+
+/// Returns the most hint names any of `counted` spells, and their tools and those
+/// annotated, summed; `None` where none was counted (or none with the finder on).
+fn totals<'c>(counted: impl Iterator<Item = &'c Counted>) -> (Option<usize>, Option<(u64, u64)>) {
+    let mut hints = None;
+    let mut tools: Option<(u64, u64)> = None;
+    for c in counted {
+        hints = hints.max(Some(c.hints));
+        if let Some((t, n)) = c.tools {
+            let (a, b) = tools.unwrap_or_default();
+            tools = Some((a + t, b + n));
+        }
+    }
+    (hints, tools)
 }
 
 /// Returns a URL's host, for the `remotes` column (a remote's path and query may
