@@ -12,9 +12,10 @@ mirrors into a census cache, for `census --offline` to count. It counts nothing.
 MIRRORS holds one bare clone per repository, as `owner+name/<git dir>` (or the git
 dir itself at `owner+name`), found ASCII case-insensitively. `gitconfig` writes one
 `url.<mirror>.insteadOf = https://github.com/owner/name` per spelling of a
-repository the listing's latest entries name whose mirror is there (git takes the
-longest prefix that matches, so `owner/name` never stands in for `owner/name-two`,
-which would be rewritten to a folder that does not exist). `archives` packs each
+repository the listing names (git takes the longest prefix that matches, so
+`owner/name` never stands in for `owner/name-two`); a repository with no mirror is
+pointed at a folder that does not exist, so that its pinning fails on this machine,
+naming the folder, and never reaches for the forge. `archives` packs each
 [[tree]]'s commit as `git archive --format=tar.gz --prefix=NAME-COMMIT/ COMMIT`
 makes it (a pax global header naming the commit, which the census checks against
 the pin) into `CACHE/owner/name/COMMIT.tar.gz` with its `.sha256`, as the census
@@ -74,8 +75,10 @@ def gitconfig(listing, root):
     for owner, name in sorted(spellings):
         mirror = mirrors.get("{}/{}".format(owner, name).lower())
         if mirror is None:
+            # A folder that does not exist: its pinning fails here, naming it,
+            # instead of reaching for the forge.
             missing += 1
-            continue
+            mirror = os.path.join(os.path.abspath(root), "{}+{}".format(owner, name), "no-mirror")
         lines.append('[url "{}"]'.format(mirror))
         lines.append("\tinsteadOf = https://github.com/{}/{}".format(owner, name))
     print("\n".join(lines))

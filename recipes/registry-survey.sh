@@ -6,53 +6,80 @@
 #   recipes/registry-survey.sh servers.json results/registry-2025-12-18 2025-12-18
 #
 # LISTING  a listing saved whole (servers.json) or a folder of answer pages
-# DIR      where every table, report and corpus goes
+# DIR      where everything goes: DIR/shipped (what ships: its corpus, census and
+#          tools tables), DIR/repositories (the repositories' corpus and census),
+#          DIR/wire (the wire survey, merged from two shards, and its join to what
+#          ships), and in DIR itself entries-DATE.csv, survey-DATE.md and README.md
 # DATE     the listing's date, in the names of what is written
 #
-# Environment: CENSUS_BIN (default: mcp-hint-census on PATH), LISTING_FROM (where the
-# listing came from, for the report), WIRE_DATE (the day
-# the wire is read; default today in UTC), PROBE_ARGS (more options for each wire
-# shard, such as `--python /path/to/python3.13` for interpreters off PATH), CACHE
-# (default: the tool's own cache folder). A killed run resumes: the census and each
-# wire shard are run with --resume.
+# Environment: CENSUS_BIN (default: mcp-hint-census on PATH); MIRRORS (a folder of
+# bare clones, owner+name/<git dir>, read instead of the forge through
+# recipes/mirrors.py); LISTING_FROM (where the listing came from, for the report);
+# WIRE_DATE (the day the wire is read; default today in UTC); PROBE_ARGS (more
+# options for each wire shard, such as `--python /path/to/python3.13` for
+# interpreters off PATH); CACHE (default: the tool's own cache folder). A killed run
+# resumes: the census and each wire shard run with --resume.
 #
-# The wire half needs bubblewrap and uv; the repository half needs the forge, which a
-# machine reaching package registries only does not have: its pinning stops after
-# the first failures, and the survey says `not read`.
+# The wire half needs bubblewrap and uv.
 set -euo pipefail
 listing=${1:?usage: registry-survey.sh LISTING DIR DATE}
 dir=${2:?usage: registry-survey.sh LISTING DIR DATE}
 date=${3:?usage: registry-survey.sh LISTING DIR DATE}
 bin=${CENSUS_BIN:-mcp-hint-census}
+here=$(cd "$(dirname "$0")" && pwd)
 wire_date=${WIRE_DATE:-$(date -u +%F)}
 cache=()
 [[ -n "${CACHE:-}" ]] && cache=(--cache "$CACHE")
-mkdir -p "$dir"
+mkdir -p "$dir/shipped" "$dir/repositories" "$dir/wire"
 
 # 1. The corpora: what ships, pinned by digest; the packages to probe; the
-# repositories (which may stop early where the forge is not reached).
-"$bin" corpus registry --pages "$listing" --date "$date" --out "$dir/repos.toml" \
-    --shipped "$dir/shipped.toml" --packages "$dir/packages.toml" \
-    --remotes "$dir/remotes.toml" || true
-[[ -s "$dir/shipped.toml" ]] || { echo "no corpus of what ships was written" >&2; exit 1; }
+# repositories, through local mirrors when MIRRORS is given.
+if [[ -n "${MIRRORS:-}" ]]; then
+    python3 "$here/mirrors.py" gitconfig "$listing" "$MIRRORS" > "$dir/repositories/mirrors.gitconfig"
+    export GIT_CONFIG_GLOBAL="$dir/repositories/mirrors.gitconfig"
+fi
+"$bin" corpus registry --pages "$listing" --date "$date" --out "$dir/repositories/repos.toml" \
+    --shipped "$dir/shipped/shipped.toml" --packages "$dir/wire/packages.toml" \
+    --remotes "$dir/wire/remotes.toml" || true
+[[ -s "$dir/shipped/shipped.toml" ]] || { echo "no corpus of what ships was written" >&2; exit 1; }
 
-# 2. What ships, counted; a failed row is named in the table, the run goes on.
-"$bin" census --corpus "$dir/shipped.toml" --date "$date" --out "$dir" --resume \
-    "${cache[@]}" || true
+# 2. What ships and the repositories, counted; a failed row is named in its table.
+"$bin" census --corpus "$dir/shipped/shipped.toml" --date "$date" --out "$dir/shipped" \
+    --resume "${cache[@]}" || true
+repos=()
+if [[ -s "$dir/repositories/repos.toml" ]]; then
+    if [[ -n "${MIRRORS:-}" ]]; then
+        python3 "$here/mirrors.py" archives "$dir/repositories/repos.toml" "$MIRRORS" \
+            "$dir/repositories/cache"
+        "$bin" census --corpus "$dir/repositories/repos.toml" --date "$date" --offline \
+            --cache "$dir/repositories/cache" --out "$dir/repositories" || true
+    else
+        "$bin" census --corpus "$dir/repositories/repos.toml" --date "$date" \
+            --out "$dir/repositories" --resume "${cache[@]}" || true
+    fi
+    repos=(--repos "$dir/repositories/repos.toml"
+           --repos-table "$dir/repositories/census-$date.csv")
+    [[ -n "${MIRRORS:-}" ]] && repos+=(--repos-from "pinned and read from local mirrors of the repositories")
+fi
 
 # 3. The wire: two shards, then their merge, byte for byte one run's tables.
 for k in 1 2; do
     # shellcheck disable=SC2086
-    "$bin" probe --servers "$dir/packages.toml" --shard "$k/2" --date "$wire_date" \
-        --out "$dir/wire-shard-$k" --resume "${cache[@]}" ${PROBE_ARGS:-} || true
+    "$bin" probe --servers "$dir/wire/packages.toml" --shard "$k/2" --date "$wire_date" \
+        --out "$dir/wire/shard-$k" --resume "${cache[@]}" ${PROBE_ARGS:-} || true
 done
-"$bin" merge --servers "$dir/packages.toml" --out "$dir" \
-    "$dir/wire-shard-1/wire-$wire_date.csv" "$dir/wire-shard-2/wire-$wire_date.csv" || true
+"$bin" merge --servers "$dir/wire/packages.toml" --out "$dir/wire" \
+    "$dir/wire/shard-1/wire-$wire_date.csv" "$dir/wire/shard-2/wire-$wire_date.csv" || true
 
-# 4. The join of the wire to what ships, and the survey of every entry.
-"$bin" join "$dir/wire-$wire_date.csv" --source-table "$dir/census-$date.csv" || true
-"$bin" survey --pages "$listing" --shipped "$dir/shipped.toml" \
-    --shipped-table "$dir/census-$date.csv" --wire "$dir/wire-$wire_date.csv" \
-    --date "$date" --out "$dir" ${LISTING_FROM:+--listing-from "$LISTING_FROM"}
+# 4. The wire joined to what ships and to the repositories, then every entry.
+"$bin" join "$dir/wire/wire-$wire_date.csv" --source-table "$dir/shipped/census-$date.csv" || true
+if [[ ${#repos[@]} -gt 0 ]]; then
+    "$bin" join "$dir/wire/wire-$wire_date.csv" \
+        --source-table "$dir/repositories/census-$date.csv" --out "$dir/repositories" || true
+fi
+"$bin" survey --pages "$listing" --date "$date" --out "$dir" \
+    --shipped "$dir/shipped/shipped.toml" --shipped-table "$dir/shipped/census-$date.csv" \
+    "${repos[@]}" --wire "$dir/wire/wire-$wire_date.csv" \
+    ${LISTING_FROM:+--listing-from "$LISTING_FROM"}
 # The folder's README is the survey's report.
 cp "$dir/survey-$date.md" "$dir/README.md"

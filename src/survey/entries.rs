@@ -147,10 +147,10 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
             .join(", "),
         sha256: listing_sha,
         records: listing.entries.len() + listing.bad.len(),
-        shipped: file_name(&args.shipped_table),
-        repos: args.repos_table.as_deref().map(file_name),
+        shipped: beside(&args.shipped_table, &args.out),
+        repos: args.repos_table.as_deref().map(|p| beside(p, &args.out)),
         repos_from: args.repos_from.clone(),
-        wire: args.wire.as_deref().map(file_name),
+        wire: args.wire.as_deref().map(|p| beside(p, &args.out)),
     };
     let md_path = args.out.join(format!("survey-{date}.md"));
     write_bytes(&md_path, markdown(&rows, &source, &date).as_bytes())?;
@@ -158,6 +158,16 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         messages::note(format!("wrote {}", sanitize(path.display().to_string())));
     }
     Ok(ExitStatus::Ok)
+}
+
+/// Returns how the report names a table: its path from the report's folder when it
+/// is inside it, else its file name (the report never names a folder of the
+/// machine that wrote it).
+fn beside(path: &Path, out: &Path) -> String {
+    match path.strip_prefix(out) {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => file_name(path),
+    }
 }
 
 fn file_name(path: &Path) -> String {
@@ -582,7 +592,7 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
          {} records), of which {} are the latest entry of their server: {} name an npm \
          package first, {} a PyPI package, {} only remote endpoints, {} neither (an OCI \
          image, a NuGet or MCPB package, or nothing to install). One row per entry is in \
-         `entries-{date}.csv`; the counts of what ships are in `{}` and the files beside it{}.\n\n",
+         `entries-{date}.csv`; the counts of what ships are in `{}` and the tables beside it{}.\n\n",
         crate::report::markdown_cell(&source.listing),
         source.from.as_deref().map_or(String::new(), |f| format!(
             ", {}",
