@@ -873,3 +873,89 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
         "{report}"
     );
 }
+
+/// Returns the `[[package]]` block of `name` in a corpus file, its URL replaced.
+fn package_block(corpus: &str, name: &str, url: &str) -> String {
+    let block = corpus
+        .split("\n[[package]]\n")
+        .find(|b| b.contains(&format!("\nname = \"{name}\"\n")))
+        .unwrap_or_else(|| panic!("{name} is not in the published corpus"));
+    let block: Vec<String> = block
+        .lines()
+        .map(|line| match line.starts_with("url = ") {
+            true => format!("url = \"{url}\""),
+            false => line.to_string(),
+        })
+        .collect();
+    format!("\n[[package]]\n{}\n", block.join("\n"))
+}
+
+#[test]
+fn published_rows_of_what_ships_are_rerun_byte_for_byte_from_their_artifacts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let published = root.join("results/registry-2025-12-18/shipped");
+    let fixtures = root.join("tests/data/registry-2025-12-18");
+    let artifacts = [
+        (
+            "zmanim-mcp-server",
+            "zmanim_mcp_server-0.2.0-py3-none-any.whl",
+        ),
+        ("anilist-mcp", "anilist-mcp-1.4.0.tgz"),
+    ];
+    let served = fixtures.clone();
+    let server = Loopback::start(move |request| {
+        match std::fs::read(served.join(request.url.trim_start_matches('/'))) {
+            Ok(bytes) => reply(200, bytes),
+            Err(_) => reply(404, "not found"),
+        }
+    });
+    let corpus = std::fs::read_to_string(published.join("shipped.toml")).unwrap();
+    let opening: String = corpus.split("\n[[package]]\n").next().unwrap().to_string();
+    let mut text = opening;
+    for (name, file) in artifacts {
+        text.push_str(&package_block(
+            &corpus,
+            name,
+            &format!("{}/{file}", server.url()),
+        ));
+    }
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("c.toml"), text).unwrap();
+    let out = run(
+        work.path(),
+        &[
+            "census",
+            "--corpus",
+            "c.toml",
+            "--out",
+            "out",
+            "--no-cache",
+            "--date",
+            "2025-12-18",
+        ],
+    );
+    assert_code(&out, 0);
+    // Every table's rows of these packages are the published rows, byte for byte.
+    for table in ["census", "files", "tools"] {
+        let name = format!("{table}-2025-12-18.csv");
+        let mine = std::fs::read_to_string(work.path().join("out").join(&name)).unwrap();
+        let theirs = std::fs::read_to_string(published.join(&name)).unwrap();
+        let mut lines = mine.lines();
+        assert_eq!(lines.next(), theirs.lines().next(), "{name}: the header");
+        let rerun: Vec<&str> = lines.collect();
+        assert!(!rerun.is_empty() || table == "files", "{name}: no row");
+        for line in &rerun {
+            assert!(
+                theirs.lines().any(|l| l == *line),
+                "{name}: {line} is not published"
+            );
+        }
+        let published_rows = theirs
+            .lines()
+            .filter(|l| {
+                l.starts_with("pypi:zmanim-mcp-server,") || l.starts_with("npm:anilist-mcp,")
+            })
+            .count();
+        assert_eq!(rerun.len(), published_rows, "{name}");
+    }
+}
