@@ -958,4 +958,65 @@ fn published_rows_of_what_ships_are_rerun_byte_for_byte_from_their_artifacts() {
             .count();
         assert_eq!(rerun.len(), published_rows, "{name}");
     }
+    // Shards of packages merge into the one run's tables, byte for byte.
+    for k in ["1/2", "2/2"] {
+        let folder = format!("shard-{}", &k[..1]);
+        let out = run(
+            work.path(),
+            &[
+                "census",
+                "--corpus",
+                "c.toml",
+                "--shard",
+                k,
+                "--out",
+                &folder,
+                "--no-cache",
+                "--date",
+                "2025-12-18",
+            ],
+        );
+        assert_code(&out, 0);
+    }
+    let out = run(
+        work.path(),
+        &[
+            "merge",
+            "--corpus",
+            "c.toml",
+            "--out",
+            "merged",
+            "shard-1/census-2025-12-18.csv",
+            "shard-2/census-2025-12-18.csv",
+        ],
+    );
+    assert_code(&out, 0);
+    for table in ["census", "files", "tools"] {
+        let name = format!("{table}-2025-12-18.csv");
+        let one = std::fs::read(work.path().join("out").join(&name)).unwrap();
+        let merged = std::fs::read(work.path().join("merged").join(&name)).unwrap();
+        assert!(one == merged, "{name}: the merge differs from one run");
+    }
+    // An artifact past --max-archive is refused naming the bound, and counts nothing.
+    let out = run(
+        work.path(),
+        &[
+            "census",
+            "--corpus",
+            "c.toml",
+            "--out",
+            "small",
+            "--no-cache",
+            "--date",
+            "2025-12-18",
+            "--max-archive",
+            "4KiB",
+        ],
+    );
+    assert_code(&out, 1);
+    assert!(
+        !work.path().join("small").exists(),
+        "no table of nothing but errors"
+    );
+    assert!(stderr(&out).contains("--max-archive"), "{}", stderr(&out));
 }
