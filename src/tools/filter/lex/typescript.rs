@@ -215,6 +215,14 @@ impl TypeScriptLexer<'_> {
     fn step(&mut self) -> Option<()> {
         let (bytes, i, n) = (self.bytes, self.i, self.bytes.len());
         let b = bytes[i];
+        // A declared function's type parameters, `function f<T>(`: its `(` still
+        // opens the function's parameters.
+        if b == b'<' && self.function_pending {
+            if let Some(end) = type_parameters_end(bytes, i) {
+                self.i = end;
+                return Some(());
+            }
+        }
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
             self.function_pending = false;
         }
@@ -732,6 +740,31 @@ fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
                 return Some(i);
             }
             _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns where a declaration's type parameters that open at `at` (`<T extends
+/// Def>`) end, when a `(` follows them: brackets `<>` nested, an arrow's `=>` not
+/// closing one, and `None` at anything a list of type parameters does not hold
+/// (a parenthesis, a brace, a string, a line of more than 512 bytes).
+fn type_parameters_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(at).take(512) {
+        match b {
+            b'<' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] == b'=' => {}
+            b'>' => {
+                depth -= 1;
+                if depth == 0 {
+                    let rest = &bytes[i + 1..];
+                    let next = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                    return (rest[next] == b'(').then_some(i + 1 + next);
+                }
+            }
+            b'(' | b')' | b'{' | b'}' | b';' | b'"' | b'\'' | b'`' | b'/' => return None,
+            _ => {}
         }
     }
     None
