@@ -199,6 +199,9 @@ impl<'a> Resolver<'a> {
             }
             SiteKind::Shaped(def) => {
                 let mut tool = self.tool(file, site.line, site.family, None, def);
+                if site.repeated && tool.name.is_none() {
+                    tool.kind = DefKind::Dynamic;
+                }
                 tool.via = Via::Shaped;
                 out.push(tool);
             }
@@ -208,8 +211,8 @@ impl<'a> Resolver<'a> {
                 site: each,
             } => match self.elements(file, items, 0) {
                 // A registration that reads nothing of the element (a literal name
-                // in a loop) is one tool.
-                Some(elements) if reads_element(each, pattern) => {
+                // in a loop) is one tool; a list written empty is filled by code.
+                Some(elements) if !elements.is_empty() && reads_element(each, pattern) => {
                     for (g, element) in elements {
                         let element = Val::At(g, Box::new(element));
                         let SiteKind::Tool { name, def } = &**each else {

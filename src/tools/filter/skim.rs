@@ -313,6 +313,22 @@ mod tests {
     }
 
     #[test]
+    fn javascript_bodies_are_left_out_a_var_kept_only_in_a_block() {
+        // A bundle's module wrapper, a minified helper, JSX the reader cannot
+        // follow in minified code read as plain JavaScript.
+        let src = "var m = k((e) => { var a = 1; use(a); });\n\
+                   function h(t) { var u = t < 2; return u; }\n\
+                   if (x) { var kept = { readOnlyHint: true }; }\n\
+                   server.tool(\"v\", kept, cb);\n";
+        assert_eq!(
+            skipped(Lang::JavaScript, src),
+            [" var a = 1; use(a); ", " var u = t < 2; return u; "]
+        );
+        let minified = "for(let o=0;o<t.length;o++)f(()=>{g(o<t)});";
+        assert_eq!(skipped(Lang::JavaScript, minified), ["g(o<t)"]);
+    }
+
+    #[test]
     fn a_helper_giving_its_argument_back_is_parsed() {
         let src = "function define<T extends Def<A>>(d: T): T {\n  return d;\n}\n\
                    const same = (d) => { return d; };\n\

@@ -103,3 +103,25 @@ fn tools_registered_in_loops_read_one_per_element() {
     );
     assert_eq!(found.columns(), [13, 10, 2, 0, 0]);
 }
+
+/// A tool-shaped object built once per pass of a counting loop, its name a
+/// template: tools made at run time, a dynamic site as before.
+#[test]
+fn tool_objects_built_in_a_counting_loop_stay_dynamic() {
+    let src = br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+const tools = [];
+for (let i = 1; i <= count; i++) {
+  tools.push({ name: `tool_${i}`, inputSchema: {}, handler: async () => "" });
+}
+for (const t of tools) server.registerTool(t.name, {}, t.handler);
+"#;
+    let found = find(&[("src/index.ts", src)]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:4 <dynamic> ---- [dynamic]",
+            // `tools` is bound to a list the code fills: no element is known.
+            "src/index.ts:6 <dynamic> ---- [dynamic]",
+        ],
+    );
+}
