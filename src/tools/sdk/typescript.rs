@@ -613,8 +613,8 @@ fn is_definition(node: Node) -> bool {
 /// Records each tool-shaped object literal among a call's arguments as a
 /// definition (see the module's documentation).
 fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
-    for arg in args.iter().filter(|a| a.kind() == "object") {
-        let Val::Obj { props, .. } = val(*arg, src, 0) else {
+    for arg in args.iter().filter_map(|a| object_given(*a)) {
+        let Val::Obj { props, .. } = val(arg, src, 0) else {
             continue;
         };
         let field = |key: &str| {
@@ -629,11 +629,29 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
         let handler = keys::HANDLER.iter().any(|k| field(k).is_some());
         if field(keys::NAME).is_some() && (hinted || (schema && handler)) {
             out.sites.push(Site::new(
-                line(*arg),
+                line(arg),
                 Family::TypeScript,
-                SiteKind::Shaped(Val::obj(line(*arg), props)),
+                SiteKind::Shaped(Val::obj(line(arg), props)),
             ));
         }
+    }
+}
+
+/// Returns the object literal an argument gives: the argument itself, or the body
+/// of an arrow function that is one (`defineTool(() => ({ name, ... }))`, a tool
+/// defined lazily).
+fn object_given(arg: Node) -> Option<Node> {
+    match arg.kind() {
+        "object" => Some(arg),
+        "arrow_function" => {
+            let body = arg.child_by_field_name("body")?;
+            let inner = match body.kind() {
+                "parenthesized_expression" => *children(body).first()?,
+                _ => return None,
+            };
+            (inner.kind() == "object").then_some(inner)
+        }
+        _ => None,
     }
 }
 

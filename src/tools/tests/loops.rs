@@ -125,3 +125,34 @@ for (const t of tools) server.registerTool(t.name, {}, t.handler);
         ],
     );
 }
+
+/// Tools defined lazily, an arrow function returning the tool object passed to
+/// the project's helper, in the module of tools a server's loop builds them from:
+/// each object is a tool where it is written.
+#[test]
+fn a_tool_object_an_arrow_function_returns_is_a_definition() {
+    let main = br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { createTools } from "./tools.js";
+for (const tool of createTools(args)) register(tool);
+"#;
+    let tools = br#"import * as inputTools from "./input.js";
+export const createTools = (args) => [...Object.values(inputTools)].map((t) => t(args));
+"#;
+    let input = br#"export const click = definePageTool(() => ({
+  name: "click",
+  annotations: { category: INPUT, readOnlyHint: false },
+  schema: {},
+  handler: async () => {},
+}));
+export const hover = definePageTool((args) => {
+  return { name: "hover", annotations: { readOnlyHint: true } };
+});
+"#;
+    let found = find(&[
+        ("src/main.ts", main),
+        ("src/tools.ts", tools),
+        ("src/input.ts", input),
+    ]);
+    // A block body's returned object is no argument: not read.
+    assert_rows(&found, &["src/input.ts:1 click f---"]);
+}
