@@ -289,6 +289,10 @@ mod tests {
     fn a_list_tools_handler_is_parsed() {
         let src = "server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: TOOLS.map((t) => { return t; }) };\n});\n";
         assert!(skipped(Lang::TypeScript, src).is_empty());
+        // A bundler's suffixed name, in a bundle.
+        let bundled = src.replace("ListToolsRequestSchema", "ListToolsRequestSchema2");
+        assert!(skipped(Lang::TypeScript, &bundled).is_empty());
+        assert!(skipped(Lang::JavaScript, &bundled).is_empty());
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod scan;
 mod typescript;
 
 pub(in crate::tools) use lexed::{Lexed, SEARCH_FACTOR};
+#[cfg(test)]
 pub(in crate::tools) use typescript::typescript_shaped;
 
 use super::lang::Lang;

@@ -123,6 +123,7 @@ enum Annotations {
 
 /// Returns whether TypeScript source (TSX with `jsx`) holds a tool-shaped object
 /// literal (see [`Lexed::shaped`]); `None` when the lexer cannot follow it.
+#[cfg(test)]
 pub(in crate::tools) fn typescript_shaped(bytes: &[u8], jsx: bool) -> Option<bool> {
     typescript_lex(bytes, jsx, true).map(|read| read.shaped)
 }
@@ -475,7 +476,9 @@ impl TypeScriptLexer<'_> {
                 self.typed_body = Some(at);
             }
         }
-        if word == b"ListToolsRequestSchema" {
+        // As the recogniser reads the handler's first argument, a name a bundler
+        // suffixed (`ListToolsRequestSchema2`) included.
+        if memchr::memmem::find(word, b"ListToolsRequestSchema").is_some() {
             if let Some(top) = self.stack.last_mut() {
                 top.kept = true;
             }
