@@ -74,7 +74,7 @@ use lang::Lang;
 use manifests::Manifest;
 use packages::Modules;
 use parse::{declarations_only, profiling, summarize, Reading, Why};
-use resolver::Resolver;
+use resolver::{Resolved, Resolver, Via};
 use value::FileSummary;
 
 /// Files larger than this many bytes are not parsed (they are counted in
@@ -328,19 +328,18 @@ impl TreeTools {
             let mut needed =
                 unread_on_chains(&self.files, &unread, modules, &mut texts, &counted, rounds);
             needed.extend(waiting);
-            for file in counted {
-                for t in resolver.tools(file) {
-                    tools.push(ToolDef {
-                        path: self.files[t.file].path.clone(),
-                        line: t.line,
-                        kind: t.kind,
-                        role: Role::Source,
-                        family: t.family,
-                        name_class: NameClass::of(t.name.as_deref(), t.title.as_deref()),
-                        name: t.name,
-                        hints: t.hints,
-                    });
-                }
+            let resolved = counted.into_iter().flat_map(|file| resolver.tools(file));
+            for t in once_each(resolved.collect(), &self.files) {
+                tools.push(ToolDef {
+                    path: self.files[t.file].path.clone(),
+                    line: t.line,
+                    kind: t.kind,
+                    role: Role::Source,
+                    family: t.family,
+                    name_class: NameClass::of(t.name.as_deref(), t.title.as_deref()),
+                    name: t.name,
+                    hints: t.hints,
+                });
             }
             needed.extend(resolver.pending());
             if needed.is_empty() {
@@ -367,6 +366,41 @@ impl TreeTools {
             }
         }
     }
+}
+
+/// Returns each tool once: a tool-shaped object that a registration of the same
+/// role defines too (the same object, or a tool of the same family and name) is
+/// that registration's tool, and an element two loops run over (a server started
+/// over two transports) is one tool.
+fn once_each(tools: Vec<Resolved>, files: &[FileSummary]) -> Vec<Resolved> {
+    let role = |t: &Resolved| Role::of_path(&files[t.file].path).0;
+    let registered = tools.iter().filter(|t| t.via != Via::Shaped);
+    let origins: HashSet<(usize, u32)> = registered.clone().filter_map(|t| t.origin).collect();
+    let names: HashSet<(Role, Family, &str)> = registered
+        .filter_map(|t| Some((role(t), t.family, t.name.as_deref()?)))
+        .collect();
+    let mut elements = HashSet::new();
+    let keep: Vec<bool> = tools
+        .iter()
+        .map(|t| match t.via {
+            Via::Registration => true,
+            Via::Element => {
+                t.origin.is_none() || elements.insert((t.origin, t.family, t.name.clone()))
+            }
+            Via::Shaped => {
+                !t.origin.is_some_and(|o| origins.contains(&o))
+                    && !t
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| names.contains(&(role(t), t.family, n)))
+            }
+        })
+        .collect();
+    tools
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(t, keep)| keep.then_some(t))
+        .collect()
 }
 
 /// Gives each definition its role (see `roles`): by its path, and for a definition

@@ -144,7 +144,9 @@ fn summarize_now(
     // `Resolver::tools`): the walk for it is left out otherwise.
     let unnamed = |site: &value::Site| match &site.kind {
         value::SiteKind::Tool { name, .. } => !matches!(name, Some(value::Val::Str(_))),
-        value::SiteKind::List { .. } => true,
+        value::SiteKind::List { .. }
+        | value::SiteKind::Each { .. }
+        | value::SiteKind::Shaped(_) => true,
     };
     if summary.sites.iter().any(unnamed) {
         let mut lines: Vec<u32> = summary.sites.iter().map(|s| s.line).collect();

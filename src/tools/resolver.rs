@@ -9,15 +9,18 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use super::keys;
 use super::model::{DefKind, Family, HintState};
 use super::packages::Modules;
 use super::value::{
     extension, extension_as_written, hint_index, hint_of_key, parent, FileSummary, Param, Prop,
-    SiteKind, Spec, Val, MAX_VALUE_DEPTH,
+    Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH,
 };
 
 /// References are followed at most this deep (a chain of constants, imports and spreads).
 const MAX_CHAIN: u8 = 16;
+/// A loop over an object's fields or a module's bindings reads at most this many.
+const MAX_ELEMENTS: usize = 4096;
 
 /// A tool once its references are followed: the file and line it is reported at.
 pub(crate) struct Resolved {
@@ -30,6 +33,21 @@ pub(crate) struct Resolved {
     /// a literal: the name class falls back on it (docs/method.md, "Name classes").
     pub(crate) title: Option<String>,
     pub(crate) hints: [Option<HintState>; 4],
+    /// The file and line of the object that defines the tool, when one does: the
+    /// definition itself, or the object whose `name` field names the tool.
+    pub(crate) origin: Option<(usize, u32)>,
+    pub(crate) via: Via,
+}
+
+/// What a tool was read from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Via {
+    /// A registration.
+    Registration,
+    /// One element of a list a registration runs over.
+    Element,
+    /// A tool-shaped object passed to a call that is no registration.
+    Shaped,
 }
 
 /// What an object value says of one of its fields.
@@ -164,42 +182,208 @@ impl<'a> Resolver<'a> {
     pub(crate) fn tools(&self, file: usize) -> Vec<Resolved> {
         let mut out = Vec::new();
         for site in &self.files[file].sites {
-            match &site.kind {
-                SiteKind::Tool { name, def } => {
-                    let mut tool = self.tool(file, site.line, site.family, name.as_ref(), def);
-                    if site.repeated && tool.name.is_none() {
-                        tool.kind = DefKind::Dynamic;
-                    }
-                    out.push(tool);
+            self.site_tools(file, site, &site.kind, &mut out);
+        }
+        out
+    }
+
+    /// Adds the tools one registration (`kind`, of `site`) defines.
+    fn site_tools(&self, file: usize, site: &Site, kind: &SiteKind, out: &mut Vec<Resolved>) {
+        match kind {
+            SiteKind::Tool { name, def } => {
+                let mut tool = self.tool(file, site.line, site.family, name.as_ref(), def);
+                if site.repeated && tool.name.is_none() {
+                    tool.kind = DefKind::Dynamic;
                 }
-                SiteKind::List { items, strict } => {
-                    let dynamic = |out: &mut Vec<Resolved>, f: usize| {
-                        let mut tool = self.tool(f, site.line, site.family, None, &Val::Other);
-                        tool.kind = DefKind::Dynamic;
+                out.push(tool);
+            }
+            SiteKind::Shaped(def) => {
+                let mut tool = self.tool(file, site.line, site.family, None, def);
+                if site.repeated && tool.name.is_none() {
+                    tool.kind = DefKind::Dynamic;
+                }
+                tool.via = Via::Shaped;
+                out.push(tool);
+            }
+            SiteKind::Each {
+                items,
+                pattern,
+                site: each,
+            } => match self.elements(file, items, 0) {
+                // A registration that reads nothing of the element (a literal name
+                // in a loop) is one tool; a list written empty is filled by code.
+                Some(elements) if !elements.is_empty() && reads_element(each, pattern) => {
+                    for (g, element) in elements {
+                        let element = Val::At(g, Box::new(element));
+                        let SiteKind::Tool { name, def } = &**each else {
+                            continue;
+                        };
+                        let name = name.as_ref().map(|n| substitute(n, pattern, &element, 0));
+                        let def = substitute(def, pattern, &element, 0);
+                        let mut tool = self.tool(file, site.line, site.family, name.as_ref(), &def);
+                        // Reported where the element is defined, when it is an object.
+                        if let Some((f, line)) = self.origin(file, &element) {
+                            (tool.file, tool.line) = (f, line);
+                            tool.origin = Some((f, line));
+                        }
+                        tool.via = Via::Element;
                         out.push(tool);
-                    };
-                    let (f, list) = self.resolve(file, items, 0);
-                    let Val::Arr(items) = list else {
-                        if !strict {
-                            dynamic(&mut out, f);
+                    }
+                }
+                _ => self.site_tools(file, site, each, out),
+            },
+            SiteKind::List { items, strict } => {
+                let dynamic = |out: &mut Vec<Resolved>, f: usize| {
+                    let mut tool = self.tool(f, site.line, site.family, None, &Val::Other);
+                    tool.kind = DefKind::Dynamic;
+                    out.push(tool);
+                };
+                let (f, list) = self.resolve(file, items, 0);
+                let Val::Arr(items) = list else {
+                    if !strict {
+                        dynamic(out, f);
+                    }
+                    return;
+                };
+                for item in &items {
+                    let (g, val) = self.resolve(f, item, 0);
+                    match &val {
+                        Val::Obj { line, .. } => {
+                            out.push(self.tool(g, *line, site.family, None, &val));
                         }
-                        continue;
-                    };
-                    for item in &items {
-                        let (g, val) = self.resolve(f, item, 0);
-                        match &val {
-                            Val::Obj { line, .. } => {
-                                out.push(self.tool(g, *line, site.family, None, &val));
-                            }
-                            _ if *strict => {}
-                            _ if site.repeated => dynamic(&mut out, f),
-                            _ => out.push(self.tool(f, site.line, site.family, None, &Val::Other)),
-                        }
+                        _ if *strict => {}
+                        _ if site.repeated => dynamic(out, f),
+                        _ => out.push(self.tool(f, site.line, site.family, None, &Val::Other)),
                     }
                 }
             }
         }
-        out
+    }
+
+    /// Returns the elements a loop runs over, each with the file it is read in: a
+    /// list's elements, or the values of an object's fields and the tool objects
+    /// among a module's bindings (`Object.values`, `Object.entries` as `[key,
+    /// value]` pairs). `None` when they cannot all be read.
+    fn elements(&self, file: usize, items: &Val, depth: u8) -> Option<Vec<(usize, Val)>> {
+        if depth > MAX_CHAIN {
+            return None;
+        }
+        let (f, list) = self.resolve(file, items, depth);
+        let (inner, pairs) = match list {
+            Val::Arr(items) => return Some(items.into_iter().map(|v| (f, v)).collect()),
+            Val::Values(inner) => (inner, false),
+            Val::Entries(inner) => (inner, true),
+            _ => return None,
+        };
+        let mut fields = Vec::new();
+        self.fields_of(f, &inner, &mut fields, depth + 1)?;
+        let tools = fields
+            .into_iter()
+            .filter(|(_, g, v, binding)| !binding || self.is_tool(*g, v))
+            .map(|(key, g, v, _)| match pairs {
+                true => (g, Val::Arr(vec![Val::Str(key), v])),
+                false => (g, v),
+            })
+            .collect();
+        Some(tools)
+    }
+
+    /// Adds the fields of an object value, or the bindings of a module, to `out`,
+    /// each with the file its value is read in and whether it is a binding (which
+    /// may be anything a module holds, not only what it exports); `None` when a
+    /// part of them cannot be read (an unresolved spread).
+    fn fields_of(
+        &self,
+        file: usize,
+        val: &Val,
+        out: &mut Vec<(String, usize, Val, bool)>,
+        depth: u8,
+    ) -> Option<()> {
+        if depth > MAX_CHAIN || out.len() > MAX_ELEMENTS {
+            return None;
+        }
+        match self.resolve(file, val, depth) {
+            (f, Val::Obj { props, .. }) => {
+                for prop in &props {
+                    match prop {
+                        Prop::Field(k, v) => out.push((k.clone(), f, v.clone(), false)),
+                        Prop::Spread(v) => self.fields_of(f, v, out, depth + 1)?,
+                    }
+                }
+            }
+            (_, Val::Module(m)) => {
+                let summary = &self.files[m];
+                let mut names: Vec<&String> = summary.bindings.keys().collect();
+                // A named import of a module that is read for its values is one of
+                // its re-exports (`export { a } from "./a"`, a barrel file).
+                names.extend(
+                    summary
+                        .imports
+                        .iter()
+                        .filter(|(_, i)| i.name.is_some())
+                        .map(|(n, _)| n),
+                );
+                names.sort();
+                names.dedup();
+                for name in names {
+                    if let Some((g, v)) = self.lookup(m, name, depth + 1) {
+                        out.push((name.clone(), g, v, true));
+                    }
+                }
+                for rel in &summary.star_exports {
+                    if let Some(t) = self.module(m, &Spec::Relative(rel.clone())) {
+                        self.fields_of(t, &Val::Module(t), out, depth + 1)?;
+                    }
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// Returns true when a value is a tool object: an object with a `name` beside
+    /// annotations, a description, a schema or a handler.
+    fn is_tool(&self, file: usize, val: &Val) -> bool {
+        let found = |key: &str| matches!(self.field(file, val, key, 0), Field::Found(..));
+        let (_, resolved) = self.resolve(file, val, 0);
+        matches!(resolved, Val::Obj { .. })
+            && found(keys::NAME)
+            && [keys::ANNOTATIONS, "description"]
+                .iter()
+                .chain(keys::SCHEMA.iter())
+                .chain(keys::HANDLER.iter())
+                .any(|k| found(k))
+    }
+
+    /// Returns the file and line of the object a value resolves to; for an object
+    /// that spreads a named object into its own (a helper's `{ ...definition }`),
+    /// that object's.
+    fn origin(&self, file: usize, val: &Val) -> Option<(usize, u32)> {
+        self.origin_within(file, val, 0)
+    }
+
+    fn origin_within(&self, file: usize, val: &Val, depth: u8) -> Option<(usize, u32)> {
+        if depth > MAX_CHAIN {
+            return None;
+        }
+        let (f, Val::Obj { line, props }) = self.resolve(file, val, depth) else {
+            return None;
+        };
+        let named = props.iter().rev().find_map(|p| match p {
+            Prop::Spread(v)
+                if matches!(self.field(f, v, keys::NAME, depth + 1), Field::Found(..)) =>
+            {
+                self.origin_within(f, v, depth + 1)
+            }
+            _ => None,
+        });
+        let own_name = props
+            .iter()
+            .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
+        match (own_name, named) {
+            (false, Some(origin)) => Some(origin),
+            _ => Some((f, line)),
+        }
     }
 
     fn tool(
@@ -210,6 +394,7 @@ impl<'a> Resolver<'a> {
         name: Option<&Val>,
         def: &Val,
     ) -> Resolved {
+        let given = name;
         let name = match name {
             Some(v) => self.string(file, v),
             None => match self.field(file, def, "name", 0) {
@@ -229,6 +414,10 @@ impl<'a> Resolver<'a> {
             Some(_) => None,
             None => self.title(file, def, &annotations),
         };
+        let origin = match given {
+            Some(v) => owner(v).and_then(|o| self.origin(file, &o)),
+            None => self.origin(file, def),
+        };
         Resolved {
             file,
             line,
@@ -237,6 +426,8 @@ impl<'a> Resolver<'a> {
             name,
             title,
             hints,
+            origin,
+            via: Via::Registration,
         }
     }
 
@@ -422,6 +613,11 @@ impl<'a> Resolver<'a> {
                 "name" => Field::Found(f, Val::Str(name.clone())),
                 _ => Field::Hidden,
             },
+            // A pair of `Object.entries`: its key and its value.
+            Val::Arr(items) => match key.parse::<usize>().ok().and_then(|i| items.get(i)) {
+                Some(v) => Field::Found(f, v.clone()),
+                None => Field::Hidden,
+            },
             Val::Null => Field::Absent,
             _ => Field::Hidden,
         }
@@ -446,6 +642,22 @@ impl<'a> Resolver<'a> {
                 };
             }
             Val::At(f, inner) => return self.resolve(*f, inner, depth + 1),
+            Val::Field(inner, path) => {
+                let (mut f, mut cur) = self.resolve(file, inner, depth + 1);
+                for seg in path {
+                    match self.field(f, &cur, seg, depth + 1) {
+                        Field::Found(g, v) => (f, cur) = (g, v),
+                        Field::Absent | Field::Hidden => return (file, Val::Other),
+                    }
+                }
+                return self.resolve(f, &cur, depth + 1);
+            }
+            Val::Fallback(first, fallback) => {
+                return match self.resolve(file, first, depth + 1) {
+                    found @ (_, Val::Str(_) | Val::Member { .. }) => found,
+                    _ => self.resolve(file, fallback, depth + 1),
+                };
+            }
             Val::Helper(call, library) => {
                 let defined = match &**call {
                     Val::Call(function, _) => match &**function {
@@ -656,6 +868,81 @@ fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize
         Val::Shape(v) => Val::Shape(Box::new(again(v))),
         Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
+        Val::Values(v) => Val::Values(Box::new(again(v))),
+        Val::Entries(v) => Val::Entries(Box::new(again(v))),
+        Val::Field(v, path) => Val::Field(Box::new(again(v)), path.clone()),
+        Val::Fallback(v, fallback) => Val::Fallback(Box::new(again(v)), Box::new(again(fallback))),
+        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
+        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
+        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
+        _ => value.clone(),
+    }
+}
+
+/// Returns the value whose `name` field a name reads (`tool.name`), if it reads one.
+fn owner(name: &Val) -> Option<Val> {
+    match name {
+        Val::Ref(path) if path.len() > 1 && path.last()? == "name" => {
+            Some(Val::Ref(path[..path.len() - 1].to_vec()))
+        }
+        Val::Field(inner, path) if path.last()? == "name" => match path.len() {
+            1 => Some((**inner).clone()),
+            n => Some(Val::Field(inner.clone(), path[..n - 1].to_vec())),
+        },
+        Val::At(f, inner) => owner(inner).map(|o| Val::At(*f, Box::new(o))),
+        _ => None,
+    }
+}
+
+/// Returns true when a registration's name or definition reads a name the loop's
+/// variable binds.
+fn reads_element(site: &SiteKind, pattern: &[(String, Vec<String>)]) -> bool {
+    let SiteKind::Tool { name, def } = site else {
+        return false;
+    };
+    let marker = Val::Other;
+    let changed = |v: &Val| substitute(v, pattern, &marker, 0) != *v;
+    name.as_ref().is_some_and(changed) || changed(def)
+}
+
+/// Returns a registration's value as it reads for one element of a loop: each
+/// reference to a name of `pattern` replaced by the element's field at its path.
+/// Functions inside the value are left as they are: their names are their own.
+fn substitute(value: &Val, pattern: &[(String, Vec<String>)], element: &Val, depth: usize) -> Val {
+    if depth > MAX_VALUE_DEPTH {
+        return Val::Other;
+    }
+    let again = |v: &Val| substitute(v, pattern, element, depth + 1);
+    match value {
+        Val::Ref(path) => {
+            let Some((_, at)) = pattern.iter().find(|(n, _)| *n == path[0]) else {
+                return value.clone();
+            };
+            let mut fields = at.clone();
+            fields.extend(path[1..].iter().cloned());
+            match fields.is_empty() {
+                true => element.clone(),
+                false => Val::Field(Box::new(element.clone()), fields),
+            }
+        }
+        Val::Obj { line, props } => Val::obj(
+            *line,
+            props
+                .iter()
+                .map(|p| match p {
+                    Prop::Field(k, v) => Prop::Field(k.clone(), again(v)),
+                    Prop::Spread(v) => Prop::Spread(again(v)),
+                })
+                .collect(),
+        ),
+        Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
+        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
+        Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
+        Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
+        Val::Values(v) => Val::Values(Box::new(again(v))),
+        Val::Entries(v) => Val::Entries(Box::new(again(v))),
+        Val::Field(v, path) => Val::Field(Box::new(again(v)), path.clone()),
+        Val::Fallback(v, fallback) => Val::Fallback(Box::new(again(v)), Box::new(again(fallback))),
         Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
         Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
         Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),

@@ -4,9 +4,11 @@
 use super::*;
 
 mod bounds;
+mod compiled_output;
 mod families;
 mod forms;
 mod languages;
+mod loops;
 mod packages;
 mod parsed;
 mod php;

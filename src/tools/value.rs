@@ -77,6 +77,18 @@ pub(crate) enum Val {
     /// The annotations a class inherits from the base class this value names: read
     /// when the base class is in the tree, unknown when it is not.
     Inherited(Box<Val>),
+    /// The values of an object's fields or a module's bindings, in the order they
+    /// are read (JavaScript's `Object.values(x)`).
+    Values(Box<Val>),
+    /// Each field of an object or binding of a module as a `[key, value]` pair
+    /// (JavaScript's `Object.entries(x)`).
+    Entries(Box<Val>),
+    /// A field of a value, by a path of field names (a pair's `0` and `1`): what an
+    /// element of a list gives a loop's variable (`tool.annotations`).
+    Field(Box<Val>, Vec<String>),
+    /// A value with a literal fallback (`name || "status"`, `name ?? "status"`):
+    /// the first when it resolves to a string, else the fallback.
+    Fallback(Box<Val>, Box<Val>),
     /// Anything else: a call, an operator, a parameter.
     Other,
 }
@@ -131,7 +143,14 @@ impl Val {
                     .sum::<usize>()
             }
             Val::Arr(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
-            Val::OmitFalse(v) | Val::Inherited(v) | Val::At(_, v) | Val::Shape(v) => 1 + v.size(),
+            Val::OmitFalse(v)
+            | Val::Inherited(v)
+            | Val::At(_, v)
+            | Val::Shape(v)
+            | Val::Values(v)
+            | Val::Entries(v)
+            | Val::Field(v, _) => 1 + v.size(),
+            Val::Fallback(v, fallback) => 1 + v.size() + fallback.size(),
             Val::Returns(params, v) => {
                 1 + v.size()
                     + params
@@ -212,7 +231,25 @@ pub(crate) enum SiteKind {
     /// tool; an element the finder cannot resolve is a tool of unknown name and
     /// hints, unless `strict`, when only elements that resolve to objects count.
     List { items: Val, strict: bool },
+    /// A registration run once per element of `items` (`for (const t of tools)`,
+    /// `tools.forEach((t) => ...)`): `site` read once per element, each name of
+    /// `pattern` standing for the element's field at its path (an empty path: the
+    /// element itself). When `items` does not resolve to a list, `site` is read as
+    /// it is, once (see [`Site::repeated`]).
+    Each {
+        items: Val,
+        pattern: Pattern,
+        site: Box<SiteKind>,
+    },
+    /// A tool-shaped object passed to a call that is no registration (a project's
+    /// own `defineTool({...})`): one tool, unless a registration of the tree defines
+    /// the same tool (the same object or the same name).
+    Shaped(Val),
 }
+
+/// The names a loop's variable binds, each with its path of fields in the element
+/// (`for (const { name } of tools)`: `name` at `["name"]`).
+pub(crate) type Pattern = Vec<(String, Vec<String>)>;
 
 /// How a name is imported into a file.
 #[derive(Clone, Debug, PartialEq, Eq)]

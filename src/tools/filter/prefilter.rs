@@ -23,7 +23,7 @@ use super::value::{python_relative, Spec};
 /// tool-shaped object is confirmed by lexing `bytes` (see [`anchored_with`]).
 pub(in crate::tools) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
     anchored_with(lang, bytes, || {
-        super::lex::typescript_shaped(bytes, lang == Lang::Tsx)
+        super::lex::lex(lang, bytes).map(|l| l.shaped)
     })
 }
 
@@ -48,8 +48,7 @@ pub(in crate::tools) fn anchored_with(
                     && member(bytes, b"setRequestHandler", b".", typescript_call))
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
-                || (tool_shaped(bytes)
-                    && (!matches!(lang, Lang::TypeScript | Lang::Tsx) || shaped() != Some(false)))
+                || (tool_shaped(bytes) && shaped() != Some(false))
         }
         Lang::Python => {
             member(bytes, b"tool", b".@", python_use)
@@ -272,8 +271,8 @@ fn tool_base_loosely(bytes: &[u8]) -> bool {
 /// A tool-shaped object literal needs a `name` key beside an `annotations` key
 /// holding a hint, or beside a schema key and a handler key (see
 /// `typescript::tool_shaped`). This reads the keys anywhere in the file; in
-/// TypeScript, where the lexer of `lex` can follow the file, they must then also
-/// be keys of one object literal. A key is a word followed, past a closing quote, a
+/// TypeScript and JavaScript, where the lexer of `lex` can follow the file, they
+/// must then also be keys of one object literal. A key is a word followed, past a closing quote, a
 /// `?` and white space, by `:`, or by `,` or `}` (shorthand) or `(` (a method).
 fn tool_shaped(bytes: &[u8]) -> bool {
     let any = |keys: &[&str]| keys.iter().any(|k| keys_of(bytes, k.as_bytes()));

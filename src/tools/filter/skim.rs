@@ -1,7 +1,8 @@
 //! Which function bodies of a file the parser may leave out: TypeScript's function
 //! bodies and blocks (a handler passed to `server.tool(...)`, a `.map(...)`
 //! callback, a method's body; a named function's only when it returns no object
-//! literal, which the recogniser reads as a factory), Go's (but one opening with
+//! literal, which the recogniser reads as a factory, nor only a name, a helper
+//! that gives its argument back), Go's (but one opening with
 //! `return &` or `return new(`, which may be a helper of one return), Rust's, Java's and C#'s
 //! function bodies and blocks, and the bodies of Python's `def`s, when their code
 //! (comments and strings that cannot hold code blanked, see [`lex::Lexed::code`])
@@ -61,7 +62,7 @@ pub(in crate::tools) fn bodies_of(
         budget -= text.len();
         let read = prefilter::anchored(lang, &code[c.search.clone()])
             || c.binds
-            || (c.named && returns_a_literal(text))
+            || (c.named && (returns_a_literal(text) || returns_a_name(&code[c.search.clone()])))
             || (lang == Lang::Go && returns_a_pointer(&code[c.search.clone()]));
         if read {
             continue;
@@ -149,6 +150,21 @@ fn returns_a_literal(text: &[u8]) -> bool {
         }
         matches!(rest.trim_ascii_start().first(), Some(b'{' | b'<' | b'/'))
     })
+}
+
+/// Returns true when a body's code is one statement returning a name, `return
+/// definition;`: a helper that gives its argument back (`defineTool(t)`), which
+/// the TypeScript recogniser reads as what the call's argument is.
+fn returns_a_name(code: &[u8]) -> bool {
+    let Some(rest) = code.trim_ascii().strip_prefix(b"return") else {
+        return false;
+    };
+    let name = rest.strip_suffix(b";").unwrap_or(rest).trim_ascii();
+    rest.first().is_some_and(u8::is_ascii_whitespace)
+        && !name.is_empty()
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
 }
 
 /// Returns the ranges a parser includes when `skipped` (sorted, disjoint) are left
@@ -250,11 +266,11 @@ mod tests {
 
     #[test]
     fn tsx_elements_are_read_and_their_handlers_left_out() {
-        let src = "export function App() {\n  const id = <T,>(x: T) => { return x; };\n  return (\n    <div className=\"a\" // a comment\n      onClick={() => { setOpen(\"}\"); }}>\n      Don't {'{'} <b>stop</b> &amp; <></>\n      <Panel tools={tools.map((t) => { return t.name; })} />\n    </div>\n  );\n}\nserver.tool(\"t\", { readOnlyHint: true }, async () => { return <p>{x}</p>; });\n";
+        let src = "export function App() {\n  const id = <T,>(x: T) => { return x ?? 0; };\n  return (\n    <div className=\"a\" // a comment\n      onClick={() => { setOpen(\"}\"); }}>\n      Don't {'{'} <b>stop</b> &amp; <></>\n      <Panel tools={tools.map((t) => { return t.name; })} />\n    </div>\n  );\n}\nserver.tool(\"t\", { readOnlyHint: true }, async () => { return <p>{x}</p>; });\n";
         assert_eq!(
             skipped(Lang::Tsx, src),
             [
-                " return x; ",
+                " return x ?? 0; ",
                 " setOpen(\"}\"); ",
                 " return t.name; ",
                 " return <p>{x}</p>; ",
@@ -273,6 +289,10 @@ mod tests {
     fn a_list_tools_handler_is_parsed() {
         let src = "server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: TOOLS.map((t) => { return t; }) };\n});\n";
         assert!(skipped(Lang::TypeScript, src).is_empty());
+        // A bundler's suffixed name, in a bundle.
+        let bundled = src.replace("ListToolsRequestSchema", "ListToolsRequestSchema2");
+        assert!(skipped(Lang::TypeScript, &bundled).is_empty());
+        assert!(skipped(Lang::JavaScript, &bundled).is_empty());
     }
 
     #[test]
@@ -293,6 +313,35 @@ mod tests {
         assert_eq!(
             skipped(Lang::TypeScript, src),
             [" return { a: 1 }; ", " h(); "]
+        );
+    }
+
+    #[test]
+    fn javascript_bodies_are_left_out_a_var_kept_only_in_a_block() {
+        // A bundle's module wrapper, a minified helper, JSX the reader cannot
+        // follow in minified code read as plain JavaScript.
+        let src = "var m = k((e) => { var a = 1; use(a); });\n\
+                   function h(t) { var u = t < 2; return u; }\n\
+                   if (x) { var kept = { readOnlyHint: true }; }\n\
+                   server.tool(\"v\", kept, cb);\n";
+        assert_eq!(
+            skipped(Lang::JavaScript, src),
+            [" var a = 1; use(a); ", " var u = t < 2; return u; "]
+        );
+        let minified = "for(let o=0;o<t.length;o++)f(()=>{g(o<t)});";
+        assert_eq!(skipped(Lang::JavaScript, minified), ["g(o<t)"]);
+    }
+
+    #[test]
+    fn a_helper_giving_its_argument_back_is_parsed() {
+        let src = "function define<T extends Def<A>>(d: T): T {\n  return d;\n}\n\
+                   const same = (d) => { return d; };\n\
+                   function other(d) { return d.name; }\n\
+                   function g<T>(d: T) { log(d); }\n\
+                   tools.map((t) => { return t; });\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [" return d.name; ", " log(d); ", " return t; "]
         );
     }
 

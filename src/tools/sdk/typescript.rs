@@ -30,7 +30,9 @@ use super::keys;
 use super::model::Family;
 use super::packages::spec_of;
 use super::syntax::{children, descendants, line, preorder, text, unquote};
-use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
+use super::value::{
+    FileSummary, Import, Param, Pattern, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH,
+};
 
 /// At most this many nodes of a `tools/list` handler are searched for its answer.
 const HANDLER_BUDGET: usize = 200_000;
@@ -39,12 +41,16 @@ const HANDLER_BUDGET: usize = 200_000;
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let mut top = Vec::new();
     let mut nested = Vec::new();
+    let mut namespaces = Vec::new();
     preorder(root, |node| match node.kind() {
         "variable_declarator" => declarator(node, src, out, &mut top, &mut nested),
         "assignment_expression" => commonjs_export(node, src, &mut top),
         "import_statement" => import(node, src, out),
         "export_statement" => reexport(node, src, out),
-        "call_expression" => call(node, src, out),
+        "call_expression" => {
+            call(node, src, out);
+            compiled_export(node, src, out, &mut top, &mut namespaces);
+        }
         "expression_statement" => bare_require(node, src, out),
         "function_declaration" => function(node, src, &mut top),
         "class_declaration" | "abstract_class_declaration" | "class" => {
@@ -52,6 +58,10 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         }
         _ => {}
     });
+    // A bundler's namespace object is declared empty and filled by its helper: the
+    // helper's fields are its value.
+    top.retain(|(name, _)| !namespaces.iter().any(|(n, _)| n == name));
+    top.extend(namespaces);
     // A name bound at the top of the file is read at that value; a name bound only
     // inside functions is read when it is bound once.
     for (name, val) in &top {
@@ -109,17 +119,29 @@ fn declarator(
     }
 }
 
-/// Returns the module of `require("./x")` or `require("pkg")`.
+/// Returns the module of `require("./x")` or `require("pkg")`, also as the
+/// interop helpers of compilers wrap it (`__importStar(require("./x"))`,
+/// `__importDefault(...)`, esbuild's `__toESM(...)`, under any name).
 fn require_of(value: Node, src: &[u8]) -> Option<Spec> {
     if value.kind() != "call_expression" {
         return None;
     }
     let function = value.child_by_field_name("function")?;
-    if text(function, src) != "require" {
-        return None;
-    }
     let args = children(value.child_by_field_name("arguments")?);
-    module_spec(args.first().copied()?, src)
+    let first = args.first().copied()?;
+    if text(function, src) != "require" {
+        return match (args.len(), first.kind()) {
+            (1 | 2, "call_expression")
+                if first
+                    .child_by_field_name("function")
+                    .is_some_and(|f| text(f, src) == "require") =>
+            {
+                require_of(first, src)
+            }
+            _ => None,
+        };
+    }
+    module_spec(first, src)
 }
 
 fn destructured_imports(pattern: Node, src: &[u8], rel: &Spec, out: &mut FileSummary) {
@@ -173,7 +195,11 @@ fn commonjs_export(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
     ) else {
         return;
     };
-    if left.kind() != "member_expression" || text(right, src).starts_with("void") {
+    // `exports.a = exports.b = void 0` declares; the inner assignment is read apart.
+    if left.kind() != "member_expression"
+        || text(right, src).starts_with("void")
+        || right.kind() == "assignment_expression"
+    {
         return;
     }
     let (Some(object), Some(property)) = (
@@ -182,9 +208,120 @@ fn commonjs_export(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
     ) else {
         return;
     };
-    if matches!(text(object, src), "exports" | "module.exports") {
+    // `exports.f = f` exports a function or constant the file binds already.
+    if matches!(text(object, src), "exports" | "module.exports")
+        && text(right, src) != text(property, src)
+    {
         top.push((text(property, src).to_string(), val(right, src, 0)));
     }
+}
+
+/// Reads the exports compilers write as calls: `Object.defineProperty(exports,
+/// "x", { get: function () { return m.x; } })` (`tsc`'s re-export), the star
+/// re-export `__exportStar(require("./x"), exports)`, and a bundler's namespace
+/// object filled by its helper (esbuild's `__export(ns, { x: () => x })`, webpack's
+/// `__webpack_require__.d(...)`, under any name): `ns` is an object of those fields.
+fn compiled_export(
+    node: Node,
+    src: &[u8],
+    out: &mut FileSummary,
+    top: &mut Vec<(String, Val)>,
+    namespaces: &mut Vec<(String, Val)>,
+) {
+    let (Some(function), Some(args)) = (
+        node.child_by_field_name("function"),
+        node.child_by_field_name("arguments"),
+    ) else {
+        return;
+    };
+    let args = children(args);
+    let callee = text(function, src);
+    match args.as_slice() {
+        [target, key, descriptor]
+            if callee == "Object.defineProperty"
+                && matches!(text(*target, src), "exports" | "module.exports") =>
+        {
+            let Some(key) = unquote(text(*key, src)) else {
+                return;
+            };
+            if let Some(value) = getter(*descriptor, src) {
+                top.push((key, value));
+            }
+        }
+        [module, target] if callee.ends_with("__exportStar") && text(*target, src) == "exports" => {
+            if let Some(Spec::Relative(rel)) = require_of(*module, src) {
+                out.star_exports.push(rel);
+            }
+        }
+        [target, fields] if target.kind() == "identifier" && fields.kind() == "object" => {
+            let mut props = Vec::new();
+            for pair in children(*fields) {
+                let (Some(k), Some(getter)) = (
+                    pair.child_by_field_name("key"),
+                    pair.child_by_field_name("value"),
+                ) else {
+                    return;
+                };
+                match (getter.kind(), getter.child_by_field_name("body")) {
+                    ("arrow_function", Some(body))
+                        if getter.child_by_field_name("parameter").is_none()
+                            && getter
+                                .child_by_field_name("parameters")
+                                .is_some_and(|p| children(p).is_empty())
+                            && matches!(body.kind(), "identifier" | "member_expression") =>
+                    {
+                        let key = unquote(text(k, src)).unwrap_or_else(|| text(k, src).to_string());
+                        props.push(Prop::Field(key, val(body, src, 1)));
+                    }
+                    _ => return,
+                }
+            }
+            if !props.is_empty() {
+                namespaces.push((text(*target, src).to_string(), Val::obj(line(node), props)));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Returns the value a property descriptor gives: its `value`, or what its `get`
+/// function returns.
+fn getter(descriptor: Node, src: &[u8]) -> Option<Val> {
+    if descriptor.kind() != "object" {
+        return None;
+    }
+    for p in children(descriptor) {
+        let key = p
+            .child_by_field_name("key")
+            .or_else(|| p.child_by_field_name("name"))
+            .map(|k| text(k, src));
+        match (p.kind(), key) {
+            ("pair", Some("value")) => return Some(val(p.child_by_field_name("value")?, src, 1)),
+            ("pair", Some("get")) => {
+                return returned_expression(p.child_by_field_name("value")?, src)
+            }
+            ("method_definition", Some("get")) => return returned_expression(p, src),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Returns what a function returns, read as a value: its expression body, or the
+/// last `return` of its block.
+fn returned_expression(function: Node, src: &[u8]) -> Option<Val> {
+    let body = function.child_by_field_name("body")?;
+    let value = match body.kind() {
+        "statement_block" => {
+            let last = children(body)
+                .into_iter()
+                .rev()
+                .find(|c| c.kind() == "return_statement")?;
+            children(last).into_iter().next()?
+        }
+        _ => body,
+    };
+    Some(val(value, src, 1))
 }
 
 fn import(node: Node, src: &[u8], out: &mut FileSummary) {
@@ -310,21 +447,30 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
         return;
     };
     let at = line(node);
+    // A registration in a loop or a per-element callback is read once per element.
+    let each = each(node, src);
     let site = |kind| Site {
         line: at,
         repeated: false,
         family: Family::TypeScript,
-        kind,
+        kind: match each.clone() {
+            Some((items, pattern)) => SiteKind::Each {
+                items,
+                pattern,
+                site: Box::new(kind),
+            },
+            None => kind,
+        },
     };
     match text(method, src) {
         // `registerToolTask` is the experimental tasks API's `registerTool`.
-        "registerTool" | "registerToolTask" if args.len() >= 2 && is_name(args[0]) => {
+        "registerTool" | "registerToolTask" if args.len() >= 2 && is_name(args[0], src) => {
             out.sites.push(site(SiteKind::Tool {
                 name: Some(val(args[0], src, 0)),
                 def: val(args[1], src, 0),
             }));
         }
-        "tool" if args.len() >= 2 && is_name(args[0]) => {
+        "tool" if args.len() >= 2 && is_name(args[0], src) => {
             let middle = &args[1..args.len() - 1];
             let props = match middle.is_empty() {
                 true => Vec::new(),
@@ -348,10 +494,14 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             if args.len() >= 2 && text(args[0], src).contains("ListToolsRequestSchema") =>
         {
             for value in answers(args[1], src) {
-                out.sites.push(site(SiteKind::List {
-                    items: val(value, src, 0),
-                    strict: false,
-                }));
+                out.sites.push(Site::new(
+                    at,
+                    Family::TypeScript,
+                    SiteKind::List {
+                        items: val(value, src, 0),
+                        strict: false,
+                    },
+                ));
             }
         }
         _ => tool_shaped(&args, src, out),
@@ -372,6 +522,99 @@ fn tool_arg(node: Node, src: &[u8]) -> Val {
     }
 }
 
+/// How far up from a registration its loop is looked for.
+const LOOP_DEPTH: usize = 16;
+
+/// Returns what a registration runs over when it stands in the body of a `for ...
+/// of` loop or of a function passed to `forEach`, `map` or `flatMap`, with the
+/// names the loop's variable binds (see [`SiteKind::Each`]); `None` elsewhere, and
+/// at a function between the two (a function the loop calls is not followed).
+fn each(call: Node, src: &[u8]) -> Option<(Val, Pattern)> {
+    let mut cur = call;
+    for _ in 0..LOOP_DEPTH {
+        let parent = cur.parent()?;
+        match parent.kind() {
+            "for_in_statement" => {
+                let of = parent
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| text(o, src) == "of");
+                if !of || parent.child_by_field_name("body") != Some(cur) {
+                    return None;
+                }
+                let pattern = pattern(parent.child_by_field_name("left")?, src)?;
+                return Some((val(parent.child_by_field_name("right")?, src, 0), pattern));
+            }
+            "arrow_function" | "function_expression" | "function" => {
+                let args = parent.parent().filter(|a| a.kind() == "arguments")?;
+                let caller = args.parent().filter(|c| c.kind() == "call_expression")?;
+                let method = caller.child_by_field_name("function")?;
+                let property = method.child_by_field_name("property")?;
+                if !matches!(text(property, src), "forEach" | "map" | "flatMap")
+                    || children(args).first() != Some(&parent)
+                {
+                    return None;
+                }
+                let first = match parent.child_by_field_name("parameter") {
+                    Some(p) => p,
+                    None => *children(parent.child_by_field_name("parameters")?).first()?,
+                };
+                let first = match first.kind() {
+                    "required_parameter" | "optional_parameter" => {
+                        first.child_by_field_name("pattern")?
+                    }
+                    _ => first,
+                };
+                let items = val(method.child_by_field_name("object")?, src, 0);
+                return Some((items, pattern(first, src)?));
+            }
+            "function_declaration" | "method_definition" | "class_body" | "program" => return None,
+            _ => cur = parent,
+        }
+    }
+    None
+}
+
+/// Returns the names a loop's variable binds, each with its path in the element:
+/// `t` the element, `[key, t]` a pair's two parts, `{ name, annotations: a }` its
+/// fields.
+fn pattern(node: Node, src: &[u8]) -> Option<Pattern> {
+    match node.kind() {
+        "identifier" => Some(vec![(text(node, src).to_string(), Vec::new())]),
+        "array_pattern" => Some(
+            children(node)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, n)| n.kind() == "identifier")
+                .map(|(i, n)| (text(n, src).to_string(), vec![i.to_string()]))
+                .collect(),
+        ),
+        "object_pattern" => {
+            let mut names = Vec::new();
+            for p in children(node) {
+                match p.kind() {
+                    "shorthand_property_identifier_pattern" => {
+                        let n = text(p, src).to_string();
+                        names.push((n.clone(), vec![n]));
+                    }
+                    "pair_pattern" => {
+                        let (Some(k), Some(v)) =
+                            (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                        else {
+                            continue;
+                        };
+                        if v.kind() == "identifier" {
+                            names.push((text(v, src).to_string(), vec![text(k, src).to_string()]));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some(names)
+        }
+        _ => None,
+    }
+}
+
 /// Returns true for an argument that can give a tool object: a literal, a name, or
 /// a call of a factory.
 fn is_definition(node: Node) -> bool {
@@ -384,8 +627,8 @@ fn is_definition(node: Node) -> bool {
 /// Records each tool-shaped object literal among a call's arguments as a
 /// definition (see the module's documentation).
 fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
-    for arg in args.iter().filter(|a| a.kind() == "object") {
-        let Val::Obj { props, .. } = val(*arg, src, 0) else {
+    for arg in args.iter().filter_map(|a| object_given(*a)) {
+        let Val::Obj { props, .. } = val(arg, src, 0) else {
             continue;
         };
         let field = |key: &str| {
@@ -400,14 +643,29 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
         let handler = keys::HANDLER.iter().any(|k| field(k).is_some());
         if field(keys::NAME).is_some() && (hinted || (schema && handler)) {
             out.sites.push(Site::new(
-                line(*arg),
+                line(arg),
                 Family::TypeScript,
-                SiteKind::Tool {
-                    name: None,
-                    def: Val::obj(line(*arg), props),
-                },
+                SiteKind::Shaped(Val::obj(line(arg), props)),
             ));
         }
+    }
+}
+
+/// Returns the object literal an argument gives: the argument itself, or the body
+/// of an arrow function that is one (`defineTool(() => ({ name, ... }))`, a tool
+/// defined lazily).
+fn object_given(arg: Node) -> Option<Node> {
+    match arg.kind() {
+        "object" => Some(arg),
+        "arrow_function" => {
+            let body = arg.child_by_field_name("body")?;
+            let inner = match body.kind() {
+                "parenthesized_expression" => *children(body).first()?,
+                _ => return None,
+            };
+            (inner.kind() == "object").then_some(inner)
+        }
+        _ => None,
     }
 }
 
@@ -434,19 +692,13 @@ fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
 /// function's expression body, or the last `return` of a block), with the
 /// function's parameters, which a call binds (see [`Val::Returns`]).
 fn returned(function: Node, src: &[u8]) -> Option<Val> {
-    let body = function.child_by_field_name("body")?;
-    let value = match body.kind() {
-        "statement_block" => {
-            let last = children(body)
-                .into_iter()
-                .rev()
-                .find(|c| c.kind() == "return_statement")?;
-            children(last).into_iter().next()?
+    let params = params(function, src);
+    match returned_expression(function, src)? {
+        obj @ Val::Obj { .. } => Some(Val::Returns(params, Box::new(obj))),
+        // A helper that returns its argument (`defineTool(t) { return t; }`).
+        Val::Ref(path) if path.len() == 1 && params.iter().any(|p| p.name == path[0]) => {
+            Some(Val::Returns(params, Box::new(Val::Ref(path))))
         }
-        _ => body,
-    };
-    match val(value, src, 1) {
-        obj @ Val::Obj { .. } => Some(Val::Returns(params(function, src), Box::new(obj))),
         _ => None,
     }
 }
@@ -554,12 +806,16 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
     }
 }
 
-/// Returns true for a node that can name a tool: a string, a template or a name.
-fn is_name(node: Node) -> bool {
-    matches!(
-        node.kind(),
-        "string" | "template_string" | "identifier" | "member_expression" | "call_expression"
-    )
+/// Returns true for a node that can name a tool: a string, a template, a name, or
+/// a name with a literal fallback (`name || "status"`).
+fn is_name(node: Node, src: &[u8]) -> bool {
+    match node.kind() {
+        "string" | "template_string" | "identifier" | "member_expression" | "call_expression" => {
+            true
+        }
+        "binary_expression" => fallback(node, src).is_some(),
+        _ => false,
+    }
 }
 
 /// Returns the values of the `tools` fields a `tools/list` handler answers with.
@@ -649,6 +905,17 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
             .find(|c| !c.kind().starts_with("type") && !c.kind().ends_with("_type"))
             .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
         "object" => object(node, src, depth),
+        // `(0, m.f)`: what `tsc` and bundlers call a module's function through.
+        "sequence_expression" => children(node)
+            .last()
+            .map_or(Val::Other, |last| val(*last, src, depth + 1)),
+        "binary_expression" => match fallback(node, src) {
+            Some((first, literal)) => Val::Fallback(
+                Box::new(val(first, src, depth + 1)),
+                Box::new(val(literal, src, depth + 1)),
+            ),
+            None => Val::Other,
+        },
         "arrow_function" | "function_expression" | "function" => {
             returned(node, src).unwrap_or(Val::Other)
         }
@@ -676,6 +943,14 @@ fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
         return Val::Other;
     };
     let args = children(args);
+    let f = callee(f);
+    match (text(f, src), args.as_slice()) {
+        ("Object.values", [x]) => return Val::Values(Box::new(val(*x, src, depth + 1))),
+        ("Object.entries", [x]) => return Val::Entries(Box::new(val(*x, src, depth + 1))),
+        // esbuild's `__name(f, "f")` keeps a function's name and returns it.
+        ("__name", [x, name]) if name.kind() == "string" => return val(*x, src, depth + 1),
+        _ => {}
+    }
     if text(f, src) == "Object.assign" {
         let props = args
             .iter()
@@ -697,6 +972,33 @@ fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
         })
         .collect();
     Val::Call(Box::new(val(f, src, depth + 1)), args)
+}
+
+/// Returns the function a call calls: `(0, m.f)` as `m.f`, parentheses left out.
+fn callee(mut f: Node) -> Node {
+    for _ in 0..4 {
+        match f.kind() {
+            "parenthesized_expression" | "sequence_expression" => match children(f).last() {
+                Some(inner) => f = *inner,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    f
+}
+
+/// Returns the two sides of `a || "literal"` and `a ?? "literal"`: a value with a
+/// literal fallback.
+fn fallback<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node<'t>)> {
+    let operator = node.child_by_field_name("operator")?;
+    let (left, right) = (
+        node.child_by_field_name("left")?,
+        node.child_by_field_name("right")?,
+    );
+    (matches!(text(operator, src), "||" | "??")
+        && matches!(right.kind(), "string" | "template_string"))
+    .then_some((left, right))
 }
 
 fn object(node: Node, src: &[u8], depth: usize) -> Val {

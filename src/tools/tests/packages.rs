@@ -523,6 +523,33 @@ def search(q: str) -> str:
     return q
 "#;
 
+/// A wheel holds its packages at its top, beside `*.dist-info/` (which the finder
+/// does not read) and without the `pyproject.toml` they were built from: an
+/// absolute import of the wheel's own package is read at the top, where the
+/// importing file's folders lead, as `scan` of a `.whl` gives it.
+#[test]
+fn a_wheels_packages_resolve_without_a_pyproject() {
+    let found = find(&[
+        ("acme/server.py", PY_WHEEL_SERVER.as_bytes()),
+        ("acme/__init__.py", b""),
+        ("acme/tools/__init__.py", b""),
+        (
+            "acme/tools/presets.py",
+            b"from mcp.types import ToolAnnotations\nREAD_ONLY = ToolAnnotations(readOnlyHint=True)\n",
+        ),
+    ]);
+    assert_rows(&found, &["acme/server.py:5 search t---"]);
+}
+
+const PY_WHEEL_SERVER: &str = r#"from mcp.server.fastmcp import FastMCP
+from acme.tools.presets import READ_ONLY
+mcp = FastMCP("acme")
+
+@mcp.tool(annotations=READ_ONLY)
+def search(q: str) -> str:
+    return q
+"#;
+
 #[test]
 fn python_package_roots_a_pyproject_declares_are_read() {
     // (pyproject.toml, where the package sits): each spelling places `acme` in a

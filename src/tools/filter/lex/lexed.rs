@@ -62,7 +62,8 @@ pub(in crate::tools) struct Candidate {
     pub(in crate::tools) named: bool,
     /// Its code (not its strings or comments) holds a spelling by which a name bound
     /// in it may be seen outside it, or a module be reached from it: TypeScript's
-    /// `import`, `require`, `exports` and `var` (hoisted out of a block), Python's
+    /// and JavaScript's `import`, `require` and `exports`, and `var` (hoisted out of
+    /// a block; in JavaScript not out of a function's body), Python's
     /// relative imports, `global` and `nonlocal`. Go, Rust, Java and C# have none.
     pub(in crate::tools) binds: bool,
 }

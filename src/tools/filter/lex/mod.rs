@@ -1,5 +1,5 @@
 //! The lexers the finder reads source with before, or instead of, a parse: for
-//! TypeScript, Python, Go, Rust, Java and C#, where the function bodies and blocks are
+//! TypeScript, JavaScript, Python, Go, Rust, Java and C#, where the function bodies and blocks are
 //! (see `skim`) and which of its text is quiet, comments and strings that cannot
 //! hold code (the anchors are searched in the rest), and for TypeScript, whether an
 //! object literal has the keys of the tool-shaped form (see `prefilter`). One lexer a
@@ -16,6 +16,7 @@ mod scan;
 mod typescript;
 
 pub(in crate::tools) use lexed::{Lexed, SEARCH_FACTOR};
+#[cfg(test)]
 pub(in crate::tools) use typescript::typescript_shaped;
 
 use super::lang::Lang;
@@ -27,7 +28,13 @@ use typescript::typescript_lex;
 /// the lexer cannot follow the file.
 pub(in crate::tools) fn lex(lang: Lang, bytes: &[u8]) -> Option<Lexed> {
     match lang {
-        Lang::TypeScript | Lang::Tsx => typescript_lex(bytes, lang == Lang::Tsx),
+        Lang::TypeScript | Lang::Tsx => typescript_lex(bytes, lang == Lang::Tsx, true),
+        // JavaScript may hold JSX (`.jsx`, and `.js` in many React trees); where
+        // the JSX reader cannot follow a file (minified code), it is read as plain
+        // JavaScript, where no `<` opens an element.
+        Lang::JavaScript => {
+            typescript_lex(bytes, true, false).or_else(|| typescript_lex(bytes, false, false))
+        }
         Lang::Python => python_bodies(bytes),
         Lang::Go => c_like_bodies(bytes, Dialect::Go),
         Lang::Rust => c_like_bodies(bytes, Dialect::Rust),

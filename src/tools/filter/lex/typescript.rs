@@ -42,6 +42,9 @@ struct Frame {
     at: usize,
     /// A body or block: a `{` right after `)` or `=>`.
     body: bool,
+    /// Such a body that is a function's: after `=>`, after a function's
+    /// parameters, or a callback's (right inside a call's parentheses).
+    function_body: bool,
     /// Such a body that the recogniser may read as a factory (see [`Candidate`]).
     named: bool,
     /// A `(` opening a declared or bound function's parameters (`function f(`).
@@ -120,8 +123,9 @@ enum Annotations {
 
 /// Returns whether TypeScript source (TSX with `jsx`) holds a tool-shaped object
 /// literal (see [`Lexed::shaped`]); `None` when the lexer cannot follow it.
+#[cfg(test)]
 pub(in crate::tools) fn typescript_shaped(bytes: &[u8], jsx: bool) -> Option<bool> {
-    typescript_lex(bytes, jsx).map(|read| read.shaped)
+    typescript_lex(bytes, jsx, true).map(|read| read.shaped)
 }
 
 /// Keywords after which a `/` starts a regular expression.
@@ -143,12 +147,16 @@ const EXPRESSION_KEYWORDS: [&[u8]; 13] = [
 
 /// TypeScript's bodies and blocks: a `{` right after `=>`, after `)`, or after a
 /// return type that follows `)`. With `jsx` (TSX), a `<` where an expression starts
-/// opens a JSX element (see [`jsx_step`]). `None` when the lexer cannot follow the
-/// file.
-pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<Lexed> {
+/// opens a JSX element (see [`jsx_step`]). Without `types` (JavaScript) no type is
+/// spelled: a `{` after `): word` opens no body, `interface` and `type` declare
+/// nothing. `None` when the lexer cannot follow the file.
+pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lexed> {
     let mut lexer = TypeScriptLexer {
         bytes,
         jsx,
+        types,
+        hoisted: Vec::new(),
+        functions: Vec::new(),
         i: 0,
         out: Vec::new(),
         quiet: Vec::new(),
@@ -172,6 +180,20 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool) -> Option<Lexed> {
         return None;
     }
     mark_binding(&mut lexer.out, &lexer.binding);
+    // A `var` is seen outside a block it is declared in, not outside its function.
+    // In TypeScript a function's body holding one stays too, so that what the
+    // finder reads of names bound inside functions stays what a whole parse reads;
+    // in JavaScript (bundles, where most functions hold one) it is left out, a name
+    // bound only there not read (docs/method.md, "Which bytes of a file are parsed").
+    for (c, &function) in lexer.out.iter_mut().zip(&lexer.functions) {
+        if !function || lexer.types {
+            let first = lexer.hoisted.partition_point(|&at| at < c.search.start);
+            c.binds |= lexer
+                .hoisted
+                .get(first)
+                .is_some_and(|&at| at < c.search.end);
+        }
+    }
     Some(Lexed {
         candidates: lexer.out,
         quiet: lexer.quiet,
@@ -207,6 +229,13 @@ struct TypeScriptLexer<'a> {
     last_was_modifier: bool,
     /// Where the code's binding spellings stand (see [`Candidate::binds`]).
     binding: Vec<usize>,
+    /// Types may be spelled (TypeScript, not JavaScript).
+    types: bool,
+    /// Where the code's `var`s stand: seen outside the blocks they are declared in.
+    hoisted: Vec<usize>,
+    /// For each candidate of `out`, whether it is a function's body (a `var` in it
+    /// is its own), not a block.
+    functions: Vec<bool>,
 }
 
 impl TypeScriptLexer<'_> {
@@ -215,6 +244,14 @@ impl TypeScriptLexer<'_> {
     fn step(&mut self) -> Option<()> {
         let (bytes, i, n) = (self.bytes, self.i, self.bytes.len());
         let b = bytes[i];
+        // A declared function's type parameters, `function f<T>(`: its `(` still
+        // opens the function's parameters.
+        if b == b'<' && self.function_pending && self.types {
+            if let Some(end) = type_parameters_end(bytes, i) {
+                self.i = end;
+                return Some(());
+            }
+        }
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
             self.function_pending = false;
         }
@@ -331,6 +368,11 @@ impl TypeScriptLexer<'_> {
             },
             at: i,
             body,
+            function_body: body
+                && (callback
+                    || self.prev == Prev::Arrow
+                    || self.closed_function
+                    || self.typed_body == Some(i)),
             named,
             function: b == b'(' && self.function_pending,
             kept,
@@ -359,7 +401,7 @@ impl TypeScriptLexer<'_> {
         let i = self.i;
         self.prev = if b == b')' {
             // Unless inside a declaration's type parameters, whose body is ahead.
-            if self.typed_body.is_none_or(|at| at < i) {
+            if self.types && self.typed_body.is_none_or(|at| at < i) {
                 self.typed_body = return_type_body(self.bytes, i);
             }
             Prev::CloseParen
@@ -389,6 +431,7 @@ impl TypeScriptLexer<'_> {
                 }
                 if frame.body && !frame.kept {
                     self.out.push(Candidate::body(frame.at + 1..i, frame.named));
+                    self.functions.push(frame.function_body);
                 }
                 self.i += 1;
                 self.prev = Prev::Operator;
@@ -415,8 +458,11 @@ impl TypeScriptLexer<'_> {
         }
         self.i = i;
         let word = &bytes[start..i];
-        if matches!(word, b"import" | b"require" | b"exports" | b"var") {
+        if matches!(word, b"import" | b"require" | b"exports") {
             self.binding.push(start);
+        }
+        if word == b"var" {
+            self.hoisted.push(start);
         }
         // `function name (`: the name is the one word allowed in between.
         self.function_pending =
@@ -425,12 +471,14 @@ impl TypeScriptLexer<'_> {
         // A declaration of types only: `interface I {`, `type T = {`.
         let declares = self.prev == Prev::Operator || self.last_was_modifier;
         self.last_was_modifier = matches!(word, b"export" | b"declare");
-        if declares && matches!(word, b"interface" | b"type") {
+        if self.types && declares && matches!(word, b"interface" | b"type") {
             if let Some(at) = type_declaration_body(bytes, i, word == b"type") {
                 self.typed_body = Some(at);
             }
         }
-        if word == b"ListToolsRequestSchema" {
+        // As the recogniser reads the handler's first argument, a name a bundler
+        // suffixed (`ListToolsRequestSchema2`) included.
+        if memchr::memmem::find(word, b"ListToolsRequestSchema").is_some() {
             if let Some(top) = self.stack.last_mut() {
                 top.kept = true;
             }
@@ -599,6 +647,7 @@ fn jsx_step(
             open: Open::JsxHole,
             at: i,
             body: false,
+            function_body: false,
             named: false,
             function: false,
             keys: 0,
@@ -693,6 +742,7 @@ fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<us
                     open: Open::Template,
                     at: i + 1,
                     body: false,
+                    function_body: false,
                     named: false,
                     function: false,
                     keys: 0,
@@ -732,6 +782,31 @@ fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
                 return Some(i);
             }
             _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Returns where a declaration's type parameters that open at `at` (`<T extends
+/// Def>`) end, when a `(` follows them: brackets `<>` nested, an arrow's `=>` not
+/// closing one, and `None` at anything a list of type parameters does not hold
+/// (a parenthesis, a brace, a string, a line of more than 512 bytes).
+fn type_parameters_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(at).take(512) {
+        match b {
+            b'<' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] == b'=' => {}
+            b'>' => {
+                depth -= 1;
+                if depth == 0 {
+                    let rest = &bytes[i + 1..];
+                    let next = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                    return (rest[next] == b'(').then_some(i + 1 + next);
+                }
+            }
+            b'(' | b')' | b'{' | b'}' | b';' | b'"' | b'\'' | b'`' | b'/' => return None,
+            _ => {}
         }
     }
     None

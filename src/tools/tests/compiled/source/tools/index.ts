@@ -1,0 +1,2 @@
+export * from "./read.js";
+export { writeFile, touch } from "./write.js";
