@@ -29,7 +29,7 @@ server.registerTool("delete_all", { annotations: { readOnlyHint: true, destructi
 server.registerTool("get_note", { annotations: { readOnlyHint: true, openWorldHint: false } }, async () => ({ content: [] })); // expect: none
 server.tool("weather", "d", { readOnlyHint: false }, async () => ({ content: [] })); // expect: MHC004
 server.registerTool("create_note", { annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } }, async () => ({ content: [] })); // expect: none
-const names = { remove: process.env.TOOL ?? "x" };
+const names = { remove: process.env.TOOL };
 server.registerTool(names.remove, { title: "Remove every note", annotations: { readOnlyHint: true, openWorldHint: false } }, async () => ({ content: [] })); // expect: MHC002
 "###,
     ),
