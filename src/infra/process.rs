@@ -17,7 +17,9 @@
 //! outlives it. On Linux the process is also a child subreaper, so helpers orphaned
 //! by their parent's end are reparented to it and reaped here rather than left as
 //! zombies. Reaping is bounded: a process that left the group (`setsid`) is out of
-//! reach, and the wait for the group's end gives up after [`GROUP_GRACE`].
+//! the group's reach, and the wait for the group's end gives up after
+//! [`GROUP_GRACE`]; once such a process has exited and been orphaned here, as a
+//! sandbox's inner process is, [`reap_orphaned_sessions`] reaps it.
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -333,6 +335,46 @@ pub fn cause_line(stderr: &str) -> Option<&str> {
         .or_else(|| lines().next())
 }
 
+/// Reaps every child of this process that has exited and led a session of its own,
+/// without waiting. No program this process starts is a session leader (each leads
+/// a group in this process's session), so such a child is an orphan: a sandbox's
+/// inner process (bubblewrap's `--new-session`) whose parent died first, handed to
+/// this process as the subreaper. Waiting for the dead parent's group never reaches
+/// it, and a survey would keep one zombie per sandboxed server until it ended.
+pub fn reap_orphaned_sessions() {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::process::id().to_string();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // `PID (COMM) STATE PPID PGRP SESSION ...`; COMM may hold anything.
+            let Some(at) = stat.rfind(')') else { continue };
+            let fields: Vec<&str> = stat[at + 1..].split_ascii_whitespace().take(4).collect();
+            let is_orphan = matches!(fields.as_slice(), [state, ppid, _, session]
+                if *state == "Z" && *ppid == me && *session == pid.to_string());
+            if is_orphan {
+                let mut status = 0;
+                // SAFETY: waitpid(2) with WNOHANG writes one int through the pointer.
+                unsafe {
+                    libc::waitpid(pid, &mut status, libc::WNOHANG);
+                }
+            }
+        }
+    }
+}
+
 /// A process group, named by its leader's id.
 #[derive(Clone, Copy)]
 struct Group(i32);
@@ -358,6 +400,7 @@ impl Group {
             let reaped = unsafe { libc::waitpid(-self.0, &mut status, libc::WNOHANG) };
             if reaped < 0 {
                 // ECHILD: no child of this process is left in the group.
+                reap_orphaned_sessions();
                 return;
             }
             if reaped == 0 {

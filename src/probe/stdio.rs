@@ -28,6 +28,7 @@ use super::session::{self, Incoming, Parsed, Transport};
 use super::stderr::{self, Kept};
 use super::target::Options;
 use crate::infra::messages;
+use crate::infra::process;
 use crate::infra::sanitize::excerpt;
 
 /// How many bytes sent to the server may wait unread before the probe gives up on it.
@@ -271,10 +272,6 @@ impl Stdio {
     fn end(&mut self) -> usize {
         self.ended = true;
         drop(self.stdin.take());
-        // A child that left the group (a sandbox's inner process starts a session of
-        // its own) is orphaned to this process when the server dies: it is named now
-        // and reaped by its id below, since waiting for the group does not reach it.
-        let strays = i32::try_from(self.child.id()).map_or_else(|_| Vec::new(), children_of);
         kill_group(&mut self.child);
         let _ = self.child.wait();
         let Ok(group) = i32::try_from(self.child.id()) else {
@@ -283,10 +280,9 @@ impl Stdio {
         let until = Instant::now() + GROUP_GONE;
         loop {
             let alive = group_alive(group);
-            reap_strays(&strays);
             if alive == 0 || Instant::now() >= until {
                 reap_group(group);
-                reap_strays(&strays);
+                process::reap_orphaned_sessions();
                 return alive;
             }
             // A member may have been forking when the group was signalled.
@@ -712,42 +708,6 @@ fn reap_group(group: i32) {
     }
     #[cfg(not(unix))]
     let _ = group;
-}
-
-/// Returns the ids of the processes whose parent is `parent` (on Linux, from
-/// `/proc`; elsewhere none).
-fn children_of(parent: i32) -> Vec<i32> {
-    #[cfg(target_os = "linux")]
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        return entries
-            .filter_map(|entry| {
-                let entry = entry.ok()?;
-                let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
-                let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-                let after = &stat[stat.rfind(')')? + 1..];
-                let ppid: i32 = after.split_ascii_whitespace().nth(1)?.parse().ok()?;
-                (ppid == parent).then_some(pid)
-            })
-            .collect();
-    }
-    let _ = parent;
-    Vec::new()
-}
-
-/// Reaps each of `pids` that has exited and is now a child of this process, without
-/// waiting; a pid that is not one is left alone.
-fn reap_strays(pids: &[i32]) {
-    #[cfg(unix)]
-    for &pid in pids {
-        let mut status = 0;
-        // SAFETY: waitpid(2) with WNOHANG writes one int through the pointer; a pid
-        // that is not this process's child fails with ECHILD and changes nothing.
-        unsafe {
-            libc::waitpid(pid, &mut status, libc::WNOHANG);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = pids;
 }
 
 /// Tells whether a `/proc/PID/stat` line is of a live process in the group `group`:
