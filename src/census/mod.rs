@@ -533,7 +533,7 @@ fn request<'t>(tree: &'t Tree, folder: &'t str, credential: Option<&'t Credentia
 
 /// Returns the cache folder of `package`'s artifact under the cache's `packages/`.
 fn cache_folder(package: &Package) -> String {
-    registry::npm::cache_folder(package.registry, &package.name, &package.version)
+    registry::pinned::cache_folder(package.registry, &package.name, &package.version)
 }
 
 /// Returns why a tree whose `subfolder` holds no file of the archive fails:

@@ -289,7 +289,7 @@ fn write_shipped(
     mut from: Provenance,
 ) -> Result<ExitStatus> {
     let read = wanted.len();
-    let mut pinned = shipped::pin_all(wanted, jobs);
+    let mut pinned = shipped::pin_all(wanted, jobs)?;
     pinned.skipped.sort();
     write_bytes(skipped, &skipped_csv(&pinned.skipped)?)?;
     if pinned.pinned.is_empty() {

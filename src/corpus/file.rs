@@ -499,11 +499,7 @@ fn package_of(
         return Err(at(raw.version.span(), "version", why));
     }
     let artifact = raw.artifact.get_ref();
-    let is_file = !artifact.is_empty()
-        && !artifact.starts_with('.')
-        && !artifact.contains(['/', '\\'])
-        && !artifact.chars().any(char::is_control);
-    if !is_file {
+    if !crate::fetch::is_file_name(artifact) {
         let why = format!("'{artifact}' is not a file name");
         return Err(at(raw.artifact.span(), "artifact", why));
     }

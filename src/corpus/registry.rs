@@ -343,6 +343,29 @@ fn non_empty(text: Option<String>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty())
 }
 
+/// Returns the entries a survey reads, in listing order: each server's latest (the
+/// entry marked `isLatest`, or, of a server none of whose entries says, every one),
+/// or with `is_all_versions` every version; deleted entries left out, a version
+/// listed twice kept once.
+pub fn current(entries: &[Entry], is_all_versions: bool) -> Vec<&Entry> {
+    let mut seen = HashSet::new();
+    let marked: HashSet<&str> = entries
+        .iter()
+        .filter(|e| e.is_latest == Some(true))
+        .map(|e| e.name.as_str())
+        .collect();
+    entries
+        .iter()
+        .filter(|e| e.status.as_deref() != Some("deleted"))
+        .filter(|e| match e.is_latest {
+            _ if is_all_versions => true,
+            Some(latest) => latest,
+            None => !marked.contains(e.name.as_str()),
+        })
+        .filter(|e| seen.insert((e.name.as_str(), e.version.as_deref())))
+        .collect()
+}
+
 impl Listing {
     fn append(&mut self, other: Listing) {
         self.entries.extend(other.entries);

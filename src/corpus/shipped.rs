@@ -11,8 +11,9 @@
 //! index's answer.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+
+use anyhow::Context;
+use rayon::prelude::*;
 
 use crate::corpus::build::Skip;
 use crate::corpus::registry::Entry;
@@ -110,17 +111,12 @@ fn folded(kind: Kind, name: &str) -> String {
     }
 }
 
-/// Returns every npm and PyPI package the entries name, whatever its transport, at
-/// the entry's version: of each server its latest entry unless `is_all_versions`,
-/// deleted entries left out, one package named by several entries kept once with
-/// all their names. A package with no version is wanted at the latest.
+/// Returns every npm and PyPI package the entries a survey reads name (see
+/// [`crate::corpus::registry::current`]), whatever its transport, at the entry's
+/// version; one package named by several entries kept once with all their names. A package with no version is wanted at the latest.
 pub fn wanted_of_entries(entries: &[Entry], is_all_versions: bool) -> Vec<Wanted> {
     let mut wanted: Vec<Wanted> = Vec::new();
-    for entry in entries {
-        let is_deleted = entry.status.as_deref() == Some("deleted");
-        if is_deleted || (!is_all_versions && entry.is_latest == Some(false)) {
-            continue;
-        }
+    for entry in crate::corpus::registry::current(entries, is_all_versions) {
         for package in &entry.packages {
             let Some(kind) = Kind::parse(&package.registry_type) else {
                 continue;
@@ -166,35 +162,24 @@ pub struct Shipped {
 }
 
 /// Pins every wanted package, `jobs` at a time, each asked of its index once.
-pub fn pin_all(wanted: Vec<Wanted>, jobs: usize) -> Shipped {
+pub fn pin_all(wanted: Vec<Wanted>, jobs: usize) -> anyhow::Result<Shipped> {
     let npm_config = npm::Config::from_machine();
     let index = pypi::index().url.clone();
-    let next = AtomicUsize::new(0);
-    let answers: Vec<Mutex<Option<Result<Pinned, Miss>>>> =
-        wanted.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, wanted.len().max(1)) {
-            scope.spawn(|| loop {
-                let at = next.fetch_add(1, Ordering::Relaxed);
-                let Some(w) = wanted.get(at) else { return };
-                let answer = match w.registry {
-                    Kind::Npm => npm::pin(&npm_config, &w.name, w.version.as_deref()),
-                    Kind::Pypi => pypi::pin(&index, &w.name, w.version.as_deref()),
-                };
-                if let Ok(mut slot) = answers[at].lock() {
-                    *slot = Some(answer);
-                }
-            });
-        }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .context("starting the worker threads")?;
+    let answers: Vec<Result<Pinned, Miss>> = pool.install(|| {
+        wanted
+            .par_iter()
+            .map(|w| match w.registry {
+                Kind::Npm => npm::pin(&npm_config, &w.name, w.version.as_deref()),
+                Kind::Pypi => pypi::pin(&index, &w.name, w.version.as_deref()),
+            })
+            .collect()
     });
     let mut shipped = Shipped::default();
     for (w, answer) in wanted.into_iter().zip(answers) {
-        let answer = answer.into_inner().ok().flatten().unwrap_or_else(|| {
-            Err(Miss {
-                is_absent: false,
-                why: "the pinning thread stopped".to_string(),
-            })
-        });
         match answer {
             Ok(mut pinned) => {
                 if pinned.repository.is_none() {
@@ -218,7 +203,7 @@ pub fn pin_all(wanted: Vec<Wanted>, jobs: usize) -> Shipped {
             }
         }
     }
-    shipped
+    Ok(shipped)
 }
 
 /// Returns the corpus file of the pinned packages: a comment saying how it was

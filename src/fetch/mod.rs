@@ -137,10 +137,9 @@ impl Fetcher {
         if let Some(artifact) = archive.artifact {
             // Each part comes from a corpus: one that could climb out of the cache
             // is not cached at all.
-            let is_plain = |part: &str| !matches!(part, "" | "." | "..") && !part.contains('\\');
             let mut path = root.join("packages");
             for part in artifact.folder.split('/').chain([artifact.file]) {
-                if !is_plain(part) || part.contains('/') {
+                if !is_file_name(part) {
                     return None;
                 }
                 path.push(part);
@@ -303,6 +302,17 @@ impl Fetcher {
             is_cached: true,
         })
     }
+}
+
+/// Returns true when `name` can stand as one part of a path without climbing out of
+/// its folder or hiding: not empty, no `/` or `\\`, no leading `.` (so neither `.` nor
+/// `..`), no control character. A registry's artifact name, a package's name part
+/// or version is one.
+pub fn is_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
 }
 
 /// Moves a complete download into the cache at `path`, with `path.sha256` beside it.

@@ -326,17 +326,7 @@ pub fn artifact_name(url: &str) -> Option<String> {
     let path = Url::parse(url).ok()?.path().to_string();
     let name = path.rsplit('/').next()?;
     let name = super::client::percent_decoded(name);
-    let is_plain = !name.is_empty()
-        && !name.starts_with('.')
-        && !name.contains(['/', '\\'])
-        && !name.chars().any(char::is_control);
-    is_plain.then_some(name)
-}
-
-/// Returns the folder under the cache's `packages/` of a pinned package:
-/// `REGISTRY/NAME/VERSION` (a scope is a folder of its own).
-pub fn cache_folder(registry: Kind, name: &str, version: &str) -> String {
-    format!("{}/{name}/{version}", registry.as_str())
+    crate::fetch::is_file_name(&name).then_some(name)
 }
 
 #[cfg(test)]

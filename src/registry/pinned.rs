@@ -75,3 +75,9 @@ impl Miss {
         }
     }
 }
+
+/// Returns the folder under the cache's `packages/` of a package version:
+/// `REGISTRY/NAME/VERSION` (an npm scope is a folder of its own).
+pub fn cache_folder(registry: Kind, name: &str, version: &str) -> String {
+    format!("{}/{name}/{version}", registry.as_str())
+}

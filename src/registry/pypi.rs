@@ -139,7 +139,7 @@ impl Release {
 }
 
 /// One file of a project page.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct File {
     name: String,
     /// The file's URL as the page gives it (relative to the page, or absolute).
@@ -168,11 +168,7 @@ fn get_index(url: &str, accept: &str) -> Result<(String, Vec<u8>), Failed> {
 /// names the URL.
 pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String> {
     let page = project(index, name).map_err(|f| f.why)?;
-    let files: Vec<File> = page
-        .files
-        .into_iter()
-        .filter(|f| file_version(&f.name, name).is_some_and(|v| same_version(v, version)))
-        .collect();
+    let files: Vec<File> = page.files_of(name, version).into_iter().cloned().collect();
     let mut release = Release {
         uploaded: latest_upload(&files),
         wheels: Vec::new(),
@@ -217,6 +213,16 @@ struct Project {
     url: String,
     files: Vec<File>,
     versions: Vec<String>,
+}
+
+impl Project {
+    /// Returns the files of the project `name` at `version`, in the page's order.
+    fn files_of(&self, name: &str, version: &str) -> Vec<&File> {
+        self.files
+            .iter()
+            .filter(|f| file_version(&f.name, name).is_some_and(|v| same_version(v, version)))
+            .collect()
+    }
 }
 
 /// Reads the project page of `name` on `index`: PEP 691 JSON where the index serves
@@ -285,12 +291,7 @@ pub fn pin(index: &str, name: &str, version: Option<&str>) -> Result<Pinned, Mis
         _ => Miss::failed(f.why),
     })?;
     let at = || format!("GET {}", shown(&page.url));
-    let of = |v: &str| -> Vec<&File> {
-        page.files
-            .iter()
-            .filter(|f| file_version(&f.name, name).is_some_and(|fv| same_version(fv, v)))
-            .collect()
-    };
+    let of = |v: &str| page.files_of(name, v);
     let version = match version {
         Some(v) => v.to_string(),
         None => {

@@ -116,7 +116,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         }
     }
     let listing_sha = format!("{:x}", digest.finalize());
-    let entries = latest(&listing.entries);
+    let entries = registry::current(&listing.entries, false);
     let shipped = read_shipped(&args.shipped, &args.shipped_table)?;
     let repos = match (&args.repos, &args.repos_table) {
         (Some(corpus), Some(table)) => Some(read_repos(corpus, table)?),
@@ -173,26 +173,6 @@ fn beside(path: &Path, out: &Path) -> String {
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned())
-}
-
-/// Returns each server's latest entry, in listing order: the one marked `isLatest`,
-/// deleted ones left out, a version listed twice kept once.
-fn latest(entries: &[Entry]) -> Vec<&Entry> {
-    let mut seen = BTreeSet::new();
-    let marked: BTreeSet<&str> = entries
-        .iter()
-        .filter(|e| e.is_latest == Some(true))
-        .map(|e| e.name.as_str())
-        .collect();
-    entries
-        .iter()
-        .filter(|e| e.status.as_deref() != Some("deleted"))
-        .filter(|e| match e.is_latest {
-            Some(latest) => latest,
-            None => !marked.contains(e.name.as_str()),
-        })
-        .filter(|e| seen.insert((e.name.as_str(), e.version.as_deref())))
-        .collect()
 }
 
 /// Holds one tree of a census read back: its server names (the corpus's `name`,
