@@ -382,7 +382,7 @@ fn in_counting_order(
         .map(|group| {
             let first = &trees[group[0]];
             let folder = first.package().map(cache_folder).unwrap_or_default();
-            let size = fetcher.cached_size(request(first, &folder, None));
+            let size = fetcher.cached_size(request(first, &folder, &|| None));
             (size, group)
         })
         .collect();
@@ -442,17 +442,14 @@ fn count_group(
         Ok((commit, commit_source, counted))
     };
     let folder = first.package().map(cache_folder).unwrap_or_default();
-    // The credential is looked up only for a download: finding PyPI's index may ask
-    // pip, which a count from the cache has no need of.
-    let is_download = work
-        .fetcher
-        .cached_size(request(first, &folder, None))
-        .is_none();
-    let credential = first
-        .package()
-        .filter(|_| is_download && !work.fetcher.is_offline())
-        .and_then(|p| registry::credential_for(p.registry, &first.archive_url));
-    let archive = request(first, &folder, credential.as_ref());
+    // Asked by the fetcher only for a download: finding PyPI's index may ask pip,
+    // which a count from the cache has no need of.
+    let credential = || {
+        first
+            .package()
+            .and_then(|p| registry::credential_for(p.registry, &first.archive_url))
+    };
+    let archive = request(first, &folder, &credential);
     let fetched = work.fetcher.fetch(archive, &bar, &consume);
     bar.finish_trees(group.len() as u64, fetched.is_ok());
     match fetched {
@@ -517,7 +514,11 @@ fn count_group(
 
 /// Returns the request of `tree`'s archive; for a package, its artifact cached under
 /// `folder` ([`cache_folder`]) and checked against its digest.
-fn request<'t>(tree: &'t Tree, folder: &'t str, credential: Option<&'t Credential>) -> Request<'t> {
+fn request<'t>(
+    tree: &'t Tree,
+    folder: &'t str,
+    credential: &'t (dyn Fn() -> Option<Credential> + Sync),
+) -> Request<'t> {
     Request {
         repo: &tree.repo,
         commit: tree.pin_text(),

@@ -66,14 +66,26 @@ pub struct Request<'a> {
 
 /// Names a package registry's artifact: where it is cached, the digest its bytes
 /// must have, and the credential its index's client would send.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Artifact<'a> {
     /// The cache folders under `packages/`, `/`-separated: registry, name, version.
     pub folder: &'a str,
     /// The artifact's file name.
     pub file: &'a str,
     pub digest: &'a Digest,
-    pub credential: Option<&'a Credential>,
+    /// Returns the credential to send; asked only when the artifact is downloaded
+    /// (finding it may mean reading a client's configuration).
+    pub credential: &'a (dyn Fn() -> Option<Credential> + Sync),
+}
+
+impl std::fmt::Debug for Artifact<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Artifact")
+            .field("folder", &self.folder)
+            .field("file", &self.file)
+            .field("digest", &self.digest)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Request<'_> {
@@ -124,11 +136,6 @@ impl Fetcher {
             breaker: Breaker::new(options.give_up_after),
             options,
         })
-    }
-
-    /// Returns true when only the cache is read (`--offline`).
-    pub fn is_offline(&self) -> bool {
-        self.options.is_offline
     }
 
     /// Returns where `archive` is cached, if the cache is on.
@@ -209,10 +216,10 @@ impl Fetcher {
             }));
         }
         let url = archive.url;
-        let credential = archive.artifact.and_then(|a| a.credential);
+        let credential = archive.artifact.and_then(|a| (a.credential)());
         let digest = archive.artifact.map(|a| a.digest);
         self.client
-            .get_as(url, None, credential, &self.breaker, |response| {
+            .get_as(url, None, credential.as_ref(), &self.breaker, |response| {
                 self.take(response, progress, cached.as_deref(), digest, consume)
             })
             .map_err(|e| anyhow::Error::new(e).context(format!("GET {url}")))
