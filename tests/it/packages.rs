@@ -939,20 +939,22 @@ fn published_rows_of_what_ships_are_rerun_byte_for_byte_from_their_artifacts() {
     }
     let work = tempfile::tempdir().unwrap();
     std::fs::write(work.path().join("c.toml"), text).unwrap();
-    let out = run(
-        work.path(),
-        &[
+    // The census of the corpus into `out`, with `extra` options.
+    let census = |out: &str, extra: &[&str]| {
+        let mut args = vec![
             "census",
             "--corpus",
             "c.toml",
             "--out",
-            "out",
+            out,
             "--no-cache",
             "--date",
             "2025-12-18",
-        ],
-    );
-    assert_code(&out, 0);
+        ];
+        args.extend_from_slice(extra);
+        run(work.path(), &args)
+    };
+    assert_code(&census("out", &[]), 0);
     // Every table's rows of these packages are the published rows, byte for byte.
     for table in ["census", "files", "tools"] {
         let name = format!("{table}-2025-12-18.csv");
@@ -979,22 +981,7 @@ fn published_rows_of_what_ships_are_rerun_byte_for_byte_from_their_artifacts() {
     // Shards of packages merge into the one run's tables, byte for byte.
     for k in ["1/2", "2/2"] {
         let folder = format!("shard-{}", &k[..1]);
-        let out = run(
-            work.path(),
-            &[
-                "census",
-                "--corpus",
-                "c.toml",
-                "--shard",
-                k,
-                "--out",
-                &folder,
-                "--no-cache",
-                "--date",
-                "2025-12-18",
-            ],
-        );
-        assert_code(&out, 0);
+        assert_code(&census(&folder, &["--shard", k]), 0);
     }
     let out = run(
         work.path(),
@@ -1016,21 +1003,7 @@ fn published_rows_of_what_ships_are_rerun_byte_for_byte_from_their_artifacts() {
         assert!(one == merged, "{name}: the merge differs from one run");
     }
     // An artifact past --max-archive is refused naming the bound, and counts nothing.
-    let out = run(
-        work.path(),
-        &[
-            "census",
-            "--corpus",
-            "c.toml",
-            "--out",
-            "small",
-            "--no-cache",
-            "--date",
-            "2025-12-18",
-            "--max-archive",
-            "4KiB",
-        ],
-    );
+    let out = census("small", &["--max-archive", "4KiB"]);
     assert_code(&out, 1);
     assert!(
         !work.path().join("small").exists(),
