@@ -17,8 +17,14 @@
 # recipes/mirrors.py); LISTING_FROM (where the listing came from, for the report);
 # WIRE_DATE (the day the wire is read; default today in UTC); PROBE_ARGS (more
 # options for each wire shard, such as `--python /path/to/python3.13` for
-# interpreters off PATH); CACHE (default: the tool's own cache folder). A killed run
-# resumes: the census and each wire shard run with --resume.
+# interpreters off PATH); CACHE (default: the tool's own cache folder); RUN_ON (what
+# the run runs on, in words, for the report; default: cores, memory and system as
+# this machine reports them). A killed run resumes: the census and each wire shard
+# run with --resume.
+#
+# DIR/run-DATE.csv logs the run: each step's name, the time and the bytes DIR and the
+# cache held, at its start, every 5 s while it runs, and at its end; `survey
+# --run-log` turns it into the report's "How it was run".
 #
 # The wire half needs bubblewrap and uv.
 set -euo pipefail
@@ -31,6 +37,29 @@ wire_date=${WIRE_DATE:-$(date -u +%F)}
 cache=()
 [[ -n "${CACHE:-}" ]] && cache=(--cache "$CACHE")
 mkdir -p "$dir/shipped" "$dir/repositories" "$dir/wire"
+watched=("$dir" "${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-hint-census}")
+log="$dir/run-$date.csv"
+[[ -s "$log" ]] || echo "step,unix_seconds,disk_bytes" > "$log"
+run_on=${RUN_ON:-"$(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB of memory, $(uname -sr)"}
+
+# Appends one line to the run log: the step, now, and the bytes DIR and the cache hold.
+sample() {
+    echo "$1,$(date +%s),$(du -sbc "${watched[@]}" 2>/dev/null | tail -n 1 | cut -f 1)" >> "$log"
+}
+
+# Runs a step (its name, then its command), sampled while it runs; its failure is
+# the command's own, named in the tables it writes, and does not stop the survey.
+step() {
+    local name=$1
+    shift
+    sample "$name"
+    (while sleep 5; do sample "$name"; done) &
+    local sampler=$!
+    "$@" || echo "registry-survey: step '$name' exited with $?" >&2
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    sample "$name"
+}
 
 # 1. The corpora: what ships, pinned by digest; the packages to probe; the
 # repositories, through local mirrors when MIRRORS is given.
@@ -38,24 +67,24 @@ if [[ -n "${MIRRORS:-}" ]]; then
     python3 "$here/mirrors.py" gitconfig "$listing" "$MIRRORS" > "$dir/repositories/mirrors.gitconfig"
     export GIT_CONFIG_GLOBAL="$dir/repositories/mirrors.gitconfig"
 fi
-"$bin" corpus registry --pages "$listing" --date "$date" --out "$dir/repositories/repos.toml" \
-    --shipped "$dir/shipped/shipped.toml" --packages "$dir/wire/packages.toml" \
-    --remotes "$dir/wire/remotes.toml" || true
+step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
+    --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
+    --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
 [[ -s "$dir/shipped/shipped.toml" ]] || { echo "no corpus of what ships was written" >&2; exit 1; }
 
 # 2. What ships and the repositories, counted; a failed row is named in its table.
-"$bin" census --corpus "$dir/shipped/shipped.toml" --date "$date" --out "$dir/shipped" \
-    --resume "${cache[@]}" || true
+step "count what ships" "$bin" census --corpus "$dir/shipped/shipped.toml" --date "$date" \
+    --out "$dir/shipped" --resume "${cache[@]}"
 repos=()
 if [[ -s "$dir/repositories/repos.toml" ]]; then
     if [[ -n "${MIRRORS:-}" ]]; then
-        python3 "$here/mirrors.py" archives "$dir/repositories/repos.toml" "$MIRRORS" \
-            "$dir/repositories/cache"
-        "$bin" census --corpus "$dir/repositories/repos.toml" --date "$date" --offline \
-            --cache "$dir/repositories/cache" --out "$dir/repositories" || true
+        step "pack the pinned commits" python3 "$here/mirrors.py" archives \
+            "$dir/repositories/repos.toml" "$MIRRORS" "$dir/repositories/cache"
+        step "count the repositories" "$bin" census --corpus "$dir/repositories/repos.toml" \
+            --date "$date" --offline --cache "$dir/repositories/cache" --out "$dir/repositories"
     else
-        "$bin" census --corpus "$dir/repositories/repos.toml" --date "$date" \
-            --out "$dir/repositories" --resume "${cache[@]}" || true
+        step "count the repositories" "$bin" census --corpus "$dir/repositories/repos.toml" \
+            --date "$date" --out "$dir/repositories" --resume "${cache[@]}"
     fi
     repos=(--repos "$dir/repositories/repos.toml"
            --repos-table "$dir/repositories/census-$date.csv")
@@ -63,23 +92,32 @@ if [[ -s "$dir/repositories/repos.toml" ]]; then
 fi
 
 # 3. The wire: two shards, then their merge, byte for byte one run's tables.
-for k in 1 2; do
+# The shards run side by side, as two jobs of a batch engine would.
+wire_shard() {
     # shellcheck disable=SC2086
-    "$bin" probe --servers "$dir/wire/packages.toml" --shard "$k/2" --date "$wire_date" \
-        --out "$dir/wire/shard-$k" --resume "${cache[@]}" ${PROBE_ARGS:-} || true
-done
-"$bin" merge --servers "$dir/wire/packages.toml" --out "$dir/wire" \
-    "$dir/wire/shard-1/wire-$wire_date.csv" "$dir/wire/shard-2/wire-$wire_date.csv" || true
+    "$bin" probe --servers "$dir/wire/packages.toml" --shard "$1/2" --date "$wire_date" \
+        --out "$dir/wire/shard-$1" --resume "${cache[@]}" ${PROBE_ARGS:-} || true
+}
+both_shards() {
+    wire_shard 1 &
+    local first=$!
+    wire_shard 2
+    wait "$first"
+}
+step "probe the wire, two shards" both_shards
+step "merge the shards" "$bin" merge --servers "$dir/wire/packages.toml" --out "$dir/wire" \
+    "$dir/wire/shard-1/wire-$wire_date.csv" "$dir/wire/shard-2/wire-$wire_date.csv"
 
 # 4. The wire joined to what ships and to the repositories, then every entry.
-"$bin" join "$dir/wire/wire-$wire_date.csv" --source-table "$dir/shipped/census-$date.csv" || true
+step "join the wire to what ships" "$bin" join "$dir/wire/wire-$wire_date.csv" \
+    --source-table "$dir/shipped/census-$date.csv"
 if [[ ${#repos[@]} -gt 0 ]]; then
-    "$bin" join "$dir/wire/wire-$wire_date.csv" \
-        --source-table "$dir/repositories/census-$date.csv" --out "$dir/repositories" || true
+    step "join the wire to the repositories" "$bin" join "$dir/wire/wire-$wire_date.csv" \
+        --source-table "$dir/repositories/census-$date.csv" --out "$dir/repositories"
 fi
 "$bin" survey --pages "$listing" --date "$date" --out "$dir" \
     --shipped "$dir/shipped/shipped.toml" --shipped-table "$dir/shipped/census-$date.csv" \
     "${repos[@]}" --wire "$dir/wire/wire-$wire_date.csv" \
-    ${LISTING_FROM:+--listing-from "$LISTING_FROM"}
+    ${LISTING_FROM:+--listing-from "$LISTING_FROM"} --run-log "$log" --run-on "$run_on"
 # The folder's README is the survey's report.
 cp "$dir/survey-$date.md" "$dir/README.md"

@@ -87,7 +87,17 @@ pub struct SurveyArgs {
     #[arg(long, value_name = "TEXT")]
     pub listing_from: Option<String>,
 
-    /// Folder entries-DATE.csv and survey-DATE.md are written to.
+    /// The run's log, `step,unix_seconds,disk_bytes` (as recipes/registry-survey.sh
+    /// writes it): the report then says how long each step took and the most disk
+    /// it held.
+    #[arg(long, value_name = "FILE")]
+    pub run_log: Option<PathBuf>,
+
+    /// What the run ran on, in words, for the report (cores, memory, system).
+    #[arg(long, value_name = "TEXT")]
+    pub run_on: Option<String>,
+
+    /// Folder entries-DATE.csv, survey-DATE.md and survey-DATE.svg are written to.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
 

@@ -22,6 +22,7 @@ pub mod registry;
 pub mod repo_list;
 pub mod repo_url;
 pub mod shipped;
+pub mod tables;
 pub mod text;
 
 use std::path::PathBuf;

@@ -73,12 +73,7 @@ pub fn silence_markdown(servers: &[(String, Vec<ToolHints>)]) -> String {
 pub fn silence_of(servers: Vec<(String, Tally)>) -> String {
     let mut silence = Silence::default();
     for (name, tally) in servers {
-        for (sum, c) in silence.pooled.0.iter_mut().zip(tally.0) {
-            sum.tools += c.tools;
-            sum.silent += c.silent;
-            sum.read_only += c.read_only;
-            sum.not_read_only += c.not_read_only;
-        }
+        silence.pooled.merge(&tally);
         silence.trees.push((sanitize(name), tally));
     }
     if silence.trees.is_empty() {

@@ -62,6 +62,16 @@ impl Tally {
         }
     }
 
+    /// Adds another group's figures to this one's.
+    pub fn merge(&mut self, other: &Tally) {
+        for (sum, c) in self.0.iter_mut().zip(other.0) {
+            sum.tools += c.tools;
+            sum.silent += c.silent;
+            sum.read_only += c.read_only;
+            sum.not_read_only += c.not_read_only;
+        }
+    }
+
     fn total(&self, field: fn(&ClassCount) -> u64) -> u64 {
         self.0.iter().map(field).sum()
     }
@@ -177,12 +187,7 @@ impl Silence {
             if tally.total(|c| c.tools) == 0 {
                 continue;
             }
-            for (sum, c) in out.pooled.0.iter_mut().zip(tally.0) {
-                sum.tools += c.tools;
-                sum.silent += c.silent;
-                sum.read_only += c.read_only;
-                sum.not_read_only += c.not_read_only;
-            }
+            out.pooled.merge(&tally);
             out.trees.push((row.tree_name(), tally));
         }
         (!out.trees.is_empty()).then_some(out)
@@ -219,7 +224,7 @@ impl Silence {
 
 /// Writes `lines` (a header, then rows) as a Markdown table, the first column
 /// left-aligned and the others right-aligned.
-fn write_table(w: &mut dyn Write, lines: &[Vec<String>]) -> io::Result<()> {
+pub fn write_table(w: &mut dyn Write, lines: &[Vec<String>]) -> io::Result<()> {
     for (i, line) in lines.iter().enumerate() {
         let cells: Vec<String> = line.iter().map(|c| cell(c)).collect();
         writeln!(w, "| {} |", cells.join(" | "))?;

@@ -12,7 +12,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -20,16 +19,17 @@ use anyhow::{Context, Result};
 use sha2::Digest as _;
 
 use crate::cli::SurveyArgs;
-use crate::corpus::file::{self, Tree};
+use crate::corpus::file;
 use crate::corpus::registry::{self, Entry};
 use crate::infra::atomic::write_bytes;
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
-use crate::table;
+use crate::table::{self, Table};
 use crate::tools::hints::Hint;
 
+use super::figures;
 use super::join::{read_wire, WireServer};
 
 /// The columns of `entries-DATE.csv`.
@@ -101,6 +101,8 @@ struct Shipped {
     by_server: BTreeMap<String, Vec<PackageOutcome>>,
     /// The skipped list: `REGISTRY:NAME`, version → the index's answer.
     skipped: BTreeMap<(String, String), String>,
+    /// The census table, with its tools.
+    table: Option<Table>,
 }
 
 /// Runs `survey`.
@@ -128,7 +130,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     };
     let rows: Vec<Row> = entries
         .iter()
-        .map(|e| row_of(e, &shipped, repos.as_ref(), wire.as_deref()))
+        .map(|e| row_of(e, &shipped, repos.as_ref(), wire.as_ref().map(|w| &w.1[..])))
         .collect();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating '{}'", args.out.display()))?;
@@ -152,9 +154,58 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         repos_from: args.repos_from.clone(),
         wire: args.wire.as_deref().map(|p| beside(p, &args.out)),
     };
+    let mut text = markdown(&rows, &source, &date);
+    let shipped_table = shipped.table.as_ref().expect("read with its table");
+    let repos_table = repos.as_ref().and_then(|r| r.table.as_ref());
+    let wire_servers = wire.as_ref().map_or(&[][..], |w| &w.1[..]);
+    figures::each_hint(&mut text, shipped_table, repos_table, wire_servers);
+    let mut halves = vec![(
+        "what ships",
+        rows.iter()
+            .filter(|r| r.package == "counted")
+            .map(|r| r.shipped_tools)
+            .collect(),
+    )];
+    if repos.is_some() {
+        halves.push((
+            "repository",
+            rows.iter()
+                .filter(|r| r.repository == "counted")
+                .map(|r| r.repo_tools)
+                .collect(),
+        ));
+    }
+    if wire.is_some() {
+        halves.push((
+            "wire",
+            rows.iter()
+                .filter(|r| r.wire == "listed")
+                .map(|r| r.wire_tools)
+                .collect(),
+        ));
+    }
+    let svg = figures::per_entry(&mut text, &halves, &date)?;
+    figures::silence_section(&mut text, shipped_table, repos_table, wire_servers);
+    if let Some((wire_date, servers)) = &wire {
+        let mut sources = vec![("what ships", args.shipped_table.as_path())];
+        if let Some(table) = args.repos_table.as_deref().filter(|_| repos.is_some()) {
+            sources.push(("repository", table));
+        }
+        figures::joins(&mut text, &sources, servers, wire_date)?;
+    }
+    if let Some(repos_table) = repos_table {
+        figures::repository_beside_shipped(&mut text, shipped_table, repos_table);
+    }
+    text.push_str(LIMITS);
+    if let Some(log) = &args.run_log {
+        text.push('\n');
+        figures::run_section(&mut text, log, args.run_on.as_deref())?;
+    }
+    let svg_path = args.out.join(format!("survey-{date}.svg"));
+    write_bytes(&svg_path, svg.as_bytes())?;
     let md_path = args.out.join(format!("survey-{date}.md"));
-    write_bytes(&md_path, markdown(&rows, &source, &date).as_bytes())?;
-    for path in [&csv_path, &md_path] {
+    write_bytes(&md_path, format!("{}\n", text.trim_end()).as_bytes())?;
+    for path in [&csv_path, &svg_path, &md_path] {
         messages::note(format!("wrote {}", sanitize(path.display().to_string())));
     }
     Ok(ExitStatus::Ok)
@@ -184,38 +235,36 @@ struct Read {
     outcome: Result<Counted, String>,
 }
 
-/// Reads a corpus and its census table: each tree's servers and outcome (how many
-/// of the four hint names it spells, its tools), and the skipped list beside the
-/// corpus (`STEM-skipped.csv`) as records of cells.
-fn read_census(corpus_path: &Path, table_path: &Path) -> Result<(Vec<Read>, Vec<Vec<String>>)> {
+/// Reads a corpus and its census table (with the files and tools tables beside it,
+/// as `merge` reads a shard): each tree's servers and outcome (how many of the four
+/// hint names it spells, its tools), the skipped list beside the corpus
+/// (`STEM-skipped.csv`) as records of cells, and the table itself.
+fn read_census(
+    corpus_path: &Path,
+    table_path: &Path,
+) -> Result<(Vec<Read>, Vec<Vec<String>>, Table)> {
     let corpus = file::load(Some(corpus_path))?;
-    let name = table_path.display().to_string();
-    let file = File::open(table_path).map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
-    let read = table::read_census(file, &name, &corpus.columns, corpus.is_dated())
+    let table = crate::corpus::tables::merge(&corpus, &[table_path.to_path_buf()])
         .map_err(|e| UsageError(format!("{e:#}")))?;
-    let trees: BTreeMap<table::TreeKey, &Tree> =
-        corpus.trees.iter().map(|t| (t.key(), t)).collect();
     let hint_at: Vec<usize> = Hint::ALL
         .iter()
         .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
         .collect();
-    let mut out = Vec::new();
-    for ((_, row), tools) in read.rows.into_iter().zip(read.tool_counts) {
-        let Some(tree) = trees.get(&row.key) else {
-            continue;
-        };
-        out.push(Read {
-            servers: tree.name.clone().unwrap_or_default(),
-            repo: tree.repo.clone(),
+    let out = table
+        .rows
+        .iter()
+        .map(|row| Read {
+            servers: row.server.clone().unwrap_or_default(),
+            repo: row.key.repo.clone(),
             outcome: match &row.outcome {
                 Ok(c) => Ok(Counted {
                     hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
-                    tools: tools.map(|t| (t[0], t[1])),
+                    tools: c.tool_counts().map(|t| (t[0], t[1])),
                 }),
                 Err(f) => Err(f.why.clone()),
             },
-        });
-    }
+        })
+        .collect();
     let stem = corpus_path
         .file_stem()
         .map_or(String::new(), |s| s.to_string_lossy().into_owned());
@@ -227,7 +276,7 @@ fn read_census(corpus_path: &Path, table_path: &Path) -> Result<(Vec<Read>, Vec<
             records.push(record.iter().map(str::to_string).collect());
         }
     }
-    Ok((out, records))
+    Ok((out, records, table))
 }
 
 /// Returns cell `i` of a record, empty when it has none.
@@ -237,8 +286,11 @@ fn cell(record: &[String], i: usize) -> String {
 
 /// Reads the corpus of what ships, its census table and its skipped list.
 fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
-    let (trees, skipped) = read_census(corpus_path, table_path)?;
-    let mut shipped = Shipped::default();
+    let (trees, skipped, table) = read_census(corpus_path, table_path)?;
+    let mut shipped = Shipped {
+        table: Some(table),
+        ..Shipped::default()
+    };
     for tree in trees {
         for server in tree.servers.split(' ') {
             shipped
@@ -261,12 +313,17 @@ fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
 struct Repos {
     by_server: BTreeMap<String, Vec<Result<Counted, String>>>,
     skipped: BTreeMap<String, String>,
+    /// The census table, with its tools.
+    table: Option<Table>,
 }
 
 /// Reads the corpus of the repositories, its census table and its skipped list.
 fn read_repos(corpus_path: &Path, table_path: &Path) -> Result<Repos> {
-    let (trees, skipped) = read_census(corpus_path, table_path)?;
-    let mut repos = Repos::default();
+    let (trees, skipped, table) = read_census(corpus_path, table_path)?;
+    let mut repos = Repos {
+        table: Some(table),
+        ..Repos::default()
+    };
     for tree in trees {
         repos
             .by_server
@@ -280,8 +337,9 @@ fn read_repos(corpus_path: &Path, table_path: &Path) -> Result<Repos> {
     Ok(repos)
 }
 
-/// Reads the wire tables: `wire-DATE.csv` and the servers table beside it.
-fn read_wire_pair(wire: &Path) -> Result<Vec<WireServer>> {
+/// Reads the wire tables: `wire-DATE.csv` and the servers table beside it; returns
+/// the wire's date and its servers.
+fn read_wire_pair(wire: &Path) -> Result<(String, Vec<WireServer>)> {
     let name = file_name(wire);
     let servers: PathBuf = match name
         .strip_prefix("wire-")
@@ -296,7 +354,9 @@ fn read_wire_pair(wire: &Path) -> Result<Vec<WireServer>> {
             .into())
         }
     };
-    read_wire(wire, &servers).map_err(|e| UsageError(format!("{e:#}")).into())
+    let date = name["wire-".len()..name.len() - ".csv".len()].to_string();
+    let servers = read_wire(wire, &servers).map_err(|e| UsageError(format!("{e:#}")))?;
+    Ok((date, servers))
 }
 
 /// Returns the row of `entry`.
@@ -509,6 +569,31 @@ fn entries_csv(rows: &[Row]) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The report's closing section: what the survey is made of, and what its figures
+/// cannot say.
+const LIMITS: &str = "## Method and limits\n\n\
+         - **What ships** is each npm or PyPI package an entry names, at the entry's \
+         version, pinned to one artifact by the digest its index gave (npm's tarball; \
+         PyPI's pure-Python wheel, else its sdist), counted only when the bytes have that \
+         digest (docs/method.md, \"A package\"). An npm registry or a PyPI index that \
+         does not serve a package or version makes its row `not served by the index`: \
+         the figures of what ships rest only on the packages counted, and the `npm` \
+         column says how many those are.\n\
+         - **A zero does not say a server declares nothing**: hints may be set by a \
+         dependency (an SDK preset, a framework's defaults), computed at run time, or \
+         written in a spelling the count does not read; the tool finder's `unknown` and \
+         `?` say where it could not see. A count above zero does not say every tool \
+         declares them either: one file may define many tools.\n\
+         - **Presets hide hints**: a server whose tools take their hints from a helper \
+         in a dependency shows none in its own code, and may show them all on the wire.\n\
+         - **The repository** of each entry is pinned to its release tag, else its \
+         default branch, where its forge (or a mirror of it) is reached; where it is not, \
+         the row says `not read` or `not pinned`, with why.\n\
+         - **The wire** is read by installing each stdio package without its scripts and \
+         running it in a sandbox with no network; a server that needs configuration, \
+         an account or the network does not list. Remote endpoints are for a machine \
+         that reaches them: `remote only` rows were not asked.\n";
+
 /// Says what the survey read, for the report's opening.
 struct Source {
     /// Where the listing came from, as the command line says.
@@ -558,7 +643,21 @@ fn outcome_table(text: &mut String, rows: &[Row], half: &str, of: fn(&Row) -> &s
     text.push('\n');
 }
 
-/// Returns `survey-DATE.md`.
+/// Returns, per group with an entry in `rows`, how many of them `holds` holds for:
+/// `npm: 13 (29.5%) of 44; PyPI: ...`.
+fn by_group(rows: &[&Row], holds: impl Fn(&Row) -> bool) -> String {
+    GROUPS
+        .iter()
+        .filter_map(|&group| {
+            let of: Vec<&&Row> = rows.iter().filter(|r| r.group == group).collect();
+            let n = of.iter().filter(|r| holds(r)).count();
+            (!of.is_empty()).then(|| format!("{group}: {} of {}", percent(n, of.len()), of.len()))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Returns the opening of `survey-DATE.md`, the outcomes and the headline figures.
 fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
     let mut text = String::new();
     let mut groups = [0usize; 4];
@@ -631,26 +730,18 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
         .iter()
         .filter_map(|r| r.shipped_tools)
         .fold((0, 0), |(a, b), (t, n)| (a + t, b + n));
-    let by = |group: &str| {
-        let of: Vec<&&Row> = counted.iter().filter(|r| r.group == group).collect();
-        let n = of
-            .iter()
-            .filter(|r| r.shipped_hints.unwrap_or(0) > 0)
-            .count();
-        format!("{} of {}", percent(n, of.len()), of.len())
-    };
+    let by = |of: &[&Row]| by_group(of, |r| r.shipped_hints.unwrap_or(0) > 0);
     let _ = write!(
         text,
         "- **In the code that ships**, of the {} entries whose package was counted, {} \
          spell at least one of the four hint names anywhere in the package, and {} all \
-         four (npm: {}; PyPI: {}).\n\
+         four ({}).\n\
          - The tool finder read {tools} tool definitions in those packages; {} declare \
          at least one hint `true` or `false`.\n",
         counted.len(),
         percent(spelling, counted.len()),
         percent(all_four, counted.len()),
-        by("npm"),
-        by("PyPI"),
+        by(&counted),
         percent(annotated as usize, tools as usize),
     );
     let in_repos: Vec<&Row> = rows.iter().filter(|r| r.repository == "counted").collect();
@@ -674,12 +765,13 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
             "- **In the repository** at the entry's release tag (else its default branch), \
              of the {} entries whose tree was counted, {} spell at least one hint name and \
              {} all four; the finder read {tools} tool definitions, {} declaring at least \
-             one hint. Of the {} entries counted in both halves, {} spell a hint name in \
-             one half and none in the other.",
+             one hint ({}). Of the {} entries counted in both halves, {} spell a hint name \
+             in one half and none in the other.",
             in_repos.len(),
             percent(spelling, in_repos.len()),
             percent(all_four, in_repos.len()),
             percent(annotated as usize, tools as usize),
+            by_group(&in_repos, |r| r.repo_hints.unwrap_or(0) > 0),
             both.len(),
             differ
         );
@@ -697,41 +789,14 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
         let _ = writeln!(
             text,
             "- **On the wire**, {} entries listed their tools when run; {} declare at \
-             least one hint on at least one tool. They list {wire_tools} tools, of which {} \
-             declare at least one hint.",
+             least one hint on at least one tool ({}). They list {wire_tools} tools, of \
+             which {} declare at least one hint.",
             listed.len(),
             percent(declaring, listed.len()),
+            by_group(&listed, |r| r.wire_tools.is_some_and(|(_, n)| n > 0)),
             percent(wire_annotated as usize, wire_tools as usize)
         );
     }
-    text.push_str(
-        "\nPer hint, per SDK family and \"What silence costs\" for the shipped code are in \
-         the census report beside this one; per tool on the wire, with the source \
-         joined, in the wire report and the join table.\n\n",
-    );
-    text.push_str(
-        "## Method and limits\n\n\
-         - **What ships** is each npm or PyPI package an entry names, at the entry's \
-         version, pinned to one artifact by the digest its index gave (npm's tarball; \
-         PyPI's pure-Python wheel, else its sdist), counted only when the bytes have that \
-         digest (docs/method.md, \"A package\"). An npm registry or a PyPI index that \
-         does not serve a package or version makes its row `not served by the index`: \
-         the figures of what ships rest only on the packages counted, and the `npm` \
-         column says how many those are.\n\
-         - **A zero does not say a server declares nothing**: hints may be set by a \
-         dependency (an SDK preset, a framework's defaults), computed at run time, or \
-         written in a spelling the count does not read; the tool finder's `unknown` and \
-         `?` say where it could not see. A count above zero does not say every tool \
-         declares them either: one file may define many tools.\n\
-         - **Presets hide hints**: a server whose tools take their hints from a helper \
-         in a dependency shows none in its own code, and may show them all on the wire.\n\
-         - **The repository** of each entry is pinned to its release tag, else its \
-         default branch, where its forge (or a mirror of it) is reached; where it is not, \
-         the row says `not read` or `not pinned`, with why.\n\
-         - **The wire** is read by installing each stdio package without its scripts and \
-         running it in a sandbox with no network; a server that needs configuration, \
-         an account or the network does not list. Remote endpoints are for a machine \
-         that reaches them: `remote only` rows were not asked.\n",
-    );
+    text.push('\n');
     text
 }

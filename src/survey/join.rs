@@ -209,6 +209,11 @@ impl WireServer {
         &self.registry_name
     }
 
+    /// Returns the registry of the package it ran (`npm`, `pypi`).
+    pub fn package_registry(&self) -> &str {
+        &self.package_registry
+    }
+
     /// Returns how its probe ended (`listed`, `install failed`, ...).
     pub fn outcome(&self) -> &str {
         &self.outcome
@@ -456,6 +461,63 @@ impl Joined {
         }
         totals
     }
+}
+
+/// Why the finder did not see a tool the wire lists, by what it saw in the joined
+/// tree, in [`Figures::wire_only`] order.
+pub const CAUSES: [&str; 3] = [
+    "no tool found in the source",
+    "tools registered dynamically in the source",
+    "other tools found: named otherwise, or defined by a dependency",
+];
+
+/// Holds the figures of a join that a survey's report quotes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Servers joined to a census row.
+    pub servers: u64,
+    /// Tools the joined servers list.
+    pub wire: u64,
+    /// Of those, tools the census found by the same name.
+    pub both: u64,
+    /// The hints of the tools in both, by agreement.
+    pub agrees: u64,
+    pub filled: u64,
+    pub unresolved: u64,
+    pub differs: u64,
+    /// Tools only on the wire, by [`CAUSES`].
+    pub wire_only: [u64; 3],
+}
+
+/// Returns the figures of `joined`, a join to `census`.
+pub fn figures(census: &Census, joined: &[Joined]) -> Figures {
+    let mut f = Figures::default();
+    for server in joined.iter().filter(|s| s.link.is_joined()) {
+        let t = server.totals();
+        f.servers += 1;
+        f.wire += t.both + t.wire_only;
+        f.both += t.both;
+        f.agrees += t.agrees;
+        f.filled += t.filled;
+        f.unresolved += t.unresolved;
+        f.differs += t.differs;
+        let defs = server
+            .row
+            .as_ref()
+            .and_then(|r| census.tools.get(&r.key))
+            .map_or(&[][..], Vec::as_slice);
+        let own = |kind: DefKind| {
+            defs.iter()
+                .any(|d| d.kind == kind && d.role == Role::Source)
+        };
+        let cause = match (own(DefKind::Tool), own(DefKind::Dynamic)) {
+            (_, true) => 1,
+            (false, false) => 0,
+            (true, false) => 2,
+        };
+        f.wire_only[cause] += t.wire_only;
+    }
+    f
 }
 
 /// Joins each server of the wire tables of `wire_date` to its census row and its tools

@@ -16,6 +16,7 @@
 
 pub mod budget;
 pub mod entries;
+mod figures;
 mod file;
 pub mod hosts;
 pub mod install;
