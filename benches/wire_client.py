@@ -325,7 +325,7 @@ def main():
             "server": name, "registry": entry["package"]["registry"],
             "package": "{}@{}".format(entry["package"]["name"], entry["package"]["version"]),
             "probe_outcome": row["outcome"], "probe_tools": len(probed),
-            "probe_error": row["error"].splitlines()[0] if row["error"] else "",
+            "probe_error": row["error"],
             "python": row["python"], "client_started": started,
             "client_listed": listed is not None,
             "client_tools": len(listed) if listed is not None else None,
