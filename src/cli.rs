@@ -576,6 +576,14 @@ pub struct ProbeArgs {
     #[arg(long, requires = "servers")]
     pub keep_installs: bool,
 
+    /// Writes OUT/wire-DATE-commands.jsonl: for each server of --servers that started,
+    /// the command line it ran (a package's: the bubblewrap command), its environment
+    /// and its sandbox's bounds, one JSON object a line, so that another client can
+    /// start the very same server (with --keep-installs, the install is still there).
+    /// A value read from the environment is named there, never written.
+    #[arg(long, requires = "servers")]
+    pub write_commands: bool,
+
     /// Joins the --servers tables to a census of the same servers' source, given as
     /// its census-DATE.csv or tools-DATE.csv (the other is read beside it): writes
     /// join-DATE.csv, one row per (server, tool), and a section "Source and wire" in

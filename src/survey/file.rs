@@ -205,6 +205,24 @@ pub(super) fn resolve(
         .collect()
 }
 
+/// Returns the values as `--write-commands` shows them, in the file's order: a
+/// literal as it is, one read from the environment as `{"env": NAME, "prefix": TEXT}`,
+/// never its value.
+pub(super) fn named(values: &BTreeMap<String, Value>) -> Vec<(String, serde_json::Value)> {
+    values
+        .iter()
+        .map(|(key, value)| {
+            let shown = match value {
+                Value::Literal(text) => serde_json::Value::from(text.as_str()),
+                Value::FromEnv(from) => {
+                    serde_json::json!({"env": from.env, "prefix": from.prefix})
+                }
+            };
+            (key.clone(), shown)
+        })
+        .collect()
+}
+
 /// Builds the target of one server, looking up its environment values.
 pub(super) fn target(entry: &Entry) -> Result<Target, String> {
     match (&entry.command, &entry.url) {
@@ -295,5 +313,14 @@ mod tests {
         assert_eq!(command, ["x", "-v"]);
         assert_eq!(env[0], ("A".to_string(), "1".to_string()));
         assert_eq!(env[1].1, std::env::var("PATH").unwrap());
+        let shown = named(&servers[1].entry.env);
+        assert_eq!(shown[0], ("A".to_string(), serde_json::json!("1")));
+        assert_eq!(
+            shown[1],
+            (
+                "B".to_string(),
+                serde_json::json!({"env": "PATH", "prefix": ""})
+            )
+        );
     }
 }

@@ -6,15 +6,17 @@
 //! file (`file`), installing registry packages (`install`, `pypi`, `python`,
 //! `program`) within a disk budget (`budget`), running them in a sandbox
 //! (`sandbox`), remote endpoints a few at a time per host (`hosts`), how each ended
-//! (`outcome`), the tables and summary (`tables`, `tally`), the resume journal
-//! (`journal`), the shards (`note`, `shards`) and the join (`join`). `entries` is
-//! the `survey` command: every entry of a registry listing with its outcomes, from
-//! the tables the census and the wire survey wrote.
+//! (`outcome`), the tables and summary (`tables`, `tally`), the command lines it
+//! started (`commands`), the resume journal (`journal`), the shards (`note`,
+//! `shards`) and the join (`join`). `entries` is the `survey` command: every entry
+//! of a registry listing with its outcomes, from the tables the census and the wire
+//! survey wrote.
 //!
 //! A command: it may import `probe`, the stages, `cli`, `infra` and `corpus` (the
 //! cache default it shares); nothing but the binary and `merge` imports it.
 
 pub mod budget;
+mod commands;
 pub mod entries;
 mod figures;
 mod file;
@@ -104,6 +106,7 @@ fn configure(args: &ProbeArgs) -> Result<servers::Config> {
         date,
         source_table: args.source_table.clone(),
         resume: args.resume,
+        write_commands: args.write_commands,
         shard: args
             .shard
             .map(|spec| spec.resolve(|name| std::env::var(name).ok()))

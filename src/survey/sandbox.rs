@@ -67,6 +67,12 @@ impl Walls {
         })
     }
 
+    /// Returns the hosts file each sandbox of the run binds as `/etc/hosts`, and its
+    /// bytes.
+    pub fn hosts(&self) -> (&Path, &'static str) {
+        (&self.hosts, HOSTS)
+    }
+
     /// Returns `command` run inside the sandbox, reading `dirs`.
     pub fn wrap(&self, dirs: &[PathBuf], command: &[String]) -> Vec<String> {
         let mut line = vec![self.bwrap.display().to_string()];

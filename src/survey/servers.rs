@@ -3,9 +3,10 @@
 //! Owns the servers file (TOML), the environment look-ups it asks for, running the
 //! probes `--jobs` at a time, and the two outputs: `wire-DATE.csv`, one row per
 //! (server, tool) with the per-tool columns of `--csv`, and `wire-DATE.md`, a summary
-//! per server. A server that fails is one row naming the reason; the others go on. The
-//! rows follow the file's order, not the order the probes end in, so that the same
-//! answers on the same date give the same bytes.
+//! per server; with `--write-commands`, `wire-DATE-commands.jsonl`, how each server
+//! was started (`commands`). A server that fails is one row naming the reason; the
+//! others go on. The rows follow the file's order, not the order the probes end in,
+//! so that the same answers on the same date give the same bytes.
 //!
 //! ```toml
 //! [[server]]
@@ -30,7 +31,8 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use super::budget::{self, Budget};
-use super::file::{load, resolve, target, Server};
+use super::commands::{self, Started};
+use super::file::{load, named, resolve, target, Server};
 use super::hosts::{self, Hosts};
 use super::install::{self, InstallKind, Installed, Installer, Lock, Start};
 use super::join;
@@ -102,6 +104,8 @@ pub struct Config {
     pub resume: bool,
     /// Probes only this shard of the file's servers (`--shard`).
     pub shard: Option<Shard>,
+    /// Writes the command line each server started with (`--write-commands`).
+    pub write_commands: bool,
 }
 
 /// Runs `probe --servers FILE`.
@@ -115,6 +119,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         source_table,
         resume: _,
         shard,
+        write_commands,
     } = config;
     let mut servers = load(file)?;
     let file_bytes = std::fs::read(file)
@@ -184,14 +189,14 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let (journal, mut done) = open_journal(config, &file_bytes, servers.len())?;
     let resumed: Vec<Option<journal::Line>> =
         servers.iter().map(|s| done.remove(&s.name)).collect();
-    let outcomes: Vec<Outcome> = pool.install(|| {
+    let (outcomes, started): (Vec<Outcome>, Vec<Option<Started>>) = pool.install(|| {
         servers
             .par_iter()
             .zip(resumed)
             .map(|(server, line)| match line {
-                Some(line) => from_journal(line),
+                Some(line) => (from_journal(line), None),
                 None => {
-                    let outcome = probe_one(
+                    let (outcome, started) = probe_one(
                         server,
                         packages,
                         &hosts,
@@ -202,10 +207,10 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
                     if let Some(journal) = &journal {
                         record(journal, &outcome);
                     }
-                    outcome
+                    (outcome, started)
                 }
             })
-            .collect()
+            .unzip()
     });
     // The run's downloads go; more than the bound left in the cache is said.
     if let Some(budget) = budget {
@@ -226,6 +231,11 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
     write_table(&csv_path, &outcomes, &capabilities)?;
     write_servers(&servers_path, &servers, &outcomes)?;
+    let commands_path = out_dir.join(format!("wire-{date}-commands.jsonl"));
+    if *write_commands {
+        let started: Vec<Started> = started.into_iter().flatten().collect();
+        commands::write(&commands_path, &started)?;
+    }
     let locks_dir = out_dir.join(format!("wire-{date}-locks"));
     write_locks(&locks_dir, &outcomes)
         .with_context(|| format!("writing '{}'", locks_dir.display()))?;
@@ -258,6 +268,9 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     let mut written = vec![csv_path.as_path(), &servers_path];
     if census.is_some() {
         written.push(&join_path);
+    }
+    if *write_commands {
+        written.push(&commands_path);
     }
     tables::print_written(&mut out, &written, &md_path)?;
     Ok(if failed > 0 {
@@ -389,7 +402,8 @@ fn from_journal(line: journal::Line) -> Outcome {
     }
 }
 
-/// Probes one server of the file: installs and sandboxes a package first.
+/// Probes one server of the file: installs and sandboxes a package first. Returns
+/// how it ended and, when a command was started, how.
 fn probe_one(
     server: &Server,
     packages: &Packages,
@@ -397,7 +411,7 @@ fn probe_one(
     budget: Option<&Budget>,
     sandbox: Option<&Result<sandbox::Walls, String>>,
     options: &Options,
-) -> Outcome {
+) -> (Outcome, Option<Started>) {
     let fail = |kind, reason: String| Outcome {
         name: server.name.clone(),
         result: Err(Failure::new(kind, reason)),
@@ -409,31 +423,43 @@ fn probe_one(
         python: String::new(),
     };
     let entry = &server.entry;
+    let started = |command: &[String], env: Vec<_>, walls: Option<&sandbox::Walls>| Started {
+        server: server.name.clone(),
+        command: command.to_vec(),
+        env,
+        walls: walls.map(|walls| {
+            let (path, text) = walls.hosts();
+            commands::Walls {
+                hosts_path: path.display().to_string(),
+                hosts_text: text.to_string(),
+            }
+        }),
+    };
     let Some(package) = &entry.package else {
         return match target(entry) {
             Ok(target) => {
                 // A remote endpoint waits for a slot of its host.
-                let _slot = match &target {
-                    Target::Http { url, .. } => Some(hosts.take(&hosts::host_of(url))),
-                    Target::Stdio { .. } => None,
+                let (_slot, shown) = match &target {
+                    Target::Http { url, .. } => (Some(hosts.take(&hosts::host_of(url))), None),
+                    Target::Stdio { command, .. } => {
+                        (None, Some(started(command, named(&entry.env), None)))
+                    }
                 };
-                probed(&server.name, &target, options, None)
+                (probed(&server.name, &target, options, None), shown)
             }
-            Err(reason) => fail(Kind::NeedsConfiguration, reason),
+            Err(reason) => (fail(Kind::NeedsConfiguration, reason), None),
         };
     };
     if !entry.needs.is_empty() {
-        return fail(
-            Kind::NeedsConfiguration,
-            format!("needs {}", entry.needs.join(", ")),
-        );
+        let reason = format!("needs {}", entry.needs.join(", "));
+        return (fail(Kind::NeedsConfiguration, reason), None);
     }
     let env = match resolve(&entry.env, "env") {
         Ok(env) => env,
-        Err(reason) => return fail(Kind::NeedsConfiguration, reason),
+        Err(reason) => return (fail(Kind::NeedsConfiguration, reason), None),
     };
     if let Some(Err(why)) = sandbox {
-        return fail(Kind::SandboxRefused, why.clone());
+        return (fail(Kind::SandboxRefused, why.clone()), None);
     }
     let start = Start {
         program: entry.program.as_deref(),
@@ -465,37 +491,51 @@ fn probe_one(
             };
             // A disk that filled fails this server, naming the folder; the install
             // was removed, so the others go on.
-            return Outcome {
+            let outcome = Outcome {
                 result: Err(Failure {
                     cause: err.cause,
                     ..Failure::new(kind, budget::disk_full(err.why, &packages.installer.cache))
                 }),
                 ..fail(kind, String::new())
             };
+            return (outcome, None);
         }
     };
     let prefix = installed.prefix.clone();
-    let target = match sandbox {
+    let (target, shown) = match sandbox {
         Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
             dirs.extend(installed.runtime_dirs.iter().cloned());
-            let mut all = sandbox::environment();
+            let command = walls.wrap(&dirs, &installed.command);
+            let base = sandbox::environment();
+            let mut shown: Vec<_> = base
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::from(v.as_str())))
+                .collect();
+            shown.extend(named(&entry.env));
+            let mut all = base;
             all.extend(env);
-            Target::Stdio {
-                command: walls.wrap(&dirs, &installed.command),
+            let shown = started(&command, shown, Some(walls));
+            let target = Target::Stdio {
+                command,
                 env: all,
                 is_sandboxed: true,
-            }
+            };
+            (target, shown)
         }
-        _ => Target::Stdio {
-            command: installed.command.clone(),
-            env,
-            is_sandboxed: false,
-        },
+        _ => {
+            let shown = started(&installed.command, named(&entry.env), None);
+            let target = Target::Stdio {
+                command: installed.command.clone(),
+                env,
+                is_sandboxed: false,
+            };
+            (target, shown)
+        }
     };
     let outcome = probed(&server.name, &target, options, Some(installed));
     if let Some(budget) = budget {
         budget.release(&key, Some(&prefix));
     }
-    outcome
+    (outcome, Some(shown))
 }

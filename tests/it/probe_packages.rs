@@ -1872,3 +1872,196 @@ fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_em
         std::fs::read_dir(&cache).unwrap().collect::<Vec<_>>()
     );
 }
+
+/// Starts the command a `--write-commands` line names as the line says (nothing of
+/// this process's environment but the variables it names), a hosts file of its
+/// bytes bound where the run's own was, and returns the tools its server lists, in a
+/// plain JSON-RPC exchange.
+fn replay(line: &Value, dir: &Path, secret: (&str, &str)) -> Value {
+    let hosts = dir.join("hosts");
+    let mut command: Vec<String> = serde_json::from_value(line["command"].clone()).unwrap();
+    let sandbox = &line["sandbox"];
+    std::fs::write(&hosts, sandbox["hosts"]["text"].as_str().unwrap()).unwrap();
+    let old = sandbox["hosts"]["path"].as_str().unwrap();
+    assert!(!Path::new(old).exists(), "the run's hosts file outlived it");
+    for word in &mut command {
+        if word == old {
+            *word = hosts.display().to_string();
+        }
+    }
+    let mut child = Command::new(&command[0]);
+    child.args(&command[1..]).env_clear();
+    for (name, value) in line["env"].as_object().unwrap() {
+        let value = match value {
+            Value::String(text) => text.clone(),
+            named => {
+                assert_eq!(named["env"], secret.0, "{named}");
+                format!("{}{}", named["prefix"].as_str().unwrap(), secret.1)
+            }
+        };
+        child.env(name, value);
+    }
+    let mut child = child
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "replay", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for message in messages {
+        std::io::Write::write_all(&mut stdin, format!("{message}\n").as_bytes()).unwrap();
+    }
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let tools = loop {
+        let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if answer["id"] == 2 {
+            break answer["result"]["tools"].clone();
+        }
+    };
+    drop(stdin);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    tools
+}
+
+#[test]
+fn a_written_command_starts_the_server_the_survey_probed_and_names_its_secrets() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let work = tempfile::tempdir().unwrap();
+    let marker = work.path().join("install-script-ran");
+    // Its tools name what the sandbox gave it: the secret, the literal, the HOME and
+    // the hosts file's first line.
+    let server = js_serving(
+        r#"[process.env.KEY, process.env.LEVEL, process.env.HOME,
+            require("fs").readFileSync("/etc/hosts", "utf8").split("\n")[0]]
+           .map((v, i) => ({ name: "t" + i + "_" + String(v).replace(/[^A-Za-z0-9]/g, "_"),
+                             inputSchema: {},
+                             annotations: { readOnlyHint: i % 2 === 0, openWorldHint: false } }))"#,
+        None,
+    );
+    let tarball = npm_tarball("w-fixture", &server, &marker);
+    let base = Arc::new(std::sync::Mutex::new(String::new()));
+    let registry = {
+        let at = base.clone();
+        Loopback::start(move |request| {
+            let base = at.lock().unwrap().clone();
+            match request.url.as_str() {
+                "/npm/w-fixture-1.0.0.tgz" => reply(200, tarball.clone()),
+                "/npm/w-fixture" => {
+                    let shasum = format!("{:x}", sha1_checked::Sha1::digest(&tarball));
+                    let packument = json!({"name": "w-fixture", "dist-tags": {"latest": "1.0.0"},
+                        "time": {"1.0.0": PUBLISHED},
+                        "versions": {"1.0.0": {"name": "w-fixture", "version": "1.0.0",
+                            "bin": {"w-fixture": "server.js"},
+                            "dist": {"tarball": format!("{base}/npm/w-fixture-1.0.0.tgz"),
+                                     "shasum": shasum}}}});
+                    reply(200, packument.to_string())
+                }
+                _ => reply(404, "{}"),
+            }
+        })
+    };
+    *base.lock().unwrap() = registry.url();
+    std::fs::write(
+        work.path().join("servers.toml"),
+        "[[server]]\nname = \"w\"\n\
+         package = { registry = \"npm\", name = \"w-fixture\", version = \"1.0.0\" }\n\
+         env = { LEVEL = \"info\", KEY = { env = \"MHC_TEST_KEY\", prefix = \"k-\" } }\n",
+    )
+    .unwrap();
+    let secret = ("MHC_TEST_KEY", "s3cret");
+    let probe = |out: &str, extra: &[&str]| {
+        Run::new(work.path())
+            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+            .args(["--cache", "cache", "--keep-installs", "--out", out])
+            .args(extra)
+            .env(secret.0, secret.1)
+            .env("npm_config_registry", format!("{}/npm/", registry.url()))
+            .output()
+    };
+    let out = probe("plain", &[]);
+    assert_code(&out, 0);
+    assert!(!work
+        .path()
+        .join(format!("plain/wire-{DATE}-commands.jsonl"))
+        .exists());
+    let out = probe("shown", &["--write-commands"]);
+    assert_code(&out, 0);
+    let path = work
+        .path()
+        .join(format!("shown/wire-{DATE}-commands.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(secret.1), "a secret was written: {text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert_eq!(lines[0]["server"], "w");
+    assert_eq!(
+        lines[0]["env"]["KEY"],
+        json!({"env": "MHC_TEST_KEY", "prefix": "k-"})
+    );
+    assert_eq!(lines[0]["sandbox"]["rlimits"]["fsize"], 64 << 20);
+    let command = lines[0]["command"].as_array().unwrap();
+    assert!(command[0].as_str().unwrap().ends_with("bwrap"), "{text}");
+
+    // The server the line starts lists what the probe's table holds, as the probe
+    // read it, from inside the same walls.
+    let tools = replay(&lines[0], work.path(), secret);
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "t0_k_s3cret",
+            "t1_info",
+            "t2__home_probe",
+            "t3_127_0_0_1_localhost"
+        ],
+        "{}",
+        show(&out)
+    );
+    let table = read_csv(&work.path().join(format!("shown/wire-{DATE}.csv")));
+    let column = |name: &str| table[0].iter().position(|c| c == name).unwrap();
+    let probed: Vec<(String, String, String)> = table[1..]
+        .iter()
+        .map(|row| {
+            (
+                row[column("tool")].clone(),
+                row[column("readOnlyHint")].clone(),
+                row[column("openWorldHint")].clone(),
+            )
+        })
+        .collect();
+    let replayed: Vec<(String, String, String)> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let hint = |h: &str| t["annotations"][h].as_bool().unwrap().to_string();
+            (
+                t["name"].as_str().unwrap().to_string(),
+                hint("readOnlyHint"),
+                hint("openWorldHint"),
+            )
+        })
+        .collect();
+    assert_eq!(probed, replayed);
+    assert!(!marker.exists(), "an install script ran");
+}
