@@ -44,7 +44,7 @@ run_on=${RUN_ON:-"$(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB of m
 
 # Appends one line to the run log: the step, now, and the bytes DIR and the cache hold.
 sample() {
-    echo "$1,$(date +%s),$(du -sbc "${watched[@]}" 2>/dev/null | tail -n 1 | cut -f 1)" >> "$log"
+    echo "$1,$(date +%s),$(du -sc --block-size=1 "${watched[@]}" 2>/dev/null | tail -n 1 | cut -f 1)" >> "$log"
 }
 
 # Runs a step (its name, then its command), sampled while it runs; its failure is

@@ -745,6 +745,18 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
          io.a/srv,io.a/srv,,,npm,@acme/srv,1.0.0,,install failed\n",
     )
     .unwrap();
+    // The run's log: one step sampled three times, 65 s apart end to end, holding
+    // at most 1 MiB; another sampled twice.
+    std::fs::write(
+        work.path().join("run.csv"),
+        "step,unix_seconds,disk_bytes\n\
+         count what ships,1000,10\n\
+         count what ships,1030,1048576\n\
+         count what ships,1065,2048\n\
+         probe the wire,1065,2048\n\
+         probe the wire,1070,4096\n",
+    )
+    .unwrap();
     std::fs::write(
         work.path().join("wire-2026-12-04.csv"),
         "server,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
@@ -769,6 +781,10 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "repos-out/census-2025-12-18.csv",
             "--wire",
             "wire-2026-12-04.csv",
+            "--run-log",
+            "run.csv",
+            "--run-on",
+            "two cores",
             "--out",
             "survey",
             "--date",
@@ -888,6 +904,33 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
     );
     assert!(
         report.contains("of the 2 entries whose package was counted"),
+        "{report}"
+    );
+    // The wire's tools as the table above holds them: of io.a/y's two, get_y declares
+    // readOnlyHint and destructiveHint, put_y nothing; so the entry is one whose
+    // tools some declare a hint.
+    assert!(
+        report.contains("| wire | pypi | 2 | 1 (50.0%) | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| wire | 1 | 0 (0.0%) | 0 (0.0%) | 1 (100.0%) | 0 (0.0%) |"),
+        "{report}"
+    );
+    assert!(work.path().join("survey/survey-2025-12-18.svg").is_file());
+    // The run log's steps: 1065 - 1000 s and at most 1048576 bytes; 5 s; the run
+    // from 1000 to 1070.
+    assert!(report.contains("On two cores."), "{report}");
+    assert!(
+        report.contains("| count what ships | 1 min 05 s | 1.0 MiB |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| probe the wire | 5 s | 0.0 MiB |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| the whole run | 1 min 10 s | 1.0 MiB |"),
         "{report}"
     );
 }
