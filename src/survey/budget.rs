@@ -4,8 +4,9 @@
 //! that a dependency many servers need is downloaded once, removed with the run.
 //!
 //! A run's downloads are bounded too: past [`MAX_DOWNLOADS`] they are emptied
-//! between installs, when none is under way, so that a survey of thousands of
-//! packages holds at most that much of them at a time. An install that fails is
+//! between installs, once those under way end (new ones wait), so that a survey of
+//! thousands of packages, several at once, holds at most that much of them between
+//! installs. An install that fails is
 //! removed like a probed one (`install` removes a partial one, `servers` one whose
 //! program could not be chosen).
 //!
@@ -79,16 +80,17 @@ impl Budget {
         self.installs.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Empties the run's downloads when they take more than the bound and no install
-    /// is under way (else the next install's end does); returns the bytes removed.
-    /// Kept installs keep their downloads whole.
+    /// Empties the run's downloads when they take more than the bound; returns the
+    /// bytes removed. Past the bound it waits for the installs under way to end, and
+    /// new ones wait for it (a writer waiting on the lock holds back new readers), so
+    /// that the bound holds however many servers are probed at once: with several,
+    /// a moment with no install under way may never come by itself. Kept installs
+    /// keep their downloads whole.
     pub fn trim(&self) -> u64 {
-        if self.is_kept {
+        if self.is_kept || disk_size(&self.downloads) <= self.max_downloads {
             return 0;
         }
-        let Ok(_alone) = self.installs.try_write() else {
-            return 0;
-        };
+        let _alone = self.installs.write().unwrap_or_else(|e| e.into_inner());
         let size = disk_size(&self.downloads);
         if size <= self.max_downloads {
             return 0;
@@ -338,6 +340,7 @@ mod tests {
 
     #[test]
     fn downloads_past_the_bound_are_emptied_between_installs_unless_kept() {
+        use std::sync::atomic::{AtomicBool, Ordering};
         let cache = tempfile::tempdir().unwrap();
         for is_kept in [false, true] {
             let mut budget = Budget::new(cache.path(), is_kept).unwrap();
@@ -347,18 +350,29 @@ mod tests {
             std::fs::write(uv.join("small"), vec![0; 600]).unwrap();
             assert_eq!(budget.trim(), 0, "within the bound");
             std::fs::write(uv.join("large"), vec![0; 600]).unwrap();
-            {
-                let _under_way = budget.installing();
-                assert_eq!(budget.trim(), 0, "emptied under an install");
-                assert_eq!(disk_size(budget.downloads()), 1200);
-            }
+            // Another server's install under way: the trim waits for its end, and
+            // then empties the downloads, however long it takes.
+            let ended = AtomicBool::new(false);
+            let (started, underway) = std::sync::mpsc::channel();
+            let removed = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    let _under_way = budget.installing();
+                    started.send(()).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    assert_eq!(disk_size(budget.downloads()), 1200, "emptied under it");
+                    ended.store(true, Ordering::SeqCst);
+                });
+                underway.recv().unwrap();
+                budget.trim()
+            });
             match is_kept {
                 false => {
-                    assert_eq!(budget.trim(), 1200);
+                    assert!(ended.load(Ordering::SeqCst), "did not wait for the install");
+                    assert_eq!(removed, 1200);
                     assert!(budget.downloads().is_dir());
                     assert_eq!(std::fs::read_dir(budget.downloads()).unwrap().count(), 0);
                 }
-                true => assert_eq!(budget.trim(), 0, "kept downloads are kept whole"),
+                true => assert_eq!(removed, 0, "kept downloads are kept whole"),
             }
         }
     }
