@@ -15,12 +15,20 @@
 # Environment: CENSUS_BIN (default: mcp-hint-census on PATH); MIRRORS (a folder of
 # bare clones, owner+name/<git dir>, read instead of the forge through
 # recipes/mirrors.py); LISTING_FROM (where the listing came from, for the report);
-# WIRE_DATE (the day the wire is read; default today in UTC); PROBE_ARGS (more
+# WIRE_DATE (the day the wire is read, or was when the wire is not run; default
+# today in UTC); REPOS_FROM (how the repositories were read, in words, for the
+# report; default: from local mirrors when MIRRORS is given); PROBE_ARGS (more
 # options for each wire shard, such as `--python /path/to/python3.13` for
 # interpreters off PATH); CACHE (default: the tool's own cache folder); RUN_ON (what
 # the run runs on, in words, for the report; default: cores, memory and system as
-# this machine reports them). A killed run resumes: the census and each wire shard
-# run with --resume.
+# this machine reports them); HALVES (which halves to run, of `shipped repositories
+# wire`, default all three: one left out keeps the tables DIR already holds, which
+# the joins and the report then read, so that one half can be run again alone, on
+# another day, and logged beside the others); REMOTES (`yes` on a machine that
+# reaches the listing's remote endpoints: they are probed into DIR/remote, joined to
+# the repositories and given to the report as a second wire table; never from a
+# machine whose only route is to package registries). A killed run resumes: the
+# census and each wire shard run with --resume.
 #
 # DIR/run-DATE.csv logs the run: each step's name, the time and the bytes DIR and the
 # cache held, at its start, every 5 s while it runs, and at its end; `survey
@@ -40,11 +48,15 @@ mkdir -p "$dir/shipped" "$dir/repositories" "$dir/wire"
 watched=("$dir" "${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-hint-census}")
 log="$dir/run-$date.csv"
 [[ -s "$log" ]] || echo "step,unix_seconds,disk_bytes" > "$log"
+halves=" ${HALVES:-shipped repositories wire} "
+runs() { [[ "$halves" == *" $1 "* ]]; }
 run_on=${RUN_ON:-"$(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB of memory, $(uname -sr)"}
 
-# Appends one line to the run log: the step, now, and the bytes DIR and the cache hold.
+# Appends one line to the run log: the step (quoted, as CSV quotes a cell: a name
+# may hold a comma), now, and the bytes DIR and the cache hold.
 sample() {
-    echo "$1,$(date +%s),$(du -sc --block-size=1 "${watched[@]}" 2>/dev/null | tail -n 1 | cut -f 1)" >> "$log"
+    local name=${1//\"/\"\"}
+    echo "\"$name\",$(date +%s),$(du -sc --block-size=1 "${watched[@]}" 2>/dev/null | tail -n 1 | cut -f 1)" >> "$log"
 }
 
 # Runs a step (its name, then its command), sampled while it runs; its failure is
@@ -62,22 +74,29 @@ step() {
 }
 
 # 1. The corpora: what ships, pinned by digest; the packages to probe; the
-# repositories, through local mirrors when MIRRORS is given.
+# repositories, through local mirrors when MIRRORS is given. Pinned again only when
+# what ships or the repositories are run.
 if [[ -n "${MIRRORS:-}" ]]; then
     python3 "$here/mirrors.py" gitconfig "$listing" "$MIRRORS" > "$dir/repositories/mirrors.gitconfig"
     export GIT_CONFIG_GLOBAL="$dir/repositories/mirrors.gitconfig"
 fi
-step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
-    --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
-    --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
+if runs shipped || runs repositories; then
+    step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
+        --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
+        --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
+fi
 [[ -s "$dir/shipped/shipped.toml" ]] || { echo "no corpus of what ships was written" >&2; exit 1; }
 
 # 2. What ships and the repositories, counted; a failed row is named in its table.
-step "count what ships" "$bin" census --corpus "$dir/shipped/shipped.toml" --date "$date" \
-    --out "$dir/shipped" --resume "${cache[@]}"
+if runs shipped; then
+    step "count what ships" "$bin" census --corpus "$dir/shipped/shipped.toml" --date "$date" \
+        --out "$dir/shipped" --resume "${cache[@]}"
+fi
 repos=()
 if [[ -s "$dir/repositories/repos.toml" ]]; then
-    if [[ -n "${MIRRORS:-}" ]]; then
+    if ! runs repositories; then
+        :
+    elif [[ -n "${MIRRORS:-}" ]]; then
         step "pack the pinned commits" python3 "$here/mirrors.py" archives \
             "$dir/repositories/repos.toml" "$MIRRORS" "$dir/repositories/cache"
         step "count the repositories" "$bin" census --corpus "$dir/repositories/repos.toml" \
@@ -88,7 +107,8 @@ if [[ -s "$dir/repositories/repos.toml" ]]; then
     fi
     repos=(--repos "$dir/repositories/repos.toml"
            --repos-table "$dir/repositories/census-$date.csv")
-    [[ -n "${MIRRORS:-}" ]] && repos+=(--repos-from "pinned and read from local mirrors of the repositories")
+    repos_from=${REPOS_FROM:-${MIRRORS:+pinned and read from local mirrors of the repositories}}
+    [[ -n "$repos_from" ]] && repos+=(--repos-from "$repos_from")
 fi
 
 # 3. The wire: two shards, then their merge, byte for byte one run's tables.
@@ -104,9 +124,19 @@ both_shards() {
     wire_shard 2
     wait "$first"
 }
-step "probe the wire, two shards" both_shards
-step "merge the shards" "$bin" merge --servers "$dir/wire/packages.toml" --out "$dir/wire" \
-    "$dir/wire/shard-1/wire-$wire_date.csv" "$dir/wire/shard-2/wire-$wire_date.csv"
+if runs wire; then
+    step "probe the wire, two shards" both_shards
+    step "merge the shards" "$bin" merge --servers "$dir/wire/packages.toml" --out "$dir/wire" \
+        "$dir/wire/shard-1/wire-$wire_date.csv" "$dir/wire/shard-2/wire-$wire_date.csv"
+fi
+
+# The remote endpoints, only where they can be reached.
+wires=(--wire "$dir/wire/wire-$wire_date.csv")
+if [[ "${REMOTES:-}" == yes ]]; then
+    step "probe the remote endpoints" "$bin" probe --servers "$dir/wire/remotes.toml" \
+        --date "$wire_date" --out "$dir/remote" --resume || true
+    wires+=(--wire "$dir/remote/wire-$wire_date.csv")
+fi
 
 # 4. The wire joined to what ships and to the repositories, then every entry.
 step "join the wire to what ships" "$bin" join "$dir/wire/wire-$wire_date.csv" \
@@ -114,10 +144,15 @@ step "join the wire to what ships" "$bin" join "$dir/wire/wire-$wire_date.csv" \
 if [[ ${#repos[@]} -gt 0 ]]; then
     step "join the wire to the repositories" "$bin" join "$dir/wire/wire-$wire_date.csv" \
         --source-table "$dir/repositories/census-$date.csv" --out "$dir/repositories"
+    if [[ "${REMOTES:-}" == yes ]]; then
+        step "join the remote endpoints to the repositories" "$bin" join \
+            "$dir/remote/wire-$wire_date.csv" \
+            --source-table "$dir/repositories/census-$date.csv" --out "$dir/remote"
+    fi
 fi
 "$bin" survey --pages "$listing" --date "$date" --out "$dir" \
     --shipped "$dir/shipped/shipped.toml" --shipped-table "$dir/shipped/census-$date.csv" \
-    "${repos[@]}" --wire "$dir/wire/wire-$wire_date.csv" \
+    "${repos[@]}" "${wires[@]}" \
     ${LISTING_FROM:+--listing-from "$LISTING_FROM"} --run-log "$log" --run-on "$run_on"
 # The folder's README is the survey's report.
 cp "$dir/survey-$date.md" "$dir/README.md"

@@ -78,9 +78,11 @@ pub struct SurveyArgs {
     pub repos_from: Option<String>,
 
     /// The per-tool table of a `probe --servers` run of the listing's packages,
-    /// wire-DATE.csv; its servers table is read from beside it.
+    /// wire-DATE.csv; its servers table is read from beside it. Give it again for
+    /// another run of the same listing, such as its remote endpoints probed from a
+    /// machine that reaches them: an entry's wire outcome is its first row found.
     #[arg(long, value_name = "WIRE.csv")]
-    pub wire: Option<PathBuf>,
+    pub wire: Vec<PathBuf>,
 
     /// Where the listing came from, in words, for the report's opening (a
     /// repository and commit that keep it, say).

@@ -362,6 +362,20 @@ fn pins_of(
     }
 }
 
+/// What a tree's note says before the names of the other servers it stands for.
+const ALSO_LISTED: &str = "; also listed as ";
+
+/// Returns the other servers a tree's note names, as [`tree_of`] writes them: a
+/// tree is named after one server, and the others that pinned the same commit and
+/// subfolder are in its note. (The text before them says how the commit was chosen,
+/// and a git ref holds no space, so the last such phrase is the list.)
+pub fn also_listed(note: &str) -> Vec<&str> {
+    match note.rfind(ALSO_LISTED) {
+        Some(i) => note[i + ALSO_LISTED.len()..].split(", ").collect(),
+        None => Vec::new(),
+    }
+}
+
 /// Returns the tree of `slot`, named after its first member (the owner's own name
 /// when there is one) with the others' names in its note; a member on another forge
 /// with the same owner/name goes to the skipped list.
@@ -397,7 +411,7 @@ fn tree_of(slot: Slot, mut members: Vec<Pinned>, built: &mut Built) -> BuiltTree
     let note = if others.is_empty() {
         how
     } else {
-        format!("{how}; also listed as {}", others.join(", "))
+        format!("{how}{ALSO_LISTED}{}", others.join(", "))
     };
     BuiltTree {
         repo,
@@ -512,4 +526,16 @@ fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
         ),
         committed: Some(dated.time),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_servers_a_note_also_lists_are_read_back() {
+        let note = format!("version 1.2.0: tag 'v1.2.0'{ALSO_LISTED}io.a/x, io.b/y");
+        assert_eq!(also_listed(&note), ["io.a/x", "io.b/y"]);
+        assert!(also_listed("version 1.2.0: tag 'v1.2.0'").is_empty());
+    }
 }

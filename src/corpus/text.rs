@@ -152,16 +152,20 @@ pub fn skipped_csv(skipped: &[Skip]) -> Result<Vec<u8>> {
 }
 
 /// Returns the servers file for `probe --servers`: one `[[server]]` with `name` and
-/// `url` per Streamable HTTP endpoint. No header value is ever written; a server
-/// that declares headers gets a comment naming them.
+/// `url` per Streamable HTTP endpoint, and the registry name, repository and
+/// subfolder that join its wire rows to the survey's entry and its repository's
+/// census row, as for packages. No header value is ever written; a server that
+/// declares headers gets a comment naming them.
 pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
-    let mut endpoints: BTreeMap<&str, BTreeMap<&str, Vec<&registry::Header>>> = BTreeMap::new();
+    type Urls<'e> = BTreeMap<&'e str, Vec<&'e registry::Header>>;
+    let mut endpoints: BTreeMap<&str, (&Entry, Urls)> = BTreeMap::new();
     for entry in entries {
         for remote in &entry.remotes {
             if remote.kind == "streamable-http" {
                 endpoints
                     .entry(entry.name.as_str())
-                    .or_default()
+                    .or_insert_with(|| (entry, BTreeMap::new()))
+                    .1
                     .entry(remote.url.as_str())
                     .or_insert_with(|| remote.headers.iter().collect());
             }
@@ -178,7 +182,7 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
          # them; to send one, add e.g. headers = { Authorization = { env = \"MY_TOKEN\" } }.\n\
          # URL templates with {variables} and SSE-only endpoints are left out.\n",
     );
-    for (name, urls) in endpoints {
+    for (name, (entry, urls)) in endpoints {
         for (i, (url, headers)) in urls.into_iter().enumerate() {
             let label = if i == 0 {
                 name.to_string()
@@ -213,6 +217,14 @@ pub fn remotes_text(entries: &[Entry], from: &Provenance) -> String {
             out.push_str("[[server]]\n");
             out.push_str(&format!("name = {}\n", toml_string(&label)));
             out.push_str(&format!("url = {}\n", toml_string(url)));
+            out.push_str(&format!("registry_name = {}\n", toml_string(name)));
+            if let Some(repository) = &entry.repository {
+                let repository = super::repo_url::redact(repository);
+                out.push_str(&format!("repository = {}\n", toml_string(&repository)));
+            }
+            if let Some(subfolder) = &entry.subfolder {
+                out.push_str(&format!("subfolder = {}\n", toml_string(subfolder)));
+            }
         }
     }
     out
@@ -260,7 +272,7 @@ mod tests {
             is_required: true,
             is_secret: true,
         };
-        let entries = vec![
+        let mut entries = vec![
             entry(
                 "b/x",
                 vec![remote(
@@ -286,6 +298,8 @@ mod tests {
             read: 2,
             skipped_file: String::new(),
         };
+        entries[0].repository = Some("https://user:token@github.com/B/x".into());
+        entries[0].subfolder = Some("servers/x".into());
         let text = remotes_text(&entries, &from);
         let value: toml::Value = toml::from_str(&text).unwrap();
         let servers = value["server"].as_array().unwrap();
@@ -301,7 +315,23 @@ mod tests {
                 ("b/x", "https://b.example/mcp")
             ]
         );
-        assert!(servers.iter().all(|s| s.as_table().unwrap().len() == 2));
+        // Each endpoint joins to its entry by registry name, the second one too.
+        let names: Vec<&str> = servers
+            .iter()
+            .map(|s| s["registry_name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a/y", "a/y", "b/x"]);
+        assert!(servers[..2]
+            .iter()
+            .all(|s| s.as_table().unwrap().len() == 3));
+        // The repository joins it to its tree's census row; its credentials are not
+        // written.
+        assert_eq!(
+            servers[2]["repository"].as_str(),
+            Some("https://***@github.com/B/x")
+        );
+        assert_eq!(servers[2]["subfolder"].as_str(), Some("servers/x"));
+        assert!(!text.contains("token"), "{text}");
         assert!(
             text.contains(
                 "# needs header 'Authorization' (required, secret)\n[[server]]\nname = \"b/x\""

@@ -10,7 +10,7 @@
 //! figures and the method's limits. It downloads, counts and probes nothing, so the
 //! same tables give the same bytes (docs/method.md, "The registry survey").
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -124,13 +124,17 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         (Some(corpus), Some(table)) => Some(read_repos(corpus, table)?),
         _ => None,
     };
-    let wire = match &args.wire {
-        Some(wire) => Some(read_wire_pair(wire)?),
-        None => None,
-    };
+    let wires = args
+        .wire
+        .iter()
+        .map(|w| read_wire_pair(w))
+        .collect::<Result<Vec<_>>>()?;
+    // Every run's servers, in the order the tables were given.
+    let wire: Option<Vec<WireServer>> =
+        (!wires.is_empty()).then(|| wires.iter().flat_map(|(_, s)| s.iter().cloned()).collect());
     let rows: Vec<Row> = entries
         .iter()
-        .map(|e| row_of(e, &shipped, repos.as_ref(), wire.as_ref().map(|w| &w.1[..])))
+        .map(|e| row_of(e, &shipped, repos.as_ref(), wire.as_deref()))
         .collect();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating '{}'", args.out.display()))?;
@@ -152,12 +156,12 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         shipped: beside(&args.shipped_table, &args.out),
         repos: args.repos_table.as_deref().map(|p| beside(p, &args.out)),
         repos_from: args.repos_from.clone(),
-        wire: args.wire.as_deref().map(|p| beside(p, &args.out)),
+        wire: args.wire.iter().map(|p| beside(p, &args.out)).collect(),
     };
     let mut text = markdown(&rows, &source, &date);
     let shipped_table = shipped.table.as_ref().expect("read with its table");
     let repos_table = repos.as_ref().and_then(|r| r.table.as_ref());
-    let wire_servers = wire.as_ref().map_or(&[][..], |w| &w.1[..]);
+    let wire_servers = wire.as_deref().unwrap_or_default();
     figures::each_hint(&mut text, shipped_table, repos_table, wire_servers);
     let mut halves = vec![(
         "what ships",
@@ -186,12 +190,12 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     }
     let svg = figures::per_entry(&mut text, &halves, &date)?;
     figures::silence_section(&mut text, shipped_table, repos_table, wire_servers);
-    if let Some((wire_date, servers)) = &wire {
+    if !wires.is_empty() {
         let mut sources = vec![("what ships", args.shipped_table.as_path())];
         if let Some(table) = args.repos_table.as_deref().filter(|_| repos.is_some()) {
             sources.push(("repository", table));
         }
-        figures::joins(&mut text, &sources, servers, wire_date)?;
+        figures::joins(&mut text, &sources, &wires)?;
     }
     if let Some(repos_table) = repos_table {
         figures::repository_beside_shipped(&mut text, shipped_table, repos_table);
@@ -230,7 +234,8 @@ fn file_name(path: &Path) -> String {
 /// space-separated for a package several entries name), the tree's repo, and its
 /// outcome.
 struct Read {
-    servers: String,
+    /// The servers the tree stands for.
+    servers: Vec<String>,
     repo: String,
     outcome: Result<Counted, String>,
 }
@@ -250,11 +255,30 @@ fn read_census(
         .iter()
         .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
         .collect();
+    // A tree stands for the server it is named after and those its note also lists.
+    let mut also: HashMap<&str, Vec<&str>> = HashMap::new();
+    for tree in &corpus.trees {
+        if let (Some(name), Some(note)) = (&tree.name, &tree.note) {
+            also.entry(name.as_str())
+                .or_default()
+                .extend(crate::corpus::build::also_listed(note));
+        }
+    }
     let out = table
         .rows
         .iter()
         .map(|row| Read {
-            servers: row.server.clone().unwrap_or_default(),
+            servers: row
+                .server
+                .as_deref()
+                .unwrap_or_default()
+                .split(' ')
+                .flat_map(|name| {
+                    std::iter::once(name).chain(also.get(name).into_iter().flatten().copied())
+                })
+                .filter(|name| !name.is_empty())
+                .map(str::to_string)
+                .collect(),
             repo: row.key.repo.clone(),
             outcome: match &row.outcome {
                 Ok(c) => Ok(Counted {
@@ -292,10 +316,10 @@ fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
         ..Shipped::default()
     };
     for tree in trees {
-        for server in tree.servers.split(' ') {
+        for server in &tree.servers {
             shipped
                 .by_server
-                .entry(server.to_string())
+                .entry(server.clone())
                 .or_default()
                 .push((tree.repo.clone(), tree.outcome.clone()));
         }
@@ -325,11 +349,13 @@ fn read_repos(corpus_path: &Path, table_path: &Path) -> Result<Repos> {
         ..Repos::default()
     };
     for tree in trees {
-        repos
-            .by_server
-            .entry(tree.servers)
-            .or_default()
-            .push(tree.outcome);
+        for server in tree.servers {
+            repos
+                .by_server
+                .entry(server)
+                .or_default()
+                .push(tree.outcome.clone());
+        }
     }
     for record in skipped {
         repos.skipped.insert(cell(&record, 0), cell(&record, 4));
@@ -592,7 +618,9 @@ const LIMITS: &str = "## Method and limits\n\n\
          - **The wire** is read by installing each stdio package without its scripts and \
          running it in a sandbox with no network; a server that needs configuration, \
          an account or the network does not list. Remote endpoints are for a machine \
-         that reaches them: `remote only` rows were not asked.\n";
+         that reaches them: `remote only` rows were not asked. There, \
+         `recipes/registry-survey.sh` with `REMOTES=yes` probes `wire/remotes.toml` into \
+         `remote/` and gives its table to `survey` as a second `--wire`.\n";
 
 /// Says what the survey read, for the report's opening.
 struct Source {
@@ -604,7 +632,8 @@ struct Source {
     shipped: String,
     repos: Option<String>,
     repos_from: Option<String>,
-    wire: Option<String>,
+    /// The wire tables, each as the report names it.
+    wire: Vec<String>,
 }
 
 fn percent(n: usize, of: usize) -> String {
@@ -697,10 +726,14 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
                         crate::report::markdown_cell(f)
                     ))
             )),
-            source
-                .wire
-                .as_ref()
-                .map(|w| format!(", the wire's in `{}`", crate::report::markdown_cell(w))),
+            (!source.wire.is_empty()).then(|| {
+                let tables: Vec<String> = source
+                    .wire
+                    .iter()
+                    .map(|w| format!("`{}`", crate::report::markdown_cell(w)))
+                    .collect();
+                format!(", the wire's in {}", tables.join(" and "))
+            }),
         ]
         .into_iter()
         .flatten()

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::infra::date;
 use crate::infra::error::UsageError;
 use crate::infra::sanitize::sanitize;
 use crate::probe::hints::ToolHints;
@@ -60,11 +61,15 @@ fn hint_line(half: &str, group: &str, shares: &Shares) -> Vec<String> {
 }
 
 /// Returns the shares of the wire's tools declaring each hint, per package registry
-/// of the servers that listed (`npm`, `pypi`), then all.
+/// of the servers that listed (`npm`, `pypi`, `remote` for an endpoint), then all.
 fn wire_shares(wire: &[WireServer]) -> Vec<(String, Shares)> {
     let mut groups: BTreeMap<String, Shares> = BTreeMap::new();
     for server in wire.iter().filter(|s| s.outcome() == "listed") {
-        for registry in [server.package_registry().to_string(), "all".to_string()] {
+        let registry = match server.package_registry() {
+            "" => "remote",
+            registry => registry,
+        };
+        for registry in [registry.to_string(), "all".to_string()] {
             let shares = groups.entry(registry).or_default();
             for tool in server.tools() {
                 shares.tools += 1;
@@ -229,8 +234,7 @@ pub fn silence_section(
 pub fn joins(
     text: &mut String,
     sources: &[(&str, &Path)],
-    wire: &[WireServer],
-    wire_date: &str,
+    wires: &[(String, Vec<WireServer>)],
 ) -> Result<()> {
     text.push_str("## The wire beside the source\n\n");
     text.push_str(
@@ -255,7 +259,13 @@ pub fn joins(
     let mut causes: Vec<(&str, join::Figures)> = Vec::new();
     for (half, path) in sources {
         let census = Census::read(path)?;
-        let f = join::figures(&census, &join::join(&census, wire.to_vec(), wire_date));
+        let mut f = join::Figures::default();
+        for (wire_date, wire) in wires {
+            f.add(&join::figures(
+                &census,
+                &join::join(&census, wire.clone(), wire_date),
+            ));
+        }
         let hints = f.agrees + f.unresolved + f.filled + f.differs;
         lines.push(vec![
             half.to_string(),
@@ -431,48 +441,86 @@ fn duration(seconds: u64) -> String {
     }
 }
 
-/// Writes "How it was run": per step of the run log, in the order steps began, its
-/// wall time (its last moment less its first) and the most disk the survey held
-/// during it; then the whole run's.
-pub fn run_section(text: &mut String, log: &Path, run_on: Option<&str>) -> Result<()> {
-    let samples = read_run_log(log)?;
-    let mut steps: Vec<(String, u64, u64, u64)> = Vec::new();
-    for s in &samples {
-        match steps.iter_mut().find(|(name, ..)| *name == s.step) {
-            Some((_, first, last, peak)) => {
-                *first = (*first).min(s.seconds);
-                *last = (*last).max(s.seconds);
-                *peak = (*peak).max(s.disk);
+/// Holds one step of a run log: its name, the UTC day it began, its wall time and the
+/// most disk held while it ran.
+#[derive(Debug, PartialEq)]
+struct Step {
+    name: String,
+    day: String,
+    seconds: u64,
+    peak: u64,
+}
+
+/// Returns the log's steps in the order they began. A step is a span of consecutive
+/// samples with its name; a name that comes again later (a half run again alone, on
+/// another day) adds that span's time to the step, so that no gap between runs is
+/// counted as work.
+fn steps(samples: &[Sample]) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    let mut i = 0;
+    while i < samples.len() {
+        let name = &samples[i].step;
+        let span = samples[i..].iter().take_while(|s| s.step == *name);
+        let (mut first, mut last, mut peak, mut n) = (u64::MAX, 0, 0, 0);
+        for s in span {
+            first = first.min(s.seconds);
+            last = last.max(s.seconds);
+            peak = peak.max(s.disk);
+            n += 1;
+        }
+        i += n;
+        match steps.iter_mut().find(|s| s.name == *name) {
+            Some(step) => {
+                step.seconds += last - first;
+                step.peak = step.peak.max(peak);
             }
-            None => steps.push((s.step.clone(), s.seconds, s.seconds, s.disk)),
+            None => steps.push(Step {
+                name: name.clone(),
+                day: date::from_unix(first as i64),
+                seconds: last - first,
+                peak,
+            }),
         }
     }
+    steps
+}
+
+/// Writes "How it was run": per step of the run log, in the order steps began, the
+/// day it began, its wall time (its spans' last moments less their first) and the
+/// most disk the survey held during it; then the whole run's, the sum of its steps,
+/// which the recipe runs one after another.
+pub fn run_section(text: &mut String, log: &Path, run_on: Option<&str>) -> Result<()> {
+    let steps = steps(&read_run_log(log)?);
     text.push_str("## How it was run\n\n");
     if let Some(on) = run_on {
         let _ = writeln!(text, "On {}.\n", crate::report::markdown_cell(on));
     }
-    let mut lines = vec![["step", "wall time", "most disk held"]
+    let mut lines = vec![["step", "began", "wall time", "most disk held"]
         .map(str::to_string)
         .to_vec()];
-    for (step, first, last, peak) in &steps {
-        lines.push(vec![step.clone(), duration(last - first), size(*peak)]);
+    for step in &steps {
+        lines.push(vec![
+            step.name.clone(),
+            step.day.clone(),
+            duration(step.seconds),
+            size(step.peak),
+        ]);
     }
-    if let (Some(first), Some(last)) = (
-        samples.iter().map(|s| s.seconds).min(),
-        samples.iter().map(|s| s.seconds).max(),
-    ) {
-        let peak = samples.iter().map(|s| s.disk).max().unwrap_or_default();
+    if !steps.is_empty() {
+        let mut days: Vec<&str> = steps.iter().map(|s| s.day.as_str()).collect();
+        days.dedup();
         lines.push(vec![
             "the whole run".into(),
-            duration(last - first),
-            size(peak),
+            days.join(", "),
+            duration(steps.iter().map(|s| s.seconds).sum()),
+            size(steps.iter().map(|s| s.peak).max().unwrap_or_default()),
         ]);
     }
     table(text, &lines);
     text.push_str(
         "Disk is what the survey's folder and its caches held (downloads, installs, \
          archives), sampled while each step ran; the listing and any local mirrors of \
-         the repositories are its input and not counted.\n\n",
+         the repositories are its input and not counted. A step's day is UTC.\n\n",
     );
     Ok(())
 }
@@ -487,6 +535,39 @@ mod tests {
         assert_eq!(bucket(3, 0), 1);
         assert_eq!(bucket(3, 1), 2);
         assert_eq!(bucket(3, 3), 3);
+    }
+
+    #[test]
+    fn a_step_run_again_on_another_day_adds_its_time_not_the_gap() {
+        let at = |step: &str, seconds: u64, disk: u64| Sample {
+            step: step.into(),
+            seconds,
+            disk,
+        };
+        let day = 86_400 * 20_426; // 2025-12-04
+        let log = [
+            at("pin", day, 1),
+            at("pin", day + 14, 5),
+            at("join", day + 14, 5),
+            at("join", day + 16, 7),
+            at("probe", day + 86_400, 2),
+            at("probe", day + 86_400 + 960, 900),
+            at("join", day + 86_400 + 960, 900),
+            at("join", day + 86_400 + 963, 3),
+        ];
+        let steps = steps(&log);
+        let got: Vec<_> = steps
+            .iter()
+            .map(|s| (s.name.as_str(), s.day.as_str(), s.seconds, s.peak))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("pin", "2025-12-04", 14, 5),
+                ("join", "2025-12-04", 5, 900),
+                ("probe", "2025-12-05", 960, 900),
+            ]
+        );
     }
 
     #[test]

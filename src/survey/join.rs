@@ -489,6 +489,22 @@ pub struct Figures {
     pub wire_only: [u64; 3],
 }
 
+impl Figures {
+    /// Adds `other`'s figures, those of another wire run joined to the same census.
+    pub fn add(&mut self, other: &Figures) {
+        self.servers += other.servers;
+        self.wire += other.wire;
+        self.both += other.both;
+        self.agrees += other.agrees;
+        self.filled += other.filled;
+        self.unresolved += other.unresolved;
+        self.differs += other.differs;
+        for (mine, theirs) in self.wire_only.iter_mut().zip(other.wire_only) {
+            *mine += theirs;
+        }
+    }
+}
+
 /// Returns the figures of `joined`, a join to `census`.
 pub fn figures(census: &Census, joined: &[Joined]) -> Figures {
     let mut f = Figures::default();

@@ -512,7 +512,8 @@ fn the_registry_becomes_a_pinned_sorted_corpus() {
     // needed header named in a comment.
     let servers = std::fs::read_to_string(work.path().join("servers.toml")).unwrap();
     let value: toml::Value = toml::from_str(&servers).unwrap();
-    let got: Vec<(&str, &str, usize)> = value["server"]
+    // Each with what joins its wire rows to its entry and its repository's tree.
+    let got: Vec<(&str, &str, &str, Option<&str>)> = value["server"]
         .as_array()
         .unwrap()
         .iter()
@@ -521,15 +522,26 @@ fn the_registry_becomes_a_pinned_sorted_corpus() {
             (
                 t["name"].as_str().unwrap(),
                 t["url"].as_str().unwrap(),
-                t.len(),
+                t["registry_name"].as_str().unwrap(),
+                t.get("repository").and_then(|r| r.as_str()),
             )
         })
         .collect();
     assert_eq!(
         got,
         [
-            ("com.example/no-repo", "https://remote.example/mcp", 2),
-            ("io.github.acme/tools", "https://tools.example/mcp", 2)
+            (
+                "com.example/no-repo",
+                "https://remote.example/mcp",
+                "com.example/no-repo",
+                None
+            ),
+            (
+                "io.github.acme/tools",
+                "https://tools.example/mcp",
+                "io.github.acme/tools",
+                Some("https://github.com/acme/tools")
+            )
         ]
     );
     assert!(servers.contains(

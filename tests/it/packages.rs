@@ -606,6 +606,14 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
                 package("pypi", "x-mcp", "1.0")
             ),
         ),
+        // The same repository at the same tag: one tree, which stands for both.
+        entry(
+            "io.a/y-too",
+            "1.0",
+            true,
+            "active",
+            r#","repository":{"url":"https://github.com/Acme/Y","source":"github"}"#,
+        ),
         entry(
             "io.a/gone",
             "1.0.0",
@@ -765,6 +773,21 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
          io.a/srv,,,,,\n",
     )
     .unwrap();
+    // The remote endpoints, probed on another day from a machine that reaches them,
+    // as `probe --servers remotes.toml` writes them: joined by registry name.
+    std::fs::create_dir(work.path().join("remote")).unwrap();
+    std::fs::write(
+        work.path().join("remote/wire-2026-12-06-servers.csv"),
+        "server,registry_name,repository,subfolder,package_registry,package,package_version,artifact,outcome\n\
+         io.a/hosted,io.a/hosted,,,,,,,listed\n",
+    )
+    .unwrap();
+    std::fs::write(
+        work.path().join("remote/wire-2026-12-06.csv"),
+        "server,tool,readOnlyHint,destructiveHint,idempotentHint,openWorldHint\n\
+         io.a/hosted,find,true,absent,absent,false\n",
+    )
+    .unwrap();
     let out = run_with(
         work.path(),
         &[
@@ -781,6 +804,8 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "repos-out/census-2025-12-18.csv",
             "--wire",
             "wire-2026-12-04.csv",
+            "--wire",
+            "remote/wire-2026-12-06.csv",
             "--run-log",
             "run.csv",
             "--run-on",
@@ -811,7 +836,12 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
         })
         .collect();
     // One row per latest entry; the older version and the deleted entry have none.
-    assert_eq!(rows.len(), 5, "{table:?}");
+    assert_eq!(rows.len(), 6, "{table:?}");
+    assert_eq!(
+        rows["io.a/y-too"],
+        ["1.0", "other", "none", "counted", "none", ""],
+        "the tree named after io.a/y stands for it too"
+    );
     // The hint names the oracle counts in each package's artifact: srv spells
     // readOnlyHint, destructiveHint, idempotentHint and openWorldHint; the wheel
     // readOnlyHint and destructiveHint.
@@ -861,7 +891,7 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
     );
     assert_eq!(
         rows["io.a/hosted"],
-        ["2", "remote", "none", "none", "remote only", ""]
+        ["2", "remote", "none", "none", "listed", ""]
     );
     assert_eq!(
         rows["io.a/image"],
@@ -913,8 +943,18 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
         report.contains("| wire | pypi | 2 | 1 (50.0%) | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) |"),
         "{report}"
     );
+    // The endpoint's one tool declares readOnlyHint and openWorldHint: every tool
+    // of that entry declares one.
     assert!(
-        report.contains("| wire | 1 | 0 (0.0%) | 0 (0.0%) | 1 (100.0%) | 0 (0.0%) |"),
+        report.contains("| wire | remote | 1 | 1 (100.0%) | 0 (0.0%) | 0 (0.0%) | 1 (100.0%) |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| wire | 2 | 0 (0.0%) | 0 (0.0%) | 1 (50.0%) | 1 (50.0%) |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("the wire's in `wire-2026-12-04.csv` and `wire-2026-12-06.csv`"),
         "{report}"
     );
     assert!(work.path().join("survey/survey-2025-12-18.svg").is_file());
@@ -922,15 +962,15 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
     // from 1000 to 1070.
     assert!(report.contains("On two cores."), "{report}");
     assert!(
-        report.contains("| count what ships | 1 min 05 s | 1.0 MiB |"),
+        report.contains("| count what ships | 1970-01-01 | 1 min 05 s | 1.0 MiB |"),
         "{report}"
     );
     assert!(
-        report.contains("| probe the wire | 5 s | 0.0 MiB |"),
+        report.contains("| probe the wire | 1970-01-01 | 5 s | 0.0 MiB |"),
         "{report}"
     );
     assert!(
-        report.contains("| the whole run | 1 min 10 s | 1.0 MiB |"),
+        report.contains("| the whole run | 1970-01-01 | 1 min 10 s | 1.0 MiB |"),
         "{report}"
     );
 }
