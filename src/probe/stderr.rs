@@ -247,7 +247,7 @@ pub fn installer_cause(stderr: &str) -> String {
     }
     let pip = lines.iter().find(|l| l.starts_with("ERROR:"));
     // npm's first line that says something: not its error code, a bare status or
-    // where its log went.
+    // where its log went (or that it wrote none).
     let npm = lines.iter().find(|l| {
         l.strip_prefix("npm error ")
             .or_else(|| l.strip_prefix("npm ERR! "))
@@ -256,6 +256,7 @@ pub fn installer_cause(stderr: &str) -> String {
                 !(rest.starts_with("code ")
                     || rest.starts_with("errno ")
                     || rest.starts_with("A complete log")
+                    || rest.starts_with("Log files were not written")
                     || rest.bytes().all(|b| b.is_ascii_digit()))
             })
     });
@@ -408,7 +409,7 @@ mod tests {
             installer_cause(uv),
             "error: No solution found when resolving dependencies: Because there is no version of x==1.0 and you require x==1.0, we can conclude that your requirements are unsatisfiable."
         );
-        let npm = "npm error A complete log of this run can be found in: /x.log\nnpm error code E404\nnpm error 404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb\nnpm error A complete log of this run can be found in: /x.log\n";
+        let npm = "npm error Log files were not written due to the config logs-max=0\nnpm error code E404\nnpm error 404\nnpm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb\nnpm error A complete log of this run can be found in: /x.log\n";
         assert_eq!(
             installer_cause(npm),
             "npm error 404 Not Found - GET https://registry.npmjs.org/@a%2fb"

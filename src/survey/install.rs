@@ -146,6 +146,11 @@ pub struct Lock {
 const BEFORE_FILE: &str = ".before";
 /// The file in a prefix that holds why its install was not resolved by date.
 const NOTE_FILE: &str = ".before-note";
+/// Keeps npm from writing a log file per command: its failure would otherwise end
+/// by naming that file, a path of this run, so that the same failure read
+/// differently from one run to the next in the tables that quote it.
+const NO_LOG_FILES: [&str; 2] = ["--logs-max", "0"];
+
 /// The file in a PyPI prefix that holds its `pip freeze`.
 const FREEZE_FILE: &str = ".freeze.txt";
 /// The file in a PyPI prefix that holds the `sha256:` of the wheel installed.
@@ -322,6 +327,7 @@ impl Installer {
         let mut command = Command::new("npm");
         command
             .args(["view", "--json", "--loglevel", "error"])
+            .args(NO_LOG_FILES)
             .arg(format!("{}@{}", package.name, package.version))
             .arg("time")
             .env("npm_config_update_notifier", "false");
@@ -347,6 +353,7 @@ impl Installer {
         let mut command = Command::new("npm");
         command
             .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
+            .args(NO_LOG_FILES)
             .args(["--loglevel", "error", "--prefix"])
             .arg(dir)
             .env("npm_config_update_notifier", "false");
