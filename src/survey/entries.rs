@@ -130,11 +130,11 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         .map(|w| read_wire_pair(w))
         .collect::<Result<Vec<_>>>()?;
     // Every run's servers, in the order the tables were given.
-    let wire: Option<Vec<WireServer>> =
-        (!wires.is_empty()).then(|| wires.iter().flat_map(|(_, s)| s.iter().cloned()).collect());
+    let wire_servers: Vec<WireServer> = wires.iter().flat_map(|(_, s)| s.iter().cloned()).collect();
+    let wire = (!wires.is_empty()).then_some(&wire_servers[..]);
     let rows: Vec<Row> = entries
         .iter()
-        .map(|e| row_of(e, &shipped, repos.as_ref(), wire.as_deref()))
+        .map(|e| row_of(e, &shipped, repos.as_ref(), wire))
         .collect();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating '{}'", args.out.display()))?;
@@ -161,8 +161,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     let mut text = markdown(&rows, &source, &date);
     let shipped_table = shipped.table.as_ref().expect("read with its table");
     let repos_table = repos.as_ref().and_then(|r| r.table.as_ref());
-    let wire_servers = wire.as_deref().unwrap_or_default();
-    figures::each_hint(&mut text, shipped_table, repos_table, wire_servers);
+    figures::each_hint(&mut text, shipped_table, repos_table, &wire_servers);
     let mut halves = vec![(
         "what ships",
         rows.iter()
@@ -189,7 +188,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         ));
     }
     let svg = figures::per_entry(&mut text, &halves, &date)?;
-    figures::silence_section(&mut text, shipped_table, repos_table, wire_servers);
+    figures::silence_section(&mut text, shipped_table, repos_table, &wire_servers);
     if !wires.is_empty() {
         let mut sources = vec![("what ships", args.shipped_table.as_path())];
         if let Some(table) = args.repos_table.as_deref().filter(|_| repos.is_some()) {
@@ -231,8 +230,8 @@ fn file_name(path: &Path) -> String {
 }
 
 /// Holds one tree of a census read back: its server names (the corpus's `name`,
-/// space-separated for a package several entries name), the tree's repo, and its
-/// outcome.
+/// space-separated for a package several entries name, and those its note also
+/// lists), the tree's repo, and its outcome.
 struct Read {
     /// The servers the tree stands for.
     servers: Vec<String>,

@@ -457,18 +457,11 @@ struct Step {
 /// counted as work.
 fn steps(samples: &[Sample]) -> Vec<Step> {
     let mut steps: Vec<Step> = Vec::new();
-    let mut i = 0;
-    while i < samples.len() {
-        let name = &samples[i].step;
-        let span = samples[i..].iter().take_while(|s| s.step == *name);
-        let (mut first, mut last, mut peak, mut n) = (u64::MAX, 0, 0, 0);
-        for s in span {
-            first = first.min(s.seconds);
-            last = last.max(s.seconds);
-            peak = peak.max(s.disk);
-            n += 1;
-        }
-        i += n;
+    for span in samples.chunk_by(|a, b| a.step == b.step) {
+        let name = &span[0].step;
+        let first = span.iter().map(|s| s.seconds).min().unwrap_or_default();
+        let last = span.iter().map(|s| s.seconds).max().unwrap_or_default();
+        let peak = span.iter().map(|s| s.disk).max().unwrap_or_default();
         match steps.iter_mut().find(|s| s.name == *name) {
             Some(step) => {
                 step.seconds += last - first;
