@@ -4,6 +4,7 @@
 One command, from the repository root, with the network to npm and PyPI:
 
     python3 benches/wire.py                          # the pinned list, release binary
+    python3 benches/wire.py --without-uv             # the same with no uv on PATH: pip installs
     python3 benches/wire.py --servers benches/wire-servers.toml --bin target/release/mcp-hint-census
 
 `benches/wire-servers.toml` lists the packages: MCP servers from npm and PyPI that list
@@ -23,6 +24,9 @@ Four passes, one server at a time unless said:
                         `npm install PKG@VERSION` (npm), then the official MCP Python SDK's
                         client (tests/peers/.venv, `sh tests/peers/install.sh`) listing its
                         tools; one pip cache and one npm cache for the pass, fresh at start
+With --without-uv, no uv is on PATH (neither the peers' nor one of the machine's), so
+the probe installs PyPI packages with pip, as on a machine without uv; the plain pass,
+which never uses uv, is not run again.
 Disk is `du` of each folder (a file hard-linked twice counted once). Prints a Markdown
 table and writes every figure to target/bench-wire/result.json.
 """
@@ -63,6 +67,15 @@ def env_with_uv():
     """Returns the environment with the pinned uv of tests/peers first on PATH."""
     env = dict(os.environ)
     env["PATH"] = os.path.join(PEERS, ".venv", "bin") + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def env_without_uv():
+    """Returns the environment with no folder holding a `uv` program on PATH."""
+    env = dict(os.environ)
+    folders = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(
+        d for d in folders if not os.access(os.path.join(d, "uv"), os.X_OK))
     return env
 
 
@@ -135,10 +148,12 @@ def ours_whole(binary, servers, cores, env):
     took = probe(binary, whole, cache, os.path.join(WORK, "out-run"), ["--jobs", str(cores)], env)
     done.set()
     sampler.join()
-    listed = sum(1 for o, _ in outcomes(os.path.join(WORK, "out-run")).values() if o == "listed")
+    counts = {}
+    for o, _ in outcomes(os.path.join(WORK, "out-run")).values():
+        counts[o] = counts.get(o, 0) + 1
     locks = du(os.path.join(WORK, "out-run", "wire-{}-locks".format(DATE)))
     return {"seconds": took, "peak_disk": peak[0], "disk_after": du(cache),
-            "locks": locks, "listed": listed}
+            "locks": locks, "listed": counts.get("listed", 0), "outcomes": counts}
 
 
 def npm_bin(prefix, name):
@@ -194,25 +209,46 @@ def plain(servers, env):
     return rows, caches
 
 
+def per_server_stats(rows, key):
+    """Returns the median and p90 of `key` over the servers' rows."""
+    values = [r[key] for r in rows.values()]
+    return statistics.median(values), p90(values)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--servers", default=os.path.join(ROOT, "benches", "wire-servers.toml"))
     parser.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "mcp-hint-census"))
     parser.add_argument("--cores", type=int, default=os.cpu_count())
+    parser.add_argument("--without-uv", action="store_true",
+                        help="no uv on PATH: the probe installs PyPI packages with pip")
     args = parser.parse_args()
     with open(args.servers, "rb") as f:
         servers = tomllib.load(f)["server"]
     os.makedirs(WORK, exist_ok=True)
-    env = env_with_uv()
+    env = env_without_uv() if args.without_uv else env_with_uv()
     n = len(servers)
-    print("wire bench: {} servers, {} cores".format(n, args.cores), file=sys.stderr)
+    print("wire bench: {} servers, {} cores, uv {}".format(
+        n, args.cores, "not on PATH" if args.without_uv else "on PATH"), file=sys.stderr)
     one, kept_disk = ours_one_by_one(args.bin, servers, env)
     run = ours_whole(args.bin, servers, args.cores, env)
+    print("whole run's outcomes: " + ", ".join(
+        "{} {}".format(k, v) for k, v in sorted(run["outcomes"].items())))
+    if args.without_uv:
+        with open(os.path.join(WORK, "result-without-uv.json"), "w") as f:
+            json.dump({"servers": n, "cores": args.cores, "uv": False,
+                       "ours": {"per_server": one, "kept_disk": kept_disk, "run": run}},
+                      f, indent=2)
+        oi, op = per_server_stats(one, "install"), per_server_stats(one, "probe")
+        print("| no uv on PATH | probe --servers |")
+        print("|---|---:|")
+        print("| servers listing tools | {} of {} |".format(
+            sum(1 for r in one.values() if r["outcome"] == "listed"), n))
+        print("| install, median / p90 | {:.1f} s / {:.1f} s |".format(*oi))
+        print("| probe, median / p90 | {:.1f} s / {:.1f} s |".format(*op))
+        print("| whole run, `--jobs {}` | {:.0f} s |".format(args.cores, run["seconds"]))
+        return
     base, base_caches = plain(servers, env)
-
-    def stats(rows, key):
-        values = [r[key] for r in rows.values()]
-        return statistics.median(values), p90(values)
 
     mib = 1 << 20
     result = {
@@ -222,8 +258,8 @@ def main():
     }
     with open(os.path.join(WORK, "result.json"), "w") as f:
         json.dump(result, f, indent=2)
-    oi, op = stats(one, "install"), stats(one, "probe")
-    bi, bp = stats(base, "install"), stats(base, "probe")
+    oi, op = per_server_stats(one, "install"), per_server_stats(one, "probe")
+    bi, bp = per_server_stats(base, "install"), per_server_stats(base, "probe")
     plain_disk = (sum(r["disk"] for r in base.values()) + base_caches) / n
     plain_total = sum(r["install"] + r["probe"] for r in base.values())
     ours_total = sum(r["install"] + r["probe"] for r in one.values())
