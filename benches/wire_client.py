@@ -28,7 +28,8 @@ Steps, each a command of the tool or of the SDK, nothing computed twice:
              line, the environment and the resource limits it ran it with.
   2. client  for each of those servers, the official SDK client (tests/peers/.venv,
              tests/peers/sdk_list_tools.py) starts the very same command: the same argv
-             under `prlimit` with the same limits, the same environment and nothing else,
+             under `prlimit` with the same limits, bwrap with the same launch environment
+             and the server's variables handed to it on the same descriptor, nothing else,
              a hosts file of the same bytes bound where the run's own was (that one is
              removed with the run), the same time bound (`--timeout`).
   3. compare per server: listed by the client or not, the probe's outcome, the tool names,
@@ -44,6 +45,7 @@ target/bench-wire-client/result.json. `--skip-cache` leaves out step 4.
 import argparse
 import datetime
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -145,28 +147,37 @@ def probe_tables(out):
 
 def replay_line(line, hosts_dir):
     """Returns the argv that starts `line`'s server as the probe started it: under
-    `prlimit` with its resource limits, under `env -i` with its environment and
-    nothing else (the SDK's client adds the variables it inherits to the environment
-    of what it starts), with a hosts file of the same bytes where the run's own was."""
-    command = list(line["command"])
-    env = []
+    `prlimit` with its resource limits, bwrap under `env -i` with the line's
+    `launch_env` and nothing else, the server's environment handed to bwrap inside the
+    walls as the line says (`--clearenv`, then `--setenv NAME VALUE` for each of `env`,
+    each word NUL-terminated, on descriptor `env_fd`: a file the shell opens there),
+    with a hosts file of the same bytes where the run's own was. The SDK's client adds
+    the variables it inherits to the environment of what it starts: here they reach
+    `env -i` only."""
+    sandbox = line["sandbox"]
+    if sandbox is None:
+        return None
+    words = [b"--clearenv"]
     for name, value in line["env"].items():
         if isinstance(value, dict):
             if value["env"] not in os.environ:
                 return None
             value = value["prefix"] + os.environ[value["env"]]
-        env.append("{}={}".format(name, value))
-    sandbox = line["sandbox"]
-    if sandbox is None:
-        return None
+        words += [b"--setenv", name.encode(), value.encode()]
     hosts = os.path.join(hosts_dir, "hosts")
     if not os.path.exists(hosts):
         with open(hosts, "w") as f:
             f.write(sandbox["hosts"]["text"])
-    command = [hosts if word == sandbox["hosts"]["path"] else word for word in command]
+    handed = os.path.join(hosts_dir, "env-" + hashlib.sha256(line["server"].encode()).hexdigest())
+    fd = os.open(handed, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(b"".join(word + b"\0" for word in words))
+    command = [hosts if word == sandbox["hosts"]["path"] else word for word in line["command"]]
+    launch = ["{}={}".format(k, v) for k, v in sandbox["launch_env"].items()]
     limits = sandbox["rlimits"]
     return (["prlimit", "--core={}".format(limits["core"]), "--data={}".format(limits["data"]),
-             "--fsize={}".format(limits["fsize"]), "--", "env", "-i"] + env + command)
+             "--fsize={}".format(limits["fsize"]), "--", "env", "-i"] + launch
+            + ["/bin/sh", "-c", 'exec "$@" {}<"$0"'.format(sandbox["env_fd"]), handed] + command)
 
 
 def client(argv, timeout):

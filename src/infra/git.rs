@@ -22,30 +22,21 @@
 //!
 //! # The environment
 //!
-//! Every `GIT_*` variable is removed but the few that name the user's own
-//! configuration or ssh ([`KEPT`]); a hook or alias that runs the tool sets
-//! `GIT_DIR`, `GIT_CONFIG_PARAMETERS` and the like for its own repository. Then the
-//! tool sets its own: no prompt and no askpass program, no pager, no lazy fetch, no
+//! git starts from the allow-list every host program starts from
+//! ([`crate::infra::environment`]), which carries no `GIT_*` variable but the few that
+//! name the user's own configuration or ssh ([`environment::GIT_KEPT`]): a hook or alias that runs the
+//! tool sets `GIT_DIR`, `GIT_CONFIG_PARAMETERS` and the like for its own repository.
+//! Then the tool sets its own: no prompt and no askpass program, no pager, no lazy fetch, no
 //! replace refs, and the transports the job needs ([`Transport`]), narrowed further by
 //! the user's `GIT_ALLOW_PROTOCOL` when they set one.
 
-use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// Variables of git's that are carried into every git: they name the user's own
-/// configuration files and ssh program, never a repository.
-pub const KEPT: [&str; 6] = [
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GIT_CONFIG_NOSYSTEM",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_ALLOW_PROTOCOL",
-];
+use super::environment;
 
 /// Which transports a git call may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +56,7 @@ const REMOTE: [&str; 5] = ["https", "http", "ssh", "git", "file"];
 /// settings that keep hooks, fsmonitor, prompts and the `ext` transport from running
 /// anything, allowed the transports of `transport` (see the module documentation).
 pub fn command(transport: Transport) -> Command {
-    let mut command = Command::new("git");
+    let mut command = environment::command("git");
     command
         .arg("--no-pager")
         .args(["-c", "core.hooksPath=/dev/null"])
@@ -74,11 +65,6 @@ pub fn command(transport: Transport) -> Command {
         .args(["-c", "protocol.ext.allow=never"]);
     if transport == Transport::None {
         command.args(["-c", "protocol.allow=never"]);
-    }
-    for (name, _) in std::env::vars_os() {
-        if is_dropped(&name) {
-            command.env_remove(&name);
-        }
     }
     let user = std::env::var("GIT_ALLOW_PROTOCOL").ok();
     command
@@ -171,16 +157,6 @@ fn shared_folder() -> Option<PathBuf> {
     Some(folder)
 }
 
-/// Returns true for a variable git would read that the tool does not carry into
-/// git: every `GIT_*` name but [`KEPT`]. A name that is not UTF-8 is no variable the
-/// tool knows, and is dropped too.
-fn is_dropped(name: &OsStr) -> bool {
-    match name.to_str() {
-        Some(name) => name.starts_with("GIT_") && !KEPT.contains(&name),
-        None => true,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,27 +172,6 @@ mod tests {
         assert_eq!(allowed(Transport::Remote, Some("ext")), "none");
         assert_eq!(allowed(Transport::None, None), "none");
         assert_eq!(allowed(Transport::None, Some("https:file")), "none");
-    }
-
-    #[test]
-    fn only_the_user_configuration_variables_are_carried() {
-        for dropped in [
-            "GIT_DIR",
-            "GIT_CONFIG_PARAMETERS",
-            "GIT_CONFIG_COUNT",
-            "GIT_EXEC_PATH",
-        ] {
-            assert!(is_dropped(OsStr::new(dropped)), "{dropped}");
-        }
-        for kept in [
-            "GIT_CONFIG_GLOBAL",
-            "GIT_SSH_COMMAND",
-            "PATH",
-            "HOME",
-            "XGIT_DIR",
-        ] {
-            assert!(!is_dropped(OsStr::new(kept)), "{kept}");
-        }
     }
 
     #[test]

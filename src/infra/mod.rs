@@ -3,7 +3,8 @@
 //!
 //! [`messages`] writes every line on stderr and [`out`] stdout; [`atomic`] writes a
 //! file whole or not at all; [`process`] runs a program bounded in time and output, in
-//! its own process group, and [`git`] builds every git command line it runs; [`progress`] draws bars and log lines; [`sanitize`] escapes
+//! its own process group, [`environment`] gives every program started on the host
+//! its allow-listed environment, and [`git`] builds every git command line it runs; [`progress`] draws bars and log lines; [`sanitize`] escapes
 //! text from outside before it reaches a terminal; [`date`] holds dates and date steps;
 //! [`commit`] a commit id as a corpus pins it;
 //! [`error`] the exit codes, the usage error and the kind a failed row carries;
@@ -16,6 +17,7 @@
 pub mod atomic;
 pub mod commit;
 pub mod date;
+pub mod environment;
 pub mod error;
 pub mod git;
 pub mod journal;

@@ -3,7 +3,8 @@
 //!
 //! This module wires the parts together and writes the results (CSV, snapshot,
 //! gate). What a probe is given lives in `target`, the conversation in `session`, the
-//! bytes in `stdio` and `http`, the schema's rules in `hints`, what a person reads
+//! bytes in `stdio` and `http` (a sandboxed server's environment crossing the wall
+//! in `handoff`), the schema's rules in `hints`, what a person reads
 //! of a listing in `terminal`, snapshots and their comparison in `snapshot` and
 //! `diff`; none of them imports this file. It does not count source text; that is
 //! `count`'s job, and a zero there says nothing about the wire, which is why this
@@ -18,6 +19,7 @@
 pub mod bounds;
 mod diff;
 mod groups;
+pub mod handoff;
 pub mod hints;
 pub mod http;
 mod lines;

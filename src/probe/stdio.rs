@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::bounds;
 use super::groups::{self, Registered};
+use super::handoff;
 use super::lines::{self, Line};
 use super::session::{self, Incoming, Parsed, Transport};
 use super::stderr::{self, Kept};
@@ -131,9 +132,11 @@ pub struct Stdio {
 }
 
 impl Stdio {
-    /// Starts `command` (program and arguments) with `envs` added to its environment,
-    /// or, when `is_sandboxed`, as its whole environment and within the bounds of
-    /// [`bounds`]; the whole exchange must end within `options.timeout`.
+    /// Starts `command` (program and arguments) with `envs` added to its environment;
+    /// when `is_sandboxed`, `command` is bwrap's, which starts with
+    /// [`handoff::LAUNCH_ENV`] alone and within the bounds of [`bounds`], and `envs` is
+    /// the whole environment of the server inside, handed over on [`handoff::FD`].
+    /// The whole exchange must end within `options.timeout`.
     pub fn spawn(
         command: &[String],
         envs: &[(String, String)],
@@ -143,15 +146,22 @@ impl Stdio {
         let (program, args) = command.split_first().context("no command to start")?;
         let mut cmd = Command::new(program);
         if is_sandboxed {
-            cmd.env_clear();
-            #[cfg(unix)]
-            // SAFETY: the hook only calls setrlimit(2), async-signal-safe.
+            let words = handoff::words(envs).map_err(anyhow::Error::msg)?;
+            let fd = handoff::memory_file(&words)
+                .context("writing the sandboxed server's environment")?;
+            cmd.env_clear().envs(handoff::LAUNCH_ENV);
+            // SAFETY: the hooks only call setrlimit(2), dup2(2) and fcntl(2), all
+            // async-signal-safe.
             unsafe {
                 std::os::unix::process::CommandExt::pre_exec(&mut cmd, bounds::limit_resources);
+                std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+                    handoff::install(&fd)
+                });
             }
+        } else {
+            cmd.envs(envs.iter().map(|(k, v)| (k, v)));
         }
         cmd.args(args)
-            .envs(envs.iter().map(|(k, v)| (k, v)))
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())
             .stderr(Pipe::piped());

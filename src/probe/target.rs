@@ -41,8 +41,10 @@ pub enum Target {
     Stdio {
         command: Vec<String>,
         env: Vec<(String, String)>,
-        /// The command is the sandbox's: it starts with `env` alone, none of the
-        /// prober's environment, and within the bounds of `bounds`.
+        /// The command is the sandbox's (bwrap, reading `--args 3`): it starts with a
+        /// fixed environment of the tool's and within the bounds of `bounds`, and
+        /// `env` is the whole environment of the server inside, handed over as
+        /// `handoff` says; none of the prober's environment reaches either.
         is_sandboxed: bool,
     },
     /// A Streamable HTTP URL, with headers sent on every request.

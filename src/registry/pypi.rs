@@ -14,7 +14,6 @@
 //! that is `survey::install`'s (docs/probe.md, "Registry packages").
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -26,6 +25,7 @@ use super::pinned::{Kind, Miss, Pinned};
 use crate::fetch::digest::Digest;
 use crate::fetch::http::{self, Credential};
 use crate::infra::date;
+use crate::infra::environment;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 
@@ -71,7 +71,7 @@ fn pip_index() -> Option<String> {
     {
         return Some(url.trim().trim_end_matches('/').to_string());
     }
-    let mut command = Command::new("python3");
+    let mut command = environment::command("python3");
     command.args(["-m", "pip", "config", "list", "--disable-pip-version-check"]);
     let limits = Limits {
         time: Some(Duration::from_secs(60)),

@@ -6,7 +6,9 @@
 //! A value the servers file reads from the environment is named there (the variable
 //! and its prefix), never written: the file holds no secret. The sandbox's hosts file
 //! is the run's own and is removed with it, so its bytes are written beside the path
-//! the command binds. This module starts nothing and decides nothing: it writes what
+//! the command binds. A sandboxed command's `env` is what the server sees inside: the
+//! line says the environment bwrap starts with and the descriptor the variables are
+//! handed over on, so that a replay sets them inside the walls too. This module starts nothing and decides nothing: it writes what
 //! `servers` started.
 
 use std::path::Path;
@@ -15,7 +17,7 @@ use anyhow::Result;
 use serde_json::{json, Map, Value};
 
 use crate::infra::atomic::write_bytes;
-use crate::probe::bounds;
+use crate::probe::{bounds, handoff};
 
 /// The walls a sandboxed command ran within, beside those on its command line.
 #[derive(Debug, Clone)]
@@ -47,6 +49,14 @@ impl Started {
         let sandbox = self.walls.as_ref().map(|walls| {
             json!({
                 "hosts": {"path": walls.hosts_path, "text": walls.hosts_text},
+                // bwrap starts with this environment alone; `env` is set inside, from
+                // `--clearenv` and `--setenv NAME VALUE`, each word ending in a NUL,
+                // on this descriptor (`--args` on the command line).
+                "launch_env": handoff::LAUNCH_ENV
+                    .iter()
+                    .map(|(name, value)| (name.to_string(), Value::from(*value)))
+                    .collect::<Map<String, Value>>(),
+                "env_fd": handoff::FD,
                 // Set on the command before it starts (setrlimit(2)), in bytes.
                 "rlimits": {"core": 0, "data": bounds::MAX_DATA, "fsize": bounds::MAX_FILE},
                 // Counted by the probe while it waits, not a limit of the kernel's.
@@ -94,6 +104,11 @@ mod tests {
         assert_eq!(line["env"]["KEY"], json!({"env": "SECRET", "prefix": ""}));
         assert_eq!(line["sandbox"]["hosts"]["path"], "/tmp/h");
         assert_eq!(line["sandbox"]["rlimits"]["data"], 2u64 << 30);
+        assert_eq!(line["sandbox"]["env_fd"], 3);
+        assert_eq!(
+            line["sandbox"]["launch_env"],
+            json!({"PATH": "/usr/bin:/bin"})
+        );
         let keys: Vec<&String> = line["env"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["PATH", "KEY"], "the order given");
         let plain = Started {

@@ -25,6 +25,7 @@ use serde_json::Value;
 use super::budget::{self, disk_size};
 use super::program::{self, Program};
 use super::python::{self, Interpreter};
+use crate::infra::environment;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 use crate::probe::stderr;
@@ -324,10 +325,11 @@ impl Installer {
     /// `time[version]`), asked through npm so that its configuration holds; `None`
     /// when the registry does not say.
     fn published(&self, package: &PackageRef) -> Option<String> {
-        let mut command = Command::new("npm");
+        let mut command = environment::command("npm");
         command
             .args(["view", "--json", "--loglevel", "error"])
             .args(NO_LOG_FILES)
+            .arg("--")
             .arg(format!("{}@{}", package.name, package.version))
             .arg("time")
             .env("npm_config_update_notifier", "false");
@@ -350,7 +352,7 @@ impl Installer {
         dir: &Path,
         before: Option<&str>,
     ) -> Result<(), InstallError> {
-        let mut command = Command::new("npm");
+        let mut command = environment::command("npm");
         command
             .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
             .args(NO_LOG_FILES)
@@ -361,7 +363,11 @@ impl Installer {
         if let Some(before) = before {
             command.args(["--before", before]);
         }
-        command.arg(format!("{}@{}", package.name, package.version));
+        // Checked when the servers file was read (`file::load`), and after `--`
+        // all the same: a spec is never read as an option.
+        command
+            .arg("--")
+            .arg(format!("{}@{}", package.name, package.version));
         run("npm install", command, &self.limits())
     }
 
@@ -515,14 +521,14 @@ impl Installer {
         prefix: &Path,
         exclude_newer: Option<&str>,
     ) -> Result<(), InstallError> {
-        let mut venv = Command::new(uv);
+        let mut venv = environment::command(uv);
         venv.args(["venv", "--quiet", "--no-python-downloads", "--python"])
             .arg(&python.path)
             .arg(prefix);
         self.share_downloads(&mut venv);
         run("uv venv", venv, &self.limits())?;
         own(prefix)?;
-        let mut install = Command::new(uv);
+        let mut install = environment::command(uv);
         self.share_downloads(&mut install);
         install
             .args(["pip", "install", "--quiet", "--only-binary", ":all:"])
@@ -534,7 +540,9 @@ impl Installer {
         if let Some(date) = exclude_newer {
             install.args(["--exclude-newer", date]);
         }
-        install.arg(format!("{}=={}", package.name, package.version));
+        install
+            .arg("--")
+            .arg(format!("{}=={}", package.name, package.version));
         run("uv pip install", install, &self.limits())
     }
 
@@ -544,15 +552,16 @@ impl Installer {
         package: &PackageRef,
         prefix: &Path,
     ) -> Result<(), InstallError> {
-        let mut venv = Command::new(&python.path);
+        let mut venv = environment::command(&python.path);
         venv.args(["-m", "venv"]).arg(prefix);
         run("python -m venv", venv, &self.limits())?;
         own(prefix)?;
-        let mut pip = Command::new(prefix.join("bin/python"));
+        let mut pip = environment::command(prefix.join("bin/python"));
         pip.args(["-m", "pip", "install", "--only-binary=:all:"])
             .args(["--disable-pip-version-check", "--no-input", "--quiet"])
             .arg("--report")
             .arg(prefix.join(".report.json"))
+            .arg("--")
             .arg(format!("{}=={}", package.name, package.version));
         self.share_downloads(&mut pip);
         run("pip install", pip, &self.limits())
@@ -564,13 +573,13 @@ impl Installer {
         let python = prefix.join("bin/python");
         let freeze = match &self.uv {
             Some(uv) if !prefix.join(".report.json").is_file() => {
-                let mut uv = Command::new(uv);
+                let mut uv = environment::command(uv);
                 uv.args(["pip", "freeze", "--quiet", "--python"])
                     .arg(python);
                 uv
             }
             _ => {
-                let mut pip = Command::new(python);
+                let mut pip = environment::command(python);
                 pip.args(["-m", "pip", "freeze", "--disable-pip-version-check"]);
                 pip
             }

@@ -13,12 +13,12 @@
 use std::cmp::Reverse;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::infra::environment;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 
@@ -342,7 +342,7 @@ fn is_python_name(name: &str) -> bool {
 /// Asks `program` its version and executable; `None` when it does not answer as a
 /// CPython 3 does.
 fn ask(program: &Path) -> Option<Interpreter> {
-    let mut command = Command::new(program);
+    let mut command = environment::command(program);
     command.args([
         "-I",
         "-c",
@@ -367,7 +367,7 @@ fn ask(program: &Path) -> Option<Interpreter> {
 
 /// Returns the CPython interpreters uv finds installed, without downloading any.
 fn uv_found(uv: &Path) -> Vec<Interpreter> {
-    let mut command = Command::new(uv);
+    let mut command = environment::command(uv);
     command.args([
         "python",
         "list",
@@ -495,7 +495,7 @@ mod tests {
     /// with the version each reports, once those on PATH are left aside.
     #[test]
     fn the_interpreters_of_a_pyenv_tree_are_found_off_path() {
-        let out = Command::new("python3")
+        let out = std::process::Command::new("python3")
             .args(["-c", "import sys; print(sys.executable)"])
             .output()
             .expect("python3, which the probe's tests need, runs");
@@ -559,7 +559,7 @@ mod tests {
     /// interpreters found, with the version it reports itself.
     #[test]
     fn the_machines_python3_is_found_with_its_own_version() {
-        let out = Command::new("python3")
+        let out = std::process::Command::new("python3")
             .args(["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])
             .output()
             .expect("python3, which the probe's tests need, runs");

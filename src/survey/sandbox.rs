@@ -6,7 +6,9 @@
 //! read-only, an `/etc/hosts` naming the loopback only (a server binding `localhost`
 //! resolves it without the host's names), an empty private HOME, /tmp and /dev/shm of bounded size (the root and
 //! /dev read-only once made), `--die-with-parent` and
-//! `--new-session` (no access to the terminal). It also checks, once a run, that the
+//! `--new-session` (no access to the terminal). The server's environment is set
+//! inside, from the options bwrap reads on a descriptor (`probe::handoff`): bwrap
+//! itself, a host process, starts with none of it. It also checks, once a run, that the
 //! sandbox can be made here. The bounds on memory, files, processes and output are
 //! `bounds`'s, and the probe's own limits (time, message size) still hold inside. docs/method.md, "The wire survey", says what these walls
 //! keep out and what they cannot.
@@ -16,6 +18,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::infra::process::{self, Limits};
+use crate::probe::handoff;
 
 /// The HOME a sandboxed server sees: an empty tmpfs.
 const HOME: &str = "/home/probe";
@@ -73,10 +76,18 @@ impl Walls {
         (&self.hosts, HOSTS)
     }
 
-    /// Returns `command` run inside the sandbox, reading `dirs`.
+    /// Returns `command` run inside the sandbox, reading `dirs`, its environment read
+    /// from descriptor [`handoff::FD`] (`--args`), as `probe::handoff` hands it over.
     pub fn wrap(&self, dirs: &[PathBuf], command: &[String]) -> Vec<String> {
         let mut line = vec![self.bwrap.display().to_string()];
         line.extend(arguments(dirs, Some(&self.hosts)));
+        // Before the `--` that ends bwrap's options.
+        line.pop();
+        line.extend([
+            "--args".to_string(),
+            handoff::FD.to_string(),
+            "--".to_string(),
+        ]);
         line.extend(command.iter().cloned());
         line
     }
@@ -103,8 +114,9 @@ pub fn find() -> Result<PathBuf, String> {
 pub fn check(bwrap: &Path) -> Result<(), String> {
     let mut command = Command::new(bwrap);
     command.args(arguments(&[], None));
-    // Found on the sandbox's PATH, not the caller's, which may not hold it.
-    command.arg("true").env("PATH", PATH);
+    // Found on the sandbox's PATH, not the caller's, which may not hold it; nothing
+    // else of the caller's environment.
+    command.arg("true").env_clear().env("PATH", PATH);
     let limits = Limits {
         time: Some(Duration::from_secs(20)),
         idle: None,
@@ -171,8 +183,8 @@ fn arguments(dirs: &[PathBuf], hosts: Option<&Path>) -> Vec<String> {
     args
 }
 
-/// Returns the environment a sandboxed server starts with, before its own variables:
-/// nothing of the prober's.
+/// Returns the environment a sandboxed server starts with inside the walls, before its
+/// own variables: nothing of the prober's.
 pub fn environment() -> Vec<(String, String)> {
     [
         ("PATH", PATH),
@@ -217,7 +229,10 @@ mod tests {
             .find("--ro-bind /tmp/cache/npm/x@1 /tmp/cache/npm/x@1")
             .unwrap();
         assert!(tmpfs < prefix && prefix < read_only, "{text}");
-        assert!(text.ends_with("-- node x.js"), "{text}");
+        assert!(
+            text.ends_with("--chdir /home/probe --args 3 -- node x.js"),
+            "{text}"
+        );
         assert!(
             !text.contains("--bind "),
             "nothing is bound writable: {text}"

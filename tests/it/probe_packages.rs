@@ -15,7 +15,8 @@ use serde_json::{json, Value};
 use sha1_checked::Digest;
 
 use crate::common::{
-    assert_code, gzip, header, read_csv, reply, show, skip, stderr, targz, Item, Loopback, Run,
+    assert_code, gzip, header, marking_object, read_csv, reply, show, skip, stderr, targz, Item,
+    Loopback, Run,
 };
 
 const DATE: &str = "2026-11-30";
@@ -1875,11 +1876,13 @@ fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_em
     );
 }
 
-/// Starts the command a `--write-commands` line names as the line says (nothing of
-/// this process's environment but the variables it names), a hosts file of its
-/// bytes bound where the run's own was, and returns the tools its server lists, in a
+/// Starts the server a `--write-commands` line names as the line says a replay does:
+/// bwrap with the line's `launch_env` alone, the server's `env` (each value read from
+/// the environment given by `secrets`) handed to it on descriptor `env_fd` as
+/// `--clearenv` then `--setenv NAME VALUE`, NUL-terminated, and a hosts file of the
+/// same bytes bound where the run's own was. Returns the tools its server lists, in a
 /// plain JSON-RPC exchange.
-fn replay(line: &Value, dir: &Path, secret: (&str, &str)) -> Value {
+fn replay(line: &Value, dir: &Path, secrets: &[(&str, &str)]) -> Value {
     let hosts = dir.join("hosts");
     let mut command: Vec<String> = serde_json::from_value(line["command"].clone()).unwrap();
     let sandbox = &line["sandbox"];
@@ -1891,21 +1894,42 @@ fn replay(line: &Value, dir: &Path, secret: (&str, &str)) -> Value {
             *word = hosts.display().to_string();
         }
     }
-    let mut child = Command::new(&command[0]);
-    child.args(&command[1..]).env_clear();
+    let mut words = b"--clearenv\0".to_vec();
     for (name, value) in line["env"].as_object().unwrap() {
         let value = match value {
             Value::String(text) => text.clone(),
             named => {
-                assert_eq!(named["env"], secret.0, "{named}");
-                format!("{}{}", named["prefix"].as_str().unwrap(), secret.1)
+                let (_, secret) = secrets
+                    .iter()
+                    .find(|(var, _)| named["env"] == *var)
+                    .unwrap_or_else(|| panic!("no value for {named}"));
+                format!("{}{secret}", named["prefix"].as_str().unwrap())
             }
         };
-        child.env(name, value);
+        for word in ["--setenv", name, &value] {
+            words.extend_from_slice(word.as_bytes());
+            words.push(0);
+        }
     }
+    let words_file = dir.join("replay-env");
+    std::fs::write(&words_file, words).unwrap();
+    let fd = sandbox["env_fd"].as_u64().unwrap();
+    // A shell opens the words on the descriptor, then becomes bwrap.
+    let mut child = Command::new("/bin/sh");
+    child
+        .arg("-c")
+        .arg(format!("exec \"$@\" {fd}<\"$0\""))
+        .arg(&words_file)
+        .args(&command)
+        .env_clear();
+    for (name, value) in sandbox["launch_env"].as_object().unwrap() {
+        child.env(name, value.as_str().unwrap());
+    }
+    // The server's stderr says the loader passed over a preload it cannot see.
     let mut child = child
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let messages = [
@@ -1952,29 +1976,7 @@ fn a_written_command_starts_the_server_the_survey_probed_and_names_its_secrets()
                              annotations: { readOnlyHint: i % 2 === 0, openWorldHint: false } }))"#,
         None,
     );
-    let tarball = npm_tarball("w-fixture", &server, &marker);
-    let base = Arc::new(std::sync::Mutex::new(String::new()));
-    let registry = {
-        let at = base.clone();
-        Loopback::start(move |request| {
-            let base = at.lock().unwrap().clone();
-            match request.url.as_str() {
-                "/npm/w-fixture-1.0.0.tgz" => reply(200, tarball.clone()),
-                "/npm/w-fixture" => {
-                    let shasum = format!("{:x}", sha1_checked::Sha1::digest(&tarball));
-                    let packument = json!({"name": "w-fixture", "dist-tags": {"latest": "1.0.0"},
-                        "time": {"1.0.0": PUBLISHED},
-                        "versions": {"1.0.0": {"name": "w-fixture", "version": "1.0.0",
-                            "bin": {"w-fixture": "server.js"},
-                            "dist": {"tarball": format!("{base}/npm/w-fixture-1.0.0.tgz"),
-                                     "shasum": shasum}}}});
-                    reply(200, packument.to_string())
-                }
-                _ => reply(404, "{}"),
-            }
-        })
-    };
-    *base.lock().unwrap() = registry.url();
+    let registry = npm_registry("w-fixture", npm_tarball("w-fixture", &server, &marker));
     std::fs::write(
         work.path().join("servers.toml"),
         "[[server]]\nname = \"w\"\n\
@@ -2021,7 +2023,7 @@ fn a_written_command_starts_the_server_the_survey_probed_and_names_its_secrets()
 
     // The server the line starts lists what the probe's table holds, as the probe
     // read it, from inside the same walls.
-    let tools = replay(&lines[0], work.path(), secret);
+    let tools = replay(&lines[0], work.path(), &[secret]);
     let names: Vec<&str> = tools
         .as_array()
         .unwrap()
@@ -2065,5 +2067,263 @@ fn a_written_command_starts_the_server_the_survey_probed_and_names_its_secrets()
         })
         .collect();
     assert_eq!(probed, replayed);
+    assert!(!marker.exists(), "an install script ran");
+}
+
+/// Returns a loopback npm registry serving `name`@1.0.0 as `tarball`.
+fn npm_registry(name: &'static str, tarball: Vec<u8>) -> Loopback {
+    let base = Arc::new(std::sync::Mutex::new(String::new()));
+    let registry = {
+        let at = base.clone();
+        Loopback::start(move |request| {
+            let base = at.lock().unwrap().clone();
+            let file = format!("/npm/{name}-1.0.0.tgz");
+            match request.url.as_str() {
+                url if url == file => reply(200, tarball.clone()),
+                url if url == format!("/npm/{name}") => {
+                    let shasum = format!("{:x}", sha1_checked::Sha1::digest(&tarball));
+                    let packument = json!({"name": name, "dist-tags": {"latest": "1.0.0"},
+                        "time": {"1.0.0": PUBLISHED},
+                        "versions": {"1.0.0": {"name": name, "version": "1.0.0",
+                            "bin": {name: "server.js"},
+                            "dist": {"tarball": format!("{base}{file}"), "shasum": shasum}}}});
+                    reply(200, packument.to_string())
+                }
+                _ => reply(404, "{}"),
+            }
+        })
+    };
+    *base.lock().unwrap() = registry.url();
+    registry
+}
+
+/// Writes, for each of `programs` found on PATH, a wrapper into `dir` that appends the
+/// environment it was started with to `logs/NAME.PID`, then becomes the program.
+fn logging_wrappers(dir: &Path, logs: &Path, programs: &[(&str, &Path)]) {
+    use std::os::unix::fs::PermissionsExt;
+    for (name, real) in programs {
+        let wrapper = dir.join(name);
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\n/usr/bin/env > '{}/{name}.'$$\nexec '{}' \"$@\"\n",
+                logs.display(),
+                real.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// Returns the full path of `program` as PATH finds it.
+fn on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|file| file.is_file())
+}
+
+/// A listing's environment variables are the server's, set inside the walls: bwrap,
+/// npm, uv and Python on the host never see them, so a shared object the entry
+/// preloads never runs there; a `--write-commands` replay sets them inside too.
+#[test]
+fn a_listings_preload_reaches_no_host_process() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let Some(uv) = find_uv() else {
+        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    };
+    let work = tempfile::tempdir().unwrap();
+    let marks = work.path().join("marks");
+    let logs = work.path().join("logs");
+    let wrappers = work.path().join("wrap");
+    for dir in [&marks, &logs, &wrappers] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    let Some(object) = marking_object(work.path(), &marks) else {
+        return skip("no C compiler ('cc') to build the preloaded object with");
+    };
+    // The object marks whatever loads it.
+    let proof = Command::new("/bin/true")
+        .env("LD_PRELOAD", &object)
+        .status()
+        .unwrap();
+    assert!(proof.success());
+    let made: Vec<_> = std::fs::read_dir(&marks).unwrap().flatten().collect();
+    assert_eq!(made.len(), 1, "the object marks what loads it");
+    std::fs::remove_file(made[0].path()).unwrap();
+
+    let real = |name: &str| on_path(name).unwrap_or_else(|| panic!("{name} on PATH"));
+    let (npm, bwrap, python) = (real("npm"), real("bwrap"), real("python3"));
+    logging_wrappers(
+        &wrappers,
+        &logs,
+        &[
+            ("npm", &npm),
+            ("bwrap", &bwrap),
+            ("python3", &python),
+            ("uv", &uv),
+        ],
+    );
+    let marker = work.path().join("install-script-ran");
+    let server = js_serving(
+        r#"["LISTED_WORD", "LD_PRELOAD", "GCONV_PATH"]
+           .map((k) => ({ name: k + "_" + String(process.env[k]).replace(/[^A-Za-z0-9]/g, "_"),
+                          inputSchema: {} }))"#,
+        None,
+    );
+    let registry = npm_registry("e-fixture", npm_tarball("e-fixture", &server, &marker));
+    let index = pypi_index(pypi_files(work.path(), &py_tools()));
+    let env = format!(
+        "env = {{ LD_PRELOAD = {object:?}, LD_LIBRARY_PATH = {dir:?}, GCONV_PATH = {dir:?}, \
+         LISTED_WORD = \"from-the-listing\" }}\n",
+        object = object.display().to_string(),
+        dir = work.path().display().to_string(),
+    );
+    std::fs::write(
+        work.path().join("servers.toml"),
+        format!(
+            "[[server]]\nname = \"n\"\n\
+             package = {{ registry = \"npm\", name = \"e-fixture\", version = \"1.0.0\" }}\n{env}\
+             [[server]]\nname = \"p\"\n\
+             package = {{ registry = \"pypi\", name = \"hintpy\", version = \"1.0.0\" }}\n{env}"
+        ),
+    )
+    .unwrap();
+    let probe = |out: &str, path: String| {
+        let mut run = Run::new(work.path())
+            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+            .args(["--cache", "cache", "--keep-installs", "--write-commands"])
+            .args(["--out", out, "--timeout", "20"])
+            .env("npm_config_registry", format!("{}/npm/", registry.url()))
+            .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("UV_CACHE_DIR", work.path().join("uv-cache"))
+            .env("PATH", path);
+        for name in ["UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXCLUDE_NEWER"] {
+            run.command().env_remove(name);
+        }
+        run.output()
+    };
+    // With uv, then with pip: every installer and the sandbox, started on the host.
+    let with_uv = format!("{}:{}", wrappers.display(), path_without_uv());
+    let out = probe("uv", with_uv);
+    assert_code(&out, 0);
+    std::fs::remove_file(wrappers.join("uv")).unwrap();
+    let with_pip = format!("{}:{}", wrappers.display(), path_without_uv());
+    let out_pip = probe("pip", with_pip);
+    assert_code(&out_pip, 0);
+
+    let marked: Vec<String> = std::fs::read_dir(&marks)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        marked.is_empty(),
+        "host processes loaded the listing's object: {marked:?}\n{}",
+        show(&out)
+    );
+    let mut started = BTreeMap::<String, usize>::new();
+    for log in std::fs::read_dir(&logs).unwrap().flatten() {
+        let name = log.file_name().to_string_lossy().into_owned();
+        let program = name.split('.').next().unwrap().to_string();
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        for word in [
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "GCONV_PATH",
+            "LISTED_WORD",
+            "from-the-listing",
+        ] {
+            assert!(
+                !text.contains(word),
+                "{program} was started with {word}:\n{text}"
+            );
+        }
+        if program == "bwrap" {
+            let names: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, _)| k)
+                .collect();
+            assert!(
+                names
+                    .iter()
+                    .all(|k| ["PATH", "PWD", "SHLVL", "_"].contains(k)),
+                "bwrap starts with a fixed environment: {names:?}"
+            );
+        }
+        *started.entry(program).or_default() += 1;
+    }
+    for program in ["npm", "bwrap", "python3", "uv"] {
+        assert!(
+            started.contains_key(program),
+            "{program} never ran: {started:?}"
+        );
+    }
+    // Inside, the variables are as the entry gives them.
+    let table = read_csv(&work.path().join(format!("uv/wire-{DATE}.csv")));
+    let tool = table[0].iter().position(|c| c == "tool").unwrap();
+    let tools: Vec<String> = table[1..].iter().map(|row| row[tool].clone()).collect();
+    assert!(
+        tools.contains(&"LISTED_WORD_from_the_listing".to_string()),
+        "{tools:?}"
+    );
+    let preload = format!(
+        "LD_PRELOAD_{}",
+        object
+            .display()
+            .to_string()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    );
+    assert!(tools.contains(&preload), "{tools:?}");
+
+    // The written command puts them inside too: bwrap's line and its launch hold none.
+    let text = std::fs::read_to_string(work.path().join(format!("uv/wire-{DATE}-commands.jsonl")))
+        .unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let npm_line = lines
+        .iter()
+        .find(|l| l["server"] == "n")
+        .expect("the npm server's line");
+    let command = npm_line["command"].to_string();
+    assert!(
+        !command.contains("LD_PRELOAD") && command.contains(r#""--args","3","--""#),
+        "{command}"
+    );
+    assert_eq!(
+        npm_line["sandbox"]["launch_env"],
+        json!({"PATH": "/usr/bin:/bin"})
+    );
+    assert_eq!(
+        npm_line["env"]["LD_PRELOAD"],
+        json!(object.display().to_string())
+    );
+    let replayed = replay(npm_line, work.path(), &[]);
+    let names: Vec<&str> = replayed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"LISTED_WORD_from_the_listing"), "{names:?}");
+    let marked: Vec<_> = std::fs::read_dir(&marks)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        marked.is_empty(),
+        "the replay loaded the object on the host: {marked:?}"
+    );
     assert!(!marker.exists(), "an install script ran");
 }

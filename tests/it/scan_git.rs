@@ -1003,3 +1003,38 @@ fn odd_names_are_read_as_bytes() {
         assert_stamp(row, source, &head);
     }
 }
+
+/// git starts from the tool's allow-listed environment: a preload or a `GIT_DIR` in the
+/// tool's own environment (as a hook or a wrapper may leave it) reaches the tool, not
+/// the git it starts.
+#[test]
+fn git_never_loads_a_preload_of_the_tools_environment() {
+    let lab = Lab::new();
+    let repo = lab.path("repo");
+    repo_with(&lab, &repo, &FILES);
+    let marks = lab.path("marks");
+    fs::create_dir(&marks).unwrap();
+    let Some(object) = crate::common::marking_object(lab.root(), &marks) else {
+        return crate::common::skip("no C compiler ('cc') to build the preloaded object with");
+    };
+    let rows = lab.rows_with(
+        &["--git", "HEAD", "repo"],
+        &[("LD_PRELOAD", &object), ("GIT_DIR", &lab.path("elsewhere"))],
+        0,
+    );
+    assert_eq!(summary(&rows[0]), oracle(&FILES));
+    let marked: Vec<String> = fs::read_dir(&marks)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    // The preload was live: the tool itself loaded it.
+    assert!(
+        marked.iter().any(|m| m.starts_with("mcp-hint-censu")),
+        "{marked:?}"
+    );
+    assert!(
+        marked.iter().all(|m| !m.starts_with("git")),
+        "git loaded the tool's preload: {marked:?}"
+    );
+}
