@@ -600,6 +600,13 @@ pub struct ProbeArgs {
     #[arg(long, requires = "servers")]
     pub resume: bool,
 
+    /// Runs no server of --servers whose file gives it placeholders (`placeholders = [...]`,
+    /// written by `corpus registry --packages` for required variables and arguments
+    /// the entry gives no value): each is a `needs configuration` row, as it was
+    /// before placeholders.
+    #[arg(long, requires = "servers")]
+    pub no_placeholders: bool,
+
     /// Runs the registry packages of --servers outside the bubblewrap sandbox, with
     /// the network, your HOME and your environment. Only for packages you trust.
     #[arg(long, requires = "servers")]

@@ -5,9 +5,11 @@
 //! package at its exact version, the program or module to run, the arguments with
 //! their values or defaults, and the environment variables the entry declares. The
 //! runner's own flags (`npx -y`, `uvx --from X`, `python -m MODULE`) are read into
-//! that, never passed on. What cannot be decided without the user (a required
-//! variable or argument with no value, a runner flag not understood) is written as
-//! `needs`, and `probe` never runs such an entry. It installs and runs nothing; that is
+//! that, never passed on. A required variable or argument with no value is given a
+//! placeholder (its first choice, one of its format, a loopback address, a fixed
+//! word: never a secret) and named in `placeholders`; what cannot be decided without
+//! the user (a runner flag not understood, a missing version) is written as `needs`,
+//! and `probe` never runs such an entry. It installs and runs nothing; that is
 //! `probe`'s (see docs/method.md, "The wire survey").
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,6 +37,9 @@ pub struct Launch {
     pub env: BTreeMap<String, String>,
     /// What the user must give before the server can start.
     pub needs: Vec<String>,
+    /// The required variables and arguments the entry gives no value, each given a
+    /// placeholder in `env` or `args` ([`placeholder`]), in the order met.
+    pub placeholders: Vec<String>,
 }
 
 /// Returns whether `package` is one `--packages` writes: npm or PyPI, over stdio.
@@ -61,7 +66,9 @@ pub fn launch(package: &Package) -> Launch {
     if launch.version.trim().is_empty() {
         needs.insert("a package version".to_string());
     }
-    let runtime = arguments(&package.runtime_arguments, &mut needs);
+    let mut placeholders = Vec::new();
+    // A runner's own flags are read, never filled in: one missing is needed.
+    let runtime = arguments(&package.runtime_arguments, &mut needs, None);
     let hint = package.runtime_hint.as_deref().unwrap_or("");
     match (package.registry_type.as_str(), hint) {
         ("npm", "" | "npx") => read_npx(&runtime, &mut launch, &mut needs),
@@ -74,20 +81,63 @@ pub fn launch(package: &Package) -> Launch {
             ));
         }
     }
-    launch.args = arguments(&package.package_arguments, &mut needs);
+    launch.args = arguments(
+        &package.package_arguments,
+        &mut needs,
+        Some(&mut placeholders),
+    );
     for variable in &package.environment_variables {
-        match value(&variable.input, &variable.name, &mut needs) {
+        let input = &variable.input;
+        match value(input, &variable.name, &mut placeholders) {
             Some(text) => {
                 launch.env.insert(variable.name.clone(), text);
             }
-            None if variable.input.is_required => {
-                needs.insert(variable.name.clone());
+            None if input.is_required => {
+                let text = placeholder(input, &variable.name);
+                launch.env.insert(variable.name.clone(), text);
+                placeholders.push(variable.name.clone());
             }
             None => {}
         }
     }
     launch.needs = needs.into_iter().collect();
+    launch.placeholders = placeholders;
     launch
+}
+
+/// Returns the value a required input the entry gives none is started with in a
+/// survey: its first choice, else one of its format (`number`, `boolean`, `filepath`:
+/// a file every sandbox holds), else a loopback address for a name that reads as one
+/// (`..._URL`, `_URI`, `_ENDPOINT`, `_HOST`), else a fixed word. Never a secret: the
+/// sandbox has no network, so a placeholder reaches nothing (docs/method.md, "The
+/// wire survey").
+pub fn placeholder(input: &Input, name: &str) -> String {
+    if let Some(first) = input.choices.as_array().and_then(|c| c.first()) {
+        if let Some(text) = first.as_str() {
+            return text.to_string();
+        }
+    }
+    match input.format.as_deref() {
+        Some("number") => return "1".to_string(),
+        Some("boolean") => return "true".to_string(),
+        Some("filepath") => return "/etc/hosts".to_string(),
+        _ => {}
+    }
+    let name = name
+        .trim_start_matches('-')
+        .to_ascii_uppercase()
+        .replace('-', "_");
+    let ends = |suffix: &str| name == suffix || name.ends_with(&format!("_{suffix}"));
+    if ["URL", "URI", "ENDPOINT", "BASE_URL"]
+        .iter()
+        .any(|s| ends(s))
+    {
+        "http://127.0.0.1:9".to_string()
+    } else if ends("HOST") {
+        "127.0.0.1".to_string()
+    } else {
+        "placeholder".to_string()
+    }
 }
 
 /// Reads `npx`'s flags: `-y`, `--yes`, `-q` and `--quiet` only answer its prompts;
@@ -181,16 +231,35 @@ fn read_python(runtime: &[String], launch: &mut Launch, needs: &mut BTreeSet<Str
 
 /// Returns the command-line words of `args`: a positional argument's value or
 /// default, a named one's flag and its value or default. An argument with neither is
-/// left out, or needed when it is required.
-fn arguments(args: &[Argument], needs: &mut BTreeSet<String>) -> Vec<String> {
+/// left out, or, when it is required, given a [`placeholder`] where `placeholders`
+/// collects them and needed where it does not.
+fn arguments(
+    args: &[Argument],
+    needs: &mut BTreeSet<String>,
+    placeholders: Option<&mut Vec<String>>,
+) -> Vec<String> {
+    let mut unused = Vec::new();
+    let fills = placeholders.is_some();
+    let placeholders = placeholders.unwrap_or(&mut unused);
     let mut out = Vec::new();
     for (index, arg) in args.iter().enumerate() {
-        let label = match (&arg.name, &arg.value_hint) {
-            (Some(name), _) => format!("argument '{}'", sanitize(name)),
-            (None, Some(hint)) => format!("argument '{}'", sanitize(hint)),
-            (None, None) => format!("argument {}", index + 1),
+        let word = arg.name.as_ref().or(arg.value_hint.as_ref());
+        let label = match word {
+            Some(word) => format!("argument '{}'", sanitize(word)),
+            None => format!("argument {}", index + 1),
         };
-        let text = value(&arg.input, &label, needs);
+        let mut text = value(&arg.input, &label, placeholders);
+        if text.is_none()
+            && fills
+            && arg.input.is_required
+            && matches!(
+                (arg.kind.as_str(), &arg.name),
+                ("named", Some(_)) | ("positional", _)
+            )
+        {
+            text = Some(placeholder(&arg.input, word.map_or("", |w| w.as_str())));
+            placeholders.push(label.clone());
+        }
         match (arg.kind.as_str(), &arg.name, text) {
             ("named", Some(name), Some(text)) => {
                 out.push(name.clone());
@@ -211,8 +280,8 @@ fn arguments(args: &[Argument], needs: &mut BTreeSet<String>) -> Vec<String> {
 
 /// Returns an input's value, else its default, with each `{variable}` replaced by
 /// the variable's value or default. A variable with neither stays as written, as the
-/// schema says, and is needed when it is required.
-fn value(input: &Input, label: &str, needs: &mut BTreeSet<String>) -> Option<String> {
+/// schema says, and is given a [`placeholder`] when it is required.
+fn value(input: &Input, label: &str, placeholders: &mut Vec<String>) -> Option<String> {
     let mut text = input.value.clone().or_else(|| input.default.clone())?;
     for (name, variable) in &input.variables {
         let key = format!("{{{name}}}");
@@ -222,7 +291,8 @@ fn value(input: &Input, label: &str, needs: &mut BTreeSet<String>) -> Option<Str
         match variable.value.as_ref().or(variable.default.as_ref()) {
             Some(found) => text = text.replace(&key, found),
             None if variable.is_required => {
-                needs.insert(format!("variable '{}' of {label}", sanitize(name)));
+                text = text.replace(&key, &placeholder(variable, name));
+                placeholders.push(format!("variable '{}' of {label}", sanitize(name)));
             }
             None => {}
         }
@@ -270,8 +340,10 @@ pub fn packages_text(entries: &[Entry], from: &Provenance, trees: &[BuiltTree]) 
     out.push_str(
         "# One entry per package with stdio transport, at the latest active version. An entry\n\
          # with `needs` is never run: give what it names (env = { NAME = { env = \"NAME\" } })\n\
-         # and remove the line. probe installs each package without its install scripts\n\
-         # and runs it in a sandbox.\n",
+         # and remove the line. `placeholders` names the required values the entry gives\n\
+         # none, filled here with placeholders (a loopback address, a fixed word: never a\n\
+         # secret); `probe --no-placeholders` runs none of those. probe installs each\n\
+         # package without its install scripts and runs it in a sandbox.\n",
     );
     for (name, entry) in chosen {
         let mut count = 0;
@@ -333,6 +405,9 @@ fn server_text(label: &str, entry: &Entry, commit: Option<&str>, launch: &Launch
             .collect();
         out.push_str(&format!("env = {{ {} }}\n", pairs.join(", ")));
     }
+    if !launch.placeholders.is_empty() {
+        out.push_str(&format!("placeholders = {}\n", list(&launch.placeholders)));
+    }
     if !launch.needs.is_empty() {
         out.push_str(&format!("needs = {}\n", list(&launch.needs)));
     }
@@ -369,7 +444,12 @@ mod tests {
                 {"name": "OPT"}]}));
         assert_eq!(npx.args, ["/tmp", "--mode", "local"]);
         assert_eq!(npx.env.get("LOG").map(String::as_str), Some("info"));
-        assert_eq!(npx.needs, ["TOKEN"]);
+        assert_eq!(
+            npx.env.get("TOKEN").map(String::as_str),
+            Some("placeholder")
+        );
+        assert_eq!(npx.placeholders, ["TOKEN"]);
+        assert!(npx.needs.is_empty(), "{:?}", npx.needs);
         assert_eq!((npx.program, npx.module), (None, None));
 
         let uvx = package(serde_json::json!({
@@ -406,6 +486,62 @@ mod tests {
                 "argument 'p'"
             ]
         );
+    }
+
+    #[test]
+    fn a_required_input_without_a_value_is_given_a_placeholder_of_its_kind() {
+        let filled = package(serde_json::json!({
+            "registryType": "npm", "identifier": "srv", "version": "1.0.0",
+            "packageArguments": [
+                {"type": "named", "name": "--region", "isRequired": true,
+                 "choices": ["eu", "us"]},
+                {"type": "named", "name": "--api-url", "isRequired": true},
+                {"type": "positional", "valueHint": "config", "isRequired": true,
+                 "format": "filepath"},
+                {"type": "named", "name": "--dsn", "value": "db://{user}@h",
+                 "variables": {"user": {"isRequired": true}}},
+                {"type": "named", "name": "--optional"}],
+            "environmentVariables": [
+                {"name": "PORT", "isRequired": true, "format": "number"},
+                {"name": "DEBUG", "isRequired": true, "format": "boolean"},
+                {"name": "DB_HOST", "isRequired": true},
+                {"name": "LEVEL", "isRequired": true, "default": "info"},
+                {"name": "ODD", "isRequired": true, "choices": [1, 2]},
+                {"name": "API_KEY", "isRequired": true, "isSecret": true}]}));
+        assert_eq!(
+            filled.args,
+            [
+                "--region",
+                "eu",
+                "--api-url",
+                "http://127.0.0.1:9",
+                "/etc/hosts",
+                "--dsn",
+                "db://placeholder@h"
+            ]
+        );
+        let env = |name: &str| filled.env.get(name).map(String::as_str);
+        assert_eq!(env("PORT"), Some("1"));
+        assert_eq!(env("DEBUG"), Some("true"));
+        assert_eq!(env("DB_HOST"), Some("127.0.0.1"));
+        assert_eq!(env("LEVEL"), Some("info"), "a default is no placeholder");
+        assert_eq!(env("ODD"), Some("placeholder"));
+        assert_eq!(env("API_KEY"), Some("placeholder"));
+        assert_eq!(
+            filled.placeholders,
+            [
+                "argument '--region'",
+                "argument '--api-url'",
+                "argument 'config'",
+                "variable 'user' of argument '--dsn'",
+                "PORT",
+                "DEBUG",
+                "DB_HOST",
+                "ODD",
+                "API_KEY"
+            ]
+        );
+        assert!(filled.needs.is_empty(), "{:?}", filled.needs);
     }
 
     #[test]

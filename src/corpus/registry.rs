@@ -211,6 +211,10 @@ pub struct Input {
     pub default: Option<String>,
     #[serde(default)]
     pub format: Option<String>,
+    /// The values it may take, when the entry lists them; kept as written, so that a
+    /// list of another type leaves the rest of the package readable.
+    #[serde(default)]
+    pub choices: serde_json::Value,
     #[serde(default)]
     pub is_required: bool,
     #[serde(default)]

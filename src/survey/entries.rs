@@ -31,6 +31,7 @@ use crate::tools::hints::Hint;
 
 use super::figures;
 use super::join::{read_wire, WireServer};
+use super::outcome;
 
 /// The columns of `entries-DATE.csv`.
 const HEADER: [&str; 18] = [
@@ -182,7 +183,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         halves.push((
             "wire",
             rows.iter()
-                .filter(|r| r.wire == "listed")
+                .filter(|r| outcome::is_listed(&r.wire))
                 .map(|r| r.wire_tools)
                 .collect(),
         ));
@@ -514,7 +515,7 @@ fn row_of(
     });
     row.wire = match wire_row {
         Some(server) => {
-            if server.outcome() == "listed" {
+            if outcome::is_listed(server.outcome()) {
                 let tools = server.tools();
                 let annotated = tools
                     .iter()
@@ -808,7 +809,10 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
             differ
         );
     }
-    let listed: Vec<&Row> = rows.iter().filter(|r| r.wire == "listed").collect();
+    let listed: Vec<&Row> = rows
+        .iter()
+        .filter(|r| outcome::is_listed(&r.wire))
+        .collect();
     if !listed.is_empty() {
         let (wire_tools, wire_annotated) = listed
             .iter()

@@ -27,6 +27,7 @@ use crate::tools::hints::Hint;
 use crate::tools::{DefKind, HintState, Role};
 
 use super::join::{self, Census, WireServer};
+use super::outcome;
 
 /// The buckets an entry falls in by its tools, in the chart's order.
 const BUCKETS: [&str; 4] = [
@@ -61,16 +62,26 @@ fn hint_line(half: &str, group: &str, shares: &Shares) -> Vec<String> {
 }
 
 /// Returns the shares of the wire's tools declaring each hint, per package registry
-/// of the servers that listed (`npm`, `pypi`, `remote` for an endpoint), then all.
+/// of the servers that listed (`npm`, `pypi`, `remote` for an endpoint); where some
+/// listed with placeholders, of those run as given and of those; then all.
 fn wire_shares(wire: &[WireServer]) -> Vec<(String, Shares)> {
-    let mut groups: BTreeMap<String, Shares> = BTreeMap::new();
-    for server in wire.iter().filter(|s| s.outcome() == "listed") {
+    let listed: Vec<&WireServer> = wire
+        .iter()
+        .filter(|s| outcome::is_listed(s.outcome()))
+        .collect();
+    let mut by_registry: BTreeMap<&str, Shares> = BTreeMap::new();
+    let (mut given, mut filled, mut all) =
+        (Shares::default(), Shares::default(), Shares::default());
+    for server in &listed {
         let registry = match server.package_registry() {
             "" => "remote",
             registry => registry,
         };
-        for registry in [registry.to_string(), "all".to_string()] {
-            let shares = groups.entry(registry).or_default();
+        let how = match server.outcome() == PLACEHOLDERS {
+            true => &mut filled,
+            false => &mut given,
+        };
+        for shares in [by_registry.entry(registry).or_default(), how, &mut all] {
             for tool in server.tools() {
                 shares.tools += 1;
                 for (i, &hint) in Hint::ALL.iter().enumerate() {
@@ -79,12 +90,22 @@ fn wire_shares(wire: &[WireServer]) -> Vec<(String, Shares)> {
             }
         }
     }
-    let all = groups.remove("all");
-    groups
+    let mut out: Vec<(String, Shares)> = by_registry
         .into_iter()
-        .chain(all.map(|a| ("all".into(), a)))
-        .collect()
+        .map(|(registry, shares)| (registry.to_string(), shares))
+        .collect();
+    if listed.iter().any(|s| s.outcome() == PLACEHOLDERS) {
+        out.push(("as given".to_string(), given));
+        out.push(("with placeholders".to_string(), filled));
+    }
+    if !listed.is_empty() {
+        out.push(("all".to_string(), all));
+    }
+    out
 }
+
+/// The outcome of a server that listed with placeholders.
+const PLACEHOLDERS: &str = "listed with placeholders";
 
 /// Writes "Each hint": per half, the share of tools declaring each hint, by SDK
 /// family in the source and by registry on the wire.
@@ -217,7 +238,7 @@ pub fn silence_section(
     }
     let listed: Vec<&[ToolHints]> = wire
         .iter()
-        .filter(|s| s.outcome() == "listed" && !s.tools().is_empty())
+        .filter(|s| outcome::is_listed(s.outcome()) && !s.tools().is_empty())
         .map(WireServer::tools)
         .collect();
     if !listed.is_empty() {

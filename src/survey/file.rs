@@ -44,6 +44,10 @@ pub(super) struct Entry {
     /// What must be given before the server can start; an entry with needs never runs.
     #[serde(default)]
     pub(super) needs: Vec<String>,
+    /// The required variables and arguments given a placeholder in `env` and `args`:
+    /// a server that lists is `listed with placeholders`.
+    #[serde(default)]
+    pub(super) placeholders: Vec<String>,
     /// The join to the census row: the registry name, repository and subfolder.
     pub(super) registry_name: Option<String>,
     pub(super) repository: Option<String>,
@@ -75,6 +79,15 @@ pub(super) struct Server {
 }
 
 impl Server {
+    /// Returns how the server's row reads once it has listed: `listed with
+    /// placeholders` when its file gives it placeholders.
+    pub(super) fn listed_kind(&self) -> super::outcome::Kind {
+        match self.entry.placeholders.is_empty() {
+            true => super::outcome::Kind::Listed,
+            false => super::outcome::Kind::ListedWithPlaceholders,
+        }
+    }
+
     /// Returns the cells of the servers table that come from the file, not from the
     /// probe: the join to the census row and the package.
     pub(super) fn file_cells(&self) -> [String; 8] {
@@ -129,10 +142,13 @@ pub(super) fn load(path: &Path) -> Result<Vec<Server>> {
             .into());
         }
         if entry.package.is_none()
-            && (entry.program.is_some() || entry.module.is_some() || !entry.needs.is_empty())
+            && (entry.program.is_some()
+                || entry.module.is_some()
+                || !entry.needs.is_empty()
+                || !entry.placeholders.is_empty())
         {
             return Err(bad(format!(
-                "server '{name}' has a program, module or needs but no package; they go with a package"
+                "server '{name}' has a program, module, needs or placeholders but no package; they go with a package"
             ))
             .into());
         }

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::outcome;
 use crate::cli::JoinArgs;
 use crate::corpus::repo_url;
 use crate::infra::date;
@@ -303,7 +304,7 @@ pub fn read_wire(wire: &Path, servers: &Path) -> Result<Vec<WireServer>> {
             );
         };
         // A server that did not list has one row, its error; it names no tool.
-        if out[server].outcome != "listed" {
+        if !outcome::is_listed(&out[server].outcome) {
             continue;
         }
         let mut declared = Vec::with_capacity(4);
@@ -547,7 +548,9 @@ pub fn join(census: &Census, servers: Vec<WireServer>, wire_date: &str) -> Vec<J
             let all = census.rows_of(&server);
             let rows = as_of(&all, wire_date);
             let (link, row) = match rows.as_slice() {
-                _ if server.outcome != "listed" => (Link::NotListed, rows.first().copied()),
+                _ if !outcome::is_listed(&server.outcome) => {
+                    (Link::NotListed, rows.first().copied())
+                }
                 [] if !all.is_empty() => (Link::OnlyLaterRows, None),
                 [] => (Link::NoCensusRow, None),
                 [_, _, ..] => (Link::SeveralRows, None),

@@ -99,6 +99,7 @@ fn configure(args: &ProbeArgs) -> Result<servers::Config> {
             },
             keep_installs: args.keep_installs,
             is_sandboxed: !args.no_sandbox_i_trust_these_packages,
+            has_placeholders: !args.no_placeholders,
         },
         file,
         out_dir: args.out.clone().unwrap_or_else(|| PathBuf::from("results")),

@@ -14,6 +14,8 @@ use crate::probe::stdio::{Ended, Ending};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
     Listed,
+    /// Listed, run with the placeholders its file gives for values the entry lacks.
+    ListedWithPlaceholders,
     NeedsConfiguration,
     InstallFailed,
     NoWheel,
@@ -43,8 +45,9 @@ pub(super) enum Kind {
 
 impl Kind {
     /// Every kind, in the order the Markdown's outcome table lists them.
-    pub(super) const ALL: [Kind; 17] = [
+    pub(super) const ALL: [Kind; 18] = [
         Kind::Listed,
+        Kind::ListedWithPlaceholders,
         Kind::NeedsConfiguration,
         Kind::InstallFailed,
         Kind::NoWheel,
@@ -63,6 +66,11 @@ impl Kind {
         Kind::NotMcp,
     ];
 
+    /// Returns true for a server that listed its tools, with placeholders or without.
+    pub(super) fn is_listed(self) -> bool {
+        matches!(self, Kind::Listed | Kind::ListedWithPlaceholders)
+    }
+
     /// Returns false for a server that could not be run as the file gives it: it
     /// needs configuration (or authorization) first.
     pub(super) fn could_run(self) -> bool {
@@ -72,6 +80,7 @@ impl Kind {
     pub(super) fn name(self) -> &'static str {
         match self {
             Kind::Listed => "listed",
+            Kind::ListedWithPlaceholders => "listed with placeholders",
             Kind::NeedsConfiguration => "needs configuration",
             Kind::InstallFailed => "install failed",
             Kind::NoWheel => "no wheel",
@@ -90,6 +99,14 @@ impl Kind {
             Kind::NotMcp => "not mcp",
         }
     }
+}
+
+/// Returns true for an `outcome` cell of a server that listed its tools, with
+/// placeholders or without.
+pub fn is_listed(outcome: &str) -> bool {
+    Kind::ALL
+        .iter()
+        .any(|kind| kind.is_listed() && kind.name() == outcome)
 }
 
 /// Holds a server that gave no listing: how it ended, why in words, and the line of

@@ -6,8 +6,9 @@
 //! the package, else its only one, else the one the registry entry names (`program`,
 //! or `python -m` its `module`), else, of its scripts not ending `-test`, `-dev` or
 //! `-debug`, the only one or the only one named as the package is without an `mcp`
-//! affix (`pdf4vllm` of `pdf4vllm-mcp`), else `python -m` its only top-level module
-//! that can be run so. It installs and runs nothing: `install` does.
+//! affix (`pdf4vllm` of `pdf4vllm-mcp`), else the only one named a server
+//! (`-server`, `-mcp`, `mcp-`), else `python -m` its only top-level module that can be
+//! run so. It installs and runs nothing: `install` does.
 
 use std::path::Path;
 
@@ -118,7 +119,8 @@ fn stem(name: &str) -> String {
 
 /// Returns the script of `scripts` a reader would start, leaving aside those ending
 /// `-test`, `-dev` or `-debug` while another remains: the only one left, else the
-/// only one named as the package is without an `mcp` affix; `None` when two remain.
+/// only one named as the package is without an `mcp` affix, else the only one named
+/// a server (`-server`, `-mcp`, `mcp-`); `None` when two remain.
 fn by_stem<'s>(package: &str, scripts: &'s [String]) -> Option<&'s str> {
     let is_auxiliary = |s: &str| AUXILIARY.iter().any(|a| normalize(s).ends_with(a));
     let main: Vec<&String> = scripts.iter().filter(|s| !is_auxiliary(s)).collect();
@@ -131,10 +133,22 @@ fn by_stem<'s>(package: &str, scripts: &'s [String]) -> Option<&'s str> {
     }
     let own = stem(package);
     let named: Vec<&&String> = candidates.iter().filter(|s| stem(s) == own).collect();
-    match named.as_slice() {
+    if let [only] = named.as_slice() {
+        return Some(only.as_str());
+    }
+    // A reader starts the one that names itself a server.
+    let servers: Vec<&&String> = candidates.iter().filter(|s| is_named_server(s)).collect();
+    match servers.as_slice() {
         [only] => Some(only.as_str()),
         _ => None,
     }
+}
+
+/// Returns true for a script whose name says it is a server: ending `-server` or
+/// `-mcp`, or starting `mcp-` (PEP 503-normalized, so `_mcp` too).
+fn is_named_server(script: &str) -> bool {
+    let name = normalize(script);
+    name.ends_with("-server") || name.ends_with("-mcp") || name.starts_with(MCP_PREFIX)
 }
 
 /// Returns what the distribution `name` installed in the venv `prefix` declares;
@@ -282,10 +296,24 @@ mod tests {
             choose("pdf4vllm-mcp", &d, Some("pdf4vllm-test"), None, none),
             script("pdf4vllm-test")
         );
+        // Among several, the only one named a server.
+        for (package, scripts, chosen) in [
+            (
+                "huoshui-pdf-converter",
+                &["huoshui-pdf", "huoshui-pdf-server"][..],
+                "huoshui-pdf-server",
+            ),
+            ("x-mcp", &["x", "x-server", "x-test"][..], "x-server"),
+            ("tools", &["tools_mcp", "tools-cli"][..], "tools_mcp"),
+            ("tools", &["mcp-tools", "tools-cli"][..], "mcp-tools"),
+        ] {
+            let got = choose(package, &declared(scripts, &[]), None, None, none);
+            assert_eq!(got, script(chosen), "{package} {scripts:?}");
+        }
         // Two left: refused, naming them.
         for (package, scripts) in [
             ("x-mcp", &["x-a", "x-b"][..]),
-            ("x-mcp", &["x", "x-server", "x-test"][..]),
+            ("x", &["a-server", "b-server"][..]),
             ("x", &["a-test", "b-test"][..]),
         ] {
             let err = choose(package, &declared(scripts, &[]), None, None, none).unwrap_err();

@@ -83,6 +83,9 @@ pub struct Packages {
     pub is_sandboxed: bool,
     /// Keeps each install once probed (`--keep-installs`).
     pub keep_installs: bool,
+    /// Runs a server with the placeholders its file gives it; off only by
+    /// `--no-placeholders`.
+    pub has_placeholders: bool,
 }
 
 /// Holds a validated `probe --servers FILE` command line.
@@ -452,6 +455,13 @@ fn probe_one(
     };
     if !entry.needs.is_empty() {
         let reason = format!("needs {}", entry.needs.join(", "));
+        return (fail(Kind::NeedsConfiguration, reason), None);
+    }
+    if !packages.has_placeholders && !entry.placeholders.is_empty() {
+        let reason = format!(
+            "needs {} (the file gives placeholders, and --no-placeholders was given)",
+            entry.placeholders.join(", ")
+        );
         return (fail(Kind::NeedsConfiguration, reason), None);
     }
     let env = match resolve(&entry.env, "env") {

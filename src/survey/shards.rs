@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 use super::file::{self, Server};
 use super::join;
 use super::note::{read_note, remove_note};
+use super::outcome;
 use super::tables::{self, SERVERS_HEADER};
 use crate::infra::atomic::write_bytes;
 use crate::infra::error::{ExitStatus, UsageError};
@@ -160,7 +161,7 @@ pub fn run(
     let failed: Vec<&Found> = gathered
         .servers
         .iter()
-        .filter(|f| f.servers_row.get(OUTCOME) != Some(b"listed"))
+        .filter(|f| !is_listed_row(&f.servers_row))
         .collect();
     let mut out = Out::new();
     let shards = {
@@ -210,7 +211,7 @@ fn silence(servers: &[Found]) -> Result<String> {
     }
     let mut tallies = Vec::new();
     for found in servers {
-        if found.servers_row.get(OUTCOME) != Some(b"listed") || found.wire_rows.is_empty() {
+        if !is_listed_row(&found.servers_row) || found.wire_rows.is_empty() {
             continue;
         }
         let mut tally = Tally::default();
@@ -515,12 +516,20 @@ fn lock_of(row: &csv::ByteRecord, at: &str, dir: &Path) -> Result<Option<(String
     bail!("{at}: its lock sha256:{hex} is not in '{}'", dir.display())
 }
 
+/// Returns true when a servers row's outcome says it listed, with placeholders or
+/// without.
+fn is_listed_row(row: &csv::ByteRecord) -> bool {
+    row.get(OUTCOME)
+        .and_then(|cell| std::str::from_utf8(cell).ok())
+        .is_some_and(outcome::is_listed)
+}
+
 /// Fails unless a server's wire rows are as many as its servers row says: its tools,
 /// or one row for a server that did not list.
 fn check_rows(found: &Found, shown: &str) -> Result<()> {
     let row = &found.servers_row;
     let name = sanitize(&row[0]);
-    let want = match row.get(OUTCOME) == Some(b"listed") {
+    let want = match is_listed_row(row) {
         true => std::str::from_utf8(row.get(TOOLS).unwrap_or_default())
             .ok()
             .and_then(|t| t.parse::<usize>().ok())

@@ -26,7 +26,7 @@ pub(super) const SERVER_COLUMNS: [&str; 4] =
 
 /// The servers table's columns: the server, what joins it to its census row, the
 /// package and the bytes it was run from, how it ended and its tools by hints.
-pub(super) const SERVERS_HEADER: [&str; 25] = [
+pub(super) const SERVERS_HEADER: [&str; 26] = [
     "server",
     "registry_name",
     "repository",
@@ -52,6 +52,7 @@ pub(super) const SERVERS_HEADER: [&str; 25] = [
     "cause",
     "http_status",
     "resource_metadata",
+    "placeholders",
 ];
 
 /// Writes `wire-DATE-servers.csv`: one row per server of the file, in its order.
@@ -77,7 +78,7 @@ pub(super) fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome
             Ok(listing) => {
                 let (tools, complete, nothing) = counts(listing);
                 record.extend([
-                    Kind::Listed.name().to_string(),
+                    server.listed_kind().name().to_string(),
                     listing.server_version.clone(),
                     listing.protocol_version.clone(),
                     tools.to_string(),
@@ -106,6 +107,7 @@ pub(super) fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome
                 record.push(failure.resource_metadata.clone());
             }
         }
+        record.push(server.entry.placeholders.join("; "));
         records.push(record);
     }
     write_csv(path, &SERVERS_HEADER, records)
@@ -258,7 +260,7 @@ pub(super) fn tally_row<'a>(server: &Server, outcome: &'a str) -> tally::Row<'a>
         ),
         outcome,
         could_run: kind.is_none_or(Kind::could_run),
-        is_listed: kind == Some(Kind::Listed),
+        is_listed: kind.is_some_and(Kind::is_listed),
     }
 }
 
@@ -271,7 +273,7 @@ pub(super) fn tally_of(servers: &[Server], outcomes: &[Outcome]) -> String {
             let kind = outcome
                 .result
                 .as_ref()
-                .map_or_else(|f| f.kind, |_| Kind::Listed);
+                .map_or_else(|f| f.kind, |_| server.listed_kind());
             tally_row(server, kind.name())
         })
         .collect();

@@ -600,6 +600,24 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
                 &marker,
             ),
         ),
+        // Exits unless its key is set and its port is a number, as servers that check
+        // their configuration at start do; lists tools named after both.
+        (
+            "needy-fixture",
+            npm_tarball(
+                "needy-fixture",
+                &format!(
+                    "if (!process.env.API_KEY) {{ console.error('API_KEY is required'); process.exit(1); }}\n\
+                     if (!/^[0-9]+$/.test(process.env.PORT || '')) {{ console.error('PORT must be a number'); process.exit(1); }}\n{}",
+                    js_serving(
+                        r#"[{ name: "key_" + process.env.API_KEY, inputSchema: {} },
+                            { name: "port_" + process.env.PORT, inputSchema: {} }]"#,
+                        None
+                    )
+                ),
+                &marker,
+            ),
+        ),
     ]
     .into_iter()
     .collect();
@@ -651,6 +669,13 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
                 {"name": "LOG_LEVEL", "default": "info"}]);
             p
         }),
+        entry("io.github.fixture/needy", {
+            let mut p = npm("needy-fixture");
+            p["environmentVariables"] = json!([
+                {"name": "API_KEY", "isRequired": true, "isSecret": true},
+                {"name": "PORT", "isRequired": true, "format": "number"}]);
+            p
+        }),
         entry("io.github.fixture/py", json!({"registryType": "pypi", "identifier": "hintpy",
             "version": "1.0.0", "runtimeHint": "uvx", "transport": {"type": "stdio"}})),
         entry("io.github.fixture/sdist", json!({"registryType": "pypi", "identifier": "sdistonly",
@@ -674,7 +699,8 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         text.contains(
             "name = \"io.github.fixture/secret\"\nregistry_name = \"io.github.fixture/secret\"\n\
              package = { registry = \"npm\", name = \"hinted-fixture\", version = \"1.0.0\" }\n\
-             env = { \"LOG_LEVEL\" = \"info\" }\nneeds = [\"API_TOKEN\"]\n"
+             env = { \"API_TOKEN\" = \"placeholder\", \"LOG_LEVEL\" = \"info\" }\n\
+             placeholders = [\"API_TOKEN\"]\n"
         ),
         "{text}"
     );
@@ -773,11 +799,38 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         cell("io.github.fixture/py", "artifact"),
         format!("sha256:{wheel_sha}")
     );
+    // A required variable the entry gives no value is given a placeholder, and a
+    // server that checks its configuration at start lists with it.
     assert_eq!(
         cell("io.github.fixture/secret", "outcome"),
-        "needs configuration"
+        "listed with placeholders"
     );
-    assert_eq!(cell("io.github.fixture/secret", "error"), "needs API_TOKEN");
+    assert_eq!(
+        cell("io.github.fixture/secret", "placeholders"),
+        "API_TOKEN"
+    );
+    assert_eq!(
+        [
+            cell("io.github.fixture/needy", "outcome"),
+            cell("io.github.fixture/needy", "placeholders")
+        ],
+        ["listed with placeholders", "API_KEY; PORT"],
+        "{}",
+        show(&out)
+    );
+    let wire = read_csv(&work.path().join(format!("results/wire-{DATE}.csv")));
+    let tool = wire[0].iter().position(|c| c == "tool").unwrap();
+    let needy: Vec<&str> = wire[1..]
+        .iter()
+        .filter(|row| row[0] == "io.github.fixture/needy")
+        .map(|row| row[tool].as_str())
+        .collect();
+    assert_eq!(needy, ["key_placeholder", "port_1"]);
+    let md = std::fs::read_to_string(work.path().join(format!("results/wire-{DATE}.md"))).unwrap();
+    assert!(
+        md.contains("| listed with placeholders | 2 | 0 | 2 |"),
+        "{md}"
+    );
     assert_eq!(cell("io.github.fixture/sdist", "outcome"), "no wheel");
     assert_eq!(cell("io.github.fixture/hinted", "commit"), COMMIT);
     // npm resolved as of the version's publish time, and the resolution is kept beside
@@ -818,7 +871,10 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         cell("io.github.fixture/hinted", "stdout_lines_skipped"),
         "0"
     );
-    assert_eq!(cell("io.github.fixture/secret", "stdout_lines_skipped"), "");
+    assert_eq!(
+        cell("io.github.fixture/secret", "stdout_lines_skipped"),
+        "0"
+    );
     // The server that looks a name up cannot in the sandbox: it needs the network,
     // the line that says so is its cause, and its banner on stdout was skipped.
     assert_eq!(
@@ -913,7 +969,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     assert_eq!(link("io.github.fixture/py"), "no census row");
     assert_eq!(link("io.github.fixture/escape"), "no census row");
     assert_eq!(link("io.github.fixture/socket"), "not listed");
-    assert_eq!(join.len(), 1 + 4 + 10);
+    assert_eq!(join.len(), 1 + 4 + 11);
     let report =
         std::fs::read_to_string(work.path().join(format!("results/wire-{DATE}.md"))).unwrap();
     assert!(
@@ -931,13 +987,18 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
             .count()
     };
     let could = |o: &str| o != "needs configuration";
-    let (npm_listed, npm_could) = (tally("npm", &|o| o == "listed"), tally("npm", &could));
-    let (py_listed, py_could) = (tally("pypi", &|o| o == "listed"), tally("pypi", &could));
+    // Listed with placeholders or without.
+    let listed = |o: &str| o.starts_with("listed");
+    let (npm_listed, npm_could) = (tally("npm", &listed), tally("npm", &could));
+    let (py_listed, py_could) = (tally("pypi", &listed), tally("pypi", &could));
     assert!(npm_listed > 0 && py_listed > 0 && npm_could > npm_listed);
     let share = |k: usize, n: usize| format!("{k} of {n} ({}%)", (k * 100 + n / 2) / n);
+    let plain = |registry: &str| tally(registry, &|o| o == "listed");
     let listed_row = format!(
-        "| listed | {npm_listed} | {py_listed} | {} |",
-        npm_listed + py_listed
+        "| listed | {} | {} | {} |",
+        plain("npm"),
+        plain("pypi"),
+        plain("npm") + plain("pypi")
     );
     let share_row = format!(
         "| **listed, of those that could run** | {} | {} | {} |",
@@ -953,17 +1014,31 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
         "expected\n{listed_row}\n{share_row}\ngot\n{report}"
     );
 
-    // The secret's server was never installed or run: only the other packages were
-    // asked for, the hinted one three times (its publish time, its packument for the
-    // install, its tarball).
-    let asked: Vec<String> = registry.seen().iter().map(|r| r.url.clone()).collect();
+    // With --no-placeholders, a server the file gives placeholders is never installed
+    // or run: its package is not even asked for, and its row says what it needs.
+    let needy: String = text
+        .split_inclusive("\n\n")
+        .filter(|block| !block.contains("[[server]]") || block.contains("fixture/needy\""))
+        .collect();
+    std::fs::write(work.path().join("needy.toml"), &needy).unwrap();
+    let before = registry.seen().len();
+    let refused = probe("needy.toml", &["--no-placeholders"], "refused");
+    assert_code(&refused, 1);
+    let asked: Vec<String> = registry.seen()[before..]
+        .iter()
+        .map(|r| r.url.clone())
+        .collect();
+    assert!(asked.is_empty(), "{asked:#?}");
+    let refused = servers_table(&work.path().join(format!("refused/wire-{DATE}-servers.csv")));
     assert_eq!(
-        asked
-            .iter()
-            .filter(|u| u.contains("hinted-fixture"))
-            .count(),
-        3,
-        "{asked:#?}"
+        [
+            refused["io.github.fixture/needy"]["outcome"].as_str(),
+            refused["io.github.fixture/needy"]["error"].as_str()
+        ],
+        [
+            "needs configuration",
+            "needs API_KEY, PORT (the file gives placeholders, and --no-placeholders was given)"
+        ]
     );
 
     // Each way out of the sandbox was closed, and its row says how.
