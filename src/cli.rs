@@ -184,6 +184,13 @@ pub struct CorpusRegistryArgs {
     #[arg(long, requires = "pages")]
     pub partial: bool,
 
+    /// Reads the repositories' trees from the corpus --out names, written by an
+    /// earlier run from the same listing, instead of pinning them again: --packages
+    /// gets their commits, and --out and its skipped list are left as they are. For
+    /// writing the servers files again where the forges cannot be reached.
+    #[arg(long, conflicts_with_all = ["at", "since"])]
+    pub pinned: bool,
+
     #[command(flatten)]
     pub build: CorpusBuildArgs,
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::cli::{CorpusArgs, CorpusBuildArgs, CorpusSource};
 use crate::corpus::default_cache;
@@ -55,6 +55,8 @@ struct RegistryConfig {
     packages: Option<PathBuf>,
     /// Where the corpus of what ships goes (`--shipped`), and its skipped list.
     shipped: Option<(PathBuf, PathBuf)>,
+    /// Reads the trees from the corpus `--out` names instead of pinning (`--pinned`).
+    is_pinned: bool,
 }
 
 /// How the candidates are pinned and where the corpus goes: what every source shares.
@@ -144,6 +146,7 @@ fn configure(args: &CorpusArgs) -> Result<Config> {
                 remotes: a.remotes.clone(),
                 packages: a.packages.clone(),
                 shipped,
+                is_pinned: a.pinned,
             };
             Ok(Config {
                 source: Source::Registry(Box::new(registry)),
@@ -403,7 +406,13 @@ fn run_registry(config: &RegistryConfig, build: &BuildConfig) -> Result<ExitStat
             status = write_shipped(wanted, build.jobs, out, skipped, from)?;
         }
     }
-    let repositories = finish(build, candidates, early, read, &from, &packages)?;
+    let repositories = match config.is_pinned {
+        true => {
+            packages(&pinned_trees(&build.out)?)?;
+            ExitStatus::Ok
+        }
+        false => finish(build, candidates, early, read, &from, &packages)?,
+    };
     Ok(match status {
         ExitStatus::Ok => repositories,
         failed => failed,
@@ -440,6 +449,48 @@ fn run_list(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {
 }
 
 /// Pins `candidates`, writes the corpus and the skipped list, and reports.
+/// Returns the repositories' trees of the corpus at `path`, as pinning them gave them:
+/// each registry name a tree stands for (its own and those its note lists).
+fn pinned_trees(path: &Path) -> Result<Vec<BuiltTree>> {
+    let corpus = super::file::load(Some(path))
+        .with_context(|| format!("reading the pinned trees of '{}'", path.display()))?;
+    let trees = corpus.trees.into_iter().filter_map(|tree| {
+        let super::file::Pin::Commit(commit) = &tree.pin else {
+            return None;
+        };
+        let note = tree.note.clone().unwrap_or_default();
+        let mut names: Vec<String> = tree.name.iter().cloned().collect();
+        names.extend(
+            super::build::also_listed(&note)
+                .into_iter()
+                .map(String::from),
+        );
+        names.sort();
+        names.dedup();
+        Some(BuiltTree {
+            forge: forge_of(&tree.archive_url),
+            repo: tree.repo,
+            commit: commit.to_string(),
+            subfolder: tree.subfolder,
+            as_of: tree.as_of.map(|d| d.to_string()),
+            committed: tree.committed,
+            name: tree.name,
+            names,
+            note,
+        })
+    });
+    Ok(trees.collect())
+}
+
+/// Returns the forge an archive URL of a corpus is served by.
+fn forge_of(archive_url: &str) -> super::repo_url::Forge {
+    use super::repo_url::Forge;
+    [Forge::GitLab, Forge::Codeberg, Forge::Bitbucket]
+        .into_iter()
+        .find(|forge| archive_url.contains(&format!("//{}/", forge.host())))
+        .unwrap_or(Forge::GitHub)
+}
+
 fn finish(
     config: &BuildConfig,
     candidates: Vec<Candidate>,

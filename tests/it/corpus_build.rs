@@ -1022,4 +1022,23 @@ fn the_packages_file_carries_the_commit_each_entry_was_pinned_at() {
         "{}\n{text}",
         show(&run)
     );
+
+    // Written again from the corpus alone (--pinned), with no forge to reach: the
+    // same servers file, and the corpus left as it was.
+    let corpus = std::fs::read(work.path().join("registry.toml")).unwrap();
+    let mut again: Vec<&str> = args.to_vec();
+    again[7] = "again.toml";
+    again.push("--pinned");
+    let rerun = crate::common::Run::new(work.path()).args(&again).output();
+    assert!(rerun.status.success(), "{}", show(&rerun));
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("again.toml")).unwrap(),
+        text,
+        "{}",
+        show(&rerun)
+    );
+    assert_eq!(
+        std::fs::read(work.path().join("registry.toml")).unwrap(),
+        corpus
+    );
 }
