@@ -2,6 +2,8 @@
 //! words, the line of its stderr that says why, and what the probe gave of a server
 //! that listed. It reads errors; it probes nothing.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Result;
 
 use super::install::Lock;
@@ -201,6 +203,84 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
         cause: stderr::cause(said).unwrap_or_default().to_string(),
         http_status: None,
         resource_metadata: String::new(),
+    }
+}
+
+/// Holds the folders of the machine that ran a survey which a row may quote (an
+/// install's traceback, an installer's message), each with the word written in its
+/// place, so that a table written on another machine, or from another cache folder,
+/// has the same bytes (docs/probe.md, "Many servers, one table").
+#[derive(Clone, Debug, Default)]
+pub(super) struct Redaction {
+    /// Each folder as text, longest first, and its word.
+    folders: Vec<(String, &'static str)>,
+}
+
+impl Redaction {
+    /// Returns the redaction of a run whose cache folder is `cache`: `{cache}` for it,
+    /// `~` for the user's HOME.
+    pub(super) fn of_run(cache: &Path) -> Redaction {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        Redaction::default()
+            .with(cache, "{cache}")
+            .with_all(home.iter(), "~")
+    }
+
+    /// Returns this redaction with `folder` written as `word`, in the forms it may be
+    /// quoted in (as given, absolute, and with its links resolved).
+    pub(super) fn with(mut self, folder: &Path, word: &'static str) -> Redaction {
+        let mut forms = vec![folder.to_path_buf()];
+        forms.extend(std::path::absolute(folder).ok());
+        forms.extend(std::fs::canonicalize(folder).ok());
+        for form in forms {
+            let text = form.display().to_string();
+            // The root, or a relative word, would replace more than a folder.
+            if text.len() > 1 && form.is_absolute() && !self.folders.iter().any(|(f, _)| *f == text)
+            {
+                self.folders.push((text, word));
+            }
+        }
+        self.folders
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+        self
+    }
+
+    /// Returns this redaction with each of `folders` written as `word`.
+    pub(super) fn with_all<'p>(
+        self,
+        folders: impl IntoIterator<Item = &'p PathBuf>,
+        word: &'static str,
+    ) -> Redaction {
+        folders
+            .into_iter()
+            .fold(self, |redaction, folder| redaction.with(folder, word))
+    }
+
+    /// Returns `text` with each folder written as its word, the longest first.
+    pub(super) fn apply(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for (folder, word) in &self.folders {
+            if text.contains(folder.as_str()) {
+                text = text.replace(folder.as_str(), word);
+            }
+        }
+        text
+    }
+
+    /// Writes the text of `outcome` that a table quotes through [`Redaction::apply`].
+    pub(super) fn outcome(&self, outcome: &mut Outcome) {
+        match &mut outcome.result {
+            Ok(listing) => {
+                for warning in &mut listing.warnings {
+                    *warning = self.apply(warning);
+                }
+            }
+            Err(failure) => {
+                failure.reason = self.apply(&failure.reason);
+                failure.cause = self.apply(&failure.cause);
+            }
+        }
+        outcome.before_note = self.apply(&outcome.before_note);
     }
 }
 

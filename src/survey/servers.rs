@@ -38,7 +38,7 @@ use super::install::{self, InstallKind, Installed, Installer, Lock, Start};
 use super::join;
 use super::journal::{self, Journal, Record};
 use super::note;
-use super::outcome::{failure, Failure, Kind, Outcome};
+use super::outcome::{failure, Failure, Kind, Outcome, Redaction};
 use super::python;
 use super::sandbox;
 use super::tables::{
@@ -185,6 +185,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         ..*packages
     };
     let hosts = Hosts::default();
+    let redaction = Redaction::of_run(&packages.installer.cache);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(*jobs)
         .build()
@@ -199,7 +200,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
             .map(|(server, line)| match line {
                 Some(line) => (from_journal(line), None),
                 None => {
-                    let (outcome, started) = probe_one(
+                    let (mut outcome, started) = probe_one(
                         server,
                         packages,
                         &hosts,
@@ -207,6 +208,7 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
                         sandbox.as_ref(),
                         options,
                     );
+                    redaction.outcome(&mut outcome);
                     if let Some(journal) = &journal {
                         record(journal, &outcome);
                     }
@@ -512,6 +514,10 @@ fn probe_one(
         }
     };
     let prefix = installed.prefix.clone();
+    // What the server quotes of its install is the same on every machine.
+    let local = Redaction::default()
+        .with(&prefix, "{install}")
+        .with_all(&installed.runtime_dirs, "{runtime}");
     let (target, shown) = match sandbox {
         Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
@@ -543,7 +549,8 @@ fn probe_one(
             (target, shown)
         }
     };
-    let outcome = probed(&server.name, &target, options, Some(installed));
+    let mut outcome = probed(&server.name, &target, options, Some(installed));
+    local.outcome(&mut outcome);
     if let Some(budget) = budget {
         budget.release(&key, Some(&prefix));
     }

@@ -133,9 +133,12 @@ fn console_scripts(name: &str) -> String {
 }
 
 /// Returns what the fixture server `name` does before it serves: `hintlocal` binds
-/// `localhost` (resolving it) and names its tool after the address it bound.
+/// `localhost` (resolving it) and names its tool after the address it bound;
+/// `hintcrash` raises, naming its own file.
 fn prelude(name: &str) -> &'static str {
     match name {
+        // Fails at start, its traceback quoting where it was installed.
+        "hintcrash" => "raise RuntimeError('no configuration next to ' + __file__)\n",
         "hintlocal" => {
             "import socket\n_s = socket.socket()\n_s.bind(('localhost', 0))\n\
              TOOLS[0]['name'] = 'bound_' + _s.getsockname()[0].replace('.', '_')\n"
@@ -2401,4 +2404,74 @@ fn a_listings_preload_reaches_no_host_process() {
         "the replay loaded the object on the host: {marked:?}"
     );
     assert!(!marker.exists(), "an install script ran");
+}
+
+/// A row quotes no folder of the machine that wrote it: a server whose traceback names
+/// its install, run from two cache folders, writes the same servers table, the
+/// install written as `{install}` and the interpreter's folder as `{runtime}`.
+#[test]
+fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let Some(uv) = find_uv() else {
+        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    };
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
+    let mut files = PypiFiles::default();
+    let crash = wheel(work.path(), "hintcrash", "1.0.0", &[], Some(&py_tools()));
+    files.wheels.insert(
+        "hintcrash".to_string(),
+        vec![("1.0.0".to_string(), UPLOADED.to_string(), crash)],
+    );
+    let index = pypi_index(files);
+    std::fs::write(
+        work.path().join("servers.toml"),
+        "[[server]]\nname = \"crash\"\n\
+         package = { registry = \"pypi\", name = \"hintcrash\", version = \"1.0.0\" }\n",
+    )
+    .unwrap();
+    let probe = |cache: &Path, out: &str| {
+        let mut run = Run::new(work.path())
+            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+            .arg("--cache")
+            .arg(cache)
+            .args(["--out", out, "--timeout", "20"])
+            .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+            .env("PIP_CONFIG_FILE", "/dev/null")
+            .env("UV_CACHE_DIR", work.path().join("uv-cache"))
+            .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
+        for name in ["UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXCLUDE_NEWER"] {
+            run.command().env_remove(name);
+        }
+        run.output()
+    };
+    let first = work.path().join("first-cache");
+    let second = tempfile::tempdir().unwrap();
+    let out = probe(&first, "one");
+    assert_code(&out, 1);
+    assert_code(&probe(second.path(), "two"), 1);
+    let table = |dir: &str| {
+        std::fs::read_to_string(work.path().join(format!("{dir}/wire-{DATE}-servers.csv"))).unwrap()
+    };
+    let one = table("one");
+    assert_eq!(one, table("two"));
+    assert!(
+        one.contains("no configuration next to {install}/lib/python3."),
+        "{one}\n{}",
+        show(&out)
+    );
+    for folder in [work.path(), second.path()] {
+        assert!(!one.contains(&folder.display().to_string()), "{one}");
+    }
+    let report = |dir: &str| {
+        std::fs::read_to_string(work.path().join(format!("{dir}/wire-{DATE}.md"))).unwrap()
+    };
+    assert_eq!(report("one"), report("two"));
 }
