@@ -173,6 +173,12 @@ def replay_line(line, hosts_dir):
     with os.fdopen(fd, "wb") as f:
         f.write(b"".join(word + b"\0" for word in words))
     command = [hosts if word == sandbox["hosts"]["path"] else word for word in line["command"]]
+    # A fresh copy of each folder the run bound a writable copy of, in its place.
+    for i, writable in enumerate(sandbox.get("writable", [])):
+        copy = os.path.join(hosts_dir, "writable-{}-{}".format(handed[-12:], i))
+        if not os.path.exists(copy):
+            shutil.copytree(writable["of"], copy, symlinks=True)
+        command = [copy if word == writable["copy"] else word for word in command]
     launch = ["{}={}".format(k, v) for k, v in sandbox["launch_env"].items()]
     limits = sandbox["rlimits"]
     return (["prlimit", "--core={}".format(limits["core"]), "--data={}".format(limits["data"]),

@@ -26,6 +26,9 @@ pub(super) struct Walls {
     pub(super) hosts_path: String,
     /// Its bytes.
     pub(super) hosts_text: String,
+    /// Each throwaway copy the command binds writable, and the folder it copies: the
+    /// run's own copies are removed when it ends, so a replay makes its own.
+    pub(super) writable: Vec<(String, String)>,
 }
 
 /// Holds how one server was started.
@@ -57,6 +60,9 @@ impl Started {
                     .map(|(name, value)| (name.to_string(), Value::from(*value)))
                     .collect::<Map<String, Value>>(),
                 "env_fd": handoff::FD,
+                // Each `--bind COPY OF` of the command: a replay binds a fresh copy of
+                // OF where the run's own COPY, removed with it, was.
+                "writable": walls.writable.iter().map(|(copy, of)| json!({"copy": copy, "of": of})).collect::<Vec<_>>(),
                 // Set on the command before it starts (setrlimit(2)), in bytes.
                 "rlimits": {"core": 0, "data": bounds::MAX_DATA, "fsize": bounds::MAX_FILE},
                 // Counted by the probe while it waits, not a limit of the kernel's.
@@ -98,6 +104,10 @@ mod tests {
             walls: Some(Walls {
                 hosts_path: "/tmp/h".to_string(),
                 hosts_text: "127.0.0.1 localhost\n".to_string(),
+                writable: vec![(
+                    "/c/.writable-x/0".to_string(),
+                    "/c/npm/x@1/node_modules/x".to_string(),
+                )],
             }),
         };
         let line = started.to_json();
@@ -105,6 +115,10 @@ mod tests {
         assert_eq!(line["sandbox"]["hosts"]["path"], "/tmp/h");
         assert_eq!(line["sandbox"]["rlimits"]["data"], 2u64 << 30);
         assert_eq!(line["sandbox"]["env_fd"], 3);
+        assert_eq!(
+            line["sandbox"]["writable"],
+            json!([{"copy": "/c/.writable-x/0", "of": "/c/npm/x@1/node_modules/x"}])
+        );
         assert_eq!(
             line["sandbox"]["launch_env"],
             json!({"PATH": "/usr/bin:/bin"})

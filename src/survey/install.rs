@@ -119,6 +119,9 @@ pub struct Installed {
     pub command: Vec<String>,
     /// Folders outside the system's the command needs to read (the interpreter's).
     pub runtime_dirs: Vec<PathBuf>,
+    /// The package's own folders inside the prefix (npm's `node_modules/NAME`, a
+    /// wheel's top-level packages): a sandbox sees each through a copy it may write.
+    pub own_dirs: Vec<PathBuf>,
     /// What identifies the bytes installed: npm's `integrity`, a wheel's sha256.
     pub artifact: String,
     /// The date the dependencies were resolved as of (`--before`, else the version's
@@ -772,6 +775,7 @@ fn npm_start(
         prefix: prefix.to_path_buf(),
         command,
         runtime_dirs: runtime_dirs(&node),
+        own_dirs: vec![root.clone()],
         artifact: lock["packages"][key.as_str()]["integrity"]
             .as_str()
             .unwrap_or("")
@@ -852,6 +856,7 @@ fn pip_start(
         prefix: prefix.to_path_buf(),
         command,
         runtime_dirs: dirs,
+        own_dirs: declared.folders.clone(),
         artifact,
         before: std::fs::read_to_string(prefix.join(BEFORE_FILE)).unwrap_or_default(),
         before_note: std::fs::read_to_string(prefix.join(NOTE_FILE)).unwrap_or_default(),

@@ -32,6 +32,9 @@ pub struct Declared {
     /// Its top-level modules `python -m` can run (a package with `__main__.py`, or
     /// a module file).
     pub modules: Vec<String>,
+    /// Its own folders: the top-level packages its `RECORD` lists, beside their
+    /// site-packages folder (what a server that writes beside its code writes into).
+    pub folders: Vec<std::path::PathBuf>,
 }
 
 /// Returns the program to run, chosen in the module's order; an error names the
@@ -164,7 +167,33 @@ pub fn declared(prefix: &Path, name: &str) -> Declared {
     Declared {
         scripts: console_scripts(&entry_points),
         modules: runnable_modules(&record, |path| site.join(path).is_file()),
+        folders: top_folders(&record)
+            .into_iter()
+            .map(|top| site.join(top))
+            .filter(|dir| dir.is_dir())
+            .collect(),
     }
+}
+
+/// Returns the top-level folders a `RECORD` lists under site-packages, sorted: not
+/// its `.dist-info` or `.data`, nothing outside it (`..`).
+fn top_folders(record: &str) -> Vec<String> {
+    let mut folders: Vec<String> = record
+        .lines()
+        .filter_map(|line| line.split(',').next())
+        .filter_map(|path| path.split_once('/').map(|(top, _)| top))
+        .filter(|top| {
+            !top.is_empty()
+                && *top != ".."
+                && *top != "."
+                && !top.ends_with(".dist-info")
+                && !top.ends_with(".data")
+        })
+        .map(String::from)
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders
 }
 
 /// Returns the names of the `[console_scripts]` section of an `entry_points.txt`.
@@ -226,6 +255,7 @@ mod tests {
 
     fn declared(scripts: &[&str], modules: &[&str]) -> Declared {
         Declared {
+            folders: Vec::new(),
             scripts: scripts.iter().map(|s| s.to_string()).collect(),
             modules: modules.iter().map(|s| s.to_string()).collect(),
         }

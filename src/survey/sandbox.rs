@@ -25,6 +25,16 @@ const HOME: &str = "/home/probe";
 /// The PATH a sandboxed server sees.
 const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
+/// The XDG variables a sandboxed server starts with, and their folders, made empty
+/// and writable in its HOME and /tmp (the runtime folder).
+const XDG_DIRS: [(&str, &str); 5] = [
+    ("XDG_CONFIG_HOME", "/home/probe/.config"),
+    ("XDG_CACHE_HOME", "/home/probe/.cache"),
+    ("XDG_DATA_HOME", "/home/probe/.local/share"),
+    ("XDG_STATE_HOME", "/home/probe/.local/state"),
+    ("XDG_RUNTIME_DIR", "/tmp/runtime"),
+];
+
 /// System folders bound read-only when they exist.
 const SYSTEM: [&str; 14] = [
     "/usr",
@@ -76,11 +86,25 @@ impl Walls {
         (&self.hosts, HOSTS)
     }
 
-    /// Returns `command` run inside the sandbox, reading `dirs`, its environment read
+    /// Returns `command` run inside the sandbox, reading `dirs`, each folder of
+    /// `writable` seen through its throwaway copy ([`Scratch`]), its environment read
     /// from descriptor [`handoff::FD`] (`--args`), as `probe::handoff` hands it over.
-    pub fn wrap(&self, dirs: &[PathBuf], command: &[String]) -> Vec<String> {
+    pub fn wrap(&self, dirs: &[PathBuf], writable: &Scratch, command: &[String]) -> Vec<String> {
         let mut line = vec![self.bwrap.display().to_string()];
         line.extend(arguments(dirs, Some(&self.hosts)));
+        // Over the read-only prefix, before the root is made read-only.
+        let at = line
+            .iter()
+            .position(|word| word == "--remount-ro")
+            .unwrap_or(line.len());
+        let binds = writable.copies.iter().flat_map(|(copy, original)| {
+            [
+                "--bind".to_string(),
+                copy.display().to_string(),
+                original.display().to_string(),
+            ]
+        });
+        line.splice(at..at, binds);
         // Before the `--` that ends bwrap's options.
         line.pop();
         line.extend([
@@ -91,6 +115,80 @@ impl Walls {
         line.extend(command.iter().cloned());
         line
     }
+}
+
+/// The most bytes of a package's own folders copied for it to write into; a larger
+/// folder stays read-only.
+pub const MAX_WRITABLE: u64 = 64 << 20;
+
+/// Holds the throwaway copies of a package's own folders that a sandbox binds
+/// writable in their place, so that a server that writes beside its code runs and
+/// the install is unchanged afterwards (bubblewrap 0.8 has no overlay); removed when
+/// dropped.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    _dir: Option<tempfile::TempDir>,
+    /// Each copy and the folder it stands in for.
+    copies: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Scratch {
+    /// Copies each of `folders` (at most [`MAX_WRITABLE`] bytes in all, links kept as
+    /// links) into a folder made in `parent`; a folder past the bound, or one that
+    /// cannot be copied, is left out and stays read-only.
+    pub fn of(folders: &[PathBuf], parent: &Path) -> Scratch {
+        let Ok(dir) = tempfile::Builder::new()
+            .prefix(".writable-")
+            .tempdir_in(parent)
+        else {
+            return Scratch::default();
+        };
+        let mut left = MAX_WRITABLE;
+        let mut copies = Vec::new();
+        for (i, folder) in folders.iter().enumerate() {
+            let copy = dir.path().join(i.to_string());
+            match copy_tree(folder, &copy, &mut left) {
+                Ok(()) => copies.push((copy, folder.clone())),
+                Err(_) => {
+                    let _ = std::fs::remove_dir_all(&copy);
+                }
+            }
+        }
+        Scratch {
+            _dir: Some(dir),
+            copies,
+        }
+    }
+}
+
+impl Scratch {
+    /// Returns each copy and the folder it is bound in place of.
+    pub fn copies(&self) -> &[(PathBuf, PathBuf)] {
+        &self.copies
+    }
+}
+
+/// Copies the tree `from` to `to`: folders, files and links as links, taking their
+/// bytes from `left`; fails past it.
+fn copy_tree(from: &Path, to: &Path, left: &mut u64) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&source, &target, left)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+        } else if kind.is_file() {
+            let size = entry.metadata()?.len();
+            *left = left.checked_sub(size).ok_or_else(|| {
+                std::io::Error::other("the package's own folders are past the bound")
+            })?;
+            std::fs::copy(&source, &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// Returns `bwrap` on PATH, or an error naming the Debian package that has it.
@@ -170,6 +268,10 @@ fn arguments(dirs: &[PathBuf], hosts: Option<&Path>) -> Vec<String> {
             dir.to_string(),
         ]);
     }
+    // The folders a program writes its state in, empty and writable.
+    for dir in XDG_DIRS.iter().map(|(_, dir)| *dir) {
+        args.extend(["--dir".to_string(), dir.to_string()]);
+    }
     // After the tmpfs: a prefix under /tmp is bound over it.
     for dir in dirs {
         let dir = dir.display().to_string();
@@ -192,8 +294,10 @@ pub fn environment() -> Vec<(String, String)> {
         ("TMPDIR", "/tmp"),
         ("LANG", "C.UTF-8"),
     ]
+    .into_iter()
+    .chain(XDG_DIRS)
     .map(|(k, v)| (k.to_string(), v.to_string()))
-    .to_vec()
+    .collect()
 }
 
 #[cfg(test)]
@@ -207,6 +311,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&hosts).unwrap(), HOSTS);
         let line = walls.wrap(
             &[PathBuf::from("/tmp/cache/npm/x@1")],
+            &Scratch::default(),
             &["node".to_string(), "x.js".to_string()],
         );
         let text = line.join(" ");

@@ -437,6 +437,7 @@ fn probe_one(
             commands::Walls {
                 hosts_path: path.display().to_string(),
                 hosts_text: text.to_string(),
+                writable: Vec::new(),
             }
         }),
     };
@@ -518,11 +519,17 @@ fn probe_one(
     let local = Redaction::default()
         .with(&prefix, "{install}")
         .with_all(&installed.runtime_dirs, "{runtime}");
+    // Made before the server starts and removed once it is probed: the install is
+    // left as it was.
+    let writable = match sandbox {
+        Some(Ok(_)) => sandbox::Scratch::of(&installed.own_dirs, &packages.installer.cache),
+        _ => sandbox::Scratch::default(),
+    };
     let (target, shown) = match sandbox {
         Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
             dirs.extend(installed.runtime_dirs.iter().cloned());
-            let command = walls.wrap(&dirs, &installed.command);
+            let command = walls.wrap(&dirs, &writable, &installed.command);
             let base = sandbox::environment();
             let mut shown: Vec<_> = base
                 .iter()
@@ -531,7 +538,14 @@ fn probe_one(
             shown.extend(named(&entry.env));
             let mut all = base;
             all.extend(env);
-            let shown = started(&command, shown, Some(walls));
+            let mut shown = started(&command, shown, Some(walls));
+            if let Some(walls) = &mut shown.walls {
+                walls.writable = writable
+                    .copies()
+                    .iter()
+                    .map(|(copy, of)| (copy.display().to_string(), of.display().to_string()))
+                    .collect();
+            }
             let target = Target::Stdio {
                 command,
                 env: all,

@@ -25,7 +25,8 @@ const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 const PUBLISHED: &str = "2026-01-02T03:04:05.000Z";
 
 /// Returns a server that tries to get out of its sandbox and lists, as its tools'
-/// names, what each try gave: writing into its prefix, /etc and a folder of the host
+/// names, what each try gave: writing beside its code (which it may, into a copy),
+/// into its prefix, /etc and a folder of the host
 /// (`host`), reading the user's HOME (`home`), one file past the file-size bound, and
 /// its HOME past the tmpfs bound.
 fn escape_server(host: &Path, home: &str) -> String {
@@ -38,7 +39,8 @@ const fill = (path, mib) => tried(() => {{
   try {{ for (let i = 0; i < mib; i++) fs.writeSync(fd, chunk); }} finally {{ fs.closeSync(fd); }}
 }});
 const seen = {{
-  prefix: tried(() => fs.writeFileSync(__dirname + "/planted", "x")),
+  beside: tried(() => fs.writeFileSync(__dirname + "/planted", "x")),
+  prefix: tried(() => fs.writeFileSync(__dirname + "/../../planted", "x")),
   etc: tried(() => fs.writeFileSync("/etc/planted", "x")),
   host: tried(() => fs.writeFileSync({host:?}, "x")),
   home: tried(() => fs.readdirSync({home:?})),
@@ -1053,6 +1055,7 @@ fn registry_packages_install_without_scripts_and_run_in_the_sandbox() {
     assert_eq!(
         escaped,
         [
+            "beside=done",
             "prefix=EROFS",
             "etc=EROFS",
             "host=ENOENT",
@@ -1972,6 +1975,24 @@ fn replay(line: &Value, dir: &Path, secrets: &[(&str, &str)]) -> Value {
             *word = hosts.display().to_string();
         }
     }
+    // A fresh copy of each folder the run bound a copy of, writable, in its place.
+    for (i, writable) in sandbox["writable"].as_array().unwrap().iter().enumerate() {
+        let copy = dir.join(format!("writable-{i}"));
+        let made = Command::new("cp")
+            .arg("-a")
+            .arg(writable["of"].as_str().unwrap())
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let old = writable["copy"].as_str().unwrap();
+        assert!(!Path::new(old).exists(), "the run's copy outlived it");
+        for word in &mut command {
+            if word == old {
+                *word = copy.display().to_string();
+            }
+        }
+    }
     let mut words = b"--clearenv\0".to_vec();
     for (name, value) in line["env"].as_object().unwrap() {
         let value = match value {
@@ -2249,11 +2270,15 @@ fn a_listings_preload_reaches_no_host_process() {
         ],
     );
     let marker = work.path().join("install-script-ran");
-    let server = js_serving(
-        r#"["LISTED_WORD", "LD_PRELOAD", "GCONV_PATH"]
+    // It writes beside its code, into its own folder's throwaway copy.
+    let server = format!(
+        "require('fs').writeFileSync(__dirname + '/state.json', '{{}}');\n{}",
+        js_serving(
+            r#"["LISTED_WORD", "LD_PRELOAD", "GCONV_PATH", "XDG_CONFIG_HOME"]
            .map((k) => ({ name: k + "_" + String(process.env[k]).replace(/[^A-Za-z0-9]/g, "_"),
                           inputSchema: {} }))"#,
-        None,
+            None,
+        )
     );
     let registry = npm_registry("e-fixture", npm_tarball("e-fixture", &server, &marker));
     let index = pypi_index(pypi_files(work.path(), &py_tools()));
@@ -2352,6 +2377,20 @@ fn a_listings_preload_reaches_no_host_process() {
     assert!(
         tools.contains(&"LISTED_WORD_from_the_listing".to_string()),
         "{tools:?}"
+    );
+    // Its state folders are the sandbox's own, and what it wrote beside its code went
+    // into a throwaway copy: the install is as it was.
+    assert!(
+        tools.contains(&"XDG_CONFIG_HOME__home_probe__config".to_string()),
+        "{tools:?}"
+    );
+    let install = work
+        .path()
+        .join("cache/npm/e-fixture@1.0.0/node_modules/e-fixture");
+    assert!(install.join("server.js").is_file(), "{}", install.display());
+    assert!(
+        !install.join("state.json").exists(),
+        "the install was written into"
     );
     let preload = format!(
         "LD_PRELOAD_{}",
