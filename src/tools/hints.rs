@@ -15,6 +15,10 @@
 //! client that validates the schema cannot read anything else into it. This module
 //! only reads; it never prints.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
 use super::model::{HintState, ToolDef};
 
 /// One of the four tool-annotation hints of the MCP schema's `ToolAnnotations`.
@@ -65,6 +69,28 @@ impl Hint {
             .into_iter()
             .find(|h| h.name().eq_ignore_ascii_case(text))
     }
+}
+
+/// Returns which of the four hints `bytes` spell by name, in [`Hint::ALL`] order,
+/// compared ASCII case-insensitively as the literal census counts them
+/// (`ReadOnlyHint`, `WithReadOnlyHintAnnotation` and `readonlyhint` spell
+/// readOnlyHint; `read_only_hint` does not).
+pub(crate) fn spelled(bytes: &[u8]) -> [bool; 4] {
+    static NAMES: OnceLock<AhoCorasick> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(Hint::ALL.map(Hint::name))
+            .expect("four short fixed names always build an automaton")
+    });
+    let mut out = [false; 4];
+    for found in names.find_iter(bytes) {
+        out[found.pattern().as_usize()] = true;
+        if out == [true; 4] {
+            break;
+        }
+    }
+    out
 }
 
 /// How a tool sets one hint, as the schema's rules read it.

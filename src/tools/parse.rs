@@ -140,6 +140,13 @@ fn summarize_now(
     if declarations_only(path) {
         summary.sites.clear();
     }
+    // Which hints each definition's own bytes name: a hint named there is declared,
+    // whether or not the recogniser could read it (see `Resolver::tool`).
+    for site in &mut summary.sites {
+        site.spelled = bytes
+            .get(site.extent.clone())
+            .map_or([false; 4], super::hints::spelled);
+    }
     // Whether a site repeats matters only where no literal names its tool (see
     // `Resolver::tools`): the walk for it is left out otherwise.
     let unnamed = |site: &value::Site| match &site.kind {

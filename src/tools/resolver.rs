@@ -21,6 +21,9 @@ use super::value::{
 const MAX_CHAIN: u8 = 16;
 /// A loop over an object's fields or a module's bindings reads at most this many.
 const MAX_ELEMENTS: usize = 4096;
+/// What a tool of a `tools/list` answer's element is said to spell: its bytes are
+/// not the handler's, which answers with many tools.
+const NAMES_NONE: [bool; 4] = [false; 4];
 
 /// A tool once its references are followed: the file and line it is reported at.
 pub(crate) struct Resolved {
@@ -191,14 +194,21 @@ impl<'a> Resolver<'a> {
     fn site_tools(&self, file: usize, site: &Site, kind: &SiteKind, out: &mut Vec<Resolved>) {
         match kind {
             SiteKind::Tool { name, def } => {
-                let mut tool = self.tool(file, site.line, site.family, name.as_ref(), def);
+                let mut tool = self.tool(
+                    file,
+                    site.line,
+                    site.family,
+                    name.as_ref(),
+                    def,
+                    site.spelled,
+                );
                 if site.repeated && tool.name.is_none() {
                     tool.kind = DefKind::Dynamic;
                 }
                 out.push(tool);
             }
             SiteKind::Shaped(def) => {
-                let mut tool = self.tool(file, site.line, site.family, None, def);
+                let mut tool = self.tool(file, site.line, site.family, None, def, site.spelled);
                 if site.repeated && tool.name.is_none() {
                     tool.kind = DefKind::Dynamic;
                 }
@@ -220,7 +230,14 @@ impl<'a> Resolver<'a> {
                         };
                         let name = name.as_ref().map(|n| substitute(n, pattern, &element, 0));
                         let def = substitute(def, pattern, &element, 0);
-                        let mut tool = self.tool(file, site.line, site.family, name.as_ref(), &def);
+                        let mut tool = self.tool(
+                            file,
+                            site.line,
+                            site.family,
+                            name.as_ref(),
+                            &def,
+                            site.spelled,
+                        );
                         // Reported where the element is defined, when it is an object.
                         if let Some((f, line)) = self.origin(file, &element) {
                             (tool.file, tool.line) = (f, line);
@@ -234,7 +251,8 @@ impl<'a> Resolver<'a> {
             },
             SiteKind::List { items, strict } => {
                 let dynamic = |out: &mut Vec<Resolved>, f: usize| {
-                    let mut tool = self.tool(f, site.line, site.family, None, &Val::Other);
+                    let mut tool =
+                        self.tool(f, site.line, site.family, None, &Val::Other, NAMES_NONE);
                     tool.kind = DefKind::Dynamic;
                     out.push(tool);
                 };
@@ -249,11 +267,18 @@ impl<'a> Resolver<'a> {
                     let (g, val) = self.resolve(f, item, 0);
                     match &val {
                         Val::Obj { line, .. } => {
-                            out.push(self.tool(g, *line, site.family, None, &val));
+                            out.push(self.tool(g, *line, site.family, None, &val, NAMES_NONE));
                         }
                         _ if *strict => {}
                         _ if site.repeated => dynamic(out, f),
-                        _ => out.push(self.tool(f, site.line, site.family, None, &Val::Other)),
+                        _ => out.push(self.tool(
+                            f,
+                            site.line,
+                            site.family,
+                            None,
+                            &Val::Other,
+                            NAMES_NONE,
+                        )),
                     }
                 }
             }
@@ -386,6 +411,9 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Returns the tool a definition `def` (its name given apart, or its own `name`)
+    /// defines at `line`; `spelled` are the hints its own bytes name (see
+    /// `hints::spelled`).
     fn tool(
         &self,
         file: usize,
@@ -393,6 +421,7 @@ impl<'a> Resolver<'a> {
         family: Family,
         name: Option<&Val>,
         def: &Val,
+        spelled: [bool; 4],
     ) -> Resolved {
         let given = name;
         let name = match name {
@@ -403,12 +432,20 @@ impl<'a> Resolver<'a> {
             },
         };
         let mut hints = [None; 4];
+        let mut named = [false; 4];
         let annotations = self.field(file, def, "annotations", 0);
         match &annotations {
             Field::Absent => {}
-            Field::Found(f, v) => self.apply(*f, v, &mut hints, 0),
+            Field::Found(f, v) => self.apply(*f, v, &mut hints, &mut named, 0),
             // The definition itself is unreadable: whether it declares is not known.
             Field::Hidden => hints = [Some(HintState::Unknown); 4],
+        }
+        // A hint the definition's own bytes name is declared, though no field read
+        // here names it (a form the recogniser does not read): `?`, never absent.
+        for (i, hint) in hints.iter_mut().enumerate() {
+            if hint.is_none() && spelled[i] && !named[i] {
+                *hint = Some(HintState::Unresolved);
+            }
         }
         let title = match name {
             Some(_) => None,
@@ -531,8 +568,17 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Applies an annotations value to the four hints, later fields over earlier ones.
-    fn apply(&self, file: usize, val: &Val, hints: &mut [Option<HintState>; 4], depth: u8) {
+    /// Applies an annotations value to the four hints, later fields over earlier ones,
+    /// and marks in `named` each hint a field names, whatever the value it reads
+    /// (the Go SDK's `ReadOnlyHint: false` and a `None` are named, and absent).
+    fn apply(
+        &self,
+        file: usize,
+        val: &Val,
+        hints: &mut [Option<HintState>; 4],
+        named: &mut [bool; 4],
+        depth: u8,
+    ) {
         if depth > MAX_CHAIN {
             *hints = [Some(HintState::Unresolved); 4];
             return;
@@ -542,12 +588,12 @@ impl<'a> Resolver<'a> {
             Val::Null => {}
             Val::ToolArgs(args) => match self.overload(f, args) {
                 Ok(None) => {}
-                Ok(Some((g, v))) => self.apply(g, &v, hints, depth + 1),
+                Ok(Some((g, v))) => self.apply(g, &v, hints, named, depth + 1),
                 Err(()) => *hints = [Some(HintState::Unknown); 4],
             },
             Val::Inherited(base) => match self.field(f, base, "annotations", depth + 1) {
                 Field::Absent => {}
-                Field::Found(g, v) => self.apply(g, &v, hints, depth + 1),
+                Field::Found(g, v) => self.apply(g, &v, hints, named, depth + 1),
                 Field::Hidden => *hints = [Some(HintState::Unknown); 4],
             },
             Val::Obj { props, .. } => {
@@ -556,9 +602,10 @@ impl<'a> Resolver<'a> {
                         Prop::Field(key, v) => {
                             if let Some(hint) = hint_of_key(key) {
                                 hints[hint_index(hint)] = self.state(f, v, depth);
+                                named[hint_index(hint)] = true;
                             }
                         }
-                        Prop::Spread(v) => self.apply(f, v, hints, depth + 1),
+                        Prop::Spread(v) => self.apply(f, v, hints, named, depth + 1),
                     }
                 }
             }

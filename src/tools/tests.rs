@@ -5,6 +5,7 @@ use super::*;
 
 mod bounds;
 mod compiled_output;
+mod declared;
 mod families;
 mod forms;
 mod languages;

@@ -9,6 +9,7 @@
 //! depth of a value, its size and the number of bindings per file.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::model::Family;
 pub(crate) use super::packages::{extension, extension_as_written, join, parent, Spec};
@@ -207,16 +208,24 @@ pub(crate) struct Site {
     /// True when the registration runs once per element of something: it sits in a
     /// loop, a comprehension, or a callback passed to `forEach`/`map` and the like.
     pub(crate) repeated: bool,
+    /// The bytes of the file the definition spans: the call, attribute, literal or
+    /// class that defines the tool.
+    pub(crate) extent: Range<usize>,
+    /// The hints whose names those bytes spell (see `hints::spelled`), in
+    /// `Hint::ALL` order: filled once the file is read, for every family alike.
+    pub(crate) spelled: [bool; 4],
 }
 
 impl Site {
-    /// Returns a site that is not repeated.
-    pub(crate) fn new(line: u32, family: Family, kind: SiteKind) -> Site {
+    /// Returns a site that is not repeated, spanning `extent`.
+    pub(crate) fn new(line: u32, extent: Range<usize>, family: Family, kind: SiteKind) -> Site {
         Site {
             line,
             family,
             kind,
             repeated: false,
+            extent,
+            spelled: [false; 4],
         }
     }
 }

@@ -321,3 +321,99 @@ fn github_warnings_are_workflow_commands_at_each_line() {
         assert!(got.starts_with(want), "{got}\nwant {want}...");
     }
 }
+
+/// The official Go SDK's `mcp.Tool` literal passed to a project's own `NewTool`
+/// helper, as github-mcp-server writes all of its tools, and FastMCP 2's tool objects
+/// passed to `add_tool`, as keboola/mcp-server writes its own: each row carries the
+/// tool's name, its hints and its family, and the tree's row counts them annotated.
+#[test]
+fn sdk_tool_objects_outside_a_registration_keep_their_names_and_hints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    fs::create_dir_all(tree.join("pkg/github")).unwrap();
+    fs::create_dir_all(tree.join("src/app")).unwrap();
+    fs::write(
+        tree.join("go.mod"),
+        "module github.com/acme/server\n\ngo 1.24\n",
+    )
+    .unwrap();
+    fs::write(
+        tree.join("pkg/github/tools.go"),
+        r#"package github
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func NewTool(toolset ToolsetMetadata, tool mcp.Tool, handler any) ServerTool {
+	return ServerTool{Tool: tool}
+}
+
+func ListIssues(t Translator) ServerTool {
+	return NewTool(ToolsetIssues, mcp.Tool{
+		Name:        "list_issues",
+		Annotations: &mcp.ToolAnnotations{Title: t("LIST"), ReadOnlyHint: true},
+	}, listIssues)
+}
+
+func DeleteFile(t Translator) ServerTool {
+	return NewTool(ToolsetRepos, mcp.Tool{
+		Name: "delete_file",
+		Annotations: &mcp.ToolAnnotations{
+			DestructiveHint: jsonschema.Ptr(true),
+			OpenWorldHint:   jsonschema.Ptr(false),
+		},
+	}, deleteFile)
+}
+"#,
+    )
+    .unwrap();
+    fs::write(
+        tree.join("src/app/tools.py"),
+        r#"from fastmcp.tools import FunctionTool
+from mcp.types import ToolAnnotations
+
+
+def add_tools(mcp) -> None:
+    mcp.add_tool(
+        FunctionTool.from_function(
+            get_buckets,
+            annotations=ToolAnnotations(readOnlyHint=True),
+        )
+    )
+    mcp.add_tool(FunctionTool.from_function(drop, name='drop_bucket', annotations={'destructiveHint': True}))
+"#,
+    )
+    .unwrap();
+    let out = run(
+        tmp.path(),
+        &[
+            "scan",
+            "--tools-csv",
+            "tools.csv",
+            "--csv",
+            "rows.csv",
+            "tree",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let got = fs::read_to_string(tmp.path().join("tools.csv")).unwrap();
+    let expected = format!(
+        "{TOOLS_HEADER}\
+         tree,,,pkg/github/tools.go,13,tool,source,go,list_issues,read,true,,,\n\
+         tree,,,pkg/github/tools.go,20,tool,source,go,delete_file,destructive,,true,,false\n\
+         tree,,,src/app/tools.py,6,tool,source,python,get_buckets,read,true,,,\n\
+         tree,,,src/app/tools.py,12,tool,source,python,drop_bucket,destructive,,true,,\n"
+    );
+    assert_eq!(got, expected, "\nexpected:\n{expected}\ngot:\n{got}");
+    let rows = read_csv(&tmp.path().join("rows.csv"));
+    let cell = |name: &str| {
+        let i = rows[0].iter().position(|h| h == name).unwrap();
+        rows[1][i].clone()
+    };
+    assert_eq!(
+        (cell("tools"), cell("tools_annotated")),
+        ("4".into(), "4".into())
+    );
+}

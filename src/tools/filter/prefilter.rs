@@ -54,10 +54,14 @@ pub(in crate::tools) fn anchored_with(
             member(bytes, b"tool", b".@", python_use)
                 || has(bytes, b"add_tool")
                 || called(bytes, b"Tool", b"(")
+                || has(bytes, b"Tool.from_function")
         }
-        Lang::Go => ["AddTool", "NewTool", "NewToolWithRawSchema"]
-            .iter()
-            .any(|f| called(bytes, f.as_bytes(), b"([")),
+        Lang::Go => {
+            ["AddTool", "NewTool", "NewToolWithRawSchema"]
+                .iter()
+                .any(|f| called(bytes, f.as_bytes(), b"(["))
+                || go_tool_literal(bytes)
+        }
         Lang::Rust => has(bytes, b"Tool::new") || rust_tool_attribute(bytes),
         Lang::CSharp => csharp_tool(bytes),
         Lang::Java => called(bytes, b"Tool", b"(<") || java_tool_builder(bytes),
@@ -131,6 +135,13 @@ fn go_receiver(head: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// Go's composite literal of a `Tool` (`mcp.Tool{`, `[]*mcp.Tool{`), as gofmt
+/// writes one: the `{` right after the type, where a function's result type
+/// (`) Tool {`) stands apart from its body.
+fn go_tool_literal(bytes: &[u8]) -> bool {
+    words(bytes, b"Tool").any(|at| bytes.get(at + b"Tool".len()) == Some(&b'{'))
 }
 
 /// Java's `Tool.builder()` (`McpSchema.Tool.builder()`, `Tool\n    .builder()`): the
@@ -594,6 +605,9 @@ mod tests {
             (Lang::Python, "@tool\ndef f(): ..."),
             (Lang::Python, "types.Tool (name='x')"),
             (Lang::Python, "server.add_tool(f)"),
+            (Lang::Python, "tool = Tool.from_function(f, name='x')"),
+            (Lang::Go, "t := mcp.Tool{Name: \"x\"}"),
+            (Lang::Go, "tools := []*mcp.Tool{{Name: \"x\"}}"),
             (Lang::Go, "mcp.AddTool(s, &mcp.Tool{}, h)"),
             (
                 Lang::Go,

@@ -78,6 +78,8 @@ fn record(node: Node, src: &[u8], assigned: Vec<(Node, Node)>, out: &mut FileSum
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent: node.byte_range(),
+        spelled: [false; 4],
         family: Family::CSharp,
         kind: SiteKind::Tool {
             name: Some(tool_name.unwrap_or(Val::Other)),

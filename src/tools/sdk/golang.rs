@@ -2,11 +2,14 @@
 //!
 //! - Official SDK: `mcp.AddTool(server, &mcp.Tool{Name: ..., Annotations: &mcp.ToolAnnotations{...}}, h)`
 //!   and `server.AddTool(&mcp.Tool{...}, h)`; the tool may be a variable bound to such a
-//!   literal. In `ToolAnnotations`, `ReadOnlyHint` and `IdempotentHint` are plain `bool`
+//!   literal. A `Tool` literal of an SDK's `mcp` package with a `Name` is a tool wherever
+//!   it stands (a project's own `NewTool(meta, mcp.Tool{...}, h)`, an element of a
+//!   `[]mcp.Tool{...}`): one tool, unless a registration reads the same literal. In `ToolAnnotations`, `ReadOnlyHint` and `IdempotentHint` are plain `bool`
 //!   with `omitempty`, so `false` is never sent and reads absent; `DestructiveHint` and
 //!   `OpenWorldHint` are `*bool` (`jsonschema.Ptr(false)`, `new(bool)`, `&v`).
 //! - mcp-go: `mcp.NewTool("name", mcp.WithReadOnlyHintAnnotation(true), ...,
-//!   mcp.WithToolAnnotation(mcp.ToolAnnotation{...}))`. `NewTool` itself fills all four
+//!   mcp.WithToolAnnotation(mcp.ToolAnnotation{...}))`, called through the name the file
+//!   imports mcp-go's package under (a project's own `NewTool` is not it). `NewTool` itself fills all four
 //!   hints with the schema's defaults on the wire; the finder reports what the source
 //!   declares (docs/method.md, "Tools").
 //!
@@ -25,14 +28,147 @@ use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, 
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
+    let sdks = &sdk_imports(root, src);
     preorder(root, |node| match node.kind() {
         "var_spec" | "const_spec" => spec(node, src, out),
         "short_var_declaration" => short(node, src, out),
-        "call_expression" => call(node, src, out),
+        "call_expression" => call(node, src, sdks, out),
+        "composite_literal" => literal(node, src, sdks, out),
         "import_spec" => import(node, src, out),
         "function_declaration" => function(node, src, out),
         _ => {}
     });
+}
+
+/// The names a file calls an SDK's packages by, each with its family: an import's
+/// alias, else its path's last element; `.` for a dot import (its names unqualified).
+type Sdks = Vec<(String, Family)>;
+
+/// Returns the family whose module an import path is in: the official SDK's
+/// (`github.com/modelcontextprotocol/go-sdk/...`) or mcp-go's
+/// (`github.com/mark3labs/mcp-go/...`).
+fn sdk_of(path: &str) -> Option<Family> {
+    if path.contains("modelcontextprotocol/go-sdk/") {
+        Some(Family::Go)
+    } else if path.contains("mark3labs/mcp-go/") {
+        Some(Family::McpGo)
+    } else {
+        None
+    }
+}
+
+/// Returns the names the file imports an SDK's packages under (see [`Sdks`]).
+fn sdk_imports(root: Node, src: &[u8]) -> Sdks {
+    let mut out = Sdks::new();
+    for declaration in children(root) {
+        if declaration.kind() != "import_declaration" {
+            continue;
+        }
+        let mut specs = Vec::new();
+        preorder(declaration, |n| {
+            if n.kind() == "import_spec" {
+                specs.push(n);
+            }
+        });
+        for spec in specs {
+            let Some(path) = spec
+                .child_by_field_name("path")
+                .and_then(|p| unquote(text(p, src)))
+            else {
+                continue;
+            };
+            let Some(family) = sdk_of(&path) else {
+                continue;
+            };
+            let local = match spec.child_by_field_name("name") {
+                Some(n) if n.kind() == "dot" => ".".to_string(),
+                Some(n) if n.kind() == "package_identifier" => text(n, src).to_string(),
+                Some(_) => continue,
+                None => local_name(&path),
+            };
+            out.push((local, family));
+        }
+    }
+    out
+}
+
+/// Returns the family of the SDK package a name is qualified by (`mcp` of
+/// `mcp.Tool`), or of a dot import for an unqualified one (`None` for `package`).
+fn family_of(sdks: &Sdks, package: Option<&str>) -> Option<Family> {
+    let wanted = package.unwrap_or(".");
+    sdks.iter().find(|(n, _)| n == wanted).map(|(_, f)| *f)
+}
+
+/// Returns the family of the SDK whose `Tool` type `ty` names (`mcp.Tool`, or
+/// `Tool` under a dot import); `None` for any other type.
+fn sdk_tool(ty: Node, src: &[u8], sdks: &Sdks) -> Option<Family> {
+    match ty.kind() {
+        "qualified_type" => {
+            let package = ty.child_by_field_name("package")?;
+            let name = ty.child_by_field_name("name")?;
+            (text(name, src) == "Tool")
+                .then(|| family_of(sdks, Some(text(package, src))))
+                .flatten()
+        }
+        "type_identifier" if text(ty, src) == "Tool" => family_of(sdks, None),
+        _ => None,
+    }
+}
+
+/// Reads a composite literal of an SDK's `Tool` that names its tool (`Name:`) as a
+/// tool wherever it stands, and each element of a `[]mcp.Tool{{...}}` or
+/// `[]*mcp.Tool{...}` written without its type. A registration that reads the same
+/// literal (`AddTool(s, &mcp.Tool{...}, h)`, a variable bound to it) defines the
+/// same tool: the resolver keeps one (see `once_each`).
+fn literal(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
+    let Some(ty) = node.child_by_field_name("type") else {
+        return;
+    };
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
+    if let Some(family) = sdk_tool(ty, src, sdks) {
+        shaped(node, body, src, family, out);
+        return;
+    }
+    // A slice or an array of tools: its elements' types are left out.
+    let element = match ty.kind() {
+        "slice_type" | "array_type" | "implicit_length_array_type" => {
+            ty.child_by_field_name("element")
+        }
+        _ => None,
+    };
+    let element = match element {
+        Some(e) if e.kind() == "pointer_type" => children(e).into_iter().next(),
+        other => other,
+    };
+    let Some(family) = element.and_then(|e| sdk_tool(e, src, sdks)) else {
+        return;
+    };
+    for item in children(body) {
+        let inner = children(item).into_iter().next();
+        if let Some(value) = inner.filter(|v| v.kind() == "literal_value") {
+            shaped(value, value, src, family, out);
+        }
+    }
+}
+
+/// Records one tool literal (`node`, its fields in `body`) when it has a `Name`.
+fn shaped(node: Node, body: Node, src: &[u8], family: Family, out: &mut FileSummary) {
+    let named = children(body).into_iter().any(|element| {
+        element.kind() == "keyed_element"
+            && children(element)
+                .first()
+                .is_some_and(|k| text(*k, src) == "Name")
+    });
+    if named {
+        out.sites.push(Site::new(
+            line(node),
+            node.byte_range(),
+            family,
+            SiteKind::Shaped(fields(body, "Tool", src, 0, line(node))),
+        ));
+    }
 }
 
 /// Binds a function of the package: one whose body is a single `return` of one
@@ -132,17 +268,7 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     let local = match node.child_by_field_name("name") {
         Some(n) if n.kind() == "package_identifier" => text(n, src).to_string(),
         Some(_) => return,
-        None => {
-            let mut parts = path.rsplit('/');
-            let last = parts.next().unwrap_or(&path);
-            let major = last.len() > 1
-                && last.starts_with('v')
-                && last[1..].bytes().all(|b| b.is_ascii_digit());
-            match (major, parts.next()) {
-                (true, Some(before)) => before.to_string(),
-                _ => last.to_string(),
-            }
-        }
+        None => local_name(&path),
     };
     out.import(
         &local,
@@ -151,6 +277,19 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
             name: None,
         },
     );
+}
+
+/// Returns the name a package is used by when imported without an alias: its
+/// path's last element, or the one before a major version's `/v2`.
+fn local_name(path: &str) -> String {
+    let mut parts = path.rsplit('/');
+    let last = parts.next().unwrap_or(path);
+    let major =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    match (major, parts.next()) {
+        (true, Some(before)) => before.to_string(),
+        _ => last.to_string(),
+    }
 }
 
 fn spec(node: Node, src: &[u8], out: &mut FileSummary) {
@@ -195,7 +334,17 @@ fn function_name<'a>(call: Node, src: &'a [u8]) -> Option<&'a str> {
     }
 }
 
-fn call(node: Node, src: &[u8], out: &mut FileSummary) {
+/// Returns the package or value a call's function is selected from (`mcp` of
+/// `mcp.NewTool`); `None` for a plain name.
+fn qualifier<'a>(call: Node, src: &'a [u8]) -> Option<&'a str> {
+    let f = call.child_by_field_name("function")?;
+    match f.kind() {
+        "selector_expression" => Some(text(f.child_by_field_name("operand")?, src)),
+        _ => None,
+    }
+}
+
+fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
     let Some(name) = function_name(node, src) else {
         return;
     };
@@ -217,10 +366,17 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 tool
             };
             if literal.kind() == "composite_literal" && is_tool_type(literal, src) {
+                // mcp-go's `AddTool(mcp.Tool{...}, h)` takes its own `Tool`.
+                let family = literal
+                    .child_by_field_name("type")
+                    .and_then(|ty| sdk_tool(ty, src, sdks))
+                    .unwrap_or(Family::Go);
                 out.sites.push(Site {
                     line: at,
                     repeated: false,
-                    family: Family::Go,
+                    extent: node.byte_range(),
+                    spelled: [false; 4],
+                    family,
                     kind: SiteKind::Tool {
                         name: None,
                         def: val(literal, src, 0),
@@ -232,6 +388,8 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 out.sites.push(Site {
                     line: at,
                     repeated: false,
+                    extent: node.byte_range(),
+                    spelled: [false; 4],
                     family: Family::Go,
                     kind: SiteKind::List {
                         items: Val::Arr(vec![val(literal, src, 0)]),
@@ -240,7 +398,10 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 });
             }
         }
-        "NewTool" | "NewToolWithRawSchema" if !args.is_empty() => {
+        // mcp-go's, not a project's own `NewTool(meta, mcp.Tool{...}, h)`.
+        "NewTool" | "NewToolWithRawSchema"
+            if !args.is_empty() && family_of(sdks, qualifier(node, src)) == Some(Family::McpGo) =>
+        {
             let mut annotations = Vec::new();
             for option in &args[1..] {
                 if option.kind() != "call_expression" {
@@ -280,6 +441,8 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             out.sites.push(Site {
                 line: at,
                 repeated: false,
+                extent: node.byte_range(),
+                spelled: [false; 4],
                 family: Family::McpGo,
                 kind: SiteKind::Tool {
                     name: Some(val(args[0], src, 0)),
@@ -347,7 +510,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
 }
 
 /// Reads `new(bool)` as false, Go 1.26's `new(expr)` (`new(true)`) as its
-/// operand, and another call as what the called function returns where the tree
+/// operand, a conversion `string(x)` as `x`, and another call as what the called function returns where the tree
 /// defines it (see [`function`]). A one-argument call of a function the tree does
 /// not define whose name holds `ptr` or `bool` (a library's pointer helper,
 /// `jsonschema.Ptr(true)`, `mcp.ToBoolPtr(false)`) reads as its argument.
@@ -359,6 +522,11 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
         .child_by_field_name("arguments")
         .map(children)
         .unwrap_or_default();
+    // A conversion to `string` (`string(MethodSearch)`, a typed constant's value):
+    // its operand, as a name is read.
+    if name == "string" && args.len() == 1 && qualifier(node, src).is_none() {
+        return val(args[0], src, depth + 1);
+    }
     if name == "new" {
         return match args.first() {
             Some(a) if text(*a, src) == "bool" => Val::Bool(false),
@@ -402,12 +570,17 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
 }
 
 fn composite(node: Node, src: &[u8], depth: usize) -> Val {
-    let ty = type_name(node, src);
+    match node.child_by_field_name("body") {
+        Some(body) => fields(body, type_name(node, src), src, depth, line(node)),
+        None => Val::Other,
+    }
+}
+
+/// Reads a literal's keyed elements (`body`, a `literal_value`) as an object of
+/// type `ty` (its last name) at `at`.
+fn fields(body: Node, ty: &str, src: &[u8], depth: usize, at: u32) -> Val {
     // The official SDK's `ToolAnnotations`: two plain bools the JSON encoder drops when false.
     let omits_false = ty == "ToolAnnotations";
-    let Some(body) = node.child_by_field_name("body") else {
-        return Val::Other;
-    };
     let mut props = Vec::new();
     for element in children(body) {
         if element.kind() != "keyed_element" {
@@ -432,5 +605,5 @@ fn composite(node: Node, src: &[u8], depth: usize) -> Val {
         }
         props.push(Prop::Field(key.to_string(), value));
     }
-    Val::obj(line(node), props)
+    Val::obj(at, props)
 }

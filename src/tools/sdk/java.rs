@@ -72,6 +72,8 @@ fn constructor(node: Node, src: &[u8], out: &mut FileSummary) {
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent: node.byte_range(),
+        spelled: [false; 4],
         family: Family::Java,
         kind: SiteKind::Tool {
             name: Some(val(*first, src, 0)),
@@ -139,6 +141,8 @@ fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent: node.byte_range(),
+        spelled: [false; 4],
         family: Family::Java,
         kind: SiteKind::Tool {
             name: Some(name),

@@ -126,6 +126,8 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent: node.byte_range(),
+        spelled: [false; 4],
         family: Family::Kotlin,
         kind: SiteKind::Tool {
             name: Some(tool_name.unwrap_or(Val::Other)),

@@ -222,10 +222,19 @@ fn last_segment(name: &str) -> &str {
     name.rsplit('\\').next().unwrap_or(name)
 }
 
-fn push(out: &mut FileSummary, family: Family, at: u32, name: Val, def: Val) {
+/// Records a tool defined at line `at` by the bytes `extent` spans.
+fn push(
+    out: &mut FileSummary,
+    family: Family,
+    (at, extent): (u32, std::ops::Range<usize>),
+    name: Val,
+    def: Val,
+) {
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent,
+        spelled: [false; 4],
         family,
         kind: SiteKind::Tool {
             name: Some(name),
@@ -259,7 +268,7 @@ fn mcp_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
         .unwrap_or(fallback);
     let at = line(node);
     let def = annotations_def(at, &positional, &named_args, src);
-    push(out, Family::Php, at, name, def);
+    push(out, Family::Php, (at, node.byte_range()), name, def);
 }
 
 /// `->addTool(handler, name: ..., annotations: ...)` in a file of the SDK.
@@ -277,8 +286,13 @@ fn add_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
         .map_or(Val::Other, |n| val(n, src, 0));
     // A builder chain starts where the chain does: report the call's own line.
     let at = node.child_by_field_name("name").map_or(line(node), line);
+    // Its own bytes, from the method's name: a builder's chain before it holds
+    // other tools' definitions.
+    let own = node
+        .child_by_field_name("name")
+        .map_or(node.start_byte(), |n| n.start_byte())..node.end_byte();
     let def = annotations_def(at, &positional, &named_args, src);
-    push(out, Family::Php, at, name, def);
+    push(out, Family::Php, (at, own), name, def);
 }
 
 /// `new Tool(name: ..., annotations: ...)` of `Mcp\Schema\Tool`.
@@ -296,7 +310,7 @@ fn new_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
         .map_or(Val::Other, |n| val(n, src, 0));
     let at = line(node);
     let def = annotations_def(at, &positional, &named_args, src);
-    push(out, Family::Php, at, name, def);
+    push(out, Family::Php, (at, node.byte_range()), name, def);
 }
 
 /// A laravel/mcp tool class and its hint attributes.
@@ -346,7 +360,13 @@ fn laravel_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
         true => Vec::new(),
         false => vec![Prop::Field("annotations".to_string(), Val::obj(at, hints))],
     };
-    push(out, Family::Laravel, at, name, Val::obj(at, props));
+    push(
+        out,
+        Family::Laravel,
+        (at, node.byte_range()),
+        name,
+        Val::obj(at, props),
+    );
 }
 
 /// Returns the name a laravel/mcp tool class gives itself: `$name = '...'`, or a

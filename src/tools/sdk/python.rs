@@ -6,6 +6,10 @@
 //! - the decorator's call forms, `server.tool(fn, name=...)` and
 //!   `server.tool(name=..., annotations=...)(fn)` (also `self.mcp.tool(...)(self.method)`);
 //! - `server.add_tool(fn, name=..., annotations=...)`;
+//! - standalone FastMCP 2's tool objects, `Tool.from_function(fn, name=...,
+//!   annotations=...)` (`FunctionTool.from_function`), passed to `server.add_tool(...)`
+//!   or bound to a name it is given; one written elsewhere is a tool too, unless a
+//!   registration reads the same call;
 //! - `Tool(name=..., annotations=...)` / `types.Tool(...)` in low-level servers.
 //!
 //! The receiver must look like an MCP server, since other libraries decorate tools
@@ -31,6 +35,8 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let scope = &Scope {
         imports_mcp: imports_an_mcp_module(root, src),
         relative: relative_names(root, src),
+        tool_objects: tool_objects(root, src),
+        sdk_names: sdk_names(root, src),
     };
     let mut top = Vec::new();
     let mut nested = Vec::new();
@@ -99,6 +105,111 @@ struct Scope {
     imports_mcp: bool,
     /// Names imported from relative modules.
     relative: Vec<String>,
+    /// Names the file binds to a tool object (`t = Tool.from_function(...)`).
+    tool_objects: Vec<String>,
+    /// Names the file imports from an `mcp...` or `fastmcp...` module
+    /// (`from fastmcp.tools import FunctionTool`), and those two modules' own names.
+    sdk_names: Vec<String>,
+}
+
+/// Returns the names a file imports from an `mcp...` or `fastmcp...` module, and
+/// `mcp` and `fastmcp` themselves: where a `Tool` comes from the SDK, not from
+/// another library that names a class so (LangChain's `Tool.from_function`).
+fn sdk_names(root: Node, src: &[u8]) -> Vec<String> {
+    let mut names = vec!["mcp".to_string(), "fastmcp".to_string()];
+    for stmt in children(root) {
+        let is_sdk = stmt.kind() == "import_from_statement"
+            && stmt.child_by_field_name("module_name").is_some_and(|m| {
+                let first = text(m, src).split('.').next().unwrap_or("");
+                first == "mcp" || first == "fastmcp"
+            });
+        if !is_sdk {
+            continue;
+        }
+        let mut cursor = stmt.walk();
+        for name in stmt.children_by_field_name("name", &mut cursor) {
+            let local = match name.kind() {
+                "aliased_import" => name.child_by_field_name("alias"),
+                _ => Some(name),
+            };
+            names.extend(local.map(|l| text(l, src).to_string()));
+        }
+    }
+    names
+}
+
+/// Returns the names a file assigns a tool object to, `Tool.from_function(...)`
+/// (see [`from_function`]); a file that does not spell it is not walked again.
+fn tool_objects(root: Node, src: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    if memchr::memmem::find(src, b"from_function").is_none() {
+        return names;
+    }
+    preorder(root, |node| {
+        if node.kind() != "assignment" {
+            return;
+        }
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
+            return;
+        };
+        if left.kind() == "identifier" && from_function(right, src, 0).is_some() {
+            names.push(text(left, src).to_string());
+        }
+    });
+    names
+}
+
+/// Reads FastMCP 2's `Tool.from_function(fn, name=..., annotations=...)` (also
+/// `FunctionTool.from_function`, `tools.Tool.from_function`) as a tool object: its
+/// `name`, else the function's name (`fn`, positional or by keyword), as FastMCP
+/// derives it, and its annotations. `None` for any other node. Which library's
+/// `Tool` it is, the caller asks (see [`is_sdk_class`]).
+fn from_function(node: Node, src: &[u8], depth: usize) -> Option<Val> {
+    if node.kind() != "call" {
+        return None;
+    }
+    let (receiver, method) = callee(node.child_by_field_name("function")?, src)?;
+    let receiver = receiver.and_then(|r| dotted(r, src))?;
+    if method != "from_function" || !matches!(receiver.last()?.as_str(), "Tool" | "FunctionTool") {
+        return None;
+    }
+    let (positional, keywords) = arguments(node, src);
+    let at = line(node);
+    let function = keyword(&keywords, "fn").or_else(|| positional.first().copied());
+    let name = keyword(&keywords, "name")
+        .map(|n| val(n, src, depth + 1))
+        .or_else(|| function_name(&function?, src).map(Val::Str))
+        .unwrap_or(Val::Other);
+    let mut props = vec![Prop::Field("name".to_string(), name)];
+    props.extend(annotation_props(&keywords, src, depth + 1));
+    Some(Val::obj(at, props))
+}
+
+/// Returns true when the receiver of a call (`Tool` of `Tool.from_function(...)`)
+/// is a name the file imports from an SDK module, or a path through one
+/// (`fastmcp.tools.Tool`).
+fn is_sdk_class(call: Node, src: &[u8], scope: &Scope) -> bool {
+    let path = call
+        .child_by_field_name("function")
+        .and_then(|f| f.child_by_field_name("object"))
+        .and_then(|r| dotted(r, src));
+    path.and_then(|p| p.into_iter().next())
+        .is_some_and(|first| scope.sdk_names.contains(&first))
+}
+
+/// Returns the name of a function passed by name (`f`, `self.f`, `tools.f`): the
+/// name a tool made from it takes.
+fn function_name(node: &Node, src: &[u8]) -> Option<String> {
+    match node.kind() {
+        "identifier" => Some(text(*node, src).to_string()),
+        "attribute" => node
+            .child_by_field_name("attribute")
+            .map(|a| text(a, src).to_string()),
+        _ => None,
+    }
 }
 
 /// Returns true when a receiver (`mcp`, `self.mcp`, `server`) may be an MCP server:
@@ -233,13 +344,7 @@ fn applied_decorator(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummar
     }
     let (_, keywords) = arguments(inner, src);
     let (positional, _) = arguments(node, src);
-    let function = positional.first().and_then(|f| match f.kind() {
-        "identifier" => Some(text(*f, src).to_string()),
-        "attribute" => f
-            .child_by_field_name("attribute")
-            .map(|a| text(a, src).to_string()),
-        _ => None,
-    });
+    let function = positional.first().and_then(|f| function_name(f, src));
     let at = line(node);
     let name = keyword(&keywords, "name")
         .map(|n| val(n, src, 0))
@@ -247,6 +352,7 @@ fn applied_decorator(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummar
         .unwrap_or(Val::Other);
     out.sites.push(Site::new(
         at,
+        node.byte_range(),
         Family::Python,
         SiteKind::Tool {
             name: Some(name),
@@ -389,6 +495,8 @@ fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
         out.sites.push(Site {
             line: line(decorator),
             repeated: false,
+            extent: decorator.byte_range(),
+            spelled: [false; 4],
             family: Family::Python,
             kind: SiteKind::Tool {
                 name,
@@ -404,15 +512,20 @@ const SPLAT: &str = "**";
 /// Returns `{annotations: ...}` from a call's `annotations=` keyword, after the `**`
 /// splats that may hold it (hidden, so unknown, when one does not resolve).
 fn annotations_def(at: u32, keywords: &[(String, Node)], src: &[u8]) -> Val {
+    Val::obj(at, annotation_props(keywords, src, 0))
+}
+
+/// Returns the fields [`annotations_def`] reads from a call's keywords.
+fn annotation_props(keywords: &[(String, Node)], src: &[u8], depth: usize) -> Vec<Prop> {
     let mut props: Vec<Prop> = keywords
         .iter()
         .filter(|(k, _)| k == SPLAT)
-        .map(|(_, v)| Prop::Spread(val(*v, src, 0)))
+        .map(|(_, v)| Prop::Spread(val(*v, src, depth)))
         .collect();
     if let Some(a) = keyword(keywords, "annotations") {
-        props.push(Prop::Field("annotations".to_string(), val(a, src, 0)));
+        props.push(Prop::Field("annotations".to_string(), val(a, src, depth)));
     }
-    Val::obj(at, props)
+    props
 }
 
 fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
@@ -426,10 +539,27 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
     match method.as_str() {
         "add_tool" => {
             let Some(r) = receiver else { return };
-            if !is_server(r, src, scope) {
+            if !is_server(r, src, scope) || forwards(node, r, src) {
                 return;
             }
             let (positional, keywords) = arguments(node, src);
+            // A tool object: FastMCP 2's `add_tool(Tool.from_function(f, ...))`, or a
+            // name the file binds to one.
+            let object = positional.first().and_then(|p| match p.kind() {
+                "identifier" if scope.tool_objects.iter().any(|n| n == text(*p, src)) => {
+                    Some(val(*p, src, 0))
+                }
+                _ => from_function(*p, src, 0),
+            });
+            if let Some(def) = object {
+                out.sites.push(Site::new(
+                    at,
+                    node.byte_range(),
+                    Family::Python,
+                    SiteKind::Tool { name: None, def },
+                ));
+                return;
+            }
             let name = match keyword(&keywords, "name") {
                 Some(n) => Some(val(n, src, 0)),
                 None => positional
@@ -440,6 +570,8 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             out.sites.push(Site {
                 line: at,
                 repeated: false,
+                extent: node.byte_range(),
+                spelled: [false; 4],
                 family: Family::Python,
                 kind: SiteKind::Tool {
                     name: Some(name.unwrap_or(Val::Other)),
@@ -467,6 +599,8 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             out.sites.push(Site {
                 line: at,
                 repeated: false,
+                extent: node.byte_range(),
+                spelled: [false; 4],
                 family: Family::Python,
                 kind: SiteKind::Tool {
                     name: Some(name),
@@ -475,6 +609,18 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             });
         }
         _ if method.is_empty() => applied_decorator(node, src, scope, out),
+        // A tool object made where no registration takes it at once (bound to a
+        // name, put in a list): a tool, unless a registration reads the same call.
+        "from_function" if is_sdk_class(node, src, scope) => {
+            if let Some(def) = from_function(node, src, 0) {
+                out.sites.push(Site::new(
+                    at,
+                    node.byte_range(),
+                    Family::Python,
+                    SiteKind::Shaped(def),
+                ));
+            }
+        }
         // A low-level server's `Tool(...)` comes from the SDK's `mcp.types`: in a file
         // that imports no MCP module, a `Tool` is another library's (a model of its own).
         "Tool" if scope.imports_mcp => {
@@ -485,6 +631,8 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             out.sites.push(Site {
                 line: at,
                 repeated: false,
+                extent: node.byte_range(),
+                spelled: [false; 4],
                 family: Family::Python,
                 kind: SiteKind::Tool {
                     name: None,
@@ -494,6 +642,24 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
         }
         _ => {}
     }
+}
+
+/// Returns true for `super().add_tool(tool)` in a method of the same name: an
+/// override passing its argument on, which defines no tool of its own.
+fn forwards(call: Node, receiver: Node, src: &[u8]) -> bool {
+    if text(receiver, src) != "super()" {
+        return false;
+    }
+    let mut at = call.parent();
+    while let Some(p) = at {
+        if p.kind() == "function_definition" {
+            return p
+                .child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "add_tool");
+        }
+        at = p.parent();
+    }
+    false
 }
 
 /// Translates an expression into a value.
@@ -554,6 +720,9 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
                 .collect(),
         ),
         "call" => {
+            if let Some(tool) = from_function(node, src, depth) {
+                return tool;
+            }
             let Some((_, name)) = node
                 .child_by_field_name("function")
                 .and_then(|f| callee(f, src))

@@ -85,6 +85,7 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     out.sites.push(Site::new(
         at,
+        node.byte_range(),
         Family::Ruby,
         SiteKind::Tool {
             name: Some(tool_name.unwrap_or(Val::Other)),
@@ -128,6 +129,7 @@ fn definition(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     out.sites.push(Site::new(
         at,
+        node.byte_range(),
         Family::Ruby,
         SiteKind::Tool {
             name: Some(tool_name),

@@ -100,6 +100,8 @@ fn attribute(item: Node, src: &[u8], out: &mut FileSummary) {
     out.sites.push(Site {
         line: line(item),
         repeated: false,
+        extent: item.byte_range(),
+        spelled: [false; 4],
         family: Family::Rmcp,
         kind: SiteKind::Tool {
             name: Some(name.unwrap_or(Val::Other)),
@@ -176,6 +178,8 @@ fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent: node.byte_range(),
+        spelled: [false; 4],
         family: Family::Rmcp,
         kind: SiteKind::Tool {
             name: Some(val(*first, src, 0)),

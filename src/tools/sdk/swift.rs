@@ -136,6 +136,8 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
     out.sites.push(Site {
         line: at,
         repeated: false,
+        extent: node.byte_range(),
+        spelled: [false; 4],
         family: Family::Swift,
         kind: SiteKind::Tool {
             name: Some(val(tool_name, src, 0)),

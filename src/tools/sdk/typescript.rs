@@ -449,9 +449,13 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     let at = line(node);
     // A registration in a loop or a per-element callback is read once per element.
     let each = each(node, src);
+    // Its own bytes, from the method's name: a chain before it may hold others'.
+    let extent = method.start_byte()..node.end_byte();
     let site = |kind| Site {
         line: at,
         repeated: false,
+        extent: extent.clone(),
+        spelled: [false; 4],
         family: Family::TypeScript,
         kind: match each.clone() {
             Some((items, pattern)) => SiteKind::Each {
@@ -496,6 +500,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             for value in answers(args[1], src) {
                 out.sites.push(Site::new(
                     at,
+                    node.byte_range(),
                     Family::TypeScript,
                     SiteKind::List {
                         items: val(value, src, 0),
@@ -644,6 +649,7 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
         if field(keys::NAME).is_some() && (hinted || (schema && handler)) {
             out.sites.push(Site::new(
                 line(arg),
+                arg.byte_range(),
                 Family::TypeScript,
                 SiteKind::Shaped(Val::obj(line(arg), props)),
             ));
@@ -794,6 +800,7 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, V
         }
         out.sites.push(Site::new(
             line(node),
+            node.byte_range(),
             Family::TypeScript,
             SiteKind::Tool {
                 name: None,

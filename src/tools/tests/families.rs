@@ -165,7 +165,7 @@ func main() {
 "#;
 
 const MCPGO_TEST: &str = r#"package main
-
+import "github.com/mark3labs/mcp-go/mcp"
 func TestTool(t *testing.T) {
 	tool := mcp.NewTool("in_test", mcp.WithIdempotentHintAnnotation(readOnly))
 	_ = tool
