@@ -107,8 +107,9 @@ pub fn launch(package: &Package) -> Launch {
 
 /// Returns the value a required input the entry gives none is started with in a
 /// survey: its first choice, else one of its format (`number`, `boolean`, `filepath`:
-/// a file every sandbox holds), else a loopback address for a name that reads as one
-/// (`..._URL`, `_URI`, `_ENDPOINT`, `_HOST`), else a fixed word. Never a secret: the
+/// a file every sandbox holds), else by its name: a loopback address for one that reads
+/// as an address (`..._URL`, `_URI`, `_ENDPOINT`, `_HOST`), that file for a path or
+/// file (`_PATH`, `_FILE`), `/tmp` for a folder (`_DIR`, `_FOLDER`), else a fixed word. Never a secret: the
 /// sandbox has no network, so a placeholder reaches nothing (docs/method.md, "The
 /// wire survey").
 pub fn placeholder(input: &Input, name: &str) -> String {
@@ -128,13 +129,14 @@ pub fn placeholder(input: &Input, name: &str) -> String {
         .to_ascii_uppercase()
         .replace('-', "_");
     let ends = |suffix: &str| name == suffix || name.ends_with(&format!("_{suffix}"));
-    if ["URL", "URI", "ENDPOINT", "BASE_URL"]
-        .iter()
-        .any(|s| ends(s))
-    {
+    if ["URL", "URI", "ENDPOINT"].iter().any(|s| ends(s)) {
         "http://127.0.0.1:9".to_string()
     } else if ends("HOST") {
         "127.0.0.1".to_string()
+    } else if ["PATH", "FILE"].iter().any(|s| ends(s)) {
+        "/etc/hosts".to_string()
+    } else if ["DIR", "FOLDER", "DIRECTORY"].iter().any(|s| ends(s)) {
+        "/tmp".to_string()
     } else {
         "placeholder".to_string()
     }

@@ -80,12 +80,24 @@ pub(super) struct Server {
 
 impl Server {
     /// Returns how the server's row reads once it has listed: `listed with
-    /// placeholders` when its file gives it placeholders.
-    pub(super) fn listed_kind(&self) -> super::outcome::Kind {
-        match self.entry.placeholders.is_empty() {
+    /// placeholders` when its file, or the run (`filled`), gave it placeholders.
+    pub(super) fn listed_kind(&self, filled: &[String]) -> super::outcome::Kind {
+        match self.entry.placeholders.is_empty() && filled.is_empty() {
             true => super::outcome::Kind::Listed,
             false => super::outcome::Kind::ListedWithPlaceholders,
         }
+    }
+
+    /// Returns the servers table's `placeholders` cell: the file's, then the run's.
+    pub(super) fn placeholders_cell(&self, filled: &[String]) -> String {
+        let all: Vec<&str> = self
+            .entry
+            .placeholders
+            .iter()
+            .chain(filled)
+            .map(String::as_str)
+            .collect();
+        all.join("; ")
     }
 
     /// Returns the cells of the servers table that come from the file, not from the

@@ -52,6 +52,8 @@ pub struct Record<'a> {
     pub before: &'a str,
     pub before_note: &'a str,
     pub python: &'a str,
+    /// The placeholders the run gave beyond the file's.
+    pub filled: &'a [String],
     /// The lock's bytes and its file extension.
     pub lock: Option<(&'a [u8], &'a str)>,
 }
@@ -66,6 +68,8 @@ struct Written<'a> {
     before: &'a str,
     before_note: &'a str,
     python: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    filled: &'a [String],
     lock: Option<(&'a str, &'a str)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lock_hex: Option<(String, &'a str)>,
@@ -83,6 +87,8 @@ pub struct Line {
     pub before_note: String,
     #[serde(default)]
     pub python: String,
+    #[serde(default)]
+    pub filled: Vec<String>,
     /// The lock's text and its file extension, when it is UTF-8.
     pub lock: Option<(String, String)>,
     /// The lock's bytes in hex and its file extension, when they are not UTF-8.
@@ -229,6 +235,7 @@ impl Journal {
             before: record.before,
             before_note: record.before_note,
             python: record.python,
+            filled: record.filled,
             lock,
             lock_hex,
         };
@@ -251,6 +258,7 @@ mod tests {
             before: "",
             before_note: "",
             python: "",
+            filled: &[],
             lock: Some((b"a==1\n", "txt")),
         }
     }

@@ -33,6 +33,7 @@ pub mod servers;
 pub mod shards;
 mod tables;
 pub mod tally;
+mod usage;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -121,6 +121,8 @@ pub(super) struct Failure {
     pub(super) http_status: Option<u16>,
     /// The protected resource metadata URL its challenge gave (RFC 9728).
     pub(super) resource_metadata: String,
+    /// The options its argument parser's usage error named as required and missing.
+    pub(super) asked: Vec<String>,
 }
 
 impl Failure {
@@ -131,6 +133,7 @@ impl Failure {
             cause: String::new(),
             http_status: None,
             resource_metadata: String::new(),
+            asked: Vec::new(),
         }
     }
 }
@@ -151,6 +154,9 @@ pub(super) struct Outcome {
     pub(super) lock: Option<Lock>,
     /// The Python version a PyPI package ran on.
     pub(super) python: String,
+    /// The placeholders the run gave beyond the file's (options a usage error asked
+    /// for), as the servers table's `placeholders` names them.
+    pub(super) filled: Vec<String>,
 }
 
 impl Outcome {
@@ -184,6 +190,7 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
             cause: String::new(),
             http_status: http.status,
             resource_metadata: metadata,
+            asked: Vec::new(),
         };
     }
     let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
@@ -203,6 +210,7 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
         cause: stderr::cause(said).unwrap_or_default().to_string(),
         http_status: None,
         resource_metadata: String::new(),
+        asked: super::usage::required_options(said),
     }
 }
 

@@ -71,6 +71,7 @@ fn probed(name: &str, target: &Target, options: &Options, installed: Option<Inst
         before_note: installed.before_note,
         lock: installed.lock,
         python: installed.python,
+        filled: Vec::new(),
     }
 }
 
@@ -382,6 +383,7 @@ fn record(journal: &Journal, outcome: &Outcome) {
         before: &outcome.before,
         before_note: &outcome.before_note,
         python: &outcome.python,
+        filled: &outcome.filled,
         lock: outcome
             .lock
             .as_ref()
@@ -404,6 +406,7 @@ fn from_journal(line: journal::Line) -> Outcome {
         before_note: line.before_note,
         lock,
         python: line.python,
+        filled: line.filled,
     }
 }
 
@@ -426,6 +429,7 @@ fn probe_one(
         before_note: String::new(),
         lock: None,
         python: String::new(),
+        filled: Vec::new(),
     };
     let entry = &server.entry;
     let started = |command: &[String], env: Vec<_>, walls: Option<&sandbox::Walls>| Started {
@@ -515,9 +519,35 @@ fn probe_one(
         }
     };
     let prefix = installed.prefix.clone();
+    let (outcome, shown) =
+        probe_installed(server, installed, env, sandbox, packages, options, &started);
+    if let Some(budget) = budget {
+        budget.release(&key, Some(&prefix));
+    }
+    (outcome, Some(shown))
+}
+
+/// How one command of an installed package is started: the command, the environment
+/// shown for it, and the walls it ran in.
+type Shown<'s> =
+    &'s dyn Fn(&[String], Vec<(String, serde_json::Value)>, Option<&sandbox::Walls>) -> Started;
+
+/// Probes the installed package of `server`, in the sandbox when there is one; a
+/// server that exits with its argument parser's usage error naming required options
+/// is started once more with a placeholder for each, and the row names them.
+fn probe_installed(
+    server: &Server,
+    installed: Installed,
+    env: Vec<(String, String)>,
+    sandbox: Option<&Result<sandbox::Walls, String>>,
+    packages: &Packages,
+    options: &Options,
+    started: Shown,
+) -> (Outcome, Started) {
+    let entry = &server.entry;
     // What the server quotes of its install is the same on every machine.
     let local = Redaction::default()
-        .with(&prefix, "{install}")
+        .with(&installed.prefix, "{install}")
         .with_all(&installed.runtime_dirs, "{runtime}");
     // Made before the server starts and removed once it is probed: the install is
     // left as it was.
@@ -525,11 +555,11 @@ fn probe_one(
         Some(Ok(_)) => sandbox::Scratch::of(&installed.own_dirs, &packages.installer.cache),
         _ => sandbox::Scratch::default(),
     };
-    let (target, shown) = match sandbox {
+    let launch = |program: &[String]| match sandbox {
         Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
             dirs.extend(installed.runtime_dirs.iter().cloned());
-            let command = walls.wrap(&dirs, &writable, &installed.command);
+            let command = walls.wrap(&dirs, &writable, program);
             let base = sandbox::environment();
             let mut shown: Vec<_> = base
                 .iter()
@@ -537,7 +567,7 @@ fn probe_one(
                 .collect();
             shown.extend(named(&entry.env));
             let mut all = base;
-            all.extend(env);
+            all.extend(env.iter().cloned());
             let mut shown = started(&command, shown, Some(walls));
             if let Some(walls) = &mut shown.walls {
                 walls.writable = writable
@@ -554,19 +584,37 @@ fn probe_one(
             (target, shown)
         }
         _ => {
-            let shown = started(&installed.command, named(&entry.env), None);
+            let shown = started(program, named(&entry.env), None);
             let target = Target::Stdio {
-                command: installed.command.clone(),
-                env,
+                command: program.to_vec(),
+                env: env.clone(),
                 is_sandboxed: false,
             };
             (target, shown)
         }
     };
-    let mut outcome = probed(&server.name, &target, options, Some(installed));
-    local.outcome(&mut outcome);
-    if let Some(budget) = budget {
-        budget.release(&key, Some(&prefix));
+    let (target, mut shown) = launch(&installed.command);
+    let mut outcome = probed(&server.name, &target, options, Some(installed.clone()));
+    let asked = match &outcome.result {
+        Err(failure) if failure.kind == Kind::Exited && packages.has_placeholders => {
+            failure.asked.clone()
+        }
+        _ => Vec::new(),
+    };
+    if !asked.is_empty() {
+        let mut program = installed.command.clone();
+        for option in &asked {
+            let value = crate::corpus::packages::placeholder(&Default::default(), option);
+            program.extend([option.clone(), value]);
+        }
+        let (target, again) = launch(&program);
+        outcome = probed(&server.name, &target, options, Some(installed));
+        outcome.filled = asked
+            .iter()
+            .map(|option| format!("argument '{option}' (its usage error)"))
+            .collect();
+        shown = again;
     }
-    (outcome, Some(shown))
+    local.outcome(&mut outcome);
+    (outcome, shown)
 }

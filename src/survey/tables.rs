@@ -78,7 +78,7 @@ pub(super) fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome
             Ok(listing) => {
                 let (tools, complete, nothing) = counts(listing);
                 record.extend([
-                    server.listed_kind().name().to_string(),
+                    server.listed_kind(&outcome.filled).name().to_string(),
                     listing.server_version.clone(),
                     listing.protocol_version.clone(),
                     tools.to_string(),
@@ -107,7 +107,7 @@ pub(super) fn write_servers(path: &Path, servers: &[Server], outcomes: &[Outcome
                 record.push(failure.resource_metadata.clone());
             }
         }
-        record.push(server.entry.placeholders.join("; "));
+        record.push(server.placeholders_cell(&outcome.filled));
         records.push(record);
     }
     write_csv(path, &SERVERS_HEADER, records)
@@ -273,7 +273,7 @@ pub(super) fn tally_of(servers: &[Server], outcomes: &[Outcome]) -> String {
             let kind = outcome
                 .result
                 .as_ref()
-                .map_or_else(|f| f.kind, |_| server.listed_kind());
+                .map_or_else(|f| f.kind, |_| server.listed_kind(&outcome.filled));
             tally_row(server, kind.name())
         })
         .collect();

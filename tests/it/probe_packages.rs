@@ -141,6 +141,13 @@ fn prelude(name: &str) -> &'static str {
     match name {
         // Fails at start, its traceback quoting where it was installed.
         "hintcrash" => "raise RuntimeError('no configuration next to ' + __file__)\n",
+        // Exits with argparse's usage error unless given --pcap-path; names its tool
+        // after the value.
+        "hintargs" => {
+            "import argparse\n_p = argparse.ArgumentParser(prog='hintargs')\n\
+             _p.add_argument('--pcap-path', required=True)\n_a = _p.parse_args()\n\
+             TOOLS[0]['name'] = 'pcap' + _a.pcap_path.replace('/', '_')\n"
+        }
         "hintlocal" => {
             "import socket\n_s = socket.socket()\n_s.bind(('localhost', 0))\n\
              TOOLS[0]['name'] = 'bound_' + _s.getsockname()[0].replace('.', '_')\n"
@@ -2464,16 +2471,20 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
     std::fs::create_dir(&bin).unwrap();
     std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
     let mut files = PypiFiles::default();
-    let crash = wheel(work.path(), "hintcrash", "1.0.0", &[], Some(&py_tools()));
-    files.wheels.insert(
-        "hintcrash".to_string(),
-        vec![("1.0.0".to_string(), UPLOADED.to_string(), crash)],
-    );
+    for name in ["hintcrash", "hintargs"] {
+        let bytes = wheel(work.path(), name, "1.0.0", &[], Some(&py_tools()));
+        files.wheels.insert(
+            name.to_string(),
+            vec![("1.0.0".to_string(), UPLOADED.to_string(), bytes)],
+        );
+    }
     let index = pypi_index(files);
     std::fs::write(
         work.path().join("servers.toml"),
         "[[server]]\nname = \"crash\"\n\
-         package = { registry = \"pypi\", name = \"hintcrash\", version = \"1.0.0\" }\n",
+         package = { registry = \"pypi\", name = \"hintcrash\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"args\"\n\
+         package = { registry = \"pypi\", name = \"hintargs\", version = \"1.0.0\" }\n",
     )
     .unwrap();
     let probe = |cache: &Path, out: &str| {
@@ -2513,4 +2524,26 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         std::fs::read_to_string(work.path().join(format!("{dir}/wire-{DATE}.md"))).unwrap()
     };
     assert_eq!(report("one"), report("two"));
+    // The server whose argument parser asked for a required option was started once
+    // more with a placeholder for it, and the row says so.
+    let servers = servers_table(&work.path().join(format!("one/wire-{DATE}-servers.csv")));
+    assert_eq!(
+        [
+            servers["args"]["outcome"].as_str(),
+            servers["args"]["placeholders"].as_str()
+        ],
+        [
+            "listed with placeholders",
+            "argument '--pcap-path' (its usage error)"
+        ],
+        "{one}"
+    );
+    let wire = read_csv(&work.path().join(format!("one/wire-{DATE}.csv")));
+    let tool = wire[0].iter().position(|c| c == "tool").unwrap();
+    assert!(
+        wire[1..]
+            .iter()
+            .any(|row| row[0] == "args" && row[tool] == "pcap_etc_hosts"),
+        "{wire:?}"
+    );
 }
