@@ -207,6 +207,32 @@ pub fn release(index: &str, name: &str, version: &str) -> Result<Release, String
     Ok(release)
 }
 
+/// Returns the newest final release of `name` on `index` whose files were all
+/// uploaded by `time` (PEP 700's `upload-time`, to the second): what stood on a
+/// release's day. `Ok(None)` when none had been, or the page gives no upload times.
+pub fn newest_by(index: &str, name: &str, time: &str) -> Result<Option<String>, String> {
+    let until = upload_secs(time).ok_or_else(|| format!("'{}' is not a time", sanitize(time)))?;
+    let page = project(index, name).map_err(|f| f.why)?;
+    let mut stood: std::collections::BTreeMap<String, bool> = Default::default();
+    for file in &page.files {
+        let Some(version) = file_version(&file.name, name) else {
+            continue;
+        };
+        let by = file
+            .uploaded
+            .as_deref()
+            .and_then(upload_secs)
+            .is_some_and(|at| at <= until);
+        *stood.entry(version.to_string()).or_insert(true) &= by;
+    }
+    Ok(stood
+        .into_iter()
+        .filter(|(version, by)| *by && !is_prerelease(version))
+        .filter_map(|(version, _)| release_numbers(&version).map(|key| (key, version)))
+        .max()
+        .map(|(_, version)| version))
+}
+
 /// Holds a project page of the Simple API: its URL (file URLs are relative to it),
 /// its files, and the versions it lists (PEP 700), else those its files name.
 struct Project {

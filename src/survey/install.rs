@@ -187,6 +187,29 @@ fn failed(why: impl Into<String>) -> InstallError {
     }
 }
 
+/// Holds what bounds a uv resolution: the time it is as of (`--exclude-newer`), and
+/// a constraints file (`--constraint`).
+#[derive(Clone, Copy)]
+struct Resolution<'a> {
+    exclude_newer: Option<&'a str>,
+    constraints: Option<&'a Path>,
+}
+
+/// The MCP SDKs of PyPI a server may be written against.
+const PYPI_SDKS: [&str; 2] = ["mcp", "fastmcp"];
+
+/// Returns the bound of each MCP SDK to what stood at `time` on `index`
+/// (`mcp<=1.9.4`), for those the index knows then.
+fn sdk_as_of(index: &str, time: &str) -> Vec<String> {
+    PYPI_SDKS
+        .iter()
+        .filter_map(|sdk| {
+            let version = pypi::newest_by(index, sdk, time).ok()??;
+            Some(format!("{sdk}<={version}"))
+        })
+        .collect()
+}
+
 /// Returns whether `text` may be a package name or version in a path and on a
 /// command line: ASCII letters, digits and `@/._-+~!`, no `..`, no leading `-`.
 fn is_plain(text: &str) -> bool {
@@ -446,10 +469,14 @@ impl Installer {
             _ if is_complete(&undated) => return Ok(undated),
             _ => undated.clone(),
         };
-        let install = |prefix: &Path, bound: Option<&str>, note: &str| {
+        let install = |prefix: &Path, bound: Option<&str>, sdk: Option<&Path>, note: &str| {
             each_python(&pythons, |python| {
                 self.fill_venv(prefix, |prefix| {
-                    self.uv(uv, python, index, package, prefix, bound)?;
+                    let resolution = Resolution {
+                        exclude_newer: bound,
+                        constraints: sdk,
+                    };
+                    self.uv(uv, python, index, package, prefix, resolution)?;
                     if let Ok(release) = &release {
                         let artifact = pypi::installed_wheel(prefix, &package.name, release);
                         write(&prefix.join(ARTIFACT_FILE), artifact.as_bytes())?;
@@ -468,7 +495,7 @@ impl Installer {
             ),
             Err(why) => format!("{why}: uv resolved the dependencies on the day"),
         };
-        match install(&prefix, bound.as_deref(), &note) {
+        match install(&prefix, bound.as_deref(), None, &note) {
             // No resolution stood as of the release's upload time (a dependency then
             // had no wheel, say): what uvx installs is the day's, as npm's ETARGET
             // falls back to.
@@ -476,16 +503,34 @@ impl Installer {
                 if is_complete(&undated) {
                     return Ok(undated);
                 }
+                let at = before.as_deref().unwrap_or_default();
+                // The MCP SDK stays what stood on the release's day: the day's would
+                // be a later major version the server was never written for.
+                let held = sdk_as_of(&index.url, at);
+                let constraints = tempfile::NamedTempFile::new_in(&self.cache)
+                    .and_then(|mut file| {
+                        std::io::Write::write_all(&mut file, held.join("\n").as_bytes())?;
+                        Ok(file)
+                    })
+                    .map_err(|e| failed(format!("writing the MCP SDK's bound: {e}")))?;
                 let note = format!(
-                    "as of {}, {}: uv resolved the dependencies on the day",
-                    sanitize(before.as_deref().unwrap_or_default()),
+                    "as of {}, {}: uv resolved the dependencies on the day{}",
+                    sanitize(at),
                     match err.cause.trim_start_matches("error: ") {
                         "" => "no solution was found",
                         cause => cause,
                     }
-                    .trim_end_matches('.')
+                    .trim_end_matches('.'),
+                    match held.is_empty() {
+                        true => String::new(),
+                        false => format!(
+                            ", the MCP SDK held to what stood then ({})",
+                            held.join(", ")
+                        ),
+                    }
                 );
-                install(&undated, None, &note)?;
+                let sdk = (!held.is_empty()).then(|| constraints.path());
+                install(&undated, None, sdk, &note)?;
                 Ok(undated)
             }
             done => done.map(|()| prefix),
@@ -514,7 +559,7 @@ impl Installer {
     }
 
     /// Installs with uv into a venv it makes: wheels only, from the index pip would
-    /// read, as of `exclude_newer` when given.
+    /// read, as `resolution` bounds it.
     fn uv(
         &self,
         uv: &Path,
@@ -522,8 +567,12 @@ impl Installer {
         index: &pypi::Index,
         package: &PackageRef,
         prefix: &Path,
-        exclude_newer: Option<&str>,
+        resolution: Resolution,
     ) -> Result<(), InstallError> {
+        let Resolution {
+            exclude_newer,
+            constraints,
+        } = resolution;
         let mut venv = environment::command(uv);
         venv.args(["venv", "--quiet", "--no-python-downloads", "--python"])
             .arg(&python.path)
@@ -542,6 +591,9 @@ impl Installer {
         }
         if let Some(date) = exclude_newer {
             install.args(["--exclude-newer", date]);
+        }
+        if let Some(file) = constraints {
+            install.arg("--constraint").arg(file);
         }
         install
             .arg("--")

@@ -141,6 +141,11 @@ fn prelude(name: &str) -> &'static str {
     match name {
         // Fails at start, its traceback quoting where it was installed.
         "hintcrash" => "raise RuntimeError('no configuration next to ' + __file__)\n",
+        // Names its tool after the MCP SDK it was installed with.
+        "hintsdk" => {
+            "import importlib.metadata as _m\n\
+             TOOLS[0]['name'] = 'mcp_' + _m.version('mcp').replace('.', '_')\n"
+        }
         // Exits with argparse's usage error unless given --pcap-path; names its tool
         // after the value.
         "hintargs" => {
@@ -2546,4 +2551,81 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
             .any(|row| row[0] == "args" && row[tool] == "pcap_etc_hosts"),
         "{wire:?}"
     );
+}
+
+/// Where no resolution stood as of a release's upload time, uv resolves on the day,
+/// but the MCP SDK stays what stood then: the server gets `mcp` 1.0.0, not the 2.0.0
+/// uploaded after it, and the row says so.
+#[test]
+fn a_days_resolution_keeps_the_mcp_sdk_of_the_release_day() {
+    if !has_tools() {
+        return skip("node, npm or python3 is not installed");
+    }
+    if !has_bwrap() {
+        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+    }
+    let Some(uv) = find_uv() else {
+        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    };
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
+    let mut files = PypiFiles::default();
+    let server = wheel(
+        work.path(),
+        "hintsdk",
+        "1.0.0",
+        &["mcp", "hintlater"],
+        Some(&py_tools()),
+    );
+    files.wheels.insert(
+        "hintsdk".to_string(),
+        vec![("1.0.0".to_string(), UPLOADED.to_string(), server)],
+    );
+    let sdk = [DEP_OLD, DEP_NEW]
+        .iter()
+        .map(|(version, at)| {
+            let bytes = wheel(work.path(), "mcp", version, &[], None);
+            (version.to_string(), at.to_string(), bytes)
+        })
+        .collect();
+    files.wheels.insert("mcp".to_string(), sdk);
+    // Its only release came after the server's: nothing resolves as of that day.
+    let later = wheel(work.path(), "hintlater", "1.0.0", &[], None);
+    files.wheels.insert(
+        "hintlater".to_string(),
+        vec![("1.0.0".to_string(), DEP_NEW.1.to_string(), later)],
+    );
+    let index = pypi_index(files);
+    std::fs::write(
+        work.path().join("servers.toml"),
+        "[[server]]\nname = \"sdk\"\n\
+         package = { registry = \"pypi\", name = \"hintsdk\", version = \"1.0.0\" }\n",
+    )
+    .unwrap();
+    let mut run = Run::new(work.path())
+        .args(["probe", "--servers", "servers.toml", "--date", DATE])
+        .args(["--cache", "cache", "--out", "out", "--timeout", "20"])
+        .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("UV_CACHE_DIR", work.path().join("uv-cache"))
+        .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
+    for name in ["UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXCLUDE_NEWER"] {
+        run.command().env_remove(name);
+    }
+    let out = run.output();
+    assert_code(&out, 0);
+    let servers = servers_table(&work.path().join(format!("out/wire-{DATE}-servers.csv")));
+    let note = &servers["sdk"]["before_note"];
+    assert!(
+        note.ends_with(
+            "uv resolved the dependencies on the day, the MCP SDK held to what stood then (mcp<=1.0.0)"
+        ),
+        "{note}\n{}",
+        show(&out)
+    );
+    let wire = read_csv(&work.path().join(format!("out/wire-{DATE}.csv")));
+    let tool = wire[0].iter().position(|c| c == "tool").unwrap();
+    assert_eq!(wire[1][tool], "mcp_1_0_0", "{}", show(&out));
 }
