@@ -59,11 +59,15 @@ sample() {
     echo "\"$name\",$(date +%s),$(du -sc --block-size=1 "${watched[@]}" 2>/dev/null | tail -n 1 | cut -f 1)" >> "$log"
 }
 
-# Runs a step (its name, then its command), sampled while it runs; its failure is
-# the command's own, named in the tables it writes, and does not stop the survey.
+# Runs a step (its name, then its command), sampled while it runs, in place of the
+# lines an earlier run of it left; its failure is the command's own, named in the
+# tables it writes, and does not stop the survey.
 step() {
     local name=$1
     shift
+    # A step run again replaces its earlier lines: the tables it wrote are replaced.
+    local quoted="\"${name//\"/\"\"}\","
+    awk -v p="$quoted" 'index($0, p) != 1' "$log" > "$log.new" && mv "$log.new" "$log"
     sample "$name"
     (while sleep 5; do sample "$name"; done) &
     local sampler=$!
@@ -83,6 +87,13 @@ fi
 if runs shipped || runs repositories; then
     step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
         --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
+        --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
+fi
+# The wire run alone writes its servers files again from the corpus pinned before
+# (--pinned): no forge is asked, and the commits stay those of that corpus.
+if runs wire && ! runs shipped && ! runs repositories && [[ -s "$dir/repositories/repos.toml" ]]; then
+    step "write the servers files from the pinned corpus" "$bin" corpus registry \
+        --pages "$listing" --date "$date" --out "$dir/repositories/repos.toml" --pinned \
         --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
 fi
 [[ -s "$dir/shipped/shipped.toml" ]] || { echo "no corpus of what ships was written" >&2; exit 1; }

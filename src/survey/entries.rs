@@ -31,7 +31,7 @@ use crate::tools::hints::Hint;
 
 use super::figures;
 use super::join::{read_wire, WireServer};
-use super::outcome;
+use super::outcome::{self, Kind};
 
 /// The columns of `entries-DATE.csv`.
 const HEADER: [&str; 18] = [
@@ -187,6 +187,22 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
                 .map(|r| r.wire_tools)
                 .collect(),
         ));
+        // Whether the servers that need a key declare more or less often.
+        let placeholders = Kind::ListedWithPlaceholders.name();
+        if rows.iter().any(|r| r.wire == placeholders) {
+            for (half, kind) in [
+                ("wire, as given", Kind::Listed),
+                ("wire, with placeholders", Kind::ListedWithPlaceholders),
+            ] {
+                halves.push((
+                    half,
+                    rows.iter()
+                        .filter(|r| r.wire == kind.name())
+                        .map(|r| r.wire_tools)
+                        .collect(),
+                ));
+            }
+        }
     }
     let svg = figures::per_entry(&mut text, &halves, &date)?;
     figures::silence_section(&mut text, shipped_table, repos_table, &wire_servers);

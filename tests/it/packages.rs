@@ -749,7 +749,7 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
     std::fs::write(
         work.path().join("wire-2026-12-04-servers.csv"),
         "server,registry_name,repository,subfolder,package_registry,package,package_version,artifact,outcome\n\
-         io.a/y,io.a/y,,,pypi,x-mcp,1.0,,listed\n\
+         io.a/y,io.a/y,,,pypi,x-mcp,1.0,,listed with placeholders\n\
          io.a/srv,io.a/srv,,,npm,@acme/srv,1.0.0,,install failed\n",
     )
     .unwrap();
@@ -874,7 +874,7 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "PyPI",
             "counted",
             "counted",
-            "listed",
+            "listed with placeholders",
             y_hints.as_str()
         ]
     );
@@ -953,6 +953,16 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
         report.contains("| wire | 2 | 0 (0.0%) | 0 (0.0%) | 1 (50.0%) | 1 (50.0%) |"),
         "{report}"
     );
+    // The servers run as the listing gives them, and those given placeholders, apart:
+    // io.a/y listed with placeholders, the endpoint as given.
+    for line in [
+        "| wire | as given | 1 | 1 (100.0%) | 0 (0.0%) | 0 (0.0%) | 1 (100.0%) |",
+        "| wire | with placeholders | 2 | 1 (50.0%) | 1 (50.0%) | 0 (0.0%) | 0 (0.0%) |",
+        "| wire, as given | 1 | 0 (0.0%) | 0 (0.0%) | 0 (0.0%) | 1 (100.0%) |",
+        "| wire, with placeholders | 1 | 0 (0.0%) | 0 (0.0%) | 1 (100.0%) | 0 (0.0%) |",
+    ] {
+        assert!(report.contains(line), "{line}\n{report}");
+    }
     assert!(
         report.contains("the wire's in `wire-2026-12-04.csv` and `wire-2026-12-06.csv`"),
         "{report}"

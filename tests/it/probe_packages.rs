@@ -1659,11 +1659,9 @@ fn installs_leave_the_cache_once_probed_and_a_full_disk_fails_only_its_server() 
     assert_eq!(table["c-fixture"]["outcome"], "listed", "{}", show(&full));
     assert_eq!(table["big-fixture"]["outcome"], "install failed");
     let error = &table["big-fixture"]["error"];
+    // The cache folder is named as every row names it, the same on any machine.
     assert!(
-        error.starts_with(&format!(
-            "the disk holding '{}' is full (",
-            small.join("cache").display()
-        )),
+        error.starts_with("the disk holding '{cache}' is full ("),
         "{error}"
     );
     // npm writes no log file whose path, new at each run, the row would quote.
