@@ -65,9 +65,12 @@ sample() {
 step() {
     local name=$1
     shift
-    # A step run again replaces its earlier lines: the tables it wrote are replaced.
-    local quoted="\"${name//\"/\"\"}\","
-    awk -v p="$quoted" 'index($0, p) != 1' "$log" > "$log.new" && mv "$log.new" "$log"
+    # A step run again replaces its earlier lines, as it replaces the tables they
+    # stand for; one resumed after a kill adds to them.
+    if [[ "$name" != "${resumed:-}" ]]; then
+        local quoted="\"${name//\"/\"\"}\","
+        awk -v p="$quoted" 'index($0, p) != 1' "$log" > "$log.new" && mv "$log.new" "$log"
+    fi
     sample "$name"
     (while sleep 5; do sample "$name"; done) &
     local sampler=$!
@@ -136,6 +139,10 @@ both_shards() {
     wait "$first"
 }
 if runs wire; then
+    # A shard's journal is a run that was killed: resumed, not begun again.
+    if compgen -G "$dir/wire/shard-*/wire-$wire_date.journal" > /dev/null; then
+        resumed="probe the wire, two shards"
+    fi
     step "probe the wire, two shards" both_shards
     step "merge the shards" "$bin" merge --servers "$dir/wire/packages.toml" --out "$dir/wire" \
         "$dir/wire/shard-1/wire-$wire_date.csv" "$dir/wire/shard-2/wire-$wire_date.csv"

@@ -195,11 +195,13 @@ struct Resolution<'a> {
     constraints: Option<&'a Path>,
 }
 
-/// The MCP SDKs of PyPI a server may be written against.
-const PYPI_SDKS: [&str; 2] = ["mcp", "fastmcp"];
+/// The MCP SDKs of PyPI a server may be written against, and the models they are
+/// built on, whose later releases break the SDKs' earlier ones (`mcp` 1.16 under
+/// today's pydantic, fastmcp 2.10 under pydantic 2.12).
+const PYPI_SDKS: [&str; 4] = ["mcp", "fastmcp", "pydantic", "pydantic-settings"];
 
-/// Returns the bound of each MCP SDK to what stood at `time` on `index`
-/// (`mcp<=1.9.4`), for those the index knows then.
+/// Returns the bound of each MCP SDK, and what it is built on, to what stood at
+/// `time` on `index` (`mcp<=1.9.4`), for those the index knows then.
 fn sdk_as_of(index: &str, time: &str) -> Vec<String> {
     PYPI_SDKS
         .iter()

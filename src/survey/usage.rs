@@ -19,9 +19,19 @@ pub fn required_options(stderr: &[String]) -> Vec<String> {
     };
     for (i, line) in stderr.iter().enumerate() {
         let line = line.trim();
-        // argparse: "error: the following arguments are required: --a, --b"
+        // argparse: "error: the following arguments are required: --a/-a, --b"
         if let Some(rest) = after(line, "the following arguments are required:") {
-            rest.split(',').for_each(&mut push);
+            rest.split(',')
+                .filter_map(|named| named.split('/').find(|w| w.trim().starts_with("--")))
+                .for_each(&mut push);
+        }
+        // argparse's exclusive group: "error: one of the arguments --a --b is required":
+        // the first is given.
+        else if let Some(rest) = after(line, "one of the arguments") {
+            let named = rest.split("is required").next().unwrap_or("");
+            if let Some(first) = named.split_whitespace().next() {
+                push(first);
+            }
         }
         // clap: "error: the following required arguments were not provided:" and the
         // arguments on the lines after it, indented.
@@ -103,6 +113,14 @@ mod tests {
             (
                 "usage: x [-h] --username U --password P\nx: error: the following arguments are required: --username, --password, target",
                 &["--username", "--password"][..],
+            ),
+            (
+                "allstacks-mcp: error: the following arguments are required: --username/-u, --password/-p",
+                &["--username", "--password"][..],
+            ),
+            (
+                "mcpcap: error: one of the arguments --pcap-path --pcap-url is required",
+                &["--pcap-path"][..],
             ),
             (
                 "Usage: srv [OPTIONS]\nTry 'srv --help' for help.\n\nError: Missing option '--api-key'.",
