@@ -6,6 +6,7 @@ use super::*;
 mod bounds;
 mod compiled_output;
 mod declared;
+mod derived_names;
 mod families;
 mod forms;
 mod languages;

@@ -8,6 +8,7 @@
 //! dispatches to them (`tools/mod.rs`), nor the filter.
 
 pub(super) mod csharp;
+pub(super) mod derived;
 pub(super) mod golang;
 pub(super) mod java;
 pub(super) mod kotlin;
