@@ -18,6 +18,7 @@ mod ruby;
 mod skimmed_against_whole;
 mod swift;
 mod typescript;
+mod wrappers;
 
 /// Runs the finder over `(path, text)` files, and checks that what it finds is what
 /// parsing every file whole would find: the spelling filter, the files kept aside
