@@ -706,7 +706,9 @@ impl<'a> Resolver<'a> {
                 for seg in path {
                     match self.field(f, &cur, seg, depth + 1) {
                         Field::Found(g, v) => (f, cur) = (g, v),
-                        Field::Absent | Field::Hidden => return (file, Val::Other),
+                        // A field an element written in full lacks is `undefined`.
+                        Field::Absent => return (file, Val::Null),
+                        Field::Hidden => return (file, Val::Other),
                     }
                 }
                 return self.resolve(f, &cur, depth + 1);

@@ -11,6 +11,7 @@ mod families;
 mod forms;
 mod languages;
 mod loops;
+mod objects;
 mod packages;
 mod parsed;
 mod php;
