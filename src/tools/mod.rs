@@ -56,7 +56,9 @@ mod resolver;
 mod roles;
 mod sdk;
 mod spellings;
+mod substitute;
 pub(crate) mod value;
+mod wrappers;
 
 pub use aside::MAX_DEFERRED_BYTES;
 pub use model::{DefKind, Family, FoundTools, HintState, Standing, ToolDef};

@@ -153,7 +153,8 @@ fn summarize_now(
         value::SiteKind::Tool { name, .. } => !matches!(name, Some(value::Val::Str(_))),
         value::SiteKind::List { .. }
         | value::SiteKind::Each { .. }
-        | value::SiteKind::Shaped(_) => true,
+        | value::SiteKind::Shaped(_)
+        | value::SiteKind::Wrapped(_) => true,
     };
     if summary.sites.iter().any(unnamed) {
         let mut lines: Vec<u32> = summary.sites.iter().map(|s| s.line).collect();

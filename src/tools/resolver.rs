@@ -12,10 +12,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use super::keys;
 use super::model::{DefKind, Family, HintState};
 use super::packages::Modules;
+use super::substitute::{bind, owner, reads_element, substitute};
 use super::value::{
-    extension, extension_as_written, hint_index, hint_of_key, parent, FileSummary, Param, Prop,
-    Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH,
+    extension, extension_as_written, hint_index, hint_of_key, parent, FileSummary, Prop, Site,
+    SiteKind, Spec, Val,
 };
+use super::wrappers;
 
 /// References are followed at most this deep (a chain of constants, imports and spreads).
 const MAX_CHAIN: u8 = 16;
@@ -214,6 +216,16 @@ impl<'a> Resolver<'a> {
                 }
                 tool.via = Via::Shaped;
                 out.push(tool);
+            }
+            SiteKind::Wrapped(def) => {
+                if let Field::Found(..) = self.field(file, def, wrappers::FORWARDS, 0) {
+                    let mut tool = self.tool(file, site.line, site.family, None, def, site.spelled);
+                    if site.repeated && tool.name.is_none() {
+                        tool.kind = DefKind::Dynamic;
+                    }
+                    tool.origin = None;
+                    out.push(tool);
+                }
             }
             SiteKind::Each {
                 items,
@@ -694,7 +706,9 @@ impl<'a> Resolver<'a> {
                 for seg in path {
                     match self.field(f, &cur, seg, depth + 1) {
                         Field::Found(g, v) => (f, cur) = (g, v),
-                        Field::Absent | Field::Hidden => return (file, Val::Other),
+                        // A field an element written in full lacks is `undefined`.
+                        Field::Absent => return (file, Val::Null),
+                        Field::Hidden => return (file, Val::Other),
                     }
                 }
                 return self.resolve(f, &cur, depth + 1);
@@ -860,140 +874,6 @@ impl<'a> Resolver<'a> {
             Some(u) => Module::Unread(self.modules.path(u).to_vec(), None),
             None => Module::Missing,
         }
-    }
-}
-
-/// Returns a factory's returned `value` with each reference to one of its `params`
-/// replaced by the call's argument, read in the calling file `caller` (a missing
-/// argument is the parameter's default, else `undefined`). Functions inside the
-/// value are left as they are: their parameters are their own.
-fn bind(value: &Val, params: &[Param], args: &[Val], caller: usize, depth: usize) -> Val {
-    if depth > MAX_VALUE_DEPTH {
-        return Val::Other;
-    }
-    let again = |v: &Val| bind(v, params, args, caller, depth + 1);
-    match value {
-        Val::Ref(path) => {
-            let Some(at) = params.iter().position(|p| p.name == path[0]) else {
-                return value.clone();
-            };
-            // Keyword arguments by name, the others by position.
-            let keyword = args.iter().find_map(|a| match a {
-                Val::Keyword(k, v) if *k == path[0] => Some(&**v),
-                _ => None,
-            });
-            let positional = args
-                .iter()
-                .filter(|a| !matches!(a, Val::Keyword(..)))
-                .nth(at);
-            let arg = match (keyword.or(positional), &params[at].default) {
-                (Some(Val::Null) | None, Some(default)) => return default.clone(),
-                (Some(arg), _) => arg.clone(),
-                (None, None) => Val::Null,
-            };
-            match (path.len(), arg) {
-                (1, arg) => Val::At(caller, Box::new(arg)),
-                (_, Val::Ref(mut inner)) => {
-                    inner.extend(path[1..].iter().cloned());
-                    Val::At(caller, Box::new(Val::Ref(inner)))
-                }
-                _ => Val::Other,
-            }
-        }
-        Val::Obj { line, props } => Val::obj(
-            *line,
-            props
-                .iter()
-                .map(|p| match p {
-                    Prop::Field(k, v) => Prop::Field(k.clone(), again(v)),
-                    Prop::Spread(v) => Prop::Spread(again(v)),
-                })
-                .collect(),
-        ),
-        Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
-        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
-        Val::Shape(v) => Val::Shape(Box::new(again(v))),
-        Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
-        Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
-        Val::Values(v) => Val::Values(Box::new(again(v))),
-        Val::Entries(v) => Val::Entries(Box::new(again(v))),
-        Val::Field(v, path) => Val::Field(Box::new(again(v)), path.clone()),
-        Val::Fallback(v, fallback) => Val::Fallback(Box::new(again(v)), Box::new(again(fallback))),
-        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
-        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
-        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
-        _ => value.clone(),
-    }
-}
-
-/// Returns the value whose `name` field a name reads (`tool.name`), if it reads one.
-fn owner(name: &Val) -> Option<Val> {
-    match name {
-        Val::Ref(path) if path.len() > 1 && path.last()? == "name" => {
-            Some(Val::Ref(path[..path.len() - 1].to_vec()))
-        }
-        Val::Field(inner, path) if path.last()? == "name" => match path.len() {
-            1 => Some((**inner).clone()),
-            n => Some(Val::Field(inner.clone(), path[..n - 1].to_vec())),
-        },
-        Val::At(f, inner) => owner(inner).map(|o| Val::At(*f, Box::new(o))),
-        _ => None,
-    }
-}
-
-/// Returns true when a registration's name or definition reads a name the loop's
-/// variable binds.
-fn reads_element(site: &SiteKind, pattern: &[(String, Vec<String>)]) -> bool {
-    let SiteKind::Tool { name, def } = site else {
-        return false;
-    };
-    let marker = Val::Other;
-    let changed = |v: &Val| substitute(v, pattern, &marker, 0) != *v;
-    name.as_ref().is_some_and(changed) || changed(def)
-}
-
-/// Returns a registration's value as it reads for one element of a loop: each
-/// reference to a name of `pattern` replaced by the element's field at its path.
-/// Functions inside the value are left as they are: their names are their own.
-fn substitute(value: &Val, pattern: &[(String, Vec<String>)], element: &Val, depth: usize) -> Val {
-    if depth > MAX_VALUE_DEPTH {
-        return Val::Other;
-    }
-    let again = |v: &Val| substitute(v, pattern, element, depth + 1);
-    match value {
-        Val::Ref(path) => {
-            let Some((_, at)) = pattern.iter().find(|(n, _)| *n == path[0]) else {
-                return value.clone();
-            };
-            let mut fields = at.clone();
-            fields.extend(path[1..].iter().cloned());
-            match fields.is_empty() {
-                true => element.clone(),
-                false => Val::Field(Box::new(element.clone()), fields),
-            }
-        }
-        Val::Obj { line, props } => Val::obj(
-            *line,
-            props
-                .iter()
-                .map(|p| match p {
-                    Prop::Field(k, v) => Prop::Field(k.clone(), again(v)),
-                    Prop::Spread(v) => Prop::Spread(again(v)),
-                })
-                .collect(),
-        ),
-        Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
-        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
-        Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
-        Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
-        Val::Values(v) => Val::Values(Box::new(again(v))),
-        Val::Entries(v) => Val::Entries(Box::new(again(v))),
-        Val::Field(v, path) => Val::Field(Box::new(again(v)), path.clone()),
-        Val::Fallback(v, fallback) => Val::Fallback(Box::new(again(v)), Box::new(again(fallback))),
-        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
-        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
-        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
-        _ => value.clone(),
     }
 }
 

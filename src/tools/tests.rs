@@ -6,10 +6,12 @@ use super::*;
 mod bounds;
 mod compiled_output;
 mod declared;
+mod derived_names;
 mod families;
 mod forms;
 mod languages;
 mod loops;
+mod objects;
 mod packages;
 mod parsed;
 mod php;
@@ -17,6 +19,7 @@ mod ruby;
 mod skimmed_against_whole;
 mod swift;
 mod typescript;
+mod wrappers;
 
 /// Runs the finder over `(path, text)` files, and checks that what it finds is what
 /// parsing every file whole would find: the spelling filter, the files kept aside

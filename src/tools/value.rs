@@ -254,6 +254,9 @@ pub(crate) enum SiteKind {
     /// own `defineTool({...})`): one tool, unless a registration of the tree defines
     /// the same tool (the same object or the same name).
     Shaped(Val),
+    /// A call that passes SDK options to a function of the tree: one tool when the
+    /// function is a tool wrapper (see `wrappers`), else none.
+    Wrapped(Val),
 }
 
 /// The names a loop's variable binds, each with its path of fields in the element

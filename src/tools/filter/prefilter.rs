@@ -61,6 +61,7 @@ pub(in crate::tools) fn anchored_with(
                 .iter()
                 .any(|f| called(bytes, f.as_bytes(), b"(["))
                 || go_tool_literal(bytes)
+                || go_annotation_option(bytes)
         }
         Lang::Rust => has(bytes, b"Tool::new") || rust_tool_attribute(bytes),
         Lang::CSharp => csharp_tool(bytes),
@@ -142,6 +143,21 @@ fn go_receiver(head: &[u8]) -> bool {
 /// (`) Tool {`) stands apart from its body.
 fn go_tool_literal(bytes: &[u8]) -> bool {
     words(bytes, b"Tool").any(|at| bytes.get(at + b"Tool".len()) == Some(&b'{'))
+}
+
+/// mcp-go's annotation options called through a package
+/// (`mcp.WithReadOnlyHintAnnotation(`, `mcp.WithTitleAnnotation(`): a call passing
+/// one may be a tool wrapper's (see `wrappers`).
+fn go_annotation_option(bytes: &[u8]) -> bool {
+    memmem::find_iter(bytes, b".With").any(|at| {
+        let rest = &bytes[at + b".With".len()..];
+        let len = rest
+            .iter()
+            .position(|&b| !is_ident(b))
+            .unwrap_or(rest.len());
+        rest[..len].ends_with(b"Annotation")
+            && rest[len..].trim_ascii_start().first() == Some(&b'(')
+    })
 }
 
 /// Java's `Tool.builder()` (`McpSchema.Tool.builder()`, `Tool\n    .builder()`): the

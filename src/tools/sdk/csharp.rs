@@ -5,11 +5,13 @@
 //! - `new McpServerToolCreateOptions { Name = "...", ReadOnly = true, ... }`.
 //!
 //! The attribute's hints are absent unless set: the SDK sends only those assigned. A
-//! tool without `Name` is named by the SDK from its method; the finder reports the
-//! name only when it is a literal. A hint set from a constant reads `?`.
+//! method's tool without `Name` is named as the SDK names it from the method (see
+//! [`derived::csharp_method`]); a `Name` that is no literal gives no name. A hint
+//! set from a constant reads `?`.
 
 use tree_sitter::Node;
 
+use super::derived;
 use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val};
@@ -58,12 +60,33 @@ fn attribute(node: Node, src: &[u8], out: &mut FileSummary) {
             }
         }
     }
-    record(node, src, assigned, out);
+    let derived = method_name(node, src);
+    record(node, src, assigned, derived, out);
+}
+
+/// Returns the name the SDK gives the tool of the method an attribute stands on,
+/// when no `Name` is assigned (see [`derived::csharp_method`]).
+fn method_name(attribute: Node, src: &[u8]) -> Option<Val> {
+    let method = attribute.parent()?.parent()?;
+    if method.kind() != "method_declaration" {
+        return None;
+    }
+    let name = text(method.child_by_field_name("name")?, src);
+    let returns = method
+        .child_by_field_name("returns")
+        .map_or("", |r| text(r, src));
+    Some(Val::Str(derived::csharp_method(name, returns)))
 }
 
 /// Records the tool defined at `node` from its `Name = ...` and hint assignments,
-/// as (property, value) pairs; other properties are not read.
-fn record(node: Node, src: &[u8], assigned: Vec<(Node, Node)>, out: &mut FileSummary) {
+/// as (property, value) pairs, else named `derived`; other properties are not read.
+fn record(
+    node: Node,
+    src: &[u8],
+    assigned: Vec<(Node, Node)>,
+    derived: Option<Val>,
+    out: &mut FileSummary,
+) {
     let mut tool_name = None;
     let mut hints = Vec::new();
     for (key, value) in assigned {
@@ -82,7 +105,7 @@ fn record(node: Node, src: &[u8], assigned: Vec<(Node, Node)>, out: &mut FileSum
         spelled: [false; 4],
         family: Family::CSharp,
         kind: SiteKind::Tool {
-            name: Some(tool_name.unwrap_or(Val::Other)),
+            name: Some(tool_name.or(derived).unwrap_or(Val::Other)),
             def: definition(at, hints),
         },
     });
@@ -117,7 +140,7 @@ fn options(node: Node, src: &[u8], out: &mut FileSummary) {
             ))
         })
         .collect();
-    record(node, src, assigned, out);
+    record(node, src, assigned, None, out);
 }
 
 fn val(node: Node, src: &[u8]) -> Val {

@@ -25,6 +25,7 @@ use tree_sitter::Node;
 use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
+use super::wrappers;
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
@@ -35,7 +36,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         "call_expression" => call(node, src, sdks, out),
         "composite_literal" => literal(node, src, sdks, out),
         "import_spec" => import(node, src, out),
-        "function_declaration" => function(node, src, out),
+        "function_declaration" => function(node, src, sdks, out),
         _ => {}
     });
 }
@@ -128,7 +129,9 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
         return;
     };
     if let Some(family) = sdk_tool(ty, src, sdks) {
-        shaped(node, body, src, family, out);
+        if !in_wrapper(node, src, sdks) {
+            shaped(node, body, src, family, out);
+        }
         return;
     }
     // A slice or an array of tools: its elements' types are left out.
@@ -176,10 +179,19 @@ fn shaped(node: Node, body: Node, src: &[u8], family: Family, out: &mut FileSumm
 /// parameters' names in order; any other as a name bound to something the finder
 /// does not read, so that a call of it is never taken for a library helper of the
 /// same name.
-fn function(node: Node, src: &[u8], out: &mut FileSummary) {
+fn function(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
     let Some(name) = node.child_by_field_name("name") else {
         return;
     };
+    if let Some(tool_name) = wrapper_name(node, src, sdks) {
+        let params = node
+            .child_by_field_name("parameters")
+            .map(|list| parameters(list, src))
+            .unwrap_or_default();
+        let wrapper = wrappers::binding(line(node), params, &tool_name);
+        out.bind(text(name, src), wrapper);
+        return;
+    }
     let returned = node
         .child_by_field_name("body")
         .and_then(|body| single_return(body, src))
@@ -191,6 +203,59 @@ fn function(node: Node, src: &[u8], out: &mut FileSummary) {
             Val::Returns(params, Box::new(val(value, src, 0)))
         });
     out.bind(text(name, src), returned.unwrap_or(Val::Other));
+}
+
+/// Returns the parameter a tool wrapper of mcp-go names its tool by, when the
+/// function is one (see `wrappers`): its parameters end in a variadic of mcp-go's
+/// `ToolOption` (`options ...mcp.ToolOption`), and one is a `string`, the one
+/// called `name` or `toolName`, else the first.
+fn wrapper_name(function: Node, src: &[u8], sdks: &Sdks) -> Option<String> {
+    let declarations = children(function.child_by_field_name("parameters")?);
+    let last = declarations.last()?;
+    let options = last.child_by_field_name("type")?;
+    let forwards = last.kind() == "variadic_parameter_declaration"
+        && options.kind() == "qualified_type"
+        && options
+            .child_by_field_name("name")
+            .is_some_and(|n| text(n, src) == "ToolOption")
+        && options
+            .child_by_field_name("package")
+            .is_some_and(|p| family_of(sdks, Some(text(p, src))) == Some(Family::McpGo));
+    if !forwards {
+        return None;
+    }
+    let mut strings = Vec::new();
+    for declaration in &declarations {
+        let is_string = declaration
+            .child_by_field_name("type")
+            .is_some_and(|t| text(t, src) == "string");
+        if declaration.kind() != "parameter_declaration" || !is_string {
+            continue;
+        }
+        let mut cursor = declaration.walk();
+        strings.extend(
+            declaration
+                .children_by_field_name("name", &mut cursor)
+                .map(|n| text(n, src).to_string()),
+        );
+    }
+    let named = strings
+        .iter()
+        .find(|n| matches!(n.as_str(), "name" | "toolName"));
+    named.or(strings.first()).cloned()
+}
+
+/// Returns true when a node stands in a tool wrapper's body: its `Tool` literal
+/// is what every call of the wrapper fills, each call a tool of its own.
+fn in_wrapper(node: Node, src: &[u8], sdks: &Sdks) -> bool {
+    let mut cur = node;
+    while let Some(parent) = cur.parent() {
+        if parent.kind() == "function_declaration" {
+            return wrapper_name(parent, src, sdks).is_some();
+        }
+        cur = parent;
+    }
+    false
 }
 
 /// Returns the one value a body returns when it is its only statement and a
@@ -402,34 +467,7 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
         "NewTool" | "NewToolWithRawSchema"
             if !args.is_empty() && family_of(sdks, qualifier(node, src)) == Some(Family::McpGo) =>
         {
-            let mut annotations = Vec::new();
-            for option in &args[1..] {
-                if option.kind() != "call_expression" {
-                    continue;
-                }
-                let Some(option_name) = function_name(*option, src) else {
-                    continue;
-                };
-                let option_args = option
-                    .child_by_field_name("arguments")
-                    .map(children)
-                    .unwrap_or_default();
-                let Some(first) = option_args.first() else {
-                    continue;
-                };
-                let hint = match option_name {
-                    "WithReadOnlyHintAnnotation" => "readOnlyHint",
-                    "WithDestructiveHintAnnotation" => "destructiveHint",
-                    "WithIdempotentHintAnnotation" => "idempotentHint",
-                    "WithOpenWorldHintAnnotation" => "openWorldHint",
-                    "WithToolAnnotation" => {
-                        annotations.push(Prop::Spread(val(*first, src, 0)));
-                        continue;
-                    }
-                    _ => continue,
-                };
-                annotations.push(Prop::Field(hint.to_string(), val(*first, src, 0)));
-            }
+            let annotations = option_annotations(&args[1..], src);
             let props = if annotations.is_empty() {
                 Vec::new()
             } else {
@@ -450,8 +488,75 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
                 },
             });
         }
-        _ => {}
+        _ => wrapper_call(node, src, sdks, &args, out),
     }
+}
+
+/// Returns the hints mcp-go's options among `options` set, as fields named as the
+/// schema names them (`mcp.WithReadOnlyHintAnnotation(true)`), and
+/// `mcp.WithToolAnnotation(...)` as a spread.
+fn option_annotations(options: &[Node], src: &[u8]) -> Vec<Prop> {
+    let mut annotations = Vec::new();
+    for option in options {
+        if option.kind() != "call_expression" {
+            continue;
+        }
+        let Some(option_name) = function_name(*option, src) else {
+            continue;
+        };
+        let option_args = option
+            .child_by_field_name("arguments")
+            .map(children)
+            .unwrap_or_default();
+        let Some(first) = option_args.first() else {
+            continue;
+        };
+        let hint = match option_name {
+            "WithReadOnlyHintAnnotation" => "readOnlyHint",
+            "WithDestructiveHintAnnotation" => "destructiveHint",
+            "WithIdempotentHintAnnotation" => "idempotentHint",
+            "WithOpenWorldHintAnnotation" => "openWorldHint",
+            "WithToolAnnotation" => {
+                annotations.push(Prop::Spread(val(*first, src, 0)));
+                continue;
+            }
+            _ => continue,
+        };
+        annotations.push(Prop::Field(hint.to_string(), val(*first, src, 0)));
+    }
+    annotations
+}
+
+/// Records a call of a function of the tree that passes one of mcp-go's
+/// annotation options (`mcp.WithTitleAnnotation(...)`, `mcp.WithReadOnlyHintAnnotation(...)`)
+/// as a tool, when the function turns out to be a tool wrapper (see `wrappers`).
+fn wrapper_call(node: Node, src: &[u8], sdks: &Sdks, args: &[Node], out: &mut FileSummary) {
+    let passes_options = args.iter().any(|a| {
+        a.kind() == "call_expression"
+            && function_name(*a, src)
+                .is_some_and(|n| n.starts_with("With") && n.ends_with("Annotation"))
+            && family_of(sdks, qualifier(*a, src)) == Some(Family::McpGo)
+    });
+    let function = node.child_by_field_name("function");
+    let Some(function) = function
+        .filter(|f| passes_options && matches!(f.kind(), "identifier" | "selector_expression"))
+    else {
+        return;
+    };
+    let at = line(node);
+    let read = args.iter().map(|a| val(*a, src, 0)).collect();
+    let def = wrappers::call(
+        val(function, src, 0),
+        read,
+        at,
+        option_annotations(args, src),
+    );
+    out.sites.push(Site::new(
+        at,
+        node.byte_range(),
+        Family::McpGo,
+        SiteKind::Wrapped(def),
+    ));
 }
 
 fn type_name<'a>(literal: Node, src: &'a [u8]) -> &'a str {

@@ -8,6 +8,7 @@
 //! dispatches to them (`tools/mod.rs`), nor the filter.
 
 pub(super) mod csharp;
+pub(super) mod derived;
 pub(super) mod golang;
 pub(super) mod java;
 pub(super) mod kotlin;
@@ -19,4 +20,4 @@ pub(super) mod swift;
 pub(super) mod syntax;
 pub(super) mod typescript;
 
-use super::{keys, model, packages, value};
+use super::{keys, model, packages, value, wrappers};

@@ -36,6 +36,7 @@ use std::collections::HashMap;
 use memchr::memmem;
 use tree_sitter::Node;
 
+use super::derived;
 use super::model::Family;
 use super::syntax::{children, line, preorder, text, unquote};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
@@ -353,7 +354,8 @@ fn laravel_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
         }
     }
     let name = attribute_name
-        .or_else(|| name_in_body(node, src))
+        .or_else(|| name_in_body(node, src).filter(|n| *n != Val::Str(String::new())))
+        .or_else(|| class_basename(node, src))
         .unwrap_or(Val::Other);
     let at = line(node);
     let props = match hints.is_empty() {
@@ -367,6 +369,30 @@ fn laravel_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
         name,
         Val::obj(at, props),
     );
+}
+
+/// Returns the name laravel/mcp derives for a tool class that sets none (see
+/// [`derived::laravel_class`]); `None` when the class declares a `name()` method
+/// or a `$name` other than `''`, whatever they hold.
+fn class_basename(class: Node, src: &[u8]) -> Option<Val> {
+    let body = class.child_by_field_name("body")?;
+    let names_itself = children(body)
+        .into_iter()
+        .any(|member| match member.kind() {
+            "property_declaration" => children(member).into_iter().any(|e| {
+                e.kind() == "property_element"
+                    && e.child_by_field_name("name")
+                        .is_some_and(|n| text(n, src) == "$name")
+                    && e.child_by_field_name("default_value")
+                        .is_none_or(|v| !matches!(text(v, src), "''" | "\"\""))
+            }),
+            "method_declaration" => member
+                .child_by_field_name("name")
+                .is_some_and(|n| text(n, src) == "name"),
+            _ => false,
+        });
+    let class_name = class.child_by_field_name("name")?;
+    (!names_itself).then(|| Val::Str(derived::laravel_class(text(class_name, src))))
 }
 
 /// Returns the name a laravel/mcp tool class gives itself: `$name = '...'`, or a

@@ -546,7 +546,8 @@ fn each(call: Node, src: &[u8]) -> Option<(Val, Pattern)> {
                 if !of || parent.child_by_field_name("body") != Some(cur) {
                     return None;
                 }
-                let pattern = pattern(parent.child_by_field_name("left")?, src)?;
+                let mut pattern = pattern(parent.child_by_field_name("left")?, src)?;
+                aliases(parent.child_by_field_name("body")?, src, &mut pattern);
                 return Some((val(parent.child_by_field_name("right")?, src, 0), pattern));
             }
             "arrow_function" | "function_expression" | "function" => {
@@ -570,13 +571,52 @@ fn each(call: Node, src: &[u8]) -> Option<(Val, Pattern)> {
                     _ => first,
                 };
                 let items = val(method.child_by_field_name("object")?, src, 0);
-                return Some((items, pattern(first, src)?));
+                let mut pattern = pattern(first, src)?;
+                if let Some(body) = parent.child_by_field_name("body") {
+                    aliases(body, src, &mut pattern);
+                }
+                return Some((items, pattern));
             }
             "function_declaration" | "method_definition" | "class_body" | "program" => return None,
             _ => cur = parent,
         }
     }
     None
+}
+
+/// Adds to `pattern` the constants a loop's body binds, at its top, to a field of
+/// the element (`const annotations = (tool as T).annotations;`): each stands for
+/// the element's field at its path.
+fn aliases(body: Node, src: &[u8], pattern: &mut Pattern) {
+    if body.kind() != "statement_block" {
+        return;
+    }
+    for statement in children(body) {
+        let is_const = statement.kind() == "lexical_declaration"
+            && statement.child(0).is_some_and(|k| text(k, src) == "const");
+        if !is_const {
+            continue;
+        }
+        for declarator in children(statement) {
+            let (Some(name), Some(value)) = (
+                declarator.child_by_field_name("name"),
+                declarator.child_by_field_name("value"),
+            ) else {
+                continue;
+            };
+            let Val::Ref(path) = val(value, src, 0) else {
+                continue;
+            };
+            let Some((_, at)) = pattern.iter().find(|(n, _)| *n == path[0]) else {
+                continue;
+            };
+            let mut fields = at.clone();
+            fields.extend(path[1..].iter().cloned());
+            if name.kind() == "identifier" {
+                pattern.push((text(name, src).to_string(), fields));
+            }
+        }
+    }
 }
 
 /// Returns the names a loop's variable binds, each with its path in the element:
@@ -968,7 +1008,7 @@ fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
             .collect();
         return Val::obj(line(node), props);
     }
-    if !matches!(f.kind(), "identifier" | "member_expression") || depth > 1 {
+    if !matches!(f.kind(), "identifier" | "member_expression") || depth > 2 {
         return Val::Other;
     }
     let args = args
@@ -1069,6 +1109,11 @@ fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
                 path.reverse();
                 return Some(path);
             }
+            // `(tool as T).annotations`: the same value's field.
+            "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => cur = *children(cur).first()?,
             _ => return None,
         }
         if path.len() > MAX_VALUE_DEPTH {

@@ -297,7 +297,7 @@ fn csharp_fixture_tree_is_exact() {
     assert_rows(
         &found,
         &[
-            "src/Tools.cs:7 <dynamic> ----",
+            "src/Tools.cs:7 echo ----",
             "src/Tools.cs:10 get_weather t--f",
             "src/Tools.cs:14 delete_file ft?-",
             "src/Tools.cs:18 qualified ----",

@@ -132,7 +132,7 @@ fn php_fixture_tree_is_exact() {
         &found,
         &[
             "app/Mcp/Tools/CurrentWeatherTool.php:13 current-weather tftt",
-            "app/Mcp/Tools/CurrentWeatherTool.php:24 <dynamic> --t-",
+            "app/Mcp/Tools/CurrentWeatherTool.php:24 derived-name-tool --t-",
             "app/Mcp/Tools/CurrentWeatherTool.php:27 plain ----",
             "app/Mcp/Tools/NamedTool.php:6 named f---",
             "bin/server.php:8 built f-t-",

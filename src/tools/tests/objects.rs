@@ -1,0 +1,146 @@
+//! Tool objects gathered into lists and registered in a loop, and tool objects a
+//! factory of the tree returns, written the way real servers write them.
+
+use super::*;
+
+const CCI_INDEX: &str = r#"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CCI_TOOLS, CCI_HANDLERS } from './circleci-tools.js';
+
+const server = new McpServer({ name: 'mcp-server-circleci', version: '1.0.0' });
+
+CCI_TOOLS.forEach((tool) => {
+  const handler = CCI_HANDLERS[tool.name];
+  const annotations = (tool as { annotations?: Record<string, unknown> }).annotations;
+  if (annotations) {
+    server.tool(tool.name, tool.description, { params: tool.inputSchema.optional() }, annotations, handler);
+  } else {
+    server.tool(tool.name, tool.description, { params: tool.inputSchema.optional() }, handler);
+  }
+});
+"#;
+
+const CCI_TOOLS: &str = r#"import { listFollowedProjectsTool } from './tools/listFollowedProjects/tool.js';
+import { runPipelineTool } from './tools/runPipeline/tool.js';
+
+export const CCI_TOOLS = [listFollowedProjectsTool, runPipelineTool];
+"#;
+
+const LIST_FOLLOWED: &str = r#"import { listFollowedProjectsInputSchema } from './inputSchema.js';
+
+export const listFollowedProjectsTool = {
+  name: 'list_followed_projects' as const,
+  description: `List the projects the user follows.`,
+  inputSchema: listFollowedProjectsInputSchema,
+};
+"#;
+
+const RUN_PIPELINE: &str = r#"import { runPipelineInputSchema } from './inputSchema.js';
+
+export const runPipelineTool = {
+  name: 'run_pipeline' as const,
+  description: `Triggers a new pipeline.`,
+  annotations: {
+    destructiveHint: true,
+  },
+  inputSchema: runPipelineInputSchema,
+};
+"#;
+
+/// CircleCI's server registers each object of a list, reading `annotations` off
+/// an object that may have none: one without the key declares nothing.
+#[test]
+fn a_tool_object_without_annotations_declares_nothing_whatever_the_loop_reads_from_it() {
+    let found = find(&[
+        ("src/index.ts", CCI_INDEX.as_bytes()),
+        ("src/circleci-tools.ts", CCI_TOOLS.as_bytes()),
+        (
+            "src/tools/listFollowedProjects/tool.ts",
+            LIST_FOLLOWED.as_bytes(),
+        ),
+        ("src/tools/runPipeline/tool.ts", RUN_PIPELINE.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/tools/listFollowedProjects/tool.ts:3 list_followed_projects ----",
+            "src/tools/runPipeline/tool.ts:3 run_pipeline -t--",
+        ],
+    );
+    assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
+}
+
+const APPSIGNAL_TOOLS: &str = r#"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { getLogIncidentTool } from './tools/get-log-incident.js';
+import { searchLogsTool } from './tools/search-logs.js';
+
+export function registerTools(server: McpServer, clientFactory: () => Client) {
+  return () => {
+    const toolDefs = [
+      { def: getLogIncidentTool(server, clientFactory), key: 'getLogIncident' },
+      {
+        def: searchLogsTool(server, clientFactory),
+        key: 'searchLogs',
+      },
+    ];
+
+    toolDefs.forEach(({ def, key }) => {
+      mainTools[key] = server.tool(def.name, def.description, def.inputSchema, def.handler);
+    });
+  };
+}
+"#;
+
+const GET_LOG_INCIDENT: &str = r#"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+export function getLogIncidentTool(_server: McpServer, clientFactory: () => Client) {
+  const GetLogIncidentShape = {
+    incidentNumber: z.string().describe('The number of the log incident'),
+  };
+
+  return {
+    name: 'get_log_incident',
+    description: `Retrieve a log incident.`,
+    inputSchema: GetLogIncidentShape,
+    handler: async (args: unknown) => {
+      return { content: [] };
+    },
+  };
+}
+"#;
+
+const SEARCH_LOGS: &str = r#"import { z } from 'zod';
+
+export function searchLogsTool(_server: unknown, clientFactory: () => Client) {
+  return {
+    name: 'search_logs',
+    description: 'Search logs.',
+    inputSchema: { query: z.string() },
+    annotations: { readOnlyHint: true },
+    handler: async () => ({ content: [] }),
+  };
+}
+"#;
+
+/// pulsemcp's appsignal server lists `{ def: factory(server, client), key }`
+/// objects and registers each `def`: a factory's object reads as if written in
+/// place, even as a field of a list's element.
+#[test]
+fn a_tool_object_a_factory_returns_in_a_list_element_is_read_in_place() {
+    let found = find(&[
+        ("shared/src/tools.ts", APPSIGNAL_TOOLS.as_bytes()),
+        (
+            "shared/src/tools/get-log-incident.ts",
+            GET_LOG_INCIDENT.as_bytes(),
+        ),
+        ("shared/src/tools/search-logs.ts", SEARCH_LOGS.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "shared/src/tools.ts:8 get_log_incident ----",
+            "shared/src/tools.ts:9 search_logs ----",
+        ],
+    );
+    assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
+}
