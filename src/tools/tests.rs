@@ -7,6 +7,7 @@ mod bounds;
 mod compiled_output;
 mod declared;
 mod derived_names;
+mod entries;
 mod families;
 mod forms;
 mod languages;

@@ -699,20 +699,34 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
 
 /// Returns the object literal an argument gives: the argument itself, or the body
 /// of an arrow function that is one (`defineTool(() => ({ name, ... }))`, a tool
-/// defined lazily).
+/// defined lazily); either through a type assertion (`Object.freeze({ ... } as
+/// const satisfies T)`, as apify-mcp-server writes its tools).
 fn object_given(arg: Node) -> Option<Node> {
+    let arg = asserted(arg)?;
     match arg.kind() {
         "object" => Some(arg),
         "arrow_function" => {
             let body = arg.child_by_field_name("body")?;
-            let inner = match body.kind() {
-                "parenthesized_expression" => *children(body).first()?,
-                _ => return None,
-            };
+            if body.kind() != "parenthesized_expression" {
+                return None;
+            }
+            let inner = asserted(body)?;
             (inner.kind() == "object").then_some(inner)
         }
         _ => None,
     }
+}
+
+/// Returns the expression a type assertion, a `satisfies` or parentheses wrap,
+/// any number of them deep; the node itself when it is none of them.
+fn asserted(mut node: Node) -> Option<Node> {
+    while matches!(
+        node.kind(),
+        "parenthesized_expression" | "as_expression" | "satisfies_expression"
+    ) {
+        node = *children(node).first()?;
+    }
+    Some(node)
 }
 
 /// Reads `require("./x");` on its own: a module required for its effect.
