@@ -45,6 +45,7 @@ pub mod verbs;
 mod aside;
 mod chains;
 mod filter;
+mod keyed;
 mod keys;
 mod lang;
 mod manifests;

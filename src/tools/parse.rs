@@ -155,6 +155,7 @@ fn summarize_now(
         | value::SiteKind::Each { .. }
         | value::SiteKind::Shaped(_)
         | value::SiteKind::Wrapped(_) => true,
+        value::SiteKind::Keyed { .. } => false,
     };
     if summary.sites.iter().any(unnamed) {
         let mut lines: Vec<u32> = summary.sites.iter().map(|s| s.line).collect();

@@ -217,6 +217,7 @@ impl<'a> Resolver<'a> {
                 tool.via = Via::Shaped;
                 out.push(tool);
             }
+            SiteKind::Keyed { key, call } => out.extend(self.keyed(file, site, key, call)),
             SiteKind::Wrapped(def) => {
                 if let Field::Found(..) = self.field(file, def, wrappers::FORWARDS, 0) {
                     let mut tool = self.tool(file, site.line, site.family, None, def, site.spelled);
@@ -426,7 +427,7 @@ impl<'a> Resolver<'a> {
     /// Returns the tool a definition `def` (its name given apart, or its own `name`)
     /// defines at `line`; `spelled` are the hints its own bytes name (see
     /// `hints::spelled`).
-    fn tool(
+    pub(crate) fn tool(
         &self,
         file: usize,
         line: u32,
@@ -644,7 +645,7 @@ impl<'a> Resolver<'a> {
     /// Returns the value of field `key` of an object value (the last one, spreads
     /// included): `Absent` when the object has no such field, `Hidden` when an
     /// unresolved spread or a value that is no object hides it.
-    fn field(&self, file: usize, obj: &Val, key: &str, depth: u8) -> Field {
+    pub(crate) fn field(&self, file: usize, obj: &Val, key: &str, depth: u8) -> Field {
         if depth > MAX_CHAIN {
             return Field::Hidden;
         }

@@ -257,6 +257,11 @@ pub(crate) enum SiteKind {
     /// A call that passes SDK options to a function of the tree: one tool when the
     /// function is a tool wrapper (see `wrappers`), else none.
     Wrapped(Val),
+    /// A call of a function of one object without a `name`, the value of a key
+    /// (`list_projects: tool({ annotations, execute })`): one tool named `key`
+    /// when the function gives its argument back and the object is tool-shaped
+    /// (see `keyed`), else none. `call` is the [`Val::Call`].
+    Keyed { key: String, call: Val },
 }
 
 /// The names a loop's variable binds, each with its path of fields in the element

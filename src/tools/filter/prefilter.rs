@@ -48,6 +48,7 @@ pub(in crate::tools) fn anchored_with(
                     && member(bytes, b"setRequestHandler", b".", typescript_call))
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
+                || keyed_call(bytes)
                 || (tool_shaped(bytes) && shaped() != Some(false))
         }
         Lang::Python => {
@@ -227,6 +228,20 @@ fn called(bytes: &[u8], word: &[u8], next: &[u8]) -> bool {
                 .iter()
                 .find(|b| !b.is_ascii_whitespace())
                 .is_some_and(|b| next.contains(b))
+    })
+}
+
+/// Returns true when the text holds `key: f({`, the value of an object's key a
+/// call of a name with an object literal first (supabase-mcp's `list_projects:
+/// tool({ ... })`, which the recogniser reads when `f` gives its argument back):
+/// a `(` between a name after a `:` and a `{`, white space around each.
+fn keyed_call(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'(', bytes).any(|at| {
+        let head = bytes[..at].trim_ascii_end();
+        let name = head.iter().rev().take_while(|&&b| is_ident(b)).count();
+        name > 0
+            && head[..head.len() - name].trim_ascii_end().last() == Some(&b':')
+            && bytes[at + 1..].trim_ascii_start().first() == Some(&b'{')
     })
 }
 

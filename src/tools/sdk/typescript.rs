@@ -441,6 +441,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     };
     let args = children(args);
     if function.kind() != "member_expression" {
+        keyed(node, function, &args, src, out);
         return tool_shaped(&args, src, out);
     }
     let Some(method) = function.child_by_field_name("property") else {
@@ -694,6 +695,53 @@ fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
                 SiteKind::Shaped(Val::obj(line(arg), props)),
             ));
         }
+    }
+}
+
+/// Records `key: f({...})`, a call of a named function of one object literal
+/// without a `name`, the value of an object's key (supabase-mcp's
+/// `list_projects: tool({ ...defs.list_projects, execute })`): the resolver reads
+/// it as a tool named `key` when `f` gives its argument back (see `keyed`).
+fn keyed(node: Node, function: Node, args: &[Node], src: &[u8], out: &mut FileSummary) {
+    let [arg] = args else {
+        return;
+    };
+    let Some(pair) = node.parent().filter(|p| p.kind() == "pair") else {
+        return;
+    };
+    let Some(key) = pair
+        .child_by_field_name("key")
+        .and_then(|k| match k.kind() {
+            "property_identifier" => Some(text(k, src).to_string()),
+            "string" => unquote(text(k, src)),
+            _ => None,
+        })
+    else {
+        return;
+    };
+    let Some(object) = asserted(*arg).filter(|a| a.kind() == "object") else {
+        return;
+    };
+    let Val::Obj { props, .. } = val(object, src, 0) else {
+        return;
+    };
+    let named = props
+        .iter()
+        .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
+    // `f<T>({...})` is left out: the prefilter's anchor reads `f({` (see
+    // `prefilter::keyed_call`).
+    let typed = node.child_by_field_name("type_arguments").is_some();
+    if function.kind() == "identifier" && !named && !typed {
+        let call = Val::Call(
+            Box::new(val(function, src, 0)),
+            vec![Val::obj(line(object), props)],
+        );
+        out.sites.push(Site::new(
+            line(node),
+            node.byte_range(),
+            Family::TypeScript,
+            SiteKind::Keyed { key, call },
+        ));
     }
 }
 

@@ -83,3 +83,124 @@ fn a_tool_object_frozen_as_const_is_a_tool_object() {
     );
     assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
 }
+
+const SUPABASE_UTILS_PACKAGE: &str = r#"{
+  "name": "@supabase/mcp-utils",
+  "type": "module",
+  "exports": { ".": { "import": "./dist/index.js", "types": "./dist/index.d.ts" } }
+}"#;
+
+const SUPABASE_UTILS_SERVER: &str = r#"import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * Helper function to define an MCP tool while preserving type information.
+ */
+export function tool<Params extends z.ZodObject<any>>(tool: Tool<Params>) {
+  return tool;
+}
+
+export function createMcpServer(options: McpServerOptions) {
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await options.tools();
+    return { tools: Object.entries(tools).map(([name, tool]) => ({ name, annotations: tool.annotations })) };
+  });
+}
+"#;
+
+const SUPABASE_ACCOUNT_TOOLS: &str = r#"import { tool } from '@supabase/mcp-utils';
+import { z } from 'zod/v4';
+
+export const accountToolDefs = {
+  list_organizations: {
+    description: 'Lists all organizations that the user is a member of.',
+    parameters: z.object({}),
+    annotations: {
+      title: 'List organizations',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+} as const satisfies ToolDefs;
+
+export function getAccountTools({ account, readOnly }: AccountToolsOptions) {
+  return {
+    list_organizations: tool({
+      ...accountToolDefs.list_organizations,
+      execute: async () => {
+        return { organizations: await account.listOrganizations() };
+      },
+    }),
+    pause_project: tool({
+      description: 'Pauses a Supabase project.',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+      },
+      parameters: z.object({ project_id: z.string() }),
+      execute: async ({ project_id }) => account.pauseProject(project_id),
+    }),
+    // A call of another function, and an object that is no tool: no tool.
+    sorted: sortBy({ annotations: { readOnlyHint: true }, execute: run }),
+    options: tool({ readOnly }),
+  };
+}
+"#;
+
+const SUPABASE_SERVER: &str = r#"import { createMcpServer } from '@supabase/mcp-utils';
+import { getAccountTools } from './tools/account-tools.js';
+
+export function createSupabaseMcpServer(options: SupabaseMcpServerOptions) {
+  return createMcpServer({
+    tools: async () => {
+      const tools: Record<string, Tool> = {};
+      Object.assign(tools, getAccountTools({ account, readOnly }));
+      return tools;
+    },
+  });
+}
+"#;
+
+/// supabase-mcp returns its tools as the keys of an object, each made by
+/// `tool({...})`, a helper of a workspace package that gives its argument back: the
+/// key names the tool.
+#[test]
+fn a_tool_object_a_helper_gives_back_is_named_by_its_key() {
+    let found = find(&[
+        (
+            "packages/mcp-utils/package.json",
+            SUPABASE_UTILS_PACKAGE.as_bytes(),
+        ),
+        (
+            "packages/mcp-utils/src/index.ts",
+            b"export * from './server.js';\n",
+        ),
+        (
+            "packages/mcp-utils/src/server.ts",
+            SUPABASE_UTILS_SERVER.as_bytes(),
+        ),
+        (
+            "packages/mcp-server-supabase/package.json",
+            br#"{"name": "@supabase/mcp-server-supabase", "dependencies": {"@supabase/mcp-utils": "workspace:^"}}"#,
+        ),
+        (
+            "packages/mcp-server-supabase/src/server.ts",
+            SUPABASE_SERVER.as_bytes(),
+        ),
+        (
+            "packages/mcp-server-supabase/src/tools/account-tools.ts",
+            SUPABASE_ACCOUNT_TOOLS.as_bytes(),
+        ),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "packages/mcp-server-supabase/src/tools/account-tools.ts:20 list_organizations tftf",
+            "packages/mcp-server-supabase/src/tools/account-tools.ts:26 pause_project ff--",
+            "packages/mcp-utils/src/server.ts:12 <dynamic> uuuu [dynamic]",
+        ],
+    );
+    assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
+}
