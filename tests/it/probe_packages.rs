@@ -2470,18 +2470,7 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
     };
     let work = tempfile::tempdir().unwrap();
-    let bin = work.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
-    let mut files = PypiFiles::default();
-    for name in ["hintcrash", "hintargs"] {
-        let bytes = wheel(work.path(), name, "1.0.0", &[], Some(&py_tools()));
-        files.wheels.insert(
-            name.to_string(),
-            vec![("1.0.0".to_string(), UPLOADED.to_string(), bytes)],
-        );
-    }
-    let index = pypi_index(files);
+    let index = pypi_index(pypi_servers(work.path(), &["hintcrash", "hintargs"]));
     std::fs::write(
         work.path().join("servers.toml"),
         "[[server]]\nname = \"crash\"\n\
@@ -2491,19 +2480,11 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
     )
     .unwrap();
     let probe = |cache: &Path, out: &str| {
-        let mut run = Run::new(work.path())
-            .args(["probe", "--servers", "servers.toml", "--date", DATE])
+        pypi_probe(work.path(), &index, &uv)
             .arg("--cache")
             .arg(cache)
             .args(["--out", out, "--timeout", "20"])
-            .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
-            .env("PIP_CONFIG_FILE", "/dev/null")
-            .env("UV_CACHE_DIR", work.path().join("uv-cache"))
-            .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
-        for name in ["UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXCLUDE_NEWER"] {
-            run.command().env_remove(name);
-        }
-        run.output()
+            .output()
     };
     let first = work.path().join("first-cache");
     let second = tempfile::tempdir().unwrap();
@@ -2566,9 +2547,6 @@ fn a_days_resolution_keeps_the_mcp_sdk_of_the_release_day() {
         return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
     };
     let work = tempfile::tempdir().unwrap();
-    let bin = work.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    std::os::unix::fs::symlink(&uv, bin.join("uv")).unwrap();
     let mut files = PypiFiles::default();
     let server = wheel(
         work.path(),
@@ -2602,17 +2580,9 @@ fn a_days_resolution_keeps_the_mcp_sdk_of_the_release_day() {
          package = { registry = \"pypi\", name = \"hintsdk\", version = \"1.0.0\" }\n",
     )
     .unwrap();
-    let mut run = Run::new(work.path())
-        .args(["probe", "--servers", "servers.toml", "--date", DATE])
+    let out = pypi_probe(work.path(), &index, &uv)
         .args(["--cache", "cache", "--out", "out", "--timeout", "20"])
-        .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
-        .env("PIP_CONFIG_FILE", "/dev/null")
-        .env("UV_CACHE_DIR", work.path().join("uv-cache"))
-        .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
-    for name in ["UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXCLUDE_NEWER"] {
-        run.command().env_remove(name);
-    }
-    let out = run.output();
+        .output();
     assert_code(&out, 0);
     let servers = servers_table(&work.path().join(format!("out/wire-{DATE}-servers.csv")));
     let note = &servers["sdk"]["before_note"];
@@ -2626,4 +2596,39 @@ fn a_days_resolution_keeps_the_mcp_sdk_of_the_release_day() {
     let wire = read_csv(&work.path().join(format!("out/wire-{DATE}.csv")));
     let tool = wire[0].iter().position(|c| c == "tool").unwrap();
     assert_eq!(wire[1][tool], "mcp_1_0_0", "{}", show(&out));
+}
+
+/// Returns `probe --servers servers.toml --date DATE` run in `dir` against the PyPI
+/// `index`, uv the one `find_uv` gives (alone in a folder of `dir` put first on PATH),
+/// no pip configuration of the machine's and none of uv's index settings.
+fn pypi_probe(dir: &Path, index: &Loopback, uv: &Path) -> Run {
+    let bin = dir.join("uv-bin");
+    if !bin.exists() {
+        std::fs::create_dir(&bin).unwrap();
+        std::os::unix::fs::symlink(uv, bin.join("uv")).unwrap();
+    }
+    let mut run = Run::new(dir)
+        .args(["probe", "--servers", "servers.toml", "--date", DATE])
+        .env("PIP_INDEX_URL", format!("{}/simple", index.url()))
+        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("UV_CACHE_DIR", dir.join("uv-cache"))
+        .env("PATH", format!("{}:{}", bin.display(), path_without_uv()));
+    for name in ["UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXCLUDE_NEWER"] {
+        run.command().env_remove(name);
+    }
+    run
+}
+
+/// Returns the PyPI index files of `names`, each a fixture server at 1.0.0 with no
+/// dependency.
+fn pypi_servers(dir: &Path, names: &[&str]) -> PypiFiles {
+    let mut files = PypiFiles::default();
+    for name in names {
+        let bytes = wheel(dir, name, "1.0.0", &[], Some(&py_tools()));
+        files.wheels.insert(
+            name.to_string(),
+            vec![("1.0.0".to_string(), UPLOADED.to_string(), bytes)],
+        );
+    }
+    files
 }
