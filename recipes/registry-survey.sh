@@ -24,7 +24,9 @@
 # this machine reports them); HALVES (which halves to run, of `shipped repositories
 # wire`, default all three: one left out keeps the tables DIR already holds, which
 # the joins and the report then read, so that one half can be run again alone, on
-# another day, and logged beside the others); REMOTES (`yes` on a machine that
+# another day, and logged beside the others); PIN (`no` counts what ships or the
+# repositories from the corpora DIR already holds, pinned before, without pinning the
+# listing again: for a census run again with a newer tool); REMOTES (`yes` on a machine that
 # reaches the listing's remote endpoints: they are probed into DIR/remote, joined to
 # the repositories and given to the report as a second wire table; never from a
 # machine whose only route is to package registries). A killed run resumes: the
@@ -68,8 +70,10 @@ step() {
     # A step run again replaces its earlier lines, as it replaces the tables they
     # stand for; one resumed after a kill adds to them.
     if [[ "$name" != "${resumed:-}" ]]; then
+        # Quoted as CSV quotes it, or bare as earlier logs wrote a plain name.
         local quoted="\"${name//\"/\"\"}\","
-        awk -v p="$quoted" 'index($0, p) != 1' "$log" > "$log.new" && mv "$log.new" "$log"
+        awk -v p="$quoted" -v b="$name," 'index($0, p) != 1 && index($0, b) != 1' \
+            "$log" > "$log.new" && mv "$log.new" "$log"
     fi
     sample "$name"
     (while sleep 5; do sample "$name"; done) &
@@ -87,7 +91,7 @@ if [[ -n "${MIRRORS:-}" ]]; then
     python3 "$here/mirrors.py" gitconfig "$listing" "$MIRRORS" > "$dir/repositories/mirrors.gitconfig"
     export GIT_CONFIG_GLOBAL="$dir/repositories/mirrors.gitconfig"
 fi
-if runs shipped || runs repositories; then
+if [[ "${PIN:-yes}" != no ]] && { runs shipped || runs repositories; }; then
     step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
         --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
         --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
