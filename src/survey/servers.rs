@@ -119,11 +119,9 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         file,
         out_dir,
         jobs,
-        date,
         source_table,
-        resume: _,
         shard,
-        write_commands,
+        ..
     } = config;
     let mut servers = load(file)?;
     let file_bytes = std::fs::read(file)
@@ -149,21 +147,8 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
                 .as_ref()
                 .is_some_and(|p| p.registry == "pypi")
     });
-    if installs_pypi && packages.installer.uv.is_none() {
-        messages::warning(install::NO_UV_AT_START);
-    }
     if installs_pypi {
-        let installer = &packages.installer;
-        let found = python::found(installer.uv.as_deref(), &installer.pythons);
-        let elsewhere = python::elsewhere(found);
-        if !elsewhere.is_empty() {
-            messages::note(format!(
-                "Python {} installed here but offered neither on PATH nor with --python: a PyPI \
-                 package only they admit is a 'no python' row (hint: give --python PATH to \
-                 offer one)",
-                python::named(&elsewhere.iter().collect::<Vec<_>>())
-            ));
-        }
+        say_pythons(&packages.installer);
     }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating '{}'", out_dir.display()))?;
@@ -229,33 +214,75 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
         }
     }
 
+    write_run(
+        config,
+        options,
+        &servers,
+        &outcomes,
+        started,
+        census.as_ref(),
+        &file_bytes,
+    )
+}
+
+/// Says once, at the start of a run installing PyPI packages, what it installs them
+/// with when uv is missing, and which Pythons are installed here but not offered.
+fn say_pythons(installer: &Installer) {
+    if installer.uv.is_none() {
+        messages::warning(install::NO_UV_AT_START);
+    }
+    let found = python::found(installer.uv.as_deref(), &installer.pythons);
+    let elsewhere = python::elsewhere(found);
+    if !elsewhere.is_empty() {
+        messages::note(format!(
+            "Python {} installed here but offered neither on PATH nor with --python: a PyPI \
+             package only they admit is a 'no python' row (hint: give --python PATH to \
+             offer one)",
+            python::named(&elsewhere.iter().collect::<Vec<_>>())
+        ));
+    }
+}
+
+/// Writes the run's tables, commands, locks and report from `outcomes`, each whole,
+/// and prints one line per server; the status says whether every server listed.
+fn write_run(
+    config: &Config,
+    options: &Options,
+    servers: &[Server],
+    outcomes: &[Outcome],
+    started: Vec<Option<Started>>,
+    census: Option<&join::Census>,
+    file_bytes: &[u8],
+) -> Result<ExitStatus> {
+    let Config {
+        out_dir,
+        date,
+        shard,
+        write_commands,
+        ..
+    } = config;
     let capabilities = capability_names(&options.capabilities);
     // An old note must not vouch for the tables about to be written.
     note::remove_note(out_dir, date)?;
     let csv_path = out_dir.join(format!("wire-{date}.csv"));
     let md_path = out_dir.join(format!("wire-{date}.md"));
     let servers_path = out_dir.join(format!("wire-{date}-servers.csv"));
-    write_table(&csv_path, &outcomes, &capabilities)?;
-    write_servers(&servers_path, &servers, &outcomes)?;
+    write_table(&csv_path, outcomes, &capabilities)?;
+    write_servers(&servers_path, servers, outcomes)?;
     let commands_path = out_dir.join(format!("wire-{date}-commands.jsonl"));
     if *write_commands {
         let started: Vec<Started> = started.into_iter().flatten().collect();
         commands::write(&commands_path, &started)?;
     }
     let locks_dir = out_dir.join(format!("wire-{date}-locks"));
-    write_locks(&locks_dir, &outcomes)
+    write_locks(&locks_dir, outcomes)
         .with_context(|| format!("writing '{}'", locks_dir.display()))?;
-    let mut report = summary(
-        &outcomes,
-        &capabilities,
-        date,
-        &tally_of(&servers, &outcomes),
-    );
+    let mut report = summary(outcomes, &capabilities, date, &tally_of(servers, outcomes));
     report.push_str(&crate::probe::lint::silence_markdown(&listed_tools(
-        &outcomes,
+        outcomes,
     )));
     let join_path = out_dir.join(format!("join-{date}.csv"));
-    if let Some(census) = &census {
+    if let Some(census) = census {
         report.push_str(&join_tables(
             census,
             &csv_path,
@@ -266,11 +293,11 @@ pub fn run(config: &Config, options: &Options) -> Result<ExitStatus> {
     }
     write_bytes(&md_path, report.as_bytes())?;
     if let Some(shard) = shard {
-        note::write_note(out_dir, date, *shard, &file_bytes)?;
+        note::write_note(out_dir, date, *shard, file_bytes)?;
     }
 
     let mut out = Out::new();
-    let failed = print_outcomes(&outcomes, &mut out)?;
+    let failed = print_outcomes(outcomes, &mut out)?;
     let mut written = vec![csv_path.as_path(), &servers_path];
     if census.is_some() {
         written.push(&join_path);
