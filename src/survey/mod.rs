@@ -31,6 +31,7 @@ pub mod python;
 pub mod sandbox;
 pub mod servers;
 pub mod shards;
+mod start;
 mod tables;
 pub mod tally;
 mod usage;
