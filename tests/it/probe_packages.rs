@@ -1219,14 +1219,8 @@ fn without_bwrap_registry_packages_are_refused_naming_the_package_to_install() {
 
 #[test]
 fn pypi_packages_resolve_with_uv_as_of_the_release_upload_time() {
-    if !has_tools() {
-        return skip("node, npm or python3 is not installed");
-    }
-    if !has_bwrap() {
-        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
-    }
-    let Some(uv) = find_uv() else {
-        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    let Some(uv) = sandbox_and_uv() else {
+        return;
     };
     let work = tempfile::tempdir().unwrap();
     let bin = work.path().join("bin");
@@ -1817,14 +1811,8 @@ fn a_python_only_pyenv_has_is_named_then_offered_with_python() {
 /// of them stays in the cache.
 #[test]
 fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_empty() {
-    if !has_tools() {
-        return skip("node, npm or python3 is not installed");
-    }
-    if !has_bwrap() {
-        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
-    }
-    let Some(uv) = find_uv() else {
-        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    let Some(uv) = sandbox_and_uv() else {
+        return;
     };
     let work = tempfile::tempdir().unwrap();
     let bin = work.path().join("bin");
@@ -2238,14 +2226,8 @@ fn on_path(program: &str) -> Option<std::path::PathBuf> {
 /// preloads never runs there; a `--write-commands` replay sets them inside too.
 #[test]
 fn a_listings_preload_reaches_no_host_process() {
-    if !has_tools() {
-        return skip("node, npm or python3 is not installed");
-    }
-    if !has_bwrap() {
-        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
-    }
-    let Some(uv) = find_uv() else {
-        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    let Some(uv) = sandbox_and_uv() else {
+        return;
     };
     let work = tempfile::tempdir().unwrap();
     let marks = work.path().join("marks");
@@ -2460,14 +2442,8 @@ fn a_listings_preload_reaches_no_host_process() {
 /// install written as `{install}` and the interpreter's folder as `{runtime}`.
 #[test]
 fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
-    if !has_tools() {
-        return skip("node, npm or python3 is not installed");
-    }
-    if !has_bwrap() {
-        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
-    }
-    let Some(uv) = find_uv() else {
-        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    let Some(uv) = sandbox_and_uv() else {
+        return;
     };
     let work = tempfile::tempdir().unwrap();
     let index = pypi_index(pypi_servers(work.path(), &["hintcrash", "hintargs"]));
@@ -2537,14 +2513,8 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
 /// uploaded after it, and the row says so.
 #[test]
 fn a_days_resolution_keeps_the_mcp_sdk_of_the_release_day() {
-    if !has_tools() {
-        return skip("node, npm or python3 is not installed");
-    }
-    if !has_bwrap() {
-        return skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
-    }
-    let Some(uv) = find_uv() else {
-        return skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    let Some(uv) = sandbox_and_uv() else {
+        return;
     };
     let work = tempfile::tempdir().unwrap();
     let mut files = PypiFiles::default();
@@ -2631,4 +2601,23 @@ fn pypi_servers(dir: &Path, names: &[&str]) -> PypiFiles {
         );
     }
     files
+}
+
+/// Returns uv where node, npm, python3, bubblewrap and uv are all here, as the PyPI
+/// tests of the sandbox need them; else says which is missing (`skip`) and returns
+/// none.
+fn sandbox_and_uv() -> Option<std::path::PathBuf> {
+    if !has_tools() {
+        skip("node, npm or python3 is not installed");
+        return None;
+    }
+    if !has_bwrap() {
+        skip("bwrap cannot run here (or knows no --size); apt-get install bubblewrap");
+        return None;
+    }
+    let uv = find_uv();
+    if uv.is_none() {
+        skip("uv is not installed; sh tests/peers/install.sh installs the pinned one");
+    }
+    uv
 }
