@@ -63,12 +63,18 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 /// Returns the names a file imports from relative modules (`from .server import app`):
 /// a server object another module of the tree made.
 fn relative_names(root: Node, src: &[u8]) -> Vec<String> {
+    imported_names(root, src, |module| module.kind() == "relative_import")
+}
+
+/// Returns the local names (an alias where one is given) that the file's `from M
+/// import ...` statements bind, of those whose module `M` is `from_module`.
+fn imported_names(root: Node, src: &[u8], from_module: impl Fn(Node) -> bool) -> Vec<String> {
     let mut names = Vec::new();
     for stmt in children(root) {
         if stmt.kind() != "import_from_statement"
             || stmt
                 .child_by_field_name("module_name")
-                .is_none_or(|m| m.kind() != "relative_import")
+                .is_none_or(|m| !from_module(m))
         {
             continue;
         }
@@ -117,24 +123,10 @@ struct Scope {
 /// another library that names a class so (LangChain's `Tool.from_function`).
 fn sdk_names(root: Node, src: &[u8]) -> Vec<String> {
     let mut names = vec!["mcp".to_string(), "fastmcp".to_string()];
-    for stmt in children(root) {
-        let is_sdk = stmt.kind() == "import_from_statement"
-            && stmt.child_by_field_name("module_name").is_some_and(|m| {
-                let first = text(m, src).split('.').next().unwrap_or("");
-                first == "mcp" || first == "fastmcp"
-            });
-        if !is_sdk {
-            continue;
-        }
-        let mut cursor = stmt.walk();
-        for name in stmt.children_by_field_name("name", &mut cursor) {
-            let local = match name.kind() {
-                "aliased_import" => name.child_by_field_name("alias"),
-                _ => Some(name),
-            };
-            names.extend(local.map(|l| text(l, src).to_string()));
-        }
-    }
+    names.extend(imported_names(root, src, |module| {
+        let first = text(module, src).split('.').next().unwrap_or("");
+        first == "mcp" || first == "fastmcp"
+    }));
     names
 }
 
