@@ -15,7 +15,9 @@
 //! (`survey::sandbox`), the start of the process `stdio`'s.
 
 use std::io::{self, Seek, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+#[cfg(target_os = "linux")]
+use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 /// The descriptor bwrap reads the server's environment from.
 pub const FD: i32 = 3;
@@ -48,17 +50,30 @@ pub fn words(env: &[(String, String)]) -> Result<Vec<u8>, String> {
 /// Returns an anonymous in-memory file holding `bytes`, read from its start, closed
 /// on exec (the child gets it only as [`FD`], through [`install`]).
 pub fn memory_file(bytes: &[u8]) -> io::Result<OwnedFd> {
+    let mut file = anonymous_file()?;
+    file.write_all(bytes)?;
+    file.rewind()?;
+    Ok(OwnedFd::from(file))
+}
+
+/// Returns a file with no name: in memory on Linux (`memfd_create`), where the
+/// sandbox runs.
+#[cfg(target_os = "linux")]
+fn anonymous_file() -> io::Result<std::fs::File> {
     // SAFETY: the name is a NUL-terminated literal; the flags are valid.
     let raw = unsafe { libc::memfd_create(c"mcp-hint-census-env".as_ptr(), libc::MFD_CLOEXEC) };
     if raw < 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: `raw` is a descriptor just opened and owned by nobody else.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-    let mut file = std::fs::File::from(fd);
-    file.write_all(bytes)?;
-    file.rewind()?;
-    Ok(OwnedFd::from(file))
+    Ok(std::fs::File::from(unsafe { OwnedFd::from_raw_fd(raw) }))
+}
+
+/// Returns a file with no name: an unlinked temporary file where there is no
+/// `memfd_create` (and no sandbox to hand it to).
+#[cfg(not(target_os = "linux"))]
+fn anonymous_file() -> io::Result<std::fs::File> {
+    tempfile::tempfile()
 }
 
 /// Makes `fd` the child's [`FD`], open across exec. Runs between fork and exec: only
