@@ -263,8 +263,9 @@ pub struct CorpusBuildArgs {
           requires = "since")]
     pub until: Option<String>,
 
-    /// Folder of the commits-only clones that dated pins are read from, kept and
-    /// fetched again on the next run. Default: the platform's user cache folder,
+    /// Folder of the commits-only clones that dated pins are read from (--at, --since,
+    /// and a registry version with no release tag, pinned on the day it was
+    /// published), kept and fetched again on the next run. Default: the platform's user cache folder,
     /// under mcp-hint-census (census's cache).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,

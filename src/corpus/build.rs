@@ -35,6 +35,10 @@ pub struct Candidate {
     pub subfolder: Option<String>,
     /// The registry entry's version, for the skipped list.
     pub version: Option<String>,
+    /// The day (`YYYY-MM-DD`, UTC) the registry entry's version was published: a
+    /// version with no release tag is pinned at its default branch as it stood at
+    /// that day's end, never at the day of the build.
+    pub published: Option<String>,
     pub want: Want,
     /// Where it came from when that helps a reader (`line 3`), put before a skip's reason.
     pub origin: Option<String>,
@@ -156,6 +160,7 @@ pub fn candidates_of(entries: &[Entry], is_all_versions: bool) -> Chosen {
                 repository: url.clone(),
                 subfolder: entry.subfolder.clone(),
                 version: entry.version.clone(),
+                published: entry.published.clone(),
                 want: Want::Version(
                     entry.version.clone(),
                     entry
@@ -211,7 +216,10 @@ enum Answer {
 }
 
 /// Pins `candidates`, `jobs` repositories at a time: to their refs now, or with
-/// `dating` to their default branch at the end of each date.
+/// `dating` to their default branch at the end of each date. Undated, a version
+/// with no release tag and a `published` day is pinned at its default branch at
+/// the end of that day, from the history `history` says how to read; without
+/// `history` it stays at HEAD and its note says so.
 ///
 /// `breaker` stops the pinning once the network looks dead: the repositories not
 /// yet tried are skipped as not tried, and [`Built::stopped`] says why.
@@ -220,6 +228,7 @@ pub fn build(
     git: &GitOptions,
     jobs: usize,
     dating: Option<&Dating>,
+    history: Option<&HistoryOptions>,
     breaker: &Breaker,
 ) -> Result<Built> {
     let mut built = Built::default();
@@ -244,8 +253,14 @@ pub fn build(
         })
         .collect();
     let answers = ask(&work, git, jobs, dating, breaker)?;
+    let lines = match (dating, history) {
+        (None, Some(history)) => published_lines(&groups, &work, &answers, history, jobs)?,
+        _ => Vec::new(),
+    };
     let mut trees = Trees::new();
-    for ((members, (spelling, _)), answer) in groups.values().zip(&work).zip(&answers) {
+    for (i, ((members, (spelling, _)), answer)) in
+        groups.values().zip(&work).zip(&answers).enumerate()
+    {
         let answer = match answer {
             Ok(answer) => answer,
             Err(failure) => {
@@ -258,8 +273,12 @@ pub fn build(
                 continue;
             }
         };
+        let line = lines.get(i).and_then(Option::as_ref);
+        if line.is_some_and(|line| line.as_ref().is_err_and(pin::may_pass)) {
+            built.failures += 1;
+        }
         for r in members {
-            let pins = pins_of(r, answer, dating);
+            let pins = pins_of(r, answer, dating, line);
             place(r, spelling, answer, pins, &mut trees, &mut built);
         }
     }
@@ -336,15 +355,69 @@ fn ask(
     }))
 }
 
+/// Returns, for each repository of `groups` (in `work`'s order), its default
+/// branch's first-parent history when one of its versions was published on a
+/// known day and has no release tag among the refs `answers` listed; `None` for
+/// the others, whose history is not read. `jobs` histories are read at a time.
+fn published_lines(
+    groups: &BTreeMap<(Forge, String), Vec<Ready>>,
+    work: &[(RepoUrl, Vec<String>)],
+    answers: &[Result<Answer, Failure>],
+    history: &HistoryOptions,
+    jobs: usize,
+) -> Result<Vec<Option<Result<FirstParent, Failure>>>> {
+    let wanted: Vec<bool> = groups
+        .values()
+        .zip(answers)
+        .map(|(members, answer)| match answer {
+            Ok(Answer::Listing(listing)) => members.iter().any(|r| {
+                r.candidate.published.is_some()
+                    && pin::choose(listing, &r.candidate.want)
+                        .is_ok_and(|p| p.head_because.is_some())
+            }),
+            _ => false,
+        })
+        .collect();
+    if !wanted.contains(&true) {
+        return Ok(Vec::new());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .context("starting the worker threads")?;
+    Ok(pool.install(|| {
+        work.par_iter()
+            .zip(&wanted)
+            .map(|((url, _), &is_wanted)| {
+                is_wanted.then(|| {
+                    let clone = history::clone_path(&history.cache, url.forge.host(), &url.repo);
+                    history::first_parent(&url.remote_url(), &clone, history)
+                })
+            })
+            .collect()
+    }))
+}
+
 /// Returns candidate `r`'s pins in `answer`, by date (`None` undated): one for its
-/// refs, or one per date of `dating` for the history.
+/// refs, or one per date of `dating` for the history. Undated, a version that fell
+/// to HEAD and has a published day is moved to that day along `line`.
 fn pins_of(
     r: &Ready,
     answer: &Answer,
     dating: Option<&Dating>,
+    line: Option<&Result<FirstParent, Failure>>,
 ) -> Vec<(Option<String>, Result<pin::Pin, String>)> {
     match answer {
-        Answer::Listing(listing) => vec![(None, pin::choose(listing, &r.candidate.want))],
+        Answer::Listing(listing) => {
+            let chosen = pin::choose(listing, &r.candidate.want);
+            let pinned = match (chosen, r.candidate.published.as_deref(), line) {
+                (Ok(head), Some(day), Some(line)) if head.head_because.is_some() => {
+                    published_pin(head, day, line)
+                }
+                (chosen, ..) => chosen,
+            };
+            vec![(None, pinned)]
+        }
         Answer::History(line) => match &r.candidate.want {
             Want::Version(..) => dating
                 .map(|d| d.dates.as_slice())
@@ -514,6 +587,34 @@ fn is_owners_name(name: &str, repo: &str) -> bool {
     name.contains('/') && !owner.is_empty() && last.eq_ignore_ascii_case(owner)
 }
 
+/// Returns the pin of the default branch at the end of `day`, the day a version
+/// with no release tag was published, in place of `head`, its pin at HEAD; the
+/// error says why neither is taken, for the skipped list.
+fn published_pin(
+    head: pin::Pin,
+    day: &str,
+    line: &Result<FirstParent, Failure>,
+) -> Result<pin::Pin, String> {
+    let why = head.head_because.unwrap_or_default();
+    let what = format!("the default branch as it stood when the version was published ({day})");
+    let line = line
+        .as_ref()
+        .map_err(|failure| format!("{why}{what}, but its history could not be read: {failure}"))?;
+    let dated = line
+        .at(day)
+        .map_err(|problem| format!("{why}{what}, but {problem}"))?;
+    Ok(pin::Pin {
+        commit: dated.commit,
+        how: format!(
+            "{why}default branch at the end of {day} (UTC), the day the version was published: \
+             first-parent commit of {} UTC",
+            date::utc_time(dated.time)
+        ),
+        committed: Some(dated.time),
+        head_because: None,
+    })
+}
+
 /// Returns the pin of the default branch at the end of `day`; the error names the
 /// date, for the skipped list.
 fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
@@ -525,6 +626,7 @@ fn dated_pin(line: &FirstParent, day: &str) -> Result<pin::Pin, String> {
             date::utc_time(dated.time)
         ),
         committed: Some(dated.time),
+        head_because: None,
     })
 }
 

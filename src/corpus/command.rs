@@ -68,6 +68,9 @@ struct BuildConfig {
     date: String,
     /// The dates and history options of `--at` and `--since`; `None` pins now.
     dating: Option<Dating>,
+    /// How a history is read when a version with no release tag is pinned at the
+    /// day it was published; `None` when no cache folder is known.
+    history: Option<HistoryOptions>,
     git: GitOptions,
     jobs: usize,
     give_up_after: usize,
@@ -196,6 +199,11 @@ fn skipped_beside(path: &Path) -> PathBuf {
 /// Returns the validated options every source shares, for a build on `date`.
 fn configure_build(args: &CorpusBuildArgs, date: String) -> Result<BuildConfig> {
     let dating = dating(args, &date)?;
+    let history = args
+        .cache
+        .clone()
+        .or_else(default_cache)
+        .map(|cache| history_options(args, cache));
     let skipped = skipped_path(args);
     if skipped == args.out {
         return Err(UsageError(format!(
@@ -209,6 +217,7 @@ fn configure_build(args: &CorpusBuildArgs, date: String) -> Result<BuildConfig> 
         skipped,
         date,
         dating,
+        history,
         git: GitOptions {
             timeout: Duration::from_secs(args.timeout.max(1)),
             retries: args.retries,
@@ -245,14 +254,19 @@ fn dating(args: &CorpusBuildArgs, today: &str) -> Result<Option<Dating>> {
     })?;
     Ok(Some(Dating {
         dates,
-        history: HistoryOptions {
-            cache,
-            timeout: Duration::from_secs(args.clone_timeout.max(1)),
-            max_size: args.max_history.0,
-            retries: args.retries,
-            backoff: http::FIRST_BACKOFF,
-        },
+        history: history_options(args, cache),
     }))
+}
+
+/// Returns how histories are read into clones under `cache`.
+fn history_options(args: &CorpusBuildArgs, cache: PathBuf) -> HistoryOptions {
+    HistoryOptions {
+        cache,
+        timeout: Duration::from_secs(args.clone_timeout.max(1)),
+        max_size: args.max_history.0,
+        retries: args.retries,
+        backoff: http::FIRST_BACKOFF,
+    }
 }
 
 /// Runs `corpus registry` or `corpus list`.
@@ -430,6 +444,7 @@ fn run_list(file: &Path, build: &BuildConfig) -> Result<ExitStatus> {
             repository: e.repository,
             subfolder: e.subfolder,
             version: None,
+            published: None,
             want: e.want,
             origin: Some(format!("line {}", e.line)),
         })
@@ -506,6 +521,7 @@ fn finish(
         &config.git,
         config.jobs,
         dating.as_ref(),
+        config.history.as_ref(),
         &breaker,
     )?;
     built.skipped.extend(early);

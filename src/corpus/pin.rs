@@ -60,6 +60,10 @@ pub struct Pin {
     pub how: String,
     /// The commit's committer time, Unix seconds, when it was read (a dated pin).
     pub committed: Option<i64>,
+    /// For a version pinned at the default branch's HEAD, why no release tag was
+    /// taken (`version 1.2.0: no tag 'v1.2.0' or '1.2.0', so `, or empty without a
+    /// version): such a pin may be moved to the day the version was published.
+    pub head_because: Option<String>,
 }
 
 /// Holds the refs a remote listed.
@@ -146,6 +150,7 @@ pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
                 commit: commit.to_ascii_lowercase(),
                 how,
                 committed: None,
+                head_because: None,
             })
         } else {
             Err(format!(
@@ -196,7 +201,9 @@ pub fn choose(listing: &Listing, want: &Want) -> Result<Pin, String> {
                 Some(b) => format!("default branch '{b}'"),
                 None => "the default branch".to_string(),
             };
-            pin(head, format!("{why}{branch} at HEAD"))
+            let mut head = pin(head, format!("{why}{branch} at HEAD"))?;
+            head.head_because = Some(why);
+            Ok(head)
         }
     }
 }

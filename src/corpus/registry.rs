@@ -19,6 +19,7 @@ use serde::Deserialize;
 use sha2::Digest;
 
 use crate::fetch::http::{self, Breaker, Client, Kind, Retry};
+use crate::infra::date;
 use crate::infra::error::UsageError;
 
 /// The official registry.
@@ -44,6 +45,10 @@ pub struct Entry {
     pub packages: Vec<Package>,
     /// `_meta["io.modelcontextprotocol.registry/official"].isLatest`, when given.
     pub is_latest: Option<bool>,
+    /// The UTC day of `_meta["io.modelcontextprotocol.registry/official"].publishedAt`
+    /// (`YYYY-MM-DD`), when given as an RFC 3339 time: the day this version was
+    /// published, at which a repository without its release tag is pinned.
+    pub published: Option<String>,
     /// `_meta["io.modelcontextprotocol.registry/official"].status` (`active`,
     /// `deprecated`, `deleted`), when given.
     pub status: Option<String>,
@@ -124,6 +129,17 @@ struct RawResponse {
     meta: Option<RawMeta>,
 }
 
+/// Returns the UTC day of an RFC 3339 time as the registry writes `publishedAt`
+/// (`2025-09-16T16:43:44.243434Z`): its date when the text is a real date followed
+/// by `T` and a time in UTC (`Z`), else `None`. A zone other than UTC is refused
+/// rather than guessed, as it could move the day.
+fn published_day(text: &str) -> Option<String> {
+    let day = text.get(..10)?;
+    let time = text.get(10..)?;
+    let is_utc = time.starts_with('T') && (time.ends_with('Z') || time.ends_with("+00:00"));
+    (is_utc && date::parts(day).is_some()).then(|| day.to_string())
+}
+
 /// The registry's own data about an entry, beside the publisher's server.json.
 #[derive(Deserialize)]
 struct RawMeta {
@@ -137,6 +153,8 @@ struct RawOfficial {
     status: Option<String>,
     #[serde(default, rename = "isLatest")]
     is_latest: Option<bool>,
+    #[serde(default, rename = "publishedAt")]
+    published_at: Option<String>,
 }
 
 /// Holds one entry of `packages`, as server.json's `Package` has it (camelCase keys:
@@ -330,6 +348,10 @@ pub fn parse_page(bytes: &[u8], source: &str) -> Result<(Listing, Option<String>
                         .filter(|p| !p.identifier.trim().is_empty())
                         .collect(),
                     is_latest: official.as_ref().and_then(|o| o.is_latest),
+                    published: official
+                        .as_ref()
+                        .and_then(|o| o.published_at.as_deref())
+                        .and_then(published_day),
                     status: official.and_then(|o| non_empty(o.status)),
                 });
             }
@@ -555,6 +577,24 @@ fn read_page(response: reqwest::blocking::Response) -> Result<Vec<u8>, http::Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_published_time_gives_its_utc_day_or_nothing() {
+        let day = |t: &str| published_day(t);
+        assert_eq!(
+            day("2025-09-16T16:43:44.243434Z").as_deref(),
+            Some("2025-09-16")
+        );
+        assert_eq!(
+            day("2025-12-31T23:59:59+00:00").as_deref(),
+            Some("2025-12-31")
+        );
+        // Another zone could move the day: refused, not guessed.
+        assert_eq!(day("2025-12-31T23:59:59-05:00"), None);
+        assert_eq!(day("2025-02-30T10:00:00Z"), None);
+        assert_eq!(day("2025-09-16"), None);
+        assert_eq!(day("yesterday"), None);
+    }
 
     #[test]
     fn pages_keep_what_a_corpus_needs() {

@@ -253,6 +253,7 @@ mod tests {
             remotes,
             packages: Vec::new(),
             is_latest: None,
+            published: None,
             status: None,
         }
     }

@@ -1241,6 +1241,10 @@ impl Git {
     pub fn bin(&self, cwd: &Path) -> Run {
         let mut run = Run::new(cwd);
         self.env(run.command());
+        // A history read for a pin goes to the default cache unless --cache says
+        // otherwise: keep it in the lab, never in the user's cache.
+        run.command()
+            .env("XDG_CACHE_HOME", self.path().join("user-cache"));
         run
     }
 

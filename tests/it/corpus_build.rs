@@ -78,7 +78,7 @@ fn server(name: &str, version: &str, repository: Option<Value>, remotes: Value) 
     json!({
         "server": server,
         "_meta": {"io.modelcontextprotocol.registry/official": {
-            "status": "active", "publishedAt": "2026-01-01T00:00:00Z", "isLatest": true}}
+            "status": "active", "isLatest": true}}
     })
 }
 

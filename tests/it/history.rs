@@ -1364,3 +1364,135 @@ fn tool_shares_per_date_are_those_of_the_definitions_each_commit_wrote() {
     let svg = fs::read_to_string(lab.path().join("literal").join(&svg_name)).unwrap();
     assert!(svg.starts_with("<svg width=\"960\" height=\"540\"") && !svg.contains(title));
 }
+
+/// Returns a registry entry of `name` at `version` in the listing's shape, its
+/// repository `github.com/REPO`, published at `published` when given.
+fn listed(name: &str, version: &str, repo: &str, published: Option<&str>) -> serde_json::Value {
+    let mut official = serde_json::json!({"status": "active", "isLatest": true});
+    if let Some(at) = published {
+        official["publishedAt"] = serde_json::Value::from(at);
+    }
+    serde_json::json!({
+        "server": {"name": name, "version": version, "description": "a test server",
+                   "repository": {"url": format!("https://github.com/{repo}"), "source": "github"}},
+        "_meta": {"io.modelcontextprotocol.registry/official": official},
+    })
+}
+
+#[test]
+fn a_version_without_its_tag_is_pinned_on_the_day_it_was_published() {
+    let lab = Lab::new();
+    // acme/untagged: a side branch's commit of the evening of 2025-06-10 is merged
+    // on 2025-06-12, so a pin by date alone would take it; the first-parent line
+    // on that day ends at the morning's commit.
+    let untagged = lab.repo("acme/untagged");
+    lab.commit(&untagged, "2025-06-01T09:00:00Z", &[("a.ts", "1")]);
+    let morning = lab.commit(&untagged, "2025-06-10T08:00:00Z", &[("a.ts", "2")]);
+    lab.git(&untagged, &["checkout", "-q", "-b", "side"]);
+    let evening = lab.commit(&untagged, "2025-06-10T20:00:00Z", &[("b.ts", "3")]);
+    lab.git(&untagged, &["checkout", "-q", "main"]);
+    lab.commit(&untagged, "2025-06-11T10:00:00Z", &[("a.ts", "4")]);
+    let merged = lab
+        .git
+        .env(&mut Command::new("git"))
+        .current_dir(&untagged)
+        .env("GIT_AUTHOR_DATE", "2025-06-12T10:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-06-12T10:00:00Z")
+        .args([
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(["merge", "-q", "--no-ff", "-m", "merge side", "side"])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{}", show(&merged));
+    let head = lab.commit(&untagged, "2025-07-01T10:00:00Z", &[("a.ts", "5")]);
+    // acme/tagged: its version's tag wins over the day.
+    let tagged = lab.repo("acme/tagged");
+    let release = lab.commit(&tagged, "2025-05-01T10:00:00Z", &[("a.ts", "1")]);
+    lab.git(&tagged, &["tag", "v1.0.0"]);
+    lab.commit(&tagged, "2025-06-01T10:00:00Z", &[("a.ts", "2")]);
+    // acme/young: its history begins after the day its version was published.
+    let young = lab.repo("acme/young");
+    lab.commit(&young, "2025-07-01T10:00:00Z", &[("a.ts", "1")]);
+    // acme/undated: no publishedAt, so HEAD, as before.
+    let undated = lab.repo("acme/undated");
+    lab.commit(&undated, "2025-05-01T10:00:00Z", &[("a.ts", "1")]);
+    let undated_head = lab.commit(&undated, "2025-08-01T10:00:00Z", &[("a.ts", "2")]);
+
+    let page = serde_json::json!({
+        "servers": [
+            listed("io.github.acme/untagged", "2.0.0", "acme/untagged",
+                   Some("2025-06-10T21:30:00.123456Z")),
+            listed("io.github.acme/tagged", "1.0.0", "acme/tagged", Some("2025-06-20T10:00:00Z")),
+            listed("io.github.acme/young", "0.1.0", "acme/young", Some("2025-06-20T10:00:00Z")),
+            listed("io.github.acme/undated", "3.0.0", "acme/undated", None),
+        ],
+        "metadata": {"count": 4}
+    });
+    let registry =
+        crate::corpus_build::registry(vec![serde_json::to_vec(&page).unwrap()], vec![], None);
+    let out = lab.run(&[
+        "corpus",
+        "registry",
+        "--url",
+        &registry.url(),
+        "--out",
+        "c.toml",
+        "--date",
+        DATE,
+        "--cache",
+        "clones",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+
+    // git's own answer for the day, not the merged evening commit nor HEAD.
+    assert_eq!(
+        lab.oracle(&untagged, "2025-06-10").as_deref(),
+        Some(&*morning)
+    );
+    assert_ne!(morning, evening);
+    let text = fs::read_to_string(lab.path().join("c.toml")).unwrap();
+    let trees = crate::corpus_build::read_trees(&text);
+    let pinned: BTreeMap<&str, &crate::corpus_build::Tree> =
+        trees.iter().map(|t| (t["repo"].as_str(), t)).collect();
+    assert_eq!(
+        pinned.keys().copied().collect::<Vec<_>>(),
+        ["acme/tagged", "acme/undated", "acme/untagged"],
+        "{text}"
+    );
+    let day = pinned["acme/untagged"];
+    assert_eq!(day["commit"], morning, "{text}");
+    assert_ne!(day["commit"], head);
+    assert_eq!(
+        day["note"],
+        "version 2.0.0: no tag 'v2.0.0' or '2.0.0', so default branch at the end of 2025-06-10 \
+         (UTC), the day the version was published: first-parent commit of 2025-06-10 08:00:00 UTC"
+    );
+    assert_eq!(pinned["acme/tagged"]["commit"], release);
+    assert_eq!(pinned["acme/undated"]["commit"], undated_head);
+    assert!(
+        pinned["acme/undated"]["note"].ends_with("at HEAD"),
+        "{text}"
+    );
+
+    // The young repository is skipped with git's first commit named, not pinned today.
+    let skipped = fs::read_to_string(lab.path().join("c-skipped.csv")).unwrap();
+    let line = skipped
+        .lines()
+        .find(|l| l.contains("io.github.acme/young"))
+        .unwrap_or_else(|| panic!("{skipped}"));
+    assert!(
+        line.contains("published (2025-06-20), but no commit on the default branch by the end of 2025-06-20 (UTC); its first is of 2025-07-01 10:00:00 UTC"),
+        "{line}"
+    );
+    // The clones live in --cache: one per repository whose history was needed.
+    let mut cloned: Vec<String> = fs::read_dir(lab.path().join("clones/clones/github.com/acme"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    cloned.sort();
+    assert_eq!(cloned, ["untagged.git", "young.git"]);
+}
