@@ -3,8 +3,9 @@
 //!
 //! Owns the package cache (`--cache`, one prefix per registry, package and version,
 //! reused once complete), the npm and pip command lines and their bounds in time
-//! (`--install-timeout`) and disk (`--max-install-size`, checked once the install
-//! ends, since neither installer can be stopped at a size). npm runs with
+//! (`--install-timeout`) and disk (`--max-install-size`: for uv, first from the
+//! wheel sizes the index lists for the resolution, so that an install past it is
+//! never downloaded; for every install once it ends, unpacked). npm runs with
 //! `--ignore-scripts`, so no install script of the package or its dependencies runs;
 //! uv (or, where uv is not installed, pip) with `--only-binary :all:`, so no sdist
 //! is built (building one runs its code). npm resolves as of the version's publish
@@ -15,6 +16,7 @@
 //! Which registry they read is the user's ordinary npm and pip configuration. It
 //! does not run the server: that is `stdio`'s, inside `sandbox`'s walls.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -27,6 +29,7 @@ pub use super::start::{InstallError, InstallKind, Installed, Lock, PackageRef, S
 
 use super::python::{self, Interpreter};
 use crate::infra::environment;
+use crate::infra::messages;
 use crate::infra::process::{self, Limits};
 use crate::infra::sanitize::sanitize;
 use crate::probe::stderr;
@@ -36,6 +39,32 @@ use crate::registry::pypi;
 const MAX_STDERR: usize = 64 << 10;
 /// How many of an installer's last stderr lines a failure quotes.
 const QUOTED_LINES: usize = 8;
+/// The most bytes of a resolution's lock read: a few hundred packages take a few
+/// hundred KiB.
+const MAX_LOCK: u64 = 16 << 20;
+
+/// Returns the bytes the wheels of a PEP 751 lock (`pylock.toml`) take as the index
+/// listed them, and how many wheels it names; a lock that does not parse counts
+/// nothing. uv writes, for one platform, the one wheel of each package it installs.
+fn wheel_bytes(lock: &str) -> (u64, usize) {
+    let Ok(lock) = lock.parse::<toml::Table>() else {
+        return (0, 0);
+    };
+    let wheels: Vec<&toml::Value> = lock
+        .get("packages")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|package| package.get("wheels")?.as_array())
+        .flatten()
+        .collect();
+    let size = wheels
+        .iter()
+        .filter_map(|wheel| wheel.get("size")?.as_integer())
+        .map(|size| u64::try_from(size).unwrap_or(0))
+        .fold(0u64, u64::saturating_add);
+    (size, wheels.len())
+}
 
 /// Holds how packages are installed.
 #[derive(Clone, Debug)]
@@ -453,25 +482,80 @@ impl Installer {
         self.share_downloads(&mut venv);
         run("uv venv", venv, &self.limits())?;
         own(prefix)?;
-        let mut install = environment::command(uv);
-        self.share_downloads(&mut install);
-        install
-            .args(["pip", "install", "--quiet", "--only-binary", ":all:"])
-            .args(["--no-python-downloads", "--python"])
-            .arg(prefix.join("bin/python"));
-        if !index.is_uv_own {
-            install.args(["--default-index", &index.url]);
-        }
-        if let Some(date) = exclude_newer {
-            install.args(["--exclude-newer", date]);
-        }
-        if let Some(file) = constraints {
-            install.arg("--constraint").arg(file);
-        }
+        let resolve = |verb: &str| {
+            let mut command = environment::command(uv);
+            self.share_downloads(&mut command);
+            command
+                .args(["pip", verb, "--quiet", "--only-binary", ":all:"])
+                .args(["--no-python-downloads", "--python"])
+                .arg(prefix.join("bin/python"));
+            if !index.is_uv_own {
+                command.args(["--default-index", &index.url]);
+            }
+            if let Some(date) = exclude_newer {
+                command.args(["--exclude-newer", date]);
+            }
+            if let Some(file) = constraints {
+                command.arg("--constraint").arg(file);
+            }
+            command
+        };
+        self.bound_by_index(resolve("compile"), package)?;
+        let mut install = resolve("install");
         install
             .arg("--")
             .arg(format!("{}=={}", package.name, package.version));
         run("uv pip install", install, &self.limits())
+    }
+
+    /// Fails as too large, before any wheel is installed, when the wheels of
+    /// `package`'s resolution add up to more than `max_size` bytes as the index lists
+    /// them (PEP 700's `size`, in the PEP 751 lock `compile`, a `uv pip compile`
+    /// with the install's own options, writes). From an index that serves each
+    /// wheel's metadata apart (PEP 658, as PyPI does) only that metadata is
+    /// downloaded. The wheels are compressed, so an
+    /// install that passes may still be too large once unpacked: [`Installer::bound`]
+    /// checks that when it ends. A resolution that fails, or an index that lists no
+    /// sizes, leaves the install to say what it finds.
+    fn bound_by_index(
+        &self,
+        mut compile: Command,
+        package: &PackageRef,
+    ) -> Result<(), InstallError> {
+        compile.args(["--format", "pylock.toml", "--no-header", "-"]);
+        let requirement = format!("{}=={}\n", package.name, package.version);
+        let Ok(done) = process::run(
+            compile,
+            &self.limits(),
+            Some(requirement.into_bytes()),
+            |out| {
+                let mut text = String::new();
+                out.take(MAX_LOCK).read_to_string(&mut text)?;
+                Ok(text)
+            },
+        ) else {
+            return Ok(());
+        };
+        let (Some(status), Ok(lock)) = (done.status, done.read) else {
+            return Ok(());
+        };
+        if !status.success() {
+            return Ok(());
+        }
+        let (size, wheels) = wheel_bytes(&lock);
+        if size <= self.max_size {
+            return Ok(());
+        }
+        Err(InstallError {
+            kind: InstallKind::TooLarge,
+            is_stopped: true,
+            ..failed(format!(
+                "its resolution's wheels take {size} bytes compressed as the index lists \
+                 them ({}), more than --max-install-size ({} bytes), so it was not installed",
+                messages::count(wheels as u64, "wheel", "wheels"),
+                self.max_size
+            ))
+        })
     }
 
     fn pip(
@@ -622,6 +706,29 @@ fn each_python(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_locks_wheels_are_summed_and_its_sdists_left_out() {
+        let lock = r#"
+lock-version = "1.0"
+[[packages]]
+name = "torch"
+version = "2.15.0"
+wheels = [{ url = "https://x/torch.whl", size = 539172785, hashes = { sha256 = "00" } }]
+[[packages]]
+name = "tqdm"
+version = "4.70.1"
+sdist = { url = "https://x/tqdm.tar.gz", size = 171846 }
+wheels = [{ url = "https://x/tqdm.whl", size = 80199 }]
+[[packages]]
+name = "local"
+version = "1.0"
+wheels = [{ url = "https://x/nosize.whl" }]
+"#;
+        assert_eq!(wheel_bytes(lock), (539_172_785 + 80_199, 3));
+        assert_eq!(wheel_bytes("not toml ["), (0, 0));
+        assert_eq!(wheel_bytes("lock-version = \"1.0\"\n"), (0, 0));
+    }
     use crate::survey::start::npm_lock;
 
     #[test]

@@ -207,7 +207,7 @@ files = {
 }
 if server:
     files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{scripts}"
-if name == "hintbig":
+if name.startswith("hintbig"):
     files[f"{name}/blob.bin"] = "".join(chr(33 + (i * 7919 + i // 97) % 90) for i in range(1 << 20))
 record = []
 with zipfile.ZipFile(out, "w") as z:
@@ -249,6 +249,9 @@ struct PypiFiles {
     requires: BTreeMap<String, String>,
     /// The projects whose Simple API page gives no upload time (no PEP 700).
     no_upload_time: Vec<String>,
+    /// The projects whose Simple API page gives no file size, as an index older
+    /// than PEP 700 does.
+    no_size: Vec<String>,
 }
 
 /// Returns the fixture PyPI projects: `hintpy` serving `tools`, `hintjsonapi` the
@@ -310,13 +313,14 @@ fn pypi_answer(
             .chain(files.sdists.keys())
             .find(|key| key.replace('_', "-") == project)
             .map_or(project, String::as_str);
-        let mut listed: Vec<(String, String, Option<String>, String)> = Vec::new();
+        let mut listed: Vec<(String, String, Option<String>, String, Option<usize>)> = Vec::new();
         for (version, at, bytes) in files.wheels.get(project).into_iter().flatten() {
             listed.push((
                 format!("{project}-{version}-py3-none-any.whl"),
                 version.clone(),
                 Some(at.clone()),
                 sha256_hex(bytes),
+                Some(bytes.len()),
             ));
         }
         if let Some(version) = files.sdists.get(project) {
@@ -325,6 +329,7 @@ fn pypi_answer(
                 version.clone(),
                 None,
                 String::new(),
+                None,
             ));
         }
         if listed.is_empty() {
@@ -335,12 +340,13 @@ fn pypi_answer(
             .is_some_and(|a| a.contains("application/vnd.pypi.simple.v1+json"));
         let requires = files.requires.get(project);
         let has_upload_time = !files.no_upload_time.iter().any(|p| p == project);
+        let has_size = !files.no_size.iter().any(|p| p == project);
         if wants_json {
             let page = json!({
                 "meta": {"api-version": "1.1"},
                 "name": project,
                 "versions": listed.iter().map(|f| f.1.clone()).collect::<Vec<_>>(),
-                "files": listed.iter().map(|(file, _, at, sha)| {
+                "files": listed.iter().map(|(file, _, at, sha, size)| {
                     let mut entry = json!({
                         "filename": file, "url": format!("{base}/files/{file}"),
                         "hashes": if sha.is_empty() { json!({}) } else { json!({"sha256": sha}) },
@@ -348,6 +354,9 @@ fn pypi_answer(
                     });
                     if has_upload_time {
                         entry["upload-time"] = json!(at.clone().unwrap_or_else(|| UPLOADED.to_string()));
+                    }
+                    if let (true, Some(size)) = (has_size, size) {
+                        entry["size"] = json!(size);
                     }
                     entry
                 }).collect::<Vec<_>>(),
@@ -359,7 +368,7 @@ fn pypi_answer(
         }
         let links: String = listed
             .iter()
-            .map(|(file, _, _, sha)| {
+            .map(|(file, _, _, sha, _)| {
                 let hash = if sha.is_empty() {
                     String::new()
                 } else {
@@ -1663,6 +1672,22 @@ fn installs_leave_the_cache_once_probed_and_a_full_disk_fails_only_its_server() 
     assert!(!marker.exists(), "an install script ran");
 }
 
+/// Returns the bytes the loopback index serves as `files/NAME`, fetched here as
+/// any client would, with no help from the test's own fixture.
+fn index_file_size(index: &Loopback, name: &str) -> usize {
+    let url = format!("{}/files/{name}", index.url());
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, urllib.request; print(len(urllib.request.urlopen(sys.argv[1]).read()))",
+            &url,
+        ])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
 /// Returns a PyPI index on loopback serving `files`.
 fn pypi_index(files: PypiFiles) -> Loopback {
     let base = Arc::new(std::sync::Mutex::new(String::new()));
@@ -1831,9 +1856,17 @@ fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_em
         "hintlate".to_string(),
         release("hintlate", &["hintwheelless"]),
     );
-    for name in ["hintx_mcp", "hinttwo", "hintlocal", "hintbig"] {
+    for name in [
+        "hintx_mcp",
+        "hinttwo",
+        "hintlocal",
+        "hintbig",
+        "hintbigquiet",
+    ] {
         files.wheels.insert(name.to_string(), release(name, &[]));
     }
+    // hintbigquiet's index page lists no sizes: only its install's end tells.
+    files.no_size.push("hintbigquiet".to_string());
     // hintwheelless 1.0.0, uploaded with hintlate, is an sdist; 2.0.0, uploaded
     // later, a wheel.
     files.wheels.insert(
@@ -1855,6 +1888,7 @@ fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_em
         ("two", "hinttwo"),
         ("local", "hintlocal"),
         ("big", "hintbig"),
+        ("bigquiet", "hintbigquiet"),
     ] {
         servers.push_str(&format!(
             "[[server]]\nname = \"{server}\"\n\
@@ -1935,16 +1969,31 @@ fn pypi_rows_fall_back_to_the_day_choose_the_plain_script_and_leave_the_cache_em
     // localhost resolves to the sandbox's own loopback.
     assert_eq!(table["local"]["outcome"], "listed", "{}", show(&out));
     assert_eq!(tools_of("local"), ["bound_127_0_0_1"]);
+    // hintbig is refused from the size its index lists for its one wheel, the
+    // bytes served here, before it is installed; hintbigquiet, whose index lists
+    // no size, once its install ends.
     let big = &table["big"];
     assert_eq!(big["outcome"], "too large", "{}", show(&out));
-    assert!(
-        big["error"].contains("more than --max-install-size (786432 bytes)"),
-        "{}",
-        big["error"]
+    let listed = index_file_size(&index, "hintbig-1.0.0-py3-none-any.whl");
+    assert!(listed > 786_432);
+    assert_eq!(
+        big["error"],
+        format!(
+            "its resolution's wheels take {listed} bytes compressed as the index lists \
+             them (1 wheel), more than --max-install-size (786432 bytes), so it was not installed"
+        )
     );
-    // The summary counts it apart.
+    let quiet = &table["bigquiet"];
+    assert_eq!(quiet["outcome"], "too large", "{}", show(&out));
+    assert!(
+        quiet["error"].starts_with("the install takes ")
+            && quiet["error"].ends_with("bytes, more than --max-install-size (786432 bytes)"),
+        "{}",
+        quiet["error"]
+    );
+    // The summary counts them apart.
     let md = std::fs::read_to_string(work.path().join(format!("out/wire-{DATE}.md"))).unwrap();
-    assert!(md.contains("| too large | 1 | 1 |"), "{md}");
+    assert!(md.contains("| too large | 2 | 2 |"), "{md}");
     assert!(md.contains("| install failed | 1 | 1 |"), "{md}");
     // Nothing stays: not the listed, nor the refused, nor the too large.
     assert_eq!(
