@@ -293,6 +293,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", sha2::Sha256::digest(bytes))
 }
 
+/// One file of a project's index page: its name, version, upload time, SHA-256
+/// (empty for none) and size (`None` for an sdist).
+type Listed = (String, String, Option<String>, String, Option<usize>);
+
 /// Answers a request of the PyPI index at `base` (its `simple/` pages, as HTML or,
 /// when asked, as PEP 691 JSON with upload times, its `files/`, and its JSON API
 /// `pypi/NAME/VERSION/json`, missing for `hintnojson`); `None` for another path.
@@ -313,7 +317,7 @@ fn pypi_answer(
             .chain(files.sdists.keys())
             .find(|key| key.replace('_', "-") == project)
             .map_or(project, String::as_str);
-        let mut listed: Vec<(String, String, Option<String>, String, Option<usize>)> = Vec::new();
+        let mut listed: Vec<Listed> = Vec::new();
         for (version, at, bytes) in files.wheels.get(project).into_iter().flatten() {
             listed.push((
                 format!("{project}-{version}-py3-none-any.whl"),
