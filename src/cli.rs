@@ -63,6 +63,16 @@ pub struct SurveyArgs {
     #[arg(long, value_name = "TABLE")]
     pub shipped_table: PathBuf,
 
+    /// The corpus of what ships at every version the listing holds (`corpus
+    /// registry --shipped FILE --all-versions`): with its census table, the report's
+    /// "Over time" gives each month of publication.
+    #[arg(long, value_name = "FILE", requires = "versions_table")]
+    pub versions: Option<PathBuf>,
+
+    /// The census table of that corpus, census-DATE.csv.
+    #[arg(long, value_name = "TABLE", requires = "versions")]
+    pub versions_table: Option<PathBuf>,
+
     /// The corpus of the entries' repositories (`corpus registry --out`); its
     /// skipped list is read from beside it.
     #[arg(long, value_name = "FILE", requires = "repos_table")]

@@ -32,6 +32,7 @@ use crate::tools::hints::Hint;
 use super::figures;
 use super::join::{read_wire, WireServer};
 use super::outcome::{self, Kind};
+use super::over_time;
 
 /// The columns of `entries-DATE.csv`.
 const HEADER: [&str; 18] = [
@@ -87,6 +88,8 @@ struct Row {
 #[derive(Clone, Debug)]
 struct Counted {
     hints: usize,
+    /// Which of the four hint names it spells, in `Hint::ALL` order.
+    spelled: [bool; 4],
     tools: Option<(u64, u64)>,
 }
 
@@ -216,6 +219,15 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     if let Some(repos_table) = repos_table {
         figures::repository_beside_shipped(&mut text, shipped_table, repos_table);
     }
+    let trend_name = format!("survey-{date}-over-time.svg");
+    let trend = match (&args.versions, &args.versions_table) {
+        (Some(corpus), Some(table)) => {
+            let counted = read_versions(corpus, table)?;
+            let records: Vec<&Entry> = listing.entries.iter().collect();
+            over_time::section(&mut text, &records, &counted, &trend_name)?
+        }
+        _ => None,
+    };
     text.push_str(LIMITS);
     if let Some(log) = &args.run_log {
         text.push('\n');
@@ -223,6 +235,11 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
     }
     let svg_path = args.out.join(format!("survey-{date}.svg"));
     write_bytes(&svg_path, svg.as_bytes())?;
+    if let Some(trend) = trend {
+        let path = args.out.join(&trend_name);
+        write_bytes(&path, trend.as_bytes())?;
+        messages::note(format!("wrote {}", sanitize(path.display().to_string())));
+    }
     let md_path = args.out.join(format!("survey-{date}.md"));
     write_bytes(&md_path, format!("{}\n", text.trim_end()).as_bytes())?;
     for path in [&csv_path, &svg_path, &md_path] {
@@ -253,6 +270,8 @@ struct Read {
     /// The servers the tree stands for.
     servers: Vec<String>,
     repo: String,
+    /// The pin: a package's version.
+    pinned: Option<String>,
     outcome: Result<Counted, String>,
 }
 
@@ -296,9 +315,13 @@ fn read_census(
                 .map(str::to_string)
                 .collect(),
             repo: row.key.repo.clone(),
+            pinned: row.key.pinned.clone(),
             outcome: match &row.outcome {
                 Ok(c) => Ok(Counted {
                     hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
+                    spelled: std::array::from_fn(|h| {
+                        hint_at.get(h).is_some_and(|&i| c.count.counts[i] > 0)
+                    }),
                     tools: c.tool_counts().map(|t| (t[0], t[1])),
                 }),
                 Err(f) => Err(f.why.clone()),
@@ -322,6 +345,29 @@ fn read_census(
 /// Returns cell `i` of a record, empty when it has none.
 fn cell(record: &[String], i: usize) -> String {
     record.get(i).cloned().unwrap_or_default()
+}
+
+/// Reads the census of what ships at every version, `corpus` and its `table`:
+/// each counted package version, by its folded `REGISTRY:NAME` and version.
+fn read_versions(
+    corpus: &Path,
+    table: &Path,
+) -> Result<BTreeMap<(String, String), over_time::Version>> {
+    let (trees, _, _) = read_census(corpus, table)?;
+    Ok(trees
+        .into_iter()
+        .filter_map(|tree| {
+            let counted = tree.outcome.ok()?;
+            let version = tree.pinned?;
+            Some((
+                (over_time::fold(&tree.repo), version),
+                over_time::Version {
+                    spelled: counted.spelled,
+                    tools: counted.tools,
+                },
+            ))
+        })
+        .collect())
 }
 
 /// Reads the corpus of what ships, its census table and its skipped list.

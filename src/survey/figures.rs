@@ -38,7 +38,7 @@ const BUCKETS: [&str; 4] = [
 ];
 
 /// Returns `n` of `of` as `n (x.y%)`, or `0` of nothing.
-fn share(n: u64, of: u64) -> String {
+pub(super) fn share(n: u64, of: u64) -> String {
     match of {
         0 => "0".to_string(),
         _ => format!("{} ({:.1}%)", thousands(n), n as f64 * 100.0 / of as f64),
@@ -46,7 +46,7 @@ fn share(n: u64, of: u64) -> String {
 }
 
 /// Writes `lines` (a header, then rows) as a Markdown table into `text`.
-fn table(text: &mut String, lines: &[Vec<String>]) {
+pub(super) fn table(text: &mut String, lines: &[Vec<String>]) {
     let mut bytes = Vec::new();
     silence::write_table(&mut bytes, lines).expect("writing to a Vec cannot fail");
     text.push_str(&String::from_utf8_lossy(&bytes));

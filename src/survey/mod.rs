@@ -26,6 +26,7 @@ pub mod join;
 pub mod journal;
 pub mod note;
 mod outcome;
+mod over_time;
 pub mod program;
 pub mod python;
 pub mod sandbox;

@@ -16,6 +16,7 @@ mod history;
 mod lint;
 mod output_bounds;
 mod output_safety;
+mod over_time;
 mod packages;
 mod precommit;
 mod probe_diff;

@@ -1,0 +1,412 @@
+//! The survey's "Over time": every version a listing holds, its package counted
+//! from an npm registry on 127.0.0.1, tabled by the month each version was
+//! published.
+//!
+//! The oracles: the tool definitions each version was written with here (which
+//! hints they declare), the naive counter over each tarball's bytes for the names
+//! spelled, and the month of each `publishedAt` read here; from those the test
+//! computes every cell of the section's table and the chart's points.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use base64::Engine as _;
+use serde_json::json;
+use sha2::Digest as _;
+
+use crate::common::*;
+
+/// One package version of the fixture: its npm name, version, the day its listing
+/// record was published, its source, and whether the registry serves it.
+struct Release {
+    server: &'static str,
+    package: &'static str,
+    version: &'static str,
+    published: &'static str,
+    source: &'static str,
+    is_served: bool,
+}
+
+const HINTED: &str = "server.registerTool(\"get_a\", {annotations: {readOnlyHint: true}}, h);\n\
+                      server.registerTool(\"put_a\", {description: \"writes\"}, h);\n";
+const SILENT: &str = "server.registerTool(\"get_b\", {description: \"reads\"}, h);\n";
+const DESTRUCTIVE: &str =
+    "server.registerTool(\"rm_b\", {annotations: {destructiveHint: true, openWorldHint: false}}, h);\n";
+
+const RELEASES: [Release; 6] = [
+    Release {
+        server: "io.github.acme/a",
+        package: "@acme/a",
+        version: "1.0.0",
+        published: "2025-09-03T10:00:00Z",
+        source: SILENT,
+        is_served: true,
+    },
+    Release {
+        server: "io.github.acme/b",
+        package: "@acme/b",
+        version: "2.0.0",
+        published: "2025-09-30T23:59:59.5Z",
+        source: DESTRUCTIVE,
+        is_served: true,
+    },
+    Release {
+        server: "io.github.acme/a",
+        package: "@acme/a",
+        version: "1.1.0",
+        published: "2025-10-01T00:00:00Z",
+        source: HINTED,
+        is_served: true,
+    },
+    // Not served here: in its month's versions, never counted.
+    Release {
+        server: "io.github.acme/c",
+        package: "@acme/c",
+        version: "0.1.0",
+        published: "2025-10-15T08:00:00Z",
+        source: HINTED,
+        is_served: false,
+    },
+    Release {
+        server: "io.github.acme/b",
+        package: "@acme/b",
+        version: "2.1.0",
+        published: "2025-12-02T12:00:00Z",
+        source: SILENT,
+        is_served: true,
+    },
+    Release {
+        server: "io.github.acme/a",
+        package: "@acme/a",
+        version: "1.2.0",
+        published: "2025-12-20T12:00:00Z",
+        source: SILENT,
+        is_served: true,
+    },
+];
+
+/// Returns each release's tarball, as npm packs one.
+fn tarball(r: &Release) -> Vec<u8> {
+    let manifest = format!(
+        "{{\"name\": \"{}\", \"version\": \"{}\"}}",
+        r.package, r.version
+    );
+    let code = format!("import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\nconst server = new McpServer({{name: \"x\", version: \"1\"}});\n{}", r.source);
+    targz(
+        "package",
+        None,
+        &[
+            Item::File("package/package.json".into(), manifest.into_bytes()),
+            Item::File("package/index.js".into(), code.into_bytes()),
+        ],
+    )
+}
+
+/// Serves the packuments and tarballs of the served releases under `/npm/`.
+fn registry() -> Loopback {
+    let tarballs: BTreeMap<String, Vec<u8>> = RELEASES
+        .iter()
+        .filter(|r| r.is_served)
+        .map(|r| (format!("{}@{}", r.package, r.version), tarball(r)))
+        .collect();
+    let port = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
+    let base = port.clone();
+    let server = Loopback::start(move |request| {
+        let url = base.get().cloned().unwrap_or_default();
+        let path = request.url.replace("%2f", "/").replace("%2F", "/");
+        for package in ["@acme/a", "@acme/b"] {
+            if path == format!("/npm/{package}") {
+                let versions: serde_json::Map<String, serde_json::Value> = tarballs
+                    .iter()
+                    .filter_map(|(key, bytes)| {
+                        let version = key.strip_prefix(&format!("{package}@"))?;
+                        let integrity = base64::engine::general_purpose::STANDARD
+                            .encode(sha2::Sha512::digest(bytes));
+                        let short = package.rsplit('/').next().unwrap();
+                        Some((
+                            version.to_string(),
+                            json!({"dist": {
+                                "tarball": format!("{url}/npm/{package}/-/{short}-{version}.tgz"),
+                                "integrity": format!("sha512-{integrity}")}}),
+                        ))
+                    })
+                    .collect();
+                let body = json!({"name": package, "versions": versions,
+                                  "dist-tags": {"latest": versions.keys().last()}});
+                return reply(200, body.to_string());
+            }
+            if let Some(file) = path.strip_prefix(&format!("/npm/{package}/-/")) {
+                let version = file
+                    .rsplit_once('-')
+                    .and_then(|(_, v)| v.strip_suffix(".tgz"))
+                    .unwrap_or_default();
+                if let Some(bytes) = tarballs.get(&format!("{package}@{version}")) {
+                    return reply(200, bytes.clone());
+                }
+            }
+        }
+        reply(404, "{\"error\":\"not found\"}")
+    });
+    port.set(server.url()).unwrap();
+    server
+}
+
+/// Returns the listing: every release, each a record with its `publishedAt`.
+fn listing() -> String {
+    let records: Vec<serde_json::Value> = RELEASES
+        .iter()
+        .map(|r| {
+            let is_latest = !RELEASES
+                .iter()
+                .any(|o| o.server == r.server && o.published > r.published);
+            json!({
+                "server": {"name": r.server, "description": "d", "version": r.version,
+                           "packages": [{"registryType": "npm", "identifier": r.package,
+                                         "version": r.version}]},
+                "_meta": {"io.modelcontextprotocol.registry/official": {
+                    "status": "active", "isLatest": is_latest, "publishedAt": r.published}}
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&records).unwrap()
+}
+
+/// The figures of one month, computed here.
+#[derive(Debug, Default)]
+struct Expected {
+    published: u64,
+    counted: u64,
+    spelling: u64,
+    each: [u64; 4],
+    tools: u64,
+    annotated: u64,
+    servers: u64,
+    servers_spelling: u64,
+}
+
+fn share(n: u64, of: u64) -> String {
+    if of == 0 {
+        "0".to_string()
+    } else {
+        format!("{n} ({:.1}%)", n as f64 * 100.0 / of as f64)
+    }
+}
+
+/// Returns which hint names a release's tarball spells, by the naive counter over
+/// its bytes, and its tools and those declaring a hint, from the definitions
+/// written above.
+fn truth(r: &Release) -> ([bool; 4], u64, u64) {
+    let bytes = tarball(r);
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text).unwrap();
+    let spelled = std::array::from_fn(|h| naive(&text, HINTS[h]) > 0);
+    let tools = r.source.lines().count() as u64;
+    let annotated = r
+        .source
+        .lines()
+        .filter(|l| l.contains("annotations"))
+        .count() as u64;
+    (spelled, tools, annotated)
+}
+
+fn expected() -> BTreeMap<String, Expected> {
+    let mut months: BTreeMap<String, Expected> = BTreeMap::new();
+    for r in &RELEASES {
+        let m = months.entry(r.published[..7].to_string()).or_default();
+        m.published += 1;
+        if r.is_served {
+            let (spelled, tools, annotated) = truth(r);
+            m.counted += 1;
+            m.spelling += u64::from(spelled.iter().any(|&s| s));
+            for h in 0..4 {
+                m.each[h] += u64::from(spelled[h]);
+            }
+            m.tools += tools;
+            m.annotated += annotated;
+        }
+    }
+    let ends = [
+        ("2025-09", "2025-09-30"),
+        ("2025-10", "2025-10-31"),
+        ("2025-12", "2025-12-31"),
+    ];
+    for (month, end) in ends {
+        let m = months.get_mut(month).unwrap();
+        let mut newest: BTreeMap<&str, &Release> = BTreeMap::new();
+        for r in RELEASES
+            .iter()
+            .filter(|r| r.is_served && &r.published[..10] <= end)
+        {
+            let slot = newest.entry(r.server).or_insert(r);
+            if r.published >= slot.published {
+                *slot = r;
+            }
+        }
+        m.servers = newest.len() as u64;
+        m.servers_spelling = newest
+            .values()
+            .filter(|r| truth(r).0.contains(&true))
+            .count() as u64;
+    }
+    months
+}
+
+/// Returns the rows of the Markdown table under `heading`, each split into cells.
+fn table_under(md: &str, heading: &str) -> Vec<Vec<String>> {
+    let at = md
+        .find(heading)
+        .unwrap_or_else(|| panic!("no '{heading}' in:\n{md}"));
+    md[at..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .filter(|l| !l.starts_with("|-") && !l.starts_with("| -") && !l.contains("---"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn run(dir: &Path, args: &[&str], registry: &Loopback) -> std::process::Output {
+    Run::new(dir)
+        .args(args)
+        .env("NPM_CONFIG_REGISTRY", format!("{}/npm/", registry.url()))
+        .env("NPM_CONFIG_USERCONFIG", dir.join("none"))
+        .env("NPM_CONFIG_GLOBALCONFIG", dir.join("none"))
+        .output()
+}
+
+#[test]
+fn every_version_of_what_ships_is_tabled_by_its_month_of_publication() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let registry = registry();
+    std::fs::write(dir.join("servers.json"), listing()).unwrap();
+    let list: String = RELEASES
+        .iter()
+        .map(|r| format!("npm:{}@{}\n", r.package, r.version))
+        .collect();
+    std::fs::write(dir.join("versions.txt"), list).unwrap();
+    let out = run(
+        dir,
+        &[
+            "corpus",
+            "packages",
+            "versions.txt",
+            "--out",
+            "versions.toml",
+            "--date",
+            "2025-12-31",
+        ],
+        &registry,
+    );
+    assert_code(&out, 0);
+    let out = run(
+        dir,
+        &[
+            "census",
+            "--corpus",
+            "versions.toml",
+            "--out",
+            "out",
+            "--cache",
+            "cache",
+            "--date",
+            "2025-12-31",
+            "--quiet",
+        ],
+        &registry,
+    );
+    assert_code(&out, 0);
+    let table = "out/census-2025-12-31.csv";
+    let out = run(
+        dir,
+        &[
+            "survey",
+            "--pages",
+            "servers.json",
+            "--shipped",
+            "versions.toml",
+            "--shipped-table",
+            table,
+            "--versions",
+            "versions.toml",
+            "--versions-table",
+            table,
+            "--out",
+            "survey",
+            "--date",
+            "2025-12-31",
+        ],
+        &registry,
+    );
+    assert_code(&out, 0);
+    let md = std::fs::read_to_string(dir.join("survey/survey-2025-12-31.md")).unwrap();
+    let rows = table_under(&md, "## Over time");
+    let want = expected();
+    assert_eq!(rows.len(), 1 + want.len(), "{md}");
+    for (row, (month, m)) in rows[1..].iter().zip(&want) {
+        let mut cells = vec![
+            month.clone(),
+            m.published.to_string(),
+            m.counted.to_string(),
+            share(m.spelling, m.counted),
+            m.tools.to_string(),
+            share(m.annotated, m.tools),
+        ];
+        cells.extend(m.each.iter().map(|&n| share(n, m.counted)));
+        cells.extend([m.servers.to_string(), share(m.servers_spelling, m.servers)]);
+        assert_eq!(row, &cells, "{month}:\n{md}");
+    }
+    // October: acme/c's version is in its month, not counted; a's newest by then
+    // spells readOnlyHint, b's (September's) destructiveHint.
+    assert_eq!(rows[2][1..3], ["2".to_string(), "1".to_string()], "{md}");
+
+    // The chart's points are the table's: each month's end, each share's label.
+    let svg_name = "survey-2025-12-31-over-time.svg";
+    assert!(
+        md.contains(&format!("![What ships over time]({svg_name})")),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(dir.join("survey").join(svg_name)).unwrap();
+    for (_, m) in &want {
+        for (n, of) in [
+            (m.spelling, m.counted),
+            (m.servers_spelling, m.servers),
+            (m.annotated, m.tools),
+        ] {
+            if of > 0 {
+                let label = format!("{:.0}%", n as f64 * 100.0 / of as f64);
+                assert!(
+                    svg.contains(&format!("\n{label}\n")),
+                    "no point labelled {label}"
+                );
+            }
+        }
+    }
+    // Without the versions, no section and no chart.
+    let out = run(
+        dir,
+        &[
+            "survey",
+            "--pages",
+            "servers.json",
+            "--shipped",
+            "versions.toml",
+            "--shipped-table",
+            table,
+            "--out",
+            "plain",
+            "--date",
+            "2025-12-31",
+        ],
+        &registry,
+    );
+    assert_code(&out, 0);
+    let md = std::fs::read_to_string(dir.join("plain/survey-2025-12-31.md")).unwrap();
+    assert!(!md.contains("## Over time"), "{md}");
+    assert!(!dir.join("plain").join(svg_name).exists());
+}
