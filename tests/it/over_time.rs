@@ -132,7 +132,7 @@ fn registry() -> Loopback {
                     })
                     .collect();
                 let body = json!({"name": package, "versions": versions,
-                                  "dist-tags": {"latest": versions.keys().last()}});
+                                  "dist-tags": {"latest": versions.keys().next_back()}});
                 return reply(200, body.to_string());
             }
             if let Some(file) = path.strip_prefix(&format!("/npm/{package}/-/")) {
@@ -218,8 +218,8 @@ fn expected() -> BTreeMap<String, Expected> {
             let (spelled, tools, annotated) = truth(r);
             m.counted += 1;
             m.spelling += u64::from(spelled.iter().any(|&s| s));
-            for h in 0..4 {
-                m.each[h] += u64::from(spelled[h]);
+            for (n, &is) in m.each.iter_mut().zip(&spelled) {
+                *n += u64::from(is);
             }
             m.tools += tools;
             m.annotated += annotated;
