@@ -372,7 +372,7 @@ fn every_version_of_what_ships_is_tabled_by_its_month_of_publication() {
         "{md}"
     );
     let svg = std::fs::read_to_string(dir.join("survey").join(svg_name)).unwrap();
-    for (_, m) in &want {
+    for m in want.values() {
         for (n, of) in [
             (m.spelling, m.counted),
             (m.servers_spelling, m.servers),
