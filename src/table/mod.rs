@@ -235,6 +235,9 @@ pub struct Shipped {
     pub digest: String,
     /// The source repository its metadata names; empty when none.
     pub repository: String,
+    /// For a family member, the packages whose family it is (`REGISTRY:NAME@VERSION`,
+    /// space-separated); empty for a package of its own.
+    pub family: String,
 }
 
 /// Holds a whole table: the columns and the rows, in order.
@@ -262,6 +265,17 @@ impl Table {
     /// the [`PACKAGE_COLUMNS`].
     pub fn has_packages(&self) -> bool {
         !self.packages.is_empty()
+    }
+
+    /// Returns the package columns the census table ends with: none for a corpus of
+    /// repositories, the [`PACKAGE_COLUMNS`] but `family` unless a package is a
+    /// family member, so that a table without one reads as it always did.
+    pub fn package_columns(&self) -> &'static [&'static str] {
+        match self.packages.values().any(|p| !p.family.is_empty()) {
+            true => &PACKAGE_COLUMNS,
+            false if self.has_packages() => &PACKAGE_COLUMNS[..3],
+            false => &[],
+        }
     }
 
     /// Returns each row that failed, with why.
@@ -345,8 +359,9 @@ const AS_OF: &str = "as_of";
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
 /// The census table's columns of a package's artifact, after the trailing ones;
-/// only a corpus with packages has them (see [`Shipped`]).
-pub const PACKAGE_COLUMNS: [&str; 3] = ["artifact", "digest", "repository"];
+/// only a corpus with packages has them (see [`Shipped`]), and `family` only one
+/// with a family member ([`Table::package_columns`]).
+pub const PACKAGE_COLUMNS: [&str; 4] = ["artifact", "digest", "repository", "family"];
 
 /// The files table's leading columns, before the count columns: the tree's key,
 /// its commit, then the file.
@@ -373,12 +388,8 @@ fn with_date<'a>(leading: &[&'a str], is_dated: bool) -> Vec<&'a str> {
 }
 
 /// Returns the census table's header for `columns`, in order; with `as_of` when
-/// `is_dated`, and the [`PACKAGE_COLUMNS`] at the end when `has_packages`.
-pub fn census_header(columns: &Columns, is_dated: bool, has_packages: bool) -> Vec<String> {
-    let packages: &[&str] = match has_packages {
-        true => &PACKAGE_COLUMNS,
-        false => &[],
-    };
+/// `is_dated`, and `packages` (of the [`PACKAGE_COLUMNS`]) at the end.
+pub fn census_header(columns: &Columns, is_dated: bool, packages: &[&str]) -> Vec<String> {
     with_date(&LEADING, is_dated)
         .into_iter()
         .chain(columns.names())
@@ -389,13 +400,23 @@ pub fn census_header(columns: &Columns, is_dated: bool, has_packages: bool) -> V
         .collect()
 }
 
-/// Returns the [`PACKAGE_COLUMNS`] cells of the row of `key` in a table of
-/// `packages`: empty for a repository's row.
-pub fn package_cells(packages: &BTreeMap<TreeKey, Shipped>, key: &TreeKey) -> [String; 3] {
-    match packages.get(key) {
-        Some(p) => [p.artifact.clone(), p.digest.clone(), p.repository.clone()],
+/// Returns the cells of the first `width` [`PACKAGE_COLUMNS`] of the row of `key` in
+/// a table of `packages`: empty for a repository's row.
+pub fn package_cells(
+    packages: &BTreeMap<TreeKey, Shipped>,
+    key: &TreeKey,
+    width: usize,
+) -> Vec<String> {
+    let cells = match packages.get(key) {
+        Some(p) => [
+            p.artifact.clone(),
+            p.digest.clone(),
+            p.repository.clone(),
+            p.family.clone(),
+        ],
         None => Default::default(),
-    }
+    };
+    cells.into_iter().take(width).collect()
 }
 
 /// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
@@ -502,7 +523,7 @@ pub fn read_census<R: Read>(
     columns: &Columns,
     is_dated: bool,
 ) -> Result<ReadTable> {
-    let header = census_header(columns, is_dated, false);
+    let header = census_header(columns, is_dated, &[]);
     let mut reader = csv::Reader::from_reader(input);
     let got: Vec<String> = reader
         .headers()
@@ -512,7 +533,8 @@ pub fn read_census<R: Read>(
         .collect();
     // A table of a corpus with packages ends with their columns; the rows' cells of
     // them come from the corpus, not from the table.
-    if got != header && got != census_header(columns, is_dated, true) {
+    let with = |n: usize| census_header(columns, is_dated, &PACKAGE_COLUMNS[..n]);
+    if got != header && got != with(3) && got != with(4) {
         bail!(
             "'{name}' has the columns '{}', but the corpus gives '{}'",
             got.join(","),
@@ -1132,8 +1154,7 @@ mod tests {
             ..row.clone()
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns, false, false))
-            .unwrap();
+        w.write_record(census_header(&columns, false, &[])).unwrap();
         for r in [&row, &failed] {
             w.write_record(census_record(r, columns.len(), "2026-01-02", false))
                 .unwrap();
@@ -1189,8 +1210,7 @@ mod tests {
             }),
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns, true, false))
-            .unwrap();
+        w.write_record(census_header(&columns, true, &[])).unwrap();
         w.write_record(census_record(&row, columns.len(), "2026-01-02", true))
             .unwrap();
         let bytes = w.into_inner().unwrap();
@@ -1233,7 +1253,7 @@ mod tests {
                 tools: None,
             }),
         };
-        let header = census_header(&columns, true, false);
+        let header = census_header(&columns, true, &[]);
         assert_eq!(
             header[..5],
             ["repo", "pinned", "subfolder", "as_of", "server"]
