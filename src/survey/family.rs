@@ -7,8 +7,50 @@
 //! family is `registry::family`'s; pinning them is `corpus packages`'s
 //! (docs/method.md, "A package's family").
 
-use crate::table::{ToolsByTree, TreeKey};
+use std::collections::BTreeMap;
+
+use crate::table::{Table, ToolsByTree, TreeKey};
 use crate::tools::ToolDef;
+
+/// Returns true when the row of `key` in `table` is a family member.
+pub fn is_member(table: &Table, key: &TreeKey) -> bool {
+    table
+        .packages
+        .get(key)
+        .is_some_and(|p| !p.family.is_empty())
+}
+
+/// Gives each family member's row of `table` that names no server the servers of the
+/// packages whose family it is, so that a survey counts its tools for the entries
+/// those packages stand for; its counts stay its own.
+pub fn lend_servers(table: &mut Table) {
+    let servers: BTreeMap<TreeKey, String> = table
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.key.clone(), r.server.clone()?)))
+        .collect();
+    for row in table.rows.iter_mut().filter(|r| r.server.is_none()) {
+        let Some(family) = table.packages.get(&row.key).map(|p| p.family.as_str()) else {
+            continue;
+        };
+        let mut names: Vec<&str> = Vec::new();
+        for of in family.split(' ').filter(|of| !of.is_empty()) {
+            let parent = parent_key(of, row.key.as_of.clone());
+            for name in parent
+                .and_then(|k| servers.get(&k))
+                .into_iter()
+                .flat_map(|s| s.split(' '))
+            {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        if !names.is_empty() {
+            row.server = Some(names.join(" "));
+        }
+    }
+}
 
 /// Returns the census key of the package `of` names (`REGISTRY:NAME@VERSION`, an npm
 /// scope's `@` leading the name), at `as_of`; `None` for a cell that is not one.
