@@ -23,6 +23,9 @@ use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, NameClass, Role, ToolDef};
 
 pub mod header;
+mod package;
+
+pub use package::{package_cells, Shipped, PACKAGE_COLUMNS};
 
 use header::Header;
 
@@ -225,21 +228,6 @@ impl Row {
     }
 }
 
-/// Holds what a package's row says of its artifact, from the corpus: the
-/// [`PACKAGE_COLUMNS`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Shipped {
-    /// The artifact's file name.
-    pub artifact: String,
-    /// The registry's digest of it, as the registry writes it.
-    pub digest: String,
-    /// The source repository its metadata names; empty when none.
-    pub repository: String,
-    /// For a family member, the packages whose family it is (`REGISTRY:NAME@VERSION`,
-    /// space-separated); empty for a package of its own.
-    pub family: String,
-}
-
 /// Holds a whole table: the columns and the rows, in order.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -358,11 +346,6 @@ const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
-/// The census table's columns of a package's artifact, after the trailing ones;
-/// only a corpus with packages has them (see [`Shipped`]), and `family` only one
-/// with a family member ([`Table::package_columns`]).
-pub const PACKAGE_COLUMNS: [&str; 4] = ["artifact", "digest", "repository", "family"];
-
 /// The files table's leading columns, before the count columns: the tree's key,
 /// its commit, then the file.
 const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path", "bytes"];
@@ -398,25 +381,6 @@ pub fn census_header(columns: &Columns, is_dated: bool, packages: &[&str]) -> Ve
         .chain(packages.iter().copied())
         .map(str::to_string)
         .collect()
-}
-
-/// Returns the cells of the first `width` [`PACKAGE_COLUMNS`] of the row of `key` in
-/// a table of `packages`: empty for a repository's row.
-pub fn package_cells(
-    packages: &BTreeMap<TreeKey, Shipped>,
-    key: &TreeKey,
-    width: usize,
-) -> Vec<String> {
-    let cells = match packages.get(key) {
-        Some(p) => [
-            p.artifact.clone(),
-            p.digest.clone(),
-            p.repository.clone(),
-            p.family.clone(),
-        ],
-        None => Default::default(),
-    };
-    cells.into_iter().take(width).collect()
 }
 
 /// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
