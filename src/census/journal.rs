@@ -308,7 +308,7 @@ impl Journal {
         let columns = &self.columns;
         let census = columns_of(
             &mut std::iter::once(line.census.iter().map(|c| c.as_bytes()).collect()),
-            table::census_header(columns, self.is_dated, false),
+            table::census_header(columns, self.is_dated, &[]),
         )?;
         let read = table::read_census(&census[..], "the row", columns, self.is_dated)?;
         let (mut row, tool_counts) = match (read.rows.into_iter().next(), read.tool_counts.first())

@@ -88,6 +88,9 @@ pub struct Package {
     pub commit: Option<String>,
     /// Why the index marks the file yanked, when it does.
     pub yanked: Option<String>,
+    /// For a family member, the packages that pin it to this exact version, each
+    /// `REGISTRY:NAME@VERSION`, space-separated; `None` for a package of its own.
+    pub family: Option<String>,
 }
 
 impl Package {
@@ -97,6 +100,7 @@ impl Package {
             artifact: self.artifact.clone(),
             digest: self.digest.to_string(),
             repository: self.repository.clone().unwrap_or_default(),
+            family: self.family.clone().unwrap_or_default(),
         }
     }
 }
@@ -231,6 +235,8 @@ struct RawPackage {
     repository: Option<String>,
     commit: Option<Spanned<String>>,
     yanked: Option<String>,
+    /// The packages whose family it is: `REGISTRY:NAME@VERSION`, space-separated.
+    family: Option<Spanned<String>>,
     /// The server's name (for a registry survey, the registry's name).
     server: Option<String>,
     note: Option<String>,
@@ -525,6 +531,31 @@ fn package_of(
         },
         None => None,
     };
+    let family = match &raw.family {
+        Some(family) => {
+            let is_key = |key: &str| {
+                let name = key.strip_prefix(&format!("{}:", kind.as_str()))?;
+                let (name, version) = name[1.min(name.len())..]
+                    .rsplit_once('@')
+                    .map(|(_, v)| (&name[..name.len() - v.len() - 1], v))?;
+                let is_name = match kind {
+                    registry::Kind::Npm => registry::npm::is_valid_name(name),
+                    registry::Kind::Pypi => registry::pypi::is_valid_name(name),
+                };
+                (is_name && !version.is_empty()).then_some(())
+            };
+            let text = family.get_ref();
+            if text.split(' ').any(|key| is_key(key).is_none()) {
+                let why = format!(
+                    "'{text}' is not one or more '{}:NAME@VERSION', space-separated",
+                    kind.as_str()
+                );
+                return Err(at(family.span(), "family", why));
+            }
+            Some(text.clone())
+        }
+        None => None,
+    };
     Ok(Tree {
         repo: format!("{}:{name}", kind.as_str()),
         pin: Pin::Package(Box::new(Package {
@@ -536,6 +567,7 @@ fn package_of(
             repository: raw.repository.clone().filter(|r| !r.is_empty()),
             commit,
             yanked: raw.yanked.clone(),
+            family,
         })),
         subfolder: None,
         as_of: None,

@@ -22,7 +22,7 @@ use crate::count::terms::{DEFAULT_CONTROLS, DEFAULT_TERMS};
 use crate::infra::error::UsageError;
 use crate::infra::messages;
 use crate::infra::sanitize::sanitize;
-use crate::registry::{self, npm, pypi, Kind, Miss, Pinned};
+use crate::registry::{self, family, npm, pypi, Kind, Miss, Pinned};
 
 /// Holds one package version to pin.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -36,6 +36,9 @@ pub struct Wanted {
     /// The source repository a registry entry names, for a package whose metadata
     /// names none.
     pub repository: Option<String>,
+    /// For a family member, the packages that pin it to this exact version, each as
+    /// `REGISTRY:NAME@VERSION`; empty for a package wanted for itself.
+    pub family_of: Vec<String>,
 }
 
 /// Returns the packages a list names: one a line, `npm:NAME@VERSION`,
@@ -94,6 +97,7 @@ pub fn parse_list(file: &str, text: &str) -> Result<Vec<Wanted>, UsageError> {
                 version: version.map(str::to_string),
                 servers: Vec::new(),
                 repository: None,
+                family_of: Vec::new(),
             });
         }
     }
@@ -144,6 +148,7 @@ pub fn wanted_of_entries(entries: &[Entry], is_all_versions: bool) -> Vec<Wanted
                     version: version.map(str::to_string),
                     servers: vec![entry.name.clone()],
                     repository: entry.repository.clone(),
+                    family_of: Vec::new(),
                 }),
             }
         }
@@ -161,7 +166,12 @@ pub struct Shipped {
     pub failures: usize,
 }
 
-/// Pins every wanted package, `jobs` at a time, each asked of its index once.
+/// Pins every wanted package, `jobs` at a time, each asked of its index once, then
+/// their families: each package's dependencies pinned to one exact version, one
+/// level deep and at most [`family::MAX_MEMBERS`] a package, asked of the same
+/// index and written after the first package that pins them (docs/method.md, "A
+/// package's family"). A member that cannot be pinned is skipped with why; its
+/// package is kept.
 pub fn pin_all(wanted: Vec<Wanted>, jobs: usize) -> anyhow::Result<Shipped> {
     let npm_config = npm::Config::from_machine();
     let index = pypi::index().url.clone();
@@ -169,41 +179,144 @@ pub fn pin_all(wanted: Vec<Wanted>, jobs: usize) -> anyhow::Result<Shipped> {
         .num_threads(jobs.max(1))
         .build()
         .context("starting the worker threads")?;
-    let answers: Vec<Result<Pinned, Miss>> = pool.install(|| {
-        wanted
-            .par_iter()
-            .map(|w| match w.registry {
-                Kind::Npm => npm::pin(&npm_config, &w.name, w.version.as_deref()),
-                Kind::Pypi => pypi::pin(&index, &w.name, w.version.as_deref()),
-            })
-            .collect()
-    });
+    let pin = |wanted: &[Wanted]| -> Vec<Result<Pinned, Miss>> {
+        pool.install(|| {
+            wanted
+                .par_iter()
+                .map(|w| match w.registry {
+                    Kind::Npm => npm::pin(&npm_config, &w.name, w.version.as_deref()),
+                    Kind::Pypi => pypi::pin(&index, &w.name, w.version.as_deref()),
+                })
+                .collect()
+        })
+    };
+    let answers = pin(&wanted);
     let mut shipped = Shipped::default();
-    for (w, answer) in wanted.into_iter().zip(answers) {
-        match answer {
-            Ok(mut pinned) => {
-                if pinned.repository.is_none() {
-                    pinned.repository = w.repository.clone();
+    shipped.add(wanted, answers);
+    let (members, skipped) = family_members(&shipped.pinned);
+    shipped.skipped.extend(skipped);
+    let answers = pin(&members);
+    let mut family = Shipped::default();
+    family.add(members, answers);
+    shipped.failures += family.failures;
+    shipped.skipped.extend(family.skipped);
+    // Each member goes after the first package of its family, in the order pinned.
+    for (wanted, pinned) in family.pinned {
+        let first = &wanted.family_of[0];
+        let at = shipped
+            .pinned
+            .iter()
+            .rposition(|(w, p)| package_key(p) == *first || w.family_of.first() == Some(first))
+            .map_or(shipped.pinned.len(), |i| i + 1);
+        shipped.pinned.insert(at, (wanted, pinned));
+    }
+    Ok(shipped)
+}
+
+impl Shipped {
+    /// Adds each wanted package with the index's answer: pinned, else skipped.
+    fn add(&mut self, wanted: Vec<Wanted>, answers: Vec<Result<Pinned, Miss>>) {
+        for (w, answer) in wanted.into_iter().zip(answers) {
+            match answer {
+                Ok(mut pinned) => {
+                    if pinned.repository.is_none() {
+                        pinned.repository = w.repository.clone();
+                    }
+                    self.pinned.push((w, pinned));
                 }
-                shipped.pinned.push((w, pinned));
-            }
-            Err(miss) => {
-                shipped.failures += usize::from(!miss.is_absent);
-                shipped.skipped.push(Skip {
-                    name: format!("{}:{}", w.registry.as_str(), w.name),
-                    version: w.version.clone().unwrap_or_default(),
-                    repository: w
-                        .repository
-                        .as_deref()
-                        .map(registry::without_credentials)
-                        .unwrap_or_default(),
-                    subfolder: String::new(),
-                    reason: miss.why,
-                });
+                Err(miss) => {
+                    self.failures += usize::from(!miss.is_absent);
+                    let reason = match w.family_of.first() {
+                        Some(of) => format!(
+                            "an exact-pinned dependency of '{}', not pinned: {}",
+                            sanitize(of),
+                            miss.why
+                        ),
+                        None => miss.why,
+                    };
+                    self.skipped.push(skip_of(&w, reason));
+                }
             }
         }
     }
-    Ok(shipped)
+}
+
+/// Returns the skipped row of `wanted`, with `reason`.
+fn skip_of(wanted: &Wanted, reason: String) -> Skip {
+    Skip {
+        name: format!("{}:{}", wanted.registry.as_str(), wanted.name),
+        version: wanted.version.clone().unwrap_or_default(),
+        repository: wanted
+            .repository
+            .as_deref()
+            .map(registry::without_credentials)
+            .unwrap_or_default(),
+        subfolder: String::new(),
+        reason,
+    }
+}
+
+/// Returns how a family names a pinned package: `REGISTRY:NAME@VERSION`.
+pub fn package_key(p: &Pinned) -> String {
+    format!("{}:{}@{}", p.registry.as_str(), p.name, p.version)
+}
+
+/// Returns the family members of `pinned` to pin, each once (a member of several
+/// packages names them all), leaving out those pinned already; and the skipped rows
+/// of what is not pinned: members past [`family::MAX_MEMBERS`] of a package, and a
+/// package whose metadata could not be read.
+fn family_members(pinned: &[(Wanted, Pinned)]) -> (Vec<Wanted>, Vec<Skip>) {
+    let same = |kind: Kind, name: &str, version: &str, w: &Wanted| {
+        w.registry == kind
+            && folded(kind, &w.name) == folded(kind, name)
+            && w.version.as_deref() == Some(version)
+    };
+    let mut members: Vec<Wanted> = Vec::new();
+    let mut skipped = Vec::new();
+    for (wanted, p) in pinned {
+        let key = package_key(p);
+        let dependencies = match &p.exact_dependencies {
+            Ok(dependencies) => dependencies,
+            Err(why) => {
+                let reason = format!("its exact-pinned dependencies were not read: {why}");
+                skipped.push(skip_of(wanted, reason));
+                continue;
+            }
+        };
+        for (i, (name, version)) in dependencies.iter().enumerate() {
+            let member = Wanted {
+                registry: p.registry,
+                name: name.clone(),
+                version: Some(version.clone()),
+                servers: Vec::new(),
+                repository: None,
+                family_of: vec![key.clone()],
+            };
+            if i >= family::MAX_MEMBERS {
+                let reason = format!(
+                    "an exact-pinned dependency of '{}' past the first {} pinned with it",
+                    sanitize(&key),
+                    family::MAX_MEMBERS
+                );
+                skipped.push(skip_of(&member, reason));
+                continue;
+            }
+            let is_pinned = pinned.iter().any(|(_, q)| {
+                q.registry == p.registry
+                    && folded(p.registry, &q.name) == folded(p.registry, name)
+                    && q.version == *version
+            });
+            match members
+                .iter_mut()
+                .find(|m| same(p.registry, name, version, m))
+            {
+                _ if is_pinned => {}
+                Some(m) => m.family_of.push(key.clone()),
+                None => members.push(member),
+            }
+        }
+    }
+    (members, skipped)
 }
 
 /// Returns the corpus file of the pinned packages: a comment saying how it was
@@ -251,7 +364,14 @@ pub fn corpus_text(shipped: &Shipped, from: &Provenance) -> String {
         if !wanted.servers.is_empty() {
             key("server", &wanted.servers.join(" "));
         }
+        if !wanted.family_of.is_empty() {
+            key("family", &wanted.family_of.join(" "));
+        }
         let how = match (&wanted.version, &p.yanked) {
+            _ if !wanted.family_of.is_empty() => {
+                let of: Vec<String> = wanted.family_of.iter().map(|k| family_label(k)).collect();
+                format!("exact-pinned dependency of {}", of.join(", "))
+            }
             (None, _) => "the latest release that day".to_string(),
             (Some(_), None) => "the version named".to_string(),
             (Some(_), Some(why)) if why.is_empty() => {
@@ -264,6 +384,16 @@ pub fn corpus_text(shipped: &Shipped, from: &Provenance) -> String {
         key("note", &how);
     }
     out
+}
+
+/// Returns how a note names a family's package: `NAME VERSION` of its
+/// `REGISTRY:NAME@VERSION`.
+fn family_label(key: &str) -> String {
+    let name = key.split_once(':').map_or(key, |(_, name)| name);
+    match name[1.min(name.len())..].rsplit_once('@') {
+        Some((_, version)) => format!("{} {version}", &name[..name.len() - version.len() - 1]),
+        None => name.to_string(),
+    }
 }
 
 #[cfg(test)]

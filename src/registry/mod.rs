@@ -5,11 +5,13 @@
 //! What both share sits below them: [`pinned`] (a package pinned to an artifact by
 //! digest, or why it could not be) and [`client`] (a bounded GET that names the URL
 //! it asked, without its credentials, in every error; the credentials a URL's user
-//! info or `~/.netrc` gives). This file only picks the credential an artifact's
+//! info or `~/.netrc` gives), and [`family`] (which dependencies are pinned to one
+//! exact version). This file only picks the credential an artifact's
 //! download sends. Nothing here downloads an artifact (that is `fetch`'s), installs
 //! anything or runs a package.
 
 pub mod client;
+pub mod family;
 pub mod npm;
 pub mod pinned;
 pub mod pypi;

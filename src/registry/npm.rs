@@ -308,6 +308,17 @@ fn read_version(doc: &Value, name: &str, version: Option<&str>) -> Result<Pinned
         .as_str()
         .filter(|c| c.len() >= 7 && c.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_ascii_lowercase);
+    // A dependency pinned to one exact version is the package's family, sorted by
+    // name so that the order is not the packument's.
+    let mut exact_dependencies: Vec<(String, String)> = manifest["dependencies"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(dep, spec)| Some((dep, spec.as_str()?)))
+        .filter(|(dep, spec)| is_valid_name(dep) && super::family::is_exact_npm(spec))
+        .map(|(dep, spec)| (dep.clone(), spec.to_string()))
+        .collect();
+    exact_dependencies.sort();
     Ok(Pinned {
         registry: Kind::Npm,
         name: name.to_string(),
@@ -318,6 +329,7 @@ fn read_version(doc: &Value, name: &str, version: Option<&str>) -> Result<Pinned
         repository,
         commit,
         yanked: None,
+        exact_dependencies: Ok(exact_dependencies),
     })
 }
 

@@ -49,6 +49,9 @@ pub struct Pinned {
     pub commit: Option<String>,
     /// Why the index marks the file yanked (PEP 592), when it does.
     pub yanked: Option<String>,
+    /// The dependencies its metadata pins to one exact version, `(name, version)`:
+    /// its family ([`super::family`]); or why its metadata could not be read.
+    pub exact_dependencies: Result<Vec<(String, String)>, String>,
 }
 
 /// Holds why a package could not be pinned: the index's own answer.

@@ -150,6 +150,9 @@ struct File {
     /// PEP 592: why the file is yanked (empty when no reason is given), `None`
     /// when it is not.
     yanked: Option<String>,
+    /// PEP 658: whether the index serves the file's core metadata at its URL and
+    /// `.metadata`.
+    has_metadata: bool,
 }
 
 /// GETs `url` of the index, with the credential the index URL carries or netrc
@@ -380,6 +383,10 @@ pub fn pin(index: &str, name: &str, version: Option<&str>) -> Result<Pinned, Mis
     let version = file_version(&chosen.name, name)
         .unwrap_or(&version)
         .to_string();
+    let exact_dependencies = match chosen.has_metadata {
+        true => exact_requires_dist(url.as_str()),
+        false => Ok(Vec::new()),
+    };
     Ok(Pinned {
         registry: Kind::Pypi,
         name: name.to_string(),
@@ -390,7 +397,21 @@ pub fn pin(index: &str, name: &str, version: Option<&str>) -> Result<Pinned, Mis
         repository: None,
         commit: None,
         yanked: chosen.yanked.clone(),
+        exact_dependencies,
     })
+}
+
+/// Returns the exact-pinned `Requires-Dist` of the file at `url`, read from the core
+/// metadata the index serves beside it (PEP 658, `URL.metadata`), in its order. A
+/// file without it (an sdist, an index that does not serve it) has no family here.
+fn exact_requires_dist(url: &str) -> Result<Vec<(String, String)>, String> {
+    let mut metadata = Url::parse(url).map_err(|e| format!("'{}': {e}", shown(url)))?;
+    metadata.set_fragment(None);
+    metadata.set_path(&format!("{}.metadata", metadata.path()));
+    let (_, body) = get_index(metadata.as_str(), "*/*").map_err(|f| f.why)?;
+    Ok(super::family::exact_requires_dist(
+        &String::from_utf8_lossy(&body),
+    ))
 }
 
 /// Returns true when a PEP 440 version is a pre-release or a development release.
@@ -484,6 +505,10 @@ fn json_files(body: &[u8]) -> Result<Vec<File>, String> {
                 Value::String(why) => Some(why.clone()),
                 _ => None,
             },
+            // PEP 714's name, else PEP 658's first one: false, true or the hashes.
+            has_metadata: [&f["core-metadata"], &f["data-dist-info-metadata"]]
+                .iter()
+                .any(|v| !matches!(v, Value::Null | Value::Bool(false))),
         })
         .collect())
 }
@@ -513,6 +538,9 @@ fn html_files(body: &str) -> Vec<File> {
                 uploaded: None,
                 requires_python: attribute(attributes, "data-requires-python"),
                 yanked,
+                has_metadata: ["data-core-metadata", "data-dist-info-metadata"]
+                    .iter()
+                    .any(|name| attributes.contains(name)),
             })
         })
         .collect()
@@ -787,9 +815,25 @@ mod tests {
                 uploaded: None,
                 requires_python: Some(">=3.10,<4".into()),
                 yanked: None,
+                has_metadata: false,
             }
         );
         assert_eq!(files[1].name, "x-mcp-0.9.tar.gz");
+        let with =
+            html_files("<a href='x-1.0-py3-none-any.whl' data-core-metadata=\"sha256=cc\">x</a>");
+        assert!(
+            with[0].has_metadata,
+            "PEP 714's attribute names the metadata file"
+        );
+        let json = br#"{"files":[{"filename":"a","url":"a","core-metadata":{"sha256":"cc"}},
+            {"filename":"b","url":"b","data-dist-info-metadata":true},
+            {"filename":"c","url":"c","core-metadata":false}]}"#;
+        let has: Vec<bool> = json_files(json)
+            .unwrap()
+            .iter()
+            .map(|f| f.has_metadata)
+            .collect();
+        assert_eq!(has, [true, true, false]);
         assert_eq!(
             latest_upload(&files),
             Err("the index's Simple API gives no upload time (PEP 700)".to_string())

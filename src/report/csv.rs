@@ -17,13 +17,15 @@ fn writer<W: Write>(out: W) -> csv::Writer<W> {
 pub fn write_census_csv<W: Write>(out: W, table: &Table) -> Result<()> {
     let mut w = writer(out);
     let is_dated = table.is_dated();
-    let has_packages = table.has_packages();
-    w.write_record(table::census_header(&table.columns, is_dated, has_packages))?;
+    let packages = table.package_columns();
+    w.write_record(table::census_header(&table.columns, is_dated, packages))?;
     for row in &table.rows {
         let mut record = table::census_record(row, table.columns.len(), &table.date, is_dated);
-        if has_packages {
-            record.extend(table::package_cells(&table.packages, &row.key));
-        }
+        record.extend(table::package_cells(
+            &table.packages,
+            &row.key,
+            packages.len(),
+        ));
         w.write_record(record)?;
     }
     w.flush()?;

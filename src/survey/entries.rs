@@ -94,8 +94,9 @@ struct Counted {
 }
 
 /// Holds one package tree (`REGISTRY:NAME`) and its census outcome: counted, or why
-/// not.
-type PackageOutcome = (String, Result<Counted, String>);
+/// not, and whether it is a family member of the entry's package (whose tools count
+/// for the entry, and whose row alone does not make it counted).
+type PackageOutcome = (String, bool, Result<Counted, String>);
 
 /// Holds what the census of what ships says of each package, by `REGISTRY:NAME` and
 /// version as the listing names them.
@@ -272,6 +273,8 @@ struct Read {
     repo: String,
     /// The pin: a package's version.
     pinned: Option<String>,
+    /// Whether the tree is a family member, standing for its packages' servers.
+    is_member: bool,
     outcome: Result<Counted, String>,
 }
 
@@ -284,8 +287,9 @@ fn read_census(
     table_path: &Path,
 ) -> Result<(Vec<Read>, Vec<Vec<String>>, Table)> {
     let corpus = file::load(Some(corpus_path))?;
-    let table = crate::corpus::tables::merge(&corpus, &[table_path.to_path_buf()])
+    let mut table = crate::corpus::tables::merge(&corpus, &[table_path.to_path_buf()])
         .map_err(|e| UsageError(format!("{e:#}")))?;
+    super::family::lend_servers(&mut table);
     let hint_at: Vec<usize> = Hint::ALL
         .iter()
         .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
@@ -316,6 +320,7 @@ fn read_census(
                 .collect(),
             repo: row.key.repo.clone(),
             pinned: row.key.pinned.clone(),
+            is_member: super::family::is_member(&table, &row.key),
             outcome: match &row.outcome {
                 Ok(c) => Ok(Counted {
                     hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
@@ -379,11 +384,11 @@ fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
     };
     for tree in trees {
         for server in &tree.servers {
-            shipped
-                .by_server
-                .entry(server.clone())
-                .or_default()
-                .push((tree.repo.clone(), tree.outcome.clone()));
+            shipped.by_server.entry(server.clone()).or_default().push((
+                tree.repo.clone(),
+                tree.is_member,
+                tree.outcome.clone(),
+            ));
         }
     }
     for record in skipped {
@@ -510,13 +515,16 @@ fn row_of(
                 kinds.into_iter().collect::<Vec<_>>().join(", ")
             )
         }
-        (false, Some(trees)) if trees.iter().any(|(_, o)| o.is_ok()) => {
+        // A family member's tools count for the entry once one of its own packages
+        // was counted (docs/method.md, "A package's family").
+        (false, Some(trees)) if trees.iter().any(|(_, m, o)| !m && o.is_ok()) => {
             (row.shipped_hints, row.shipped_tools) =
-                totals(trees.iter().filter_map(|(_, o)| o.as_ref().ok()));
+                totals(trees.iter().filter_map(|(_, _, o)| o.as_ref().ok()));
             "counted".to_string()
         }
         (false, Some(trees)) => {
-            details.extend(trees.iter().filter_map(|(_, o)| o.as_ref().err().cloned()));
+            let own = trees.iter().filter(|(_, m, _)| !m);
+            details.extend(own.filter_map(|(_, _, o)| o.as_ref().err().cloned()));
             "not counted".to_string()
         }
         (false, None) => {

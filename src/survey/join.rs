@@ -100,7 +100,9 @@ impl Census {
             at[..].try_into().expect("one position per column");
         let as_of = header.iter().position(|h| h == "as_of");
         let digest = header.iter().position(|h| h == "digest");
+        let family = header.iter().position(|h| h == "family");
         let mut rows = Vec::new();
+        let mut members = Vec::new();
         for (i, record) in reader.records().enumerate() {
             let record = record.with_context(|| format!("'{name}' line {}", i + 2))?;
             let cell = |at: usize| record.get(at).unwrap_or("").to_string();
@@ -126,10 +128,14 @@ impl Census {
                 is_ok,
                 has_tools: !cell(tools_at).is_empty(),
             });
+            if let Some(of) = family.map(cell).filter(|f| !f.is_empty()) {
+                members.push((rows[rows.len() - 1].key.clone(), of));
+            }
         }
         let tools_name = tools.display().to_string();
         let file = File::open(tools).with_context(|| format!("reading '{tools_name}'"))?;
-        let tools = table::read_tools(file, &tools_name, as_of.is_some())?;
+        let mut tools = table::read_tools(file, &tools_name, as_of.is_some())?;
+        super::family::attribute(&mut tools, &members);
         Ok(Census {
             name: census
                 .file_name()

@@ -8,7 +8,8 @@
 //! (`sandbox`), remote endpoints a few at a time per host (`hosts`), how each ended
 //! (`outcome`), the tables and summary (`tables`, `tally`), the command lines it
 //! started (`commands`), the resume journal (`journal`), the shards (`note`,
-//! `shards`) and the join (`join`). `entries` is the `survey` command: every entry
+//! `shards`) and the join (`join`), which reads a package's family (`family`) as the
+//! package's own tools. `entries` is the `survey` command: every entry
 //! of a registry listing with its outcomes, from the tables the census and the wire
 //! survey wrote.
 //!
@@ -18,6 +19,7 @@
 pub mod budget;
 mod commands;
 pub mod entries;
+mod family;
 mod figures;
 mod file;
 pub mod hosts;

@@ -23,6 +23,9 @@ use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, NameClass, Role, ToolDef};
 
 pub mod header;
+mod package;
+
+pub use package::{package_cells, Shipped, PACKAGE_COLUMNS};
 
 use header::Header;
 
@@ -225,18 +228,6 @@ impl Row {
     }
 }
 
-/// Holds what a package's row says of its artifact, from the corpus: the
-/// [`PACKAGE_COLUMNS`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Shipped {
-    /// The artifact's file name.
-    pub artifact: String,
-    /// The registry's digest of it, as the registry writes it.
-    pub digest: String,
-    /// The source repository its metadata names; empty when none.
-    pub repository: String,
-}
-
 /// Holds a whole table: the columns and the rows, in order.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -262,6 +253,17 @@ impl Table {
     /// the [`PACKAGE_COLUMNS`].
     pub fn has_packages(&self) -> bool {
         !self.packages.is_empty()
+    }
+
+    /// Returns the package columns the census table ends with: none for a corpus of
+    /// repositories, the [`PACKAGE_COLUMNS`] but `family` unless a package is a
+    /// family member, so that a table without one reads as it always did.
+    pub fn package_columns(&self) -> &'static [&'static str] {
+        match self.packages.values().any(|p| !p.family.is_empty()) {
+            true => &PACKAGE_COLUMNS,
+            false if self.has_packages() => &PACKAGE_COLUMNS[..3],
+            false => &[],
+        }
     }
 
     /// Returns each row that failed, with why.
@@ -344,10 +346,6 @@ const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
-/// The census table's columns of a package's artifact, after the trailing ones;
-/// only a corpus with packages has them (see [`Shipped`]).
-pub const PACKAGE_COLUMNS: [&str; 3] = ["artifact", "digest", "repository"];
-
 /// The files table's leading columns, before the count columns: the tree's key,
 /// its commit, then the file.
 const FILES_LEADING: [&str; 6] = ["repo", "pinned", "subfolder", "commit", "path", "bytes"];
@@ -373,12 +371,8 @@ fn with_date<'a>(leading: &[&'a str], is_dated: bool) -> Vec<&'a str> {
 }
 
 /// Returns the census table's header for `columns`, in order; with `as_of` when
-/// `is_dated`, and the [`PACKAGE_COLUMNS`] at the end when `has_packages`.
-pub fn census_header(columns: &Columns, is_dated: bool, has_packages: bool) -> Vec<String> {
-    let packages: &[&str] = match has_packages {
-        true => &PACKAGE_COLUMNS,
-        false => &[],
-    };
+/// `is_dated`, and `packages` (of the [`PACKAGE_COLUMNS`]) at the end.
+pub fn census_header(columns: &Columns, is_dated: bool, packages: &[&str]) -> Vec<String> {
     with_date(&LEADING, is_dated)
         .into_iter()
         .chain(columns.names())
@@ -387,15 +381,6 @@ pub fn census_header(columns: &Columns, is_dated: bool, has_packages: bool) -> V
         .chain(packages.iter().copied())
         .map(str::to_string)
         .collect()
-}
-
-/// Returns the [`PACKAGE_COLUMNS`] cells of the row of `key` in a table of
-/// `packages`: empty for a repository's row.
-pub fn package_cells(packages: &BTreeMap<TreeKey, Shipped>, key: &TreeKey) -> [String; 3] {
-    match packages.get(key) {
-        Some(p) => [p.artifact.clone(), p.digest.clone(), p.repository.clone()],
-        None => Default::default(),
-    }
 }
 
 /// Returns a row's key cells: repo, pinned, subfolder, and as_of when `is_dated`.
@@ -502,7 +487,7 @@ pub fn read_census<R: Read>(
     columns: &Columns,
     is_dated: bool,
 ) -> Result<ReadTable> {
-    let header = census_header(columns, is_dated, false);
+    let header = census_header(columns, is_dated, &[]);
     let mut reader = csv::Reader::from_reader(input);
     let got: Vec<String> = reader
         .headers()
@@ -512,7 +497,8 @@ pub fn read_census<R: Read>(
         .collect();
     // A table of a corpus with packages ends with their columns; the rows' cells of
     // them come from the corpus, not from the table.
-    if got != header && got != census_header(columns, is_dated, true) {
+    let with = |n: usize| census_header(columns, is_dated, &PACKAGE_COLUMNS[..n]);
+    if got != header && got != with(3) && got != with(4) {
         bail!(
             "'{name}' has the columns '{}', but the corpus gives '{}'",
             got.join(","),
@@ -1132,8 +1118,7 @@ mod tests {
             ..row.clone()
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns, false, false))
-            .unwrap();
+        w.write_record(census_header(&columns, false, &[])).unwrap();
         for r in [&row, &failed] {
             w.write_record(census_record(r, columns.len(), "2026-01-02", false))
                 .unwrap();
@@ -1189,8 +1174,7 @@ mod tests {
             }),
         };
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(census_header(&columns, true, false))
-            .unwrap();
+        w.write_record(census_header(&columns, true, &[])).unwrap();
         w.write_record(census_record(&row, columns.len(), "2026-01-02", true))
             .unwrap();
         let bytes = w.into_inner().unwrap();
@@ -1233,7 +1217,7 @@ mod tests {
                 tools: None,
             }),
         };
-        let header = census_header(&columns, true, false);
+        let header = census_header(&columns, true, &[]);
         assert_eq!(
             header[..5],
             ["repo", "pinned", "subfolder", "as_of", "server"]

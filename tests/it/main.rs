@@ -11,6 +11,7 @@ mod census;
 mod common;
 mod corpus_build;
 mod docs;
+mod family;
 mod git_hardening;
 mod history;
 mod lint;
