@@ -516,8 +516,9 @@ impl<'a> Resolver<'a> {
             Val::Bool(true) => Some(HintState::True),
             Val::Bool(false) => Some(HintState::False),
             Val::Null => None,
+            // Sent only by the official Go SDK's versions without `omitempty`.
             Val::OmitFalse(inner) => match self.state(f, &inner, depth + 1) {
-                Some(HintState::False) => None,
+                Some(HintState::False) if !self.modules.go_sends_false(&self.files[f].path) => None,
                 other => other,
             },
             _ => Some(HintState::Unresolved),
