@@ -21,9 +21,12 @@ const MAX_ENTRIES: usize = 256;
 pub(crate) enum Manifest {
     /// A `go.mod`: the module it declares, and the folders its `replace` lines map
     /// module paths to (joined to the tree; one pointing out of it is dropped).
+    /// `sends_false` says whether the official Go SDK it requires sends a `false`
+    /// `ReadOnlyHint` and `IdempotentHint` (see [`SENDS_FALSE_FROM`]).
     GoMod {
         module: Option<String>,
         replaced: Vec<(String, Vec<u8>)>,
+        sends_false: bool,
     },
     /// A `package.json` with a `name`: the package's folder answers to it.
     Package {
@@ -48,6 +51,13 @@ pub(crate) struct TsConfig {
     /// `compilerOptions.paths`: pattern → targets, as written.
     pub(super) paths: Option<Vec<(String, Vec<String>)>>,
 }
+
+/// The official Go SDK's module path.
+const GO_SDK: &str = "github.com/modelcontextprotocol/go-sdk";
+/// The first version of the official Go SDK whose `ToolAnnotations` sends
+/// `ReadOnlyHint` and `IdempotentHint` when they are `false` (its `v1.7.0-pre.1`
+/// and later: the fields lost `omitempty`); before it, a `false` was never sent.
+const SENDS_FALSE_FROM: (u64, u64, u64) = (1, 7, 0);
 
 /// Returns true for the name of a manifest the finder reads.
 pub(crate) fn is_manifest(path: &[u8]) -> bool {
@@ -77,7 +87,9 @@ pub(crate) fn read(path: &[u8], bytes: &[u8]) -> Option<Manifest> {
 fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
     let mut module = None;
     let mut replaced = Vec::new();
+    let mut sends_false = false;
     let mut in_replace = false;
+    let mut in_require = false;
     for line in text.lines() {
         let line = line.split("//").next().unwrap_or("").trim();
         if in_replace {
@@ -85,6 +97,16 @@ fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
                 in_replace = false;
             } else {
                 replace(dir, line, &mut replaced);
+            }
+        } else if in_require {
+            match line {
+                ")" => in_require = false,
+                one => sends_false |= requires_sending_sdk(one),
+            }
+        } else if let Some(rest) = line.strip_prefix("require") {
+            match rest.trim() {
+                "(" => in_require = true,
+                one => sends_false |= requires_sending_sdk(one),
             }
         } else if let Some(rest) = line.strip_prefix("module") {
             module = Some(rest.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty());
@@ -95,7 +117,35 @@ fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
             }
         }
     }
-    (module.is_some() || !replaced.is_empty()).then_some(Manifest::GoMod { module, replaced })
+    (module.is_some() || !replaced.is_empty() || sends_false).then_some(Manifest::GoMod {
+        module,
+        replaced,
+        sends_false,
+    })
+}
+
+/// Returns true for a requirement (`path version`) of the official Go SDK at a
+/// version that sends a `false` hint: [`SENDS_FALSE_FROM`] or later, its
+/// pre-releases and pseudo-versions (`v1.7.0-pre.1`, `v1.7.0-0.2026...`) included.
+fn requires_sending_sdk(line: &str) -> bool {
+    let mut parts = line.split_whitespace();
+    let (Some(path), Some(version)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    if path.trim_matches('"') != GO_SDK {
+        return false;
+    }
+    let Some(version) = version.strip_prefix('v') else {
+        return false;
+    };
+    let release = version.split(['-', '+']).next().unwrap_or("");
+    let mut numbers = release.split('.').map(|n| n.parse::<u64>().ok());
+    match (numbers.next(), numbers.next(), numbers.next()) {
+        (Some(Some(major)), Some(Some(minor)), Some(Some(patch))) => {
+            (major, minor, patch) >= SENDS_FALSE_FROM
+        }
+        _ => false,
+    }
 }
 
 /// Reads `old [version] => ./local`: only a path inside the tree is kept (Go's

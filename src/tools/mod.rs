@@ -44,6 +44,7 @@ pub mod verbs;
 
 mod aside;
 mod chains;
+mod elements;
 mod filter;
 mod keyed;
 mod keys;

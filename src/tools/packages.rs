@@ -34,6 +34,9 @@ const MAX_EXTENDS: usize = 8;
 pub(crate) struct Layout {
     /// Go module path → the folder it is at, longest path first.
     go_modules: Vec<(String, Vec<u8>)>,
+    /// Folder of a `go.mod` → whether the official Go SDK it requires sends a
+    /// `false` hint (see `manifests`).
+    go_sends_false: BTreeMap<Vec<u8>, bool>,
     /// Folder → the Go files the tree holds there, in path order.
     go_files: BTreeMap<Vec<u8>, Vec<Vec<u8>>>,
     /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
@@ -109,7 +112,14 @@ impl Layout {
         for (path, manifest) in manifests {
             let dir = parent(path);
             match manifest {
-                Manifest::GoMod { module, replaced } => {
+                Manifest::GoMod {
+                    module,
+                    replaced,
+                    sends_false,
+                } => {
+                    if path.ends_with(b"go.mod") {
+                        layout.go_sends_false.insert(dir.to_vec(), *sends_false);
+                    }
                     if let Some(m) = module {
                         layout.go_modules.push((m.clone(), dir.to_vec()));
                     }
@@ -560,6 +570,22 @@ impl Modules {
             }
         }
         out
+    }
+
+    /// Returns true when the `go.mod` nearest above `path` requires a version of
+    /// the official Go SDK that sends a `false` `ReadOnlyHint` or `IdempotentHint`;
+    /// false without one (the SDK's older versions never send it).
+    pub(crate) fn go_sends_false(&self, path: &[u8]) -> bool {
+        let mut dir = parent(path);
+        loop {
+            if let Some(&sends) = self.layout.go_sends_false.get(dir) {
+                return sends;
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = parent(dir);
+        }
     }
 
     /// Returns how many files there are: every id is below.

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use super::keys;
 use super::model::{DefKind, Family, HintState};
 use super::packages::Modules;
-use super::substitute::{bind, owner, reads_element, substitute};
+use super::substitute::{bind, owner};
 use super::value::{
     extension, extension_as_written, hint_index, hint_of_key, parent, FileSummary, Prop, Site,
     SiteKind, Spec, Val,
@@ -20,9 +20,9 @@ use super::value::{
 use super::wrappers;
 
 /// References are followed at most this deep (a chain of constants, imports and spreads).
-const MAX_CHAIN: u8 = 16;
+pub(super) const MAX_CHAIN: u8 = 16;
 /// A loop over an object's fields or a module's bindings reads at most this many.
-const MAX_ELEMENTS: usize = 4096;
+pub(super) const MAX_ELEMENTS: usize = 4096;
 /// What a tool of a `tools/list` answer's element is said to spell: its bytes are
 /// not the handler's, which answers with many tools.
 const NAMES_NONE: [bool; 4] = [false; 4];
@@ -72,7 +72,7 @@ pub(crate) type Unread<'a> = BTreeMap<&'a [u8], Option<&'a [u8]>>;
 
 /// Follows references within and across the files of one tree.
 pub(crate) struct Resolver<'a> {
-    files: &'a [FileSummary],
+    pub(super) files: &'a [FileSummary],
     /// Where each file of `modules` stands, by its id.
     at: Vec<At>,
     pending: RefCell<BTreeSet<Vec<u8>>>,
@@ -193,7 +193,13 @@ impl<'a> Resolver<'a> {
     }
 
     /// Adds the tools one registration (`kind`, of `site`) defines.
-    fn site_tools(&self, file: usize, site: &Site, kind: &SiteKind, out: &mut Vec<Resolved>) {
+    pub(super) fn site_tools(
+        &self,
+        file: usize,
+        site: &Site,
+        kind: &SiteKind,
+        out: &mut Vec<Resolved>,
+    ) {
         match kind {
             SiteKind::Tool { name, def } => {
                 let mut tool = self.tool(
@@ -232,36 +238,7 @@ impl<'a> Resolver<'a> {
                 items,
                 pattern,
                 site: each,
-            } => match self.elements(file, items, 0) {
-                // A registration that reads nothing of the element (a literal name
-                // in a loop) is one tool; a list written empty is filled by code.
-                Some(elements) if !elements.is_empty() && reads_element(each, pattern) => {
-                    for (g, element) in elements {
-                        let element = Val::At(g, Box::new(element));
-                        let SiteKind::Tool { name, def } = &**each else {
-                            continue;
-                        };
-                        let name = name.as_ref().map(|n| substitute(n, pattern, &element, 0));
-                        let def = substitute(def, pattern, &element, 0);
-                        let mut tool = self.tool(
-                            file,
-                            site.line,
-                            site.family,
-                            name.as_ref(),
-                            &def,
-                            site.spelled,
-                        );
-                        // Reported where the element is defined, when it is an object.
-                        if let Some((f, line)) = self.origin(file, &element) {
-                            (tool.file, tool.line) = (f, line);
-                            tool.origin = Some((f, line));
-                        }
-                        tool.via = Via::Element;
-                        out.push(tool);
-                    }
-                }
-                _ => self.site_tools(file, site, each, out),
-            },
+            } => self.each_tools(file, site, items, pattern, each, out),
             SiteKind::List { items, strict } => {
                 let dynamic = |out: &mut Vec<Resolved>, f: usize| {
                     let mut tool =
@@ -298,105 +275,10 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// Returns the elements a loop runs over, each with the file it is read in: a
-    /// list's elements, or the values of an object's fields and the tool objects
-    /// among a module's bindings (`Object.values`, `Object.entries` as `[key,
-    /// value]` pairs). `None` when they cannot all be read.
-    fn elements(&self, file: usize, items: &Val, depth: u8) -> Option<Vec<(usize, Val)>> {
-        if depth > MAX_CHAIN {
-            return None;
-        }
-        let (f, list) = self.resolve(file, items, depth);
-        let (inner, pairs) = match list {
-            Val::Arr(items) => return Some(items.into_iter().map(|v| (f, v)).collect()),
-            Val::Values(inner) => (inner, false),
-            Val::Entries(inner) => (inner, true),
-            _ => return None,
-        };
-        let mut fields = Vec::new();
-        self.fields_of(f, &inner, &mut fields, depth + 1)?;
-        let tools = fields
-            .into_iter()
-            .filter(|(_, g, v, binding)| !binding || self.is_tool(*g, v))
-            .map(|(key, g, v, _)| match pairs {
-                true => (g, Val::Arr(vec![Val::Str(key), v])),
-                false => (g, v),
-            })
-            .collect();
-        Some(tools)
-    }
-
-    /// Adds the fields of an object value, or the bindings of a module, to `out`,
-    /// each with the file its value is read in and whether it is a binding (which
-    /// may be anything a module holds, not only what it exports); `None` when a
-    /// part of them cannot be read (an unresolved spread).
-    fn fields_of(
-        &self,
-        file: usize,
-        val: &Val,
-        out: &mut Vec<(String, usize, Val, bool)>,
-        depth: u8,
-    ) -> Option<()> {
-        if depth > MAX_CHAIN || out.len() > MAX_ELEMENTS {
-            return None;
-        }
-        match self.resolve(file, val, depth) {
-            (f, Val::Obj { props, .. }) => {
-                for prop in &props {
-                    match prop {
-                        Prop::Field(k, v) => out.push((k.clone(), f, v.clone(), false)),
-                        Prop::Spread(v) => self.fields_of(f, v, out, depth + 1)?,
-                    }
-                }
-            }
-            (_, Val::Module(m)) => {
-                let summary = &self.files[m];
-                let mut names: Vec<&String> = summary.bindings.keys().collect();
-                // A named import of a module that is read for its values is one of
-                // its re-exports (`export { a } from "./a"`, a barrel file).
-                names.extend(
-                    summary
-                        .imports
-                        .iter()
-                        .filter(|(_, i)| i.name.is_some())
-                        .map(|(n, _)| n),
-                );
-                names.sort();
-                names.dedup();
-                for name in names {
-                    if let Some((g, v)) = self.lookup(m, name, depth + 1) {
-                        out.push((name.clone(), g, v, true));
-                    }
-                }
-                for rel in &summary.star_exports {
-                    if let Some(t) = self.module(m, &Spec::Relative(rel.clone())) {
-                        self.fields_of(t, &Val::Module(t), out, depth + 1)?;
-                    }
-                }
-            }
-            _ => return None,
-        }
-        Some(())
-    }
-
-    /// Returns true when a value is a tool object: an object with a `name` beside
-    /// annotations, a description, a schema or a handler.
-    fn is_tool(&self, file: usize, val: &Val) -> bool {
-        let found = |key: &str| matches!(self.field(file, val, key, 0), Field::Found(..));
-        let (_, resolved) = self.resolve(file, val, 0);
-        matches!(resolved, Val::Obj { .. })
-            && found(keys::NAME)
-            && [keys::ANNOTATIONS, "description"]
-                .iter()
-                .chain(keys::SCHEMA.iter())
-                .chain(keys::HANDLER.iter())
-                .any(|k| found(k))
-    }
-
     /// Returns the file and line of the object a value resolves to; for an object
     /// that spreads a named object into its own (a helper's `{ ...definition }`),
     /// that object's.
-    fn origin(&self, file: usize, val: &Val) -> Option<(usize, u32)> {
+    pub(super) fn origin(&self, file: usize, val: &Val) -> Option<(usize, u32)> {
         self.origin_within(file, val, 0)
     }
 
@@ -634,8 +516,9 @@ impl<'a> Resolver<'a> {
             Val::Bool(true) => Some(HintState::True),
             Val::Bool(false) => Some(HintState::False),
             Val::Null => None,
+            // Sent only by the official Go SDK's versions without `omitempty`.
             Val::OmitFalse(inner) => match self.state(f, &inner, depth + 1) {
-                Some(HintState::False) => None,
+                Some(HintState::False) if !self.modules.go_sends_false(&self.files[f].path) => None,
                 other => other,
             },
             _ => Some(HintState::Unresolved),
@@ -764,7 +647,7 @@ impl<'a> Resolver<'a> {
     /// Returns what `name` is bound to in a file: its own binding, an import from a
     /// relative module of the tree, a star re-export, or (Go) a binding of another file
     /// of the same package folder.
-    fn lookup(&self, file: usize, name: &str, depth: u8) -> Option<(usize, Val)> {
+    pub(super) fn lookup(&self, file: usize, name: &str, depth: u8) -> Option<(usize, Val)> {
         if depth > MAX_CHAIN {
             return None;
         }
@@ -838,7 +721,7 @@ impl<'a> Resolver<'a> {
     /// Returns the file a relative module names from `file`: the first of
     /// [`module_paths`] the tree holds. Meeting an unread file first, it records
     /// the file as pending and answers `None`.
-    fn module(&self, file: usize, rel: &Spec) -> Option<usize> {
+    pub(super) fn module(&self, file: usize, rel: &Spec) -> Option<usize> {
         match self.module_at(file, rel) {
             Module::Parsed(i) => Some(i),
             Module::Unread(path, _) => {

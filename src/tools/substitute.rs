@@ -89,15 +89,16 @@ pub(super) fn owner(name: &Val) -> Option<Val> {
     }
 }
 
-/// Returns true when a registration's name or definition reads a name the loop's
-/// variable binds.
+/// Returns true when a registration's name or definition (a list's elements) reads
+/// a name the loop's variable binds.
 pub(super) fn reads_element(site: &SiteKind, pattern: &[(String, Vec<String>)]) -> bool {
-    let SiteKind::Tool { name, def } = site else {
-        return false;
-    };
     let marker = Val::Other;
     let changed = |v: &Val| substitute(v, pattern, &marker, 0) != *v;
-    name.as_ref().is_some_and(changed) || changed(def)
+    match site {
+        SiteKind::Tool { name, def } => name.as_ref().is_some_and(changed) || changed(def),
+        SiteKind::List { items, .. } => changed(items),
+        _ => false,
+    }
 }
 
 /// Returns a registration's value as it reads for one element of a loop: each

@@ -16,6 +16,7 @@ mod objects;
 mod packages;
 mod parsed;
 mod php;
+mod reexports;
 mod ruby;
 mod skimmed_against_whole;
 mod swift;

@@ -20,4 +20,4 @@ pub(super) mod swift;
 pub(super) mod syntax;
 pub(super) mod typescript;
 
-use super::{keys, model, packages, value, wrappers};
+use super::{model, value, wrappers};

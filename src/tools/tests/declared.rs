@@ -119,6 +119,77 @@ fn a_tool_literal_passed_to_a_project_helper_is_an_official_sdk_tool() {
     assert_eq!(found.columns(), [4, 3, 0, 0, 0]);
 }
 
+/// A `go.mod` requiring the official Go SDK at `version`, as github-mcp-server's does.
+fn go_mod(version: &str) -> String {
+    format!(
+        "module github.com/github/github-mcp-server\n\ngo 1.24.0\n\nrequire (\n\
+         \tgithub.com/google/go-github/v79 v79.0.0\n\
+         \tgithub.com/modelcontextprotocol/go-sdk {version}\n)\n"
+    )
+}
+
+/// The official Go SDK sends a `false` `ReadOnlyHint` from its 1.7.0 on (the
+/// field lost `omitempty`, pre-releases included); before, it never did. The
+/// nearest `go.mod` above a file says which version the tree builds with.
+#[test]
+fn a_false_read_only_hint_is_sent_from_go_sdk_1_7_on() {
+    let rows_with = |version: &str| {
+        let go_mod = go_mod(version);
+        let found = find(&[
+            ("go.mod", go_mod.as_bytes()),
+            ("pkg/github/dependencies.go", GO_DEPENDENCIES.as_bytes()),
+            ("pkg/github/actions.go", GO_ACTIONS.as_bytes()),
+        ]);
+        super::rows(&found)
+    };
+    let sent = [
+        "pkg/github/actions.go:14 actions_list t---",
+        "pkg/github/actions.go:34 delete_workflow_run_logs ft-f",
+        "pkg/github/actions.go:51 <dynamic> ff-t",
+        "pkg/github/actions.go:65 create_gist f---",
+    ];
+    for version in ["v1.7.0", "v1.7.0-pre.1", "v1.8.2", "v2.0.0"] {
+        assert_eq!(rows_with(version), sent, "{version}");
+    }
+    let omitted = [
+        "pkg/github/actions.go:14 actions_list t---",
+        "pkg/github/actions.go:34 delete_workflow_run_logs -t-f",
+        "pkg/github/actions.go:51 <dynamic> -f-t",
+        "pkg/github/actions.go:65 create_gist ----",
+    ];
+    for version in ["v1.6.1", "v1.0.0", "v0.8.0"] {
+        assert_eq!(rows_with(version), omitted, "{version}");
+    }
+}
+
+/// A tree of two modules: each file reads the SDK version of its own `go.mod`.
+#[test]
+fn a_go_file_reads_the_sdk_version_of_its_nearest_go_mod() {
+    let (old, new) = (go_mod("v1.4.1"), go_mod("v1.7.0"));
+    let found = find(&[
+        ("go.mod", new.as_bytes()),
+        ("legacy/go.mod", old.as_bytes()),
+        (
+            "legacy/pkg/github/dependencies.go",
+            GO_DEPENDENCIES.as_bytes(),
+        ),
+        ("legacy/pkg/github/actions.go", GO_ACTIONS.as_bytes()),
+        ("pkg/github/dependencies.go", GO_DEPENDENCIES.as_bytes()),
+        ("pkg/github/actions.go", GO_ACTIONS.as_bytes()),
+    ]);
+    let create_gist: Vec<String> = super::rows(&found)
+        .into_iter()
+        .filter(|r| r.contains("create_gist"))
+        .collect();
+    assert_eq!(
+        create_gist,
+        [
+            "legacy/pkg/github/actions.go:65 create_gist ----",
+            "pkg/github/actions.go:65 create_gist f---",
+        ]
+    );
+}
+
 /// The official SDK's tools made and registered apart, in the forms its users
 /// write: a literal in `AddTool`, a variable bound to one in another file, the
 /// elements of a `[]*mcp.Tool` list, and the pointer helpers of `*bool` hints.

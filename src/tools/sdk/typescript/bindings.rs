@@ -1,0 +1,187 @@
+//! The names a file binds: `const`/`let`/`var` declarators, functions that return
+//! an object literal (factories, read one level) or their argument, and classes,
+//! a tool class recorded as a definition.
+
+use tree_sitter::Node;
+
+use crate::tools::keys;
+use crate::tools::model::Family;
+use crate::tools::sdk::syntax::{children, descendants, line, text};
+use crate::tools::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Val};
+
+use super::modules::{destructured_imports, require_of, returned_expression};
+use super::values::val;
+
+pub(super) fn is_top_level(declarator: Node) -> bool {
+    let Some(decl) = declarator.parent() else {
+        return false;
+    };
+    match decl.parent() {
+        Some(p) if p.kind() == "program" => true,
+        Some(p) if p.kind() == "export_statement" => {
+            p.parent().is_some_and(|g| g.kind() == "program")
+        }
+        _ => false,
+    }
+}
+
+pub(super) fn declarator(
+    node: Node,
+    src: &[u8],
+    out: &mut FileSummary,
+    top: &mut Vec<(String, Val)>,
+    nested: &mut Vec<(String, Val)>,
+) {
+    let (Some(name), Some(value)) = (
+        node.child_by_field_name("name"),
+        node.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    if let Some(rel) = require_of(value, src) {
+        match name.kind() {
+            "identifier" => out.import(text(name, src), Import { rel, name: None }),
+            "object_pattern" => destructured_imports(name, src, &rel, out),
+            _ => {}
+        }
+        return;
+    }
+    if name.kind() != "identifier" {
+        return;
+    }
+    let entry = (text(name, src).to_string(), val(value, src, 0));
+    if is_top_level(node) {
+        top.push(entry);
+    } else {
+        nested.push(entry);
+    }
+}
+
+/// Binds `function f() { return {...}; }` to what it returns (a factory).
+pub(super) fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    if let Some(returned) = returned(node, src) {
+        top.push((text(name, src).to_string(), returned));
+    }
+}
+
+/// Returns what a function returns when it is one object literal (an arrow
+/// function's expression body, or the last `return` of a block), with the
+/// function's parameters, which a call binds (see [`Val::Returns`]).
+pub(super) fn returned(function: Node, src: &[u8]) -> Option<Val> {
+    let params = params(function, src);
+    match returned_expression(function, src)? {
+        obj @ Val::Obj { .. } => Some(Val::Returns(params, Box::new(obj))),
+        // A helper that returns its argument (`defineTool(t) { return t; }`).
+        Val::Ref(path) if path.len() == 1 && params.iter().any(|p| p.name == path[0]) => {
+            Some(Val::Returns(params, Box::new(Val::Ref(path))))
+        }
+        _ => None,
+    }
+}
+
+/// Returns a function's parameters: `a`, `a: T`, `a?: T`, `a = d`, `a: T = d`; a
+/// destructuring or rest parameter binds no name the finder reads.
+pub(super) fn params(function: Node, src: &[u8]) -> Vec<Param> {
+    let list = function
+        .child_by_field_name("parameters")
+        .map(children)
+        .or_else(|| function.child_by_field_name("parameter").map(|p| vec![p]))
+        .unwrap_or_default();
+    list.into_iter()
+        .map(|p| {
+            let (pattern, default) = match p.kind() {
+                "required_parameter" | "optional_parameter" => (
+                    p.child_by_field_name("pattern"),
+                    p.child_by_field_name("value"),
+                ),
+                "assignment_pattern" => (
+                    p.child_by_field_name("left"),
+                    p.child_by_field_name("right"),
+                ),
+                _ => (Some(p), None),
+            };
+            let name = pattern
+                .filter(|n| n.kind() == "identifier")
+                .map_or(String::new(), |n| text(n, src).to_string());
+            Param {
+                name,
+                default: default.map(|d| val(d, src, 1)),
+            }
+        })
+        .collect()
+}
+
+/// Reads a class: binds its name to its fields (a base class spread first), and
+/// records a tool class (see the module's documentation) as a definition.
+pub(super) fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, Val)>) {
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
+    let base = children(node)
+        .into_iter()
+        .find(|c| c.kind() == "class_heritage")
+        .and_then(|h| {
+            descendants(h, 64, |n| {
+                matches!(n.kind(), "identifier" | "member_expression")
+            })
+            .into_iter()
+            .next()
+        });
+    let mut props = Vec::new();
+    if let Some(base) = base {
+        props.push(Prop::Spread(val(base, src, 0)));
+    }
+    for member in children(body) {
+        let key = member
+            .child_by_field_name("property")
+            .or_else(|| member.child_by_field_name("name"));
+        let Some(key) = key else { continue };
+        let key = text(key, src).to_string();
+        let value = match member.kind() {
+            "public_field_definition" | "field_definition" => member
+                .child_by_field_name("value")
+                .map_or(Val::Other, |v| val(v, src, 0)),
+            // A getter or a method computes the field.
+            _ => Val::Other,
+        };
+        props.push(Prop::Field(key, value));
+    }
+    // The tool's name: a literal `name` field, or a static `toolName`.
+    let name = props.iter().rev().find_map(|p| match p {
+        Prop::Field(k, v @ Val::Str(_)) if k == "name" || k == "toolName" => Some(v.clone()),
+        _ => None,
+    });
+    let has = |keys: &[&str]| {
+        props
+            .iter()
+            .any(|p| matches!(p, Prop::Field(k, _) if keys.contains(&k.as_str())))
+    };
+    // What makes a class a tool beside its name: something to run or a schema.
+    let tool_like = has(&keys::CLASS);
+    let tool_base = base.filter(|b| text(*b, src).contains("Tool"));
+    if let (Some(name), true, Some(base)) = (name, tool_like, tool_base) {
+        let mut def = props.clone();
+        def.push(Prop::Field("name".to_string(), name));
+        if !has(&[keys::ANNOTATIONS]) {
+            def.push(Prop::Field(
+                "annotations".to_string(),
+                Val::Inherited(Box::new(val(base, src, 0))),
+            ));
+        }
+        out.sites.push(Site::new(
+            line(node),
+            node.byte_range(),
+            Family::TypeScript,
+            SiteKind::Tool {
+                name: None,
+                def: Val::obj(line(node), def),
+            },
+        ));
+    }
+    if let Some(name) = node.child_by_field_name("name") {
+        top.push((text(name, src).to_string(), Val::obj(line(node), props)));
+    }
+}

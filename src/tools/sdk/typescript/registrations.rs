@@ -1,0 +1,340 @@
+//! The registrations a call makes: the SDK's `registerTool`, `tool`, `addTool`, a
+//! `tools/list` handler's answer, a tool-shaped object passed to any other call,
+//! and a key's value made by a helper (see the folder's documentation).
+
+use tree_sitter::Node;
+
+use crate::tools::keys;
+use crate::tools::model::Family;
+use crate::tools::sdk::syntax::{children, descendants, line, text, unquote};
+use crate::tools::value::{hint_of_key, FileSummary, Prop, Site, SiteKind, Val};
+
+use super::loops::{each, pattern};
+use super::values::{fallback, val};
+
+/// At most this many nodes of a `tools/list` handler are searched for its answer.
+pub(super) const HANDLER_BUDGET: usize = 200_000;
+
+pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
+    let Some(function) = node.child_by_field_name("function") else {
+        return;
+    };
+    let Some(args) = node.child_by_field_name("arguments") else {
+        return;
+    };
+    let args = children(args);
+    if function.kind() != "member_expression" {
+        keyed(node, function, &args, src, out);
+        return tool_shaped(&args, src, out);
+    }
+    let Some(method) = function.child_by_field_name("property") else {
+        return;
+    };
+    let at = line(node);
+    // A registration in a loop or a per-element callback is read once per element.
+    let each = each(node, src);
+    // Its own bytes, from the method's name: a chain before it may hold others'.
+    let extent = method.start_byte()..node.end_byte();
+    let site = |kind| Site {
+        line: at,
+        repeated: false,
+        extent: extent.clone(),
+        spelled: [false; 4],
+        family: Family::TypeScript,
+        kind: match each.clone() {
+            Some((items, pattern)) => SiteKind::Each {
+                items,
+                pattern,
+                site: Box::new(kind),
+            },
+            None => kind,
+        },
+    };
+    match text(method, src) {
+        // `registerToolTask` is the experimental tasks API's `registerTool`.
+        "registerTool" | "registerToolTask" if args.len() >= 2 && is_name(args[0], src) => {
+            out.sites.push(site(SiteKind::Tool {
+                name: Some(val(args[0], src, 0)),
+                def: val(args[1], src, 0),
+            }));
+        }
+        "tool" if args.len() >= 2 && is_name(args[0], src) => {
+            let middle = &args[1..args.len() - 1];
+            let props = match middle.is_empty() {
+                true => Vec::new(),
+                false => vec![Prop::Field(
+                    "annotations".to_string(),
+                    Val::ToolArgs(middle.iter().map(|a| tool_arg(*a, src)).collect()),
+                )],
+            };
+            out.sites.push(site(SiteKind::Tool {
+                name: Some(val(args[0], src, 0)),
+                def: Val::obj(at, props),
+            }));
+        }
+        "addTool" if args.len() == 1 && is_definition(args[0]) => {
+            out.sites.push(site(SiteKind::Tool {
+                name: None,
+                def: val(args[0], src, 0),
+            }));
+        }
+        "setRequestHandler"
+            if args.len() >= 2 && text(args[0], src).contains("ListToolsRequestSchema") =>
+        {
+            for value in answers(args[1], src) {
+                if let Some(site) = mapped(at, value, src) {
+                    out.sites.push(site);
+                    continue;
+                }
+                out.sites.push(Site::new(
+                    at,
+                    node.byte_range(),
+                    Family::TypeScript,
+                    SiteKind::List {
+                        items: val(value, src, 0),
+                        strict: false,
+                    },
+                ));
+            }
+        }
+        _ => tool_shaped(&args, src, out),
+    }
+}
+
+/// Reads a middle argument of a 1.x `tool(...)` call: `<value>.shape`, a Zod object's
+/// shape, is marked as such ([`Val::Shape`]), which the SDK's overloads read as the
+/// parameters; anything else is its value.
+pub(super) fn tool_arg(node: Node, src: &[u8]) -> Val {
+    let is_shape = node.kind() == "member_expression"
+        && node
+            .child_by_field_name("property")
+            .is_some_and(|p| text(p, src) == "shape");
+    match is_shape {
+        true => Val::Shape(Box::new(val(node, src, 0))),
+        false => val(node, src, 0),
+    }
+}
+
+/// Returns true for an argument that can give a tool object: a literal, a name, or
+/// a call of a factory.
+pub(super) fn is_definition(node: Node) -> bool {
+    matches!(
+        node.kind(),
+        "object" | "identifier" | "member_expression" | "call_expression"
+    )
+}
+
+/// Records each tool-shaped object literal among a call's arguments as a
+/// definition (see the module's documentation).
+pub(super) fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
+    for arg in args.iter().filter_map(|a| object_given(*a)) {
+        let Val::Obj { props, .. } = val(arg, src, 0) else {
+            continue;
+        };
+        let field = |key: &str| {
+            props.iter().find_map(|p| match p {
+                Prop::Field(k, v) if k == key => Some(v),
+                _ => None,
+            })
+        };
+        let hinted = matches!(field(keys::ANNOTATIONS), Some(Val::Obj { props, .. })
+            if props.iter().any(|p| matches!(p, Prop::Field(k, _) if hint_of_key(k).is_some())));
+        let schema = keys::SCHEMA.iter().any(|k| field(k).is_some());
+        let handler = keys::HANDLER.iter().any(|k| field(k).is_some());
+        if field(keys::NAME).is_some() && (hinted || (schema && handler)) {
+            out.sites.push(Site::new(
+                line(arg),
+                arg.byte_range(),
+                Family::TypeScript,
+                SiteKind::Shaped(Val::obj(line(arg), props)),
+            ));
+        }
+    }
+}
+
+/// Records `key: f({...})`, a call of a named function of one object literal
+/// without a `name`, the value of an object's key (supabase-mcp's
+/// `list_projects: tool({ ...defs.list_projects, execute })`): the resolver reads
+/// it as a tool named `key` when `f` gives its argument back (see `keyed`).
+pub(super) fn keyed(node: Node, function: Node, args: &[Node], src: &[u8], out: &mut FileSummary) {
+    let [arg] = args else {
+        return;
+    };
+    let Some(pair) = node.parent().filter(|p| p.kind() == "pair") else {
+        return;
+    };
+    let Some(key) = pair
+        .child_by_field_name("key")
+        .and_then(|k| match k.kind() {
+            "property_identifier" => Some(text(k, src).to_string()),
+            "string" => unquote(text(k, src)),
+            _ => None,
+        })
+    else {
+        return;
+    };
+    let Some(object) = asserted(*arg).filter(|a| a.kind() == "object") else {
+        return;
+    };
+    let Val::Obj { props, .. } = val(object, src, 0) else {
+        return;
+    };
+    let named = props
+        .iter()
+        .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
+    // `f<T>({...})` is left out: the prefilter's anchor reads `f({` (see
+    // `prefilter::keyed_call`).
+    let typed = node.child_by_field_name("type_arguments").is_some();
+    if function.kind() == "identifier" && !named && !typed {
+        let call = Val::Call(
+            Box::new(val(function, src, 0)),
+            vec![Val::obj(line(object), props)],
+        );
+        out.sites.push(Site::new(
+            line(node),
+            node.byte_range(),
+            Family::TypeScript,
+            SiteKind::Keyed { key, call },
+        ));
+    }
+}
+
+/// Returns the object literal an argument gives: the argument itself, or the body
+/// of an arrow function that is one (`defineTool(() => ({ name, ... }))`, a tool
+/// defined lazily); either through a type assertion (`Object.freeze({ ... } as
+/// const satisfies T)`, as apify-mcp-server writes its tools).
+pub(super) fn object_given(arg: Node) -> Option<Node> {
+    let arg = asserted(arg)?;
+    match arg.kind() {
+        "object" => Some(arg),
+        "arrow_function" => {
+            let body = arg.child_by_field_name("body")?;
+            if body.kind() != "parenthesized_expression" {
+                return None;
+            }
+            let inner = asserted(body)?;
+            (inner.kind() == "object").then_some(inner)
+        }
+        _ => None,
+    }
+}
+
+/// Returns the expression a type assertion, a `satisfies` or parentheses wrap,
+/// any number of them deep; the node itself when it is none of them.
+pub(super) fn asserted(mut node: Node) -> Option<Node> {
+    while matches!(
+        node.kind(),
+        "parenthesized_expression" | "as_expression" | "satisfies_expression"
+    ) {
+        node = *children(node).first()?;
+    }
+    Some(node)
+}
+
+/// Returns true for a node that can name a tool: a string, a template, a name, or
+/// a name with a literal fallback (`name || "status"`).
+pub(super) fn is_name(node: Node, src: &[u8]) -> bool {
+    match node.kind() {
+        "string" | "template_string" | "identifier" | "member_expression" | "call_expression" => {
+            true
+        }
+        "binary_expression" => fallback(node, src).is_some(),
+        _ => false,
+    }
+}
+
+/// Returns the values of the `tools` fields a `tools/list` handler answers with.
+pub(super) fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
+    let mut found = Vec::new();
+    for pair in descendants(handler, HANDLER_BUDGET, |n| match n.kind() {
+        "pair" => n
+            .child_by_field_name("key")
+            .is_some_and(|k| matches!(text(k, src), "tools" | "\"tools\"" | "'tools'")),
+        "shorthand_property_identifier" => text(n, src) == "tools",
+        _ => false,
+    }) {
+        let value = match pair.kind() {
+            "shorthand_property_identifier" => Some(pair),
+            _ => pair.child_by_field_name("value"),
+        };
+        if let Some(v) = value {
+            found.push(bound_in(handler, v, src).unwrap_or(v));
+        }
+    }
+    found
+}
+
+/// Returns a `tools/list` answer mapped from a list (`Object.values(Charts).map(
+/// (chart) => chart.tool)`), of the handler at line `at`, as a list answered once
+/// per element of the list, holding what the callback returns; `None` for any
+/// other answer. When the list cannot be read, the answer is what code builds:
+/// a dynamic site, as any answer the finder cannot read.
+pub(super) fn mapped(at: u32, answer: Node, src: &[u8]) -> Option<Site> {
+    if answer.kind() != "call_expression" {
+        return None;
+    }
+    let method = answer.child_by_field_name("function")?;
+    let property = method.child_by_field_name("property")?;
+    let [callback] = children(answer.child_by_field_name("arguments")?)[..] else {
+        return None;
+    };
+    if text(property, src) != "map"
+        || !matches!(callback.kind(), "arrow_function" | "function_expression")
+    {
+        return None;
+    }
+    let first = match callback.child_by_field_name("parameter") {
+        Some(p) => p,
+        None => *children(callback.child_by_field_name("parameters")?).first()?,
+    };
+    let first = match first.kind() {
+        "required_parameter" | "optional_parameter" => first.child_by_field_name("pattern")?,
+        _ => first,
+    };
+    let pattern = pattern(first, src)?;
+    let body = callback.child_by_field_name("body")?;
+    let returned = match body.kind() {
+        "statement_block" => {
+            let last = children(body)
+                .into_iter()
+                .rev()
+                .find(|c| c.kind() == "return_statement")?;
+            children(last).into_iter().next()?
+        }
+        _ => body,
+    };
+    let items = val(method.child_by_field_name("object")?, src, 0);
+    Some(Site::new(
+        at,
+        answer.byte_range(),
+        Family::TypeScript,
+        SiteKind::Each {
+            items,
+            pattern,
+            site: Box::new(SiteKind::List {
+                items: Val::Arr(vec![val(returned, src, 0)]),
+                strict: false,
+            }),
+        },
+    ))
+}
+
+/// Returns the value a name is bound to inside the handler, when one declarator
+/// there binds it (`const tools = [...]; return { tools };`): the handler's own
+/// binding, whatever other functions of the file bind to the same name (a
+/// compiled file's CLI that prints the same list).
+pub(super) fn bound_in<'t>(handler: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    if !matches!(name.kind(), "identifier" | "shorthand_property_identifier") {
+        return None;
+    }
+    let wanted = text(name, src);
+    let declarators = descendants(handler, HANDLER_BUDGET, |n| {
+        n.kind() == "variable_declarator"
+            && n.child_by_field_name("name")
+                .is_some_and(|id| id.kind() == "identifier" && text(id, src) == wanted)
+    });
+    match declarators.as_slice() {
+        [one] => one.child_by_field_name("value"),
+        _ => None,
+    }
+}

@@ -1,0 +1,226 @@
+//! Expressions read as values: literals, names and dotted names, objects, lists,
+//! calls of a file's functions, a name with a literal fallback; anything else is
+//! `Other`.
+
+use tree_sitter::Node;
+
+use crate::tools::sdk::syntax::{children, line, text, unquote};
+use crate::tools::value::{Prop, Val, MAX_VALUE_DEPTH};
+
+use super::bindings::returned;
+
+/// Translates an expression into a value, `Other` for anything but literals, names
+/// and dotted names.
+pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
+    if depth > MAX_VALUE_DEPTH {
+        return Val::Other;
+    }
+    match node.kind() {
+        "string" => unquote(text(node, src)).map_or(Val::Other, Val::Str),
+        "template_string" => {
+            if children(node)
+                .iter()
+                .any(|c| c.kind() == "template_substitution")
+            {
+                Val::Other
+            } else {
+                unquote(text(node, src)).map_or(Val::Other, Val::Str)
+            }
+        }
+        "true" => Val::Bool(true),
+        "false" => Val::Bool(false),
+        "null" | "undefined" => Val::Null,
+        "identifier" | "shorthand_property_identifier" => match text(node, src) {
+            "undefined" => Val::Null,
+            name => Val::name_ref(name),
+        },
+        "member_expression" => match dotted(node, src) {
+            // CommonJS reads its own exports back as `exports.NAME`.
+            Some(path) if path.len() == 2 && path[0] == "exports" => Val::name_ref(&path[1]),
+            Some(path) => Val::Ref(path),
+            None => Val::Other,
+        },
+        // Minifiers write `!0` for true and `!1` for false.
+        "unary_expression" => match text(node, src) {
+            "!0" => Val::Bool(true),
+            "!1" => Val::Bool(false),
+            _ => Val::Other,
+        },
+        "parenthesized_expression"
+        | "as_expression"
+        | "satisfies_expression"
+        | "non_null_expression"
+        | "type_assertion" => children(node)
+            .into_iter()
+            .find(|c| !c.kind().starts_with("type") && !c.kind().ends_with("_type"))
+            .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
+        "object" => object(node, src, depth),
+        // `(0, m.f)`: what `tsc` and bundlers call a module's function through.
+        "sequence_expression" => children(node)
+            .last()
+            .map_or(Val::Other, |last| val(*last, src, depth + 1)),
+        "binary_expression" => match fallback(node, src) {
+            Some((first, literal)) => Val::Fallback(
+                Box::new(val(first, src, depth + 1)),
+                Box::new(val(literal, src, depth + 1)),
+            ),
+            None => Val::Other,
+        },
+        "arrow_function" | "function_expression" | "function" => {
+            returned(node, src).unwrap_or(Val::Other)
+        }
+        "call_expression" => call_val(node, src, depth),
+        "array" => {
+            let items = children(node);
+            if items.iter().any(|c| c.kind() == "spread_element") {
+                return Val::Other;
+            }
+            Val::Arr(items.into_iter().map(|c| val(c, src, depth + 1)).collect())
+        }
+        _ => Val::Other,
+    }
+}
+
+/// Reads a call: `Object.assign(a, b, ...)` as the object its arguments merge into,
+/// in order; a call of a name at the top of a value as that function's result,
+/// its arguments bound to its parameters (one level: an argument that is itself
+/// a call is not followed).
+pub(super) fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
+    let (Some(f), Some(args)) = (
+        node.child_by_field_name("function"),
+        node.child_by_field_name("arguments"),
+    ) else {
+        return Val::Other;
+    };
+    let args = children(args);
+    let f = callee(f);
+    match (text(f, src), args.as_slice()) {
+        ("Object.values", [x]) => return Val::Values(Box::new(val(*x, src, depth + 1))),
+        ("Object.entries", [x]) => return Val::Entries(Box::new(val(*x, src, depth + 1))),
+        // esbuild's `__name(f, "f")` keeps a function's name and returns it.
+        ("__name", [x, name]) if name.kind() == "string" => return val(*x, src, depth + 1),
+        _ => {}
+    }
+    if text(f, src) == "Object.assign" {
+        let props = args
+            .iter()
+            .map(|a| match a.kind() {
+                "spread_element" => Prop::Spread(Val::Other),
+                _ => Prop::Spread(val(*a, src, depth + 1)),
+            })
+            .collect();
+        return Val::obj(line(node), props);
+    }
+    if !matches!(f.kind(), "identifier" | "member_expression") || depth > 2 {
+        return Val::Other;
+    }
+    let args = args
+        .iter()
+        .map(|a| match a.kind() {
+            "spread_element" => Val::Other,
+            _ => val(*a, src, depth + 1),
+        })
+        .collect();
+    Val::Call(Box::new(val(f, src, depth + 1)), args)
+}
+
+/// Returns the function a call calls: `(0, m.f)` as `m.f`, parentheses left out.
+pub(super) fn callee(mut f: Node) -> Node {
+    for _ in 0..4 {
+        match f.kind() {
+            "parenthesized_expression" | "sequence_expression" => match children(f).last() {
+                Some(inner) => f = *inner,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    f
+}
+
+/// Returns the two sides of `a || "literal"` and `a ?? "literal"`: a value with a
+/// literal fallback.
+pub(super) fn fallback<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node<'t>)> {
+    let operator = node.child_by_field_name("operator")?;
+    let (left, right) = (
+        node.child_by_field_name("left")?,
+        node.child_by_field_name("right")?,
+    );
+    (matches!(text(operator, src), "||" | "??")
+        && matches!(right.kind(), "string" | "template_string"))
+    .then_some((left, right))
+}
+
+pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
+    let mut props = Vec::new();
+    for p in children(node) {
+        match p.kind() {
+            "pair" => {
+                let (Some(k), Some(v)) =
+                    (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                else {
+                    continue;
+                };
+                let key = match k.kind() {
+                    "property_identifier" => text(k, src).to_string(),
+                    "string" => match unquote(text(k, src)) {
+                        Some(s) => s,
+                        None => continue,
+                    },
+                    // A computed key may be any field: what it shadows is not known.
+                    _ => return Val::Other,
+                };
+                props.push(Prop::Field(key, val(v, src, depth + 1)));
+            }
+            "shorthand_property_identifier" => {
+                let name = text(p, src);
+                props.push(Prop::Field(name.to_string(), Val::name_ref(name)));
+            }
+            "spread_element" => {
+                let inner = children(p).first().copied();
+                props.push(Prop::Spread(
+                    inner.map_or(Val::Other, |i| val(i, src, depth + 1)),
+                ));
+            }
+            "method_definition" => {
+                if let Some(k) = p.child_by_field_name("name") {
+                    props.push(Prop::Field(text(k, src).to_string(), Val::Other));
+                }
+            }
+            _ => {}
+        }
+    }
+    Val::obj(line(node), props)
+}
+
+/// Returns `a.b.c` as its names, `None` when a part is not a plain name.
+pub(super) fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
+    let mut path = Vec::new();
+    let mut cur = node;
+    loop {
+        match cur.kind() {
+            "member_expression" => {
+                let property = cur.child_by_field_name("property")?;
+                if property.kind() != "property_identifier" {
+                    return None;
+                }
+                path.push(text(property, src).to_string());
+                cur = cur.child_by_field_name("object")?;
+            }
+            "identifier" | "this" => {
+                path.push(text(cur, src).to_string());
+                path.reverse();
+                return Some(path);
+            }
+            // `(tool as T).annotations`: the same value's field.
+            "parenthesized_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "non_null_expression" => cur = *children(cur).first()?,
+            _ => return None,
+        }
+        if path.len() > MAX_VALUE_DEPTH {
+            return None;
+        }
+    }
+}
