@@ -8,6 +8,7 @@
 # LISTING  a listing saved whole (servers.json) or a folder of answer pages
 # DIR      where everything goes: DIR/shipped (what ships: its corpus, census and
 #          tools tables), DIR/repositories (the repositories' corpus and census),
+#          DIR/versions (what ships at every version of the listing, counted),
 #          DIR/wire (the wire survey, merged from two shards, and its join to what
 #          ships), and in DIR itself entries-DATE.csv, survey-DATE.md and README.md
 # DATE     the listing's date, in the names of what is written
@@ -22,7 +23,8 @@
 # interpreters off PATH); CACHE (default: the tool's own cache folder); RUN_ON (what
 # the run runs on, in words, for the report; default: cores, memory and system as
 # this machine reports them); HALVES (which halves to run, of `shipped repositories
-# wire`, default all three: one left out keeps the tables DIR already holds, which
+# wire versions`, default all four, `versions` being what ships at every version
+# the listing holds, counted for the report's "Over time": one left out keeps the tables DIR already holds, which
 # the joins and the report then read, so that one half can be run again alone, on
 # another day, and logged beside the others); PIN (`no` counts what ships or the
 # repositories from the corpora DIR already holds, pinned before, without pinning the
@@ -50,7 +52,7 @@ mkdir -p "$dir/shipped" "$dir/repositories" "$dir/wire"
 watched=("$dir" "${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-hint-census}")
 log="$dir/run-$date.csv"
 [[ -s "$log" ]] || echo "step,unix_seconds,disk_bytes" > "$log"
-halves=" ${HALVES:-shipped repositories wire} "
+halves=" ${HALVES:-shipped repositories wire versions} "
 runs() { [[ "$halves" == *" $1 "* ]]; }
 run_on=${RUN_ON:-"$(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB of memory, $(uname -sr)"}
 
@@ -91,10 +93,33 @@ if [[ -n "${MIRRORS:-}" ]]; then
     python3 "$here/mirrors.py" gitconfig "$listing" "$MIRRORS" > "$dir/repositories/mirrors.gitconfig"
     export GIT_CONFIG_GLOBAL="$dir/repositories/mirrors.gitconfig"
 fi
-if [[ "${PIN:-yes}" != no ]] && { runs shipped || runs repositories; }; then
+if [[ "${PIN:-yes}" != no ]] && { runs repositories || { runs shipped && [[ ! -s "$dir/repositories/repos.toml" ]]; }; }; then
     step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
         --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
         --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
+elif [[ "${PIN:-yes}" != no ]] && runs shipped; then
+    # What ships pinned again beside the repositories pinned before (--pinned): no
+    # forge is asked, and the repositories' corpus and skipped list stay as they are.
+    step "pin what ships" "$bin" corpus registry --pages "$listing" --date "$date" \
+        --out "$dir/repositories/repos.toml" --pinned --shipped "$dir/shipped/shipped.toml" \
+        --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
+fi
+# What ships at every version the listing holds, for the report's "Over time".
+if runs versions; then
+    mkdir -p "$dir/versions"
+    if [[ "${PIN:-yes}" != no ]]; then
+        step "pin what ships at every version" "$bin" corpus registry --pages "$listing" \
+            --date "$date" --all-versions --out "$dir/repositories/repos.toml" --pinned \
+            --shipped "$dir/versions/versions.toml"
+    fi
+    step "count what ships at every version" "$bin" census \
+        --corpus "$dir/versions/versions.toml" --date "$date" --out "$dir/versions" \
+        --resume "${cache[@]}"
+fi
+versions=()
+if [[ -s "$dir/versions/census-$date.csv" ]]; then
+    versions=(--versions "$dir/versions/versions.toml"
+              --versions-table "$dir/versions/census-$date.csv")
 fi
 # The wire run alone writes its servers files again from the corpus pinned before
 # (--pinned): no forge is asked, and the commits stay those of that corpus.
@@ -174,7 +199,7 @@ if [[ ${#repos[@]} -gt 0 ]]; then
 fi
 "$bin" survey --pages "$listing" --date "$date" --out "$dir" \
     --shipped "$dir/shipped/shipped.toml" --shipped-table "$dir/shipped/census-$date.csv" \
-    "${repos[@]}" "${wires[@]}" \
+    "${repos[@]}" "${wires[@]}" "${versions[@]}" \
     ${LISTING_FROM:+--listing-from "$LISTING_FROM"} --run-log "$log" --run-on "$run_on"
 # The folder's README is the survey's report.
 cp "$dir/survey-$date.md" "$dir/README.md"

@@ -274,7 +274,7 @@ pub struct CorpusBuildArgs {
     pub until: Option<String>,
 
     /// Folder of the commits-only clones that dated pins are read from (--at, --since,
-    /// and a registry version with no release tag, pinned on the day it was
+    /// and a listed version with no release tag, pinned on the day it was
     /// published), kept and fetched again on the next run. Default: the platform's user cache folder,
     /// under mcp-hint-census (census's cache).
     #[arg(long, value_name = "DIR")]

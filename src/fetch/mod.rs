@@ -204,9 +204,16 @@ impl Fetcher {
         }
         if self.options.is_offline {
             let message = match &cached {
+                // Named inside the cache folder, so that a table quoting the
+                // error reads the same on every machine.
                 Some(path) => format!(
-                    "not in the cache ('{}') and --offline was given",
-                    path.display()
+                    "not in the cache (as '{}' in the cache folder) and --offline was given",
+                    self.options
+                        .cache
+                        .as_deref()
+                        .and_then(|root| path.strip_prefix(root).ok())
+                        .unwrap_or(path)
+                        .display()
                 ),
                 None => "--offline was given but there is no cache folder".to_string(),
             };

@@ -353,26 +353,50 @@ fn cell(record: &[String], i: usize) -> String {
 }
 
 /// Reads the census of what ships at every version, `corpus` and its `table`:
-/// each counted package version, by its folded `REGISTRY:NAME` and version.
+/// each counted package version, by its folded `REGISTRY:NAME` and version. A
+/// family member's tools and the names it spells are its packages' too, as in the
+/// survey's other figures; a member is not a version of its own.
 fn read_versions(
     corpus: &Path,
     table: &Path,
 ) -> Result<BTreeMap<(String, String), over_time::Version>> {
-    let (trees, _, _) = read_census(corpus, table)?;
-    Ok(trees
-        .into_iter()
-        .filter_map(|tree| {
-            let counted = tree.outcome.ok()?;
-            let version = tree.pinned?;
-            Some((
-                (over_time::fold(&tree.repo), version),
-                over_time::Version {
-                    spelled: counted.spelled,
-                    tools: counted.tools,
-                },
-            ))
-        })
-        .collect())
+    let (trees, _, table) = read_census(corpus, table)?;
+    let key = |repo: &str, pinned: &str| (over_time::fold(repo), pinned.to_string());
+    let mut versions = BTreeMap::new();
+    let mut members = Vec::new();
+    for (tree, row) in trees.into_iter().zip(&table.rows) {
+        let (Ok(counted), Some(pinned)) = (tree.outcome, tree.pinned) else {
+            continue;
+        };
+        let version = over_time::Version {
+            spelled: counted.spelled,
+            tools: counted.tools,
+        };
+        match table
+            .packages
+            .get(&row.key)
+            .filter(|p| !p.family.is_empty())
+        {
+            Some(package) => members.push((package.family.clone(), version)),
+            None => {
+                versions.insert(key(&tree.repo, &pinned), version);
+            }
+        }
+    }
+    for (family, member) in members {
+        for parent in family
+            .split(' ')
+            .filter_map(|of| super::family::parent_key(of, None))
+        {
+            let Some(pinned) = parent.pinned.as_deref() else {
+                continue;
+            };
+            if let Some(version) = versions.get_mut(&key(&parent.repo, pinned)) {
+                version.add(&member);
+            }
+        }
+    }
+    Ok(versions)
 }
 
 /// Reads the corpus of what ships, its census table and its skipped list.

@@ -30,6 +30,20 @@ pub struct Version {
     pub tools: Option<(u64, u64)>,
 }
 
+impl Version {
+    /// Adds what a family member of the package spells and defines.
+    pub fn add(&mut self, member: &Version) {
+        for (is, &also) in self.spelled.iter_mut().zip(&member.spelled) {
+            *is |= also;
+        }
+        if let Some((tools, annotated)) = member.tools {
+            let (t, a) = self.tools.get_or_insert((0, 0));
+            *t += tools;
+            *a += annotated;
+        }
+    }
+}
+
 /// Holds one month's figures.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Month {

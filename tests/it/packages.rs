@@ -1052,7 +1052,25 @@ fn published_rows_of_what_ships_are_rerun_byte_for_byte_from_their_artifacts() {
     for table in ["census", "files", "tools"] {
         let name = format!("{table}-2025-12-18.csv");
         let mine = std::fs::read_to_string(work.path().join("out").join(&name)).unwrap();
-        let theirs = std::fs::read_to_string(published.join(&name)).unwrap();
+        let mut theirs = std::fs::read_to_string(published.join(&name)).unwrap();
+        // The published census holds family members, so it has a `family` column,
+        // empty for a package that is no member; this corpus has none.
+        if theirs
+            .lines()
+            .next()
+            .is_some_and(|h| h.ends_with(",family"))
+            && !mine.lines().next().is_some_and(|h| h.ends_with(",family"))
+        {
+            theirs = theirs
+                .lines()
+                .map(|l| {
+                    l.strip_suffix(",family")
+                        .or(l.strip_suffix(','))
+                        .unwrap_or(l)
+                })
+                .map(|l| format!("{l}\n"))
+                .collect();
+        }
         let mut lines = mine.lines();
         assert_eq!(lines.next(), theirs.lines().next(), "{name}: the header");
         let rerun: Vec<&str> = lines.collect();
