@@ -45,6 +45,87 @@ pub enum Command {
     /// Accounts for every latest entry of a registry listing: what ships, its
     /// repository and the wire, from the tables census and probe --servers wrote.
     Survey(SurveyArgs),
+    /// Runs the whole registry survey of one saved listing, each step a command of
+    /// this tool: pins, counts what ships (its latest and every version), the
+    /// repositories and the wire, joins them and writes the report.
+    RegistrySurvey(RegistrySurveyArgs),
+}
+
+/// One part of a registry survey that `registry-survey --halves` may run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Half {
+    /// What ships at the listing's latest versions, pinned by digest.
+    Shipped,
+    /// What ships at every version the listing holds, for "Over time".
+    Versions,
+    /// The repositories the entries name.
+    Repositories,
+    /// The packages' servers run, each in a sandbox.
+    Wire,
+}
+
+#[derive(Debug, Args)]
+pub struct RegistrySurveyArgs {
+    /// The listing: saved whole (servers.json) or a folder of answer pages.
+    #[arg(value_name = "LISTING")]
+    pub listing: PathBuf,
+
+    /// The survey's folder: shipped/, versions/, repositories/ and wire/ under it,
+    /// the report, the entries table and the run's log in it.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// The listing's date, in the names of what is written (YYYY-MM-DD).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
+    pub date: String,
+
+    /// The parts to run; one left out keeps the tables DIR holds, which the joins
+    /// and the report then read.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "HALF,...",
+        default_value = "shipped,versions,repositories,wire"
+    )]
+    pub halves: Vec<Half>,
+
+    /// Counts from the corpora DIR holds, pinned before, without pinning the
+    /// listing again.
+    #[arg(long)]
+    pub no_pin: bool,
+
+    /// Goes on with a run that was stopped: the steps it finished are not run
+    /// again, and the census or probe it was in resumes from its journal.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// The day the wire is read, in the names of its tables (YYYY-MM-DD). Default:
+    /// today in UTC.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg)]
+    pub wire_date: Option<String>,
+
+    /// The cache folder every step shares (archives, artifacts, installs, clones).
+    /// Default: the user cache folder's mcp-hint-census.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+
+    /// One more option for the wire's probe, as one word (`--probe-arg=--jobs
+    /// --probe-arg=4`); repeatable.
+    #[arg(long = "probe-arg", value_name = "WORD", allow_hyphen_values = true)]
+    pub probe_args: Vec<String>,
+
+    /// Where the listing came from, in words, for the report.
+    #[arg(long, value_name = "TEXT")]
+    pub listing_from: Option<String>,
+
+    /// How the repositories were read, in words, for the report.
+    #[arg(long, value_name = "TEXT")]
+    pub repos_from: Option<String>,
+
+    /// What the run runs on, in words, for the report. Default: cores, memory and
+    /// system as this machine reports them.
+    #[arg(long, value_name = "TEXT")]
+    pub run_on: Option<String>,
 }
 
 #[derive(Debug, Args)]

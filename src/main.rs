@@ -42,6 +42,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         cli::Command::Merge(args) => merge::run(&args),
         cli::Command::Join(args) => survey::join(&args),
         cli::Command::Survey(args) => survey::entries::run(&args),
+        cli::Command::RegistrySurvey(args) => survey::whole::run(&args),
         cli::Command::Corpus(args) => corpus::command::run(&args),
     }
 }

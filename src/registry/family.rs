@@ -60,7 +60,7 @@ pub fn exact_pep508(requirement: &str) -> Option<(String, String)> {
         .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
         .unwrap_or(spec.len());
     let (name, mut rest) = spec.split_at(end);
-    if !super::pypi::is_valid_name(name) {
+    if !is_valid_pypi_name(name) {
         return None;
     }
     rest = rest.trim_start();
@@ -96,6 +96,19 @@ pub fn exact_requires_dist(metadata: &str) -> Vec<(String, String)> {
             }
         })
         .collect()
+}
+
+/// Returns true when `name` is a valid distribution name (PEP 508: ASCII letters
+/// and digits, with `-`, `_` and `.` inside).
+pub fn is_valid_pypi_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 200
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b))
 }
 
 #[cfg(test)]

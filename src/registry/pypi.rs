@@ -738,18 +738,7 @@ fn wheel_tags(file: &str) -> Vec<String> {
     tags
 }
 
-/// Returns true when `name` is a valid distribution name (PEP 508: ASCII letters
-/// and digits, with `-`, `_` and `.` inside).
-pub fn is_valid_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 200
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b))
-}
+pub use super::family::is_valid_pypi_name as is_valid_name;
 
 /// Returns a PyPI name normalized as PEP 503 says: lower case, runs of `-_.` one `-`.
 pub fn normalize(name: &str) -> String {

@@ -38,6 +38,7 @@ mod start;
 mod tables;
 pub mod tally;
 mod usage;
+pub mod whole;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use super::TreeKey;
-
 /// Holds what a package's row says of its artifact, from the corpus: the
 /// [`PACKAGE_COLUMNS`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,9 +26,9 @@ pub const PACKAGE_COLUMNS: [&str; 4] = ["artifact", "digest", "repository", "fam
 
 /// Returns the cells of the first `width` [`PACKAGE_COLUMNS`] of the row of `key` in
 /// a table of `packages`: empty for a repository's row.
-pub fn package_cells(
-    packages: &BTreeMap<TreeKey, Shipped>,
-    key: &TreeKey,
+pub fn package_cells<K: Ord>(
+    packages: &BTreeMap<K, Shipped>,
+    key: &K,
     width: usize,
 ) -> Vec<String> {
     let cells = match packages.get(key) {

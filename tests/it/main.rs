@@ -28,6 +28,7 @@ mod probe_peers;
 mod probe_remotes;
 mod probe_shards;
 mod probe_watch;
+mod registry_survey;
 mod scan;
 mod scan_git;
 mod scan_tools;

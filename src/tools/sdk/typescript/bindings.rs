@@ -7,10 +7,10 @@ use tree_sitter::Node;
 use crate::tools::keys;
 use crate::tools::model::Family;
 use crate::tools::sdk::syntax::{children, descendants, line, text};
-use crate::tools::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Val};
+use crate::tools::value::{FileSummary, Import, Prop, Site, SiteKind, Val};
 
-use super::modules::{destructured_imports, require_of, returned_expression};
-use super::values::val;
+use super::modules::{destructured_imports, require_of};
+use super::values::{returned, val};
 
 pub(super) fn is_top_level(declarator: Node) -> bool {
     let Some(decl) = declarator.parent() else {
@@ -65,53 +65,6 @@ pub(super) fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
     if let Some(returned) = returned(node, src) {
         top.push((text(name, src).to_string(), returned));
     }
-}
-
-/// Returns what a function returns when it is one object literal (an arrow
-/// function's expression body, or the last `return` of a block), with the
-/// function's parameters, which a call binds (see [`Val::Returns`]).
-pub(super) fn returned(function: Node, src: &[u8]) -> Option<Val> {
-    let params = params(function, src);
-    match returned_expression(function, src)? {
-        obj @ Val::Obj { .. } => Some(Val::Returns(params, Box::new(obj))),
-        // A helper that returns its argument (`defineTool(t) { return t; }`).
-        Val::Ref(path) if path.len() == 1 && params.iter().any(|p| p.name == path[0]) => {
-            Some(Val::Returns(params, Box::new(Val::Ref(path))))
-        }
-        _ => None,
-    }
-}
-
-/// Returns a function's parameters: `a`, `a: T`, `a?: T`, `a = d`, `a: T = d`; a
-/// destructuring or rest parameter binds no name the finder reads.
-pub(super) fn params(function: Node, src: &[u8]) -> Vec<Param> {
-    let list = function
-        .child_by_field_name("parameters")
-        .map(children)
-        .or_else(|| function.child_by_field_name("parameter").map(|p| vec![p]))
-        .unwrap_or_default();
-    list.into_iter()
-        .map(|p| {
-            let (pattern, default) = match p.kind() {
-                "required_parameter" | "optional_parameter" => (
-                    p.child_by_field_name("pattern"),
-                    p.child_by_field_name("value"),
-                ),
-                "assignment_pattern" => (
-                    p.child_by_field_name("left"),
-                    p.child_by_field_name("right"),
-                ),
-                _ => (Some(p), None),
-            };
-            let name = pattern
-                .filter(|n| n.kind() == "identifier")
-                .map_or(String::new(), |n| text(n, src).to_string());
-            Param {
-                name,
-                default: default.map(|d| val(d, src, 1)),
-            }
-        })
-        .collect()
 }
 
 /// Reads a class: binds its name to its fields (a base class spread first), and

@@ -11,7 +11,7 @@ use crate::tools::packages::spec_of;
 use crate::tools::sdk::syntax::{children, line, text, unquote};
 use crate::tools::value::{FileSummary, Import, Prop, Spec, Val};
 
-use super::values::val;
+use super::values::{returned_expression, val};
 
 /// Returns the module of `require("./x")` or `require("pkg")`, also as the
 /// interop helpers of compilers wrap it (`__importStar(require("./x"))`,
@@ -199,23 +199,6 @@ pub(super) fn getter(descriptor: Node, src: &[u8]) -> Option<Val> {
         }
     }
     None
-}
-
-/// Returns what a function returns, read as a value: its expression body, or the
-/// last `return` of its block.
-pub(super) fn returned_expression(function: Node, src: &[u8]) -> Option<Val> {
-    let body = function.child_by_field_name("body")?;
-    let value = match body.kind() {
-        "statement_block" => {
-            let last = children(body)
-                .into_iter()
-                .rev()
-                .find(|c| c.kind() == "return_statement")?;
-            children(last).into_iter().next()?
-        }
-        _ => body,
-    };
-    Some(val(value, src, 1))
 }
 
 pub(super) fn import(node: Node, src: &[u8], out: &mut FileSummary) {

@@ -5,9 +5,7 @@
 use tree_sitter::Node;
 
 use crate::tools::sdk::syntax::{children, line, text, unquote};
-use crate::tools::value::{Prop, Val, MAX_VALUE_DEPTH};
-
-use super::bindings::returned;
+use crate::tools::value::{Param, Prop, Val, MAX_VALUE_DEPTH};
 
 /// Translates an expression into a value, `Other` for anything but literals, names
 /// and dotted names.
@@ -223,4 +221,68 @@ pub(super) fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
             return None;
         }
     }
+}
+
+/// Returns what a function returns when it is one object literal (an arrow
+/// function's expression body, or the last `return` of a block), with the
+/// function's parameters, which a call binds (see [`Val::Returns`]).
+pub(super) fn returned(function: Node, src: &[u8]) -> Option<Val> {
+    let params = params(function, src);
+    match returned_expression(function, src)? {
+        obj @ Val::Obj { .. } => Some(Val::Returns(params, Box::new(obj))),
+        // A helper that returns its argument (`defineTool(t) { return t; }`).
+        Val::Ref(path) if path.len() == 1 && params.iter().any(|p| p.name == path[0]) => {
+            Some(Val::Returns(params, Box::new(Val::Ref(path))))
+        }
+        _ => None,
+    }
+}
+
+/// Returns a function's parameters: `a`, `a: T`, `a?: T`, `a = d`, `a: T = d`; a
+/// destructuring or rest parameter binds no name the finder reads.
+pub(super) fn params(function: Node, src: &[u8]) -> Vec<Param> {
+    let list = function
+        .child_by_field_name("parameters")
+        .map(children)
+        .or_else(|| function.child_by_field_name("parameter").map(|p| vec![p]))
+        .unwrap_or_default();
+    list.into_iter()
+        .map(|p| {
+            let (pattern, default) = match p.kind() {
+                "required_parameter" | "optional_parameter" => (
+                    p.child_by_field_name("pattern"),
+                    p.child_by_field_name("value"),
+                ),
+                "assignment_pattern" => (
+                    p.child_by_field_name("left"),
+                    p.child_by_field_name("right"),
+                ),
+                _ => (Some(p), None),
+            };
+            let name = pattern
+                .filter(|n| n.kind() == "identifier")
+                .map_or(String::new(), |n| text(n, src).to_string());
+            Param {
+                name,
+                default: default.map(|d| val(d, src, 1)),
+            }
+        })
+        .collect()
+}
+
+/// Returns what a function returns, read as a value: its expression body, or the
+/// last `return` of its block.
+pub(super) fn returned_expression(function: Node, src: &[u8]) -> Option<Val> {
+    let body = function.child_by_field_name("body")?;
+    let value = match body.kind() {
+        "statement_block" => {
+            let last = children(body)
+                .into_iter()
+                .rev()
+                .find(|c| c.kind() == "return_statement")?;
+            children(last).into_iter().next()?
+        }
+        _ => body,
+    };
+    Some(val(value, src, 1))
 }

@@ -1,0 +1,428 @@
+//! `registry-survey`: the whole survey of one saved listing, in one command. Each
+//! step is a command of this tool, run as a child process of its own, so that a
+//! step is exactly what a person would type and its failure is the step's alone:
+//! the corpora pinned, what ships counted at the listing's latest and at every
+//! version, the repositories counted, the wire probed, the wire joined to the
+//! source, and the report written (docs/surveys.md, "The registry survey, from one
+//! saved listing").
+//!
+//! This module owns the order of the steps, the paths they share under the survey's
+//! folder, the run's log (`run-DATE.csv`: each step's name, the time and the bytes
+//! the folder and the cache held, at its start, every 5 s and at its end) and which
+//! steps a resumed run skips. It computes no figure: the commands it runs do.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fs;
+use std::io::Write as _;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{Half, RegistrySurveyArgs};
+use crate::infra::atomic::write_bytes;
+use crate::infra::date;
+use crate::infra::error::{ExitStatus, UsageError};
+use crate::infra::messages;
+use crate::infra::sanitize::sanitize;
+
+use super::budget::disk_size;
+
+/// How often a running step's disk is sampled into the log.
+const SAMPLE_EVERY: Duration = Duration::from_secs(5);
+
+/// Holds what every step of one run shares.
+struct Run<'a> {
+    args: &'a RegistrySurveyArgs,
+    /// This binary, which every step runs.
+    program: PathBuf,
+    /// The run's log, `DIR/run-DATE.csv`.
+    log: PathBuf,
+    /// The steps an earlier run finished, named in `DIR/.registry-survey-DATE`.
+    done_file: PathBuf,
+    done: BTreeSet<String>,
+    /// The folders whose bytes the log samples: DIR and the cache.
+    watched: Vec<PathBuf>,
+    /// True once a step has run in this process: the first step run by a resumed
+    /// run is the one it was in, whose log lines stay.
+    has_run: bool,
+}
+
+/// Runs `registry-survey`.
+pub fn run(args: &RegistrySurveyArgs) -> Result<ExitStatus> {
+    if !args.listing.exists() {
+        return Err(UsageError(format!(
+            "the listing '{}' does not exist",
+            args.listing.display()
+        ))
+        .into());
+    }
+    let out = &args.out;
+    for sub in ["shipped", "versions", "repositories", "wire"] {
+        fs::create_dir_all(out.join(sub))
+            .with_context(|| format!("creating '{}'", out.join(sub).display()))?;
+    }
+    let date = &args.date;
+    let done_file = out.join(format!(".registry-survey-{date}"));
+    let done = match args.resume {
+        true => fs::read_to_string(&done_file)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        false => {
+            let _ = fs::remove_file(&done_file);
+            BTreeSet::new()
+        }
+    };
+    let log = out.join(format!("run-{date}.csv"));
+    if !log.is_file() {
+        write_bytes(&log, b"step,unix_seconds,disk_bytes\n")?;
+    }
+    let cache = args.cache.clone().or_else(crate::corpus::default_cache);
+    let mut run = Run {
+        args,
+        program: std::env::current_exe().context("finding this program to run each step")?,
+        log,
+        done_file,
+        done,
+        watched: std::iter::once(out.clone()).chain(cache).collect(),
+        has_run: false,
+    };
+    run.all()?;
+    let _ = fs::remove_file(&run.done_file);
+    Ok(ExitStatus::Ok)
+}
+
+impl Run<'_> {
+    fn runs(&self, half: Half) -> bool {
+        self.args.halves.contains(&half)
+    }
+
+    fn path(&self, parts: &str) -> PathBuf {
+        self.args.out.join(parts)
+    }
+
+    /// Returns the words `--pages LISTING --date DATE` every `corpus registry` step
+    /// starts with.
+    fn registry(&self) -> Vec<OsString> {
+        words(&["corpus", "registry", "--pages"])
+            .into_iter()
+            .chain([self.args.listing.clone().into_os_string()])
+            .chain(words(&["--date", &self.args.date]))
+            .collect()
+    }
+
+    /// Returns `--cache DIR` when one was given.
+    fn cache(&self) -> Vec<OsString> {
+        match &self.args.cache {
+            Some(dir) => vec!["--cache".into(), dir.clone().into_os_string()],
+            None => Vec::new(),
+        }
+    }
+
+    /// Runs every step in order.
+    fn all(&mut self) -> Result<()> {
+        let date = self.args.date.clone();
+        let wire_date = match &self.args.wire_date {
+            Some(day) => day.clone(),
+            None => date::resolve(None)?,
+        };
+        let repos = self.path("repositories/repos.toml");
+        let shipped = self.path("shipped/shipped.toml");
+        let versions = self.path("versions/versions.toml");
+        let servers = [
+            OsString::from("--packages"),
+            self.path("wire/packages.toml").into(),
+            "--remotes".into(),
+            self.path("wire/remotes.toml").into(),
+        ];
+        let is_counting = [Half::Shipped, Half::Versions, Half::Repositories]
+            .iter()
+            .any(|&h| self.runs(h));
+        // 1. The corpora: pinned again only when a half that counts is run; the
+        // repositories first, since the other corpora are written beside them.
+        if !self.args.no_pin && is_counting {
+            if self.runs(Half::Repositories) || !repos.is_file() {
+                let mut command = self.registry();
+                command.extend([
+                    "--out".into(),
+                    repos.clone().into(),
+                    "--shipped".into(),
+                    shipped.clone().into(),
+                ]);
+                command.extend(servers.clone());
+                command.extend(self.cache());
+                self.step("pin the listing", command)?;
+            } else if self.runs(Half::Shipped) {
+                let mut command = self.registry();
+                command.extend(["--out".into(), repos.clone().into(), "--pinned".into()]);
+                command.extend(["--shipped".into(), shipped.clone().into()]);
+                command.extend(servers.clone());
+                self.step("pin what ships", command)?;
+            }
+            if self.runs(Half::Versions) {
+                let mut command = self.registry();
+                command.extend([
+                    "--all-versions".into(),
+                    "--out".into(),
+                    repos.clone().into(),
+                ]);
+                command.extend([
+                    "--pinned".into(),
+                    "--shipped".into(),
+                    versions.clone().into(),
+                ]);
+                self.step("pin what ships at every version", command)?;
+            }
+        } else if !self.args.no_pin && self.runs(Half::Wire) && repos.is_file() {
+            let mut command = self.registry();
+            command.extend(["--out".into(), repos.clone().into(), "--pinned".into()]);
+            command.extend(servers.clone());
+            self.step("write the servers files from the pinned corpus", command)?;
+        }
+        // 2. What ships and the repositories, counted; a failed row is named in its table.
+        let counts = [
+            (
+                Half::Versions,
+                "count what ships at every version",
+                &versions,
+                "versions",
+            ),
+            (Half::Shipped, "count what ships", &shipped, "shipped"),
+            (
+                Half::Repositories,
+                "count the repositories",
+                &repos,
+                "repositories",
+            ),
+        ];
+        for (half, name, corpus, out) in counts {
+            if self.runs(half) && corpus.is_file() {
+                let mut command = words(&["census", "--corpus"]);
+                command.push(corpus.into());
+                command.extend(words(&["--date", &date, "--out"]));
+                command.push(self.path(out).into());
+                command.push("--resume".into());
+                command.extend(self.cache());
+                self.step(name, command)?;
+            }
+        }
+        // 3. The wire.
+        let wire = self.path(&format!("wire/wire-{wire_date}.csv"));
+        if self.runs(Half::Wire) && self.path("wire/packages.toml").is_file() {
+            let mut command = words(&["probe", "--servers"]);
+            command.push(self.path("wire/packages.toml").into());
+            command.extend(words(&["--date", &wire_date, "--out"]));
+            command.push(self.path("wire").into());
+            command.push("--resume".into());
+            command.extend(self.cache());
+            command.extend(self.args.probe_args.iter().map(OsString::from));
+            self.step("probe the wire", command)?;
+        }
+        // 4. The wire joined to the source, then every entry.
+        let shipped_table = self.path(&format!("shipped/census-{date}.csv"));
+        let repos_table = self.path(&format!("repositories/census-{date}.csv"));
+        if wire.is_file() {
+            for (name, table, out) in [
+                ("join the wire to what ships", &shipped_table, None),
+                (
+                    "join the wire to the repositories",
+                    &repos_table,
+                    Some("repositories"),
+                ),
+            ] {
+                if table.is_file() {
+                    let mut command = vec![OsString::from("join"), wire.clone().into()];
+                    command.extend(["--source-table".into(), table.clone().into()]);
+                    if let Some(out) = out {
+                        command.extend(["--out".into(), self.path(out).into()]);
+                    }
+                    self.step(name, command)?;
+                }
+            }
+        }
+        self.report(&shipped_table, &repos_table, &wire)
+    }
+
+    /// Writes the report from the tables the steps wrote, and copies it to the
+    /// folder's README.md.
+    fn report(&self, shipped_table: &Path, repos_table: &Path, wire: &Path) -> Result<()> {
+        let date = &self.args.date;
+        let mut command = words(&["survey", "--pages"]);
+        command.push(self.args.listing.clone().into());
+        command.extend(words(&["--date", date, "--out"]));
+        command.push(self.args.out.clone().into());
+        command.extend(["--shipped".into(), self.path("shipped/shipped.toml").into()]);
+        command.extend(["--shipped-table".into(), shipped_table.into()]);
+        if repos_table.is_file() {
+            command.extend([
+                "--repos".into(),
+                self.path("repositories/repos.toml").into(),
+            ]);
+            command.extend(["--repos-table".into(), repos_table.into()]);
+            if let Some(from) = &self.args.repos_from {
+                command.extend(["--repos-from".into(), from.into()]);
+            }
+        }
+        if wire.is_file() {
+            command.extend(["--wire".into(), wire.into()]);
+        }
+        let versions_table = self.path(&format!("versions/census-{date}.csv"));
+        if versions_table.is_file() {
+            command.extend([
+                "--versions".into(),
+                self.path("versions/versions.toml").into(),
+            ]);
+            command.extend(["--versions-table".into(), versions_table.into()]);
+        }
+        if let Some(from) = &self.args.listing_from {
+            command.extend(["--listing-from".into(), from.into()]);
+        }
+        command.extend(["--run-log".into(), self.log.clone().into()]);
+        command.extend([
+            "--run-on".into(),
+            self.args.run_on.clone().unwrap_or_else(machine).into(),
+        ]);
+        let status = self.child(&command)?;
+        if !status.success() {
+            anyhow::bail!("the report could not be written (survey exited with {status})");
+        }
+        let md = self.path(&format!("survey-{date}.md"));
+        fs::copy(&md, self.path("README.md"))
+            .with_context(|| format!("copying '{}' to README.md", md.display()))?;
+        Ok(())
+    }
+
+    /// Runs step `name` (a command line of this tool), sampled into the log while
+    /// it runs, unless a resumed run finished it; its failure is the command's own,
+    /// named in the tables it writes, and does not stop the survey.
+    fn step(&mut self, name: &str, command: Vec<OsString>) -> Result<()> {
+        if self.done.contains(name) {
+            messages::note(format!(
+                "registry-survey: '{name}' finished before, not run again"
+            ));
+            return Ok(());
+        }
+        // A step run again replaces the lines an earlier run of it left, as it
+        // replaces the tables they stand for; the one a resumed run was in adds to them.
+        if !self.args.resume || self.has_run {
+            self.forget(name)?;
+        }
+        self.has_run = true;
+        messages::note(format!("registry-survey: {name}"));
+        self.sample(name)?;
+        let stop = AtomicBool::new(false);
+        let status = std::thread::scope(|scope| {
+            let sampler = scope.spawn(|| {
+                let mut waited = Duration::ZERO;
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    waited += Duration::from_millis(100);
+                    if waited >= SAMPLE_EVERY {
+                        waited = Duration::ZERO;
+                        let _ = self.sample(name);
+                    }
+                }
+            });
+            let status = self.child(&command);
+            stop.store(true, Ordering::Relaxed);
+            let _ = sampler.join();
+            status
+        })?;
+        self.sample(name)?;
+        if !status.success() {
+            messages::warning(format!(
+                "registry-survey: step '{name}' exited with {status}"
+            ));
+        }
+        // A step that ended, even with failed rows, is done; one killed is not.
+        if status.code().is_some() {
+            let mut file = fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.done_file)
+                .with_context(|| format!("writing '{}'", self.done_file.display()))?;
+            writeln!(file, "{name}")?;
+        }
+        Ok(())
+    }
+
+    /// Runs this tool with `command`, ended with this process if it dies first.
+    fn child(&self, command: &[OsString]) -> Result<std::process::ExitStatus> {
+        let mut child = Command::new(&self.program);
+        child.args(command);
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            child.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        child
+            .status()
+            .with_context(|| format!("running '{}'", self.program.display()))
+    }
+
+    /// Appends one line to the log: the step (quoted as CSV quotes a cell), now, and
+    /// the bytes the watched folders hold.
+    fn sample(&self, name: &str) -> Result<()> {
+        let bytes: u64 = self.watched.iter().map(|dir| disk_size(dir)).sum();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(&self.log)
+            .with_context(|| format!("writing '{}'", self.log.display()))?;
+        writeln!(file, "\"{}\",{now},{bytes}", name.replace('"', "\"\""))?;
+        Ok(())
+    }
+
+    /// Removes the log's lines of step `name`, quoted or bare.
+    fn forget(&self, name: &str) -> Result<()> {
+        let text = fs::read_to_string(&self.log)
+            .with_context(|| format!("reading '{}'", self.log.display()))?;
+        let quoted = format!("\"{}\",", name.replace('"', "\"\""));
+        let bare = format!("{name},");
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.starts_with(&quoted) && !l.starts_with(&bare))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        write_bytes(&self.log, kept.as_bytes())
+    }
+}
+
+/// Returns `texts` as command-line words.
+fn words(texts: &[&str]) -> Vec<OsString> {
+    texts.iter().map(OsString::from).collect()
+}
+
+/// Returns what this machine is, in words: cores, memory and system.
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let memory = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(format!(", {} GiB of memory", kib >> 20))
+        })
+        .unwrap_or_default();
+    let read = |p: &str| {
+        fs::read_to_string(p)
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default()
+    };
+    let system = format!(
+        "{} {}",
+        read("/proc/sys/kernel/ostype"),
+        read("/proc/sys/kernel/osrelease")
+    );
+    sanitize(format!("{cores} cores{memory}, {}", system.trim()))
+}
