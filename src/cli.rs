@@ -62,6 +62,9 @@ pub enum Half {
     Repositories,
     /// The packages' servers run, each in a sandbox.
     Wire,
+    /// The repositories at the first of each month since --history-since, and at
+    /// the listing's date, along their default branches' history.
+    History,
 }
 
 #[derive(Debug, Args)]
@@ -70,7 +73,7 @@ pub struct RegistrySurveyArgs {
     #[arg(value_name = "LISTING")]
     pub listing: PathBuf,
 
-    /// The survey's folder: shipped/, versions/, repositories/ and wire/ under it,
+    /// The survey's folder: shipped/, versions/, repositories/, wire/ and history/ under it,
     /// the report, the entries table and the run's log in it.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -85,9 +88,15 @@ pub struct RegistrySurveyArgs {
         long,
         value_delimiter = ',',
         value_name = "HALF,...",
-        default_value = "shipped,versions,repositories,wire"
+        default_value = "shipped,versions,repositories,wire,history"
     )]
     pub halves: Vec<Half>,
+
+    /// The first date the repositories' history is pinned at; then the first of
+    /// each month up to the listing's date, and that date.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = crate::infra::date::parse_arg,
+          default_value = "2025-03-01")]
+    pub history_since: String,
 
     /// Counts from the corpora DIR holds, pinned before, without pinning the
     /// listing again.
@@ -153,6 +162,15 @@ pub struct SurveyArgs {
     /// The census table of that corpus, census-DATE.csv.
     #[arg(long, value_name = "TABLE", requires = "versions")]
     pub versions_table: Option<PathBuf>,
+
+    /// The corpus of the repositories pinned at past dates (`corpus registry --since
+    /// DATE --every 1month`): with its census table, "Over time" gives each date.
+    #[arg(long, value_name = "FILE", requires = "history_table")]
+    pub history: Option<PathBuf>,
+
+    /// The census table of that corpus, census-DATE.csv.
+    #[arg(long, value_name = "TABLE", requires = "history")]
+    pub history_table: Option<PathBuf>,
 
     /// The corpus of the entries' repositories (`corpus registry --out`); its
     /// skipped list is read from beside it.

@@ -221,14 +221,24 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         figures::repository_beside_shipped(&mut text, shipped_table, repos_table);
     }
     let trend_name = format!("survey-{date}-over-time.svg");
-    let trend = match (&args.versions, &args.versions_table) {
-        (Some(corpus), Some(table)) => {
-            let counted = read_versions(corpus, table)?;
-            let records: Vec<&Entry> = listing.entries.iter().collect();
-            over_time::section(&mut text, &records, &counted, &trend_name)?
-        }
+    let counted = match (&args.versions, &args.versions_table) {
+        (Some(corpus), Some(table)) => Some(read_versions(corpus, table)?),
         _ => None,
     };
+    let dated = match (&args.history, &args.history_table) {
+        (Some(corpus), Some(table)) => Some(read_history(corpus, table)?),
+        _ => None,
+    };
+    let records: Vec<&Entry> = listing.entries.iter().collect();
+    let trend = over_time::section(
+        &mut text,
+        &records,
+        counted.as_ref(),
+        dated
+            .as_ref()
+            .map(|(trees, not_yet)| (trees.as_slice(), not_yet)),
+        &trend_name,
+    )?;
     text.push_str(LIMITS);
     if let Some(log) = &args.run_log {
         text.push('\n');
@@ -397,6 +407,33 @@ fn read_versions(
         }
     }
     Ok(versions)
+}
+
+/// Reads the census of the repositories at past dates, `corpus` and its `table`:
+/// each tree's date and what it counted, and how many trees had no commit yet at
+/// each date.
+fn read_history(
+    corpus: &Path,
+    table: &Path,
+) -> Result<(Vec<over_time::DatedTree>, BTreeMap<String, u64>)> {
+    let (trees, _, table) = read_census(corpus, table)?;
+    let dated = trees
+        .into_iter()
+        .zip(&table.rows)
+        .filter_map(|(tree, row)| {
+            let as_of = row.key.as_of.clone()?;
+            let version = tree.outcome.ok().map(|c| over_time::Version {
+                spelled: c.spelled,
+                tools: c.tools,
+            });
+            Some((as_of, version))
+        })
+        .collect();
+    let mut not_yet = BTreeMap::new();
+    for tree in file::load(Some(corpus))?.not_yet {
+        *not_yet.entry(tree.as_of).or_insert(0) += 1;
+    }
+    Ok((dated, not_yet))
 }
 
 /// Reads the corpus of what ships, its census table and its skipped list.

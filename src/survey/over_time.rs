@@ -1,11 +1,13 @@
 //! The survey's "Over time": what ships at every version the listing holds, by the
 //! month each version was published, and each server as its newest version stood
-//! at each month's end (docs/method.md, "The registry survey").
+//! at each month's end; and the repositories the survey counted, each pinned at
+//! past dates (docs/method.md, "The registry survey").
 //!
-//! It reads the listing's records (every version, each with its `publishedAt`) and
-//! the census of a corpus of what ships built with `--all-versions`, joined by
-//! package and version. It writes the section's table and returns its chart; it
-//! counts nothing itself and reads no archive.
+//! It reads the listing's records (every version, each with its `publishedAt`), the
+//! census of a corpus of what ships built with `--all-versions`, joined by package
+//! and version, and the census of a dated corpus of the repositories. It writes the
+//! section's tables and returns its chart; it counts nothing itself and reads no
+//! archive.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -169,22 +171,20 @@ fn months(
     out
 }
 
-/// Writes "Over time" for what ships and returns its chart: one row per month of
+/// Writes what ships over time and returns its chart: one row per month of
 /// publication of `records` (every version the listing holds), from the census of
-/// every version `counted`; `svg_name` is the chart's file name.
-pub fn section(
+/// every version `counted`; nothing when no record was counted.
+fn shipped(
     text: &mut String,
     records: &[&Entry],
     counted: &BTreeMap<(String, String), Version>,
-    svg_name: &str,
-) -> Result<Option<String>> {
+) -> Option<Chart> {
     let months = months(records, counted);
     if months.is_empty() {
-        return Ok(None);
+        return None;
     }
-    text.push_str("## Over time\n\n");
     text.push_str(
-        "What ships, at every version of the listing that names an npm or PyPI package \
+        "**What ships**, at every version of the listing that names an npm or PyPI package \
          version, by the month its version was published (`publishedAt`, UTC): each \
          version counted as its artifact stands on the index, pinned by digest. \
          *Versions* are the records published that month and those counted; the shares \
@@ -225,7 +225,6 @@ pub fn section(
          publishing often weighs more in its month than one publishing once, which the \
          servers' columns do not.\n\n",
     );
-    let _ = writeln!(text, "![What ships over time]({svg_name})\n");
     let percent = |n: u64, of: u64| (of > 0).then(|| n as f64 * 100.0 / of as f64);
     let chart = Chart {
         title: "What ships, by month of publication".into(),
@@ -257,7 +256,124 @@ pub fn section(
         y_max: 100.0,
         unit: "%".into(),
     };
-    chart::lines_svg(&[chart], XAxis::Days).map(Some)
+    Some(chart)
+}
+
+/// Holds one dated tree of the repositories' census: its date and what it counted,
+/// `None` for a tree that failed.
+pub type DatedTree = (String, Option<Version>);
+
+/// Writes the repositories over time and returns its chart: one row per date of
+/// `trees` (the census of the repositories pinned at past dates), `not_yet` the
+/// trees at each date whose repository had no commit yet; nothing when none.
+fn repositories(
+    text: &mut String,
+    trees: &[DatedTree],
+    not_yet: &BTreeMap<String, u64>,
+) -> Option<Chart> {
+    let dates: BTreeSet<&str> = trees
+        .iter()
+        .map(|(d, _)| d.as_str())
+        .chain(not_yet.keys().map(String::as_str))
+        .collect();
+    if dates.is_empty() {
+        return None;
+    }
+    text.push_str(
+        "**The repositories**, each pinned at the end of each date along its default \
+         branch's first-parent history, counted with the finder. The figures are per \
+         tree (a repository shared by several entries counts once), where the rest of \
+         the report counts per entry; a tree whose repository had no commit yet at a \
+         date is *not yet*, never a zero, and one that could not be read is *failed*.\n\n",
+    );
+    let mut lines = vec![vec![
+        "date".to_string(),
+        "trees counted".to_string(),
+        "not yet".to_string(),
+        "failed".to_string(),
+        "spelling a hint".to_string(),
+        "tools".to_string(),
+        "declaring a hint".to_string(),
+    ]];
+    lines[0].extend(Hint::ALL.iter().map(|h| format!("`{}`", h.name())));
+    let mut points = Vec::new();
+    for date in &dates {
+        let at: Vec<&Option<Version>> = trees
+            .iter()
+            .filter(|(d, _)| d == date)
+            .map(|(_, v)| v)
+            .collect();
+        let counted: Vec<&Version> = at.iter().filter_map(|v| v.as_ref()).collect();
+        let n = counted.len() as u64;
+        let spelling = counted.iter().filter(|v| v.spelled.contains(&true)).count() as u64;
+        let (tools, annotated) = counted
+            .iter()
+            .filter_map(|v| v.tools)
+            .fold((0, 0), |(t, a), (tools, annotated)| {
+                (t + tools, a + annotated)
+            });
+        let mut line = vec![
+            date.to_string(),
+            thousands(n),
+            thousands(not_yet.get(*date).copied().unwrap_or(0)),
+            thousands(at.len() as u64 - n),
+            share(spelling, n),
+            thousands(tools),
+            share(annotated, tools),
+        ];
+        line.extend(
+            (0..4).map(|h| share(counted.iter().filter(|v| v.spelled[h]).count() as u64, n)),
+        );
+        lines.push(line);
+        points.push((spelling, n, annotated, tools));
+    }
+    table(text, &lines);
+    let percent = |n: u64, of: u64| (of > 0).then(|| n as f64 * 100.0 / of as f64);
+    Some(Chart {
+        title: "The repositories, at each date".into(),
+        categories: dates.iter().map(|d| d.to_string()).collect(),
+        series: vec![
+            Series {
+                name: "trees spelling a hint name".into(),
+                values: points.iter().map(|&(s, n, _, _)| percent(s, n)).collect(),
+            },
+            Series {
+                name: "tools declaring a hint".into(),
+                values: points.iter().map(|&(_, _, a, t)| percent(a, t)).collect(),
+            },
+        ],
+        y_label: "%".into(),
+        y_max: 100.0,
+        unit: "%".into(),
+    })
+}
+
+/// Writes "Over time" and returns its chart, one panel per half it has: what ships
+/// from `records` and `counted` (when given), the repositories from `dated` (when
+/// given); `svg_name` is the chart's file name. Nothing when neither has a figure.
+pub fn section(
+    text: &mut String,
+    records: &[&Entry],
+    counted: Option<&BTreeMap<(String, String), Version>>,
+    dated: Option<(&[DatedTree], &BTreeMap<String, u64>)>,
+    svg_name: &str,
+) -> Result<Option<String>> {
+    let mut part = String::new();
+    let mut charts = Vec::new();
+    if let Some(chart) = counted.and_then(|c| shipped(&mut part, records, c)) {
+        charts.push(chart);
+    }
+    if let Some(chart) = dated.and_then(|(trees, not_yet)| repositories(&mut part, trees, not_yet))
+    {
+        charts.push(chart);
+    }
+    if charts.is_empty() {
+        return Ok(None);
+    }
+    text.push_str("## Over time\n\n");
+    text.push_str(&part);
+    let _ = writeln!(text, "![Over time]({svg_name})\n");
+    chart::lines_svg(&charts, XAxis::Days).map(Some)
 }
 
 #[cfg(test)]

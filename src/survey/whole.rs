@@ -62,7 +62,7 @@ pub fn run(args: &RegistrySurveyArgs) -> Result<ExitStatus> {
         .into());
     }
     let out = &args.out;
-    for sub in ["shipped", "versions", "repositories", "wire"] {
+    for sub in ["shipped", "versions", "repositories", "wire", "history"] {
         fs::create_dir_all(out.join(sub))
             .with_context(|| format!("creating '{}'", out.join(sub).display()))?;
     }
@@ -141,12 +141,13 @@ impl Run<'_> {
             "--remotes".into(),
             self.path("wire/remotes.toml").into(),
         ];
+        let history = self.path("history/history.toml");
         let is_counting = [Half::Shipped, Half::Versions, Half::Repositories]
             .iter()
             .any(|&h| self.runs(h));
         // 1. The corpora: pinned again only when a half that counts is run; the
         // repositories first, since the other corpora are written beside them.
-        if !self.args.no_pin && is_counting {
+        if !self.args.no_pin && (is_counting || self.runs(Half::History)) {
             if self.runs(Half::Repositories) || !repos.is_file() {
                 let mut command = self.registry();
                 command.extend([
@@ -179,6 +180,19 @@ impl Run<'_> {
                 ]);
                 self.step("pin what ships at every version", command)?;
             }
+            if self.runs(Half::History) {
+                let mut command = self.registry();
+                command.extend(words(&[
+                    "--since",
+                    &self.args.history_since,
+                    "--every",
+                    "1month",
+                ]));
+                command.extend(words(&["--until", &date, "--at", &date, "--out"]));
+                command.push(history.clone().into());
+                command.extend(self.cache());
+                self.step("pin the repositories month by month", command)?;
+            }
         } else if !self.args.no_pin && self.runs(Half::Wire) && repos.is_file() {
             let mut command = self.registry();
             command.extend(["--out".into(), repos.clone().into(), "--pinned".into()]);
@@ -199,6 +213,12 @@ impl Run<'_> {
                 "count the repositories",
                 &repos,
                 "repositories",
+            ),
+            (
+                Half::History,
+                "count the repositories month by month",
+                &history,
+                "history",
             ),
         ];
         for (half, name, corpus, out) in counts {
@@ -279,6 +299,11 @@ impl Run<'_> {
                 self.path("versions/versions.toml").into(),
             ]);
             command.extend(["--versions-table".into(), versions_table.into()]);
+        }
+        let history_table = self.path(&format!("history/census-{date}.csv"));
+        if history_table.is_file() {
+            command.extend(["--history".into(), self.path("history/history.toml").into()]);
+            command.extend(["--history-table".into(), history_table.into()]);
         }
         if let Some(from) = &self.args.listing_from {
             command.extend(["--listing-from".into(), from.into()]);

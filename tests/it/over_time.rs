@@ -161,6 +161,8 @@ fn listing() -> String {
                 .any(|o| o.server == r.server && o.published > r.published);
             json!({
                 "server": {"name": r.server, "description": "d", "version": r.version,
+                           "repository": {"url": format!("https://github.com/{}", &r.package[1..]),
+                                          "source": "github"},
                            "packages": [{"registryType": "npm", "identifier": r.package,
                                          "version": r.version}]},
                 "_meta": {"io.modelcontextprotocol.registry/official": {
@@ -367,10 +369,7 @@ fn every_version_of_what_ships_is_tabled_by_its_month_of_publication() {
 
     // The chart's points are the table's: each month's end, each share's label.
     let svg_name = "survey-2025-12-31-over-time.svg";
-    assert!(
-        md.contains(&format!("![What ships over time]({svg_name})")),
-        "{md}"
-    );
+    assert!(md.contains(&format!("![Over time]({svg_name})")), "{md}");
     let svg = std::fs::read_to_string(dir.join("survey").join(svg_name)).unwrap();
     for m in want.values() {
         for (n, of) in [
@@ -409,4 +408,165 @@ fn every_version_of_what_ships_is_tabled_by_its_month_of_publication() {
     let md = std::fs::read_to_string(dir.join("plain/survey-2025-12-31.md")).unwrap();
     assert!(!md.contains("## Over time"), "{md}");
     assert!(!dir.join("plain").join(svg_name).exists());
+}
+
+/// The repository `acme/a`'s history: (commit time, its one source file).
+const HISTORY: [(&str, &str); 3] = [
+    ("2025-09-15T10:00:00Z", SILENT),
+    ("2025-10-20T10:00:00Z", HINTED),
+    ("2025-11-30T23:59:59Z", DESTRUCTIVE),
+];
+
+#[test]
+fn the_repositories_are_tabled_at_each_date_with_not_yet_apart() {
+    let git = crate::corpus_build::forges();
+    let repo = git.repo("github.com", "acme/a", "main", 0);
+    git.git(&repo, &["config", "uploadpack.allowFilter", "true"]);
+    let commits: Vec<String> = HISTORY
+        .iter()
+        .map(|(when, source)| git.commit_at(&repo, when, &[("server.js", source)]))
+        .collect();
+    // acme/b never existed on the forge: its pin fails, named in the skipped list.
+    let dir = git.path().to_path_buf();
+    let registry = registry();
+    std::fs::write(dir.join("servers.json"), listing()).unwrap();
+    let npm = |args: &[&str]| {
+        git.bin(&dir)
+            .args(args)
+            .env("NPM_CONFIG_REGISTRY", format!("{}/npm/", registry.url()))
+            .env("NPM_CONFIG_USERCONFIG", dir.join("none"))
+            .env("NPM_CONFIG_GLOBALCONFIG", dir.join("none"))
+            .output()
+    };
+    let out = npm(&[
+        "corpus",
+        "registry",
+        "--pages",
+        "servers.json",
+        "--date",
+        "2025-12-31",
+        "--since",
+        "2025-09-01",
+        "--every",
+        "1month",
+        "--until",
+        "2025-12-31",
+        "--out",
+        "history.toml",
+        "--cache",
+        "clones",
+    ]);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", show(&out));
+    // Each commit pinned, packed into the census cache as a download would be.
+    for commit in &commits {
+        let archive = git.git_bytes(
+            &repo,
+            &["archive", "--format=tar.gz", "--prefix=a/", commit],
+        );
+        let at = dir.join("hcache/acme/a");
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::write(at.join(format!("{commit}.tar.gz")), &archive).unwrap();
+        std::fs::write(
+            at.join(format!("{commit}.tar.gz.sha256")),
+            format!("{:x}\n", sha2::Sha256::digest(&archive)),
+        )
+        .unwrap();
+    }
+    let out = npm(&[
+        "census",
+        "--corpus",
+        "history.toml",
+        "--out",
+        "hist",
+        "--cache",
+        "hcache",
+        "--offline",
+        "--date",
+        "2025-12-31",
+        "--quiet",
+    ]);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", show(&out));
+    std::fs::write(dir.join("none.txt"), "npm:@acme/a@1.0.0\n").unwrap();
+    assert_code(
+        &npm(&[
+            "corpus",
+            "packages",
+            "none.txt",
+            "--out",
+            "p.toml",
+            "--date",
+            "2025-12-31",
+        ]),
+        0,
+    );
+    assert_code(
+        &npm(&[
+            "census",
+            "--corpus",
+            "p.toml",
+            "--out",
+            "p",
+            "--cache",
+            "pcache",
+            "--date",
+            "2025-12-31",
+            "--quiet",
+        ]),
+        0,
+    );
+    let out = npm(&[
+        "survey",
+        "--pages",
+        "servers.json",
+        "--shipped",
+        "p.toml",
+        "--shipped-table",
+        "p/census-2025-12-31.csv",
+        "--history",
+        "history.toml",
+        "--history-table",
+        "hist/census-2025-12-31.csv",
+        "--out",
+        "survey",
+        "--date",
+        "2025-12-31",
+    ]);
+    assert_code(&out, 0);
+    let md = std::fs::read_to_string(dir.join("survey/survey-2025-12-31.md")).unwrap();
+    let rows = table_under(&md, "**The repositories**");
+    // git's answer at each date, and each commit's source read here.
+    let mut want = vec![rows[0].clone()];
+    for date in ["2025-09-01", "2025-10-01", "2025-11-01", "2025-12-01"] {
+        let before = format!("--before={date} 23:59:59 +0000");
+        let id = git.git(
+            &repo,
+            &["rev-list", "-1", "--first-parent", &before, "main"],
+        );
+        let mut line = vec![date.to_string()];
+        if id.is_empty() {
+            // Not yet for acme/a; acme/b failed to pin, so it is in no row.
+            line.extend(["0", "1", "0", "0", "0", "0"].map(String::from));
+            line.extend((0..4).map(|_| "0".to_string()));
+        } else {
+            let source = git.git(&repo, &["show", &format!("{id}:server.js")]);
+            let bytes = source.as_bytes();
+            let spelled: Vec<bool> = HINTS.iter().map(|h| naive(bytes, h) > 0).collect();
+            let tools = source.lines().count() as u64;
+            let annotated = source.lines().filter(|l| l.contains("annotations")).count() as u64;
+            line.extend([
+                "1".to_string(),
+                "0".to_string(),
+                "0".to_string(),
+                share(u64::from(spelled.contains(&true)), 1),
+                tools.to_string(),
+                share(annotated, tools),
+            ]);
+            line.extend(spelled.iter().map(|&s| share(u64::from(s), 1)));
+        }
+        want.push(line);
+    }
+    assert_eq!(rows, want, "{md}");
+    // The repositories' panel is drawn below what ships' (none here: no --versions).
+    let svg = std::fs::read_to_string(dir.join("survey/survey-2025-12-31-over-time.svg")).unwrap();
+    assert!(svg.contains("The repositories, at each date"), "{svg}");
 }
