@@ -702,6 +702,10 @@ mod tests {
                 "McpSchema.Tool t = (McpSchema.Tool) x; Tool.Builder b; f(Tool.class);",
             ),
             (Lang::Kotlin, "val t: Tool = x"),
+            // `Tool` in a file that names no SDK: an application's own class.
+            (Lang::Php, "<?php\nnamespace App;\nclass Tool extends Base { public function tool() {} }"),
+            (Lang::Ruby, "class Search < Tool\n  tool_name \"search\"\nend"),
+            (Lang::Swift, "let t = Tool(name: \"x\", inputSchema: s)"),
             (
                 Lang::TypeScript,
                 "const a = { name: 'x' }; const b = { inputSchema: s, execute: f };",
