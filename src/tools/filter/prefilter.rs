@@ -68,7 +68,12 @@ pub(in crate::tools) fn anchored_with(
         Lang::CSharp => csharp_tool(bytes),
         Lang::Java => called(bytes, b"Tool", b"(<") || java_tool_builder(bytes),
         Lang::Kotlin => has(bytes, b"addTool") || called(bytes, b"Tool", b"(<"),
-        Lang::Php | Lang::Ruby | Lang::Swift => spelled(bytes),
+        // A class name resolves to the SDK's only through text naming its
+        // namespace: `Mcp\` (`use`, `namespace`, written in full) or `Laravel\Mcp\`.
+        Lang::Php => has(bytes, b"Tool") && has(bytes, b"Mcp"),
+        Lang::Ruby => has(bytes, b"MCP::Tool") || has(bytes, b"define_tool"),
+        // `Tool(name:, inputSchema:)` counts in a file importing `MCP` or as `MCP.Tool`.
+        Lang::Swift => has(bytes, b"Tool") && has(bytes, b"MCP") && has(bytes, b"inputSchema"),
     }
 }
 
@@ -357,20 +362,6 @@ fn csharp_tool(bytes: &[u8]) -> bool {
 fn rust_tool_attribute(bytes: &[u8]) -> bool {
     words(bytes, b"tool")
         .any(|at| bytes[..at].ends_with(b"::") || last_before(bytes, at) == Some(b'['))
-}
-
-/// The broad spelling the PHP, Ruby and Swift recognisers start from: `Tool`
-/// anywhere, or `tool` right after `_` or `:`, or after `.`, `@`, `[` across white
-/// space (`McpTool`, `MCP::Tool`, `define_tool`, `Tool(`).
-fn spelled(bytes: &[u8]) -> bool {
-    has(bytes, b"Tool")
-        || memmem::find_iter(bytes, b"tool").any(|at| {
-            matches!(at.checked_sub(1).map(|i| bytes[i]), Some(b'_' | b':'))
-                || matches!(
-                    last_before(bytes, at),
-                    Some(b'.' | b'@' | b'[' | b'/' | b'\\')
-                )
-        })
 }
 
 /// What a file's text may name as a module: a spec as the resolver's
@@ -711,6 +702,10 @@ mod tests {
                 "McpSchema.Tool t = (McpSchema.Tool) x; Tool.Builder b; f(Tool.class);",
             ),
             (Lang::Kotlin, "val t: Tool = x"),
+            // `Tool` in a file that names no SDK: an application's own class.
+            (Lang::Php, "<?php\nnamespace App;\nclass Tool extends Base { public function tool() {} }"),
+            (Lang::Ruby, "class Search < Tool\n  tool_name \"search\"\nend"),
+            (Lang::Swift, "let t = Tool(name: \"x\", inputSchema: s)"),
             (
                 Lang::TypeScript,
                 "const a = { name: 'x' }; const b = { inputSchema: s, execute: f };",

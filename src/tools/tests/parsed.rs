@@ -279,7 +279,7 @@ fn chains_are_read_from_the_sdk_end_and_no_further_than_they_need() {
 /// substitution, which are code.
 #[test]
 fn an_anchor_in_a_comment_or_a_docstring_alone_is_no_reason_to_parse() {
-    let quiet: [(&str, &str); 6] = [
+    let quiet: [(&str, &str); 7] = [
         (
             "pkg/server.py",
             "from mcp.server.fastmcp import FastMCP\ndef f():\n    \"\"\"Use it as\n\n    @mcp.tool\n    def g(): ...\n    \"\"\"\n    return 1\n# mcp.add_tool(f)\nS = rb'Tool('\n",
@@ -295,6 +295,11 @@ fn an_anchor_in_a_comment_or_a_docstring_alone_is_no_reason_to_parse() {
         ("src/lib.rs", "/// #[tool(description = \"x\")]\nfn f() { let s = r#\"Tool::new\"#; }\n"),
         ("src/Tools.cs", "// [McpServerTool]\nclass A { }\n"),
         ("src/index.ts", "// server.tool(\"x\", {}, cb)\n/* server.registerTool( */ export const a = 1;\n"),
+        // A page held in a string literal, as a generated UI module holds one.
+        (
+            "src/ui.ts",
+            "export const Html = \"<script>x.tool(a);class A extends Tool{}var o={k:f({})}</script>\";\n",
+        ),
     ];
     for (path, text) in quiet {
         let lang = Lang::of(path.as_bytes()).expect("a wanted file");

@@ -16,9 +16,10 @@ pub(in crate::tools) struct Lexed {
     pub(in crate::tools) candidates: Vec<Candidate>,
     /// With `comments`, the file's quiet text: the string literals that cannot hold
     /// code, JSX text and attribute strings, and the comments between a JSX tag's
-    /// attributes, sorted and disjoint. No recogniser reads a registration there.
-    /// TypeScript's and C#'s strings are not among them (a key may be quoted, an
-    /// interpolation holds code), nor Python's f- and t-strings.
+    /// attributes, disjoint. No recogniser reads a registration there. C#'s strings
+    /// are not among them (an interpolation holds code), nor TypeScript's template
+    /// literals and quoted keys (of a quoted string only its inside, on one line),
+    /// nor Python's f- and t-strings.
     pub(in crate::tools) quiet: Vec<Range<usize>>,
     /// Its other comments, sorted and disjoint: no recogniser reads one, so the
     /// parse may leave them out (see `skim::bodies_of`).

@@ -1,5 +1,6 @@
 //! TypeScript's lexer (TSX's with JSX): where its function bodies and blocks are,
-//! its quiet text (comments, JSX text and attribute strings), and whether an object
+//! its quiet text (comments, JSX text and attribute strings, quoted strings that are
+//! no key), and whether an object
 //! literal passed to a call has the keys of the tool-shaped form (see `prefilter`).
 //! Strings, comments, template literals, regular expressions and JSX are stepped
 //! over, brackets matched; `None` for what it cannot follow.
@@ -331,18 +332,26 @@ impl TypeScriptLexer<'_> {
         Some(())
     }
 
-    /// A quoted string, which may be an object's key.
+    /// A quoted string, which may be an object's key. One that is no key is quiet
+    /// inside its quotes: no recogniser reads code or a key there, and a bundle or a
+    /// page held in a string literal spells anchors that register nothing. One
+    /// continued across lines keeps its bytes, so that its code still lexes.
     fn string(&mut self) -> Option<()> {
         let start = self.i;
         self.i = string_end(self.bytes, start)?;
         let i = self.i;
+        let inside = start + 1..i - 1;
         if self.stack.last().is_some_and(|f| f.open == Open::Brace) && key_follows(self.bytes, i) {
-            let key = &self.bytes[start + 1..i - 1];
+            let key = &self.bytes[inside];
             let top = self.stack.last_mut().expect("a brace is open");
             top.keys |= key_flag(key);
             if key == keys::ANNOTATIONS.as_bytes() {
                 self.annotations = Annotations::Key;
             }
+        } else if !inside.is_empty()
+            && memchr::memchr2(b'\n', b'\r', &self.bytes[inside.clone()]).is_none()
+        {
+            self.quiet.push(inside);
         }
         self.prev = Prev::Operand;
         Some(())

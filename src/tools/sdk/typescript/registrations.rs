@@ -31,8 +31,6 @@ pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
         return;
     };
     let at = line(node);
-    // A registration in a loop or a per-element callback is read once per element.
-    let each = each(node, src);
     // Its own bytes, from the method's name: a chain before it may hold others'.
     let extent = method.start_byte()..node.end_byte();
     let site = |kind| Site {
@@ -41,7 +39,10 @@ pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
         extent: extent.clone(),
         spelled: [false; 4],
         family: Family::TypeScript,
-        kind: match each.clone() {
+        // A registration in a loop or a per-element callback is read once per
+        // element. Asked only of a registration: climbing a node's parents costs a
+        // walk down from the root each, and most calls register nothing.
+        kind: match each(node, src) {
             Some((items, pattern)) => SiteKind::Each {
                 items,
                 pattern,
