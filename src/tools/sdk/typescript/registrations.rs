@@ -258,10 +258,35 @@ pub(super) fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
             _ => pair.child_by_field_name("value"),
         };
         if let Some(v) = value {
-            found.push(bound_in(handler, v, src).unwrap_or(v));
+            found.push(unfiltered(handler, v, src));
         }
     }
     found
+}
+
+/// Returns the list a `tools/list` answer is taken from, through the handler's own
+/// bindings and any `filter` calls (DesktopCommander's `const filteredTools =
+/// allTools.filter((t) => shouldIncludeTool(t.name))` over a written list): a
+/// filter decides at run time which of the list's tools are served, and each of
+/// them is a tool the source defines.
+fn unfiltered<'t>(handler: Node<'t>, mut answer: Node<'t>, src: &[u8]) -> Node<'t> {
+    for _ in 0..8 {
+        answer = bound_in(handler, answer, src).unwrap_or(answer);
+        let list = (answer.kind() == "call_expression")
+            .then(|| answer.child_by_field_name("function"))
+            .flatten()
+            .filter(|f| {
+                f.kind() == "member_expression"
+                    && f.child_by_field_name("property")
+                        .is_some_and(|p| text(p, src) == "filter")
+            })
+            .and_then(|f| f.child_by_field_name("object"));
+        match list {
+            Some(list) => answer = list,
+            None => break,
+        }
+    }
+    answer
 }
 
 /// Returns a `tools/list` answer mapped from a list (`Object.values(Charts).map(
