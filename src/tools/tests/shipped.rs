@@ -196,3 +196,45 @@ fn a_tools_list_answer_filtered_from_a_written_list_is_the_lists_tools() {
         ],
     );
 }
+
+/// frappe-dev-mcp-server 1.0.1 (`src/index.ts`): 29 tools written with their JSON
+/// schemas in one list, answered by a class's method. Read whole, the list passed
+/// the bound on a binding's size and read as a dynamic site.
+#[test]
+fn a_long_list_of_tools_with_their_schemas_is_read() {
+    let tool = |i: usize| {
+        format!(
+            r#"  {{
+    name: "frappe_tool_{i}",
+    description: "Tool {i}",
+    inputSchema: {{
+      type: "object",
+      properties: {{
+        app_name: {{ type: "string", description: "Name of the Frappe app" }},
+        fields: {{ type: "array", items: {{ type: "object", properties: {{ fieldname: {{ type: "string" }}, reqd: {{ type: "boolean", default: false }} }} }} }},
+      }},
+      required: ["app_name"],
+    }},
+  }},
+"#
+        )
+    };
+    let mut src = String::from(
+        "import { Server } from \"@modelcontextprotocol/sdk/server/index.js\";\n\
+         import { ListToolsRequestSchema } from \"@modelcontextprotocol/sdk/types.js\";\n\
+         const frappeTools = [\n",
+    );
+    for i in 0..29 {
+        src.push_str(&tool(i));
+    }
+    src.push_str(
+        "];\nclass FrappeMCPServer {\n  private setupToolHandlers(server: Server) {\n    \
+         server.setRequestHandler(ListToolsRequestSchema, async () => {\n      \
+         return { tools: frappeTools };\n    });\n  }\n}\n",
+    );
+    let found = find(&[("package/src/index.ts", src.as_bytes())]);
+    let rows = rows(&found);
+    assert_eq!(rows.len(), 29, "{rows:#?}");
+    assert_eq!(rows[0], "package/src/index.ts:4 frappe_tool_0 ----");
+    assert_eq!(rows[28], "package/src/index.ts:340 frappe_tool_28 ----");
+}
