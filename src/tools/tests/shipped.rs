@@ -238,3 +238,58 @@ fn a_long_list_of_tools_with_their_schemas_is_read() {
     assert_eq!(rows[0], "package/src/index.ts:4 frappe_tool_0 ----");
     assert_eq!(rows[28], "package/src/index.ts:340 frappe_tool_28 ----");
 }
+
+/// reddit-buddy-mcp 1.0.6-test.7 (`dist/mcp-server.js`): the `tools/list`
+/// handler is a field of an object of handlers, which an HTTP transport calls too,
+/// and is registered by name.
+const HANDLER_APART: &str = r#"import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+export async function createMCPServer() {
+    const server = new Server({ name: 'reddit-buddy', version: '1.0.6' }, { capabilities: { tools: {} } });
+    const toolDefinitions = [
+        {
+            name: 'browse_subreddit',
+            description: 'Fetch posts from a subreddit.',
+            inputSchema: { type: 'object', properties: { subreddit: { type: 'string' } } }
+        },
+        {
+            name: 'search_reddit',
+            description: 'Search for posts across Reddit.',
+            inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+            annotations: { readOnlyHint: true }
+        }
+    ];
+    const handlers = {
+        'tools/list': async () => ({
+            tools: toolDefinitions,
+        }),
+        'tools/call': async (params) => run(params),
+    };
+    server.setRequestHandler(ListToolsRequestSchema, handlers['tools/list']);
+    server.setRequestHandler(CallToolRequestSchema, async (request) => handlers['tools/call'](request.params));
+    return { server, handlers };
+}
+"#;
+
+const HANDLER_NAMED: &str = r#"import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+async function listTools() {
+    return { tools: [{ name: 'ping', inputSchema: { type: 'object' }, annotations: { idempotentHint: true } }] };
+}
+server.setRequestHandler(ListToolsRequestSchema, listTools);
+"#;
+
+#[test]
+fn a_tools_list_handler_written_apart_answers_with_its_tools() {
+    let found = find(&[
+        ("package/dist/mcp-server.js", HANDLER_APART.as_bytes()),
+        ("package/dist/ping.js", HANDLER_NAMED.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "package/dist/mcp-server.js:6 browse_subreddit ----",
+            "package/dist/mcp-server.js:11 search_reddit t---",
+            "package/dist/ping.js:3 ping --t-",
+        ],
+    );
+}
