@@ -400,6 +400,11 @@ impl<'a> Resolver<'a> {
                 v => (false, v),
             };
             let (f, v) = self.resolve(file, v, 0);
+            // A field that holds a schema (a tool object's `inputSchema: {...}`).
+            let (is_shape, (f, v)) = match v {
+                Val::Shape(inner) => (true, self.resolve(f, &inner, 0)),
+                v => (is_shape, (f, v)),
+            };
             let arg = match &v {
                 Val::Str(_) => Arg::Text,
                 Val::Obj { props, .. } => annotations_or_schema(props),

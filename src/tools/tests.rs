@@ -18,6 +18,7 @@ mod parsed;
 mod php;
 mod reexports;
 mod ruby;
+mod shipped;
 mod skimmed_against_whole;
 mod swift;
 mod typescript;

@@ -49,6 +49,7 @@ pub(in crate::tools) fn anchored_with(
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || keyed_call(bytes)
+                || typed_tool(bytes)
                 || (tool_shaped(bytes) && shaped() != Some(false))
         }
         Lang::Python => {
@@ -247,6 +248,24 @@ fn keyed_call(bytes: &[u8]) -> bool {
         name > 0
             && head[..head.len() - name].trim_ascii_end().last() == Some(&b':')
             && bytes[at + 1..].trim_ascii_start().first() == Some(&b'{')
+    })
+}
+
+/// Returns true when the text holds `: Tool = {`, a constant declared as the SDK's
+/// `Tool` (`export const tool: Tool = { name, ... }`, which the recogniser reads
+/// when its object has a `name`), qualified or not, white space around each.
+fn typed_tool(bytes: &[u8]) -> bool {
+    words(bytes, b"Tool").any(|at| {
+        let head = bytes[..at].trim_ascii_end();
+        let head = head.strip_suffix(b".").map_or(head, |h| {
+            let h = h.trim_ascii_end();
+            h[..h.len() - h.iter().rev().take_while(|&&b| is_ident(b)).count()].trim_ascii_end()
+        });
+        let rest = bytes[at + 4..].trim_ascii_start();
+        head.last() == Some(&b':')
+            && rest
+                .strip_prefix(b"=")
+                .is_some_and(|r| r.trim_ascii_start().first() == Some(&b'{'))
     })
 }
 

@@ -50,10 +50,41 @@ pub(super) fn declarator(
         return;
     }
     let entry = (text(name, src).to_string(), val(value, src, 0));
+    typed_tool(node, value, &entry.1, src, out);
     if is_top_level(node) {
         top.push(entry);
     } else {
         nested.push(entry);
+    }
+}
+
+/// Records a constant declared as the SDK's `Tool` (`export const tool: Tool = {
+/// name, inputSchema, annotations }`, as Stainless generates one file per tool and
+/// many servers write their tool lists) whose object literal has a `name`: one
+/// tool, unless a registration of the tree defines the same (see
+/// [`SiteKind::Shaped`]). The type says what the object is; its keys need not.
+fn typed_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSummary) {
+    let Some(kind) = node.child_by_field_name("type") else {
+        return;
+    };
+    // `: Tool`, `: types.Tool`; the type annotation's one child is the type.
+    let typed = children(kind).into_iter().any(|t| {
+        matches!(t.kind(), "type_identifier" | "nested_type_identifier")
+            && text(t, src).rsplit('.').next() == Some("Tool")
+    });
+    let Val::Obj { props, .. } = read else {
+        return;
+    };
+    let named = props
+        .iter()
+        .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
+    if typed && named && value.kind() == "object" {
+        out.sites.push(Site::new(
+            line(value),
+            value.byte_range(),
+            Family::TypeScript,
+            SiteKind::Shaped(read.clone()),
+        ));
     }
 }
 
@@ -64,7 +95,39 @@ pub(super) fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
     };
     if let Some(returned) = returned(node, src) {
         top.push((text(name, src).to_string(), returned));
+    } else if takes_annotations_apart(node, src) {
+        // Bound, to a value the finder cannot read: a key's value this wrapper makes
+        // is read as a helper's of a package (see `keyed`).
+        top.push((text(name, src).to_string(), Val::Other));
     }
+}
+
+/// Returns true when a function's first parameter takes a tool object apart,
+/// naming its `annotations` (`function p({ description, annotations, execute })`,
+/// a wrapper that hands the fields on to a package's `tool`).
+fn takes_annotations_apart(function: Node, src: &[u8]) -> bool {
+    let Some(first) = function
+        .child_by_field_name("parameters")
+        .and_then(|p| children(p).into_iter().next())
+    else {
+        return false;
+    };
+    let pattern = match first.kind() {
+        "required_parameter" | "optional_parameter" => first.child_by_field_name("pattern"),
+        _ => Some(first),
+    };
+    pattern
+        .filter(|p| p.kind() == "object_pattern")
+        .is_some_and(|p| {
+            children(p).into_iter().any(|c| {
+                let key = match c.kind() {
+                    "shorthand_property_identifier_pattern" => Some(c),
+                    "pair_pattern" => c.child_by_field_name("key"),
+                    _ => None,
+                };
+                key.is_some_and(|k| text(k, src) == keys::ANNOTATIONS)
+            })
+        })
 }
 
 /// Reads a class: binds its name to its fields (a base class spread first), and

@@ -9,7 +9,10 @@
 //! - `server.addTool({ name, annotations, ... })` (FastMCP for TypeScript), or a
 //!   constant or a factory call giving that object;
 //! - `server.setRequestHandler(ListToolsRequestSchema, ...)` answering `{ tools: [...] }`:
-//!   each element of the list is a tool;
+//!   each element of the list is a tool (a list the answer filters, and a handler
+//!   registered by name or as a field of an object of handlers, read as written);
+//! - a constant declared as the SDK's `Tool` with a `name` (`export const tool:
+//!   Tool = {...}`, as Stainless generates one file per tool);
 //! - a tool-shaped object literal passed to any other call (a project's own
 //!   `defineTool({...})`): a `name` beside an `annotations` object holding a hint
 //!   key, or beside a schema (`inputSchema`, `schema`, `parameters`) and a handler;

@@ -82,7 +82,8 @@ pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
         "setRequestHandler"
             if args.len() >= 2 && text(args[0], src).contains("ListToolsRequestSchema") =>
         {
-            for value in answers(args[1], src) {
+            let handler = handler_named(node, args[1], src).unwrap_or(args[1]);
+            for value in answers(handler, src) {
                 if let Some(site) = mapped(at, value, src) {
                     out.sites.push(site);
                     continue;
@@ -259,10 +260,93 @@ pub(super) fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
             _ => pair.child_by_field_name("value"),
         };
         if let Some(v) = value {
-            found.push(bound_in(handler, v, src).unwrap_or(v));
+            found.push(unfiltered(handler, v, src));
         }
     }
     found
+}
+
+/// Returns the function a `tools/list` handler names when it is written apart:
+/// a function or constant of the file (`setRequestHandler(ListToolsRequestSchema,
+/// listTools)`), or a field of an object constant (`handlers['tools/list']`, as
+/// reddit-buddy-mcp keeps its handlers for HTTP too). `None` when `handler` names
+/// none, or is the function itself.
+fn handler_named<'t>(call: Node<'t>, handler: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    let (name, field) = match handler.kind() {
+        "identifier" => (handler, None),
+        "subscript_expression" => {
+            let index = handler.child_by_field_name("index")?;
+            let key = match index.kind() {
+                "string" => unquote(text(index, src))?,
+                _ => return None,
+            };
+            (handler.child_by_field_name("object")?, Some(key))
+        }
+        "member_expression" => (
+            handler.child_by_field_name("object")?,
+            Some(text(handler.child_by_field_name("property")?, src).to_string()),
+        ),
+        _ => return None,
+    };
+    if name.kind() != "identifier" {
+        return None;
+    }
+    let mut root = call;
+    while let Some(parent) = root.parent() {
+        root = parent;
+    }
+    let wanted = text(name, src);
+    let named = descendants(root, HANDLER_BUDGET, |n| {
+        matches!(n.kind(), "variable_declarator" | "function_declaration")
+            && n.child_by_field_name("name")
+                .is_some_and(|id| id.kind() == "identifier" && text(id, src) == wanted)
+    });
+    let [bound] = named.as_slice() else {
+        return None;
+    };
+    let value = match bound.kind() {
+        "function_declaration" => *bound,
+        _ => bound.child_by_field_name("value")?,
+    };
+    let Some(field) = field else {
+        return Some(value);
+    };
+    let object = asserted(value).filter(|v| v.kind() == "object")?;
+    children(object).into_iter().find_map(|pair| {
+        let key = pair.child_by_field_name("key")?;
+        let key = match key.kind() {
+            "string" => unquote(text(key, src))?,
+            _ => text(key, src).to_string(),
+        };
+        (pair.kind() == "pair" && key == field)
+            .then(|| pair.child_by_field_name("value"))
+            .flatten()
+    })
+}
+
+/// Returns the list a `tools/list` answer is taken from, through the handler's own
+/// bindings and any `filter` calls (DesktopCommander's `const filteredTools =
+/// allTools.filter((t) => shouldIncludeTool(t.name))` over a written list): a
+/// filter decides at run time which of the list's tools are served, and each of
+/// them is a tool the source defines.
+fn unfiltered<'t>(handler: Node<'t>, mut answer: Node<'t>, src: &[u8]) -> Node<'t> {
+    for _ in 0..8 {
+        answer = bound_in(handler, answer, src).unwrap_or(answer);
+        let list = (answer.kind() == "call_expression")
+            .then(|| answer.child_by_field_name("function"))
+            .flatten()
+            .filter(|f| {
+                f.kind() == "member_expression"
+                    && f.child_by_field_name("property")
+                        .is_some_and(|p| text(p, src) == "filter")
+            })
+            .and_then(|f| f.child_by_field_name("object"));
+        match list {
+            Some(list) => answer = list,
+            None => break,
+        }
+    }
+    answer
 }
 
 /// Returns a `tools/list` answer mapped from a list (`Object.values(Charts).map(

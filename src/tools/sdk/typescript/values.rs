@@ -4,6 +4,7 @@
 
 use tree_sitter::Node;
 
+use crate::tools::keys;
 use crate::tools::sdk::syntax::{children, line, text, unquote};
 use crate::tools::value::{Param, Prop, Val, MAX_VALUE_DEPTH};
 
@@ -149,6 +150,11 @@ pub(super) fn fallback<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node
     .then_some((left, right))
 }
 
+/// Returns true for a key whose value is a tool's input or output schema.
+fn is_schema(key: &str) -> bool {
+    key == "outputSchema" || keys::is_one_of(key.as_bytes(), &keys::SCHEMA)
+}
+
 pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
     let mut props = Vec::new();
     for p in children(node) {
@@ -168,7 +174,16 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
                     // A computed key may be any field: what it shadows is not known.
                     _ => return Val::Other,
                 };
-                props.push(Prop::Field(key, val(v, src, depth + 1)));
+                // A schema's content is never read, only that it is there and is
+                // a schema (which a 1.x `tool(...)`'s overloads tell apart from
+                // annotations): kept whole, a list of tools with their JSON schemas
+                // would pass the bound on a binding's size and no tool of it would
+                // be read.
+                let value = match is_schema(&key) && v.kind() == "object" {
+                    true => Val::Shape(Box::new(Val::Other)),
+                    false => val(v, src, depth + 1),
+                };
+                props.push(Prop::Field(key, value));
             }
             "shorthand_property_identifier" => {
                 let name = text(p, src);
