@@ -10,7 +10,7 @@
 //! figures and the method's limits. It downloads, counts and probes nothing, so the
 //! same tables give the same bytes (docs/method.md, "The registry survey").
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,6 @@ use anyhow::{Context, Result};
 use sha2::Digest as _;
 
 use crate::cli::SurveyArgs;
-use crate::corpus::file;
 use crate::corpus::registry::{self, Entry};
 use crate::infra::atomic::write_bytes;
 use crate::infra::date;
@@ -29,6 +28,7 @@ use crate::infra::sanitize::sanitize;
 use crate::table::{self, Table};
 use crate::tools::hints::Hint;
 
+use super::census_rows::{cell, read_census, read_history, read_versions, Counted};
 use super::figures;
 use super::join::{read_wire, WireServer};
 use super::outcome::{self, Kind};
@@ -82,15 +82,6 @@ struct Row {
     repo_tools: Option<(u64, u64)>,
     wire_tools: Option<(u64, u64)>,
     detail: String,
-}
-
-/// Holds a package's counted row of the census of what ships.
-#[derive(Clone, Debug)]
-struct Counted {
-    hints: usize,
-    /// Which of the four hint names it spells, in `Hint::ALL` order.
-    spelled: [bool; 4],
-    tools: Option<(u64, u64)>,
 }
 
 /// Holds one package tree (`REGISTRY:NAME`) and its census outcome: counted, or why
@@ -274,168 +265,6 @@ fn file_name(path: &Path) -> String {
         .map_or(String::new(), |n| n.to_string_lossy().into_owned())
 }
 
-/// Holds one tree of a census read back: its server names (the corpus's `name`,
-/// space-separated for a package several entries name, and those its note also
-/// lists), the tree's repo, and its outcome.
-struct Read {
-    /// The servers the tree stands for.
-    servers: Vec<String>,
-    repo: String,
-    /// The pin: a package's version.
-    pinned: Option<String>,
-    /// Whether the tree is a family member, standing for its packages' servers.
-    is_member: bool,
-    outcome: Result<Counted, String>,
-}
-
-/// Reads a corpus and its census table (with the files and tools tables beside it,
-/// as `merge` reads a shard): each tree's servers and outcome (how many of the four
-/// hint names it spells, its tools), the skipped list beside the corpus
-/// (`STEM-skipped.csv`) as records of cells, and the table itself.
-fn read_census(
-    corpus_path: &Path,
-    table_path: &Path,
-) -> Result<(Vec<Read>, Vec<Vec<String>>, Table)> {
-    let corpus = file::load(Some(corpus_path))?;
-    let mut table = crate::corpus::tables::merge(&corpus, &[table_path.to_path_buf()])
-        .map_err(|e| UsageError(format!("{e:#}")))?;
-    super::family::lend_servers(&mut table);
-    let hint_at: Vec<usize> = Hint::ALL
-        .iter()
-        .filter_map(|h| corpus.columns.names().position(|n| n == h.name()))
-        .collect();
-    // A tree stands for the server it is named after and those its note also lists.
-    let mut also: HashMap<&str, Vec<&str>> = HashMap::new();
-    for tree in &corpus.trees {
-        if let (Some(name), Some(note)) = (&tree.name, &tree.note) {
-            also.entry(name.as_str())
-                .or_default()
-                .extend(crate::corpus::build::also_listed(note));
-        }
-    }
-    let out = table
-        .rows
-        .iter()
-        .map(|row| Read {
-            servers: row
-                .server
-                .as_deref()
-                .unwrap_or_default()
-                .split(' ')
-                .flat_map(|name| {
-                    std::iter::once(name).chain(also.get(name).into_iter().flatten().copied())
-                })
-                .filter(|name| !name.is_empty())
-                .map(str::to_string)
-                .collect(),
-            repo: row.key.repo.clone(),
-            pinned: row.key.pinned.clone(),
-            is_member: super::family::is_member(&table, &row.key),
-            outcome: match &row.outcome {
-                Ok(c) => Ok(Counted {
-                    hints: hint_at.iter().filter(|&&i| c.count.counts[i] > 0).count(),
-                    spelled: std::array::from_fn(|h| {
-                        hint_at.get(h).is_some_and(|&i| c.count.counts[i] > 0)
-                    }),
-                    tools: c.tool_counts().map(|t| (t[0], t[1])),
-                }),
-                Err(f) => Err(f.why.clone()),
-            },
-        })
-        .collect();
-    let stem = corpus_path
-        .file_stem()
-        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-    let skipped = corpus_path.with_file_name(format!("{stem}-skipped.csv"));
-    let mut records = Vec::new();
-    if let Ok(mut reader) = csv::Reader::from_path(&skipped) {
-        for record in reader.records() {
-            let record = record.with_context(|| format!("reading '{}'", skipped.display()))?;
-            records.push(record.iter().map(str::to_string).collect());
-        }
-    }
-    Ok((out, records, table))
-}
-
-/// Returns cell `i` of a record, empty when it has none.
-fn cell(record: &[String], i: usize) -> String {
-    record.get(i).cloned().unwrap_or_default()
-}
-
-/// Reads the census of what ships at every version, `corpus` and its `table`:
-/// each counted package version, by its folded `REGISTRY:NAME` and version. A
-/// family member's tools and the names it spells are its packages' too, as in the
-/// survey's other figures; a member is not a version of its own.
-fn read_versions(
-    corpus: &Path,
-    table: &Path,
-) -> Result<BTreeMap<(String, String), over_time::Version>> {
-    let (trees, _, table) = read_census(corpus, table)?;
-    let key = |repo: &str, pinned: &str| (over_time::fold(repo), pinned.to_string());
-    let mut versions = BTreeMap::new();
-    let mut members = Vec::new();
-    for (tree, row) in trees.into_iter().zip(&table.rows) {
-        let (Ok(counted), Some(pinned)) = (tree.outcome, tree.pinned) else {
-            continue;
-        };
-        let version = over_time::Version {
-            spelled: counted.spelled,
-            tools: counted.tools,
-        };
-        match table
-            .packages
-            .get(&row.key)
-            .filter(|p| !p.family.is_empty())
-        {
-            Some(package) => members.push((package.family.clone(), version)),
-            None => {
-                versions.insert(key(&tree.repo, &pinned), version);
-            }
-        }
-    }
-    for (family, member) in members {
-        for parent in family
-            .split(' ')
-            .filter_map(|of| super::family::parent_key(of, None))
-        {
-            let Some(pinned) = parent.pinned.as_deref() else {
-                continue;
-            };
-            if let Some(version) = versions.get_mut(&key(&parent.repo, pinned)) {
-                version.add(&member);
-            }
-        }
-    }
-    Ok(versions)
-}
-
-/// Reads the census of the repositories at past dates, `corpus` and its `table`:
-/// each tree's date and what it counted, and how many trees had no commit yet at
-/// each date.
-fn read_history(
-    corpus: &Path,
-    table: &Path,
-) -> Result<(Vec<over_time::DatedTree>, BTreeMap<String, u64>)> {
-    let (trees, _, table) = read_census(corpus, table)?;
-    let dated = trees
-        .into_iter()
-        .zip(&table.rows)
-        .filter_map(|(tree, row)| {
-            let as_of = row.key.as_of.clone()?;
-            let version = tree.outcome.ok().map(|c| over_time::Version {
-                spelled: c.spelled,
-                tools: c.tools,
-            });
-            Some((as_of, version))
-        })
-        .collect();
-    let mut not_yet = BTreeMap::new();
-    for tree in file::load(Some(corpus))?.not_yet {
-        *not_yet.entry(tree.as_of).or_insert(0) += 1;
-    }
-    Ok((dated, not_yet))
-}
-
 /// Reads the corpus of what ships, its census table and its skipped list.
 fn read_shipped(corpus_path: &Path, table_path: &Path) -> Result<Shipped> {
     let (trees, skipped, table) = read_census(corpus_path, table_path)?;
@@ -588,33 +417,7 @@ fn row_of(
             details.extend(own.filter_map(|(_, _, o)| o.as_ref().err().cloned()));
             "not counted".to_string()
         }
-        (false, None) => {
-            let answers: Vec<&String> = installable
-                .iter()
-                .filter_map(|p| {
-                    // As `corpus registry --shipped` writes it: `latest` is no pin.
-                    let version = p.version.as_deref().unwrap_or_default().trim();
-                    let version = if version == "latest" { "" } else { version };
-                    let key = (
-                        format!("{}:{}", p.registry_type, p.identifier.trim()),
-                        version.to_string(),
-                    );
-                    shipped.skipped.get(&key)
-                })
-                .collect();
-            let is_absent = |why: &&String| why.contains("HTTP 404") || why.contains(": no ");
-            match answers.as_slice() {
-                [] => "not pinned".to_string(),
-                some if some.iter().all(is_absent) => {
-                    details.extend(some.iter().map(|w| w.to_string()));
-                    "not served by the index".to_string()
-                }
-                some => {
-                    details.extend(some.iter().map(|w| w.to_string()));
-                    "index failed".to_string()
-                }
-            }
-        }
+        (false, None) => unpinned(&installable, shipped, &mut details),
     };
     // The repository: counted when one of the entry's trees was.
     let trees = repos.and_then(|r| r.by_server.get(&entry.name));
@@ -666,6 +469,41 @@ fn row_of(
     };
     row.detail = details.join("; ");
     row
+}
+
+/// Returns the `package` outcome of an entry none of whose npm or PyPI packages
+/// was pinned: what the index answered for them (from the skipped list beside the
+/// corpus), added to `details`.
+fn unpinned(
+    installable: &[&registry::Package],
+    shipped: &Shipped,
+    details: &mut Vec<String>,
+) -> String {
+    let answers: Vec<&String> = installable
+        .iter()
+        .filter_map(|p| {
+            // As `corpus registry --shipped` writes it: `latest` is no pin.
+            let version = p.version.as_deref().unwrap_or_default().trim();
+            let version = if version == "latest" { "" } else { version };
+            let key = (
+                format!("{}:{}", p.registry_type, p.identifier.trim()),
+                version.to_string(),
+            );
+            shipped.skipped.get(&key)
+        })
+        .collect();
+    let is_absent = |why: &&String| why.contains("HTTP 404") || why.contains(": no ");
+    match answers.as_slice() {
+        [] => "not pinned".to_string(),
+        some if some.iter().all(is_absent) => {
+            details.extend(some.iter().map(|w| w.to_string()));
+            "not served by the index".to_string()
+        }
+        some => {
+            details.extend(some.iter().map(|w| w.to_string()));
+            "index failed".to_string()
+        }
+    }
 }
 
 /// Returns the most hint names any of `counted` spells, and their tools and those

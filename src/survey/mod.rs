@@ -17,6 +17,7 @@
 //! cache default it shares); nothing but the binary and `merge` imports it.
 
 pub mod budget;
+mod census_rows;
 mod commands;
 pub mod entries;
 mod family;
