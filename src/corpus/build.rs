@@ -333,10 +333,7 @@ fn ask(
     if dating.is_some() || work.iter().any(|(_, patterns)| !patterns.is_empty()) {
         pin::check_git()?;
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .context("starting the worker threads")?;
+    let pool = workers(jobs)?;
     Ok(pool.install(|| {
         work.par_iter()
             .map(|(url, patterns)| match dating {
@@ -381,10 +378,7 @@ fn published_lines(
     if !wanted.contains(&true) {
         return Ok(Vec::new());
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .build()
-        .context("starting the worker threads")?;
+    let pool = workers(jobs)?;
     Ok(pool.install(|| {
         work.par_iter()
             .zip(&wanted)
@@ -396,6 +390,14 @@ fn published_lines(
             })
             .collect()
     }))
+}
+
+/// Returns a pool of `jobs` worker threads (at least one), for asking the forges.
+fn workers(jobs: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .context("starting the worker threads")
 }
 
 /// Returns candidate `r`'s pins in `answer`, by date (`None` undated): one for its

@@ -1312,3 +1312,78 @@ __attribute__((constructor)) static void mark(void) {{
     assert!(built.status.success(), "{built:?}");
     Some(object)
 }
+
+/// One npm package version a loopback registry serves: its name (`@scope/name` or
+/// `name`), version and tarball.
+pub struct NpmTarball {
+    pub package: String,
+    pub version: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Serves `tarballs` as an npm registry does under `/npm/` on 127.0.0.1: each
+/// package's packument (every version with its tarball URL and sha512 integrity,
+/// `latest` the last version given) and the tarballs; `pause` holds the tarball of
+/// the version it names back for its time, so that a run can be caught inside a step.
+pub fn npm_registry(tarballs: Vec<NpmTarball>, pause: Option<(&str, &str, Duration)>) -> Loopback {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let pause = pause.map(|(p, v, d)| (p.to_string(), v.to_string(), d));
+    let port = Arc::new(std::sync::OnceLock::<String>::new());
+    let base = port.clone();
+    let server = Loopback::start(move |request| {
+        let url = base.get().cloned().unwrap_or_default();
+        let path = request.url.replace("%2f", "/").replace("%2F", "/");
+        let Some(path) = path.strip_prefix("/npm/") else {
+            return reply(404, "{\"error\":\"not found\"}");
+        };
+        let of: Vec<&NpmTarball> = tarballs.iter().filter(|t| t.package == path).collect();
+        if !of.is_empty() {
+            let mut versions = serde_json::Map::new();
+            for t in &of {
+                let integrity = base64::engine::general_purpose::STANDARD
+                    .encode(sha2::Sha512::digest(&t.bytes));
+                let short = t.package.rsplit('/').next().unwrap_or_default();
+                versions.insert(
+                    t.version.clone(),
+                    serde_json::json!({"dist": {
+                        "tarball": format!("{url}/npm/{}/-/{short}-{}.tgz", t.package, t.version),
+                        "integrity": format!("sha512-{integrity}")}}),
+                );
+            }
+            let latest = of.last().map(|t| t.version.clone());
+            let body = serde_json::json!({"name": path, "versions": versions,
+                                          "dist-tags": {"latest": latest}});
+            return reply(200, body.to_string());
+        }
+        for t in &tarballs {
+            let short = t.package.rsplit('/').next().unwrap_or_default();
+            if path == format!("{}/-/{short}-{}.tgz", t.package, t.version) {
+                if let Some((_, _, pause)) = pause
+                    .as_ref()
+                    .filter(|(p, v, _)| *p == t.package && *v == t.version)
+                {
+                    thread::sleep(*pause);
+                }
+                return reply(200, t.bytes.clone());
+            }
+        }
+        reply(404, "{\"error\":\"not found\"}")
+    });
+    port.set(server.url()).expect("the port is set once");
+    server
+}
+
+/// Writes `archive` into the census cache `cache` as the census caches a download
+/// of `repo` (`owner/name`) at `commit`: the archive and its `.sha256` beside it.
+pub fn cache_archive(cache: &Path, repo: &str, commit: &str, archive: &[u8]) {
+    use sha2::Digest as _;
+    let at = cache.join(repo);
+    std::fs::create_dir_all(&at).expect("making the cache folder");
+    std::fs::write(at.join(format!("{commit}.tar.gz")), archive).expect("writing an archive");
+    std::fs::write(
+        at.join(format!("{commit}.tar.gz.sha256")),
+        format!("{:x}\n", sha2::Sha256::digest(archive)),
+    )
+    .expect("writing an archive's digest");
+}

@@ -10,9 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use base64::Engine as _;
 use serde_json::json;
-use sha2::Digest as _;
 
 use crate::common::*;
 
@@ -104,51 +102,16 @@ fn tarball(r: &Release) -> Vec<u8> {
 
 /// Serves the packuments and tarballs of the served releases under `/npm/`.
 fn registry() -> Loopback {
-    let tarballs: BTreeMap<String, Vec<u8>> = RELEASES
+    let tarballs = RELEASES
         .iter()
         .filter(|r| r.is_served)
-        .map(|r| (format!("{}@{}", r.package, r.version), tarball(r)))
+        .map(|r| NpmTarball {
+            package: r.package.to_string(),
+            version: r.version.to_string(),
+            bytes: tarball(r),
+        })
         .collect();
-    let port = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
-    let base = port.clone();
-    let server = Loopback::start(move |request| {
-        let url = base.get().cloned().unwrap_or_default();
-        let path = request.url.replace("%2f", "/").replace("%2F", "/");
-        for package in ["@acme/a", "@acme/b"] {
-            if path == format!("/npm/{package}") {
-                let versions: serde_json::Map<String, serde_json::Value> = tarballs
-                    .iter()
-                    .filter_map(|(key, bytes)| {
-                        let version = key.strip_prefix(&format!("{package}@"))?;
-                        let integrity = base64::engine::general_purpose::STANDARD
-                            .encode(sha2::Sha512::digest(bytes));
-                        let short = package.rsplit('/').next().unwrap();
-                        Some((
-                            version.to_string(),
-                            json!({"dist": {
-                                "tarball": format!("{url}/npm/{package}/-/{short}-{version}.tgz"),
-                                "integrity": format!("sha512-{integrity}")}}),
-                        ))
-                    })
-                    .collect();
-                let body = json!({"name": package, "versions": versions,
-                                  "dist-tags": {"latest": versions.keys().next_back()}});
-                return reply(200, body.to_string());
-            }
-            if let Some(file) = path.strip_prefix(&format!("/npm/{package}/-/")) {
-                let version = file
-                    .rsplit_once('-')
-                    .and_then(|(_, v)| v.strip_suffix(".tgz"))
-                    .unwrap_or_default();
-                if let Some(bytes) = tarballs.get(&format!("{package}@{version}")) {
-                    return reply(200, bytes.clone());
-                }
-            }
-        }
-        reply(404, "{\"error\":\"not found\"}")
-    });
-    port.set(server.url()).unwrap();
-    server
+    npm_registry(tarballs, None)
 }
 
 /// Returns the listing: every release, each a record with its `publishedAt`.
@@ -463,14 +426,7 @@ fn the_repositories_are_tabled_at_each_date_with_not_yet_apart() {
             &repo,
             &["archive", "--format=tar.gz", "--prefix=a/", commit],
         );
-        let at = dir.join("hcache/acme/a");
-        std::fs::create_dir_all(&at).unwrap();
-        std::fs::write(at.join(format!("{commit}.tar.gz")), &archive).unwrap();
-        std::fs::write(
-            at.join(format!("{commit}.tar.gz.sha256")),
-            format!("{:x}\n", sha2::Sha256::digest(&archive)),
-        )
-        .unwrap();
+        cache_archive(&dir.join("hcache"), "acme/a", commit, &archive);
     }
     let out = npm(&[
         "census",

@@ -11,9 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use serde_json::json;
-use sha2::Digest as _;
 
 use crate::common::*;
 use crate::corpus_build::forges;
@@ -52,44 +50,18 @@ fn tarball(version: &str, source: &str) -> Vec<u8> {
 
 /// Serves `@acme/tools` under `/npm/`; version 1.0.0's tarball comes after a pause.
 fn registry() -> Loopback {
-    let tarballs: BTreeMap<String, Vec<u8>> = VERSIONS
+    let tarballs = VERSIONS
         .iter()
-        .map(|(v, _, source)| (v.to_string(), tarball(v, source)))
+        .map(|(v, _, source)| NpmTarball {
+            package: "@acme/tools".to_string(),
+            version: v.to_string(),
+            bytes: tarball(v, source),
+        })
         .collect();
-    let port = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
-    let base = port.clone();
-    let server = Loopback::start(move |request| {
-        let url = base.get().cloned().unwrap_or_default();
-        let path = request.url.replace("%2f", "/").replace("%2F", "/");
-        if path == "/npm/@acme/tools" {
-            let versions: serde_json::Map<String, serde_json::Value> = tarballs
-                .iter()
-                .map(|(v, bytes)| {
-                    let integrity = base64::engine::general_purpose::STANDARD
-                        .encode(sha2::Sha512::digest(bytes));
-                    (
-                        v.clone(),
-                        json!({"dist": {"tarball": format!("{url}/npm/@acme/tools/-/tools-{v}.tgz"),
-                                        "integrity": format!("sha512-{integrity}")}}),
-                    )
-                })
-                .collect();
-            let body = json!({"name": "@acme/tools", "versions": versions,
-                              "dist-tags": {"latest": "1.1.0"}});
-            return reply(200, body.to_string());
-        }
-        for (version, bytes) in &tarballs {
-            if path == format!("/npm/@acme/tools/-/tools-{version}.tgz") {
-                if version == "1.0.0" {
-                    std::thread::sleep(Duration::from_secs(3));
-                }
-                return reply(200, bytes.clone());
-            }
-        }
-        reply(404, "{\"error\":\"not found\"}")
-    });
-    port.set(server.url()).unwrap();
-    server
+    npm_registry(
+        tarballs,
+        Some(("@acme/tools", "1.0.0", Duration::from_secs(3))),
+    )
 }
 
 fn listing() -> String {
@@ -157,14 +129,7 @@ fn the_whole_survey_is_one_command_and_resumes_after_a_kill() {
         &["archive", "--format=tar.gz", "--prefix=tools/", &commit],
     );
     for cache in ["cache-hand", "cache-whole", "cache-killed"] {
-        let at = work.join(cache).join("acme/tools");
-        std::fs::create_dir_all(&at).unwrap();
-        std::fs::write(at.join(format!("{commit}.tar.gz")), &archive).unwrap();
-        std::fs::write(
-            at.join(format!("{commit}.tar.gz.sha256")),
-            format!("{:x}\n", sha2::Sha256::digest(&archive)),
-        )
-        .unwrap();
+        cache_archive(&work.join(cache), "acme/tools", &commit, &archive);
     }
     let registry = registry();
     let npm = |run: Run| {
