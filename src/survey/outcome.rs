@@ -123,6 +123,8 @@ pub(super) struct Failure {
     pub(super) resource_metadata: String,
     /// The options its argument parser's usage error named as required and missing.
     pub(super) asked: Vec<String>,
+    /// The environment variables its last words named as missing.
+    pub(super) asked_env: Vec<String>,
 }
 
 impl Failure {
@@ -134,6 +136,7 @@ impl Failure {
             http_status: None,
             resource_metadata: String::new(),
             asked: Vec::new(),
+            asked_env: Vec::new(),
         }
     }
 }
@@ -191,6 +194,7 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
             http_status: http.status,
             resource_metadata: metadata,
             asked: Vec::new(),
+            asked_env: Vec::new(),
         };
     }
     let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
@@ -211,6 +215,7 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
         http_status: None,
         resource_metadata: String::new(),
         asked: super::usage::required_options(said),
+        asked_env: super::usage::missing_variables(said),
     }
 }
 

@@ -554,14 +554,19 @@ fn probe_one(
     (outcome, Some(shown))
 }
 
+/// How many times a server that exits asking for options or variables is started
+/// again, each time with placeholders for all it asked so far.
+const MAX_RESTARTS: usize = 3;
+
 /// How one command of an installed package is started: the command, the environment
 /// shown for it, and the walls it ran in.
 type Shown<'s> =
     &'s dyn Fn(&[String], Vec<(String, serde_json::Value)>, Option<&sandbox::Walls>) -> Started;
 
 /// Probes the installed package of `server`, in the sandbox when there is one; a
-/// server that exits with its argument parser's usage error naming required options
-/// is started once more with a placeholder for each, and the row names them.
+/// server that exits with its argument parser's usage error naming required options,
+/// or naming environment variables as missing, is started once more with a
+/// placeholder for each, and the row names them.
 fn probe_installed(
     server: &Server,
     installed: Installed,
@@ -582,7 +587,7 @@ fn probe_installed(
         Some(Ok(_)) => sandbox::Scratch::of(&installed.own_dirs, &packages.installer.cache),
         _ => sandbox::Scratch::default(),
     };
-    let launch = |program: &[String]| match sandbox {
+    let launch = |program: &[String], extra: &[(String, String)]| match sandbox {
         Some(Ok(walls)) => {
             let mut dirs = vec![installed.prefix.clone()];
             dirs.extend(installed.runtime_dirs.iter().cloned());
@@ -593,8 +598,14 @@ fn probe_installed(
                 .map(|(k, v)| (k.clone(), serde_json::Value::from(v.as_str())))
                 .collect();
             shown.extend(named(&entry.env));
+            shown.extend(
+                extra
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::Value::from(v.as_str()))),
+            );
             let mut all = base;
             all.extend(env.iter().cloned());
+            all.extend(extra.iter().cloned());
             let mut shown = started(&command, shown, Some(walls));
             if let Some(walls) = &mut shown.walls {
                 walls.writable = writable
@@ -611,34 +622,74 @@ fn probe_installed(
             (target, shown)
         }
         _ => {
-            let shown = started(program, named(&entry.env), None);
+            let mut shown_env = named(&entry.env);
+            shown_env.extend(
+                extra
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::Value::from(v.as_str()))),
+            );
+            let shown = started(program, shown_env, None);
+            let mut all = env.clone();
+            all.extend(extra.iter().cloned());
             let target = Target::Stdio {
                 command: program.to_vec(),
-                env: env.clone(),
+                env: all,
                 is_sandboxed: false,
             };
             (target, shown)
         }
     };
-    let (target, mut shown) = launch(&installed.command);
+    let (target, mut shown) = launch(&installed.command, &[]);
     let mut outcome = probed(&server.name, &target, options, Some(installed.clone()));
-    let asked = match &outcome.result {
-        Err(failure) if failure.kind == Kind::Exited && packages.has_placeholders => {
-            failure.asked.clone()
+    // Each start that exits asking for something new is followed by one more with
+    // placeholders for all it asked so far: a server reads its settings one by one.
+    let (mut asked, mut asked_env): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for _ in 0..MAX_RESTARTS {
+        let Err(failure) = &outcome.result else { break };
+        if failure.kind != Kind::Exited || !packages.has_placeholders {
+            break;
         }
-        _ => Vec::new(),
-    };
-    if !asked.is_empty() {
+        // A variable the entry gave a value is not missing, whatever the server says.
+        let is_new = |name: &String, had: &[String]| {
+            !had.contains(name) && !env.iter().any(|(k, _)| k == name)
+        };
+        let new_options: Vec<String> = failure
+            .asked
+            .iter()
+            .filter(|o| !asked.contains(o))
+            .cloned()
+            .collect();
+        let variables: Vec<String> = failure
+            .asked_env
+            .iter()
+            .filter(|n| is_new(n, &asked_env))
+            .cloned()
+            .collect();
+        if new_options.is_empty() && variables.is_empty() {
+            break;
+        }
+        asked.extend(new_options);
+        asked_env.extend(variables);
+        let placeholder =
+            |name: &str| crate::corpus::packages::placeholder(&Default::default(), name);
         let mut program = installed.command.clone();
         for option in &asked {
-            let value = crate::corpus::packages::placeholder(&Default::default(), option);
-            program.extend([option.clone(), value]);
+            program.extend([option.clone(), placeholder(option)]);
         }
-        let (target, again) = launch(&program);
-        outcome = probed(&server.name, &target, options, Some(installed));
+        let extra: Vec<(String, String)> = asked_env
+            .iter()
+            .map(|name| (name.clone(), placeholder(name)))
+            .collect();
+        let (target, again) = launch(&program, &extra);
+        outcome = probed(&server.name, &target, options, Some(installed.clone()));
         outcome.filled = asked
             .iter()
             .map(|option| format!("argument '{option}' (its usage error)"))
+            .chain(
+                asked_env
+                    .iter()
+                    .map(|name| format!("variable '{name}' (named as missing when it exited)")),
+            )
             .collect();
         shown = again;
     }

@@ -1,7 +1,8 @@
-//! What a server's argument parser says it lacks: the required options named in the
-//! usage error it exits with, as argparse, click and typer, commander, yargs, clap and
-//! cobra write it, so that the survey can start it once more with a placeholder for
-//! each (docs/probe.md, "Registry packages").
+//! What a server says it lacks when it exits: the required options named in the
+//! usage error of its argument parser, as argparse, click and typer, commander,
+//! yargs, clap and cobra write it, and the environment variables its last words name
+//! as missing, so that the survey can start it once more with a placeholder for each
+//! (docs/probe.md, "Registry packages").
 //!
 //! It reads stderr lines; it starts nothing and decides nothing about the run.
 
@@ -95,9 +96,85 @@ fn is_option(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// The words of a line that says something is missing from the environment.
+const MISSING: [&str; 10] = [
+    "environment",
+    "env var",
+    "must be set",
+    "must be provided",
+    "not set",
+    "is required",
+    "are required",
+    "not provided",
+    "please set",
+    "missing",
+];
+
+/// The most variables one exit may ask for.
+const MAX_VARIABLES: usize = 8;
+
+/// Returns the environment variables the lines of `stderr` name as missing, in the
+/// order named, each once: the words in upper case with an underscore
+/// (`FIRECRAWL_API_KEY`) on a line that says a value is missing (`... must be
+/// provided`, `... environment variable not set`, `No X or Y found in environment`).
+pub fn missing_variables(stderr: &[String]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for line in stderr {
+        let lower = line.to_ascii_lowercase();
+        if !MISSING.iter().any(|w| lower.contains(w)) {
+            continue;
+        }
+        for word in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            let is_name = word.len() <= 64
+                && word.starts_with(|c: char| c.is_ascii_uppercase())
+                && word.contains('_')
+                && !word.ends_with('_')
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            if is_name && !found.iter().any(|f| f == word) && found.len() < MAX_VARIABLES {
+                found.push(word.to_string());
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_variables_a_server_says_it_lacks_are_read_from_its_last_words() {
+        let said = |lines: &[&str]| {
+            missing_variables(&lines.iter().map(|l| l.to_string()).collect::<Vec<_>>())
+        };
+        // As real servers of the registry wrote them.
+        assert_eq!(
+            said(&["Either FIRECRAWL_API_KEY or FIRECRAWL_API_URL must be provided"]),
+            ["FIRECRAWL_API_KEY", "FIRECRAWL_API_URL"]
+        );
+        assert_eq!(
+            said(&["ERROR:slack-mcp:No SLACK_USER_TOKEN or SLACK_BOT_TOKEN found in environment"]),
+            ["SLACK_USER_TOKEN", "SLACK_BOT_TOKEN"]
+        );
+        assert_eq!(
+            said(&["ERROR: GOOGLE_APPLICATION_CREDENTIALS environment variable not set"]),
+            ["GOOGLE_APPLICATION_CREDENTIALS"]
+        );
+        assert_eq!(
+            said(&["2026-12-06 - pgtuner_mcp - ERROR - No database URL provided. Set DATABASE_URI environment variable or use --database-url"]),
+            ["DATABASE_URI"]
+        );
+        // A traceback, a log line or a word in lower case asks for nothing.
+        assert!(said(&[
+            "Traceback (most recent call last):",
+            "INFO: Started server process [2]",
+            "Value error, tracker_token or tracker_iam_token must be set",
+            "KeyError: 'RUNTIME_DIR'",
+        ])
+        .is_empty());
+    }
 
     fn lines(text: &str) -> Vec<String> {
         text.lines().map(String::from).collect()

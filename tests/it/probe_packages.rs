@@ -153,6 +153,15 @@ fn prelude(name: &str) -> &'static str {
              _p.add_argument('--pcap-path', required=True)\n_a = _p.parse_args()\n\
              TOOLS[0]['name'] = 'pcap' + _a.pcap_path.replace('/', '_')\n"
         }
+        // Exits naming two variables as missing unless one is set, as servers
+        // that read a key or an endpoint at start do; names its tool after the URL.
+        "hintenv" => {
+            "import os as _os, sys as _sys\n\
+             if not (_os.environ.get('ACME_API_KEY') or _os.environ.get('ACME_API_URL')):\n\
+             \x20   print('Either ACME_API_KEY or ACME_API_URL must be provided', file=_sys.stderr)\n\
+             \x20   _sys.exit(1)\n\
+             TOOLS[0]['name'] = 'url_' + _os.environ['ACME_API_URL'].replace(':', '_').replace('/', '_').replace('.', '_')\n"
+        }
         "hintlocal" => {
             "import socket\n_s = socket.socket()\n_s.bind(('localhost', 0))\n\
              TOOLS[0]['name'] = 'bound_' + _s.getsockname()[0].replace('.', '_')\n"
@@ -2499,13 +2508,18 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         return;
     };
     let work = tempfile::tempdir().unwrap();
-    let index = pypi_index(pypi_servers(work.path(), &["hintcrash", "hintargs"]));
+    let index = pypi_index(pypi_servers(
+        work.path(),
+        &["hintcrash", "hintargs", "hintenv"],
+    ));
     std::fs::write(
         work.path().join("servers.toml"),
         "[[server]]\nname = \"crash\"\n\
          package = { registry = \"pypi\", name = \"hintcrash\", version = \"1.0.0\" }\n\
          [[server]]\nname = \"args\"\n\
-         package = { registry = \"pypi\", name = \"hintargs\", version = \"1.0.0\" }\n",
+         package = { registry = \"pypi\", name = \"hintargs\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"env\"\n\
+         package = { registry = \"pypi\", name = \"hintenv\", version = \"1.0.0\" }\n",
     )
     .unwrap();
     let probe = |cache: &Path, out: &str| {
@@ -2551,12 +2565,32 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         ],
         "{one}"
     );
+    // The server that named two variables as missing was started once more with a
+    // placeholder for each: a word for the key, a loopback URL for the endpoint.
+    assert_eq!(
+        [
+            servers["env"]["outcome"].as_str(),
+            servers["env"]["placeholders"].as_str()
+        ],
+        [
+            "listed with placeholders",
+            "variable 'ACME_API_KEY' (named as missing when it exited); \
+             variable 'ACME_API_URL' (named as missing when it exited)"
+        ],
+        "{one}"
+    );
     let wire = read_csv(&work.path().join(format!("one/wire-{DATE}.csv")));
     let tool = wire[0].iter().position(|c| c == "tool").unwrap();
     assert!(
         wire[1..]
             .iter()
             .any(|row| row[0] == "args" && row[tool] == "pcap_etc_hosts"),
+        "{wire:?}"
+    );
+    assert!(
+        wire[1..]
+            .iter()
+            .any(|row| row[0] == "env" && row[tool] == "url_http___127_0_0_1_9"),
         "{wire:?}"
     );
 }
