@@ -125,6 +125,8 @@ pub(super) struct Failure {
     pub(super) asked: Vec<String>,
     /// The environment variables its last words named as missing.
     pub(super) asked_env: Vec<String>,
+    /// The subcommand its command group's usage says serves MCP.
+    pub(super) asked_command: Option<String>,
 }
 
 impl Failure {
@@ -137,6 +139,7 @@ impl Failure {
             resource_metadata: String::new(),
             asked: Vec::new(),
             asked_env: Vec::new(),
+            asked_command: None,
         }
     }
 }
@@ -195,6 +198,7 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
             resource_metadata: metadata,
             asked: Vec::new(),
             asked_env: Vec::new(),
+            asked_command: None,
         };
     }
     let ended = err.chain().find_map(|e| e.downcast_ref::<Ended>());
@@ -216,6 +220,7 @@ pub(super) fn failure(err: &anyhow::Error) -> Failure {
         resource_metadata: String::new(),
         asked: super::usage::required_options(said),
         asked_env: super::usage::missing_variables(said),
+        asked_command: super::usage::mcp_command(said),
     }
 }
 

@@ -558,6 +558,77 @@ fn probe_one(
 /// again, each time with placeholders for all it asked so far.
 const MAX_RESTARTS: usize = 3;
 
+/// Holds what a server asked for when it exited, gathered over its restarts: the
+/// options its usage error named, the variables it named as missing, and the
+/// subcommand of its command group that serves MCP.
+#[derive(Default)]
+struct Asked {
+    options: Vec<String>,
+    variables: Vec<String>,
+    command: Option<String>,
+}
+
+impl Asked {
+    /// Adds what `failure` asks for beyond what was given, a variable of `env` (the
+    /// entry's) never; returns false when it asks for nothing new.
+    fn add(&mut self, failure: &Failure, env: &[(String, String)]) -> bool {
+        let mut is_new = false;
+        for option in &failure.asked {
+            if !self.options.contains(option) {
+                self.options.push(option.clone());
+                is_new = true;
+            }
+        }
+        for name in &failure.asked_env {
+            if !self.variables.contains(name) && !env.iter().any(|(k, _)| k == name) {
+                self.variables.push(name.clone());
+                is_new = true;
+            }
+        }
+        if self.command.is_none() && failure.asked_command.is_some() {
+            self.command.clone_from(&failure.asked_command);
+            is_new = true;
+        }
+        is_new
+    }
+
+    /// Returns `command` with the subcommand and each option given a placeholder, and
+    /// the variables with theirs.
+    fn start(&self, command: &[String]) -> (Vec<String>, Vec<(String, String)>) {
+        let placeholder =
+            |name: &str| crate::corpus::packages::placeholder(&Default::default(), name);
+        let mut program = command.to_vec();
+        program.extend(self.command.iter().cloned());
+        for option in &self.options {
+            program.extend([option.clone(), placeholder(option)]);
+        }
+        let extra = self
+            .variables
+            .iter()
+            .map(|name| (name.clone(), placeholder(name)))
+            .collect();
+        (program, extra)
+    }
+
+    /// Returns what the row says was given.
+    fn filled(&self) -> Vec<String> {
+        self.command
+            .iter()
+            .map(|c| format!("command '{c}' (its usage names it as the MCP server)"))
+            .chain(
+                self.options
+                    .iter()
+                    .map(|o| format!("argument '{o}' (its usage error)")),
+            )
+            .chain(
+                self.variables
+                    .iter()
+                    .map(|n| format!("variable '{n}' (named as missing when it exited)")),
+            )
+            .collect()
+    }
+}
+
 /// How one command of an installed package is started: the command, the environment
 /// shown for it, and the walls it ran in.
 type Shown<'s> =
@@ -643,54 +714,16 @@ fn probe_installed(
     let mut outcome = probed(&server.name, &target, options, Some(installed.clone()));
     // Each start that exits asking for something new is followed by one more with
     // placeholders for all it asked so far: a server reads its settings one by one.
-    let (mut asked, mut asked_env): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    let mut asked = Asked::default();
     for _ in 0..MAX_RESTARTS {
         let Err(failure) = &outcome.result else { break };
-        if failure.kind != Kind::Exited || !packages.has_placeholders {
+        if failure.kind != Kind::Exited || !packages.has_placeholders || !asked.add(failure, &env) {
             break;
         }
-        // A variable the entry gave a value is not missing, whatever the server says.
-        let is_new = |name: &String, had: &[String]| {
-            !had.contains(name) && !env.iter().any(|(k, _)| k == name)
-        };
-        let new_options: Vec<String> = failure
-            .asked
-            .iter()
-            .filter(|o| !asked.contains(o))
-            .cloned()
-            .collect();
-        let variables: Vec<String> = failure
-            .asked_env
-            .iter()
-            .filter(|n| is_new(n, &asked_env))
-            .cloned()
-            .collect();
-        if new_options.is_empty() && variables.is_empty() {
-            break;
-        }
-        asked.extend(new_options);
-        asked_env.extend(variables);
-        let placeholder =
-            |name: &str| crate::corpus::packages::placeholder(&Default::default(), name);
-        let mut program = installed.command.clone();
-        for option in &asked {
-            program.extend([option.clone(), placeholder(option)]);
-        }
-        let extra: Vec<(String, String)> = asked_env
-            .iter()
-            .map(|name| (name.clone(), placeholder(name)))
-            .collect();
+        let (program, extra) = asked.start(&installed.command);
         let (target, again) = launch(&program, &extra);
         outcome = probed(&server.name, &target, options, Some(installed.clone()));
-        outcome.filled = asked
-            .iter()
-            .map(|option| format!("argument '{option}' (its usage error)"))
-            .chain(
-                asked_env
-                    .iter()
-                    .map(|name| format!("variable '{name}' (named as missing when it exited)")),
-            )
-            .collect();
+        outcome.filled = asked.filled();
         shown = again;
     }
     local.outcome(&mut outcome);

@@ -96,6 +96,38 @@ fn is_option(word: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// Returns the subcommand that starts the MCP server, when the usage among `stderr`
+/// is a command group's (click's and typer's `Commands:` list, argparse's and
+/// commander's alike) and exactly one of its commands says it serves MCP: named
+/// `mcp`, or described with `MCP` or `Model Context Protocol`.
+pub fn mcp_command(stderr: &[String]) -> Option<String> {
+    let start = stderr
+        .iter()
+        .position(|l| matches!(l.trim(), "Commands:" | "commands:" | "Available commands:"))?;
+    let mut serving = Vec::new();
+    for line in &stderr[start + 1..] {
+        if !(line.starts_with(' ') || line.starts_with('\t')) {
+            break;
+        }
+        let mut words = line.split_whitespace();
+        let Some(name) = words.next() else { continue };
+        let about: Vec<&str> = words.collect();
+        let about = about.join(" ");
+        let is_name = name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        let serves =
+            name == "mcp" || about.contains("MCP") || about.contains("Model Context Protocol");
+        if is_name && serves {
+            serving.push(name.to_string());
+        }
+    }
+    match serving.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// The words of a line that says something is missing from the environment.
 const MISSING: [&str; 10] = [
     "environment",
@@ -143,6 +175,26 @@ pub fn missing_variables(stderr: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_one_command_of_a_group_that_serves_mcp_is_read_from_its_usage() {
+        let usage = |text: &str| mcp_command(&text.lines().map(String::from).collect::<Vec<_>>());
+        // As click wrote them for real servers of the registry.
+        let memdocs = "Usage: memdocs [OPTIONS] COMMAND [ARGS]...\n\nOptions:\n  --help  Show this message and exit.\n\nCommands:\n  cleanup        Cleanup old embeddings and memory data.\n  serve          Start MCP server for AI assistant integration.\n  stats          Show memory and documentation statistics.";
+        assert_eq!(usage(memdocs).as_deref(), Some("serve"));
+        let terraform = "Commands:\n  index         Manage the module index for fast lookups.\n  mcp           Start the MCP (Model Context Protocol) server.\n  serve         Start the FastAPI server.";
+        assert_eq!(usage(terraform).as_deref(), Some("mcp"));
+        // None serves MCP, or two do: nothing is guessed.
+        assert_eq!(usage("Commands:\n  context  Manage context entries.\n  todo     Manage todo list snapshots."), None);
+        assert_eq!(
+            usage("Commands:\n  stdio  Serve MCP over stdio.\n  http   Serve MCP over HTTP."),
+            None
+        );
+        assert_eq!(
+            usage("usage: x [-h]\nx: error: unrecognized arguments"),
+            None
+        );
+    }
 
     #[test]
     fn the_variables_a_server_says_it_lacks_are_read_from_its_last_words() {

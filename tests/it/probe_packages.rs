@@ -153,6 +153,14 @@ fn prelude(name: &str) -> &'static str {
              _p.add_argument('--pcap-path', required=True)\n_a = _p.parse_args()\n\
              TOOLS[0]['name'] = 'pcap' + _a.pcap_path.replace('/', '_')\n"
         }
+        // A command group, as click writes one: exits with its usage unless told
+        // its command that serves MCP.
+        "hintgroup" => {
+            "import sys as _sys\n\
+             if _sys.argv[1:2] != ['serve']:\n\
+             \x20   print('Usage: hintgroup [OPTIONS] COMMAND [ARGS]...\\n\\nOptions:\\n  --help  Show this message and exit.\\n\\nCommands:\\n  index  Build the index.\\n  serve  Start the MCP server.', file=_sys.stderr)\n\
+             \x20   _sys.exit(2)\n"
+        }
         // Exits naming two variables as missing unless one is set, as servers
         // that read a key or an endpoint at start do; names its tool after the URL.
         "hintenv" => {
@@ -2510,7 +2518,7 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
     let work = tempfile::tempdir().unwrap();
     let index = pypi_index(pypi_servers(
         work.path(),
-        &["hintcrash", "hintargs", "hintenv"],
+        &["hintcrash", "hintargs", "hintenv", "hintgroup"],
     ));
     std::fs::write(
         work.path().join("servers.toml"),
@@ -2519,7 +2527,9 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
          [[server]]\nname = \"args\"\n\
          package = { registry = \"pypi\", name = \"hintargs\", version = \"1.0.0\" }\n\
          [[server]]\nname = \"env\"\n\
-         package = { registry = \"pypi\", name = \"hintenv\", version = \"1.0.0\" }\n",
+         package = { registry = \"pypi\", name = \"hintenv\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"group\"\n\
+         package = { registry = \"pypi\", name = \"hintgroup\", version = \"1.0.0\" }\n",
     )
     .unwrap();
     let probe = |cache: &Path, out: &str| {
@@ -2576,6 +2586,19 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
             "listed with placeholders",
             "variable 'ACME_API_KEY' (named as missing when it exited); \
              variable 'ACME_API_URL' (named as missing when it exited)"
+        ],
+        "{one}"
+    );
+    // The command group was started again with the one command its usage says
+    // serves MCP.
+    assert_eq!(
+        [
+            servers["group"]["outcome"].as_str(),
+            servers["group"]["placeholders"].as_str()
+        ],
+        [
+            "listed with placeholders",
+            "command 'serve' (its usage names it as the MCP server)"
         ],
         "{one}"
     );
