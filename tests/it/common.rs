@@ -1313,6 +1313,20 @@ __attribute__((constructor)) static void mark(void) {{
     Some(object)
 }
 
+/// Returns an npm tarball as `npm pack` lays one out: `package/package.json` naming
+/// `package` at `version`, and `package/index.js` holding `code`.
+pub fn npm_tarball(package: &str, version: &str, code: &str) -> Vec<u8> {
+    let manifest = format!("{{\"name\": \"{package}\", \"version\": \"{version}\"}}");
+    targz(
+        "package",
+        None,
+        &[
+            Item::File("package/package.json".into(), manifest.into_bytes()),
+            Item::File("package/index.js".into(), code.as_bytes().to_vec()),
+        ],
+    )
+}
+
 /// One npm package version a loopback registry serves: its name (`@scope/name` or
 /// `name`), version and tarball.
 pub struct NpmTarball {

@@ -85,19 +85,8 @@ const RELEASES: [Release; 6] = [
 
 /// Returns each release's tarball, as npm packs one.
 fn tarball(r: &Release) -> Vec<u8> {
-    let manifest = format!(
-        "{{\"name\": \"{}\", \"version\": \"{}\"}}",
-        r.package, r.version
-    );
     let code = format!("import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\nconst server = new McpServer({{name: \"x\", version: \"1\"}});\n{}", r.source);
-    targz(
-        "package",
-        None,
-        &[
-            Item::File("package/package.json".into(), manifest.into_bytes()),
-            Item::File("package/index.js".into(), code.into_bytes()),
-        ],
-    )
+    npm_tarball(r.package, r.version, &code)
 }
 
 /// Serves the packuments and tarballs of the served releases under `/npm/`.

@@ -34,18 +34,10 @@ const VERSIONS: [(&str, &str, &str); 2] = [
 ];
 
 fn tarball(version: &str, source: &str) -> Vec<u8> {
-    let manifest = format!("{{\"name\": \"@acme/tools\", \"version\": \"{version}\"}}");
     let code = format!(
         "import {{ McpServer }} from \"@modelcontextprotocol/sdk/server/mcp.js\";\n{source}"
     );
-    targz(
-        "package",
-        None,
-        &[
-            Item::File("package/package.json".into(), manifest.into_bytes()),
-            Item::File("package/index.js".into(), code.into_bytes()),
-        ],
-    )
+    npm_tarball("@acme/tools", version, &code)
 }
 
 /// Serves `@acme/tools` under `/npm/`; version 1.0.0's tarball comes after a pause.

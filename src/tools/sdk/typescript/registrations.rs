@@ -10,7 +10,7 @@ use crate::tools::sdk::syntax::{children, descendants, line, text, unquote};
 use crate::tools::value::{hint_of_key, FileSummary, Prop, Site, SiteKind, Val};
 
 use super::loops::{each, pattern};
-use super::values::{fallback, val};
+use super::values::{fallback, returned_node, val};
 
 /// At most this many nodes of a `tools/list` handler are searched for its answer.
 pub(super) const HANDLER_BUDGET: usize = 200_000;
@@ -377,17 +377,7 @@ pub(super) fn mapped(at: u32, answer: Node, src: &[u8]) -> Option<Site> {
         _ => first,
     };
     let pattern = pattern(first, src)?;
-    let body = callback.child_by_field_name("body")?;
-    let returned = match body.kind() {
-        "statement_block" => {
-            let last = children(body)
-                .into_iter()
-                .rev()
-                .find(|c| c.kind() == "return_statement")?;
-            children(last).into_iter().next()?
-        }
-        _ => body,
-    };
+    let returned = returned_node(callback)?;
     let items = val(method.child_by_field_name("object")?, src, 0);
     Some(Site::new(
         at,

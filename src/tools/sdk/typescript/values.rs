@@ -288,16 +288,21 @@ pub(super) fn params(function: Node, src: &[u8]) -> Vec<Param> {
 /// Returns what a function returns, read as a value: its expression body, or the
 /// last `return` of its block.
 pub(super) fn returned_expression(function: Node, src: &[u8]) -> Option<Val> {
+    Some(val(returned_node(function)?, src, 1))
+}
+
+/// Returns the expression a function returns: its expression body, or what the
+/// last `return` of its block returns.
+pub(super) fn returned_node(function: Node) -> Option<Node> {
     let body = function.child_by_field_name("body")?;
-    let value = match body.kind() {
+    match body.kind() {
         "statement_block" => {
             let last = children(body)
                 .into_iter()
                 .rev()
                 .find(|c| c.kind() == "return_statement")?;
-            children(last).into_iter().next()?
+            children(last).into_iter().next()
         }
-        _ => body,
-    };
-    Some(val(value, src, 1))
+        _ => Some(body),
+    }
 }
