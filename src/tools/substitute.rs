@@ -48,29 +48,7 @@ pub(super) fn bind(
                 _ => Val::Other,
             }
         }
-        Val::Obj { line, props } => Val::obj(
-            *line,
-            props
-                .iter()
-                .map(|p| match p {
-                    Prop::Field(k, v) => Prop::Field(k.clone(), again(v)),
-                    Prop::Spread(v) => Prop::Spread(again(v)),
-                })
-                .collect(),
-        ),
-        Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
-        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
-        Val::Shape(v) => Val::Shape(Box::new(again(v))),
-        Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
-        Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
-        Val::Values(v) => Val::Values(Box::new(again(v))),
-        Val::Entries(v) => Val::Entries(Box::new(again(v))),
-        Val::Field(v, path) => Val::Field(Box::new(again(v)), path.clone()),
-        Val::Fallback(v, fallback) => Val::Fallback(Box::new(again(v)), Box::new(again(fallback))),
-        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
-        Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
-        Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
-        _ => value.clone(),
+        _ => map_children(value, again),
     }
 }
 
@@ -126,6 +104,17 @@ pub(super) fn substitute(
                 false => Val::Field(Box::new(element.clone()), fields),
             }
         }
+        // A schema's shape is left as written: an element names no field of it.
+        Val::Shape(_) => value.clone(),
+        _ => map_children(value, again),
+    }
+}
+
+/// Returns `value` with `again` applied to each value it holds (an object's fields
+/// and spreads, a list's items, what a wrapper wraps, a call's function and
+/// arguments); a value that holds none is cloned.
+fn map_children(value: &Val, again: impl Fn(&Val) -> Val) -> Val {
+    match value {
         Val::Obj { line, props } => Val::obj(
             *line,
             props
@@ -136,15 +125,16 @@ pub(super) fn substitute(
                 })
                 .collect(),
         ),
-        Val::Arr(items) => Val::Arr(items.iter().map(again).collect()),
-        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(again).collect()),
+        Val::Arr(items) => Val::Arr(items.iter().map(&again).collect()),
+        Val::ToolArgs(items) => Val::ToolArgs(items.iter().map(&again).collect()),
+        Val::Shape(v) => Val::Shape(Box::new(again(v))),
         Val::OmitFalse(v) => Val::OmitFalse(Box::new(again(v))),
         Val::Inherited(v) => Val::Inherited(Box::new(again(v))),
         Val::Values(v) => Val::Values(Box::new(again(v))),
         Val::Entries(v) => Val::Entries(Box::new(again(v))),
         Val::Field(v, path) => Val::Field(Box::new(again(v)), path.clone()),
         Val::Fallback(v, fallback) => Val::Fallback(Box::new(again(v)), Box::new(again(fallback))),
-        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(again).collect()),
+        Val::Call(f, a) => Val::Call(Box::new(again(f)), a.iter().map(&again).collect()),
         Val::Helper(c, l) => Val::Helper(Box::new(again(c)), Box::new(again(l))),
         Val::Keyword(k, v) => Val::Keyword(k.clone(), Box::new(again(v))),
         _ => value.clone(),
