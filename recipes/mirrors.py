@@ -14,8 +14,9 @@ dir itself at `owner+name`), found ASCII case-insensitively. `gitconfig` writes 
 `url.<mirror>.insteadOf = https://github.com/owner/name` per spelling of a
 repository the listing names (git takes the longest prefix that matches, so
 `owner/name` never stands in for `owner/name-two`); a repository with no mirror is
-pointed at a folder that does not exist, so that its pinning fails on this machine,
-naming the folder, and never reaches for the forge. `archives` packs each
+pointed at the relative folder `no-mirror/owner+name`, which does not exist, so
+that its pinning fails, naming no folder of this machine, and never reaches for the
+forge. `archives` packs each
 [[tree]]'s commit as `git archive --format=tar.gz --prefix=NAME-COMMIT/ COMMIT`
 makes it (a pax global header naming the commit, which the census checks against
 the pin) into `CACHE/owner/name/COMMIT.tar.gz` with its `.sha256`, as the census
@@ -78,7 +79,8 @@ def gitconfig(listing, root):
             # A folder that does not exist: its pinning fails here, naming it,
             # instead of reaching for the forge.
             missing += 1
-            mirror = os.path.join(os.path.abspath(root), "{}+{}".format(owner, name), "no-mirror")
+            # Relative, so that the error naming it names no folder of this machine.
+            mirror = "no-mirror/{}+{}".format(owner, name)
         lines.append('[url "{}"]'.format(mirror))
         lines.append("\tinsteadOf = https://github.com/{}/{}".format(owner, name))
     print("\n".join(lines))

@@ -23,8 +23,10 @@
 # interpreters off PATH); CACHE (default: the tool's own cache folder); RUN_ON (what
 # the run runs on, in words, for the report; default: cores, memory and system as
 # this machine reports them); HALVES (which halves to run, of `shipped repositories
-# wire versions`, default all four, `versions` being what ships at every version
-# the listing holds, counted for the report's "Over time": one left out keeps the tables DIR already holds, which
+# wire versions history`, default all five, `versions` being what ships at every
+# version the listing holds and `history` the repositories at the first of each
+# month since HISTORY_SINCE (default 2025-03-01) and at DATE, both counted for the
+# report's "Over time": one left out keeps the tables DIR already holds, which
 # the joins and the report then read, so that one half can be run again alone, on
 # another day, and logged beside the others); PIN (`no` counts what ships or the
 # repositories from the corpora DIR already holds, pinned before, without pinning the
@@ -52,7 +54,7 @@ mkdir -p "$dir/shipped" "$dir/repositories" "$dir/wire"
 watched=("$dir" "${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-hint-census}")
 log="$dir/run-$date.csv"
 [[ -s "$log" ]] || echo "step,unix_seconds,disk_bytes" > "$log"
-halves=" ${HALVES:-shipped repositories wire versions} "
+halves=" ${HALVES:-shipped repositories wire versions history} "
 runs() { [[ "$halves" == *" $1 "* ]]; }
 run_on=${RUN_ON:-"$(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB of memory, $(uname -sr)"}
 
@@ -91,12 +93,14 @@ step() {
 # what ships or the repositories are run.
 if [[ -n "${MIRRORS:-}" ]]; then
     python3 "$here/mirrors.py" gitconfig "$listing" "$MIRRORS" > "$dir/repositories/mirrors.gitconfig"
-    export GIT_CONFIG_GLOBAL="$dir/repositories/mirrors.gitconfig"
+    # Absolute: git runs in other folders (the clone cache's).
+    GIT_CONFIG_GLOBAL="$(cd "$dir/repositories" && pwd)/mirrors.gitconfig"
+    export GIT_CONFIG_GLOBAL
 fi
 if [[ "${PIN:-yes}" != no ]] && { runs repositories || { runs shipped && [[ ! -s "$dir/repositories/repos.toml" ]]; }; }; then
     step "pin the listing" "$bin" corpus registry --pages "$listing" --date "$date" \
         --out "$dir/repositories/repos.toml" --shipped "$dir/shipped/shipped.toml" \
-        --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml"
+        --packages "$dir/wire/packages.toml" --remotes "$dir/wire/remotes.toml" "${cache[@]}"
 elif [[ "${PIN:-yes}" != no ]] && runs shipped; then
     # What ships pinned again beside the repositories pinned before (--pinned): no
     # forge is asked, and the repositories' corpus and skipped list stay as they are.
@@ -116,10 +120,35 @@ if runs versions; then
         --corpus "$dir/versions/versions.toml" --date "$date" --out "$dir/versions" \
         --resume "${cache[@]}"
 fi
-versions=()
+# The repositories month by month, for the report's "Over time": each pinned at
+# the first of each month and at DATE, along its default branch's first parents.
+if runs history; then
+    mkdir -p "$dir/history"
+    if [[ "${PIN:-yes}" != no ]]; then
+        step "pin the repositories month by month" "$bin" corpus registry --pages "$listing" \
+            --date "$date" --since "${HISTORY_SINCE:-2025-03-01}" --every 1month \
+            --until "$date" --at "$date" --out "$dir/history/history.toml" "${cache[@]}"
+    fi
+    if [[ -n "${MIRRORS:-}" ]]; then
+        step "pack the commits of every month" python3 "$here/mirrors.py" archives \
+            "$dir/history/history.toml" "$MIRRORS" "$dir/history/cache"
+        step "count the repositories month by month" "$bin" census \
+            --corpus "$dir/history/history.toml" --date "$date" --offline \
+            --cache "$dir/history/cache" --out "$dir/history"
+    else
+        step "count the repositories month by month" "$bin" census \
+            --corpus "$dir/history/history.toml" --date "$date" --out "$dir/history" \
+            --resume "${cache[@]}"
+    fi
+fi
+over_time=()
+if [[ -s "$dir/history/census-$date.csv" ]]; then
+    over_time+=(--history "$dir/history/history.toml"
+               --history-table "$dir/history/census-$date.csv")
+fi
 if [[ -s "$dir/versions/census-$date.csv" ]]; then
-    versions=(--versions "$dir/versions/versions.toml"
-              --versions-table "$dir/versions/census-$date.csv")
+    over_time+=(--versions "$dir/versions/versions.toml"
+               --versions-table "$dir/versions/census-$date.csv")
 fi
 # The wire run alone writes its servers files again from the corpus pinned before
 # (--pinned): no forge is asked, and the commits stay those of that corpus.
@@ -199,7 +228,7 @@ if [[ ${#repos[@]} -gt 0 ]]; then
 fi
 "$bin" survey --pages "$listing" --date "$date" --out "$dir" \
     --shipped "$dir/shipped/shipped.toml" --shipped-table "$dir/shipped/census-$date.csv" \
-    "${repos[@]}" "${wires[@]}" "${versions[@]}" \
+    "${repos[@]}" "${wires[@]}" "${over_time[@]}" \
     ${LISTING_FROM:+--listing-from "$LISTING_FROM"} --run-log "$log" --run-on "$run_on"
 # The folder's README is the survey's report.
 cp "$dir/survey-$date.md" "$dir/README.md"

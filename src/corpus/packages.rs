@@ -264,7 +264,7 @@ fn arguments(
         }
         match (arg.kind.as_str(), &arg.name, text) {
             ("named", Some(name), Some(text)) => {
-                out.push(name.clone());
+                out.push(flag(name));
                 out.push(text);
             }
             ("positional", _, Some(text)) => out.push(text),
@@ -278,6 +278,16 @@ fn arguments(
         }
     }
     out
+}
+
+/// Returns a named argument's flag: its name, which the schema spells with its
+/// dashes (`--port`); a name written without them (`port`, as some entries do) is
+/// the long option `--port`, never a bare word the server would read as positional.
+fn flag(name: &str) -> String {
+    match name.starts_with('-') || name.is_empty() {
+        true => name.to_string(),
+        false => format!("--{name}"),
+    }
 }
 
 /// Returns an input's value, else its default, with each `{variable}` replaced by
@@ -502,7 +512,8 @@ mod tests {
                  "format": "filepath"},
                 {"type": "named", "name": "--dsn", "value": "db://{user}@h",
                  "variables": {"user": {"isRequired": true}}},
-                {"type": "named", "name": "--optional"}],
+                {"type": "named", "name": "--optional"},
+                {"type": "named", "name": "allowed-directories", "isRequired": true}],
             "environmentVariables": [
                 {"name": "PORT", "isRequired": true, "format": "number"},
                 {"name": "DEBUG", "isRequired": true, "format": "boolean"},
@@ -519,7 +530,9 @@ mod tests {
                 "http://127.0.0.1:9",
                 "/etc/hosts",
                 "--dsn",
-                "db://placeholder@h"
+                "db://placeholder@h",
+                "--allowed-directories",
+                "placeholder"
             ]
         );
         let env = |name: &str| filled.env.get(name).map(String::as_str);
@@ -536,6 +549,7 @@ mod tests {
                 "argument '--api-url'",
                 "argument 'config'",
                 "variable 'user' of argument '--dsn'",
+                "argument 'allowed-directories'",
                 "PORT",
                 "DEBUG",
                 "DB_HOST",

@@ -560,12 +560,13 @@ const MAX_RESTARTS: usize = 3;
 
 /// Holds what a server asked for when it exited, gathered over its restarts: the
 /// options its usage error named, the variables it named as missing, and the
-/// subcommand of its command group that serves MCP.
+/// subcommands of its command groups that serve MCP, outermost first (a group's MCP
+/// command may be a group of transports).
 #[derive(Default)]
 struct Asked {
     options: Vec<String>,
     variables: Vec<String>,
-    command: Option<String>,
+    commands: Vec<String>,
 }
 
 impl Asked {
@@ -585,9 +586,11 @@ impl Asked {
                 is_new = true;
             }
         }
-        if self.command.is_none() && failure.asked_command.is_some() {
-            self.command.clone_from(&failure.asked_command);
-            is_new = true;
+        if let Some(command) = &failure.asked_command {
+            if !self.commands.contains(command) {
+                self.commands.push(command.clone());
+                is_new = true;
+            }
         }
         is_new
     }
@@ -598,7 +601,7 @@ impl Asked {
         let placeholder =
             |name: &str| crate::corpus::packages::placeholder(&Default::default(), name);
         let mut program = command.to_vec();
-        program.extend(self.command.iter().cloned());
+        program.extend(self.commands.iter().cloned());
         for option in &self.options {
             program.extend([option.clone(), placeholder(option)]);
         }
@@ -612,7 +615,7 @@ impl Asked {
 
     /// Returns what the row says was given.
     fn filled(&self) -> Vec<String> {
-        self.command
+        self.commands
             .iter()
             .map(|c| format!("command '{c}' (its usage names it as the MCP server)"))
             .chain(

@@ -98,8 +98,10 @@ fn is_option(word: &str) -> bool {
 
 /// Returns the subcommand that starts the MCP server, when the usage among `stderr`
 /// is a command group's (click's and typer's `Commands:` list, argparse's and
-/// commander's alike) and exactly one of its commands says it serves MCP: named
-/// `mcp`, or described with `MCP` or `Model Context Protocol`.
+/// commander's alike) and one of its commands is the server: the one named `mcp`;
+/// else the one described as an MCP (or Model Context Protocol) server; else the one
+/// described with `MCP` at all; else, of several so described (a group of
+/// transports), the one named `stdio`. Anything else is not guessed.
 pub fn mcp_command(stderr: &[String]) -> Option<String> {
     let start = stderr
         .iter()
@@ -119,13 +121,21 @@ pub fn mcp_command(stderr: &[String]) -> Option<String> {
         let serves =
             name == "mcp" || about.contains("MCP") || about.contains("Model Context Protocol");
         if is_name && serves {
-            serving.push(name.to_string());
+            let is_server = about.to_ascii_lowercase().contains("server");
+            serving.push((name, is_server));
         }
     }
-    match serving.as_slice() {
-        [one] => Some(one.clone()),
-        _ => None,
-    }
+    let only = |pick: &dyn Fn(&str, bool) -> bool| -> Option<String> {
+        let mut picked = serving.iter().filter(|(n, s)| pick(n, *s));
+        match (picked.next(), picked.next()) {
+            (Some((one, _)), None) => Some(one.to_string()),
+            _ => None,
+        }
+    };
+    only(&|n, _| n == "mcp")
+        .or_else(|| only(&|_, is_server| is_server))
+        .or_else(|| only(&|_, _| true))
+        .or_else(|| only(&|n, _| n == "stdio"))
 }
 
 /// The words of a line that says something is missing from the environment.
@@ -182,12 +192,19 @@ mod tests {
         // As click wrote them for real servers of the registry.
         let memdocs = "Usage: memdocs [OPTIONS] COMMAND [ARGS]...\n\nOptions:\n  --help  Show this message and exit.\n\nCommands:\n  cleanup        Cleanup old embeddings and memory data.\n  serve          Start MCP server for AI assistant integration.\n  stats          Show memory and documentation statistics.";
         assert_eq!(usage(memdocs).as_deref(), Some("serve"));
-        let terraform = "Commands:\n  index         Manage the module index for fast lookups.\n  mcp           Start the MCP (Model Context Protocol) server.\n  serve         Start the FastAPI server.";
+        // The one named `mcp` wins over another that only mentions MCP.
+        let terraform = "Commands:\n  index         Manage the module index for fast lookups.\n  mcp           Start the MCP (Model Context Protocol) server.\n  resource      Retrieve and display an MCP resource by its path.\n  serve         Start the FastAPI server.";
         assert_eq!(usage(terraform).as_deref(), Some("mcp"));
+        // A group of transports, as a nested group's usage lists them: stdio.
+        let transports = "Usage: un-datacommons-mcp serve [OPTIONS] COMMAND [ARGS]...\n\n  Serve the MCP server in different modes.\n\nCommands:\n  http   Start the MCP server in Streamable HTTP mode.\n  stdio  Start the MCP server in stdio mode.";
+        assert_eq!(usage(transports).as_deref(), Some("stdio"));
+        // The one that says it is the server wins over another that names MCP.
+        let group = "Commands:\n  index     Build the index.\n  resource  Show an MCP resource.\n  serve     Start the MCP server.";
+        assert_eq!(usage(group).as_deref(), Some("serve"));
         // None serves MCP, or two do: nothing is guessed.
         assert_eq!(usage("Commands:\n  context  Manage context entries.\n  todo     Manage todo list snapshots."), None);
         assert_eq!(
-            usage("Commands:\n  stdio  Serve MCP over stdio.\n  http   Serve MCP over HTTP."),
+            usage("Commands:\n  serve  Serve MCP over HTTP.\n  run    Run an MCP tool once."),
             None
         );
         assert_eq!(

@@ -154,11 +154,14 @@ fn prelude(name: &str) -> &'static str {
              TOOLS[0]['name'] = 'pcap' + _a.pcap_path.replace('/', '_')\n"
         }
         // A command group, as click writes one: exits with its usage unless told
-        // its command that serves MCP.
+        // its command that serves MCP, itself a group of transports.
         "hintgroup" => {
             "import sys as _sys\n\
              if _sys.argv[1:2] != ['serve']:\n\
-             \x20   print('Usage: hintgroup [OPTIONS] COMMAND [ARGS]...\\n\\nOptions:\\n  --help  Show this message and exit.\\n\\nCommands:\\n  index  Build the index.\\n  serve  Start the MCP server.', file=_sys.stderr)\n\
+             \x20   print('Usage: hintgroup [OPTIONS] COMMAND [ARGS]...\\n\\nOptions:\\n  --help  Show this message and exit.\\n\\nCommands:\\n  index  Build the index.\\n  resource  Show an MCP resource.\\n  serve  Start the MCP server.', file=_sys.stderr)\n\
+             \x20   _sys.exit(2)\n\
+             if _sys.argv[2:3] != ['stdio']:\n\
+             \x20   print('Usage: hintgroup serve [OPTIONS] COMMAND [ARGS]...\\n\\nCommands:\\n  http   Start the MCP server over HTTP.\\n  stdio  Start the MCP server over stdio.', file=_sys.stderr)\n\
              \x20   _sys.exit(2)\n"
         }
         // Exits naming two variables as missing unless one is set, as servers
@@ -2590,7 +2593,7 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         "{one}"
     );
     // The command group was started again with the one command its usage says
-    // serves MCP.
+    // serves MCP, then with that group's stdio command.
     assert_eq!(
         [
             servers["group"]["outcome"].as_str(),
@@ -2598,7 +2601,8 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         ],
         [
             "listed with placeholders",
-            "command 'serve' (its usage names it as the MCP server)"
+            "command 'serve' (its usage names it as the MCP server); \
+             command 'stdio' (its usage names it as the MCP server)"
         ],
         "{one}"
     );
