@@ -21,7 +21,10 @@ forge. `archives` packs each
 makes it (a pax global header naming the commit, which the census checks against
 the pin) into `CACHE/owner/name/COMMIT.tar.gz` with its `.sha256`, as the census
 caches a download; a tree whose mirror or commit is missing is named on stderr and
-left out, and the census then says it is not in the cache.
+left out, and the census then says it is not in the cache, and why: beside it,
+`COMMIT.tar.gz.why` names the files whose blobs the mirror lacks (a snapshot without
+its largest files), since a tree counted without some of its files would be a
+partial count.
 
 Stdlib only (Python 3.11).
 """
@@ -88,6 +91,28 @@ def gitconfig(listing, root):
         len(spellings), missing), file=sys.stderr)
 
 
+def why(mirror, commit, said):
+    """Returns in one line why `git archive` could not pack `commit`: the files of its
+    tree whose blobs the mirror lacks (a snapshot without its largest files), else
+    git's own last line."""
+    listed = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "-z", commit],
+                            capture_output=True)
+    entries = [e for e in listed.stdout.split(b"\0") if b"\t" in e]
+    blobs = [(e.split(b"\t", 1)[0].split()[2].decode(), e.split(b"\t", 1)[1]) for e in entries
+             if e.split()[1] == b"blob"]
+    asked = "".join(oid + "\n" for oid, _ in blobs).encode()
+    checked = subprocess.run(["git", "--git-dir", mirror, "cat-file", "--batch-check"],
+                             input=asked, capture_output=True)
+    absent = {line.split()[0].decode() for line in checked.stdout.splitlines()
+              if line.endswith(b" missing")}
+    lacking = [path.decode(errors="replace") for oid, path in blobs if oid in absent]
+    if lacking:
+        return "its mirror lacks {} of the commit's {} files, the first '{}'".format(
+            len(lacking), len(blobs), lacking[0])
+    last = said.splitlines()[-1] if said else "git archive failed"
+    return "git archive failed: {}".format(last)
+
+
 def archives(corpus, root, cache):
     with open(corpus, "rb") as f:
         trees = tomllib.load(f).get("tree", [])
@@ -115,8 +140,11 @@ def archives(corpus, root, cache):
              "--prefix={}-{}/".format(name, commit[:7]), commit],
             capture_output=True)
         if made.returncode != 0:
-            print("{}@{}: {}".format(repo, commit, made.stderr.decode(errors="replace").strip()),
-                  file=sys.stderr)
+            said = made.stderr.decode(errors="replace").strip()
+            print("{}@{}: {}".format(repo, commit, said), file=sys.stderr)
+            # Why, beside where the archive would be, for the census's row.
+            with open(target + ".why", "w") as f:
+                f.write(why(mirror, commit, said) + "\n")
             skipped += 1
             continue
         with open(target, "wb") as f:

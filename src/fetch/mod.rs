@@ -207,13 +207,14 @@ impl Fetcher {
                 // Named inside the cache folder, so that a table quoting the
                 // error reads the same on every machine.
                 Some(path) => format!(
-                    "not in the cache (as '{}' in the cache folder) and --offline was given",
+                    "not in the cache (as '{}' in the cache folder{}) and --offline was given",
                     self.options
                         .cache
                         .as_deref()
                         .and_then(|root| path.strip_prefix(root).ok())
                         .unwrap_or(path)
-                        .display()
+                        .display(),
+                    why_absent(path).map_or(String::new(), |why| format!(": {why}"))
                 ),
                 None => "--offline was given but there is no cache folder".to_string(),
             };
@@ -348,4 +349,21 @@ fn sha_path(archive: &Path) -> PathBuf {
     let mut name = archive.as_os_str().to_owned();
     name.push(".sha256");
     PathBuf::from(name)
+}
+
+/// Returns why an archive is absent from the cache, when whoever fills the cache left
+/// a note beside it (`ARCHIVE.why`, one line: a mirror that lacks some of the
+/// commit's files, say): its first line, at most 300 bytes, made safe to print.
+fn why_absent(archive: &Path) -> Option<String> {
+    let mut note = archive.as_os_str().to_owned();
+    note.push(".why");
+    let mut bytes = Vec::new();
+    File::open(note)
+        .ok()?
+        .take(300)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| crate::infra::sanitize::sanitize(line))
 }

@@ -161,27 +161,43 @@ pub(super) fn read_versions(
 
 /// Reads the census of the repositories at past dates, `corpus` and its `table`:
 /// each tree's date and what it counted, and how many trees had no commit yet at
-/// each date.
+/// each date. A tree whose subfolder held no file at a date before `date` (the
+/// listing's) is *not yet* too: the server's folder was not there yet, or not there
+/// yet under that name. At `date` itself it failed, as in the repositories' census.
 pub(super) fn read_history(
     corpus: &Path,
     table: &Path,
+    date: &str,
 ) -> Result<(Vec<over_time::DatedTree>, BTreeMap<String, u64>)> {
     let (trees, _, table) = read_census(corpus, table)?;
+    let mut not_yet = BTreeMap::new();
     let dated = trees
         .into_iter()
         .zip(&table.rows)
         .filter_map(|(tree, row)| {
             let as_of = row.key.as_of.clone()?;
-            let version = tree.outcome.ok().map(|c| over_time::Version {
-                spelled: c.spelled,
-                tools: c.tools,
-            });
+            let version = match tree.outcome {
+                Ok(c) => Some(over_time::Version {
+                    spelled: c.spelled,
+                    tools: c.tools,
+                }),
+                Err(why) if as_of.as_str() < date && is_no_subfolder(&why) => {
+                    *not_yet.entry(as_of).or_insert(0) += 1;
+                    return None;
+                }
+                Err(_) => None,
+            };
             Some((as_of, version))
         })
         .collect();
-    let mut not_yet = BTreeMap::new();
     for tree in file::load(Some(corpus))?.not_yet {
         *not_yet.entry(tree.as_of).or_insert(0) += 1;
     }
     Ok((dated, not_yet))
+}
+
+/// Returns true for the census's failure of a subfolder that holds no file of its
+/// archive, as a table keeps it (its message alone).
+fn is_no_subfolder(why: &str) -> bool {
+    why.starts_with("subfolder '") && why.contains("' matches no file of the archive")
 }

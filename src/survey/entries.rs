@@ -217,7 +217,7 @@ pub fn run(args: &SurveyArgs) -> Result<ExitStatus> {
         _ => None,
     };
     let dated = match (&args.history, &args.history_table) {
-        (Some(corpus), Some(table)) => Some(read_history(corpus, table)?),
+        (Some(corpus), Some(table)) => Some(read_history(corpus, table, &date)?),
         _ => None,
     };
     let records: Vec<&Entry> = listing.entries.iter().collect();

@@ -403,6 +403,22 @@ fn cached_runs_are_byte_identical_and_offline_names_what_is_missing() {
         "{b_row:?}"
     );
     assert_eq!(row(dir.path(), "o/a")["status"], "ok");
+
+    // A note beside the absent archive says why it is absent: its first line, escaped.
+    std::fs::create_dir_all(dir.path().join("cache/o/b")).unwrap();
+    std::fs::write(
+        dir.path().join("cache/o/b/b0b0.tar.gz.why"),
+        "its mirror lacks 1 of the commit's 4 files, the first 'demo\x1b[2J.mp4'\nmore\n",
+    )
+    .unwrap();
+    let noted = census(dir.path(), &["--offline"]);
+    assert_eq!(noted.status.code(), Some(1), "{}", show(&noted));
+    assert_eq!(
+        row(dir.path(), "o/b")["error"],
+        "fetching 'o/b@b0b0': not in the cache (as 'o/b/b0b0.tar.gz' in the cache folder: \
+         its mirror lacks 1 of the commit's 4 files, the first 'demo\\u{1b}[2J.mp4') and \
+         --offline was given"
+    );
 }
 
 #[test]

@@ -374,14 +374,30 @@ fn the_repositories_are_tabled_at_each_date_with_not_yet_apart() {
     let git = crate::corpus_build::forges();
     let repo = git.repo("github.com", "acme/a", "main", 0);
     git.git(&repo, &["config", "uploadpack.allowFilter", "true"]);
+    // The last commit adds `srv/`, the folder acme/c's entry names in acme/a.
+    std::fs::create_dir_all(repo.join("srv")).unwrap();
     let commits: Vec<String> = HISTORY
         .iter()
-        .map(|(when, source)| git.commit_at(&repo, when, &[("server.js", source)]))
+        .enumerate()
+        .map(|(i, (when, source))| {
+            let mut files = vec![("server.js", *source)];
+            if i + 1 == HISTORY.len() {
+                files.push(("srv/server.js", HINTED));
+            }
+            git.commit_at(&repo, when, &files)
+        })
         .collect();
     // acme/b never existed on the forge: its pin fails, named in the skipped list.
     let dir = git.path().to_path_buf();
     let registry = registry();
-    std::fs::write(dir.join("servers.json"), listing()).unwrap();
+    let mut records: serde_json::Value = serde_json::from_str(&listing()).unwrap();
+    for record in records.as_array_mut().unwrap() {
+        if record["server"]["name"] == "io.github.acme/c" {
+            record["server"]["repository"] =
+                json!({"url": "https://github.com/acme/a", "source": "github", "subfolder": "srv"});
+        }
+    }
+    std::fs::write(dir.join("servers.json"), records.to_string()).unwrap();
     let npm = |args: &[&str]| {
         git.bin(&dir)
             .args(args)
@@ -479,7 +495,8 @@ fn the_repositories_are_tabled_at_each_date_with_not_yet_apart() {
     assert_code(&out, 0);
     let md = std::fs::read_to_string(dir.join("survey/survey-2025-12-31.md")).unwrap();
     let rows = table_under(&md, "**The repositories**");
-    // git's answer at each date, and each commit's source read here.
+    // git's answer at each date, and each commit's sources read here: acme/a whole,
+    // acme/c its folder `srv/`, not yet where the folder holds no file.
     let mut want = vec![rows[0].clone()];
     for date in ["2025-09-01", "2025-10-01", "2025-11-01", "2025-12-01"] {
         let before = format!("--before={date} 23:59:59 +0000");
@@ -487,30 +504,64 @@ fn the_repositories_are_tabled_at_each_date_with_not_yet_apart() {
             &repo,
             &["rev-list", "-1", "--first-parent", &before, "main"],
         );
-        let mut line = vec![date.to_string()];
-        if id.is_empty() {
-            // Not yet for acme/a; acme/b failed to pin, so it is in no row.
-            line.extend(["0", "1", "0", "0", "0", "0"].map(String::from));
-            line.extend((0..4).map(|_| "0".to_string()));
-        } else {
-            let source = git.git(&repo, &["show", &format!("{id}:server.js")]);
-            let bytes = source.as_bytes();
-            let spelled: Vec<bool> = HINTS.iter().map(|h| naive(bytes, h) > 0).collect();
-            let tools = source.lines().count() as u64;
-            let annotated = source.lines().filter(|l| l.contains("annotations")).count() as u64;
-            line.extend([
-                "1".to_string(),
-                "0".to_string(),
-                "0".to_string(),
-                share(u64::from(spelled.contains(&true)), 1),
+        let (mut counted, mut not_yet, mut spelling, mut tools, mut annotated) = (0, 0, 0, 0, 0);
+        let mut each = [0u64; 4];
+        for folder in [".", "srv/"] {
+            let files = match id.is_empty() {
+                true => String::new(),
+                false => git.git(&repo, &["ls-tree", "-r", "--name-only", &id, "--", folder]),
+            };
+            if files.is_empty() {
+                // acme/b failed to pin, so it is in no row.
+                not_yet += 1;
+                continue;
+            }
+            let source: String = files
+                .lines()
+                .map(|f| git.git(&repo, &["show", &format!("{id}:{f}")]) + "\n")
+                .collect();
+            let spelled: Vec<bool> = HINTS
+                .iter()
+                .map(|h| naive(source.as_bytes(), h) > 0)
+                .collect();
+            counted += 1;
+            spelling += u64::from(spelled.contains(&true));
+            tools += source
+                .lines()
+                .filter(|l| l.contains("registerTool"))
+                .count() as u64;
+            annotated += source.lines().filter(|l| l.contains("annotations")).count() as u64;
+            for (n, &s) in each.iter_mut().zip(&spelled) {
+                *n += u64::from(s);
+            }
+        }
+        let mut line = vec![
+            date.to_string(),
+            counted.to_string(),
+            not_yet.to_string(),
+            "0".to_string(),
+        ];
+        match counted {
+            0 => line.extend(["0", "0", "0"].map(String::from)),
+            _ => line.extend([
+                share(spelling, counted),
                 tools.to_string(),
                 share(annotated, tools),
-            ]);
-            line.extend(spelled.iter().map(|&s| share(u64::from(s), 1)));
+            ]),
         }
+        line.extend(each.iter().map(|&n| match counted {
+            0 => "0".to_string(),
+            _ => share(n, counted),
+        }));
         want.push(line);
     }
     assert_eq!(rows, want, "{md}");
+    assert_eq!(
+        &want[4][1..3],
+        ["2", "0"],
+        "acme/c is counted once srv/ exists"
+    );
+    assert_eq!(&want[3][1..3], ["1", "1"], "and not yet before: {md}");
     // The repositories' panel is drawn below what ships' (none here: no --versions).
     let svg = std::fs::read_to_string(dir.join("survey/survey-2025-12-31-over-time.svg")).unwrap();
     assert!(svg.contains("The repositories, at each date"), "{svg}");
