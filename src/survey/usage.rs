@@ -103,11 +103,25 @@ fn is_option(word: &str) -> bool {
 /// described with `MCP` at all; else, of several so described (a group of
 /// transports), the one named `stdio`. Anything else is not guessed.
 pub fn mcp_command(stderr: &[String]) -> Option<String> {
-    let start = stderr
+    let header = stderr
         .iter()
-        .position(|l| matches!(l.trim(), "Commands:" | "commands:" | "Available commands:"))?;
+        .position(|l| matches!(l.trim(), "Commands:" | "commands:" | "Available commands:"));
+    // A long usage keeps only its first and last lines (see `probe::stderr`): when
+    // the header fell between them, a group's usage (`Usage: x [OPTIONS] COMMAND
+    // [ARGS]...`) still ends with its commands, the indented block at the end.
+    let start = match header {
+        Some(at) => at + 1,
+        None if stderr
+            .first()
+            .is_some_and(|l| l.starts_with("Usage:") && l.contains("COMMAND")) =>
+        {
+            let indented = |l: &String| l.starts_with(' ') || l.starts_with('\t');
+            stderr.len() - stderr.iter().rev().take_while(|l| indented(l)).count()
+        }
+        None => return None,
+    };
     let mut serving = Vec::new();
-    for line in &stderr[start + 1..] {
+    for line in &stderr[start..] {
         if !(line.starts_with(' ') || line.starts_with('\t')) {
             break;
         }
@@ -198,6 +212,9 @@ mod tests {
         // A group of transports, as a nested group's usage lists them: stdio.
         let transports = "Usage: un-datacommons-mcp serve [OPTIONS] COMMAND [ARGS]...\n\n  Serve the MCP server in different modes.\n\nCommands:\n  http   Start the MCP server in Streamable HTTP mode.\n  stdio  Start the MCP server in stdio mode.";
         assert_eq!(usage(transports).as_deref(), Some("stdio"));
+        // The header fell between the lines kept: the block that ends the usage.
+        let cut = "Usage: terraform-ingest [OPTIONS] COMMAND [ARGS]...\n\n  Terraform Ingest.\n\nOptions:\n  --help     Show this message and exit.\n  index         Manage the module index for fast lookups.\n  mcp           Start the MCP (Model Context Protocol) server.\n  resource      Retrieve and display an MCP resource by its path.\n  serve         Start the FastAPI server.";
+        assert_eq!(usage(cut).as_deref(), Some("mcp"));
         // The one that says it is the server wins over another that names MCP.
         let group = "Commands:\n  index     Build the index.\n  resource  Show an MCP resource.\n  serve     Start the MCP server.";
         assert_eq!(usage(group).as_deref(), Some("serve"));

@@ -82,6 +82,8 @@ impl Lang {
                 b"mcp-framework",
                 b"agents/mcp",
                 b"mcp-handler",
+                b"\"xmcp\"",
+                b"'xmcp'",
                 b"registerTool",
                 b"ListToolsRequestSchema",
             ],

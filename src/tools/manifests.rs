@@ -6,6 +6,7 @@
 
 use serde_json::Value as Json;
 
+use super::model::Family;
 use super::paths::{join, parent};
 
 /// A manifest larger than this is not read: real ones are a few KiB.
@@ -27,6 +28,9 @@ pub(crate) enum Manifest {
         module: Option<String>,
         replaced: Vec<(String, Vec<u8>)>,
         sends_false: bool,
+        /// The SDK it requires: the official one where it requires it, else mcp-go
+        /// where it requires that.
+        sdk: Option<Family>,
     },
     /// A `package.json` with a `name`: the package's folder answers to it.
     Package {
@@ -54,6 +58,8 @@ pub(crate) struct TsConfig {
 
 /// The official Go SDK's module path.
 const GO_SDK: &str = "github.com/modelcontextprotocol/go-sdk";
+/// mcp-go's module path.
+const MCP_GO: &str = "github.com/mark3labs/mcp-go";
 /// The first version of the official Go SDK whose `ToolAnnotations` sends
 /// `ReadOnlyHint` and `IdempotentHint` when they are `false` (its `v1.7.0-pre.1`
 /// and later: the fields lost `omitempty`); before it, a `false` was never sent.
@@ -88,6 +94,7 @@ fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
     let mut module = None;
     let mut replaced = Vec::new();
     let mut sends_false = false;
+    let mut sdk = None;
     let mut in_replace = false;
     let mut in_require = false;
     for line in text.lines() {
@@ -101,12 +108,12 @@ fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
         } else if in_require {
             match line {
                 ")" => in_require = false,
-                one => sends_false |= requires_sending_sdk(one),
+                one => required(one, &mut sends_false, &mut sdk),
             }
         } else if let Some(rest) = line.strip_prefix("require") {
             match rest.trim() {
                 "(" => in_require = true,
-                one => sends_false |= requires_sending_sdk(one),
+                one => required(one, &mut sends_false, &mut sdk),
             }
         } else if let Some(rest) = line.strip_prefix("module") {
             module = Some(rest.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty());
@@ -117,11 +124,24 @@ fn go_mod(dir: &[u8], text: &str) -> Option<Manifest> {
             }
         }
     }
-    (module.is_some() || !replaced.is_empty() || sends_false).then_some(Manifest::GoMod {
+    let is_kept = module.is_some() || !replaced.is_empty() || sends_false || sdk.is_some();
+    is_kept.then_some(Manifest::GoMod {
         module,
         replaced,
         sends_false,
+        sdk,
     })
+}
+
+/// Reads one requirement (`path version`): whether it is an SDK that sends `false`,
+/// and which SDK it is (the official one wins over mcp-go).
+fn required(line: &str, sends_false: &mut bool, sdk: &mut Option<Family>) {
+    *sends_false |= requires_sending_sdk(line);
+    match line.split_whitespace().next().map(|p| p.trim_matches('"')) {
+        Some(GO_SDK) => *sdk = Some(Family::Go),
+        Some(MCP_GO) if sdk.is_none() => *sdk = Some(Family::McpGo),
+        _ => {}
+    }
 }
 
 /// Returns true for a requirement (`path version`) of the official Go SDK at a

@@ -24,6 +24,7 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
 use super::manifests::Manifest;
+use super::model::Family;
 pub(crate) use super::paths::{extension, extension_as_written, join, parent};
 
 /// At most this many `extends` are followed from one `tsconfig.json`.
@@ -37,6 +38,8 @@ pub(crate) struct Layout {
     /// Folder of a `go.mod` → whether the official Go SDK it requires sends a
     /// `false` hint (see `manifests`).
     go_sends_false: BTreeMap<Vec<u8>, bool>,
+    /// Each `go.mod`'s folder → the SDK it requires (see `Manifest::GoMod`).
+    go_sdk: BTreeMap<Vec<u8>, Option<Family>>,
     /// Folder → the Go files the tree holds there, in path order.
     go_files: BTreeMap<Vec<u8>, Vec<Vec<u8>>>,
     /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
@@ -116,9 +119,11 @@ impl Layout {
                     module,
                     replaced,
                     sends_false,
+                    sdk,
                 } => {
                     if path.ends_with(b"go.mod") {
                         layout.go_sends_false.insert(dir.to_vec(), *sends_false);
+                        layout.go_sdk.insert(dir.to_vec(), *sdk);
                     }
                     if let Some(m) = module {
                         layout.go_modules.push((m.clone(), dir.to_vec()));
@@ -583,6 +588,21 @@ impl Modules {
             }
             if dir.is_empty() {
                 return false;
+            }
+            dir = parent(dir);
+        }
+    }
+
+    /// Returns the SDK the `go.mod` nearest above `path` requires (the official
+    /// one, else mcp-go); `None` without one.
+    pub(crate) fn go_sdk(&self, path: &[u8]) -> Option<Family> {
+        let mut dir = parent(path);
+        loop {
+            if let Some(&sdk) = self.layout.go_sdk.get(dir) {
+                return sdk;
+            }
+            if dir.is_empty() {
+                return None;
             }
             dir = parent(dir);
         }

@@ -216,7 +216,11 @@ impl<'a> Resolver<'a> {
                 out.push(tool);
             }
             SiteKind::Shaped(def) => {
-                let mut tool = self.tool(file, site.line, site.family, None, def, site.spelled);
+                let family = match site.of_module {
+                    true => (self.modules.go_sdk(&self.files[file].path)).unwrap_or(site.family),
+                    false => site.family,
+                };
+                let mut tool = self.tool(file, site.line, family, None, def, site.spelled);
                 if site.repeated && tool.name.is_none() {
                     tool.kind = DefKind::Dynamic;
                 }

@@ -214,6 +214,9 @@ pub(crate) struct Site {
     /// The hints whose names those bytes spell (see `hints::spelled`), in
     /// `Hint::ALL` order: filled once the file is read, for every family alike.
     pub(crate) spelled: [bool; 4],
+    /// True for a Go project's own `Tool` type, whose SDK is the one its `go.mod`
+    /// requires (`family` where it requires none).
+    pub(crate) of_module: bool,
 }
 
 impl Site {
@@ -226,6 +229,7 @@ impl Site {
             repeated: false,
             extent,
             spelled: [false; 4],
+            of_module: false,
         }
     }
 }

@@ -50,6 +50,8 @@ pub(in crate::tools) fn anchored_with(
                 || tool_base(bytes)
                 || keyed_call(bytes)
                 || typed_tool(bytes)
+                || xmcp_metadata(bytes)
+                || tool_constant(bytes)
                 || (tool_shaped(bytes) && shaped() != Some(false))
         }
         Lang::Python => {
@@ -267,6 +269,21 @@ fn typed_tool(bytes: &[u8]) -> bool {
                 .strip_prefix(b"=")
                 .is_some_and(|r| r.trim_ascii_start().first() == Some(&b'{'))
     })
+}
+
+/// A constant written as the protocol's tool (`const t = { name, description,
+/// inputSchema }`): a declaring word, the key `inputSchema`, and a `description` or
+/// an `annotations` beside it.
+fn tool_constant(bytes: &[u8]) -> bool {
+    has(bytes, b"inputSchema")
+        && (has(bytes, b"description") || has(bytes, b"annotations"))
+        && (has(bytes, b"const") || has(bytes, b"let") || has(bytes, b"var"))
+}
+
+/// xmcp's file-routed tool: `export const metadata` in a file that imports (the
+/// module it imports from, `xmcp`, is a string, which the code a lexer keeps blanks).
+fn xmcp_metadata(bytes: &[u8]) -> bool {
+    has(bytes, b"export const metadata") && has(bytes, b"import")
 }
 
 /// TypeScript's tool classes: a class whose base, the first name after its

@@ -63,7 +63,9 @@ pub(in crate::tools) fn bodies_of(
         let read = prefilter::anchored(lang, &code[c.search.clone()])
             || c.binds
             || (c.named && (returns_a_literal(text) || returns_a_name(&code[c.search.clone()])))
-            || (lang == Lang::Go && returns_a_pointer(&code[c.search.clone()]));
+            || (lang == Lang::Go && returns_a_pointer(&code[c.search.clone()]))
+            || (matches!(lang, Lang::TypeScript | Lang::Tsx)
+                && returns_tools(&code[..c.search.start]));
         if read {
             continue;
         }
@@ -120,6 +122,17 @@ fn with_comments(
     }
     out.extend(next);
     out
+}
+
+/// Returns true when the code before a body (`head`, up to its `{`) ends with a
+/// return type that is a list of the SDK's `Tool` (`): Tool[] {`,
+/// `Promise<Tool[]>`, `Array<Tool>`): the recogniser reads the list it returns.
+fn returns_tools(head: &[u8]) -> bool {
+    let head = head.trim_ascii_end();
+    let head = head.strip_suffix(b"{").unwrap_or(head).trim_ascii_end();
+    [&b"Tool[]"[..], b"Tool[]>", b"Array<Tool>", b"Array<Tool>>"]
+        .iter()
+        .any(|end| head.ends_with(end))
 }
 
 /// Returns true when a body's code opens with `return &` or `return new(`: a Go

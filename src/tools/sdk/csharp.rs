@@ -99,6 +99,7 @@ fn record(
     }
     let at = line(node);
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: node.byte_range(),

@@ -30,11 +30,12 @@ use super::wrappers;
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let sdks = &sdk_imports(root, src);
+    let own = &own_tool_types(root, src, sdks);
     preorder(root, |node| match node.kind() {
         "var_spec" | "const_spec" => spec(node, src, out),
         "short_var_declaration" => short(node, src, out),
         "call_expression" => call(node, src, sdks, out),
-        "composite_literal" => literal(node, src, sdks, out),
+        "composite_literal" => literal(node, src, sdks, own, out),
         "import_spec" => import(node, src, out),
         "function_declaration" => function(node, src, sdks, out),
         _ => {}
@@ -121,7 +122,7 @@ fn sdk_tool(ty: Node, src: &[u8], sdks: &Sdks) -> Option<Family> {
 /// `[]*mcp.Tool{...}` written without its type. A registration that reads the same
 /// literal (`AddTool(s, &mcp.Tool{...}, h)`, a variable bound to it) defines the
 /// same tool: the resolver keeps one (see `once_each`).
-fn literal(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
+fn literal(node: Node, src: &[u8], sdks: &Sdks, own: &[&str], out: &mut FileSummary) {
     let Some(ty) = node.child_by_field_name("type") else {
         return;
     };
@@ -132,6 +133,14 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
         if !in_wrapper(node, src, sdks) {
             shaped(node, body, src, family, out);
         }
+        return;
+    }
+    if own.contains(&text(ty, src)) {
+        let before = out.sites.len();
+        shaped(node, body, src, Family::Go, out);
+        out.sites[before..]
+            .iter_mut()
+            .for_each(|s| s.of_module = true);
         return;
     }
     // A slice or an array of tools: its elements' types are left out.
@@ -154,6 +163,56 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
             shaped(value, value, src, family, out);
         }
     }
+}
+
+/// Returns the types of a project's own `Tool` (`api.Tool`, `Tool`: not an SDK's)
+/// that the file writes as MCP tools: at least one of its literals with a `Name`
+/// holds `Annotations` as a `ToolAnnotations` (or `ToolAnnotation`) literal, as
+/// kubernetes-mcp-server's `api.Tool` does before it hands each to mcp-go. Every
+/// literal of such a type with a `Name` is then a tool, annotated or not.
+fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
+    let mut own = Vec::new();
+    preorder(root, |node| {
+        if node.kind() != "composite_literal" {
+            return;
+        }
+        let (Some(ty), Some(body)) = (
+            node.child_by_field_name("type"),
+            node.child_by_field_name("body"),
+        ) else {
+            return;
+        };
+        let is_own = match ty.kind() {
+            "qualified_type" | "type_identifier" => {
+                type_name(node, src) == "Tool" && sdk_tool(ty, src, sdks).is_none()
+            }
+            _ => false,
+        };
+        if !is_own || own.contains(&text(ty, src)) {
+            return;
+        }
+        let value_of = |key: &str| {
+            children(body).into_iter().find_map(|element| {
+                let parts = children(element);
+                (element.kind() == "keyed_element"
+                    && parts.first().is_some_and(|k| text(*k, src) == key))
+                .then(|| parts.get(1).copied())
+                .flatten()
+            })
+        };
+        let annotated = value_of("Annotations").is_some_and(|v| {
+            let mut found = false;
+            preorder(v, |n| {
+                found |= n.kind() == "composite_literal"
+                    && matches!(type_name(n, src), "ToolAnnotations" | "ToolAnnotation");
+            });
+            found
+        });
+        if annotated && value_of("Name").is_some() {
+            own.push(text(ty, src));
+        }
+    });
+    own
 }
 
 /// Records one tool literal (`node`, its fields in `body`) when it has a `Name`.
@@ -332,6 +391,9 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     };
     let local = match node.child_by_field_name("name") {
         Some(n) if n.kind() == "package_identifier" => text(n, src).to_string(),
+        // `import _ "..."`, run for its `init` (a toolset registering itself): a
+        // link between the files all the same, under a name nothing reads.
+        Some(n) if n.kind() == "blank_identifier" => "_".to_string(),
         Some(_) => return,
         None => local_name(&path),
     };
@@ -437,6 +499,7 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
                     .and_then(|ty| sdk_tool(ty, src, sdks))
                     .unwrap_or(Family::Go);
                 out.sites.push(Site {
+                    of_module: false,
                     line: at,
                     repeated: false,
                     extent: node.byte_range(),
@@ -451,6 +514,7 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
                 // A variable: a tool only when it is bound to a `Tool` literal (an
                 // mcp-go `NewTool` result is found at the `NewTool` call).
                 out.sites.push(Site {
+                    of_module: false,
                     line: at,
                     repeated: false,
                     extent: node.byte_range(),
@@ -477,6 +541,7 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
                 )]
             };
             out.sites.push(Site {
+                of_module: false,
                 line: at,
                 repeated: false,
                 extent: node.byte_range(),
@@ -660,7 +725,11 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
         return Val::Other;
     };
     let read: Vec<Val> = args.iter().map(|a| val(*a, src, depth + 1)).collect();
-    let lower = name.to_ascii_lowercase();
+    // `ptr.To(true)` (k8s.io/utils/ptr): the package's name says it too.
+    let lower = match qualifier(node, src) {
+        Some(package) => format!("{package}.{name}").to_ascii_lowercase(),
+        None => name.to_ascii_lowercase(),
+    };
     let library = match read.as_slice() {
         [v @ (Val::Bool(_) | Val::Ref(_))] if lower.contains("ptr") || lower.contains("bool") => {
             Some(v.clone())
@@ -705,7 +774,9 @@ fn fields(body: Node, ty: &str, src: &[u8], depth: usize, at: u32) -> Val {
             other => other,
         };
         let mut value = val(*v, src, depth + 1);
-        if omits_false && matches!(key, "readOnlyHint" | "idempotentHint") {
+        // A pointer helper's value is a project's own `*bool` field: sent as written.
+        let is_pointer = matches!(value, Val::Helper(..) | Val::Call(..));
+        if omits_false && !is_pointer && matches!(key, "readOnlyHint" | "idempotentHint") {
             value = Val::OmitFalse(Box::new(value));
         }
         props.push(Prop::Field(key.to_string(), value));

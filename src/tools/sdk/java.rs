@@ -70,6 +70,7 @@ fn constructor(node: Node, src: &[u8], out: &mut FileSummary) {
         .map(|a| vec![Prop::Field("annotations".to_string(), val(*a, src, 0))])
         .unwrap_or_default();
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: node.byte_range(),
@@ -139,6 +140,7 @@ fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
     }
     let at = line(node);
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: node.byte_range(),

@@ -124,6 +124,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
         .unwrap_or_default();
     let at = line(node);
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: node.byte_range(),

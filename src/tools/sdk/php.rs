@@ -232,6 +232,7 @@ fn push(
     def: Val,
 ) {
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent,

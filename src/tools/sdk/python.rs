@@ -485,6 +485,7 @@ fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             .map(|n| val(n, src, 0))
             .or_else(|| function_name.clone().map(Val::Str));
         out.sites.push(Site {
+            of_module: false,
             line: line(decorator),
             repeated: false,
             extent: decorator.byte_range(),
@@ -560,6 +561,7 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
                     .map(|p| Val::Str(text(*p, src).to_string())),
             };
             out.sites.push(Site {
+                of_module: false,
                 line: at,
                 repeated: false,
                 extent: node.byte_range(),
@@ -589,6 +591,7 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
                 .map(|n| val(n, src, 0))
                 .unwrap_or_else(|| Val::Str(text(*function, src).to_string()));
             out.sites.push(Site {
+                of_module: false,
                 line: at,
                 repeated: false,
                 extent: node.byte_range(),
@@ -621,6 +624,7 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
                 return;
             }
             out.sites.push(Site {
+                of_module: false,
                 line: at,
                 repeated: false,
                 extent: node.byte_range(),

@@ -98,6 +98,7 @@ fn attribute(item: Node, src: &[u8], out: &mut FileSummary) {
         }
     }
     out.sites.push(Site {
+        of_module: false,
         line: line(item),
         repeated: false,
         extent: item.byte_range(),
@@ -176,6 +177,7 @@ fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
     }
     let at = line(node);
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: node.byte_range(),

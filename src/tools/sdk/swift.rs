@@ -134,6 +134,7 @@ fn call(node: Node, src: &[u8], imports_mcp: bool, out: &mut FileSummary) {
         .map(|a| vec![Prop::Field("annotations".to_string(), val(a, src, 0))])
         .unwrap_or_default();
     out.sites.push(Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: node.byte_range(),

@@ -430,3 +430,86 @@ fn a_hint_of_an_earlier_tool_in_a_chain_is_not_the_next_ones() {
     let found = find(&[("server.php", PHP_CHAIN.as_bytes())]);
     assert_rows(&found, &["server.php:6 add t---", "server.php:7 wipe ----"]);
 }
+
+/// kubernetes-mcp-server's own `api.Tool`, a copy of MCP's with `*bool` hints set
+/// through `ptr.To`, handed to mcp-go field by field elsewhere in the tree.
+const GO_OWN_TOOLS: &str = r#"package full
+
+import (
+	"k8s.io/utils/ptr"
+
+	"github.com/containers/kubernetes-mcp-server/pkg/api"
+)
+
+func initNamespaces() []api.ServerTool {
+	ret := make([]api.ServerTool, 0)
+	ret = append(ret, api.ServerTool{
+		Tool: api.Tool{
+			Name:        "namespaces_list",
+			Description: "List all the Kubernetes namespaces",
+			Annotations: api.ToolAnnotations{
+				Title:           "Namespaces: List",
+				ReadOnlyHint:    ptr.To(true),
+				DestructiveHint: ptr.To(false),
+				IdempotentHint:  ptr.To(false),
+				OpenWorldHint:   ptr.To(true),
+			},
+		}, Handler: namespacesList,
+	})
+	ret = append(ret, api.ServerTool{Tool: api.Tool{
+		Name:        "events_list",
+		Description: "List events",
+	}, Handler: eventsList})
+	return ret
+}
+
+// Another type called Tool, with no annotations in the file: not an MCP tool.
+var other = config.Tool{Name: "kubectl"}
+"#;
+
+/// A project's own `Tool` type written with `ToolAnnotations` is read as MCP tools,
+/// annotated or not, its `ptr.To(false)` a `false` sent as written, its SDK the one
+/// its `go.mod` requires.
+#[test]
+fn a_projects_own_tool_type_is_read_with_the_sdk_its_go_mod_requires() {
+    let module = "module github.com/containers/kubernetes-mcp-server\n\ngo 1.24\n";
+    let go_mod = format!(
+        "{module}\nrequire (\n\tgithub.com/mark3labs/mcp-go v0.39.1\n\tk8s.io/utils v0.0.0\n)\n"
+    );
+    // The server's package uses the SDK and imports the toolsets'.
+    let server = |sdk: &str| {
+        format!(
+            "package mcp\n\nimport (\n\t\"{sdk}\"\n\
+             \t_ \"github.com/containers/kubernetes-mcp-server/pkg/toolsets/full\"\n)\n"
+        )
+    };
+    let mcp_go = server("github.com/mark3labs/mcp-go/mcp");
+    let found = find(&[
+        ("go.mod", go_mod.as_bytes()),
+        ("pkg/mcp/modules.go", mcp_go.as_bytes()),
+        ("pkg/toolsets/full/namespaces.go", GO_OWN_TOOLS.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "pkg/toolsets/full/namespaces.go:12 namespaces_list tfft",
+            "pkg/toolsets/full/namespaces.go:24 events_list ----",
+        ],
+    );
+    assert!(found.tools.iter().all(|t| t.family == Family::McpGo));
+    // A go.mod naming no SDK: the official one's family.
+    let go_sdk = server("github.com/modelcontextprotocol/go-sdk/mcp");
+    let unnamed = find(&[
+        ("go.mod", module.as_bytes()),
+        ("pkg/mcp/modules.go", go_sdk.as_bytes()),
+        ("pkg/toolsets/full/namespaces.go", GO_OWN_TOOLS.as_bytes()),
+    ]);
+    assert!(unnamed.tools.iter().all(|t| t.family == Family::Go));
+    assert_eq!(unnamed.tools.len(), 2);
+    // No file using an SDK reaches the toolsets: no tool counts.
+    let unreached = find(&[
+        ("go.mod", go_mod.as_bytes()),
+        ("pkg/toolsets/full/namespaces.go", GO_OWN_TOOLS.as_bytes()),
+    ]);
+    assert!(unreached.tools.is_empty(), "{:?}", unreached.tools);
+}

@@ -327,3 +327,143 @@ fn python_call_forms_and_enumeration_names_are_read() {
         ],
     );
 }
+
+/// xmcp's file-routed tools, as localstack-mcp-server and xmcp's documentation
+/// write them: each file of the tools folder exports its `metadata` and a default
+/// handler, and the framework registers every such file.
+#[test]
+fn xmcp_file_routed_tools_are_read_from_their_metadata() {
+    let typed = br#"import { z } from "zod";
+import { type ToolMetadata, type InferSchema } from "xmcp";
+
+export const schema = { action: z.enum(["inject", "clear"]) };
+
+export const metadata: ToolMetadata = {
+  name: "localstack-chaos-injector",
+  description: "Injects faults",
+  annotations: {
+    title: "LocalStack Chaos Injector",
+    readOnlyHint: false,
+    destructiveHint: true,
+  },
+};
+
+export default async function chaos({ action }: InferSchema<typeof schema>) {
+  return action;
+}
+"#;
+    let untyped = br#"import { type InferSchema } from 'xmcp';
+
+export const metadata = {
+  name: "greet",
+  description: "Greet the user",
+  annotations: { title: "Greet", readOnlyHint: true, idempotentHint: true },
+};
+
+export default async function greet({ name }: InferSchema<typeof schema>) {
+  return `Hello, ${name}!`;
+}
+"#;
+    // A page's metadata in a file that does not use xmcp: no tool.
+    let page = br#"export const metadata = { name: "About", annotations: {} };
+export default function About() { return null; }
+"#;
+    let found = find(&[
+        ("src/tools/localstack-chaos-injector.ts", typed.as_slice()),
+        ("src/tools/greet.ts", untyped.as_slice()),
+        ("src/app/about/page.tsx", page.as_slice()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/tools/greet.ts:3 greet t-t-",
+            "src/tools/localstack-chaos-injector.ts:6 localstack-chaos-injector ft--",
+        ],
+    );
+}
+
+/// Tools written as constants of the protocol's shape, each file one or more, and
+/// gathered by a `tools/list` handler elsewhere, as attio's server writes them.
+#[test]
+fn constants_of_the_tools_shape_are_tools() {
+    let notes = br#"import { createNoteSchema, listNotesSchema } from './schemas.js';
+
+export const createNoteDefinition = {
+  name: 'create-note',
+  description: formatToolDescription({ capability: 'Create note' }),
+  inputSchema: createNoteSchema,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+  },
+};
+
+export const listNotesDefinition = {
+  name: 'list-notes',
+  description: 'Retrieve notes',
+  inputSchema: listNotesSchema,
+};
+
+// Not a tool: no input schema.
+export const notesConfig = { name: 'notes', description: 'Notes' };
+"#;
+    let index = br#"import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createNoteDefinition, listNotesDefinition } from './notes.js';
+
+export const definitions = { 'create-note': createNoteDefinition, 'list-notes': listNotesDefinition };
+
+export function register(server: Server) {
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: payload() }));
+}
+"#;
+    let found = find(&[
+        ("src/tools/notes.ts", notes.as_slice()),
+        ("src/tools/index.ts", index.as_slice()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/tools/index.ts:8 <dynamic> uuuu [dynamic]",
+            "src/tools/notes.ts:3 create-note ff--",
+            "src/tools/notes.ts:13 list-notes ----",
+        ],
+    );
+}
+
+/// A list of the SDK's `Tool` written out: a method declared to return `Tool[]`, as
+/// SCB-MCP answers `tools/list` from its own class, and a constant of that type.
+#[test]
+fn a_list_typed_as_the_sdks_tools_is_read_element_by_element() {
+    let server = br#"import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export class ScbServer {
+  public getTools(): Tool[] {
+    return [
+      {
+        name: 'scb_get_api_status',
+        inputSchema: { type: 'object', properties: {} },
+        annotations: { title: 'API Status', readOnlyHint: true, openWorldHint: true },
+      },
+      { name: 'scb_search_tables', inputSchema: { type: 'object' } },
+    ];
+  }
+
+  public getNames(): string[] {
+    return ['a', 'b'];
+  }
+}
+
+export const extra: Array<Tool> = [{ name: 'extra_tool', inputSchema: {} }];
+"#;
+    let found = find(&[("src/index.ts", server.as_slice())]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:7 scb_get_api_status t--t",
+            "src/index.ts:12 scb_search_tables ----",
+            "src/index.ts:21 extra_tool ----",
+        ],
+    );
+}

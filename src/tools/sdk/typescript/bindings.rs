@@ -7,10 +7,10 @@ use tree_sitter::Node;
 use crate::tools::keys;
 use crate::tools::model::Family;
 use crate::tools::sdk::syntax::{children, descendants, line, text};
-use crate::tools::value::{FileSummary, Import, Prop, Site, SiteKind, Val};
+use crate::tools::value::{FileSummary, Import, Prop, Site, SiteKind, Spec, Val};
 
 use super::modules::{destructured_imports, require_of};
-use super::values::{returned, val};
+use super::values::{returned, returned_node, val};
 
 pub(super) fn is_top_level(declarator: Node) -> bool {
     let Some(decl) = declarator.parent() else {
@@ -52,6 +52,9 @@ pub(super) fn declarator(
     let entry = (text(name, src).to_string(), val(value, src, 0));
     typed_tool(node, value, &entry.1, src, out);
     if is_top_level(node) {
+        tool_constant(value, &entry.1, out);
+    }
+    if is_top_level(node) {
         top.push(entry);
     } else {
         nested.push(entry);
@@ -64,13 +67,12 @@ pub(super) fn declarator(
 /// tool, unless a registration of the tree defines the same (see
 /// [`SiteKind::Shaped`]). The type says what the object is; its keys need not.
 fn typed_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSummary) {
-    let Some(kind) = node.child_by_field_name("type") else {
-        return;
-    };
     // `: Tool`, `: types.Tool`; the type annotation's one child is the type.
-    let typed = children(kind).into_iter().any(|t| {
-        matches!(t.kind(), "type_identifier" | "nested_type_identifier")
-            && text(t, src).rsplit('.').next() == Some("Tool")
+    let typed = node.child_by_field_name("type").is_some_and(|kind| {
+        children(kind).into_iter().any(|t| {
+            matches!(t.kind(), "type_identifier" | "nested_type_identifier")
+                && text(t, src).rsplit('.').next() == Some("Tool")
+        })
     });
     let Val::Obj { props, .. } = read else {
         return;
@@ -78,7 +80,7 @@ fn typed_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSum
     let named = props
         .iter()
         .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
-    if typed && named && value.kind() == "object" {
+    if (typed && named || is_xmcp_metadata(node, src, out)) && value.kind() == "object" {
         out.sites.push(Site::new(
             line(value),
             value.byte_range(),
@@ -86,6 +88,120 @@ fn typed_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSum
             SiteKind::Shaped(read.clone()),
         ));
     }
+}
+
+/// Records a constant at the top of a file bound to an object literal written as
+/// the protocol's tool (`export const createNoteDefinition = { name: 'create-note',
+/// description, inputSchema, annotations: {...} }`, as attio's server writes each
+/// tool before a `tools/list` handler gathers them): a literal `name` and an
+/// `inputSchema`, beside a `description` or an `annotations` object. One tool,
+/// unless a registration of the tree defines the same (see [`SiteKind::Shaped`]).
+fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
+    let Val::Obj { props, .. } = read else {
+        return;
+    };
+    let field = |key: &str| {
+        props.iter().find_map(|p| match p {
+            Prop::Field(k, v) if k == key => Some(v),
+            _ => None,
+        })
+    };
+    let shaped = matches!(field(keys::NAME), Some(Val::Str(_)))
+        && field("inputSchema").is_some()
+        && (field("description").is_some()
+            || matches!(field(keys::ANNOTATIONS), Some(Val::Obj { .. })));
+    if shaped
+        && value.kind() == "object"
+        && !out.sites.iter().any(|s| s.extent == value.byte_range())
+    {
+        out.sites.push(Site::new(
+            line(value),
+            value.byte_range(),
+            Family::TypeScript,
+            SiteKind::Shaped(read.clone()),
+        ));
+    }
+}
+
+/// Records each element of a list of the SDK's `Tool` written as an array literal:
+/// a constant declared `Tool[]` (or `Array<Tool>`), or a function or method declared
+/// to return one (`getTools(): Tool[] { return [{ name, annotations }, ...] }`, as
+/// servers that answer `tools/list` from a method of their own class write it).
+/// Each object literal with a `name` is one tool, unless a registration of the tree
+/// defines the same (see [`SiteKind::Shaped`]).
+pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
+    let (annotation, list) = match node.kind() {
+        "variable_declarator" => (
+            node.child_by_field_name("type"),
+            node.child_by_field_name("value"),
+        ),
+        "function_declaration" | "method_definition" | "function_expression" | "arrow_function" => {
+            (node.child_by_field_name("return_type"), returned_node(node))
+        }
+        _ => return,
+    };
+    let (Some(annotation), Some(list)) = (annotation, list) else {
+        return;
+    };
+    if list.kind() != "array" || !is_tool_list_type(annotation, src) {
+        return;
+    }
+    for element in children(list).into_iter().filter(|e| e.kind() == "object") {
+        let read = val(element, src, 0);
+        let Val::Obj { props, .. } = &read else {
+            continue;
+        };
+        let named = props
+            .iter()
+            .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
+        if named && !out.sites.iter().any(|s| s.extent == element.byte_range()) {
+            out.sites.push(Site::new(
+                line(element),
+                element.byte_range(),
+                Family::TypeScript,
+                SiteKind::Shaped(read),
+            ));
+        }
+    }
+}
+
+/// Returns true for a type annotation of a list of the SDK's `Tool`: `Tool[]`,
+/// `types.Tool[]`, `Array<Tool>`, each maybe in a `Promise<...>`.
+fn is_tool_list_type(annotation: Node, src: &[u8]) -> bool {
+    let written: String = text(annotation, src)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let written = written.trim_start_matches(':');
+    let inner = written
+        .strip_prefix("Promise<")
+        .and_then(|w| w.strip_suffix('>'))
+        .unwrap_or(written);
+    let element = inner.strip_suffix("[]").or_else(|| {
+        inner
+            .strip_prefix("Array<")
+            .and_then(|w| w.strip_suffix('>'))
+    });
+    element.is_some_and(|e| e.rsplit('.').next() == Some("Tool"))
+}
+
+/// Returns true for xmcp's file-routed tool: `export const metadata = {...}` at the
+/// top of a file that imports from `xmcp` (its `ToolMetadata` type, `InferSchema`).
+/// The framework registers every file of its tools folder as one tool, named by
+/// `metadata.name` (else by the file's name, which the row leaves unnamed).
+fn is_xmcp_metadata(node: Node, src: &[u8], out: &FileSummary) -> bool {
+    let exported = node
+        .parent()
+        .and_then(|d| d.parent())
+        .is_some_and(|e| e.kind() == "export_statement");
+    exported
+        && node
+            .child_by_field_name("name")
+            .is_some_and(|n| text(n, src) == "metadata")
+        && out
+            .imports
+            .values()
+            .any(|i| matches!(&i.rel, Spec::Package(p) if p == "xmcp"))
 }
 
 /// Binds `function f() { return {...}; }` to what it returns (a factory).

@@ -38,7 +38,7 @@ use tree_sitter::Node;
 use super::syntax::preorder;
 use super::value::FileSummary;
 
-use bindings::{class, declarator, function};
+use bindings::{class, declarator, function, typed_list};
 use modules::{bare_require, commonjs_export, compiled_export, import, reexport};
 use registrations::call;
 
@@ -48,7 +48,13 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let mut nested = Vec::new();
     let mut namespaces = Vec::new();
     preorder(root, |node| match node.kind() {
-        "variable_declarator" => declarator(node, src, out, &mut top, &mut nested),
+        "variable_declarator" => {
+            typed_list(node, src, out);
+            declarator(node, src, out, &mut top, &mut nested)
+        }
+        "method_definition" | "function_expression" | "arrow_function" => {
+            typed_list(node, src, out)
+        }
         "assignment_expression" => commonjs_export(node, src, &mut top),
         "import_statement" => import(node, src, out),
         "export_statement" => reexport(node, src, out),
@@ -57,7 +63,10 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
             compiled_export(node, src, out, &mut top, &mut namespaces);
         }
         "expression_statement" => bare_require(node, src, out),
-        "function_declaration" => function(node, src, &mut top),
+        "function_declaration" => {
+            typed_list(node, src, out);
+            function(node, src, &mut top)
+        }
         "class_declaration" | "abstract_class_declaration" | "class" => {
             class(node, src, out, &mut top)
         }

@@ -34,6 +34,7 @@ pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
     // Its own bytes, from the method's name: a chain before it may hold others'.
     let extent = method.start_byte()..node.end_byte();
     let site = |kind| Site {
+        of_module: false,
         line: at,
         repeated: false,
         extent: extent.clone(),
