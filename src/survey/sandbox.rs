@@ -272,6 +272,26 @@ fn arguments(dirs: &[PathBuf], hosts: Option<&Path>) -> Vec<String> {
     for dir in XDG_DIRS.iter().map(|(_, dir)| *dir) {
         args.extend(["--dir".to_string(), dir.to_string()]);
     }
+    // The home `/etc/passwd` names for the user, for a child started without HOME
+    // (which then asks the password database): the same private HOME, or, where a
+    // folder bound below lies in it (an interpreter under /root/.pyenv), a private
+    // tmpfs of its own under those binds. ipybox's kernel gateway made its runtime
+    // folder under /root, read-only here, and died.
+    if let Some(home) = passwd_home() {
+        let inside = format!("{home}/");
+        match dirs
+            .iter()
+            .any(|d| d.to_string_lossy().starts_with(&inside))
+        {
+            true => args.extend([
+                "--size".to_string(),
+                crate::probe::bounds::MAX_TMPFS.to_string(),
+                "--tmpfs".to_string(),
+                home,
+            ]),
+            false => args.extend(["--symlink".to_string(), HOME.to_string(), home]),
+        }
+    }
     // After the tmpfs: a prefix under /tmp is bound over it.
     for dir in dirs {
         let dir = dir.display().to_string();
@@ -283,6 +303,37 @@ fn arguments(dirs: &[PathBuf], hosts: Option<&Path>) -> Vec<String> {
     args.extend(["--chdir".to_string(), HOME.to_string()]);
     args.push("--".to_string());
     args
+}
+
+/// Returns the home folder `/etc/passwd` gives the user running the survey, when it
+/// is a folder of its own the sandbox would otherwise lack (`/root`, `/home/alice`):
+/// not the sandbox's HOME, nor a system folder, `/tmp` or the root.
+fn passwd_home() -> Option<String> {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() }.to_string();
+    let text = std::fs::read_to_string("/etc/passwd").ok()?;
+    home_of(&text, &uid)
+}
+
+/// Returns the home field of `uid`'s line of a password database, when the sandbox
+/// may link it to its HOME (see [`passwd_home`]).
+fn home_of(passwd: &str, uid: &str) -> Option<String> {
+    let home = passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.len() >= 7 && fields[2] == uid).then(|| fields[5].to_string())
+    })?;
+    let home = home.trim_end_matches('/');
+    let is_taken = |dir: &str| home == dir || home.starts_with(&format!("{dir}/"));
+    let allowed = home.starts_with('/')
+        && !home.contains("/../")
+        && !home.ends_with("/..")
+        && home != HOME
+        && !SYSTEM
+            .iter()
+            .chain(["/tmp", "/dev", "/proc", "/etc"].iter())
+            .any(|d| is_taken(d))
+        && !HOME.starts_with(&format!("{home}/"));
+    allowed.then(|| home.to_string())
 }
 
 /// Returns the environment a sandboxed server starts with inside the walls, before its
@@ -342,5 +393,22 @@ mod tests {
             !text.contains("--bind "),
             "nothing is bound writable: {text}"
         );
+    }
+
+    #[test]
+    fn the_users_home_in_the_password_database_is_the_private_home() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash
+                      alice:x:1000:1000::/home/alice/:/bin/sh
+                      svc:x:998:998::/usr/lib/svc:/sbin/nologin
+                      odd:x:997:997::/home:/bin/sh
+                      short:x:996
+";
+        assert_eq!(home_of(passwd, "0").as_deref(), Some("/root"));
+        assert_eq!(home_of(passwd, "1000").as_deref(), Some("/home/alice"));
+        // A system folder, a parent of the sandbox's HOME, a user not listed: none.
+        assert_eq!(home_of(passwd, "998"), None);
+        assert_eq!(home_of(passwd, "997"), None);
+        assert_eq!(home_of(passwd, "996"), None);
+        assert_eq!(home_of(passwd, "5"), None);
     }
 }

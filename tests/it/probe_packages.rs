@@ -164,6 +164,14 @@ fn prelude(name: &str) -> &'static str {
              \x20   print('Usage: hintgroup serve [OPTIONS] COMMAND [ARGS]...\\n\\nCommands:\\n  http   Start the MCP server over HTTP.\\n  stdio  Start the MCP server over stdio.', file=_sys.stderr)\n\
              \x20   _sys.exit(2)\n"
         }
+        // Writes under the home the password database names, as a child started
+        // without HOME does (ipybox's Jupyter kernel gateway): its private HOME.
+        "hinthome" => {
+            "import os as _os, pwd as _pwd\n\
+             _home = _pwd.getpwuid(_os.getuid()).pw_dir\n\
+             _os.makedirs(_os.path.join(_home, '.local/share/jupyter/runtime'), exist_ok=True)\n\
+             TOOLS[0]['name'] = 'home_written'\n"
+        }
         // Exits naming two variables as missing unless one is set, as servers
         // that read a key or an endpoint at start do; names its tool after the URL.
         "hintenv" => {
@@ -2521,11 +2529,13 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
     let work = tempfile::tempdir().unwrap();
     let index = pypi_index(pypi_servers(
         work.path(),
-        &["hintcrash", "hintargs", "hintenv", "hintgroup"],
+        &["hintcrash", "hintargs", "hintenv", "hintgroup", "hinthome"],
     ));
     std::fs::write(
         work.path().join("servers.toml"),
-        "[[server]]\nname = \"crash\"\n\
+        "[[server]]\nname = \"home\"\n\
+         package = { registry = \"pypi\", name = \"hinthome\", version = \"1.0.0\" }\n\
+         [[server]]\nname = \"crash\"\n\
          package = { registry = \"pypi\", name = \"hintcrash\", version = \"1.0.0\" }\n\
          [[server]]\nname = \"args\"\n\
          package = { registry = \"pypi\", name = \"hintargs\", version = \"1.0.0\" }\n\
@@ -2606,8 +2616,16 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
         ],
         "{one}"
     );
+    // The home the password database names is private and writable.
+    assert_eq!(servers["home"]["outcome"].as_str(), "listed", "{one}");
     let wire = read_csv(&work.path().join(format!("one/wire-{DATE}.csv")));
     let tool = wire[0].iter().position(|c| c == "tool").unwrap();
+    assert!(
+        wire[1..]
+            .iter()
+            .any(|row| row[0] == "home" && row[tool] == "home_written"),
+        "{wire:?}"
+    );
     assert!(
         wire[1..]
             .iter()
