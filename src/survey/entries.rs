@@ -767,8 +767,9 @@ fn markdown(rows: &[Row], source: &Source, date: &str) -> String {
             "- **In the repository** at the entry's release tag (else its default branch), \
              of the {} entries whose tree was counted, {} spell at least one hint name and \
              {} all four; the finder read {tools} tool definitions, {} declaring at least \
-             one hint ({}). Of the {} entries counted in both halves, {} spell a hint name \
-             in one half and none in the other.",
+             one hint ({}), counted per entry (a tree several entries share counts for \
+             each; \"Each hint\" counts each tree once). Of the {} entries counted in both \
+             halves, {} spell a hint name in one half and none in the other.",
             in_repos.len(),
             percent(spelling, in_repos.len()),
             percent(all_four, in_repos.len()),

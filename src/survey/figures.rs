@@ -129,7 +129,8 @@ pub fn each_hint(text: &mut String, shipped: &Table, repos: Option<&Table>, wire
     text.push_str(
         "The share of tools that declare each hint: in the source by the SDK family of \
          the definition (a tree's own tools, as the finder reads them; `true`, `false` or \
-         an unreadable value `?`), on the wire by the registry of the package that was \
+         an unreadable value `?`; each tree once, however many entries share it, where the \
+         headline counts per entry), on the wire by the registry of the package that was \
          run (`true` or `false` in the tool's `annotations`).\n\n",
     );
     table(text, &lines);

@@ -44,6 +44,8 @@ const TEST_FOLDERS: &[&str] = &[
     "e2e",
     "integration_tests",
     "unit_tests",
+    "fixtures",
+    "__fixtures__",
 ];
 
 /// Test file names, as (prefix, suffix) pairs of the file name as written, each
@@ -62,6 +64,12 @@ const TEST_FILES: &[(&str, &str)] = &[
     ("", ".spec.js"),
     ("", ".spec.mjs"),
     ("", ".spec.jsx"),
+    // Test data beside the code it serves (`ToolsScreen.fixtures.ts`).
+    ("", ".fixtures.ts"),
+    ("", ".fixtures.tsx"),
+    ("", ".fixtures.js"),
+    ("", ".fixture.ts"),
+    ("", ".fixture.js"),
     ("", "_test.go"),
     ("test_", ".py"),
     ("", "_test.py"),
@@ -286,6 +294,8 @@ mod tests {
     fn paths_take_the_role_of_their_first_matching_table() {
         let cases: &[(&str, Role, bool)] = &[
             ("src/index.ts", Role::Source, false),
+            ("clients/web/src/ToolsScreen.fixtures.ts", Role::Test, false),
+            ("src/__fixtures__/tools.ts", Role::Test, false),
             ("apps/mcp/src/tools/search.ts", Role::Source, false),
             ("src/tools/search.test.ts", Role::Test, false),
             ("src/__tests__/search.ts", Role::Test, false),
