@@ -30,16 +30,22 @@ pub(crate) use super::paths::{extension, extension_as_written, join, parent};
 /// At most this many `extends` are followed from one `tsconfig.json`.
 const MAX_EXTENDS: usize = 8;
 
+/// What a `go.mod` says of the MCP SDK it requires (see `Manifest::GoMod`).
+#[derive(Clone, Copy, Debug)]
+struct GoMod {
+    /// The official Go SDK it requires sends a `false` hint.
+    sends_false: bool,
+    /// The SDK it requires: the official one, else mcp-go.
+    sdk: Option<Family>,
+}
+
 /// The tree's packages, from its manifests: where a [`Spec::Package`] lands.
 #[derive(Default)]
 pub(crate) struct Layout {
     /// Go module path → the folder it is at, longest path first.
     go_modules: Vec<(String, Vec<u8>)>,
-    /// Folder of a `go.mod` → whether the official Go SDK it requires sends a
-    /// `false` hint (see `manifests`).
-    go_sends_false: BTreeMap<Vec<u8>, bool>,
-    /// Each `go.mod`'s folder → the SDK it requires (see `Manifest::GoMod`).
-    go_sdk: BTreeMap<Vec<u8>, Option<Family>>,
+    /// Folder of a `go.mod` → what it says of the SDK it requires.
+    go_mods: BTreeMap<Vec<u8>, GoMod>,
     /// Folder → the Go files the tree holds there, in path order.
     go_files: BTreeMap<Vec<u8>, Vec<Vec<u8>>>,
     /// Folder → the `tsconfig.json` or `jsconfig.json` there, resolved (its
@@ -122,8 +128,11 @@ impl Layout {
                     sdk,
                 } => {
                     if path.ends_with(b"go.mod") {
-                        layout.go_sends_false.insert(dir.to_vec(), *sends_false);
-                        layout.go_sdk.insert(dir.to_vec(), *sdk);
+                        let go_mod = GoMod {
+                            sends_false: *sends_false,
+                            sdk: *sdk,
+                        };
+                        layout.go_mods.insert(dir.to_vec(), go_mod);
                     }
                     if let Some(m) = module {
                         layout.go_modules.push((m.clone(), dir.to_vec()));
@@ -581,25 +590,21 @@ impl Modules {
     /// the official Go SDK that sends a `false` `ReadOnlyHint` or `IdempotentHint`;
     /// false without one (the SDK's older versions never send it).
     pub(crate) fn go_sends_false(&self, path: &[u8]) -> bool {
-        let mut dir = parent(path);
-        loop {
-            if let Some(&sends) = self.layout.go_sends_false.get(dir) {
-                return sends;
-            }
-            if dir.is_empty() {
-                return false;
-            }
-            dir = parent(dir);
-        }
+        self.nearest_go_mod(path).is_some_and(|m| m.sends_false)
     }
 
     /// Returns the SDK the `go.mod` nearest above `path` requires (the official
     /// one, else mcp-go); `None` without one.
     pub(crate) fn go_sdk(&self, path: &[u8]) -> Option<Family> {
+        self.nearest_go_mod(path).and_then(|m| m.sdk)
+    }
+
+    /// Returns what the `go.mod` nearest above `path` says, if any does.
+    fn nearest_go_mod(&self, path: &[u8]) -> Option<&GoMod> {
         let mut dir = parent(path);
         loop {
-            if let Some(&sdk) = self.layout.go_sdk.get(dir) {
-                return sdk;
+            if let Some(found) = self.layout.go_mods.get(dir) {
+                return Some(found);
             }
             if dir.is_empty() {
                 return None;
