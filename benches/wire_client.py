@@ -232,15 +232,21 @@ def sdk_hint(annotations, hint):
     return "absent" if value is None else ("true" if value else "false")
 
 
+def is_listed(outcome):
+    """Returns true for the probe's outcomes of a server that listed its tools: as
+    the entry gives it, or with placeholders for what it requires."""
+    return outcome in ("listed", "listed with placeholders")
+
+
 def compare(name, row, probed, listed, error):
     """Returns (is_equal, cause) for one server: the cause of the difference, empty
     when both agree."""
     outcome = row["outcome"]
-    if listed is None and outcome != "listed":
+    if listed is None and not is_listed(outcome):
         return True, ""
     if listed is None:
         return False, "client failed, probe listed: " + error
-    if outcome != "listed":
+    if not is_listed(outcome):
         return False, "probe {}, client listed".format(outcome)
     ours = [t for t, _ in probed]
     theirs = [t["name"] for t in listed]
@@ -364,7 +370,7 @@ def main():
         seconds = probe(binary, servers_file, fresh, run_out, pythons, [], args.timeout, args.jobs)
         run_servers, _ = probe_tables(run_out)
         cache_after = {"bytes": du(fresh), "seconds": round(seconds, 1),
-                       "listed": sum(1 for r in run_servers.values() if r["outcome"] == "listed")}
+                       "listed": sum(1 for r in run_servers.values() if is_listed(r["outcome"]))}
 
     from collections import Counter
     outcomes = Counter(r["probe_outcome"] for r in rows)
@@ -376,13 +382,14 @@ def main():
         "too_large": outcomes.get("too large", 0),
         "installed": sum(1 for r in rows if r["client_started"]),
         "client_listed": sum(1 for r in rows if r["client_listed"]),
-        "probe_listed": outcomes.get("listed", 0),
-        "both_listed": sum(1 for r in rows if r["client_listed"] and r["probe_outcome"] == "listed"),
+        "probe_listed": sum(1 for r in rows if is_listed(r["probe_outcome"])),
+        "both_listed": sum(1 for r in rows
+                           if r["client_listed"] and is_listed(r["probe_outcome"])),
         "equal_tools_and_hints": sum(1 for r in rows if r["client_listed"] and r["equal"]),
         "client_listed_probe_not": sum(1 for r in rows
-                                       if r["client_listed"] and r["probe_outcome"] != "listed"),
+                                       if r["client_listed"] and not is_listed(r["probe_outcome"])),
         "probe_listed_client_not": sum(1 for r in rows
-                                       if not r["client_listed"] and r["probe_outcome"] == "listed"),
+                                       if not r["client_listed"] and is_listed(r["probe_outcome"])),
         "differences": dict(Counter(r["cause"].split(":")[0] for r in rows if not r["equal"])),
         "cache_after_run": cache_after,
     }
