@@ -36,6 +36,30 @@ pub(super) const CLASS: [&str; 11] = [
     "annotations",
 ];
 
+/// Returns true for the type a list of the SDK's tools is written as (its white
+/// space left out, a leading `:` too): `Tool[]`, `types.Tool[]`, `Array<Tool>`, each
+/// maybe in a `Promise<...>`. The recogniser reads the array a constant or a
+/// function of that type gives, and the skimmer keeps such a function's body in the
+/// parse, both by this reading.
+pub(super) fn is_tool_list_type(written: &[u8]) -> bool {
+    let written: Vec<u8> = written
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let written = written.strip_prefix(b":").unwrap_or(&written);
+    let inner = written
+        .strip_prefix(b"Promise<")
+        .and_then(|w| w.strip_suffix(b">"))
+        .unwrap_or(written);
+    let element = inner.strip_suffix(b"[]").or_else(|| {
+        inner
+            .strip_prefix(b"Array<")
+            .and_then(|w| w.strip_suffix(b">"))
+    });
+    element.is_some_and(|e| e.rsplit(|&b| b == b'.').next() == Some(&b"Tool"[..]))
+}
+
 /// Returns true when `key` is one of `keys`, compared byte for byte.
 pub(super) fn is_one_of(key: &[u8], keys: &[&str]) -> bool {
     keys.iter().any(|k| k.as_bytes() == key)

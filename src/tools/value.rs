@@ -102,6 +102,14 @@ pub(crate) struct Param {
     pub(crate) default: Option<Val>,
 }
 
+/// Returns the value of the first field called `key` among `props`.
+pub(crate) fn field<'p>(props: &'p [Prop], key: &str) -> Option<&'p Val> {
+    props.iter().find_map(|p| match p {
+        Prop::Field(k, v) if k == key => Some(v),
+        _ => None,
+    })
+}
+
 /// One field of an object value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Prop {

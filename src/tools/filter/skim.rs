@@ -21,6 +21,7 @@ use std::ops::Range;
 use memchr::memchr_iter;
 use tree_sitter::Point;
 
+use super::keys;
 use super::lang::Lang;
 use super::lex::{self, SEARCH_FACTOR};
 use super::prefilter::{self, words};
@@ -124,15 +125,15 @@ fn with_comments(
     out
 }
 
-/// Returns true when the code before a body (`head`, up to its `{`) ends with a
-/// return type that is a list of the SDK's `Tool` (`): Tool[] {`,
-/// `Promise<Tool[]>`, `Array<Tool>`): the recogniser reads the list it returns.
+/// Returns true when the code before a body (`head`, up to its `{`, an arrow's
+/// `=>` before it) ends with a return type the recogniser reads as a list of the
+/// SDK's `Tool` ([`keys::is_tool_list_type`], after the last `:`): it reads the
+/// list the body returns.
 fn returns_tools(head: &[u8]) -> bool {
     let head = head.trim_ascii_end();
     let head = head.strip_suffix(b"{").unwrap_or(head).trim_ascii_end();
-    [&b"Tool[]"[..], b"Tool[]>", b"Array<Tool>", b"Array<Tool>>"]
-        .iter()
-        .any(|end| head.ends_with(end))
+    let head = head.strip_suffix(b"=>").unwrap_or(head);
+    memchr::memrchr(b':', head).is_some_and(|at| keys::is_tool_list_type(&head[at + 1..]))
 }
 
 /// Returns true when a body's code opens with `return &` or `return new(`: a Go

@@ -191,16 +191,7 @@ fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
         if !is_own || own.contains(&text(ty, src)) {
             return;
         }
-        let value_of = |key: &str| {
-            children(body).into_iter().find_map(|element| {
-                let parts = children(element);
-                (element.kind() == "keyed_element"
-                    && parts.first().is_some_and(|k| text(*k, src) == key))
-                .then(|| parts.get(1).copied())
-                .flatten()
-            })
-        };
-        let annotated = value_of("Annotations").is_some_and(|v| {
+        let annotated = keyed(body, "Annotations", src).is_some_and(|v| {
             let mut found = false;
             preorder(v, |n| {
                 found |= n.kind() == "composite_literal"
@@ -208,22 +199,26 @@ fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
             });
             found
         });
-        if annotated && value_of("Name").is_some() {
+        if annotated && keyed(body, "Name", src).is_some() {
             own.push(text(ty, src));
         }
     });
     own
 }
 
+/// Returns the value a composite literal's fields (`body`) give the field `key`.
+fn keyed<'t>(body: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>> {
+    children(body).into_iter().find_map(|element| {
+        let parts = children(element);
+        (element.kind() == "keyed_element" && parts.first().is_some_and(|k| text(*k, src) == key))
+            .then(|| parts.get(1).copied())
+            .flatten()
+    })
+}
+
 /// Records one tool literal (`node`, its fields in `body`) when it has a `Name`.
 fn shaped(node: Node, body: Node, src: &[u8], family: Family, out: &mut FileSummary) {
-    let named = children(body).into_iter().any(|element| {
-        element.kind() == "keyed_element"
-            && children(element)
-                .first()
-                .is_some_and(|k| text(*k, src) == "Name")
-    });
-    if named {
+    if keyed(body, "Name", src).is_some() {
         out.sites.push(Site::new(
             line(node),
             node.byte_range(),

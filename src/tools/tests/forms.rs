@@ -456,6 +456,10 @@ export class ScbServer {
 }
 
 export const extra: Array<Tool> = [{ name: 'extra_tool', inputSchema: {} }];
+
+export const more = (): Promise< Tool [] > => {
+  return [{ name: 'arrow_tool', inputSchema: {} }];
+};
 "#;
     let found = find(&[("src/index.ts", server.as_slice())]);
     assert_rows(
@@ -464,6 +468,7 @@ export const extra: Array<Tool> = [{ name: 'extra_tool', inputSchema: {} }];
             "src/index.ts:7 scb_get_api_status t--t",
             "src/index.ts:12 scb_search_tables ----",
             "src/index.ts:21 extra_tool ----",
+            "src/index.ts:24 arrow_tool ----",
         ],
     );
 }

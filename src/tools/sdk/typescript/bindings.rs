@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::tools::keys;
 use crate::tools::model::Family;
 use crate::tools::sdk::syntax::{children, descendants, line, text};
-use crate::tools::value::{FileSummary, Import, Prop, Site, SiteKind, Spec, Val};
+use crate::tools::value::{field, FileSummary, Import, Prop, Site, SiteKind, Spec, Val};
 
 use super::modules::{destructured_imports, require_of};
 use super::values::{returned, returned_node, val};
@@ -53,8 +53,6 @@ pub(super) fn declarator(
     typed_tool(node, value, &entry.1, src, out);
     if is_top_level(node) {
         tool_constant(value, &entry.1, out);
-    }
-    if is_top_level(node) {
         top.push(entry);
     } else {
         nested.push(entry);
@@ -81,11 +79,20 @@ fn typed_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSum
         .iter()
         .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
     if (typed && named || is_xmcp_metadata(node, src, out)) && value.kind() == "object" {
+        shaped_once(value, read.clone(), out);
+    }
+}
+
+/// Records `object`, an object literal read as `read`, as one tool-shaped
+/// definition, unless a definition of the file stands on the same bytes already
+/// (a constant both typed `Tool` and of the tool's shape).
+fn shaped_once(object: Node, read: Val, out: &mut FileSummary) {
+    if !out.sites.iter().any(|s| s.extent == object.byte_range()) {
         out.sites.push(Site::new(
-            line(value),
-            value.byte_range(),
+            line(object),
+            object.byte_range(),
             Family::TypeScript,
-            SiteKind::Shaped(read.clone()),
+            SiteKind::Shaped(read),
         ));
     }
 }
@@ -100,26 +107,12 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
     let Val::Obj { props, .. } = read else {
         return;
     };
-    let field = |key: &str| {
-        props.iter().find_map(|p| match p {
-            Prop::Field(k, v) if k == key => Some(v),
-            _ => None,
-        })
-    };
-    let shaped = matches!(field(keys::NAME), Some(Val::Str(_)))
-        && field("inputSchema").is_some()
-        && (field("description").is_some()
-            || matches!(field(keys::ANNOTATIONS), Some(Val::Obj { .. })));
-    if shaped
-        && value.kind() == "object"
-        && !out.sites.iter().any(|s| s.extent == value.byte_range())
-    {
-        out.sites.push(Site::new(
-            line(value),
-            value.byte_range(),
-            Family::TypeScript,
-            SiteKind::Shaped(read.clone()),
-        ));
+    let shaped = matches!(field(props, keys::NAME), Some(Val::Str(_)))
+        && field(props, "inputSchema").is_some()
+        && (field(props, "description").is_some()
+            || matches!(field(props, keys::ANNOTATIONS), Some(Val::Obj { .. })));
+    if shaped && value.kind() == "object" {
+        shaped_once(value, read.clone(), out);
     }
 }
 
@@ -143,46 +136,16 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let (Some(annotation), Some(list)) = (annotation, list) else {
         return;
     };
-    if list.kind() != "array" || !is_tool_list_type(annotation, src) {
+    if list.kind() != "array" || !keys::is_tool_list_type(text(annotation, src).as_bytes()) {
         return;
     }
     for element in children(list).into_iter().filter(|e| e.kind() == "object") {
         let read = val(element, src, 0);
-        let Val::Obj { props, .. } = &read else {
-            continue;
-        };
-        let named = props
-            .iter()
-            .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
-        if named && !out.sites.iter().any(|s| s.extent == element.byte_range()) {
-            out.sites.push(Site::new(
-                line(element),
-                element.byte_range(),
-                Family::TypeScript,
-                SiteKind::Shaped(read),
-            ));
+        let named = matches!(&read, Val::Obj { props, .. } if field(props, keys::NAME).is_some());
+        if named {
+            shaped_once(element, read, out);
         }
     }
-}
-
-/// Returns true for a type annotation of a list of the SDK's `Tool`: `Tool[]`,
-/// `types.Tool[]`, `Array<Tool>`, each maybe in a `Promise<...>`.
-fn is_tool_list_type(annotation: Node, src: &[u8]) -> bool {
-    let written: String = text(annotation, src)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    let written = written.trim_start_matches(':');
-    let inner = written
-        .strip_prefix("Promise<")
-        .and_then(|w| w.strip_suffix('>'))
-        .unwrap_or(written);
-    let element = inner.strip_suffix("[]").or_else(|| {
-        inner
-            .strip_prefix("Array<")
-            .and_then(|w| w.strip_suffix('>'))
-    });
-    element.is_some_and(|e| e.rsplit('.').next() == Some("Tool"))
 }
 
 /// Returns true for xmcp's file-routed tool: `export const metadata = {...}` at the

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use crate::tools::keys;
 use crate::tools::model::Family;
 use crate::tools::sdk::syntax::{children, descendants, line, text, unquote};
-use crate::tools::value::{hint_of_key, FileSummary, Prop, Site, SiteKind, Val};
+use crate::tools::value::{field, hint_of_key, FileSummary, Prop, Site, SiteKind, Val};
 
 use super::loops::{each, pattern};
 use super::values::{fallback, returned_node, val};
@@ -134,12 +134,7 @@ pub(super) fn tool_shaped(args: &[Node], src: &[u8], out: &mut FileSummary) {
         let Val::Obj { props, .. } = val(arg, src, 0) else {
             continue;
         };
-        let field = |key: &str| {
-            props.iter().find_map(|p| match p {
-                Prop::Field(k, v) if k == key => Some(v),
-                _ => None,
-            })
-        };
+        let field = |key: &str| field(&props, key);
         let hinted = matches!(field(keys::ANNOTATIONS), Some(Val::Obj { props, .. })
             if props.iter().any(|p| matches!(p, Prop::Field(k, _) if hint_of_key(k).is_some())));
         let schema = keys::SCHEMA.iter().any(|k| field(k).is_some());
