@@ -118,6 +118,19 @@ pub struct RegistrySurveyArgs {
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
 
+    /// Reads the repositories from the bare clones under DIR (as `owner+name/`, or a
+    /// git folder inside it) instead of their forge, both to pin and to count: for a
+    /// forge that is not reached. A repository with no mirror is not pinned, and
+    /// says so.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Option<PathBuf>,
+
+    /// Probes the listing's remote endpoints too (DIR/remote), joined to the
+    /// repositories and reported as a second wire: only from a machine that reaches
+    /// them.
+    #[arg(long)]
+    pub remotes: bool,
+
     /// One more option for the wire's probe, as one word (`--probe-arg=--jobs
     /// --probe-arg=4`); repeatable.
     #[arg(long = "probe-arg", value_name = "WORD", allow_hyphen_values = true)]
@@ -198,8 +211,8 @@ pub struct SurveyArgs {
     #[arg(long, value_name = "TEXT")]
     pub listing_from: Option<String>,
 
-    /// The run's log, `step,unix_seconds,disk_bytes` (as recipes/registry-survey.sh
-    /// writes it): the report then says how long each step took and the most disk
+    /// The run's log, `step,unix_seconds,disk_bytes` (as registry-survey writes
+    /// it): the report then says how long each step took and the most disk
     /// it held.
     #[arg(long, value_name = "FILE")]
     pub run_log: Option<PathBuf>,
@@ -388,6 +401,12 @@ pub struct CorpusBuildArgs {
     /// or with a KiB, MiB or GiB suffix); past it the repository is skipped.
     #[arg(long, value_name = "SIZE", default_value = "2GiB")]
     pub max_history: ByteSize,
+
+    /// Asks each repository's bare clone under DIR (as `owner+name/`, or a git
+    /// folder inside it) instead of its forge: for a forge that is not reached. A
+    /// repository with no mirror there is not pinned, and says so.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -408,6 +427,12 @@ pub struct CensusArgs {
     /// Uses only archives already in the cache; a tree that is not there fails.
     #[arg(long)]
     pub offline: bool,
+
+    /// Packs each repository's archive from its bare clone under DIR (as
+    /// `owner+name/`, or a git folder inside it) instead of downloading it: for a
+    /// forge that is not reached. A repository with no mirror there fails.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Option<PathBuf>,
 
     /// Keeps no archive on disk: each is streamed, counted and dropped (for a
     /// survey too large to cache; see --resume).

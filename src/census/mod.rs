@@ -18,7 +18,7 @@ mod slots;
 use std::collections::HashMap;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -35,6 +35,7 @@ use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::error::{FailureKind, Tagged};
 use crate::infra::messages;
+use crate::infra::mirrors::Mirrors;
 use crate::infra::progress::{Bars, Display, Progress};
 use crate::infra::sanitize::sanitize;
 use crate::registry;
@@ -91,6 +92,10 @@ fn configure(args: &CensusArgs, env: impl Fn(&str) -> Option<String>) -> Result<
         limits: Limits {
             max_bytes: args.max_archive.0,
             max_time: Some(Duration::from_secs(args.max_time)),
+        },
+        mirrors: match &args.mirrors {
+            Some(dir) => Some(Arc::new(Mirrors::open_arg(dir)?)),
+            None => None,
         },
     };
     let display = match args.quiet {
@@ -709,6 +714,7 @@ mod tests {
             give_up_after: 0,
             token: None,
             limits: Limits::NONE,
+            mirrors: None,
         })
         .unwrap();
         let groups = archive_groups(&corpus.trees);

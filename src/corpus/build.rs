@@ -21,7 +21,7 @@ use crate::corpus::registry::Entry;
 use crate::corpus::repo_url::{self, Forge, RepoUrl};
 use crate::fetch::http::Breaker;
 use crate::infra::date;
-use crate::infra::process::Failure;
+use crate::infra::process::{Cause, Failure};
 use crate::infra::sanitize::sanitize;
 use crate::table::NotYet;
 
@@ -254,7 +254,7 @@ pub fn build(
         .collect();
     let answers = ask(&work, git, jobs, dating, breaker)?;
     let lines = match (dating, history) {
-        (None, Some(history)) => published_lines(&groups, &work, &answers, history, jobs)?,
+        (None, Some(history)) => published_lines(&groups, &work, &answers, git, history, jobs)?,
         _ => Vec::new(),
     };
     let mut trees = Trees::new();
@@ -340,13 +340,14 @@ fn ask(
                 Some(dating) => {
                     let clone =
                         history::clone_path(&dating.history.cache, url.forge.host(), &url.repo);
-                    history::first_parent(&url.remote_url(), &clone, &dating.history)
+                    remote(url, git)
+                        .and_then(|remote| history::first_parent(&remote, &clone, &dating.history))
                         .map(Answer::History)
                 }
                 None if patterns.is_empty() => Ok(Answer::Listing(Listing::default())),
-                None => {
-                    pin::ls_remote(&url.remote_url(), patterns, git, breaker).map(Answer::Listing)
-                }
+                None => remote(url, git)
+                    .and_then(|remote| pin::ls_remote(&remote, patterns, git, breaker))
+                    .map(Answer::Listing),
             })
             .collect()
     }))
@@ -360,6 +361,7 @@ fn published_lines(
     groups: &BTreeMap<(Forge, String), Vec<Ready>>,
     work: &[(RepoUrl, Vec<String>)],
     answers: &[Result<Answer, Failure>],
+    git: &GitOptions,
     history: &HistoryOptions,
     jobs: usize,
 ) -> Result<Vec<Option<Result<FirstParent, Failure>>>> {
@@ -385,11 +387,23 @@ fn published_lines(
             .map(|((url, _), &is_wanted)| {
                 is_wanted.then(|| {
                     let clone = history::clone_path(&history.cache, url.forge.host(), &url.repo);
-                    history::first_parent(&url.remote_url(), &clone, history)
+                    remote(url, git)
+                        .and_then(|remote| history::first_parent(&remote, &clone, history))
                 })
             })
             .collect()
     }))
+}
+
+/// Returns the address git asks for `url`: its mirror's folder under `--mirrors`
+/// (one without a mirror fails, and the forge is not asked), else the forge's.
+fn remote(url: &RepoUrl, git: &GitOptions) -> Result<String, Failure> {
+    match &git.mirrors {
+        Some(mirrors) => mirrors
+            .remote(&url.repo)
+            .map_err(|why| Failure::new("git", Cause::Output(why))),
+        None => Ok(url.remote_url()),
+    }
 }
 
 /// Returns a pool of `jobs` worker threads (at least one), for asking the forges.

@@ -4,6 +4,7 @@
 //! `packages`).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -20,6 +21,7 @@ use crate::infra::atomic::write_bytes;
 use crate::infra::date;
 use crate::infra::error::{ExitStatus, UsageError};
 use crate::infra::messages;
+use crate::infra::mirrors::Mirrors;
 use crate::infra::sanitize::sanitize;
 
 use crate::corpus::build::{build, candidates_of, BuiltTree, Candidate, Dating, Skip};
@@ -222,6 +224,10 @@ fn configure_build(args: &CorpusBuildArgs, date: String) -> Result<BuildConfig> 
             timeout: Duration::from_secs(args.timeout.max(1)),
             retries: args.retries,
             backoff: http::FIRST_BACKOFF,
+            mirrors: match &args.mirrors {
+                Some(dir) => Some(Arc::new(Mirrors::open_arg(dir)?)),
+                None => None,
+            },
         },
         jobs: usize::from(args.jobs),
         give_up_after: args.give_up_after,

@@ -9,6 +9,7 @@
 //! for a forge. It does not know about registries or corpus files.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use anyhow::Context;
 
 use crate::fetch::http::{self, Breaker};
 use crate::infra::git::{self, Transport};
+use crate::infra::mirrors::Mirrors;
 use crate::infra::process::{self, Cause, Failure, Limits};
 
 /// How many bytes of `git ls-remote` output are read before the listing is
@@ -37,6 +39,8 @@ pub struct GitOptions {
     pub retries: u32,
     /// The first pause before a retry; each retry doubles it.
     pub backoff: Duration,
+    /// Local mirrors asked in place of the forges.
+    pub mirrors: Option<Arc<Mirrors>>,
 }
 
 /// Names what a tree should be pinned to.
@@ -606,6 +610,7 @@ mod tests {
             timeout: Duration::from_secs(5),
             retries: 0,
             backoff: Duration::ZERO,
+            mirrors: None,
         };
         let e = ls_remote(
             "--upload-pack=touch /tmp/x",

@@ -21,6 +21,7 @@ pub mod trust;
 use std::fs::{self, File};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -29,6 +30,7 @@ use crate::fetch::digest::Digest;
 use crate::fetch::http::{Breaker, Client, Credential, Kind, Retry, Token};
 use crate::fetch::intake::{Limits, Tee};
 use crate::infra::error::{FailureKind, Tagged};
+use crate::infra::mirrors::Mirrors;
 use crate::infra::progress::Progress;
 
 /// Holds how archives are fetched.
@@ -48,6 +50,8 @@ pub struct FetchOptions {
     pub token: Option<Token>,
     /// The size and time one archive may take, downloaded or cached.
     pub limits: Limits,
+    /// Local mirrors a repository's archive is packed from, in place of its forge.
+    pub mirrors: Option<Arc<Mirrors>>,
 }
 
 /// Names one archive: the repository and pin that key the cache, and where it is
@@ -202,6 +206,9 @@ impl Fetcher {
                 }
             }
         }
+        if let (None, Some(mirrors)) = (archive.artifact, &self.options.mirrors) {
+            return self.packed(mirrors, archive, cached.as_deref(), progress, consume);
+        }
         if self.options.is_offline {
             let message = match &cached {
                 // Named inside the cache folder, so that a table quoting the
@@ -291,6 +298,46 @@ impl Fetcher {
             sha256,
             is_cached: false,
         })
+    }
+
+    /// Packs `archive`'s commit from its mirror and hands it to `consume`; cached,
+    /// as a download is, once `consume` accepted it. A repository without a mirror
+    /// fails: the forge is not asked.
+    fn packed<T>(
+        &self,
+        mirrors: &Mirrors,
+        archive: Request<'_>,
+        cache: Option<&Path>,
+        progress: &dyn Progress,
+        consume: &Consumer<'_, T>,
+    ) -> Result<Fetched<T>> {
+        let dir = cache
+            .and_then(Path::parent)
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
+        fs::create_dir_all(&dir)
+            .with_context(|| format!("creating the cache folder '{}'", dir.display()))?;
+        let temp = tempfile::NamedTempFile::new_in(&dir)
+            .with_context(|| format!("creating a file in '{}'", dir.display()))?;
+        mirrors
+            .pack(
+                archive.repo,
+                &archive.commit.to_ascii_lowercase(),
+                temp.as_file(),
+                self.options.limits.max_bytes,
+                self.options.limits.max_time,
+            )
+            .map_err(|message| {
+                anyhow::Error::new(Tagged {
+                    kind: FailureKind::NotCached,
+                    message,
+                })
+            })?;
+        let mut fetched = self.read_cached(temp.path(), progress, None, consume)?;
+        fetched.is_cached = false;
+        if let Some(path) = cache {
+            store(temp, path, &fetched.sha256)?;
+        }
+        Ok(fetched)
     }
 
     /// Hands a cached archive to `consume`, hashing what it reads: the stamp is of

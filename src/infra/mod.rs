@@ -22,6 +22,7 @@ pub mod error;
 pub mod git;
 pub mod journal;
 pub mod messages;
+pub mod mirrors;
 pub mod out;
 pub mod process;
 pub mod progress;

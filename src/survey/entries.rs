@@ -588,8 +588,8 @@ const LIMITS: &str = "## Method and limits\n\n\
          running it in a sandbox with no network; a server that needs configuration, \
          an account or the network does not list. Remote endpoints are for a machine \
          that reaches them: `remote only` rows were not asked. There, \
-         `recipes/registry-survey.sh` with `REMOTES=yes` probes `wire/remotes.toml` into \
-         `remote/` and gives its table to `survey` as a second `--wire`.\n";
+         `registry-survey --remotes` probes `wire/remotes.toml` into `remote/` and \
+         gives its table to `survey` as a second `--wire`.\n";
 
 /// Says what the survey read, for the report's opening.
 struct Source {

@@ -19,7 +19,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
@@ -50,6 +50,10 @@ struct Run<'a> {
     /// True once a step has run in this process: the first step run by a resumed
     /// run is the one it was in, whose log lines stay.
     has_run: bool,
+    /// When the run started, and how many steps it has come to, for the line each
+    /// step starts with.
+    started: Instant,
+    steps: usize,
 }
 
 /// Runs `registry-survey`.
@@ -92,6 +96,8 @@ pub fn run(args: &RegistrySurveyArgs) -> Result<ExitStatus> {
         done,
         watched: std::iter::once(out.clone()).chain(cache).collect(),
         has_run: false,
+        started: Instant::now(),
+        steps: 0,
     };
     run.all()?;
     let _ = fs::remove_file(&run.done_file);
@@ -115,6 +121,15 @@ impl Run<'_> {
             .chain([self.args.listing.clone().into_os_string()])
             .chain(words(&["--date", &self.args.date]))
             .collect()
+    }
+
+    /// Returns `--mirrors DIR` when one was given, for the steps that read the
+    /// repositories.
+    fn mirrors(&self) -> Vec<OsString> {
+        match &self.args.mirrors {
+            Some(dir) => vec!["--mirrors".into(), dir.clone().into_os_string()],
+            None => Vec::new(),
+        }
     }
 
     /// Returns `--cache DIR` when one was given.
@@ -158,6 +173,7 @@ impl Run<'_> {
                 ]);
                 command.extend(servers.clone());
                 command.extend(self.cache());
+                command.extend(self.mirrors());
                 self.step("pin the listing", command)?;
             } else if self.runs(Half::Shipped) {
                 let mut command = self.registry();
@@ -191,6 +207,7 @@ impl Run<'_> {
                 command.extend(words(&["--until", &date, "--at", &date, "--out"]));
                 command.push(history.clone().into());
                 command.extend(self.cache());
+                command.extend(self.mirrors());
                 self.step("pin the repositories month by month", command)?;
             }
         } else if !self.args.no_pin && self.runs(Half::Wire) && repos.is_file() {
@@ -229,6 +246,9 @@ impl Run<'_> {
                 command.push(self.path(out).into());
                 command.push("--resume".into());
                 command.extend(self.cache());
+                if matches!(half, Half::Repositories | Half::History) {
+                    command.extend(self.mirrors());
+                }
                 self.step(name, command)?;
             }
         }
@@ -244,34 +264,63 @@ impl Run<'_> {
             command.extend(self.args.probe_args.iter().map(OsString::from));
             self.step("probe the wire", command)?;
         }
-        // 4. The wire joined to the source, then every entry.
+        // The remote endpoints, only where they can be reached.
+        let remote = self.path(&format!("remote/wire-{wire_date}.csv"));
+        if self.args.remotes && self.path("wire/remotes.toml").is_file() {
+            let mut command = words(&["probe", "--servers"]);
+            command.push(self.path("wire/remotes.toml").into());
+            command.extend(words(&["--date", &wire_date, "--out"]));
+            command.push(self.path("remote").into());
+            command.push("--resume".into());
+            self.step("probe the remote endpoints", command)?;
+        }
+        // 4. The wires joined to the source, then every entry.
         let shipped_table = self.path(&format!("shipped/census-{date}.csv"));
         let repos_table = self.path(&format!("repositories/census-{date}.csv"));
-        if wire.is_file() {
-            for (name, table, out) in [
-                ("join the wire to what ships", &shipped_table, None),
-                (
-                    "join the wire to the repositories",
-                    &repos_table,
-                    Some("repositories"),
-                ),
-            ] {
-                if table.is_file() {
-                    let mut command = vec![OsString::from("join"), wire.clone().into()];
-                    command.extend(["--source-table".into(), table.clone().into()]);
-                    if let Some(out) = out {
-                        command.extend(["--out".into(), self.path(out).into()]);
-                    }
-                    self.step(name, command)?;
-                }
+        let remote = Some(remote).filter(|_| self.args.remotes);
+        let joins = [
+            (
+                Some(&wire),
+                "join the wire to what ships",
+                &shipped_table,
+                None,
+            ),
+            (
+                Some(&wire),
+                "join the wire to the repositories",
+                &repos_table,
+                Some("repositories"),
+            ),
+            (
+                remote.as_ref(),
+                "join the remote endpoints to the repositories",
+                &repos_table,
+                Some("remote"),
+            ),
+        ];
+        for (wire, name, table, out) in joins {
+            let Some(wire) = wire.filter(|w| w.is_file() && table.is_file()) else {
+                continue;
+            };
+            let mut command = vec![OsString::from("join"), wire.clone().into()];
+            command.extend(["--source-table".into(), table.clone().into()]);
+            if let Some(out) = out {
+                command.extend(["--out".into(), self.path(out).into()]);
             }
+            self.step(name, command)?;
         }
-        self.report(&shipped_table, &repos_table, &wire)
+        self.report(&shipped_table, &repos_table, &wire, remote.as_deref())
     }
 
     /// Writes the report from the tables the steps wrote, and copies it to the
     /// folder's README.md.
-    fn report(&self, shipped_table: &Path, repos_table: &Path, wire: &Path) -> Result<()> {
+    fn report(
+        &self,
+        shipped_table: &Path,
+        repos_table: &Path,
+        wire: &Path,
+        remote: Option<&Path>,
+    ) -> Result<()> {
         let date = &self.args.date;
         let mut command = words(&["survey", "--pages"]);
         command.push(self.args.listing.clone().into());
@@ -285,12 +334,20 @@ impl Run<'_> {
                 self.path("repositories/repos.toml").into(),
             ]);
             command.extend(["--repos-table".into(), repos_table.into()]);
-            if let Some(from) = &self.args.repos_from {
+            let from = self.args.repos_from.clone().or_else(|| {
+                self.args
+                    .mirrors
+                    .as_ref()
+                    .map(|_| "pinned and read from local mirrors of the repositories".to_string())
+            });
+            if let Some(from) = from {
                 command.extend(["--repos-from".into(), from.into()]);
             }
         }
-        if wire.is_file() {
-            command.extend(["--wire".into(), wire.into()]);
+        for wire in std::iter::once(wire).chain(remote) {
+            if wire.is_file() {
+                command.extend(["--wire".into(), wire.into()]);
+            }
         }
         let versions_table = self.path(&format!("versions/census-{date}.csv"));
         if versions_table.is_file() {
@@ -339,7 +396,14 @@ impl Run<'_> {
             self.forget(name)?;
         }
         self.has_run = true;
-        messages::note(format!("registry-survey: {name}"));
+        self.steps += 1;
+        let elapsed = self.started.elapsed().as_secs();
+        messages::note(format!(
+            "registry-survey: step {}, {}:{:02} in: {name}",
+            self.steps,
+            elapsed / 60,
+            elapsed % 60
+        ));
         self.sample(name)?;
         let stop = AtomicBool::new(false);
         let status = std::thread::scope(|scope| {

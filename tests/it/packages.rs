@@ -619,7 +619,10 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "1.0.0",
             true,
             "active",
-            &package("npm", "gone", "1.0.0"),
+            &format!(
+                r#","repository":{{"url":"https://github.com/acme/gone-repo","source":"github"}}{}"#,
+                package("npm", "gone", "1.0.0")
+            ),
         ),
         entry(
             "io.a/hosted",
@@ -650,8 +653,7 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
     )
     .unwrap();
     // The repository is read from a local mirror, as a machine with no route to the
-    // forge reads it: a bare clone, a git configuration that points the forge's URL at
-    // it (recipes/mirrors.py), and its pinned commit packed into the census cache.
+    // forge reads it: a bare clone under `--mirrors`, asked to pin and packed to count.
     let source = TestTree::new();
     let server_py = "# readOnlyHint idempotentHint\nopenWorldHint = True\n";
     source.file("server.py", server_py);
@@ -669,23 +671,8 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             &mirror.join("repo").display().to_string(),
         ],
     );
-    let recipe = |args: &[&str]| {
-        let out = Command::new("python3")
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/mirrors.py"))
-            .args(args)
-            .current_dir(work.path())
-            .output()
-            .expect("python3 runs the recipe");
-        assert!(out.status.success(), "{}", show(&out));
-        out.stdout
-    };
-    let config = recipe(&["gitconfig", "servers.json", "mirrors"]);
-    std::fs::write(work.path().join("mirrors.gitconfig"), config).unwrap();
     let mut with_mirrors = env.clone();
-    with_mirrors.push((
-        "GIT_CONFIG_GLOBAL".to_string(),
-        work.path().join("mirrors.gitconfig").display().to_string(),
-    ));
+    // No configuration of the machine's points anywhere: the mirrors are the tool's.
     with_mirrors.push(("GIT_CONFIG_NOSYSTEM".to_string(), "1".to_string()));
     let out = run_with(
         work.path(),
@@ -702,13 +689,24 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "2025-12-18",
             "--jobs",
             "1",
+            "--mirrors",
+            "mirrors",
         ],
         &with_mirrors,
     );
     assert_code(&out, 0);
     let repos = std::fs::read_to_string(work.path().join("repos.toml")).unwrap();
     assert!(repos.contains("tag 'v1.0'"), "{repos}");
-    recipe(&["archives", "repos.toml", "mirrors", "repo-cache"]);
+    // The repository without a mirror is not pinned, and the forge is not asked.
+    let skipped = std::fs::read_to_string(work.path().join("repos-skipped.csv")).unwrap();
+    assert!(
+        skipped.contains("no mirror of acme/gone-repo in the mirrors folder"),
+        "{skipped}"
+    );
+    assert!(
+        !skipped.contains(&work.path().display().to_string()),
+        "{skipped}"
+    );
     let out = run_with(
         work.path(),
         &[
@@ -719,7 +717,8 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "repos-out",
             "--cache",
             "repo-cache",
-            "--offline",
+            "--mirrors",
+            "mirrors",
             "--date",
             "2025-12-18",
         ],
@@ -884,7 +883,7 @@ fn a_survey_accounts_for_every_latest_entry_of_a_saved_listing() {
             "1.0.0",
             "npm",
             "not served by the index",
-            "none",
+            "not pinned",
             "not run",
             ""
         ]
