@@ -221,7 +221,7 @@ pub fn first_parent(
     })?;
     pin::retrying(options.retries, options.backoff, || {
         if clone.is_dir() {
-            fetch(clone, options)
+            fetch(url, clone, options)
         } else {
             clone_into(url, clone, options)
         }
@@ -266,9 +266,11 @@ fn clone_into(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), F
     }
 }
 
-/// Fetches the remote's `HEAD` into the branch the clone's `HEAD` names, forced:
-/// a branch that was force-pushed is what its history says now.
-fn fetch(clone: &Path, options: &HistoryOptions) -> Result<(), Failure> {
+/// Fetches `url`'s `HEAD` into the branch the clone's `HEAD` names, forced: a
+/// branch that was force-pushed is what its history says now. The clone's remote is
+/// pointed at `url` first: a clone cached from the forge may be read from a mirror
+/// next time (`--mirrors`), or the other way round.
+fn fetch(url: &str, clone: &Path, options: &HistoryOptions) -> Result<(), Failure> {
     let head = fs::read_to_string(clone.join("HEAD")).unwrap_or_default();
     let branch = head
         .strip_prefix("ref: ")
@@ -283,6 +285,12 @@ fn fetch(clone: &Path, options: &HistoryOptions) -> Result<(), Failure> {
                 )),
             )
         })?;
+    let mut point = git(options);
+    point
+        .arg("-C")
+        .arg(clone)
+        .args(["config", "remote.origin.url", url]);
+    run(point, GIT_FETCH, options, 4 << 10)?;
     let mut command = git(options);
     command
         .arg("-C")

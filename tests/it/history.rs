@@ -439,14 +439,17 @@ fn the_clone_cache_is_reused_and_brought_up_to_date() {
         "https://github.com/acme/grow.git\n",
     )
     .unwrap();
-    let build = |day: &str| {
-        let out = lab.run(&[
+    let build_with = |day: &str, extra: &[&str]| {
+        let mut args = vec![
             "corpus", "list", "list.txt", "--out", "c.toml", "--cache", "cache", "--date", DATE,
             "--at", day,
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        let out = lab.run(&args);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
         trees(&fs::read_to_string(lab.path().join("c.toml")).unwrap())
     };
+    let build = |day: &str| build_with(day, &[]);
     assert_eq!(build("2025-12-01")[0].1, first);
     let clone = lab.path().join("cache/clones/github.com/acme/grow.git");
     let packs = |clone: &Path| -> Vec<String> {
@@ -469,6 +472,38 @@ fn the_clone_cache_is_reused_and_brought_up_to_date() {
         before.iter().all(|p| after.contains(p)) && after.len() == 2,
         "the first clone's pack is kept and the fetch adds one: {before:?} then {after:?}"
     );
+    // The clone cached from the forge is read from a mirror next (`--mirrors`): the
+    // mirror's history answers, though the forge has moved on since.
+    let third = lab.commit(&path, "2025-11-15T00:00:00Z", &[("a.ts", "idempotentHint")]);
+    let mirror = lab.path().join("mirrors/acme+grow/repo.git");
+    lab.git(
+        lab.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &path.display().to_string(),
+            &mirror.display().to_string(),
+        ],
+    );
+    let fourth = lab.commit(
+        &path,
+        "2025-11-20T00:00:00Z",
+        &[("a.ts", "destructiveHint")],
+    );
+    assert_eq!(
+        lab.oracle(&mirror, "2025-12-01").as_deref(),
+        Some(third.as_str())
+    );
+    assert_eq!(
+        build_with("2025-12-01", &["--mirrors", "mirrors"])[0].1,
+        third
+    );
+    assert_eq!(
+        lab.oracle(&path, "2025-12-01").as_deref(),
+        Some(fourth.as_str())
+    );
+    assert_eq!(build("2025-12-01")[0].1, fourth);
 }
 
 #[test]
