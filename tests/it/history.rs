@@ -268,6 +268,41 @@ fn each_date_pins_the_first_parent_commit_at_its_last_second_as_git_does() {
         }
     }
     assert_eq!(got, want, "{text}");
+    // recipes/check-pins.py, which checks a published corpus against clones the
+    // same way, agrees on every pin, and names one moved to another commit.
+    let mirrors = lab.path().join("mirrors");
+    fs::create_dir_all(&mirrors).unwrap();
+    std::os::unix::fs::symlink(&alpha.path, mirrors.join("acme+alpha")).unwrap();
+    std::os::unix::fs::symlink(&beta, mirrors.join("Acme+Beta")).unwrap();
+    let check = |corpus: &str| {
+        Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/check-pins.py"))
+            .arg(&mirrors)
+            .arg(corpus)
+            .current_dir(lab.path())
+            .output()
+            .expect("python3 runs")
+    };
+    let checked = check("dated.toml");
+    assert_eq!(checked.status.code(), Some(0), "{}", show(&checked));
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        said.contains(&format!(
+            "{} dated pins are git's answer, 0 differ",
+            want.len()
+        )),
+        "{said}"
+    );
+    let moved = text.replacen(&alpha.last_second, &alpha.next_day, 1);
+    assert_ne!(moved, text);
+    fs::write(lab.path().join("moved.toml"), moved).unwrap();
+    let checked = check("moved.toml");
+    assert_eq!(checked.status.code(), Some(1), "{}", show(&checked));
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        said.contains(&format!("acme/alpha 2025-06-01: pinned {}", alpha.next_day)),
+        "{said}"
+    );
     let at = |repo: &str, day: &str| {
         got.iter()
             .find(|t| t.0 == repo && t.2 == day)
