@@ -36,12 +36,25 @@ pub(super) const CLASS: [&str; 11] = [
     "annotations",
 ];
 
-/// Returns true for the type a list of the SDK's tools is written as (its white
-/// space left out, a leading `:` too): `Tool[]`, `types.Tool[]`, `Array<Tool>`, each
-/// maybe in a `Promise<...>`. The recogniser reads the array a constant or a
-/// function of that type gives, and the skimmer keeps such a function's body in the
-/// parse, both by this reading.
-pub(super) fn is_tool_list_type(written: &[u8]) -> bool {
+/// A type a TypeScript constant or function is declared with that says it gives a
+/// tool, or a list of tools (see [`tool_type`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ToolType {
+    /// `Tool[]`, `Array<Tool>`: a list.
+    pub(super) is_list: bool,
+    /// A type of the project's own whose name holds `Tool` (`ToolDefinition`), not
+    /// the SDK's `Tool`: its object is a tool only with the protocol's `inputSchema`
+    /// key, which no other kind of tool (a model's function, a tool call) spells.
+    pub(super) is_own: bool,
+}
+
+/// Returns the tool type a declared type is written as (its white space left out,
+/// a leading `:` too): the SDK's `Tool` (`types.Tool`), or a project's own type
+/// whose name holds `Tool` (`ToolDefinition`, `McpTool`), alone or as a list
+/// (`Tool[]`, `Array<Tool>`), each maybe in a `Promise<...>`. The recogniser reads the
+/// object or array a constant or a function of that type gives, and the skimmer
+/// keeps such a function's body in the parse, both by this reading.
+pub(super) fn tool_type(written: &[u8]) -> Option<ToolType> {
     let written: Vec<u8> = written
         .iter()
         .copied()
@@ -57,7 +70,19 @@ pub(super) fn is_tool_list_type(written: &[u8]) -> bool {
             .strip_prefix(b"Array<")
             .and_then(|w| w.strip_suffix(b">"))
     });
-    element.is_some_and(|e| e.rsplit(|&b| b == b'.').next() == Some(&b"Tool"[..]))
+    let is_list = element.is_some();
+    let element = element.unwrap_or(inner);
+    if element.is_empty()
+        || !element
+            .iter()
+            .all(|&b| b == b'.' || b == b'_' || b == b'$' || b.is_ascii_alphanumeric())
+    {
+        return None;
+    }
+    let name = element.rsplit(|&b| b == b'.').next().unwrap_or(element);
+    let is_own = name != b"Tool";
+    (!is_own || memchr::memmem::find(name, b"Tool").is_some())
+        .then_some(ToolType { is_list, is_own })
 }
 
 /// Returns true when `key` is one of `keys`, compared byte for byte.
@@ -95,5 +120,24 @@ mod tests {
         handler.sort_unstable();
         read.sort_unstable();
         assert_eq!(handler, read);
+    }
+
+    #[test]
+    fn a_tool_type_is_the_sdks_or_a_name_holding_tool_alone_or_listed() {
+        let t = |w: &str| tool_type(w.as_bytes()).map(|t| (t.is_list, t.is_own));
+        assert_eq!(t(": Tool[]"), Some((true, false)));
+        assert_eq!(t("Promise< Array<types.Tool> >"), Some((true, false)));
+        assert_eq!(t(":Tool"), Some((false, false)));
+        assert_eq!(t(": ToolDefinition[]"), Some((true, true)));
+        assert_eq!(t("Promise<McpTool>"), Some((false, true)));
+        for none in [
+            ": string[]",
+            ": Tools | undefined",
+            ": Record<string, Tool>",
+            ": Array<Tool",
+            "",
+        ] {
+            assert_eq!(t(none), None, "{none}");
+        }
     }
 }

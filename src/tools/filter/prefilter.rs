@@ -50,6 +50,7 @@ pub(in crate::tools) fn anchored_with(
                 || tool_base(bytes)
                 || keyed_call(bytes)
                 || typed_tool(bytes)
+                || declared_tool_type(bytes)
                 || xmcp_metadata(bytes)
                 || tool_constant(bytes)
                 || (tool_shaped(bytes) && shaped() != Some(false))
@@ -268,6 +269,45 @@ fn typed_tool(bytes: &[u8]) -> bool {
             && rest
                 .strip_prefix(b"=")
                 .is_some_and(|r| r.trim_ascii_start().first() == Some(&b'{'))
+    })
+}
+
+/// Returns true when a constant or a function is declared with a tool type (see
+/// `keys::tool_type`, which the recogniser reads): a `:`, the type, then `=` or
+/// `{` (`const t: Tool[] = [`, `getTools(): Promise<Tool[]> {`, `(): ToolDefinition
+/// => (`); a project's own type only in a file that spells `inputSchema`.
+fn declared_tool_type(bytes: &[u8]) -> bool {
+    let spells_input = has(bytes, b"inputSchema");
+    let part = |b: u8| is_ident(b) || b == b'.';
+    memmem::find_iter(bytes, b"Tool").any(|at| {
+        // Back over the name, then any `Array<` and `Promise<` around it.
+        let mut start = at;
+        while start > 0 && part(bytes[start - 1]) {
+            start -= 1;
+        }
+        let mut head = bytes[..start].trim_ascii_end();
+        while let Some(rest) = head.strip_suffix(b"<") {
+            let rest = rest.trim_ascii_end();
+            head = rest[..rest.len() - rest.iter().rev().take_while(|&&b| part(b)).count()]
+                .trim_ascii_end();
+        }
+        if head.last() != Some(&b':') {
+            return false;
+        }
+        // On past the name and the list's and the wrappers' closers.
+        let mut end = at;
+        while end < bytes.len() && part(bytes[end]) {
+            end += 1;
+        }
+        while end < bytes.len()
+            && (matches!(bytes[end], b'[' | b']' | b'>') || bytes[end].is_ascii_whitespace())
+        {
+            end += 1;
+        }
+        if !matches!(bytes.get(end), Some(b'=' | b'{')) {
+            return false;
+        }
+        keys::tool_type(&bytes[head.len()..end]).is_some_and(|t| !t.is_own || spells_input)
     })
 }
 
@@ -680,6 +720,19 @@ mod tests {
             (Lang::Kotlin, "server.addTool(name = \"x\")"),
             (Lang::Kotlin, "Tool(name = \"x\")"),
             (Lang::Ruby, "class A < MCP::Tool\nend"),
+            (
+                Lang::TypeScript,
+                "getTools(): Promise< Array<types.Tool> >\n{",
+            ),
+            (Lang::TypeScript, "export const t: Tool[] = ["),
+            (
+                Lang::TypeScript,
+                "function t(a: A): ToolDefinition { return { inputSchema } }",
+            ),
+            (
+                Lang::TypeScript,
+                "const t = (): McpTool[] => [{ inputSchema: s }]",
+            ),
         ];
         for (lang, text) in yes {
             assert!(anchored(*lang, text.as_bytes()), "{lang:?}: {text}");
@@ -746,6 +799,14 @@ mod tests {
                 Lang::TypeScript,
                 "const a = { name: 'x' }; const b = { inputSchema: s, execute: f };",
             ),
+            // A project's own tool type in a file that never spells `inputSchema`,
+            // and tool types that declare nothing.
+            (
+                Lang::TypeScript,
+                "function f(): ToolDefinition { return { parameters } }",
+            ),
+            (Lang::TypeScript, "function f(t: Tool[], u: ToolDefinition) {}"),
+            (Lang::TypeScript, "let t: Tool; type L = Tool[];"),
         ];
         for (lang, text) in no {
             assert!(!anchored(*lang, text.as_bytes()), "{lang:?}: {text}");

@@ -126,14 +126,14 @@ fn with_comments(
 }
 
 /// Returns true when the code before a body (`head`, up to its `{`, an arrow's
-/// `=>` before it) ends with a return type the recogniser reads as a list of the
-/// SDK's `Tool` ([`keys::is_tool_list_type`], after the last `:`): it reads the
+/// `=>` before it) ends with a return type the recogniser reads as a tool or a
+/// list of tools ([`keys::tool_type`], after the last `:`): it reads the object or
 /// list the body returns.
 fn returns_tools(head: &[u8]) -> bool {
     let head = head.trim_ascii_end();
     let head = head.strip_suffix(b"{").unwrap_or(head).trim_ascii_end();
     let head = head.strip_suffix(b"=>").unwrap_or(head);
-    memchr::memrchr(b':', head).is_some_and(|at| keys::is_tool_list_type(&head[at + 1..]))
+    memchr::memrchr(b':', head).is_some_and(|at| keys::tool_type(&head[at + 1..]).is_some())
 }
 
 /// Returns true when a body's code opens with `return &` or `return new(`: a Go

@@ -472,3 +472,67 @@ export const more = (): Promise< Tool [] > => {
         ],
     );
 }
+
+/// A project's own tool type (`ToolDefinition`, whose name holds `Tool`): each
+/// function declared to give one returns the tool's object, as postgres-mcp writes
+/// each of its tools, and a list of them is read element by element. Of such a type
+/// an object is a tool only with the protocol's `inputSchema`: a model's function
+/// (`parameters`) or a tool call typed alike is none.
+#[test]
+fn a_projects_own_tool_type_gives_its_tools() {
+    let tools = br#"import type { ToolDefinition, ToolCall } from '../types.js';
+
+export function getTextTools(adapter: Adapter): ToolDefinition[] {
+  return [createSearchTool(adapter), createRankTool(adapter)];
+}
+
+function createSearchTool(adapter: Adapter): ToolDefinition {
+  return {
+    name: "pg_text_search",
+    description: "Full-text search.",
+    inputSchema: SearchSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    handler: async (params: unknown) => {
+      return adapter.query(params);
+    },
+  };
+}
+
+const createRankTool = (adapter: Adapter): ToolDefinition => ({
+  name: "pg_text_rank",
+  description: "Ranks.",
+  inputSchema: RankSchema,
+  handler: async () => adapter.rank(),
+});
+
+export const extraTools: ToolDefinition[] = [
+  { name: "pg_extra", description: "More.", inputSchema: {}, annotations: { destructiveHint: true } },
+];
+
+export function modelFunctions(): ToolDefinition[] {
+  return [{ name: "not_mcp", description: "A model's function.", parameters: {} }];
+}
+
+export function lastCall(): ToolCall {
+  return { name: "called", arguments: {} };
+}
+"#;
+    let server = br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { getTextTools } from "./tools/text.js";
+
+export const server = new McpServer({ name: "pg", version: "1" });
+export const all = getTextTools(adapter);
+"#;
+    let found = find(&[
+        ("src/index.ts", server.as_slice()),
+        ("src/tools/text.ts", tools.as_slice()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/tools/text.ts:8 pg_text_search t--f",
+            "src/tools/text.ts:19 pg_text_rank ----",
+            "src/tools/text.ts:27 pg_extra -t--",
+        ],
+    );
+}

@@ -116,11 +116,16 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
     }
 }
 
-/// Records each element of a list of the SDK's `Tool` written as an array literal:
-/// a constant declared `Tool[]` (or `Array<Tool>`), or a function or method declared
-/// to return one (`getTools(): Tool[] { return [{ name, annotations }, ...] }`, as
-/// servers that answer `tools/list` from a method of their own class write it).
-/// Each object literal with a `name` is one tool, unless a registration of the tree
+/// Records each element of a list of tools written as an array literal: a constant
+/// declared `Tool[]` (or `Array<Tool>`), or a function or method declared to return
+/// one (`getTools(): Tool[] { return [{ name, annotations }, ...] }`, as servers that
+/// answer `tools/list` from a method of their own class write it); and the object a
+/// function declared to return one tool gives (`function searchTool(a):
+/// ToolDefinition { return { name, inputSchema, annotations, handler }; }`, as
+/// postgres-mcp writes each of its tools). The type may be the SDK's `Tool` or the
+/// project's own (see [`keys::tool_type`]). Each object literal with a `name` (a
+/// literal one when a function gives it alone or the type is the project's, which
+/// also needs an `inputSchema`) is one tool, unless a registration of the tree
 /// defines the same (see [`SiteKind::Shaped`]).
 pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let (annotation, list) = match node.kind() {
@@ -136,13 +141,36 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let (Some(annotation), Some(list)) = (annotation, list) else {
         return;
     };
-    if list.kind() != "array" || !keys::is_tool_list_type(text(annotation, src).as_bytes()) {
+    let Some(typed) = keys::tool_type(text(annotation, src).as_bytes()) else {
         return;
+    };
+    // An arrow function's `=> ({ ... })`.
+    let mut list = list;
+    while list.kind() == "parenthesized_expression" {
+        let Some(&inner) = children(list).first() else {
+            return;
+        };
+        list = inner;
     }
-    for element in children(list).into_iter().filter(|e| e.kind() == "object") {
+    let elements = match (typed.is_list, list.kind()) {
+        (true, "array") => children(list),
+        // One tool a function gives; a constant's is read with the constants.
+        (false, "object") if node.kind() != "variable_declarator" || typed.is_own => vec![list],
+        _ => return,
+    };
+    for element in elements.into_iter().filter(|e| e.kind() == "object") {
         let read = val(element, src, 0);
-        let named = matches!(&read, Val::Obj { props, .. } if field(props, keys::NAME).is_some());
-        if named {
+        // One a function gives, or of a project's own type: a name that is no
+        // literal may be a config's that a `tools/list` answer or a registration
+        // copies (`name: config.name`), no tool alone.
+        let literal = typed.is_own || !typed.is_list;
+        let tool = matches!(&read, Val::Obj { props, .. }
+            if match field(props, keys::NAME) {
+                Some(Val::Str(_)) => true,
+                Some(_) => !literal,
+                None => false,
+            } && (!typed.is_own || field(props, "inputSchema").is_some()));
+        if tool {
             shaped_once(element, read, out);
         }
     }
