@@ -184,27 +184,60 @@ fn write_not_counted<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes each counted archive's commit and sha256.
+/// Writes each counted archive's commit and sha256, once: a tree of a dated corpus
+/// whose commit stands at several dates is one line naming each date.
 fn write_archives<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
     writeln!(w)?;
     writeln!(w, "## Archives")?;
     writeln!(w)?;
+    // Each archive, in the table's order: the tree's name, its dates, the commit,
+    // the note on the commit's source and the sha256.
+    let mut lines: Vec<(String, Vec<&str>, &str, &str, &str)> = Vec::new();
+    let mut at: std::collections::HashMap<(&str, Option<&str>, &str, &str), usize> =
+        std::collections::HashMap::new();
     for row in &table.rows {
-        if let Ok(c) = &row.outcome {
-            let from_pin = if c.commit_source == CommitSource::Pinned {
-                " (commit from the pin: the archive names none)"
-            } else {
-                ""
-            };
-            writeln!(
-                w,
-                "- {} `{}`{}: sha256 `{}`",
-                cell(&row.tree_name()),
-                c.commit,
-                from_pin,
-                if c.sha256.is_empty() { "-" } else { &c.sha256 }
-            )?;
+        let Ok(c) = &row.outcome else {
+            continue;
+        };
+        let from_pin = if c.commit_source == CommitSource::Pinned {
+            " (commit from the pin: the archive names none)"
+        } else {
+            ""
+        };
+        let sha = if c.sha256.is_empty() { "-" } else { &c.sha256 };
+        let key = (
+            row.key.repo.as_str(),
+            row.key.subfolder.as_deref(),
+            c.commit.as_str(),
+            sha,
+        );
+        let date = row.key.as_of.as_deref();
+        match (date, at.get(&key)) {
+            (Some(date), Some(&i)) => lines[i].1.push(date),
+            _ => {
+                let name = match &row.key.subfolder {
+                    None => row.key.repo.clone(),
+                    Some(sub) => format!("{}:{sub}", row.key.repo),
+                };
+                at.insert(key, lines.len());
+                lines.push((name, date.into_iter().collect(), &c.commit, from_pin, sha));
+            }
         }
+    }
+    for (name, dates, commit, from_pin, sha) in lines {
+        let dates = match dates.is_empty() {
+            true => String::new(),
+            false => format!(" as of {}", dates.join(", ")),
+        };
+        writeln!(
+            w,
+            "- {}{} `{}`{}: sha256 `{}`",
+            cell(&name),
+            cell(&dates),
+            commit,
+            from_pin,
+            sha
+        )?;
     }
     Ok(())
 }
@@ -408,6 +441,40 @@ mod tests {
             assert_eq!(names, all, "{controls:?}");
             assert!(!md.contains("before the controls existed"), "{md}");
         }
+    }
+
+    #[test]
+    fn an_archive_at_several_dates_is_listed_once_with_each_date() {
+        let columns = Columns::default_columns();
+        let width = columns.len();
+        let mut moved = zero("o/a", "2025-03-01", width);
+        if let Ok(c) = &mut moved.outcome {
+            c.commit = "ef01".into();
+        }
+        let table = Table {
+            columns,
+            date: "2026-01-01".into(),
+            rows: vec![
+                zero("o/a", "2025-01-01", width),
+                zero("o/b", "2025-01-01", width),
+                zero("o/a", "2025-02-01", width),
+                moved,
+            ],
+            dating: Default::default(),
+            packages: Default::default(),
+        };
+        let mut md = Vec::new();
+        write_archives(&mut md, &table).unwrap();
+        let from_pin = "(commit from the pin: the archive names none): sha256 `-`";
+        assert_eq!(
+            String::from_utf8(md).unwrap(),
+            format!(
+                "\n## Archives\n\n\
+                 - o/a as of 2025-01-01, 2025-02-01 `abcd` {from_pin}\n\
+                 - o/b as of 2025-01-01 `abcd` {from_pin}\n\
+                 - o/a as of 2025-03-01 `ef01` {from_pin}\n"
+            )
+        );
     }
 
     #[test]
