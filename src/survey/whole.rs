@@ -140,13 +140,10 @@ impl Run<'_> {
         }
     }
 
-    /// Runs every step in order.
-    fn all(&mut self) -> Result<()> {
+    /// Pins the corpora the halves run need: again only when a half that counts is
+    /// run, the repositories first, since the other corpora are written beside them.
+    fn pin(&mut self) -> Result<()> {
         let date = self.args.date.clone();
-        let wire_date = match &self.args.wire_date {
-            Some(day) => day.clone(),
-            None => date::resolve(None)?,
-        };
         let repos = self.path("repositories/repos.toml");
         let shipped = self.path("shipped/shipped.toml");
         let versions = self.path("versions/versions.toml");
@@ -160,8 +157,6 @@ impl Run<'_> {
         let is_counting = [Half::Shipped, Half::Versions, Half::Repositories]
             .iter()
             .any(|&h| self.runs(h));
-        // 1. The corpora: pinned again only when a half that counts is run; the
-        // repositories first, since the other corpora are written beside them.
         if !self.args.no_pin && (is_counting || self.runs(Half::History)) {
             if self.runs(Half::Repositories) || !repos.is_file() {
                 let mut command = self.registry();
@@ -216,6 +211,22 @@ impl Run<'_> {
             command.extend(servers.clone());
             self.step("write the servers files from the pinned corpus", command)?;
         }
+        Ok(())
+    }
+
+    /// Runs every step in order.
+    fn all(&mut self) -> Result<()> {
+        let date = self.args.date.clone();
+        let wire_date = match &self.args.wire_date {
+            Some(day) => day.clone(),
+            None => date::resolve(None)?,
+        };
+        let repos = self.path("repositories/repos.toml");
+        let shipped = self.path("shipped/shipped.toml");
+        let versions = self.path("versions/versions.toml");
+        let history = self.path("history/history.toml");
+        // 1. The corpora.
+        self.pin()?;
         // 2. What ships and the repositories, counted; a failed row is named in its table.
         let counts = [
             (
