@@ -337,13 +337,7 @@ fn ask(
     Ok(pool.install(|| {
         work.par_iter()
             .map(|(url, patterns)| match dating {
-                Some(dating) => {
-                    let clone =
-                        history::clone_path(&dating.history.cache, url.forge.host(), &url.repo);
-                    remote(url, git)
-                        .and_then(|remote| history::first_parent(&remote, &clone, &dating.history))
-                        .map(Answer::History)
-                }
+                Some(dating) => history_of(url, git, &dating.history).map(Answer::History),
                 None if patterns.is_empty() => Ok(Answer::Listing(Listing::default())),
                 None => remote(url, git)
                     .and_then(|remote| pin::ls_remote(&remote, patterns, git, breaker))
@@ -384,15 +378,20 @@ fn published_lines(
     Ok(pool.install(|| {
         work.par_iter()
             .zip(&wanted)
-            .map(|((url, _), &is_wanted)| {
-                is_wanted.then(|| {
-                    let clone = history::clone_path(&history.cache, url.forge.host(), &url.repo);
-                    remote(url, git)
-                        .and_then(|remote| history::first_parent(&remote, &clone, history))
-                })
-            })
+            .map(|((url, _), &is_wanted)| is_wanted.then(|| history_of(url, git, history)))
             .collect()
     }))
+}
+
+/// Returns `url`'s default branch's first-parent history, from its clone in the
+/// cache, fetched from its mirror or its forge (see [`remote`]).
+fn history_of(
+    url: &RepoUrl,
+    git: &GitOptions,
+    history: &HistoryOptions,
+) -> Result<FirstParent, Failure> {
+    let clone = history::clone_path(&history.cache, url.forge.host(), &url.repo);
+    history::first_parent(&remote(url, git)?, &clone, history)
 }
 
 /// Returns the address git asks for `url`: its mirror's folder under `--mirrors`

@@ -215,12 +215,9 @@ fn write_archives<W: Write>(w: &mut W, table: &Table) -> io::Result<()> {
         match (date, at.get(&key)) {
             (Some(date), Some(&i)) => lines[i].1.push(date),
             _ => {
-                let name = match &row.key.subfolder {
-                    None => row.key.repo.clone(),
-                    Some(sub) => format!("{}:{sub}", row.key.repo),
-                };
                 at.insert(key, lines.len());
-                lines.push((name, date.into_iter().collect(), &c.commit, from_pin, sha));
+                let dates = date.into_iter().collect();
+                lines.push((row.undated_name(), dates, &c.commit, from_pin, sha));
             }
         }
     }

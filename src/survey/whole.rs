@@ -126,34 +126,40 @@ impl Run<'_> {
     /// Returns `--mirrors DIR` when one was given, for the steps that read the
     /// repositories.
     fn mirrors(&self) -> Vec<OsString> {
-        match &self.args.mirrors {
-            Some(dir) => vec!["--mirrors".into(), dir.clone().into_os_string()],
-            None => Vec::new(),
-        }
+        folder_option("--mirrors", self.args.mirrors.as_deref())
     }
 
     /// Returns `--cache DIR` when one was given.
     fn cache(&self) -> Vec<OsString> {
-        match &self.args.cache {
-            Some(dir) => vec!["--cache".into(), dir.clone().into_os_string()],
-            None => Vec::new(),
-        }
+        folder_option("--cache", self.args.cache.as_deref())
+    }
+
+    /// Returns the corpus `half` counts (the wire: the servers it probes), under the
+    /// survey's folder.
+    fn corpus(&self, half: Half) -> PathBuf {
+        self.path(match half {
+            Half::Shipped => "shipped/shipped.toml",
+            Half::Versions => "versions/versions.toml",
+            Half::Repositories => "repositories/repos.toml",
+            Half::Wire => "wire/packages.toml",
+            Half::History => "history/history.toml",
+        })
     }
 
     /// Pins the corpora the halves run need: again only when a half that counts is
     /// run, the repositories first, since the other corpora are written beside them.
     fn pin(&mut self) -> Result<()> {
         let date = self.args.date.clone();
-        let repos = self.path("repositories/repos.toml");
-        let shipped = self.path("shipped/shipped.toml");
-        let versions = self.path("versions/versions.toml");
+        let repos = self.corpus(Half::Repositories);
+        let shipped = self.corpus(Half::Shipped);
+        let versions = self.corpus(Half::Versions);
         let servers = [
             OsString::from("--packages"),
-            self.path("wire/packages.toml").into(),
+            self.corpus(Half::Wire).into(),
             "--remotes".into(),
             self.path("wire/remotes.toml").into(),
         ];
-        let history = self.path("history/history.toml");
+        let history = self.corpus(Half::History);
         let is_counting = [Half::Shipped, Half::Versions, Half::Repositories]
             .iter()
             .any(|&h| self.runs(h));
@@ -221,10 +227,10 @@ impl Run<'_> {
             Some(day) => day.clone(),
             None => date::resolve(None)?,
         };
-        let repos = self.path("repositories/repos.toml");
-        let shipped = self.path("shipped/shipped.toml");
-        let versions = self.path("versions/versions.toml");
-        let history = self.path("history/history.toml");
+        let repos = self.corpus(Half::Repositories);
+        let shipped = self.corpus(Half::Shipped);
+        let versions = self.corpus(Half::Versions);
+        let history = self.corpus(Half::History);
         // 1. The corpora.
         self.pin()?;
         // 2. What ships and the repositories, counted; a failed row is named in its table.
@@ -265,9 +271,9 @@ impl Run<'_> {
         }
         // 3. The wire.
         let wire = self.path(&format!("wire/wire-{wire_date}.csv"));
-        if self.runs(Half::Wire) && self.path("wire/packages.toml").is_file() {
+        if self.runs(Half::Wire) && self.corpus(Half::Wire).is_file() {
             let mut command = words(&["probe", "--servers"]);
-            command.push(self.path("wire/packages.toml").into());
+            command.push(self.corpus(Half::Wire).into());
             command.extend(words(&["--date", &wire_date, "--out"]));
             command.push(self.path("wire").into());
             command.push("--resume".into());
@@ -337,13 +343,10 @@ impl Run<'_> {
         command.push(self.args.listing.clone().into());
         command.extend(words(&["--date", date, "--out"]));
         command.push(self.args.out.clone().into());
-        command.extend(["--shipped".into(), self.path("shipped/shipped.toml").into()]);
+        command.extend(["--shipped".into(), self.corpus(Half::Shipped).into()]);
         command.extend(["--shipped-table".into(), shipped_table.into()]);
         if repos_table.is_file() {
-            command.extend([
-                "--repos".into(),
-                self.path("repositories/repos.toml").into(),
-            ]);
+            command.extend(["--repos".into(), self.corpus(Half::Repositories).into()]);
             command.extend(["--repos-table".into(), repos_table.into()]);
             let from = self.args.repos_from.clone().or_else(|| {
                 self.args
@@ -362,15 +365,12 @@ impl Run<'_> {
         }
         let versions_table = self.path(&format!("versions/census-{date}.csv"));
         if versions_table.is_file() {
-            command.extend([
-                "--versions".into(),
-                self.path("versions/versions.toml").into(),
-            ]);
+            command.extend(["--versions".into(), self.corpus(Half::Versions).into()]);
             command.extend(["--versions-table".into(), versions_table.into()]);
         }
         let history_table = self.path(&format!("history/census-{date}.csv"));
         if history_table.is_file() {
-            command.extend(["--history".into(), self.path("history/history.toml").into()]);
+            command.extend(["--history".into(), self.corpus(Half::History).into()]);
             command.extend(["--history-table".into(), history_table.into()]);
         }
         if let Some(from) = &self.args.listing_from {
@@ -496,6 +496,13 @@ impl Run<'_> {
             .collect();
         write_bytes(&self.log, kept.as_bytes())
     }
+}
+
+/// Returns `flag DIR` when `dir` was given, else nothing.
+fn folder_option(flag: &str, dir: Option<&Path>) -> Vec<OsString> {
+    dir.map_or_else(Vec::new, |dir| {
+        vec![flag.into(), dir.as_os_str().to_owned()]
+    })
 }
 
 /// Returns `texts` as command-line words.

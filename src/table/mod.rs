@@ -173,13 +173,18 @@ impl Row {
     /// Returns how tables a person reads name the row's tree: the repository, with
     /// `:subfolder` when only a subfolder was counted, and ` as of DATE` when dated.
     pub fn tree_name(&self) -> String {
-        let name = match &self.key.subfolder {
-            None => self.key.repo.clone(),
-            Some(sub) => format!("{}:{sub}", self.key.repo),
-        };
+        let name = self.undated_name();
         match &self.key.as_of {
             None => name,
             Some(date) => format!("{name} as of {date}"),
+        }
+    }
+
+    /// Returns [`Row::tree_name`] without its date.
+    pub fn undated_name(&self) -> String {
+        match &self.key.subfolder {
+            None => self.key.repo.clone(),
+            Some(sub) => format!("{}:{sub}", self.key.repo),
         }
     }
 }

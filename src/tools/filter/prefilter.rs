@@ -49,7 +49,6 @@ pub(in crate::tools) fn anchored_with(
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
                 || keyed_call(bytes)
-                || typed_tool(bytes)
                 || declared_tool_type(bytes)
                 || xmcp_metadata(bytes)
                 || tool_constant(bytes)
@@ -254,42 +253,32 @@ fn keyed_call(bytes: &[u8]) -> bool {
     })
 }
 
-/// Returns true when the text holds `: Tool = {`, a constant declared as the SDK's
-/// `Tool` (`export const tool: Tool = { name, ... }`, which the recogniser reads
-/// when its object has a `name`), qualified or not, white space around each.
-fn typed_tool(bytes: &[u8]) -> bool {
-    words(bytes, b"Tool").any(|at| {
-        let head = bytes[..at].trim_ascii_end();
-        let head = head.strip_suffix(b".").map_or(head, |h| {
-            let h = h.trim_ascii_end();
-            h[..h.len() - h.iter().rev().take_while(|&&b| is_ident(b)).count()].trim_ascii_end()
-        });
-        let rest = bytes[at + 4..].trim_ascii_start();
-        head.last() == Some(&b':')
-            && rest
-                .strip_prefix(b"=")
-                .is_some_and(|r| r.trim_ascii_start().first() == Some(&b'{'))
-    })
+/// Returns `head` without the qualified name it ends with, white space around each
+/// `.` allowed (`types . Tool`).
+fn before_name(mut head: &[u8]) -> &[u8] {
+    loop {
+        head = head[..head.len() - head.iter().rev().take_while(|&&b| is_ident(b)).count()]
+            .trim_ascii_end();
+        match head.strip_suffix(b".") {
+            Some(rest) => head = rest.trim_ascii_end(),
+            None => return head,
+        }
+    }
 }
 
 /// Returns true when a constant or a function is declared with a tool type (see
 /// `keys::tool_type`, which the recogniser reads): a `:`, the type, then `=` or
-/// `{` (`const t: Tool[] = [`, `getTools(): Promise<Tool[]> {`, `(): ToolDefinition
-/// => (`); a project's own type only in a file that spells `inputSchema`.
+/// `{` (`const t: Tool = {`, `: types . Tool`, `getTools(): Promise<Tool[]> {`, `():
+/// ToolDefinition => (`); a project's own type only in a file that spells
+/// `inputSchema`.
 fn declared_tool_type(bytes: &[u8]) -> bool {
     let spells_input = has(bytes, b"inputSchema");
     let part = |b: u8| is_ident(b) || b == b'.';
     memmem::find_iter(bytes, b"Tool").any(|at| {
         // Back over the name, then any `Array<` and `Promise<` around it.
-        let mut start = at;
-        while start > 0 && part(bytes[start - 1]) {
-            start -= 1;
-        }
-        let mut head = bytes[..start].trim_ascii_end();
+        let mut head = before_name(&bytes[..at]);
         while let Some(rest) = head.strip_suffix(b"<") {
-            let rest = rest.trim_ascii_end();
-            head = rest[..rest.len() - rest.iter().rev().take_while(|&&b| part(b)).count()]
-                .trim_ascii_end();
+            head = before_name(rest.trim_ascii_end());
         }
         if head.last() != Some(&b':') {
             return false;
@@ -797,6 +786,7 @@ mod tests {
         for text in [
             "getTools(): Promise< Array<types.Tool> >\n{",
             "export const t: Tool[] = [",
+            "export const tool: types . Tool = {",
             "function t(a: A): ToolDefinition { return { inputSchema } }",
             "const t = (): McpTool[] => [{ inputSchema: s }]",
         ] {

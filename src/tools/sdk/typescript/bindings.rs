@@ -50,7 +50,7 @@ pub(super) fn declarator(
         return;
     }
     let entry = (text(name, src).to_string(), val(value, src, 0));
-    typed_tool(node, value, &entry.1, src, out);
+    xmcp_tool(node, value, &entry.1, src, out);
     if is_top_level(node) {
         tool_constant(value, &entry.1, out);
         top.push(entry);
@@ -59,26 +59,11 @@ pub(super) fn declarator(
     }
 }
 
-/// Records a constant declared as the SDK's `Tool` (`export const tool: Tool = {
-/// name, inputSchema, annotations }`, as Stainless generates one file per tool and
-/// many servers write their tool lists) whose object literal has a `name`: one
-/// tool, unless a registration of the tree defines the same (see
-/// [`SiteKind::Shaped`]). The type says what the object is; its keys need not.
-fn typed_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSummary) {
-    // `: Tool`, `: types.Tool`; the type annotation's one child is the type.
-    let typed = node.child_by_field_name("type").is_some_and(|kind| {
-        children(kind).into_iter().any(|t| {
-            matches!(t.kind(), "type_identifier" | "nested_type_identifier")
-                && text(t, src).rsplit('.').next() == Some("Tool")
-        })
-    });
-    let Val::Obj { props, .. } = read else {
-        return;
-    };
-    let named = props
-        .iter()
-        .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
-    if (typed && named || is_xmcp_metadata(node, src, out)) && value.kind() == "object" {
+/// Records xmcp's file-routed tool (see [`is_xmcp_metadata`]): its `metadata`
+/// object is one tool, unless a registration of the tree defines the same (see
+/// [`SiteKind::Shaped`]).
+fn xmcp_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSummary) {
+    if value.kind() == "object" && is_xmcp_metadata(node, src, out) {
         shaped_once(value, read.clone(), out);
     }
 }
@@ -116,17 +101,20 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
     }
 }
 
-/// Records each element of a list of tools written as an array literal: a constant
-/// declared `Tool[]` (or `Array<Tool>`), or a function or method declared to return
-/// one (`getTools(): Tool[] { return [{ name, annotations }, ...] }`, as servers that
-/// answer `tools/list` from a method of their own class write it); and the object a
-/// function declared to return one tool gives (`function searchTool(a):
-/// ToolDefinition { return { name, inputSchema, annotations, handler }; }`, as
-/// postgres-mcp writes each of its tools). The type may be the SDK's `Tool` or the
-/// project's own (see [`keys::tool_type`]). Each object literal with a `name` (a
-/// literal one when a function gives it alone or the type is the project's, which
-/// also needs an `inputSchema`) is one tool, unless a registration of the tree
-/// defines the same (see [`SiteKind::Shaped`]).
+/// Records the tools a constant or a function declared with a tool type gives: a
+/// constant declared as the SDK's `Tool` (`export const tool: Tool = { name,
+/// inputSchema, annotations }`, as Stainless generates one file per tool; the type
+/// says what the object is, its keys need not); each element of a list of tools
+/// written as an array literal, a constant declared `Tool[]` (or `Array<Tool>`) or a
+/// function or method declared to return one (`getTools(): Tool[] { return [{ name,
+/// annotations }, ...] }`, as servers that answer `tools/list` from a method of
+/// their own class write it); and the object a function declared to return one tool
+/// gives (`function searchTool(a): ToolDefinition { return { name, inputSchema,
+/// annotations, handler }; }`, as postgres-mcp writes each of its tools). The type
+/// may be the SDK's `Tool` or the project's own (see [`keys::tool_type`]). Each
+/// object literal with a `name` (a literal one when a function gives it alone or the
+/// type is the project's, which also needs an `inputSchema`) is one tool, unless a
+/// registration of the tree defines the same (see [`SiteKind::Shaped`]).
 pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let (annotation, list) = match node.kind() {
         "variable_declarator" => (
@@ -144,9 +132,10 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(typed) = keys::tool_type(text(annotation, src).as_bytes()) else {
         return;
     };
+    let is_function = node.kind() != "variable_declarator";
     // An arrow function's `=> ({ ... })`.
     let mut list = list;
-    while list.kind() == "parenthesized_expression" {
+    while is_function && list.kind() == "parenthesized_expression" {
         let Some(&inner) = children(list).first() else {
             return;
         };
@@ -154,16 +143,15 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     }
     let elements = match (typed.is_list, list.kind()) {
         (true, "array") => children(list),
-        // One tool a function gives; a constant's is read with the constants.
-        (false, "object") if node.kind() != "variable_declarator" || typed.is_own => vec![list],
+        (false, "object") => vec![list],
         _ => return,
     };
+    // One a function gives, or of a project's own type: a name that is no literal
+    // may be a config's that a `tools/list` answer or a registration copies (`name:
+    // config.name`), no tool alone.
+    let literal = typed.is_own || (!typed.is_list && is_function);
     for element in elements.into_iter().filter(|e| e.kind() == "object") {
         let read = val(element, src, 0);
-        // One a function gives, or of a project's own type: a name that is no
-        // literal may be a config's that a `tools/list` answer or a registration
-        // copies (`name: config.name`), no tool alone.
-        let literal = typed.is_own || !typed.is_list;
         let tool = matches!(&read, Val::Obj { props, .. }
             if match field(props, keys::NAME) {
                 Some(Val::Str(_)) => true,
