@@ -200,13 +200,13 @@ impl TreeTools {
         // The lexer reads a file once: for the anchors when they ask whether an
         // object is tool-shaped, and for the bodies the parse leaves out.
         let mut lexed: Option<Option<lex::Lexed>> = None;
-        let shaped = || {
+        let forms = || {
             lexed
                 .get_or_insert_with(|| lex::lex(lang, bytes))
                 .as_ref()
-                .map(|l| l.shaped)
+                .map(|l| l.forms)
         };
-        if !declarations_only(path) && prefilter::anchored_with(lang, bytes, shaped) {
+        if !declarations_only(path) && prefilter::anchored_with(lang, bytes, forms) {
             let lexed = match self.reading {
                 Reading::Skimmed => lexed.unwrap_or_else(|| lex::lex(lang, bytes)).map(|lexed| {
                     let code = lexed.code(bytes);
@@ -217,7 +217,7 @@ impl TreeTools {
             // An anchor spelled only in comments, or in strings that cannot hold
             // code, registers nothing: the file is read as one without anchors.
             if lexed.as_ref().is_none_or(|(lexed, code)| {
-                prefilter::anchored_with(lang, code, || Some(lexed.shaped))
+                prefilter::anchored_with(lang, code, || Some(lexed.forms))
             }) {
                 return match summarize(lang, path, bytes, Why::Anchor, self.reading, lexed) {
                     Some(summary) => FileRead::Parsed(summary),

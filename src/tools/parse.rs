@@ -4,6 +4,7 @@
 //! when, is the collector's (`tools/mod.rs`).
 
 use std::ops::Range;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
@@ -117,6 +118,7 @@ fn summarize_now(
     let left_out: usize = skipped.iter().map(|r| r.len()).sum();
     PARSED.with(|p| p.set((started.elapsed(), bytes.len() - left_out)));
     let tree = tree?;
+    let _names = syntax::reading(names(lang));
     let mut summary = FileSummary {
         path: path.to_vec(),
         sdk: lang.uses_sdk(bytes),
@@ -168,6 +170,13 @@ fn summarize_now(
         }
     }
     Some(summary)
+}
+
+/// Returns the names of `lang`'s grammar (see [`syntax::Names`]), read once.
+fn names(lang: Lang) -> &'static syntax::Names {
+    static NAMES: [OnceLock<syntax::Names>; Lang::ALL.len()] =
+        [const { OnceLock::new() }; Lang::ALL.len()];
+    NAMES[lang as usize].get_or_init(|| syntax::Names::of(&lang.grammar()))
 }
 
 /// Parses a file, `skipped` left out, within `budget` ([`PARSE_BUDGET`]); `None` when

@@ -15,29 +15,30 @@ use memchr::{memchr2_iter, memmem};
 use super::hints::Hint;
 use super::keys;
 use super::lang::Lang;
+use super::lex::Forms;
 use super::packages::is_relative;
 use super::value::{python_relative, Spec};
 
 /// Returns true when a file of `lang` may hold a registration its recogniser
 /// records; a file without any of its family's anchors holds none. TypeScript's
-/// tool-shaped object is confirmed by lexing `bytes` (see [`anchored_with`]).
+/// tool-shaped object, tool constant and keyed call are confirmed by lexing `bytes`
+/// (see [`anchored_with`]).
 pub(in crate::tools) fn anchored(lang: Lang, bytes: &[u8]) -> bool {
+    let mut forms = None;
     anchored_with(lang, bytes, || {
-        super::lex::lex(lang, bytes).map(|l| l.shaped)
+        *forms.get_or_insert_with(|| super::lex::lex(lang, bytes).map(|l| l.forms))
     })
 }
 
-/// [`anchored`], with `shaped` saying whether the file's TypeScript holds a
-/// tool-shaped object literal (see [`lex::Lexed::shaped`]; `None` when the lexer
-/// cannot follow it). It is asked only when the keys of that form stand somewhere
-/// in `bytes` and no other anchor does, so that a caller which lexes the file
-/// anyway lexes it once, and only when the answer needs it.
-///
-/// [`lex::Lexed::shaped`]: super::lex::Lexed::shaped
+/// [`anchored`], with `forms` giving the forms of object literals the file's
+/// TypeScript holds (see [`Forms`]; `None` when the lexer cannot follow it, and the
+/// text's spellings stand alone). It is asked only when the spellings of a form
+/// stand somewhere in `bytes` and no anchor before it holds, so that a caller which
+/// lexes the file anyway lexes it once, and only when the answer needs it.
 pub(in crate::tools) fn anchored_with(
     lang: Lang,
     bytes: &[u8],
-    shaped: impl FnOnce() -> Option<bool>,
+    mut forms: impl FnMut() -> Option<Forms>,
 ) -> bool {
     match lang {
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
@@ -48,11 +49,11 @@ pub(in crate::tools) fn anchored_with(
                     && member(bytes, b"setRequestHandler", b".", typescript_call))
                 || member(bytes, b"tool", b".", typescript_call)
                 || tool_base(bytes)
-                || keyed_call(bytes)
                 || declared_tool_type(bytes)
                 || xmcp_metadata(bytes)
-                || tool_constant(bytes)
-                || (tool_shaped(bytes) && shaped() != Some(false))
+                || (keyed_call(bytes) && forms().is_none_or(|f| f.keyed))
+                || (tool_constant(bytes) && forms().is_none_or(|f| f.constant))
+                || (tool_shaped(bytes) && forms().is_none_or(|f| f.shaped))
         }
         Lang::Python => {
             member(bytes, b"tool", b".@", python_use)
@@ -778,6 +779,33 @@ mod tests {
         ];
         for (lang, text) in no {
             assert!(!anchored(*lang, text.as_bytes()), "{lang:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_tool_constant_and_a_keyed_call_are_confirmed_by_the_lexer() {
+        for text in [
+            "export const t = { name: 'x', description: 'd', inputSchema: {} };",
+            "const t: T = {\n  // the tool\n  \"name\": 'x', description: d, inputSchema: s };",
+            "const tools = { list_projects: tool({ description: 'd', execute }) };",
+            "const tools = { 'list-projects': tool( {\n description }, ) };",
+            "export default { read: defineTool({ description: `d` }) }",
+            // The lexer cannot follow the file: the text's spellings stand.
+            "const t = { name: 'x', description: 'd', inputSchema: s }; }",
+        ] {
+            assert!(anchored(Lang::TypeScript, text.as_bytes()), "{text}");
+        }
+        for text in [
+            // Not at the top of the file, or not given by `=`.
+            "function f() { const t = { name: 'x', description: 'd', inputSchema: {} }; }",
+            "const s = z.object({ name: z.string(), description: z.string(), inputSchema: z.any() });",
+            "if (a == { name, description, inputSchema }) {}",
+            // An arrow function's parameters, a ternary's branch, a second argument.
+            "useMutation({ mutationFn: async ({ id }) => f(id) });",
+            "const v = c ? a : f({ y });",
+            "const o = { k: f(x, { y }) };",
+        ] {
+            assert!(!anchored(Lang::TypeScript, text.as_bytes()), "{text}");
         }
     }
 

@@ -224,7 +224,7 @@ pub(in crate::tools) fn included(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::lex::typescript_shaped;
+    use crate::tools::lex::typescript_forms;
 
     /// The bodies left out, comments aside (see `comments_are_left_out_but_their_line_ends`).
     fn skipped(lang: Lang, src: &str) -> Vec<&str> {
@@ -548,7 +548,7 @@ mod tests {
 
     #[test]
     fn a_tool_shaped_object_needs_its_keys_in_one_object() {
-        let shaped = |src: &str| typescript_shaped(src.as_bytes(), false);
+        let shaped = |src: &str| typescript_forms(src.as_bytes(), false).map(|f| f.shaped);
         // The loose reading finds these keys in the file; they are in different objects.
         assert_eq!(
             shaped("const a = { name: \"x\" };\nconst b = { inputSchema: s, execute: f };\n"),
@@ -607,11 +607,7 @@ mod tests {
             );
             let code = lexed.as_ref().map(|l| l.code(src.as_bytes()));
             let code = code.as_deref().unwrap_or(src.as_bytes());
-            assert_eq!(
-                lexed.map(|l| l.shaped),
-                typescript_shaped(code, tsx),
-                "{src}"
-            );
+            assert_eq!(lexed.map(|l| l.forms), typescript_forms(code, tsx), "{src}");
         }
     }
 

@@ -13,12 +13,12 @@ use tree_sitter::Node;
 
 use super::derived;
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val};
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "attribute" => attribute(node, src, out),
         "object_creation_expression" => options(node, src, out),
         _ => {}
@@ -37,7 +37,7 @@ fn hint(property: &str) -> Option<&'static str> {
 }
 
 fn attribute(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.field("name") else {
         return;
     };
     let name = text(name, src);
@@ -48,12 +48,11 @@ fn attribute(node: Node, src: &[u8], out: &mut FileSummary) {
     let mut assigned = Vec::new();
     if let Some(args) = children(node)
         .into_iter()
-        .find(|c| c.kind() == "attribute_argument_list")
+        .find(|c| c.kind_name() == "attribute_argument_list")
     {
         for arg in children(args) {
             // `Name = value`: the argument's `name` field and its last child.
-            if let (Some(key), Some(value)) = (arg.child_by_field_name("name"), children(arg).pop())
-            {
+            if let (Some(key), Some(value)) = (arg.field("name"), children(arg).pop()) {
                 if value.id() != key.id() {
                     assigned.push((key, value));
                 }
@@ -68,13 +67,11 @@ fn attribute(node: Node, src: &[u8], out: &mut FileSummary) {
 /// when no `Name` is assigned (see [`derived::csharp_method`]).
 fn method_name(attribute: Node, src: &[u8]) -> Option<Val> {
     let method = attribute.parent()?.parent()?;
-    if method.kind() != "method_declaration" {
+    if method.kind_name() != "method_declaration" {
         return None;
     }
-    let name = text(method.child_by_field_name("name")?, src);
-    let returns = method
-        .child_by_field_name("returns")
-        .map_or("", |r| text(r, src));
+    let name = text(method.field("name")?, src);
+    let returns = method.field("returns").map_or("", |r| text(r, src));
     Some(Val::Str(derived::csharp_method(name, returns)))
 }
 
@@ -122,30 +119,23 @@ fn definition(at: u32, hints: Vec<Prop>) -> Val {
 }
 
 fn options(node: Node, src: &[u8], out: &mut FileSummary) {
-    let ty = node
-        .child_by_field_name("type")
-        .map_or("", |t| text(t, src));
+    let ty = node.field("type").map_or("", |t| text(t, src));
     if ty.rsplit('.').next() != Some("McpServerToolCreateOptions") {
         return;
     }
-    let Some(init) = node.child_by_field_name("initializer") else {
+    let Some(init) = node.field("initializer") else {
         return;
     };
     let assigned = children(init)
         .into_iter()
-        .filter(|a| a.kind() == "assignment_expression")
-        .filter_map(|a| {
-            Some((
-                a.child_by_field_name("left")?,
-                a.child_by_field_name("right")?,
-            ))
-        })
+        .filter(|a| a.kind_name() == "assignment_expression")
+        .filter_map(|a| Some((a.field("left")?, a.field("right")?)))
         .collect();
     record(node, src, assigned, None, out);
 }
 
 fn val(node: Node, src: &[u8]) -> Val {
-    match node.kind() {
+    match node.kind_name() {
         "boolean_literal" => Val::Bool(text(node, src) == "true"),
         "null_literal" => Val::Null,
         "string_literal" | "verbatim_string_literal" | "raw_string_literal" => {

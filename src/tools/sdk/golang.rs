@@ -23,7 +23,7 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
 use super::wrappers;
 
@@ -31,7 +31,7 @@ use super::wrappers;
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let sdks = &sdk_imports(root, src);
     let own = &own_tool_types(root, src, sdks);
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "var_spec" | "const_spec" => spec(node, src, out),
         "short_var_declaration" => short(node, src, out),
         "call_expression" => call(node, src, sdks, out),
@@ -63,28 +63,25 @@ fn sdk_of(path: &str) -> Option<Family> {
 fn sdk_imports(root: Node, src: &[u8]) -> Sdks {
     let mut out = Sdks::new();
     for declaration in children(root) {
-        if declaration.kind() != "import_declaration" {
+        if declaration.kind_name() != "import_declaration" {
             continue;
         }
         let mut specs = Vec::new();
         preorder(declaration, |n| {
-            if n.kind() == "import_spec" {
+            if n.kind_name() == "import_spec" {
                 specs.push(n);
             }
         });
         for spec in specs {
-            let Some(path) = spec
-                .child_by_field_name("path")
-                .and_then(|p| unquote(text(p, src)))
-            else {
+            let Some(path) = spec.field("path").and_then(|p| unquote(text(p, src))) else {
                 continue;
             };
             let Some(family) = sdk_of(&path) else {
                 continue;
             };
-            let local = match spec.child_by_field_name("name") {
-                Some(n) if n.kind() == "dot" => ".".to_string(),
-                Some(n) if n.kind() == "package_identifier" => text(n, src).to_string(),
+            let local = match spec.field("name") {
+                Some(n) if n.kind_name() == "dot" => ".".to_string(),
+                Some(n) if n.kind_name() == "package_identifier" => text(n, src).to_string(),
                 Some(_) => continue,
                 None => local_name(&path),
             };
@@ -104,10 +101,10 @@ fn family_of(sdks: &Sdks, package: Option<&str>) -> Option<Family> {
 /// Returns the family of the SDK whose `Tool` type `ty` names (`mcp.Tool`, or
 /// `Tool` under a dot import); `None` for any other type.
 fn sdk_tool(ty: Node, src: &[u8], sdks: &Sdks) -> Option<Family> {
-    match ty.kind() {
+    match ty.kind_name() {
         "qualified_type" => {
-            let package = ty.child_by_field_name("package")?;
-            let name = ty.child_by_field_name("name")?;
+            let package = ty.field("package")?;
+            let name = ty.field("name")?;
             (text(name, src) == "Tool")
                 .then(|| family_of(sdks, Some(text(package, src))))
                 .flatten()
@@ -123,10 +120,10 @@ fn sdk_tool(ty: Node, src: &[u8], sdks: &Sdks) -> Option<Family> {
 /// literal (`AddTool(s, &mcp.Tool{...}, h)`, a variable bound to it) defines the
 /// same tool: the resolver keeps one (see `once_each`).
 fn literal(node: Node, src: &[u8], sdks: &Sdks, own: &[&str], out: &mut FileSummary) {
-    let Some(ty) = node.child_by_field_name("type") else {
+    let Some(ty) = node.field("type") else {
         return;
     };
-    let Some(body) = node.child_by_field_name("body") else {
+    let Some(body) = node.field("body") else {
         return;
     };
     if let Some(family) = sdk_tool(ty, src, sdks) {
@@ -144,14 +141,12 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, own: &[&str], out: &mut FileSumm
         return;
     }
     // A slice or an array of tools: its elements' types are left out.
-    let element = match ty.kind() {
-        "slice_type" | "array_type" | "implicit_length_array_type" => {
-            ty.child_by_field_name("element")
-        }
+    let element = match ty.kind_name() {
+        "slice_type" | "array_type" | "implicit_length_array_type" => ty.field("element"),
         _ => None,
     };
     let element = match element {
-        Some(e) if e.kind() == "pointer_type" => children(e).into_iter().next(),
+        Some(e) if e.kind_name() == "pointer_type" => children(e).into_iter().next(),
         other => other,
     };
     let Some(family) = element.and_then(|e| sdk_tool(e, src, sdks)) else {
@@ -159,7 +154,7 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, own: &[&str], out: &mut FileSumm
     };
     for item in children(body) {
         let inner = children(item).into_iter().next();
-        if let Some(value) = inner.filter(|v| v.kind() == "literal_value") {
+        if let Some(value) = inner.filter(|v| v.kind_name() == "literal_value") {
             shaped(value, value, src, family, out);
         }
     }
@@ -173,16 +168,13 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, own: &[&str], out: &mut FileSumm
 fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
     let mut own = Vec::new();
     preorder(root, |node| {
-        if node.kind() != "composite_literal" {
+        if node.kind_name() != "composite_literal" {
             return;
         }
-        let (Some(ty), Some(body)) = (
-            node.child_by_field_name("type"),
-            node.child_by_field_name("body"),
-        ) else {
+        let (Some(ty), Some(body)) = (node.field("type"), node.field("body")) else {
             return;
         };
-        let is_own = match ty.kind() {
+        let is_own = match ty.kind_name() {
             "qualified_type" | "type_identifier" => {
                 type_name(node, src) == "Tool" && sdk_tool(ty, src, sdks).is_none()
             }
@@ -194,7 +186,7 @@ fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
         let annotated = keyed(body, "Annotations", src).is_some_and(|v| {
             let mut found = false;
             preorder(v, |n| {
-                found |= n.kind() == "composite_literal"
+                found |= n.kind_name() == "composite_literal"
                     && matches!(type_name(n, src), "ToolAnnotations" | "ToolAnnotation");
             });
             found
@@ -210,9 +202,10 @@ fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
 fn keyed<'t>(body: Node<'t>, key: &str, src: &[u8]) -> Option<Node<'t>> {
     children(body).into_iter().find_map(|element| {
         let parts = children(element);
-        (element.kind() == "keyed_element" && parts.first().is_some_and(|k| text(*k, src) == key))
-            .then(|| parts.get(1).copied())
-            .flatten()
+        (element.kind_name() == "keyed_element"
+            && parts.first().is_some_and(|k| text(*k, src) == key))
+        .then(|| parts.get(1).copied())
+        .flatten()
     })
 }
 
@@ -234,12 +227,12 @@ fn shaped(node: Node, body: Node, src: &[u8], family: Family, out: &mut FileSumm
 /// does not read, so that a call of it is never taken for a library helper of the
 /// same name.
 fn function(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.field("name") else {
         return;
     };
     if let Some(tool_name) = wrapper_name(node, src, sdks) {
         let params = node
-            .child_by_field_name("parameters")
+            .field("parameters")
             .map(|list| parameters(list, src))
             .unwrap_or_default();
         let wrapper = wrappers::binding(line(node), params, &tool_name);
@@ -247,11 +240,11 @@ fn function(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
         return;
     }
     let returned = node
-        .child_by_field_name("body")
+        .field("body")
         .and_then(|body| single_return(body, src))
         .map(|value| {
             let params = node
-                .child_by_field_name("parameters")
+                .field("parameters")
                 .map(|list| parameters(list, src))
                 .unwrap_or_default();
             Val::Returns(params, Box::new(val(value, src, 0)))
@@ -264,16 +257,16 @@ fn function(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
 /// `ToolOption` (`options ...mcp.ToolOption`), and one is a `string`, the one
 /// called `name` or `toolName`, else the first.
 fn wrapper_name(function: Node, src: &[u8], sdks: &Sdks) -> Option<String> {
-    let declarations = children(function.child_by_field_name("parameters")?);
+    let declarations = children(function.field("parameters")?);
     let last = declarations.last()?;
-    let options = last.child_by_field_name("type")?;
-    let forwards = last.kind() == "variadic_parameter_declaration"
-        && options.kind() == "qualified_type"
+    let options = last.field("type")?;
+    let forwards = last.kind_name() == "variadic_parameter_declaration"
+        && options.kind_name() == "qualified_type"
         && options
-            .child_by_field_name("name")
+            .field("name")
             .is_some_and(|n| text(n, src) == "ToolOption")
         && options
-            .child_by_field_name("package")
+            .field("package")
             .is_some_and(|p| family_of(sdks, Some(text(p, src))) == Some(Family::McpGo));
     if !forwards {
         return None;
@@ -281,9 +274,9 @@ fn wrapper_name(function: Node, src: &[u8], sdks: &Sdks) -> Option<String> {
     let mut strings = Vec::new();
     for declaration in &declarations {
         let is_string = declaration
-            .child_by_field_name("type")
+            .field("type")
             .is_some_and(|t| text(t, src) == "string");
-        if declaration.kind() != "parameter_declaration" || !is_string {
+        if declaration.kind_name() != "parameter_declaration" || !is_string {
             continue;
         }
         let mut cursor = declaration.walk();
@@ -304,7 +297,7 @@ fn wrapper_name(function: Node, src: &[u8], sdks: &Sdks) -> Option<String> {
 fn in_wrapper(node: Node, src: &[u8], sdks: &Sdks) -> bool {
     let mut cur = node;
     while let Some(parent) = cur.parent() {
-        if parent.kind() == "function_declaration" {
+        if parent.kind_name() == "function_declaration" {
             return wrapper_name(parent, src, sdks).is_some();
         }
         cur = parent;
@@ -317,31 +310,31 @@ fn in_wrapper(node: Node, src: &[u8], sdks: &Sdks) -> bool {
 fn single_return<'t>(body: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
     let mut statements = children(body);
     if let [list] = statements.as_slice() {
-        if list.kind() == "statement_list" {
+        if list.kind_name() == "statement_list" {
             statements = children(*list);
         }
     }
     let [statement] = statements.as_slice() else {
         return None;
     };
-    if statement.kind() != "return_statement" {
+    if statement.kind_name() != "return_statement" {
         return None;
     }
     let values: Vec<Node> = children(*statement)
         .into_iter()
-        .flat_map(|c| match c.kind() {
+        .flat_map(|c| match c.kind_name() {
             "expression_list" => children(c),
             _ => vec![c],
         })
         .collect();
     // A pointer (`&v`, `new(v)`): what the skim keeps of a body (see `skim`).
     match values.as_slice() {
-        [one] if one.kind() == "unary_expression" && text(*one, src).starts_with('&') => Some(*one),
+        [one] if one.kind_name() == "unary_expression" && text(*one, src).starts_with('&') => {
+            Some(*one)
+        }
         [one]
-            if one.kind() == "call_expression"
-                && one
-                    .child_by_field_name("function")
-                    .is_some_and(|f| text(f, src) == "new") =>
+            if one.kind_name() == "call_expression"
+                && one.field("function").is_some_and(|f| text(f, src) == "new") =>
         {
             Some(*one)
         }
@@ -358,7 +351,7 @@ fn parameters(list: Node, src: &[u8]) -> Vec<Param> {
         let names: Vec<Node> = declaration
             .children_by_field_name("name", &mut cursor)
             .collect();
-        let named = declaration.kind() == "parameter_declaration" && !names.is_empty();
+        let named = declaration.kind_name() == "parameter_declaration" && !names.is_empty();
         match named {
             true => out.extend(names.iter().map(|n| Param {
                 name: text(*n, src).to_string(),
@@ -378,17 +371,14 @@ fn parameters(list: Node, src: &[u8]) -> Vec<Param> {
 /// major version's `/v2`). Whether the tree holds the package is the resolver's
 /// question (see `packages`).
 fn import(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(path) = node
-        .child_by_field_name("path")
-        .and_then(|p| unquote(text(p, src)))
-    else {
+    let Some(path) = node.field("path").and_then(|p| unquote(text(p, src))) else {
         return;
     };
-    let local = match node.child_by_field_name("name") {
-        Some(n) if n.kind() == "package_identifier" => text(n, src).to_string(),
+    let local = match node.field("name") {
+        Some(n) if n.kind_name() == "package_identifier" => text(n, src).to_string(),
         // `import _ "..."`, run for its `init` (a toolset registering itself): a
         // link between the files all the same, under a name nothing reads.
-        Some(n) if n.kind() == "blank_identifier" => "_".to_string(),
+        Some(n) if n.kind_name() == "blank_identifier" => "_".to_string(),
         Some(_) => return,
         None => local_name(&path),
     };
@@ -417,10 +407,7 @@ fn local_name(path: &str) -> String {
 fn spec(node: Node, src: &[u8], out: &mut FileSummary) {
     let mut cursor = node.walk();
     let names: Vec<Node> = node.children_by_field_name("name", &mut cursor).collect();
-    let values = node
-        .child_by_field_name("value")
-        .map(children)
-        .unwrap_or_default();
+    let values = node.field("value").map(children).unwrap_or_default();
     if names.len() == values.len() {
         for (n, v) in names.iter().zip(&values) {
             out.bind(text(*n, src), val(*v, src, 0));
@@ -429,17 +416,14 @@ fn spec(node: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 fn short(node: Node, src: &[u8], out: &mut FileSummary) {
-    let (Some(left), Some(right)) = (
-        node.child_by_field_name("left"),
-        node.child_by_field_name("right"),
-    ) else {
+    let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
         return;
     };
     let names = children(left);
     let values = children(right);
     if names.len() == values.len() {
         for (n, v) in names.iter().zip(&values) {
-            if n.kind() == "identifier" {
+            if n.kind_name() == "identifier" {
                 out.bind(text(*n, src), val(*v, src, 0));
             }
         }
@@ -448,9 +432,9 @@ fn short(node: Node, src: &[u8], out: &mut FileSummary) {
 
 /// Returns the last name of a call's function (`AddTool` of `mcp.AddTool`).
 fn function_name<'a>(call: Node, src: &'a [u8]) -> Option<&'a str> {
-    let f = call.child_by_field_name("function")?;
-    match f.kind() {
-        "selector_expression" => Some(text(f.child_by_field_name("field")?, src)),
+    let f = call.field("function")?;
+    match f.kind_name() {
+        "selector_expression" => Some(text(f.field("field")?, src)),
         "identifier" => Some(text(f, src)),
         _ => None,
     }
@@ -459,9 +443,9 @@ fn function_name<'a>(call: Node, src: &'a [u8]) -> Option<&'a str> {
 /// Returns the package or value a call's function is selected from (`mcp` of
 /// `mcp.NewTool`); `None` for a plain name.
 fn qualifier<'a>(call: Node, src: &'a [u8]) -> Option<&'a str> {
-    let f = call.child_by_field_name("function")?;
-    match f.kind() {
-        "selector_expression" => Some(text(f.child_by_field_name("operand")?, src)),
+    let f = call.field("function")?;
+    match f.kind_name() {
+        "selector_expression" => Some(text(f.field("operand")?, src)),
         _ => None,
     }
 }
@@ -470,7 +454,7 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
     let Some(name) = function_name(node, src) else {
         return;
     };
-    let Some(args) = node.child_by_field_name("arguments") else {
+    let Some(args) = node.field("arguments") else {
         return;
     };
     let args = children(args);
@@ -482,15 +466,15 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
                 2 => args[0],
                 _ => return,
             };
-            let literal = if tool.kind() == "unary_expression" {
-                tool.child_by_field_name("operand").unwrap_or(tool)
+            let literal = if tool.kind_name() == "unary_expression" {
+                tool.field("operand").unwrap_or(tool)
             } else {
                 tool
             };
-            if literal.kind() == "composite_literal" && is_tool_type(literal, src) {
+            if literal.kind_name() == "composite_literal" && is_tool_type(literal, src) {
                 // mcp-go's `AddTool(mcp.Tool{...}, h)` takes its own `Tool`.
                 let family = literal
-                    .child_by_field_name("type")
+                    .field("type")
                     .and_then(|ty| sdk_tool(ty, src, sdks))
                     .unwrap_or(Family::Go);
                 out.sites.push(Site {
@@ -505,7 +489,7 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
                         def: val(literal, src, 0),
                     },
                 });
-            } else if literal.kind() == "identifier" {
+            } else if literal.kind_name() == "identifier" {
                 // A variable: a tool only when it is bound to a `Tool` literal (an
                 // mcp-go `NewTool` result is found at the `NewTool` call).
                 out.sites.push(Site {
@@ -558,16 +542,13 @@ fn call(node: Node, src: &[u8], sdks: &Sdks, out: &mut FileSummary) {
 fn option_annotations(options: &[Node], src: &[u8]) -> Vec<Prop> {
     let mut annotations = Vec::new();
     for option in options {
-        if option.kind() != "call_expression" {
+        if option.kind_name() != "call_expression" {
             continue;
         }
         let Some(option_name) = function_name(*option, src) else {
             continue;
         };
-        let option_args = option
-            .child_by_field_name("arguments")
-            .map(children)
-            .unwrap_or_default();
+        let option_args = option.field("arguments").map(children).unwrap_or_default();
         let Some(first) = option_args.first() else {
             continue;
         };
@@ -592,15 +573,15 @@ fn option_annotations(options: &[Node], src: &[u8]) -> Vec<Prop> {
 /// as a tool, when the function turns out to be a tool wrapper (see `wrappers`).
 fn wrapper_call(node: Node, src: &[u8], sdks: &Sdks, args: &[Node], out: &mut FileSummary) {
     let passes_options = args.iter().any(|a| {
-        a.kind() == "call_expression"
+        a.kind_name() == "call_expression"
             && function_name(*a, src)
                 .is_some_and(|n| n.starts_with("With") && n.ends_with("Annotation"))
             && family_of(sdks, qualifier(*a, src)) == Some(Family::McpGo)
     });
-    let function = node.child_by_field_name("function");
-    let Some(function) = function
-        .filter(|f| passes_options && matches!(f.kind(), "identifier" | "selector_expression"))
-    else {
+    let function = node.field("function");
+    let Some(function) = function.filter(|f| {
+        passes_options && matches!(f.kind_name(), "identifier" | "selector_expression")
+    }) else {
         return;
     };
     let at = line(node);
@@ -620,9 +601,7 @@ fn wrapper_call(node: Node, src: &[u8], sdks: &Sdks, args: &[Node], out: &mut Fi
 }
 
 fn type_name<'a>(literal: Node, src: &'a [u8]) -> &'a str {
-    let ty = literal
-        .child_by_field_name("type")
-        .map_or("", |t| text(t, src));
+    let ty = literal.field("type").map_or("", |t| text(t, src));
     ty.rsplit('.').next().unwrap_or(ty)
 }
 
@@ -635,7 +614,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "interpreted_string_literal" | "raw_string_literal" => {
             unquote(text(node, src)).map_or(Val::Other, Val::Str)
         }
@@ -644,10 +623,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "nil" => Val::Null,
         "identifier" => Val::name_ref(text(node, src)),
         // `pkg.Name`: a binding of an imported package (or a field of a value).
-        "selector_expression" => match (
-            node.child_by_field_name("operand"),
-            node.child_by_field_name("field"),
-        ) {
+        "selector_expression" => match (node.field("operand"), node.field("field")) {
             (Some(o), Some(f)) => match val(o, src, depth + 1) {
                 Val::Ref(mut path) => {
                     path.push(text(f, src).to_string());
@@ -662,8 +638,8 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
             .next()
             .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
         "unary_expression" => match (
-            node.child_by_field_name("operator").map(|o| text(o, src)),
-            node.child_by_field_name("operand"),
+            node.field("operator").map(|o| text(o, src)),
+            node.field("operand"),
         ) {
             (Some("&"), Some(operand)) => val(operand, src, depth + 1),
             _ => Val::Other,
@@ -683,10 +659,7 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
     let Some(name) = function_name(node, src) else {
         return Val::Other;
     };
-    let args = node
-        .child_by_field_name("arguments")
-        .map(children)
-        .unwrap_or_default();
+    let args = node.field("arguments").map(children).unwrap_or_default();
     // A conversion to `string` (`string(MethodSearch)`, a typed constant's value):
     // its operand, as a name is read.
     if name == "string" && args.len() == 1 && qualifier(node, src).is_none() {
@@ -700,7 +673,7 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
                 Val::Bool(text(*a, src) == "true")
             }
             // A name may be read as a type's (`new(b)` in a helper's body).
-            Some(a) if args.len() == 1 && a.kind() == "type_identifier" => {
+            Some(a) if args.len() == 1 && a.kind_name() == "type_identifier" => {
                 Val::name_ref(text(*a, src))
             }
             // `new(T)` of another type is a pointer to its zero value; a name may be
@@ -713,7 +686,7 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
         };
     }
     let Some(function) = node
-        .child_by_field_name("function")
+        .field("function")
         .map(|f| val(f, src, depth + 1))
         .filter(|f| matches!(f, Val::Ref(_)))
     else {
@@ -739,7 +712,7 @@ fn pointer_helper(node: Node, src: &[u8], depth: usize) -> Val {
 }
 
 fn composite(node: Node, src: &[u8], depth: usize) -> Val {
-    match node.child_by_field_name("body") {
+    match node.field("body") {
         Some(body) => fields(body, type_name(node, src), src, depth, line(node)),
         None => Val::Other,
     }
@@ -752,7 +725,7 @@ fn fields(body: Node, ty: &str, src: &[u8], depth: usize, at: u32) -> Val {
     let omits_false = ty == "ToolAnnotations";
     let mut props = Vec::new();
     for element in children(body) {
-        if element.kind() != "keyed_element" {
+        if element.kind_name() != "keyed_element" {
             continue;
         }
         let parts = children(element);

@@ -13,7 +13,7 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 
 /// The hints in the record's order, after its title.
@@ -26,12 +26,9 @@ const POSITIONS: [&str; 4] = [
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "variable_declarator" => {
-            if let (Some(n), Some(v)) = (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
-            ) {
+            if let (Some(n), Some(v)) = (node.field("name"), node.field("value")) {
                 out.bind(text(n, src), val(v, src, 0));
             }
         }
@@ -47,15 +44,11 @@ fn last_segment(ty: &str) -> &str {
 }
 
 fn arguments<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    node.child_by_field_name("arguments")
-        .map(children)
-        .unwrap_or_default()
+    node.field("arguments").map(children).unwrap_or_default()
 }
 
 fn constructor(node: Node, src: &[u8], out: &mut FileSummary) {
-    let ty = node
-        .child_by_field_name("type")
-        .map_or("", |t| text(t, src));
+    let ty = node.field("type").map_or("", |t| text(t, src));
     if last_segment(ty) != "Tool" {
         return;
     }
@@ -84,9 +77,9 @@ fn constructor(node: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 fn is_annotations(node: Node, src: &[u8]) -> bool {
-    node.kind() == "object_creation_expression"
+    node.kind_name() == "object_creation_expression"
         && node
-            .child_by_field_name("type")
+            .field("type")
             .is_some_and(|t| last_segment(text(t, src)) == "ToolAnnotations")
 }
 
@@ -96,12 +89,12 @@ fn chain<'t>(node: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, String) {
     let mut calls = Vec::new();
     let mut cur = node;
     loop {
-        if cur.kind() != "method_invocation" || calls.len() > 64 {
+        if cur.kind_name() != "method_invocation" || calls.len() > 64 {
             return (calls, String::new());
         }
         calls.push(cur);
-        match cur.child_by_field_name("object") {
-            Some(o) if o.kind() == "method_invocation" => cur = o,
+        match cur.field("object") {
+            Some(o) if o.kind_name() == "method_invocation" => cur = o,
             Some(o) => {
                 calls.reverse();
                 return (calls, text(o, src).to_string());
@@ -112,8 +105,7 @@ fn chain<'t>(node: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, String) {
 }
 
 fn method_name<'a>(call: Node, src: &'a [u8]) -> &'a str {
-    call.child_by_field_name("name")
-        .map_or("", |n| text(n, src))
+    call.field("name").map_or("", |n| text(n, src))
 }
 
 fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
@@ -158,7 +150,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "true" => Val::Bool(true),
         "false" => Val::Bool(false),
         "null_literal" => Val::Null,

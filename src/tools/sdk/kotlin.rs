@@ -10,7 +10,7 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 
 const POSITIONS: [&str; 4] = [
@@ -22,14 +22,20 @@ const POSITIONS: [&str; 4] = [
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "property_declaration" => {
             let parts = children(node);
             let name = parts
                 .iter()
-                .find(|p| p.kind() == "variable_declaration")
-                .and_then(|v| children(*v).into_iter().find(|c| c.kind() == "identifier"));
-            let value = parts.last().filter(|p| p.kind() != "variable_declaration");
+                .find(|p| p.kind_name() == "variable_declaration")
+                .and_then(|v| {
+                    children(*v)
+                        .into_iter()
+                        .find(|c| c.kind_name() == "identifier")
+                });
+            let value = parts
+                .last()
+                .filter(|p| p.kind_name() != "variable_declaration");
             if let (Some(n), Some(v)) = (name, value) {
                 out.bind(text(n, src), val(*v, src, 0));
             }
@@ -42,12 +48,12 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 /// Returns the called name (`addTool` of `server.addTool`).
 fn callee<'a>(call: Node, src: &'a [u8]) -> Option<&'a str> {
     let f = children(call).into_iter().next()?;
-    match f.kind() {
+    match f.kind_name() {
         "identifier" => Some(text(f, src)),
         "navigation_expression" => children(f)
             .into_iter()
             .last()
-            .filter(|l| l.kind() == "identifier")
+            .filter(|l| l.kind_name() == "identifier")
             .map(|l| text(l, src)),
         _ => None,
     }
@@ -59,14 +65,14 @@ fn arguments<'t>(call: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, Vec<(String, Nod
     let mut named = Vec::new();
     let Some(args) = children(call)
         .into_iter()
-        .find(|c| c.kind() == "value_arguments")
+        .find(|c| c.kind_name() == "value_arguments")
     else {
         return (positional, named);
     };
     for a in children(args) {
         let parts = children(a);
         match parts.as_slice() {
-            [n, v] if n.kind() == "identifier" => named.push((text(*n, src).to_string(), *v)),
+            [n, v] if n.kind_name() == "identifier" => named.push((text(*n, src).to_string(), *v)),
             [v] => positional.push(*v),
             _ => {}
         }
@@ -97,10 +103,10 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             let has_name = named.iter().any(|(k, _)| k == "name" || k == "description")
                 || positional
                     .first()
-                    .is_some_and(|p| p.kind() == "string_literal")
+                    .is_some_and(|p| p.kind_name() == "string_literal")
                 || positional
                     .get(1)
-                    .is_some_and(|p| p.kind() == "string_literal");
+                    .is_some_and(|p| p.kind_name() == "string_literal");
             if !has_name {
                 return;
             }
@@ -110,7 +116,7 @@ fn call(node: Node, src: &[u8], out: &mut FileSummary) {
             let has_name = named.iter().any(|(k, _)| k == "name")
                 || positional
                     .first()
-                    .is_some_and(|p| p.kind() == "string_literal");
+                    .is_some_and(|p| p.kind_name() == "string_literal");
             if !has_name {
                 return;
             }
@@ -148,11 +154,13 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "null" => return Val::Null,
         _ => {}
     }
-    match node.kind() {
+    match node.kind_name() {
         "string_literal" => {
             // `$name` and `${expr}` are templates.
             if text(node, src).contains('$')
-                || children(node).iter().any(|c| c.kind() != "string_content")
+                || children(node)
+                    .iter()
+                    .any(|c| c.kind_name() != "string_content")
             {
                 return Val::Other;
             }

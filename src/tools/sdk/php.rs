@@ -38,7 +38,7 @@ use tree_sitter::Node;
 
 use super::derived;
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 
 const POSITIONS: [&str; 4] = [
@@ -67,9 +67,9 @@ impl Names {
             ..Names::default()
         };
         for stmt in children(root) {
-            match stmt.kind() {
+            match stmt.kind_name() {
                 "namespace_definition" => {
-                    if let Some(n) = stmt.child_by_field_name("name") {
+                    if let Some(n) = stmt.field("name") {
                         names.namespace = text(n, src).to_string();
                     }
                 }
@@ -86,25 +86,25 @@ impl Names {
         let parts = children(decl);
         let prefix = parts
             .iter()
-            .find(|p| p.kind() == "namespace_name")
+            .find(|p| p.kind_name() == "namespace_name")
             .map(|p| format!("{}\\", text(*p, src)))
             .unwrap_or_default();
-        let clauses = match decl.child_by_field_name("body") {
+        let clauses = match decl.field("body") {
             Some(group) => children(group),
             None => parts,
         };
         for clause in clauses
             .into_iter()
-            .filter(|c| c.kind() == "namespace_use_clause")
+            .filter(|c| c.kind_name() == "namespace_use_clause")
         {
             let Some(target) = children(clause)
                 .into_iter()
-                .find(|c| matches!(c.kind(), "qualified_name" | "name"))
+                .find(|c| matches!(c.kind_name(), "qualified_name" | "name"))
             else {
                 continue;
             };
             let full = format!("{prefix}{}", text(target, src).trim_start_matches('\\'));
-            let alias = match clause.child_by_field_name("alias") {
+            let alias = match clause.field("alias") {
                 Some(a) => text(a, src).to_string(),
                 None => full.rsplit('\\').next().unwrap_or(&full).to_string(),
             };
@@ -138,7 +138,7 @@ impl Names {
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let names = Names::read(root, src);
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "const_element" => {
             let parts = children(node);
             if let [name, value] = parts.as_slice() {
@@ -146,11 +146,8 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
             }
         }
         "assignment_expression" => {
-            if let (Some(left), Some(right)) = (
-                node.child_by_field_name("left"),
-                node.child_by_field_name("right"),
-            ) {
-                if left.kind() == "variable_name" {
+            if let (Some(left), Some(right)) = (node.field("left"), node.field("right")) {
+                if left.kind_name() == "variable_name" {
                     out.bind(text(left, src), val(right, src, 0));
                 }
             }
@@ -167,7 +164,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 fn class_name<'t>(node: Node<'t>) -> Option<Node<'t>> {
     children(node)
         .into_iter()
-        .find(|c| matches!(c.kind(), "name" | "qualified_name"))
+        .find(|c| matches!(c.kind_name(), "name" | "qualified_name"))
 }
 
 /// Returns a call's positional and named arguments.
@@ -175,14 +172,14 @@ fn arguments<'t>(args: Option<Node<'t>>, src: &[u8]) -> (Vec<Node<'t>>, Vec<(Str
     let mut positional = Vec::new();
     let mut named = Vec::new();
     for a in args.map(children).unwrap_or_default() {
-        if a.kind() != "argument" {
+        if a.kind_name() != "argument" {
             continue;
         }
         // A spread (`...$args`) may hold any argument: not read.
         let Some(value) = children(a).into_iter().last() else {
             continue;
         };
-        match a.child_by_field_name("name") {
+        match a.field("name") {
             Some(n) if n.id() != value.id() => named.push((text(n, src).to_string(), value)),
             _ => positional.push(value),
         }
@@ -211,9 +208,9 @@ fn annotations_def(at: u32, positional: &[Node], named_args: &[(String, Node)], 
 
 /// Returns true for `new ToolAnnotations(...)` and `ToolAnnotations::fromArray(...)`.
 fn builds_annotations(node: Node, src: &[u8]) -> bool {
-    let class = match node.kind() {
+    let class = match node.kind_name() {
         "object_creation_expression" => class_name(node),
-        "scoped_call_expression" => node.child_by_field_name("scope"),
+        "scoped_call_expression" => node.field("scope"),
         _ => None,
     };
     class.is_some_and(|c| last_segment(text(c, src)) == "ToolAnnotations")
@@ -253,15 +250,15 @@ fn mcp_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
     if names.resolve(text(class, src)) != "Mcp\\Capability\\Attribute\\McpTool" {
         return;
     }
-    let (positional, named_args) = arguments(node.child_by_field_name("parameters"), src);
+    let (positional, named_args) = arguments(node.field("parameters"), src);
     // attribute → attribute_group → attribute_list → the declaration.
     let target = node
         .parent()
         .and_then(|g| g.parent())
         .and_then(|l| l.parent());
     let fallback = target
-        .filter(|t| matches!(t.kind(), "method_declaration" | "class_declaration"))
-        .and_then(|t| t.child_by_field_name("name"))
+        .filter(|t| matches!(t.kind_name(), "method_declaration" | "class_declaration"))
+        .and_then(|t| t.field("name"))
         .map_or(Val::Other, |n| Val::Str(text(n, src).to_string()));
     let name = named(&named_args, "name")
         .or_else(|| positional.first().copied())
@@ -276,22 +273,22 @@ fn mcp_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
 /// `->addTool(handler, name: ..., annotations: ...)` in a file of the SDK.
 fn add_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
     let is_add_tool = node
-        .child_by_field_name("name")
+        .field("name")
         .is_some_and(|n| text(n, src) == "addTool");
     if !is_add_tool || !names.uses_sdk {
         return;
     }
-    let (positional, named_args) = arguments(node.child_by_field_name("arguments"), src);
+    let (positional, named_args) = arguments(node.field("arguments"), src);
     // addTool(handler, name, ...): the name is second.
     let name = named(&named_args, "name")
         .or_else(|| positional.get(1).copied())
         .map_or(Val::Other, |n| val(n, src, 0));
     // A builder chain starts where the chain does: report the call's own line.
-    let at = node.child_by_field_name("name").map_or(line(node), line);
+    let at = node.field("name").map_or(line(node), line);
     // Its own bytes, from the method's name: a builder's chain before it holds
     // other tools' definitions.
     let own = node
-        .child_by_field_name("name")
+        .field("name")
         .map_or(node.start_byte(), |n| n.start_byte())..node.end_byte();
     let def = annotations_def(at, &positional, &named_args, src);
     push(out, Family::Php, (at, own), name, def);
@@ -305,7 +302,9 @@ fn new_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
     if names.resolve(text(class, src)) != "Mcp\\Schema\\Tool" {
         return;
     }
-    let args = children(node).into_iter().find(|c| c.kind() == "arguments");
+    let args = children(node)
+        .into_iter()
+        .find(|c| c.kind_name() == "arguments");
     let (positional, named_args) = arguments(args, src);
     let name = named(&named_args, "name")
         .or_else(|| positional.first().copied())
@@ -319,7 +318,7 @@ fn new_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
 fn laravel_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
     let Some(base) = children(node)
         .into_iter()
-        .find(|c| c.kind() == "base_clause")
+        .find(|c| c.kind_name() == "base_clause")
         .and_then(class_name)
     else {
         return;
@@ -330,14 +329,13 @@ fn laravel_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
     }
     let mut attribute_name = None;
     let mut hints = Vec::new();
-    let attributes = node.child_by_field_name("attributes");
+    let attributes = node.field("attributes");
     for group in attributes.map(children).unwrap_or_default() {
         for attribute in children(group) {
             let Some(class) = class_name(attribute) else {
                 continue;
             };
-            let (positional, named_args) =
-                arguments(attribute.child_by_field_name("parameters"), src);
+            let (positional, named_args) = arguments(attribute.field("parameters"), src);
             let argument = named(&named_args, "value").or_else(|| positional.first().copied());
             let hint = match last_segment(text(class, src)) {
                 "Name" => {
@@ -376,56 +374,47 @@ fn laravel_tool(node: Node, src: &[u8], names: &Names, out: &mut FileSummary) {
 /// [`derived::laravel_class`]); `None` when the class declares a `name()` method
 /// or a `$name` other than `''`, whatever they hold.
 fn class_basename(class: Node, src: &[u8]) -> Option<Val> {
-    let body = class.child_by_field_name("body")?;
+    let body = class.field("body")?;
     let names_itself = children(body)
         .into_iter()
-        .any(|member| match member.kind() {
+        .any(|member| match member.kind_name() {
             "property_declaration" => children(member).into_iter().any(|e| {
-                e.kind() == "property_element"
-                    && e.child_by_field_name("name")
-                        .is_some_and(|n| text(n, src) == "$name")
-                    && e.child_by_field_name("default_value")
+                e.kind_name() == "property_element"
+                    && e.field("name").is_some_and(|n| text(n, src) == "$name")
+                    && e.field("default_value")
                         .is_none_or(|v| !matches!(text(v, src), "''" | "\"\""))
             }),
-            "method_declaration" => member
-                .child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "name"),
+            "method_declaration" => member.field("name").is_some_and(|n| text(n, src) == "name"),
             _ => false,
         });
-    let class_name = class.child_by_field_name("name")?;
+    let class_name = class.field("name")?;
     (!names_itself).then(|| Val::Str(derived::laravel_class(text(class_name, src))))
 }
 
 /// Returns the name a laravel/mcp tool class gives itself: `$name = '...'`, or a
 /// `name()` method whose body is one `return` (0.1).
 fn name_in_body(class: Node, src: &[u8]) -> Option<Val> {
-    let body = class.child_by_field_name("body")?;
+    let body = class.field("body")?;
     for member in children(body) {
-        match member.kind() {
+        match member.kind_name() {
             "property_declaration" => {
                 for element in children(member)
                     .into_iter()
-                    .filter(|e| e.kind() == "property_element")
+                    .filter(|e| e.kind_name() == "property_element")
                 {
                     let is_name = element
-                        .child_by_field_name("name")
+                        .field("name")
                         .is_some_and(|n| text(n, src) == "$name");
-                    if let (true, Some(v)) = (is_name, element.child_by_field_name("default_value"))
-                    {
+                    if let (true, Some(v)) = (is_name, element.field("default_value")) {
                         return Some(val(v, src, 0));
                     }
                 }
             }
             "method_declaration" => {
-                let is_name = member
-                    .child_by_field_name("name")
-                    .is_some_and(|n| text(n, src) == "name");
-                let statements = member
-                    .child_by_field_name("body")
-                    .map(children)
-                    .unwrap_or_default();
+                let is_name = member.field("name").is_some_and(|n| text(n, src) == "name");
+                let statements = member.field("body").map(children).unwrap_or_default();
                 if let (true, [ret]) = (is_name, statements.as_slice()) {
-                    if ret.kind() == "return_statement" {
+                    if ret.kind_name() == "return_statement" {
                         return children(*ret).first().map(|v| val(*v, src, 0));
                     }
                 }
@@ -441,14 +430,14 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "boolean" => Val::Bool(text(node, src).eq_ignore_ascii_case("true")),
         "null" => Val::Null,
         "string" | "encapsed_string" => {
             // `"$x"` and `"{$x}"` interpolate.
             let plain = children(node)
                 .iter()
-                .all(|c| matches!(c.kind(), "string_content" | "escape_sequence"));
+                .all(|c| matches!(c.kind_name(), "string_content" | "escape_sequence"));
             match plain {
                 true => unquote(text(node, src)).map_or(Val::Other, Val::Str),
                 false => Val::Other,
@@ -458,7 +447,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "name" | "variable_name" => Val::name_ref(text(node, src)),
         // `self::NAME`, `Presets::READ_ONLY`: looked up by the constant's own name.
         "class_constant_access_expression" => match children(node).last() {
-            Some(n) if n.kind() == "name" && text(*n, src) != "class" => {
+            Some(n) if n.kind_name() == "name" && text(*n, src) != "class" => {
                 Val::name_ref(text(*n, src))
             }
             _ => Val::Other,
@@ -469,7 +458,9 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         },
         "array_creation_expression" => array(node, src, depth),
         "object_creation_expression" if builds_annotations(node, src) => {
-            let args = children(node).into_iter().find(|c| c.kind() == "arguments");
+            let args = children(node)
+                .into_iter()
+                .find(|c| c.kind_name() == "arguments");
             let (positional, named_args) = arguments(args, src);
             let mut props = Vec::new();
             for (h, a) in POSITIONS.iter().zip(positional.iter().skip(1)) {
@@ -484,9 +475,9 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         }
         "scoped_call_expression" if builds_annotations(node, src) => {
             let is_from_array = node
-                .child_by_field_name("name")
+                .field("name")
                 .is_some_and(|n| text(n, src) == "fromArray");
-            let (positional, _) = arguments(node.child_by_field_name("arguments"), src);
+            let (positional, _) = arguments(node.field("arguments"), src);
             match (is_from_array, positional.as_slice()) {
                 (true, [data]) => val(*data, src, depth + 1),
                 _ => Val::Other,
@@ -500,7 +491,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
 fn array(node: Node, src: &[u8], depth: usize) -> Val {
     let elements: Vec<Node> = children(node)
         .into_iter()
-        .filter(|e| e.kind() == "array_element_initializer")
+        .filter(|e| e.kind_name() == "array_element_initializer")
         .collect();
     let mut props = Vec::new();
     let mut items = Vec::new();

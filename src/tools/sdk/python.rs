@@ -24,7 +24,7 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{
     canonical_key, python_relative, FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val,
     MAX_VALUE_DEPTH,
@@ -40,7 +40,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     };
     let mut top = Vec::new();
     let mut nested = Vec::new();
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "assignment" => assignment(node, src, &mut top, &mut nested),
         "import_from_statement" => import(node, src, out),
         "import_statement" => import_as(node, src, out),
@@ -63,7 +63,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 /// Returns the names a file imports from relative modules (`from .server import app`):
 /// a server object another module of the tree made.
 fn relative_names(root: Node, src: &[u8]) -> Vec<String> {
-    imported_names(root, src, |module| module.kind() == "relative_import")
+    imported_names(root, src, |module| module.kind_name() == "relative_import")
 }
 
 /// Returns the local names (an alias where one is given) that the file's `from M
@@ -71,17 +71,15 @@ fn relative_names(root: Node, src: &[u8]) -> Vec<String> {
 fn imported_names(root: Node, src: &[u8], from_module: impl Fn(Node) -> bool) -> Vec<String> {
     let mut names = Vec::new();
     for stmt in children(root) {
-        if stmt.kind() != "import_from_statement"
-            || stmt
-                .child_by_field_name("module_name")
-                .is_none_or(|m| !from_module(m))
+        if stmt.kind_name() != "import_from_statement"
+            || stmt.field("module_name").is_none_or(|m| !from_module(m))
         {
             continue;
         }
         let mut cursor = stmt.walk();
         for name in stmt.children_by_field_name("name", &mut cursor) {
-            let local = match name.kind() {
-                "aliased_import" => name.child_by_field_name("alias"),
+            let local = match name.kind_name() {
+                "aliased_import" => name.field("alias"),
                 _ => Some(name),
             };
             names.extend(local.map(|l| text(l, src).to_string()));
@@ -92,9 +90,9 @@ fn imported_names(root: Node, src: &[u8], from_module: impl Fn(Node) -> bool) ->
 
 fn imports_an_mcp_module(root: Node, src: &[u8]) -> bool {
     children(root).into_iter().any(|stmt| {
-        let module = match stmt.kind() {
-            "import_from_statement" => stmt.child_by_field_name("module_name"),
-            "import_statement" => stmt.child_by_field_name("name"),
+        let module = match stmt.kind_name() {
+            "import_from_statement" => stmt.field("module_name"),
+            "import_statement" => stmt.field("name"),
             _ => None,
         };
         module.is_some_and(|m| {
@@ -138,16 +136,13 @@ fn tool_objects(root: Node, src: &[u8]) -> Vec<String> {
         return names;
     }
     preorder(root, |node| {
-        if node.kind() != "assignment" {
+        if node.kind_name() != "assignment" {
             return;
         }
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return;
         };
-        if left.kind() == "identifier" && from_function(right, src, 0).is_some() {
+        if left.kind_name() == "identifier" && from_function(right, src, 0).is_some() {
             names.push(text(left, src).to_string());
         }
     });
@@ -160,10 +155,10 @@ fn tool_objects(root: Node, src: &[u8]) -> Vec<String> {
 /// derives it, and its annotations. `None` for any other node. Which library's
 /// `Tool` it is, the caller asks (see [`is_sdk_class`]).
 fn from_function(node: Node, src: &[u8], depth: usize) -> Option<Val> {
-    if node.kind() != "call" {
+    if node.kind_name() != "call" {
         return None;
     }
-    let (receiver, method) = callee(node.child_by_field_name("function")?, src)?;
+    let (receiver, method) = callee(node.field("function")?, src)?;
     let receiver = receiver.and_then(|r| dotted(r, src))?;
     if method != "from_function" || !matches!(receiver.last()?.as_str(), "Tool" | "FunctionTool") {
         return None;
@@ -185,8 +180,8 @@ fn from_function(node: Node, src: &[u8], depth: usize) -> Option<Val> {
 /// (`fastmcp.tools.Tool`).
 fn is_sdk_class(call: Node, src: &[u8], scope: &Scope) -> bool {
     let path = call
-        .child_by_field_name("function")
-        .and_then(|f| f.child_by_field_name("object"))
+        .field("function")
+        .and_then(|f| f.field("object"))
         .and_then(|r| dotted(r, src));
     path.and_then(|p| p.into_iter().next())
         .is_some_and(|first| scope.sdk_names.contains(&first))
@@ -195,11 +190,9 @@ fn is_sdk_class(call: Node, src: &[u8], scope: &Scope) -> bool {
 /// Returns the name of a function passed by name (`f`, `self.f`, `tools.f`): the
 /// name a tool made from it takes.
 fn function_name(node: &Node, src: &[u8]) -> Option<String> {
-    match node.kind() {
+    match node.kind_name() {
         "identifier" => Some(text(*node, src).to_string()),
-        "attribute" => node
-            .child_by_field_name("attribute")
-            .map(|a| text(a, src).to_string()),
+        "attribute" => node.field("attribute").map(|a| text(a, src).to_string()),
         _ => None,
     }
 }
@@ -221,20 +214,17 @@ fn assignment(
     top: &mut Vec<(String, Val)>,
     nested: &mut Vec<(String, Val)>,
 ) {
-    let (Some(left), Some(right)) = (
-        node.child_by_field_name("left"),
-        node.child_by_field_name("right"),
-    ) else {
+    let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
         return;
     };
-    if left.kind() != "identifier" {
+    if left.kind_name() != "identifier" {
         return;
     }
     let at_top = node
         .parent()
-        .filter(|p| p.kind() == "expression_statement")
+        .filter(|p| p.kind_name() == "expression_statement")
         .and_then(|p| p.parent())
-        .is_some_and(|g| g.kind() == "module");
+        .is_some_and(|g| g.kind_name() == "module");
     let entry = (text(left, src).to_string(), val(right, src, 0));
     if at_top {
         top.push(entry);
@@ -244,10 +234,10 @@ fn assignment(
 }
 
 fn import(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(module) = node.child_by_field_name("module_name") else {
+    let Some(module) = node.field("module_name") else {
         return;
     };
-    let rel = match module.kind() {
+    let rel = match module.kind_name() {
         "relative_import" => Spec::Relative(python_relative(text(module, src))),
         // An absolute import: a module of the tree's own packages, if it holds it.
         // One inside a function is read there only, and left out with its body.
@@ -256,11 +246,8 @@ fn import(node: Node, src: &[u8], out: &mut FileSummary) {
     };
     let mut cursor = node.walk();
     for name in node.children_by_field_name("name", &mut cursor) {
-        let (imported, local) = match name.kind() {
-            "aliased_import" => match (
-                name.child_by_field_name("name"),
-                name.child_by_field_name("alias"),
-            ) {
+        let (imported, local) = match name.kind_name() {
+            "aliased_import" => match (name.field("name"), name.field("alias")) {
                 (Some(n), Some(a)) => (text(n, src), text(a, src)),
                 _ => continue,
             },
@@ -291,12 +278,9 @@ fn import_as(node: Node, src: &[u8], out: &mut FileSummary) {
             rel: Spec::Package(m.replace('.', "/")),
             name: None,
         };
-        match (
-            name.child_by_field_name("name"),
-            name.child_by_field_name("alias"),
-        ) {
+        match (name.field("name"), name.field("alias")) {
             (Some(dotted), Some(alias)) => out.import(text(alias, src), module(text(dotted, src))),
-            _ if name.kind() == "dotted_name" => {
+            _ if name.kind_name() == "dotted_name" => {
                 let dotted = text(name, src);
                 for (at, _) in dotted.match_indices('.').chain([(dotted.len(), "")]) {
                     out.import(&dotted[..at], module(&dotted[..at]));
@@ -311,7 +295,7 @@ fn import_as(node: Node, src: &[u8], out: &mut FileSummary) {
 fn in_function(node: Node) -> bool {
     let mut at = node.parent();
     while let Some(p) = at {
-        if p.kind() == "function_definition" {
+        if p.kind_name() == "function_definition" {
             return true;
         }
         at = p.parent();
@@ -322,12 +306,10 @@ fn in_function(node: Node) -> bool {
 /// Reads `server.tool(name=..., annotations=...)(function)`: the decorator applied
 /// by hand, as servers that register bound methods write it.
 fn applied_decorator(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
-    let Some(inner) = node.child_by_field_name("function") else {
+    let Some(inner) = node.field("function") else {
         return;
     };
-    let Some((Some(receiver), method)) = inner
-        .child_by_field_name("function")
-        .and_then(|f| callee(f, src))
+    let Some((Some(receiver), method)) = inner.field("function").and_then(|f| callee(f, src))
     else {
         return;
     };
@@ -357,32 +339,23 @@ fn applied_decorator(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummar
 /// of an `Enum` subclass are members (`.value`, `.name`); of a `str` enumeration,
 /// read as their value where a string is wanted.
 fn class(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
-    let (Some(name), Some(body)) = (
-        node.child_by_field_name("name"),
-        node.child_by_field_name("body"),
-    ) else {
+    let (Some(name), Some(body)) = (node.field("name"), node.field("body")) else {
         return;
     };
-    let bases = node
-        .child_by_field_name("superclasses")
-        .map_or("", |b| text(b, src));
+    let bases = node.field("superclasses").map_or("", |b| text(b, src));
     let is_enum = bases.contains("Enum");
     let mut props = Vec::new();
     for stmt in children(body) {
-        let Some(assignment) = children(stmt)
-            .into_iter()
-            .next()
-            .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
+        let Some(assignment) = children(stmt).into_iter().next().filter(|a| {
+            stmt.kind_name() == "expression_statement" && a.kind_name() == "assignment"
+        }) else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (assignment.field("left"), assignment.field("right"))
         else {
             continue;
         };
-        let (Some(left), Some(right)) = (
-            assignment.child_by_field_name("left"),
-            assignment.child_by_field_name("right"),
-        ) else {
-            continue;
-        };
-        if left.kind() != "identifier" {
+        if left.kind_name() != "identifier" {
             continue;
         }
         let key = text(left, src).to_string();
@@ -402,11 +375,11 @@ fn class(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
 /// Returns the call's function as (receiver, method name) or (None, name); a
 /// call of a call (`f(...)(...)`) has no name.
 fn callee<'t>(function: Node<'t>, src: &[u8]) -> Option<(Option<Node<'t>>, String)> {
-    match function.kind() {
+    match function.kind_name() {
         "call" => Some((None, String::new())),
         "attribute" => Some((
-            function.child_by_field_name("object"),
-            text(function.child_by_field_name("attribute")?, src).to_string(),
+            function.field("object"),
+            text(function.field("attribute")?, src).to_string(),
         )),
         "identifier" => Some((None, text(function, src).to_string())),
         _ => None,
@@ -417,18 +390,15 @@ fn callee<'t>(function: Node<'t>, src: &[u8]) -> Option<(Option<Node<'t>>, Strin
 fn arguments<'t>(call: Node<'t>, src: &[u8]) -> (Vec<Node<'t>>, Vec<(String, Node<'t>)>) {
     let mut positional = Vec::new();
     let mut keywords = Vec::new();
-    let Some(args) = call.child_by_field_name("arguments") else {
+    let Some(args) = call.field("arguments") else {
         return (positional, keywords);
     };
     for a in children(args) {
-        if a.kind() == "keyword_argument" {
-            if let (Some(n), Some(v)) = (
-                a.child_by_field_name("name"),
-                a.child_by_field_name("value"),
-            ) {
+        if a.kind_name() == "keyword_argument" {
+            if let (Some(n), Some(v)) = (a.field("name"), a.field("value")) {
                 keywords.push((text(n, src).to_string(), v));
             }
-        } else if a.kind() == "dictionary_splat" {
+        } else if a.kind_name() == "dictionary_splat" {
             // `**options`: keywords the finder reads once `options` resolves.
             if let Some(inner) = children(a).into_iter().next() {
                 keywords.push((SPLAT.to_string(), inner));
@@ -445,21 +415,19 @@ fn keyword<'t>(keywords: &[(String, Node<'t>)], name: &str) -> Option<Node<'t>> 
 }
 
 fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
-    let Some(definition) = node.child_by_field_name("definition") else {
+    let Some(definition) = node.field("definition") else {
         return;
     };
-    let function_name = definition
-        .child_by_field_name("name")
-        .map(|n| text(n, src).to_string());
+    let function_name = definition.field("name").map(|n| text(n, src).to_string());
     for decorator in children(node)
         .into_iter()
-        .filter(|c| c.kind() == "decorator")
+        .filter(|c| c.kind_name() == "decorator")
     {
         let Some(expr) = children(decorator).into_iter().next() else {
             continue;
         };
-        let (target, call) = if expr.kind() == "call" {
-            match expr.child_by_field_name("function") {
+        let (target, call) = if expr.kind_name() == "call" {
+            match expr.field("function") {
                 Some(f) => (f, Some(expr)),
                 None => continue,
             }
@@ -481,7 +449,12 @@ fn decorated(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
         }
         let (positional, keywords) = call.map(|c| arguments(c, src)).unwrap_or_default();
         let name = keyword(&keywords, "name")
-            .or_else(|| positional.first().copied().filter(|p| p.kind() == "string"))
+            .or_else(|| {
+                positional
+                    .first()
+                    .copied()
+                    .filter(|p| p.kind_name() == "string")
+            })
             .map(|n| val(n, src, 0))
             .or_else(|| function_name.clone().map(Val::Str));
         out.sites.push(Site {
@@ -522,10 +495,7 @@ fn annotation_props(keywords: &[(String, Node)], src: &[u8], depth: usize) -> Ve
 }
 
 fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
-    let Some((receiver, method)) = node
-        .child_by_field_name("function")
-        .and_then(|f| callee(f, src))
-    else {
+    let Some((receiver, method)) = node.field("function").and_then(|f| callee(f, src)) else {
         return;
     };
     let at = line(node);
@@ -538,7 +508,7 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             let (positional, keywords) = arguments(node, src);
             // A tool object: FastMCP 2's `add_tool(Tool.from_function(f, ...))`, or a
             // name the file binds to one.
-            let object = positional.first().and_then(|p| match p.kind() {
+            let object = positional.first().and_then(|p| match p.kind_name() {
                 "identifier" if scope.tool_objects.iter().any(|n| n == text(*p, src)) => {
                     Some(val(*p, src, 0))
                 }
@@ -557,7 +527,7 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
                 Some(n) => Some(val(n, src, 0)),
                 None => positional
                     .first()
-                    .filter(|p| p.kind() == "identifier")
+                    .filter(|p| p.kind_name() == "identifier")
                     .map(|p| Val::Str(text(*p, src).to_string())),
             };
             out.sites.push(Site {
@@ -574,14 +544,15 @@ fn call(node: Node, src: &[u8], scope: &Scope, out: &mut FileSummary) {
             });
         }
         // `server.tool(function, name=...)`, the call form of the decorator.
-        "tool" if node.parent().is_none_or(|p| p.kind() != "decorator") => {
-            if node.parent().is_some_and(|p| p.kind() == "call") {
+        "tool" if node.parent().is_none_or(|p| p.kind_name() != "decorator") => {
+            if node.parent().is_some_and(|p| p.kind_name() == "call") {
                 // The inner call of `server.tool(name=...)(function)`: read there.
                 return;
             }
             let Some(r) = receiver else { return };
             let (positional, keywords) = arguments(node, src);
-            let Some(function) = positional.first().filter(|p| p.kind() == "identifier") else {
+            let Some(function) = positional.first().filter(|p| p.kind_name() == "identifier")
+            else {
                 return;
             };
             if !is_server(r, src, scope) {
@@ -648,10 +619,8 @@ fn forwards(call: Node, receiver: Node, src: &[u8]) -> bool {
     }
     let mut at = call.parent();
     while let Some(p) = at {
-        if p.kind() == "function_definition" {
-            return p
-                .child_by_field_name("name")
-                .is_some_and(|n| text(n, src) == "add_tool");
+        if p.kind_name() == "function_definition" {
+            return p.field("name").is_some_and(|n| text(n, src) == "add_tool");
         }
         at = p.parent();
     }
@@ -663,9 +632,12 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "string" => {
-            if children(node).iter().any(|c| c.kind() == "interpolation") {
+            if children(node)
+                .iter()
+                .any(|c| c.kind_name() == "interpolation")
+            {
                 return Val::Other;
             }
             unquote(text(node, src)).map_or(Val::Other, Val::Str)
@@ -682,11 +654,9 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "dictionary" => {
             let mut props = Vec::new();
             for p in children(node) {
-                match p.kind() {
+                match p.kind_name() {
                     "pair" => {
-                        let (Some(k), Some(v)) =
-                            (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                        else {
+                        let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else {
                             continue;
                         };
                         match val(k, src, depth + 1) {
@@ -719,13 +689,10 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
             if let Some(tool) = from_function(node, src, depth) {
                 return tool;
             }
-            let Some((_, name)) = node
-                .child_by_field_name("function")
-                .and_then(|f| callee(f, src))
-            else {
+            let Some((_, name)) = node.field("function").and_then(|f| callee(f, src)) else {
                 return Val::Other;
             };
-            let Some(args) = node.child_by_field_name("arguments") else {
+            let Some(args) = node.field("arguments") else {
                 return Val::Other;
             };
             if !matches!(name.as_str(), "ToolAnnotations" | "Tool" | "dict") {
@@ -733,12 +700,9 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
             }
             let mut props = Vec::new();
             for a in children(args) {
-                match a.kind() {
+                match a.kind_name() {
                     "keyword_argument" => {
-                        if let (Some(n), Some(v)) = (
-                            a.child_by_field_name("name"),
-                            a.child_by_field_name("value"),
-                        ) {
+                        if let (Some(n), Some(v)) = (a.field("name"), a.field("value")) {
                             props.push(Prop::Field(
                                 canonical_key(text(n, src)),
                                 val(v, src, depth + 1),
@@ -765,19 +729,13 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
 /// as a factory (see [`function`]): positional arguments in order, keyword ones by
 /// name. A splat (`*a`, `**k`) leaves it unread.
 fn factory_call(node: Node, args: Node, src: &[u8], depth: usize) -> Val {
-    let Some(function) = node
-        .child_by_field_name("function")
-        .and_then(|f| dotted(f, src))
-    else {
+    let Some(function) = node.field("function").and_then(|f| dotted(f, src)) else {
         return Val::Other;
     };
     let mut read = Vec::new();
     for a in children(args) {
-        match a.kind() {
-            "keyword_argument" => match (
-                a.child_by_field_name("name"),
-                a.child_by_field_name("value"),
-            ) {
+        match a.kind_name() {
+            "keyword_argument" => match (a.field("name"), a.field("value")) {
                 (Some(n), Some(v)) => read.push(Val::Keyword(
                     text(n, src).to_string(),
                     Box::new(val(v, src, depth + 1)),
@@ -797,24 +755,21 @@ fn factory_call(node: Node, args: Node, src: &[u8], depth: usize) -> Val {
 /// (`def writes(*, destructive): return ToolAnnotations(destructive_hint=destructive)`);
 /// a call binds them (see [`factory_call`]).
 fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
-    if node.parent().is_none_or(|p| p.kind() != "module") {
+    if node.parent().is_none_or(|p| p.kind_name() != "module") {
         return;
     }
-    let (Some(name), Some(body)) = (
-        node.child_by_field_name("name"),
-        node.child_by_field_name("body"),
-    ) else {
+    let (Some(name), Some(body)) = (node.field("name"), node.field("body")) else {
         return;
     };
     let statements: Vec<Node> = children(body)
         .into_iter()
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| c.kind_name() != "comment")
         .collect();
     let returned = match statements.as_slice() {
-        [one] if one.kind() == "return_statement" => children(*one).into_iter().next(),
+        [one] if one.kind_name() == "return_statement" => children(*one).into_iter().next(),
         _ => None,
     };
-    let value = match (returned, node.child_by_field_name("parameters")) {
+    let value = match (returned, node.field("parameters")) {
         (Some(value), Some(params)) => {
             Val::Returns(parameters(params, src), Box::new(val(value, src, 0)))
         }
@@ -828,20 +783,20 @@ fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
 fn parameters(list: Node, src: &[u8]) -> Vec<Param> {
     let mut out = Vec::new();
     for p in children(list) {
-        let (name, default) = match p.kind() {
+        let (name, default) = match p.kind_name() {
             "identifier" => (text(p, src).to_string(), None),
             "typed_parameter" => (
                 children(p)
                     .into_iter()
                     .next()
-                    .filter(|n| n.kind() == "identifier")
+                    .filter(|n| n.kind_name() == "identifier")
                     .map_or(String::new(), |n| text(n, src).to_string()),
                 None,
             ),
             "default_parameter" | "typed_default_parameter" => (
-                p.child_by_field_name("name")
+                p.field("name")
                     .map_or(String::new(), |n| text(n, src).to_string()),
-                p.child_by_field_name("value").map(|v| val(v, src, 0)),
+                p.field("value").map(|v| val(v, src, 0)),
             ),
             "keyword_separator" | "positional_separator" | "comment" => continue,
             _ => (String::new(), None),
@@ -855,10 +810,10 @@ fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
     let mut path = Vec::new();
     let mut cur = node;
     loop {
-        match cur.kind() {
+        match cur.kind_name() {
             "attribute" => {
-                path.push(text(cur.child_by_field_name("attribute")?, src).to_string());
-                cur = cur.child_by_field_name("object")?;
+                path.push(text(cur.field("attribute")?, src).to_string());
+                cur = cur.field("object")?;
             }
             "identifier" => {
                 path.push(text(cur, src).to_string());

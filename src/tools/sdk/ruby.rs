@@ -18,12 +18,12 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{canonical_key, FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "assignment" => assignment(node, src, out),
         "class" => class(node, src, out),
         "call" => call(node, src, out),
@@ -32,25 +32,22 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 fn assignment(node: Node, src: &[u8], out: &mut FileSummary) {
-    let (Some(left), Some(right)) = (
-        node.child_by_field_name("left"),
-        node.child_by_field_name("right"),
-    ) else {
+    let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
         return;
     };
-    if matches!(left.kind(), "constant" | "identifier") {
+    if matches!(left.kind_name(), "constant" | "identifier") {
         out.bind(text(left, src), val(right, src, 0));
     }
 }
 
 /// Returns true when a node names `MCP::Tool` or `::MCP::Tool`.
 fn is_mcp_tool(node: Node, src: &[u8]) -> bool {
-    node.kind() == "scope_resolution" && matches!(text(node, src), "MCP::Tool" | "::MCP::Tool")
+    node.kind_name() == "scope_resolution" && matches!(text(node, src), "MCP::Tool" | "::MCP::Tool")
 }
 
 fn class(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(superclass) = node
-        .child_by_field_name("superclass")
+        .field("superclass")
         .and_then(|s| children(s).into_iter().next())
     else {
         return;
@@ -63,12 +60,12 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary) {
     // Only calls made in the class body itself, not in its methods.
     let body = children(node)
         .into_iter()
-        .find(|c| c.kind() == "body_statement");
+        .find(|c| c.kind_name() == "body_statement");
     for stmt in body.map(children).unwrap_or_default() {
-        if stmt.kind() != "call" || stmt.child_by_field_name("receiver").is_some() {
+        if stmt.kind_name() != "call" || stmt.field("receiver").is_some() {
             continue;
         }
-        let Some(method) = stmt.child_by_field_name("method") else {
+        let Some(method) = stmt.field("method") else {
             continue;
         };
         match text(method, src) {
@@ -95,10 +92,10 @@ fn class(node: Node, src: &[u8], out: &mut FileSummary) {
 }
 
 fn call(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(method) = node.child_by_field_name("method") else {
+    let Some(method) = node.field("method") else {
         return;
     };
-    let receiver = node.child_by_field_name("receiver");
+    let receiver = node.field("receiver");
     match text(method, src) {
         "require_relative" if receiver.is_none() => {
             if let Some(Val::Str(rel)) = arguments(node).first().map(|a| val(*a, src, 0)) {
@@ -140,9 +137,7 @@ fn definition(node: Node, src: &[u8], out: &mut FileSummary) {
 
 /// Returns a call's argument nodes (keyword pairs and splats included).
 fn arguments(call: Node) -> Vec<Node> {
-    call.child_by_field_name("arguments")
-        .map(children)
-        .unwrap_or_default()
+    call.field("arguments").map(children).unwrap_or_default()
 }
 
 /// Returns a call's arguments as one value: its keyword arguments and `**` splats as
@@ -150,7 +145,9 @@ fn arguments(call: Node) -> Vec<Node> {
 fn arguments_value(call: Node, src: &[u8], depth: usize) -> Val {
     let args = arguments(call);
     match args.as_slice() {
-        [one] if !matches!(one.kind(), "pair" | "hash_splat_argument") => val(*one, src, depth),
+        [one] if !matches!(one.kind_name(), "pair" | "hash_splat_argument") => {
+            val(*one, src, depth)
+        }
         _ => hash(line(call), &args, src, depth),
     }
 }
@@ -159,14 +156,12 @@ fn arguments_value(call: Node, src: &[u8], depth: usize) -> Val {
 fn hash(at: u32, entries: &[Node], src: &[u8], depth: usize) -> Val {
     let mut props = Vec::new();
     for e in entries {
-        match e.kind() {
+        match e.kind_name() {
             "pair" => {
-                let (Some(k), Some(v)) =
-                    (e.child_by_field_name("key"), e.child_by_field_name("value"))
-                else {
+                let (Some(k), Some(v)) = (e.field("key"), e.field("value")) else {
                     continue;
                 };
-                let key = match k.kind() {
+                let key = match k.kind_name() {
                     "hash_key_symbol" => text(k, src).to_string(),
                     "simple_symbol" => text(k, src).trim_start_matches(':').to_string(),
                     _ => match val(k, src, depth + 1) {
@@ -195,7 +190,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "true" => Val::Bool(true),
         "false" => Val::Bool(false),
         "nil" => Val::Null,
@@ -203,7 +198,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
             // `#{expr}` is interpolation.
             if children(node)
                 .iter()
-                .any(|c| !matches!(c.kind(), "string_content" | "escape_sequence"))
+                .any(|c| !matches!(c.kind_name(), "string_content" | "escape_sequence"))
             {
                 return Val::Other;
             }
@@ -211,8 +206,8 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         }
         "constant" | "identifier" => Val::name_ref(text(node, src)),
         "scope_resolution" => node
-            .child_by_field_name("name")
-            .filter(|n| n.kind() == "constant")
+            .field("name")
+            .filter(|n| n.kind_name() == "constant")
             .map_or(Val::Other, |n| Val::name_ref(text(n, src))),
         "parenthesized_statements" => match children(node).as_slice() {
             [inner] => val(*inner, src, depth + 1),
@@ -220,10 +215,10 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         },
         "hash" => hash(line(node), &children(node), src, depth),
         "call" => {
-            let Some(method) = node.child_by_field_name("method") else {
+            let Some(method) = node.field("method") else {
                 return Val::Other;
             };
-            let receiver = node.child_by_field_name("receiver");
+            let receiver = node.field("receiver");
             match (text(method, src), receiver) {
                 ("freeze" | "dup", Some(r)) => val(r, src, depth + 1),
                 ("new", Some(r)) if text(r, src).ends_with("Annotations") => {

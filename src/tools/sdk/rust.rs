@@ -13,26 +13,20 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "const_item" | "static_item" => {
-            if let (Some(n), Some(v)) = (
-                node.child_by_field_name("name"),
-                node.child_by_field_name("value"),
-            ) {
+            if let (Some(n), Some(v)) = (node.field("name"), node.field("value")) {
                 out.bind(text(n, src), val(v, src, 0));
             }
         }
         "let_declaration" => {
-            if let (Some(p), Some(v)) = (
-                node.child_by_field_name("pattern"),
-                node.child_by_field_name("value"),
-            ) {
-                if p.kind() == "identifier" {
+            if let (Some(p), Some(v)) = (node.field("pattern"), node.field("value")) {
+                if p.kind_name() == "identifier" {
                     out.bind(text(p, src), val(v, src, 0));
                 }
             }
@@ -45,7 +39,10 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 
 /// Reads `#[tool(...)]` on the function it precedes.
 fn attribute(item: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(attr) = children(item).into_iter().find(|c| c.kind() == "attribute") else {
+    let Some(attr) = children(item)
+        .into_iter()
+        .find(|c| c.kind_name() == "attribute")
+    else {
         return;
     };
     let parts = children(attr);
@@ -57,36 +54,35 @@ fn attribute(item: Node, src: &[u8], out: &mut FileSummary) {
     // The function the attribute belongs to: the next item that is no attribute.
     let mut next = item.next_named_sibling();
     while let Some(n) = next {
-        if n.kind() == "attribute_item" || n.kind().contains("comment") {
+        if n.kind_name() == "attribute_item" || n.kind_name().contains("comment") {
             next = n.next_named_sibling();
         } else {
             break;
         }
     }
-    let Some(function) = next.filter(|n| n.kind() == "function_item") else {
+    let Some(function) = next.filter(|n| n.kind_name() == "function_item") else {
         return;
     };
-    let function_name = function
-        .child_by_field_name("name")
-        .map(|n| text(n, src).to_string());
+    let function_name = function.field("name").map(|n| text(n, src).to_string());
     let mut name = function_name.map(Val::Str);
     let mut props = Vec::new();
-    if let Some(args) = attr.child_by_field_name("arguments") {
+    if let Some(args) = attr.field("arguments") {
         let tokens = children(args);
         let mut i = 0;
         while i < tokens.len() {
             let t = tokens[i];
-            if t.kind() == "identifier" {
+            if t.kind_name() == "identifier" {
                 let key = text(t, src);
                 // `key = value`
-                if let Some(v) = tokens.get(i + 1).filter(|v| v.kind() != "token_tree") {
+                if let Some(v) = tokens.get(i + 1).filter(|v| v.kind_name() != "token_tree") {
                     if key == "name" {
                         name = Some(token(*v, src));
                     }
                 }
                 // `annotations(...)`
                 if key == "annotations" {
-                    if let Some(tree) = tokens.get(i + 1).filter(|v| v.kind() == "token_tree") {
+                    if let Some(tree) = tokens.get(i + 1).filter(|v| v.kind_name() == "token_tree")
+                    {
                         props.push(Prop::Field(
                             "annotations".to_string(),
                             annotations_tokens(*tree, src),
@@ -116,7 +112,7 @@ fn annotations_tokens(tree: Node, src: &[u8]) -> Val {
     let tokens = children(tree);
     let mut props = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        if t.kind() != "identifier" {
+        if t.kind_name() != "identifier" {
             continue;
         }
         let key = match text(*t, src) {
@@ -134,7 +130,7 @@ fn annotations_tokens(tree: Node, src: &[u8]) -> Val {
 
 /// Reads one token of an attribute's arguments as a value.
 fn token(node: Node, src: &[u8]) -> Val {
-    match node.kind() {
+    match node.kind_name() {
         "boolean_literal" => Val::Bool(text(node, src) == "true"),
         "string_literal" | "raw_string_literal" => {
             unquote(text(node, src)).map_or(Val::Other, Val::Str)
@@ -146,30 +142,29 @@ fn token(node: Node, src: &[u8]) -> Val {
 
 /// Reads `Tool::new(name, ...)`, with the annotations of an `.annotate(..)` on it.
 fn builder(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = node.field("function") else {
         return;
     };
     let path = text(function, src);
-    if function.kind() != "scoped_identifier"
+    if function.kind_name() != "scoped_identifier"
         || !(path == "Tool::new" || path.ends_with("::Tool::new"))
     {
         return;
     }
-    let args = node
-        .child_by_field_name("arguments")
-        .map(children)
-        .unwrap_or_default();
+    let args = node.field("arguments").map(children).unwrap_or_default();
     let Some(first) = args.first() else { return };
     let mut props = Vec::new();
     // `Tool::new(..).annotate(x)`: the call is the receiver of a method call.
-    if let Some(field) = node.parent().filter(|p| p.kind() == "field_expression") {
-        let method = field.child_by_field_name("field").map(|f| text(f, src));
-        let call = field.parent().filter(|c| c.kind() == "call_expression");
+    if let Some(field) = node
+        .parent()
+        .filter(|p| p.kind_name() == "field_expression")
+    {
+        let method = field.field("field").map(|f| text(f, src));
+        let call = field
+            .parent()
+            .filter(|c| c.kind_name() == "call_expression");
         if let (Some("annotate" | "with_annotations"), Some(call)) = (method, call) {
-            let arg = call
-                .child_by_field_name("arguments")
-                .map(children)
-                .unwrap_or_default();
+            let arg = call.field("arguments").map(children).unwrap_or_default();
             if let Some(a) = arg.first() {
                 props.push(Prop::Field("annotations".to_string(), val(*a, src, 0)));
             }
@@ -195,7 +190,7 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "boolean_literal" => Val::Bool(text(node, src) == "true"),
         "string_literal" | "raw_string_literal" => {
             unquote(text(node, src)).map_or(Val::Other, Val::Str)
@@ -209,18 +204,15 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
             .last()
             .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
         "struct_expression" => {
-            let Some(body) = node.child_by_field_name("body") else {
+            let Some(body) = node.field("body") else {
                 return Val::Other;
             };
             let mut props = Vec::new();
             for f in children(body) {
-                if f.kind() != "field_initializer" {
+                if f.kind_name() != "field_initializer" {
                     continue;
                 }
-                let (Some(k), Some(v)) = (
-                    f.child_by_field_name("field"),
-                    f.child_by_field_name("value"),
-                ) else {
+                let (Some(k), Some(v)) = (f.field("field"), f.field("value")) else {
                     continue;
                 };
                 let key = match text(k, src) {
@@ -241,14 +233,11 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
 
 /// Reads `Some(x)`, `"x".into()`, and the `ToolAnnotations` builder chain.
 fn call(node: Node, src: &[u8], depth: usize) -> Val {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = node.field("function") else {
         return Val::Other;
     };
-    let args = node
-        .child_by_field_name("arguments")
-        .map(children)
-        .unwrap_or_default();
-    match function.kind() {
+    let args = node.field("arguments").map(children).unwrap_or_default();
+    match function.kind_name() {
         "identifier" if text(function, src) == "Some" && args.len() == 1 => {
             val(args[0], src, depth + 1)
         }
@@ -268,10 +257,8 @@ fn call(node: Node, src: &[u8], depth: usize) -> Val {
             }
         }
         "field_expression" => {
-            let (Some(receiver), Some(method)) = (
-                function.child_by_field_name("value"),
-                function.child_by_field_name("field"),
-            ) else {
+            let (Some(receiver), Some(method)) = (function.field("value"), function.field("field"))
+            else {
                 return Val::Other;
             };
             let hint = match text(method, src) {

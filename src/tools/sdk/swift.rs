@@ -16,7 +16,7 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote};
+use super::syntax::{children, line, preorder, text, unquote, Named};
 use super::value::{FileSummary, Prop, Site, SiteKind, Val, MAX_VALUE_DEPTH};
 
 const HINTS: [&str; 4] = [
@@ -29,7 +29,7 @@ const HINTS: [&str; 4] = [
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let imports_mcp = imports_mcp(root, src);
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "property_declaration" => binding(node, src, out),
         "call_expression" => call(node, src, imports_mcp, out),
         _ => {}
@@ -39,8 +39,12 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
 fn imports_mcp(root: Node, src: &[u8]) -> bool {
     children(root)
         .into_iter()
-        .filter(|n| n.kind() == "import_declaration")
-        .filter_map(|n| children(n).into_iter().find(|c| c.kind() == "identifier"))
+        .filter(|n| n.kind_name() == "import_declaration")
+        .filter_map(|n| {
+            children(n)
+                .into_iter()
+                .find(|c| c.kind_name() == "identifier")
+        })
         .any(|id| {
             let module = text(id, src);
             module == "MCP" || module.starts_with("MCP.")
@@ -57,7 +61,7 @@ fn binding(node: Node, src: &[u8], out: &mut FileSummary) {
         return;
     }
     for (name, value) in names.into_iter().zip(values) {
-        let Some(id) = name.child_by_field_name("bound_identifier") else {
+        let Some(id) = name.field("bound_identifier") else {
             continue;
         };
         out.bind(text(id, src), val(value, src, 0));
@@ -68,17 +72,15 @@ fn binding(node: Node, src: &[u8], out: &mut FileSummary) {
 /// `("Tool", "Annotations")` for `Tool.Annotations(...)`, `("", "init")` for `.init(...)`.
 fn callee<'a>(call: Node, src: &'a [u8]) -> Option<(&'a str, &'a str)> {
     let f = children(call).into_iter().next()?;
-    match f.kind() {
+    match f.kind_name() {
         "simple_identifier" => Some(("", text(f, src))),
         "navigation_expression" => {
-            let target = f.child_by_field_name("target")?;
-            let suffix = f
-                .child_by_field_name("suffix")?
-                .child_by_field_name("suffix")?;
+            let target = f.field("target")?;
+            let suffix = f.field("suffix")?.field("suffix")?;
             Some((text(target, src), text(suffix, src)))
         }
         "prefix_expression" if is_implicit_member(f, src) => {
-            Some(("", text(f.child_by_field_name("target")?, src)))
+            Some(("", text(f.field("target")?, src)))
         }
         _ => None,
     }
@@ -86,22 +88,22 @@ fn callee<'a>(call: Node, src: &'a [u8]) -> Option<(&'a str, &'a str)> {
 
 /// Returns true for `.name`, a member of the type the context expects.
 fn is_implicit_member(node: Node, src: &[u8]) -> bool {
-    node.child_by_field_name("operation")
+    node.field("operation")
         .is_some_and(|op| text(op, src) == ".")
         && node
-            .child_by_field_name("target")
-            .is_some_and(|t| t.kind() == "simple_identifier")
+            .field("target")
+            .is_some_and(|t| t.kind_name() == "simple_identifier")
 }
 
 /// Returns a call's labelled arguments; unlabelled ones are left out.
 fn labelled<'t>(call: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
     let Some(args) = children(call)
         .into_iter()
-        .find(|c| c.kind() == "call_suffix")
+        .find(|c| c.kind_name() == "call_suffix")
         .and_then(|s| {
             children(s)
                 .into_iter()
-                .find(|c| c.kind() == "value_arguments")
+                .find(|c| c.kind_name() == "value_arguments")
         })
     else {
         return Vec::new();
@@ -109,8 +111,8 @@ fn labelled<'t>(call: Node<'t>, src: &[u8]) -> Vec<(String, Node<'t>)> {
     children(args)
         .into_iter()
         .filter_map(|a| {
-            let label = a.child_by_field_name("name")?;
-            let value = a.child_by_field_name("value")?;
+            let label = a.field("name")?;
+            let value = a.field("value")?;
             Some((text(label, src).to_string(), value))
         })
         .collect()
@@ -152,14 +154,14 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "boolean_literal" => Val::Bool(text(node, src) == "true"),
         "nil_literal" => Val::Null,
         "line_string_literal" => {
             // `\(expr)` is interpolation.
             let plain = children(node)
                 .iter()
-                .all(|c| matches!(c.kind(), "line_str_text" | "str_escaped_char"));
+                .all(|c| matches!(c.kind_name(), "line_str_text" | "str_escaped_char"));
             match plain {
                 true => unquote(text(node, src)).map_or(Val::Other, Val::Str),
                 false => Val::Other,
@@ -168,13 +170,13 @@ fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "simple_identifier" => Val::name_ref(text(node, src)),
         // `.readOnly`: a static member of the expected type, bound by its name.
         "prefix_expression" if is_implicit_member(node, src) => node
-            .child_by_field_name("target")
+            .field("target")
             .map_or(Val::Other, |t| Val::name_ref(text(t, src))),
         // `Presets.readOnly`, `Tool.Annotations.readOnly`: bound by its last name.
         "navigation_expression" => node
-            .child_by_field_name("suffix")
-            .and_then(|s| s.child_by_field_name("suffix"))
-            .filter(|s| s.kind() == "simple_identifier")
+            .field("suffix")
+            .and_then(|s| s.field("suffix"))
+            .filter(|s| s.kind_name() == "simple_identifier")
             .map_or(Val::Other, |s| Val::name_ref(text(s, src))),
         "call_expression" => match callee(node, src) {
             Some(("" | "Tool" | "MCP.Tool", "Annotations")) | Some(("", "init")) => {

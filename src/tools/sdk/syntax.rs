@@ -2,9 +2,94 @@
 //! its own stack (deeply nested code cannot exhaust the thread's stack), node text,
 //! lines and string literals. Nothing here knows an SDK.
 
-use tree_sitter::Node;
+use std::cell::Cell;
+
+use tree_sitter::{Language, Node};
 
 use super::value::MAX_STRING_BYTES;
+
+/// One grammar's names of node kinds and of fields, read from it once: asking
+/// tree-sitter for a node's kind measures and checks a C string each time, and
+/// for a field by name searches the grammar's field names, which the recognisers
+/// do for almost every node they meet.
+pub(crate) struct Names {
+    /// By kind id.
+    kinds: Vec<&'static str>,
+    /// Sorted by name.
+    fields: Vec<(&'static str, u16)>,
+}
+
+impl Names {
+    pub(crate) fn of(grammar: &Language) -> Names {
+        let kinds = (0..grammar.node_kind_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| grammar.node_kind_for_id(id))
+                    .unwrap_or("")
+            })
+            .collect();
+        let mut fields: Vec<(&'static str, u16)> = (1..=grammar.field_count())
+            .filter_map(|id| {
+                let id = u16::try_from(id).ok()?;
+                Some((grammar.field_name_for_id(id)?, id))
+            })
+            .collect();
+        fields.sort_unstable();
+        Names { kinds, fields }
+    }
+}
+
+thread_local! {
+    /// The names of the grammar whose tree this thread reads (see [`reading`]).
+    static NAMES: Cell<Option<&'static Names>> = const { Cell::new(None) };
+}
+
+/// Makes [`Named`] answer from `names` on this thread until the guard drops: set
+/// while the recognisers read a tree of that grammar.
+pub(crate) fn reading(names: &'static Names) -> impl Drop {
+    struct Restore(Option<&'static Names>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            NAMES.with(|n| n.set(self.0));
+        }
+    }
+    Restore(NAMES.with(|n| n.replace(Some(names))))
+}
+
+/// A node's kind and fields by name, as tree-sitter's `kind` and
+/// `child_by_field_name` give them, from the [`Names`] of the grammar being read
+/// (from tree-sitter itself when none is set, or for a kind the table lacks, such
+/// as `ERROR`).
+pub(crate) trait Named<'t> {
+    fn kind_name(&self) -> &'static str;
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> Named<'t> for Node<'t> {
+    #[inline]
+    fn kind_name(&self) -> &'static str {
+        let id = usize::from(self.kind_id());
+        NAMES
+            .with(|n| n.get().and_then(|names| names.kinds.get(id).copied()))
+            .filter(|k| !k.is_empty())
+            .unwrap_or_else(|| self.kind())
+    }
+
+    #[inline]
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        match NAMES.with(|n| n.get()) {
+            Some(names) => {
+                let at = names
+                    .fields
+                    .binary_search_by(|(f, _)| (*f).cmp(name))
+                    .ok()?;
+                self.child_by_field_id(names.fields[at].1)
+            }
+            None => self.child_by_field_name(name),
+        }
+    }
+}
 
 /// Returns the 1-based line a node starts on.
 pub(crate) fn line(node: Node) -> u32 {
@@ -123,7 +208,7 @@ pub(crate) fn repeated_lines(root: Node, src: &[u8], lines: &[u32]) -> Vec<(u32,
         lines.get(at).is_some_and(|&l| l <= end_line(node))
     };
     preorder_within(root, holds_a_line, |node| {
-        let kind = node.kind();
+        let kind = node.kind_name();
         if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
             ranges.push((line(node), end_line(node)));
         }
@@ -139,13 +224,11 @@ fn passed_per_element(function: Node, src: &[u8]) -> bool {
         let Some(parent) = cur.parent() else {
             return false;
         };
-        if parent.kind().contains("call") || parent.kind() == "method_invocation" {
-            let callee = match parent.child_by_field_name("function") {
+        if parent.kind_name().contains("call") || parent.kind_name() == "method_invocation" {
+            let callee = match parent.field("function") {
                 Some(f) => text(f, src),
                 // Java's `xs.forEach(...)`: the method's name field.
-                None => parent
-                    .child_by_field_name("name")
-                    .map_or("", |n| text(n, src)),
+                None => parent.field("name").map_or("", |n| text(n, src)),
             };
             let callee = callee.split('(').next().unwrap_or("");
             let last = callee
@@ -189,7 +272,7 @@ pub(crate) fn descendants<'t>(
 pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|c| !c.kind().contains("comment"))
+        .filter(|c| !c.kind_name().contains("comment"))
         .collect()
 }
 
@@ -235,7 +318,7 @@ mod tests {
     fn every_repeated_range(root: Node, src: &[u8]) -> Vec<(u32, u32)> {
         let mut ranges = Vec::new();
         preorder(root, |node| {
-            let kind = node.kind();
+            let kind = node.kind_name();
             if is_loop(kind) || (is_function(kind) && passed_per_element(node, src)) {
                 let end = u32::try_from(node.end_position().row).unwrap();
                 ranges.push((line(node), end + 1));

@@ -179,7 +179,7 @@ proptest! {
             }
             skim::included(&bytes, &skipped);
         }
-        lex::typescript_shaped(&bytes, false);
-        lex::typescript_shaped(&bytes, true);
+        lex::typescript_forms(&bytes, false);
+        lex::typescript_forms(&bytes, true);
     }
 }

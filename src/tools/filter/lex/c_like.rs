@@ -3,7 +3,7 @@
 //! raw strings, character literals and comments are stepped over, brackets matched;
 //! `None` for what it cannot follow.
 
-use super::lexed::{Candidate, Lexed};
+use super::lexed::{Candidate, Forms, Lexed};
 use super::scan::{block_comment_end, is_ident, quoted_end, string_end};
 
 /// The languages [`c_like_bodies`] reads.
@@ -152,7 +152,7 @@ pub(super) fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
         candidates: out,
         quiet,
         comments,
-        shaped: false,
+        forms: Forms::default(),
     })
 }
 

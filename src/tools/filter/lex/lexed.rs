@@ -24,12 +24,29 @@ pub(in crate::tools) struct Lexed {
     /// Its other comments, sorted and disjoint: no recogniser reads one, so the
     /// parse may leave them out (see `skim::bodies_of`).
     pub(in crate::tools) comments: Vec<Range<usize>>,
-    /// TypeScript: an object literal right inside parentheses (a call's argument)
-    /// holds a `name` key beside an `annotations` object with a hint key, or beside a
-    /// schema key and a handler key: the tool-shaped form (see `keys`), as the file's
-    /// [`Lexed::code`] reads. False for the other languages, whose anchors ask no
-    /// such question.
+    /// TypeScript: the forms of object literals the file holds, as its
+    /// [`Lexed::code`] reads. None for the other languages, whose anchors ask no such
+    /// question.
+    pub(in crate::tools) forms: Forms,
+}
+
+/// The forms the TypeScript lexer finds by brackets and keys, which the prefilter's
+/// anchors ask about when their spellings stand somewhere in a file (see
+/// `prefilter::anchored_with`). Each is an over-approximation of what the
+/// recogniser reads.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(in crate::tools) struct Forms {
+    /// An object literal right inside parentheses (a call's argument) holds a `name`
+    /// key beside an `annotations` object with a hint key, or beside a schema key and
+    /// a handler key: the tool-shaped form (see `keys`).
     pub(in crate::tools) shaped: bool,
+    /// An object literal given by a `=` at the top of the file (outside every
+    /// bracket) holds a `name` key and a schema key: a tool constant's form.
+    pub(in crate::tools) constant: bool,
+    /// An object's key, a `:`, a name and `(` with an object literal first inside
+    /// (`list_projects: tool({`), and no arrow function's parameters after all
+    /// (`mutationFn: async ({ id }) =>`): the keyed call's form.
+    pub(in crate::tools) keyed: bool,
 }
 
 impl Lexed {

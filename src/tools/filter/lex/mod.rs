@@ -15,9 +15,9 @@ mod python;
 mod scan;
 mod typescript;
 
-pub(in crate::tools) use lexed::{Lexed, SEARCH_FACTOR};
+pub(in crate::tools) use lexed::{Forms, Lexed, SEARCH_FACTOR};
 #[cfg(test)]
-pub(in crate::tools) use typescript::typescript_shaped;
+pub(in crate::tools) use typescript::typescript_forms;
 
 use super::lang::Lang;
 use c_like::{c_like_bodies, Dialect};

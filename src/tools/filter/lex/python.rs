@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::lexed::{mark_binding, Candidate, Lexed, SEARCH_FACTOR};
+use super::lexed::{mark_binding, Candidate, Forms, Lexed, SEARCH_FACTOR};
 use super::scan::is_ident;
 
 /// Python's `def` bodies that span more than one logical line: the body from its
@@ -59,7 +59,7 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
         candidates: out,
         quiet,
         comments,
-        shaped: false,
+        forms: Forms::default(),
     })
 }
 

@@ -1,14 +1,14 @@
 //! TypeScript's lexer (TSX's with JSX): where its function bodies and blocks are,
 //! its quiet text (comments, JSX text and attribute strings, quoted strings that are
-//! no key), and whether an object
-//! literal passed to a call has the keys of the tool-shaped form (see `prefilter`).
+//! no key), and which forms of object literals it holds that the prefilter asks
+//! about (see [`Forms`]).
 //! Strings, comments, template literals, regular expressions and JSX are stepped
 //! over, brackets matched; `None` for what it cannot follow.
 
 use std::ops::Range;
 
 use super::super::keys;
-use super::lexed::{mark_binding, Candidate, Lexed};
+use super::lexed::{mark_binding, Candidate, Forms, Lexed};
 use super::scan::{block_comment_end, is_ident, string_end};
 
 /// What came before, as far as telling a regular expression from a division and
@@ -58,6 +58,32 @@ struct Frame {
     keys: u8,
     /// The brace is the value of an `annotations` key.
     annotations: bool,
+    /// A brace given by a `=` outside every bracket (see [`Forms::constant`]).
+    assigned: bool,
+    /// A `(` after `key: name` (see [`Forms::keyed`]), and whether an object
+    /// literal opened first inside it.
+    keyed_call: bool,
+    keyed_object: bool,
+}
+
+impl Frame {
+    /// A template's substitution or a JSX hole at `at`, `kept` as its parent.
+    fn hole(open: Open, at: usize, kept: bool) -> Frame {
+        Frame {
+            open,
+            at,
+            body: false,
+            function_body: false,
+            named: false,
+            function: false,
+            kept,
+            keys: 0,
+            annotations: false,
+            assigned: false,
+            keyed_call: false,
+            keyed_object: false,
+        }
+    }
 }
 
 /// A `name` key (the keys are those of [`keys`]).
@@ -122,11 +148,23 @@ enum Annotations {
     Colon,
 }
 
-/// Returns whether TypeScript source (TSX with `jsx`) holds a tool-shaped object
-/// literal (see [`Lexed::shaped`]); `None` when the lexer cannot follow it.
+/// Where a keyed call (`key: f({`, see [`Forms::keyed`]) is being read.
+#[derive(Clone, Copy, PartialEq)]
+enum Keyed {
+    None,
+    /// An object's key was read.
+    Key,
+    /// Its `:` was read.
+    Colon,
+    /// A name after it was read: a `(` next may open the call.
+    Callee,
+}
+
+/// Returns the forms TypeScript source (TSX with `jsx`) holds (see [`Forms`]);
+/// `None` when the lexer cannot follow it.
 #[cfg(test)]
-pub(in crate::tools) fn typescript_shaped(bytes: &[u8], jsx: bool) -> Option<bool> {
-    typescript_lex(bytes, jsx, true).map(|read| read.shaped)
+pub(in crate::tools) fn typescript_forms(bytes: &[u8], jsx: bool) -> Option<Forms> {
+    typescript_lex(bytes, jsx, true).map(|read| read.forms)
 }
 
 /// Keywords after which a `/` starts a regular expression.
@@ -163,8 +201,10 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lex
         quiet: Vec::new(),
         comments: Vec::new(),
         elements: Vec::new(),
-        shaped: false,
+        forms: Forms::default(),
         annotations: Annotations::None,
+        assigned: false,
+        keyed: Keyed::None,
         stack: Vec::new(),
         prev: Prev::Operator,
         function_pending: false,
@@ -199,7 +239,7 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lex
         candidates: lexer.out,
         quiet: lexer.quiet,
         comments: lexer.comments,
-        shaped: lexer.shaped,
+        forms: lexer.forms,
     })
 }
 
@@ -214,8 +254,11 @@ struct TypeScriptLexer<'a> {
     comments: Vec<Range<usize>>,
     /// The state of each JSX element a `{...}` hole was opened in, innermost last.
     elements: Vec<Jsx>,
-    shaped: bool,
+    forms: Forms,
     annotations: Annotations,
+    /// The last token was a `=` that assigns (no `==`, `=>`, `<=`).
+    assigned: bool,
+    keyed: Keyed,
     stack: Vec<Frame>,
     prev: Prev,
     /// `function`, `function*` or `function name` was just read: a `(` next opens
@@ -263,6 +306,15 @@ impl TypeScriptLexer<'_> {
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
             self.annotations = Annotations::None;
         }
+        // What the last token began, for the next one (white space and comments
+        // stand between them).
+        let (assigned, keyed) = match matches!(b, b' ' | b'\t' | b'\n' | b'\r') || comment {
+            true => (self.assigned, self.keyed),
+            false => (
+                std::mem::take(&mut self.assigned),
+                std::mem::replace(&mut self.keyed, Keyed::None),
+            ),
+        };
         match b {
             b' ' | b'\t' | b'\n' | b'\r' => self.i += 1,
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
@@ -296,21 +348,29 @@ impl TypeScriptLexer<'_> {
                 };
                 self.jsx_from(i + 1, state)?;
             }
-            b'(' | b'[' | b'{' => self.open(b),
+            b'(' | b'[' | b'{' => self.open(b, assigned, keyed),
             b')' | b']' => self.close(b)?,
             b'}' => self.close_brace()?,
             b'=' if bytes.get(i + 1) == Some(&b'>') => {
                 self.i += 2;
                 self.prev = Prev::Arrow;
             }
-            _ if is_ident(b) => self.word(),
+            _ if is_ident(b) => self.word(keyed),
             _ => {
                 if b == b':' {
                     self.annotations = match self.annotations {
                         Annotations::Key => Annotations::Colon,
                         _ => Annotations::None,
                     };
+                    if keyed == Keyed::Key {
+                        self.keyed = Keyed::Colon;
+                    }
                 }
+                self.assigned = b == b'='
+                    && !matches!(bytes.get(i + 1), Some(b'='))
+                    && !i
+                        .checked_sub(1)
+                        .is_some_and(|p| matches!(bytes[p], b'=' | b'!' | b'<' | b'>'));
                 self.i += 1;
                 self.prev = Prev::Operator;
             }
@@ -348,6 +408,7 @@ impl TypeScriptLexer<'_> {
             if key == keys::ANNOTATIONS.as_bytes() {
                 self.annotations = Annotations::Key;
             }
+            self.keyed = Keyed::Key;
         } else if !inside.is_empty()
             && memchr::memchr2(b'\n', b'\r', &self.bytes[inside.clone()]).is_none()
         {
@@ -357,9 +418,17 @@ impl TypeScriptLexer<'_> {
         Some(())
     }
 
-    /// A `(`, `[` or `{` at `i`.
-    fn open(&mut self, b: u8) {
+    /// A `(`, `[` or `{` at `i`; `assigned` and `keyed` say what the token before it
+    /// began (see [`Forms`]).
+    fn open(&mut self, b: u8, assigned: bool, keyed: Keyed) {
         let i = self.i;
+        // An object literal first inside a keyed call's parentheses.
+        if b == b'{' {
+            let bytes = self.bytes;
+            if let Some(call) = self.stack.last_mut().filter(|f| f.keyed_call) {
+                call.keyed_object |= bytes.len() - past_comments(&bytes[call.at + 1..]).len() == i;
+            }
+        }
         let kept = self.stack.last().is_some_and(|f| f.kept);
         let body = b == b'{'
             && (matches!(self.prev, Prev::Arrow | Prev::CloseParen) || self.typed_body == Some(i));
@@ -387,6 +456,9 @@ impl TypeScriptLexer<'_> {
             kept,
             keys: 0,
             annotations: b == b'{' && self.annotations == Annotations::Colon,
+            assigned: b == b'{' && assigned && self.stack.is_empty(),
+            keyed_call: b == b'(' && keyed == Keyed::Callee,
+            keyed_object: false,
         });
         self.function_pending = false;
         self.annotations = Annotations::None;
@@ -408,6 +480,10 @@ impl TypeScriptLexer<'_> {
         self.closed_function = frame.function;
         self.i += 1;
         let i = self.i;
+        // A call, unless the parentheses were an arrow function's parameters.
+        self.forms.keyed |= frame.keyed_call
+            && frame.keyed_object
+            && !past_comments(&self.bytes[i..]).starts_with(b"=>");
         self.prev = if b == b')' {
             // Unless inside a declaration's type parameters, whose body is ahead.
             if self.types && self.typed_body.is_none_or(|at| at < i) {
@@ -430,9 +506,10 @@ impl TypeScriptLexer<'_> {
                 let k = frame.keys;
                 // The recogniser reads an object passed to a call.
                 let argument = self.stack.last().is_some_and(|f| f.open == Open::Paren);
-                self.shaped |= argument
+                self.forms.shaped |= argument
                     && k & KEY_NAME != 0
                     && (k & KEY_HINTED != 0 || (k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0));
+                self.forms.constant |= frame.assigned && k & KEY_NAME != 0 && k & KEY_SCHEMA != 0;
                 if frame.annotations && k & KEY_HINT != 0 {
                     if let Some(parent) = self.stack.last_mut() {
                         parent.keys |= KEY_HINTED;
@@ -458,8 +535,9 @@ impl TypeScriptLexer<'_> {
         Some(())
     }
 
-    /// A word starting at `i`: a keyword, a name, a number, or an object's key.
-    fn word(&mut self) {
+    /// A word starting at `i`: a keyword, a name, a number, or an object's key;
+    /// `keyed` says what the token before it began (see [`Forms::keyed`]).
+    fn word(&mut self, keyed: Keyed) {
         let (bytes, start) = (self.bytes, self.i);
         let mut i = start;
         while i < bytes.len() && is_ident(bytes[i]) {
@@ -498,7 +576,11 @@ impl TypeScriptLexer<'_> {
                 if word == keys::ANNOTATIONS.as_bytes() {
                     self.annotations = Annotations::Key;
                 }
+                self.keyed = Keyed::Key;
             }
+        }
+        if keyed == Keyed::Colon {
+            self.keyed = Keyed::Callee;
         }
         self.prev =
             if EXPRESSION_KEYWORDS.contains(&word) || word == b"await" || word == b"function" {
@@ -652,17 +734,11 @@ fn jsx_step(
 ) -> Option<usize> {
     let n = bytes.len();
     let hole = |i: usize, state: Jsx, stack: &mut Vec<Frame>, elements: &mut Vec<Jsx>| {
-        stack.push(Frame {
-            open: Open::JsxHole,
-            at: i,
-            body: false,
-            function_body: false,
-            named: false,
-            function: false,
-            keys: 0,
-            annotations: false,
-            kept: stack.last().is_some_and(|f| f.kept),
-        });
+        stack.push(Frame::hole(
+            Open::JsxHole,
+            i,
+            stack.last().is_some_and(|f| f.kept),
+        ));
         elements.push(state);
         i + 1
     };
@@ -747,17 +823,11 @@ fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<us
             b'\\' => i += 2,
             b'`' => return Some(i + 1),
             b'$' if bytes.get(i + 1) == Some(&b'{') => {
-                stack.push(Frame {
-                    open: Open::Template,
-                    at: i + 1,
-                    body: false,
-                    function_body: false,
-                    named: false,
-                    function: false,
-                    keys: 0,
-                    annotations: false,
-                    kept: stack.last().is_some_and(|f| f.kept),
-                });
+                stack.push(Frame::hole(
+                    Open::Template,
+                    i + 1,
+                    stack.last().is_some_and(|f| f.kept),
+                ));
                 return Some(i + 2);
             }
             _ => i += 1,

@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use crate::tools::keys;
 use crate::tools::model::Family;
-use crate::tools::sdk::syntax::{children, descendants, line, text};
+use crate::tools::sdk::syntax::{children, descendants, line, text, Named};
 use crate::tools::value::{field, FileSummary, Import, Prop, Site, SiteKind, Spec, Val};
 
 use super::modules::{destructured_imports, require_of};
@@ -17,9 +17,9 @@ pub(super) fn is_top_level(declarator: Node) -> bool {
         return false;
     };
     match decl.parent() {
-        Some(p) if p.kind() == "program" => true,
-        Some(p) if p.kind() == "export_statement" => {
-            p.parent().is_some_and(|g| g.kind() == "program")
+        Some(p) if p.kind_name() == "program" => true,
+        Some(p) if p.kind_name() == "export_statement" => {
+            p.parent().is_some_and(|g| g.kind_name() == "program")
         }
         _ => false,
     }
@@ -32,21 +32,18 @@ pub(super) fn declarator(
     top: &mut Vec<(String, Val)>,
     nested: &mut Vec<(String, Val)>,
 ) {
-    let (Some(name), Some(value)) = (
-        node.child_by_field_name("name"),
-        node.child_by_field_name("value"),
-    ) else {
+    let (Some(name), Some(value)) = (node.field("name"), node.field("value")) else {
         return;
     };
     if let Some(rel) = require_of(value, src) {
-        match name.kind() {
+        match name.kind_name() {
             "identifier" => out.import(text(name, src), Import { rel, name: None }),
             "object_pattern" => destructured_imports(name, src, &rel, out),
             _ => {}
         }
         return;
     }
-    if name.kind() != "identifier" {
+    if name.kind_name() != "identifier" {
         return;
     }
     let entry = (text(name, src).to_string(), val(value, src, 0));
@@ -63,7 +60,7 @@ pub(super) fn declarator(
 /// object is one tool, unless a registration of the tree defines the same (see
 /// [`SiteKind::Shaped`]).
 fn xmcp_tool(node: Node, value: Node, read: &Val, src: &[u8], out: &mut FileSummary) {
-    if value.kind() == "object" && is_xmcp_metadata(node, src, out) {
+    if value.kind_name() == "object" && is_xmcp_metadata(node, src, out) {
         shaped_once(value, read.clone(), out);
     }
 }
@@ -96,7 +93,7 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
         && field(props, "inputSchema").is_some()
         && (field(props, "description").is_some()
             || matches!(field(props, keys::ANNOTATIONS), Some(Val::Obj { .. })));
-    if shaped && value.kind() == "object" {
+    if shaped && value.kind_name() == "object" {
         shaped_once(value, read.clone(), out);
     }
 }
@@ -116,13 +113,10 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
 /// type is the project's, which also needs an `inputSchema`) is one tool, unless a
 /// registration of the tree defines the same (see [`SiteKind::Shaped`]).
 pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
-    let (annotation, list) = match node.kind() {
-        "variable_declarator" => (
-            node.child_by_field_name("type"),
-            node.child_by_field_name("value"),
-        ),
+    let (annotation, list) = match node.kind_name() {
+        "variable_declarator" => (node.field("type"), node.field("value")),
         "function_declaration" | "method_definition" | "function_expression" | "arrow_function" => {
-            (node.child_by_field_name("return_type"), returned_node(node))
+            (node.field("return_type"), returned_node(node))
         }
         _ => return,
     };
@@ -132,16 +126,16 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(typed) = keys::tool_type(text(annotation, src).as_bytes()) else {
         return;
     };
-    let is_function = node.kind() != "variable_declarator";
+    let is_function = node.kind_name() != "variable_declarator";
     // An arrow function's `=> ({ ... })`.
     let mut list = list;
-    while is_function && list.kind() == "parenthesized_expression" {
+    while is_function && list.kind_name() == "parenthesized_expression" {
         let Some(&inner) = children(list).first() else {
             return;
         };
         list = inner;
     }
-    let elements = match (typed.is_list, list.kind()) {
+    let elements = match (typed.is_list, list.kind_name()) {
         (true, "array") => children(list),
         (false, "object") => vec![list],
         _ => return,
@@ -150,7 +144,7 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     // may be a config's that a `tools/list` answer or a registration copies (`name:
     // config.name`), no tool alone.
     let literal = typed.is_own || (!typed.is_list && is_function);
-    for element in elements.into_iter().filter(|e| e.kind() == "object") {
+    for element in elements.into_iter().filter(|e| e.kind_name() == "object") {
         let read = val(element, src, 0);
         let tool = matches!(&read, Val::Obj { props, .. }
             if match field(props, keys::NAME) {
@@ -172,10 +166,10 @@ fn is_xmcp_metadata(node: Node, src: &[u8], out: &FileSummary) -> bool {
     let exported = node
         .parent()
         .and_then(|d| d.parent())
-        .is_some_and(|e| e.kind() == "export_statement");
+        .is_some_and(|e| e.kind_name() == "export_statement");
     exported
         && node
-            .child_by_field_name("name")
+            .field("name")
             .is_some_and(|n| text(n, src) == "metadata")
         && out
             .imports
@@ -185,7 +179,7 @@ fn is_xmcp_metadata(node: Node, src: &[u8], out: &FileSummary) -> bool {
 
 /// Binds `function f() { return {...}; }` to what it returns (a factory).
 pub(super) fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.field("name") else {
         return;
     };
     if let Some(returned) = returned(node, src) {
@@ -202,22 +196,22 @@ pub(super) fn function(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
 /// a wrapper that hands the fields on to a package's `tool`).
 fn takes_annotations_apart(function: Node, src: &[u8]) -> bool {
     let Some(first) = function
-        .child_by_field_name("parameters")
+        .field("parameters")
         .and_then(|p| children(p).into_iter().next())
     else {
         return false;
     };
-    let pattern = match first.kind() {
-        "required_parameter" | "optional_parameter" => first.child_by_field_name("pattern"),
+    let pattern = match first.kind_name() {
+        "required_parameter" | "optional_parameter" => first.field("pattern"),
         _ => Some(first),
     };
     pattern
-        .filter(|p| p.kind() == "object_pattern")
+        .filter(|p| p.kind_name() == "object_pattern")
         .is_some_and(|p| {
             children(p).into_iter().any(|c| {
-                let key = match c.kind() {
+                let key = match c.kind_name() {
                     "shorthand_property_identifier_pattern" => Some(c),
-                    "pair_pattern" => c.child_by_field_name("key"),
+                    "pair_pattern" => c.field("key"),
                     _ => None,
                 };
                 key.is_some_and(|k| text(k, src) == keys::ANNOTATIONS)
@@ -228,15 +222,15 @@ fn takes_annotations_apart(function: Node, src: &[u8]) -> bool {
 /// Reads a class: binds its name to its fields (a base class spread first), and
 /// records a tool class (see the module's documentation) as a definition.
 pub(super) fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec<(String, Val)>) {
-    let Some(body) = node.child_by_field_name("body") else {
+    let Some(body) = node.field("body") else {
         return;
     };
     let base = children(node)
         .into_iter()
-        .find(|c| c.kind() == "class_heritage")
+        .find(|c| c.kind_name() == "class_heritage")
         .and_then(|h| {
             descendants(h, 64, |n| {
-                matches!(n.kind(), "identifier" | "member_expression")
+                matches!(n.kind_name(), "identifier" | "member_expression")
             })
             .into_iter()
             .next()
@@ -246,15 +240,13 @@ pub(super) fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec
         props.push(Prop::Spread(val(base, src, 0)));
     }
     for member in children(body) {
-        let key = member
-            .child_by_field_name("property")
-            .or_else(|| member.child_by_field_name("name"));
+        let key = member.field("property").or_else(|| member.field("name"));
         let Some(key) = key else { continue };
         let key = text(key, src).to_string();
-        let value = match member.kind() {
-            "public_field_definition" | "field_definition" => member
-                .child_by_field_name("value")
-                .map_or(Val::Other, |v| val(v, src, 0)),
+        let value = match member.kind_name() {
+            "public_field_definition" | "field_definition" => {
+                member.field("value").map_or(Val::Other, |v| val(v, src, 0))
+            }
             // A getter or a method computes the field.
             _ => Val::Other,
         };
@@ -292,7 +284,7 @@ pub(super) fn class(node: Node, src: &[u8], out: &mut FileSummary, top: &mut Vec
             },
         ));
     }
-    if let Some(name) = node.child_by_field_name("name") {
+    if let Some(name) = node.field("name") {
         top.push((text(name, src).to_string(), Val::obj(line(node), props)));
     }
 }

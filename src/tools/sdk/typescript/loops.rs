@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use crate::tools::sdk::syntax::{children, text};
+use crate::tools::sdk::syntax::{children, text, Named};
 use crate::tools::value::{Pattern, Val};
 
 use super::values::val;
@@ -20,41 +20,41 @@ pub(super) fn each(call: Node, src: &[u8]) -> Option<(Val, Pattern)> {
     let mut cur = call;
     for _ in 0..LOOP_DEPTH {
         let parent = cur.parent()?;
-        match parent.kind() {
+        match parent.kind_name() {
             "for_in_statement" => {
                 let of = parent
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .is_some_and(|o| text(o, src) == "of");
-                if !of || parent.child_by_field_name("body") != Some(cur) {
+                if !of || parent.field("body") != Some(cur) {
                     return None;
                 }
-                let mut pattern = pattern(parent.child_by_field_name("left")?, src)?;
-                aliases(parent.child_by_field_name("body")?, src, &mut pattern);
-                return Some((val(parent.child_by_field_name("right")?, src, 0), pattern));
+                let mut pattern = pattern(parent.field("left")?, src)?;
+                aliases(parent.field("body")?, src, &mut pattern);
+                return Some((val(parent.field("right")?, src, 0), pattern));
             }
             "arrow_function" | "function_expression" | "function" => {
-                let args = parent.parent().filter(|a| a.kind() == "arguments")?;
-                let caller = args.parent().filter(|c| c.kind() == "call_expression")?;
-                let method = caller.child_by_field_name("function")?;
-                let property = method.child_by_field_name("property")?;
+                let args = parent.parent().filter(|a| a.kind_name() == "arguments")?;
+                let caller = args
+                    .parent()
+                    .filter(|c| c.kind_name() == "call_expression")?;
+                let method = caller.field("function")?;
+                let property = method.field("property")?;
                 if !matches!(text(property, src), "forEach" | "map" | "flatMap")
                     || children(args).first() != Some(&parent)
                 {
                     return None;
                 }
-                let first = match parent.child_by_field_name("parameter") {
+                let first = match parent.field("parameter") {
                     Some(p) => p,
-                    None => *children(parent.child_by_field_name("parameters")?).first()?,
+                    None => *children(parent.field("parameters")?).first()?,
                 };
-                let first = match first.kind() {
-                    "required_parameter" | "optional_parameter" => {
-                        first.child_by_field_name("pattern")?
-                    }
+                let first = match first.kind_name() {
+                    "required_parameter" | "optional_parameter" => first.field("pattern")?,
                     _ => first,
                 };
-                let items = val(method.child_by_field_name("object")?, src, 0);
+                let items = val(method.field("object")?, src, 0);
                 let mut pattern = pattern(first, src)?;
-                if let Some(body) = parent.child_by_field_name("body") {
+                if let Some(body) = parent.field("body") {
                     aliases(body, src, &mut pattern);
                 }
                 return Some((items, pattern));
@@ -70,20 +70,18 @@ pub(super) fn each(call: Node, src: &[u8]) -> Option<(Val, Pattern)> {
 /// the element (`const annotations = (tool as T).annotations;`): each stands for
 /// the element's field at its path.
 pub(super) fn aliases(body: Node, src: &[u8], pattern: &mut Pattern) {
-    if body.kind() != "statement_block" {
+    if body.kind_name() != "statement_block" {
         return;
     }
     for statement in children(body) {
-        let is_const = statement.kind() == "lexical_declaration"
+        let is_const = statement.kind_name() == "lexical_declaration"
             && statement.child(0).is_some_and(|k| text(k, src) == "const");
         if !is_const {
             continue;
         }
         for declarator in children(statement) {
-            let (Some(name), Some(value)) = (
-                declarator.child_by_field_name("name"),
-                declarator.child_by_field_name("value"),
-            ) else {
+            let (Some(name), Some(value)) = (declarator.field("name"), declarator.field("value"))
+            else {
                 continue;
             };
             let Val::Ref(path) = val(value, src, 0) else {
@@ -94,7 +92,7 @@ pub(super) fn aliases(body: Node, src: &[u8], pattern: &mut Pattern) {
             };
             let mut fields = at.clone();
             fields.extend(path[1..].iter().cloned());
-            if name.kind() == "identifier" {
+            if name.kind_name() == "identifier" {
                 pattern.push((text(name, src).to_string(), fields));
             }
         }
@@ -105,31 +103,29 @@ pub(super) fn aliases(body: Node, src: &[u8], pattern: &mut Pattern) {
 /// `t` the element, `[key, t]` a pair's two parts, `{ name, annotations: a }` its
 /// fields.
 pub(super) fn pattern(node: Node, src: &[u8]) -> Option<Pattern> {
-    match node.kind() {
+    match node.kind_name() {
         "identifier" => Some(vec![(text(node, src).to_string(), Vec::new())]),
         "array_pattern" => Some(
             children(node)
                 .into_iter()
                 .enumerate()
-                .filter(|(_, n)| n.kind() == "identifier")
+                .filter(|(_, n)| n.kind_name() == "identifier")
                 .map(|(i, n)| (text(n, src).to_string(), vec![i.to_string()]))
                 .collect(),
         ),
         "object_pattern" => {
             let mut names = Vec::new();
             for p in children(node) {
-                match p.kind() {
+                match p.kind_name() {
                     "shorthand_property_identifier_pattern" => {
                         let n = text(p, src).to_string();
                         names.push((n.clone(), vec![n]));
                     }
                     "pair_pattern" => {
-                        let (Some(k), Some(v)) =
-                            (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                        else {
+                        let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else {
                             continue;
                         };
-                        if v.kind() == "identifier" {
+                        if v.kind_name() == "identifier" {
                             names.push((text(v, src).to_string(), vec![text(k, src).to_string()]));
                         }
                     }

@@ -35,7 +35,7 @@ mod values;
 
 use tree_sitter::Node;
 
-use super::syntax::preorder;
+use super::syntax::{preorder, Named};
 use super::value::FileSummary;
 
 use bindings::{class, declarator, function, typed_list};
@@ -47,7 +47,7 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let mut top = Vec::new();
     let mut nested = Vec::new();
     let mut namespaces = Vec::new();
-    preorder(root, |node| match node.kind() {
+    preorder(root, |node| match node.kind_name() {
         "variable_declarator" => {
             typed_list(node, src, out);
             declarator(node, src, out, &mut top, &mut nested)

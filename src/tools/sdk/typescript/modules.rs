@@ -8,7 +8,7 @@
 use tree_sitter::Node;
 
 use crate::tools::packages::spec_of;
-use crate::tools::sdk::syntax::{children, line, text, unquote};
+use crate::tools::sdk::syntax::{children, line, text, unquote, Named};
 use crate::tools::value::{FileSummary, Import, Prop, Spec, Val};
 
 use super::values::{returned_expression, val};
@@ -17,17 +17,17 @@ use super::values::{returned_expression, val};
 /// interop helpers of compilers wrap it (`__importStar(require("./x"))`,
 /// `__importDefault(...)`, esbuild's `__toESM(...)`, under any name).
 pub(super) fn require_of(value: Node, src: &[u8]) -> Option<Spec> {
-    if value.kind() != "call_expression" {
+    if value.kind_name() != "call_expression" {
         return None;
     }
-    let function = value.child_by_field_name("function")?;
-    let args = children(value.child_by_field_name("arguments")?);
+    let function = value.field("function")?;
+    let args = children(value.field("arguments")?);
     let first = args.first().copied()?;
     if text(function, src) != "require" {
-        return match (args.len(), first.kind()) {
+        return match (args.len(), first.kind_name()) {
             (1 | 2, "call_expression")
                 if first
-                    .child_by_field_name("function")
+                    .field("function")
                     .is_some_and(|f| text(f, src) == "require") =>
             {
                 require_of(first, src)
@@ -40,7 +40,7 @@ pub(super) fn require_of(value: Node, src: &[u8]) -> Option<Spec> {
 
 pub(super) fn destructured_imports(pattern: Node, src: &[u8], rel: &Spec, out: &mut FileSummary) {
     for p in children(pattern) {
-        match p.kind() {
+        match p.kind_name() {
             "shorthand_property_identifier_pattern" => {
                 let n = text(p, src);
                 out.import(
@@ -52,10 +52,8 @@ pub(super) fn destructured_imports(pattern: Node, src: &[u8], rel: &Spec, out: &
                 );
             }
             "pair_pattern" => {
-                if let (Some(k), Some(v)) =
-                    (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                {
-                    if v.kind() == "identifier" {
+                if let (Some(k), Some(v)) = (p.field("key"), p.field("value")) {
+                    if v.kind_name() == "identifier" {
                         out.import(
                             text(v, src),
                             Import {
@@ -74,7 +72,7 @@ pub(super) fn destructured_imports(pattern: Node, src: &[u8], rel: &Spec, out: &
 /// Returns the module a string node names: relative (`./x`), or by package
 /// (`@acme/core`, `@/lib/x`; see `packages`).
 pub(super) fn module_spec(node: Node, src: &[u8]) -> Option<Spec> {
-    if node.kind() != "string" {
+    if node.kind_name() != "string" {
         return None;
     }
     let spec = unquote(text(node, src))?;
@@ -83,23 +81,17 @@ pub(super) fn module_spec(node: Node, src: &[u8]) -> Option<Spec> {
 
 /// Reads `exports.NAME = value` and `module.exports.NAME = value` (not `void 0`).
 pub(super) fn commonjs_export(node: Node, src: &[u8], top: &mut Vec<(String, Val)>) {
-    let (Some(left), Some(right)) = (
-        node.child_by_field_name("left"),
-        node.child_by_field_name("right"),
-    ) else {
+    let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
         return;
     };
     // `exports.a = exports.b = void 0` declares; the inner assignment is read apart.
-    if left.kind() != "member_expression"
+    if left.kind_name() != "member_expression"
         || text(right, src).starts_with("void")
-        || right.kind() == "assignment_expression"
+        || right.kind_name() == "assignment_expression"
     {
         return;
     }
-    let (Some(object), Some(property)) = (
-        left.child_by_field_name("object"),
-        left.child_by_field_name("property"),
-    ) else {
+    let (Some(object), Some(property)) = (left.field("object"), left.field("property")) else {
         return;
     };
     // `exports.f = f` exports a function or constant the file binds already.
@@ -122,10 +114,7 @@ pub(super) fn compiled_export(
     top: &mut Vec<(String, Val)>,
     namespaces: &mut Vec<(String, Val)>,
 ) {
-    let (Some(function), Some(args)) = (
-        node.child_by_field_name("function"),
-        node.child_by_field_name("arguments"),
-    ) else {
+    let (Some(function), Some(args)) = (node.field("function"), node.field("arguments")) else {
         return;
     };
     let args = children(args);
@@ -147,22 +136,21 @@ pub(super) fn compiled_export(
                 out.star_exports.push(rel);
             }
         }
-        [target, fields] if target.kind() == "identifier" && fields.kind() == "object" => {
+        [target, fields]
+            if target.kind_name() == "identifier" && fields.kind_name() == "object" =>
+        {
             let mut props = Vec::new();
             for pair in children(*fields) {
-                let (Some(k), Some(getter)) = (
-                    pair.child_by_field_name("key"),
-                    pair.child_by_field_name("value"),
-                ) else {
+                let (Some(k), Some(getter)) = (pair.field("key"), pair.field("value")) else {
                     return;
                 };
-                match (getter.kind(), getter.child_by_field_name("body")) {
+                match (getter.kind_name(), getter.field("body")) {
                     ("arrow_function", Some(body))
-                        if getter.child_by_field_name("parameter").is_none()
+                        if getter.field("parameter").is_none()
                             && getter
-                                .child_by_field_name("parameters")
+                                .field("parameters")
                                 .is_some_and(|p| children(p).is_empty())
-                            && matches!(body.kind(), "identifier" | "member_expression") =>
+                            && matches!(body.kind_name(), "identifier" | "member_expression") =>
                     {
                         let key = unquote(text(k, src)).unwrap_or_else(|| text(k, src).to_string());
                         props.push(Prop::Field(key, val(body, src, 1)));
@@ -181,19 +169,17 @@ pub(super) fn compiled_export(
 /// Returns the value a property descriptor gives: its `value`, or what its `get`
 /// function returns.
 pub(super) fn getter(descriptor: Node, src: &[u8]) -> Option<Val> {
-    if descriptor.kind() != "object" {
+    if descriptor.kind_name() != "object" {
         return None;
     }
     for p in children(descriptor) {
         let key = p
-            .child_by_field_name("key")
-            .or_else(|| p.child_by_field_name("name"))
+            .field("key")
+            .or_else(|| p.field("name"))
             .map(|k| text(k, src));
-        match (p.kind(), key) {
-            ("pair", Some("value")) => return Some(val(p.child_by_field_name("value")?, src, 1)),
-            ("pair", Some("get")) => {
-                return returned_expression(p.child_by_field_name("value")?, src)
-            }
+        match (p.kind_name(), key) {
+            ("pair", Some("value")) => return Some(val(p.field("value")?, src, 1)),
+            ("pair", Some("get")) => return returned_expression(p.field("value")?, src),
             ("method_definition", Some("get")) => return returned_expression(p, src),
             _ => {}
         }
@@ -202,15 +188,12 @@ pub(super) fn getter(descriptor: Node, src: &[u8]) -> Option<Val> {
 }
 
 pub(super) fn import(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(rel) = node
-        .child_by_field_name("source")
-        .and_then(|s| module_spec(s, src))
-    else {
+    let Some(rel) = node.field("source").and_then(|s| module_spec(s, src)) else {
         return;
     };
     let Some(clause) = children(node)
         .into_iter()
-        .find(|c| c.kind() == "import_clause")
+        .find(|c| c.kind_name() == "import_clause")
     else {
         // `import "./tools.js"`: for its effect alone.
         if let Spec::Relative(rel) = rel {
@@ -219,7 +202,7 @@ pub(super) fn import(node: Node, src: &[u8], out: &mut FileSummary) {
         return;
     };
     for part in children(clause) {
-        match part.kind() {
+        match part.kind_name() {
             // A default import: the module's `default` binding.
             "identifier" => out.import(
                 text(part, src),
@@ -231,7 +214,7 @@ pub(super) fn import(node: Node, src: &[u8], out: &mut FileSummary) {
             "namespace_import" => {
                 if let Some(id) = children(part)
                     .into_iter()
-                    .find(|c| c.kind() == "identifier")
+                    .find(|c| c.kind_name() == "identifier")
                 {
                     out.import(
                         text(id, src),
@@ -254,10 +237,10 @@ pub(super) fn import(node: Node, src: &[u8], out: &mut FileSummary) {
 
 /// Records `{ name as alias }` of an import or re-export.
 pub(super) fn specifier(spec: Node, src: &[u8], rel: &Spec, out: &mut FileSummary) {
-    let Some(name) = spec.child_by_field_name("name") else {
+    let Some(name) = spec.field("name") else {
         return;
     };
-    let local = spec.child_by_field_name("alias").unwrap_or(name);
+    let local = spec.field("alias").unwrap_or(name);
     let imported = unquote(text(name, src)).unwrap_or_else(|| text(name, src).to_string());
     out.import(
         text(local, src),
@@ -269,12 +252,9 @@ pub(super) fn specifier(spec: Node, src: &[u8], rel: &Spec, out: &mut FileSummar
 }
 
 pub(super) fn reexport(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(rel) = node
-        .child_by_field_name("source")
-        .and_then(|s| module_spec(s, src))
-    else {
+    let Some(rel) = node.field("source").and_then(|s| module_spec(s, src)) else {
         // `export default X`: the module's `default` binding.
-        if let Some(value) = node.child_by_field_name("value") {
+        if let Some(value) = node.field("value") {
             out.bind("default", val(value, src, 0));
         }
         return;
@@ -282,7 +262,7 @@ pub(super) fn reexport(node: Node, src: &[u8], out: &mut FileSummary) {
     let parts = children(node);
     let mut any = false;
     for part in &parts {
-        match part.kind() {
+        match part.kind_name() {
             "export_clause" => {
                 any = true;
                 for spec in children(*part) {

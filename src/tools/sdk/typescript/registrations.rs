@@ -6,7 +6,7 @@ use tree_sitter::Node;
 
 use crate::tools::keys;
 use crate::tools::model::Family;
-use crate::tools::sdk::syntax::{children, descendants, line, text, unquote};
+use crate::tools::sdk::syntax::{children, descendants, line, text, unquote, Named};
 use crate::tools::value::{field, hint_of_key, FileSummary, Prop, Site, SiteKind, Val};
 
 use super::loops::{each, pattern};
@@ -16,18 +16,18 @@ use super::values::{fallback, returned_node, val};
 pub(super) const HANDLER_BUDGET: usize = 200_000;
 
 pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(function) = node.child_by_field_name("function") else {
+    let Some(function) = node.field("function") else {
         return;
     };
-    let Some(args) = node.child_by_field_name("arguments") else {
+    let Some(args) = node.field("arguments") else {
         return;
     };
     let args = children(args);
-    if function.kind() != "member_expression" {
+    if function.kind_name() != "member_expression" {
         keyed(node, function, &args, src, out);
         return tool_shaped(&args, src, out);
     }
-    let Some(method) = function.child_by_field_name("property") else {
+    let Some(method) = function.field("property") else {
         return;
     };
     let at = line(node);
@@ -108,9 +108,9 @@ pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
 /// shape, is marked as such ([`Val::Shape`]), which the SDK's overloads read as the
 /// parameters; anything else is its value.
 pub(super) fn tool_arg(node: Node, src: &[u8]) -> Val {
-    let is_shape = node.kind() == "member_expression"
+    let is_shape = node.kind_name() == "member_expression"
         && node
-            .child_by_field_name("property")
+            .field("property")
             .is_some_and(|p| text(p, src) == "shape");
     match is_shape {
         true => Val::Shape(Box::new(val(node, src, 0))),
@@ -122,7 +122,7 @@ pub(super) fn tool_arg(node: Node, src: &[u8]) -> Val {
 /// a call of a factory.
 pub(super) fn is_definition(node: Node) -> bool {
     matches!(
-        node.kind(),
+        node.kind_name(),
         "object" | "identifier" | "member_expression" | "call_expression"
     )
 }
@@ -158,20 +158,17 @@ pub(super) fn keyed(node: Node, function: Node, args: &[Node], src: &[u8], out: 
     let [arg] = args else {
         return;
     };
-    let Some(pair) = node.parent().filter(|p| p.kind() == "pair") else {
+    let Some(pair) = node.parent().filter(|p| p.kind_name() == "pair") else {
         return;
     };
-    let Some(key) = pair
-        .child_by_field_name("key")
-        .and_then(|k| match k.kind() {
-            "property_identifier" => Some(text(k, src).to_string()),
-            "string" => unquote(text(k, src)),
-            _ => None,
-        })
-    else {
+    let Some(key) = pair.field("key").and_then(|k| match k.kind_name() {
+        "property_identifier" => Some(text(k, src).to_string()),
+        "string" => unquote(text(k, src)),
+        _ => None,
+    }) else {
         return;
     };
-    let Some(object) = asserted(*arg).filter(|a| a.kind() == "object") else {
+    let Some(object) = asserted(*arg).filter(|a| a.kind_name() == "object") else {
         return;
     };
     let Val::Obj { props, .. } = val(object, src, 0) else {
@@ -182,8 +179,8 @@ pub(super) fn keyed(node: Node, function: Node, args: &[Node], src: &[u8], out: 
         .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
     // `f<T>({...})` is left out: the prefilter's anchor reads `f({` (see
     // `prefilter::keyed_call`).
-    let typed = node.child_by_field_name("type_arguments").is_some();
-    if function.kind() == "identifier" && !named && !typed {
+    let typed = node.field("type_arguments").is_some();
+    if function.kind_name() == "identifier" && !named && !typed {
         let call = Val::Call(
             Box::new(val(function, src, 0)),
             vec![Val::obj(line(object), props)],
@@ -203,15 +200,15 @@ pub(super) fn keyed(node: Node, function: Node, args: &[Node], src: &[u8], out: 
 /// const satisfies T)`, as apify-mcp-server writes its tools).
 pub(super) fn object_given(arg: Node) -> Option<Node> {
     let arg = asserted(arg)?;
-    match arg.kind() {
+    match arg.kind_name() {
         "object" => Some(arg),
         "arrow_function" => {
-            let body = arg.child_by_field_name("body")?;
-            if body.kind() != "parenthesized_expression" {
+            let body = arg.field("body")?;
+            if body.kind_name() != "parenthesized_expression" {
                 return None;
             }
             let inner = asserted(body)?;
-            (inner.kind() == "object").then_some(inner)
+            (inner.kind_name() == "object").then_some(inner)
         }
         _ => None,
     }
@@ -221,7 +218,7 @@ pub(super) fn object_given(arg: Node) -> Option<Node> {
 /// any number of them deep; the node itself when it is none of them.
 pub(super) fn asserted(mut node: Node) -> Option<Node> {
     while matches!(
-        node.kind(),
+        node.kind_name(),
         "parenthesized_expression" | "as_expression" | "satisfies_expression"
     ) {
         node = *children(node).first()?;
@@ -232,7 +229,7 @@ pub(super) fn asserted(mut node: Node) -> Option<Node> {
 /// Returns true for a node that can name a tool: a string, a template, a name, or
 /// a name with a literal fallback (`name || "status"`).
 pub(super) fn is_name(node: Node, src: &[u8]) -> bool {
-    match node.kind() {
+    match node.kind_name() {
         "string" | "template_string" | "identifier" | "member_expression" | "call_expression" => {
             true
         }
@@ -244,16 +241,16 @@ pub(super) fn is_name(node: Node, src: &[u8]) -> bool {
 /// Returns the values of the `tools` fields a `tools/list` handler answers with.
 pub(super) fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
     let mut found = Vec::new();
-    for pair in descendants(handler, HANDLER_BUDGET, |n| match n.kind() {
+    for pair in descendants(handler, HANDLER_BUDGET, |n| match n.kind_name() {
         "pair" => n
-            .child_by_field_name("key")
+            .field("key")
             .is_some_and(|k| matches!(text(k, src), "tools" | "\"tools\"" | "'tools'")),
         "shorthand_property_identifier" => text(n, src) == "tools",
         _ => false,
     }) {
-        let value = match pair.kind() {
+        let value = match pair.kind_name() {
             "shorthand_property_identifier" => Some(pair),
-            _ => pair.child_by_field_name("value"),
+            _ => pair.field("value"),
         };
         if let Some(v) = value {
             found.push(unfiltered(handler, v, src));
@@ -268,23 +265,23 @@ pub(super) fn answers<'t>(handler: Node<'t>, src: &[u8]) -> Vec<Node<'t>> {
 /// reddit-buddy-mcp keeps its handlers for HTTP too). `None` when `handler` names
 /// none, or is the function itself.
 fn handler_named<'t>(call: Node<'t>, handler: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
-    let (name, field) = match handler.kind() {
+    let (name, field) = match handler.kind_name() {
         "identifier" => (handler, None),
         "subscript_expression" => {
-            let index = handler.child_by_field_name("index")?;
-            let key = match index.kind() {
+            let index = handler.field("index")?;
+            let key = match index.kind_name() {
                 "string" => unquote(text(index, src))?,
                 _ => return None,
             };
-            (handler.child_by_field_name("object")?, Some(key))
+            (handler.field("object")?, Some(key))
         }
         "member_expression" => (
-            handler.child_by_field_name("object")?,
-            Some(text(handler.child_by_field_name("property")?, src).to_string()),
+            handler.field("object")?,
+            Some(text(handler.field("property")?, src).to_string()),
         ),
         _ => return None,
     };
-    if name.kind() != "identifier" {
+    if name.kind_name() != "identifier" {
         return None;
     }
     let mut root = call;
@@ -293,29 +290,32 @@ fn handler_named<'t>(call: Node<'t>, handler: Node<'t>, src: &[u8]) -> Option<No
     }
     let wanted = text(name, src);
     let named = descendants(root, HANDLER_BUDGET, |n| {
-        matches!(n.kind(), "variable_declarator" | "function_declaration")
-            && n.child_by_field_name("name")
-                .is_some_and(|id| id.kind() == "identifier" && text(id, src) == wanted)
+        matches!(
+            n.kind_name(),
+            "variable_declarator" | "function_declaration"
+        ) && n
+            .field("name")
+            .is_some_and(|id| id.kind_name() == "identifier" && text(id, src) == wanted)
     });
     let [bound] = named.as_slice() else {
         return None;
     };
-    let value = match bound.kind() {
+    let value = match bound.kind_name() {
         "function_declaration" => *bound,
-        _ => bound.child_by_field_name("value")?,
+        _ => bound.field("value")?,
     };
     let Some(field) = field else {
         return Some(value);
     };
-    let object = asserted(value).filter(|v| v.kind() == "object")?;
+    let object = asserted(value).filter(|v| v.kind_name() == "object")?;
     children(object).into_iter().find_map(|pair| {
-        let key = pair.child_by_field_name("key")?;
-        let key = match key.kind() {
+        let key = pair.field("key")?;
+        let key = match key.kind_name() {
             "string" => unquote(text(key, src))?,
             _ => text(key, src).to_string(),
         };
-        (pair.kind() == "pair" && key == field)
-            .then(|| pair.child_by_field_name("value"))
+        (pair.kind_name() == "pair" && key == field)
+            .then(|| pair.field("value"))
             .flatten()
     })
 }
@@ -328,15 +328,15 @@ fn handler_named<'t>(call: Node<'t>, handler: Node<'t>, src: &[u8]) -> Option<No
 fn unfiltered<'t>(handler: Node<'t>, mut answer: Node<'t>, src: &[u8]) -> Node<'t> {
     for _ in 0..8 {
         answer = bound_in(handler, answer, src).unwrap_or(answer);
-        let list = (answer.kind() == "call_expression")
-            .then(|| answer.child_by_field_name("function"))
+        let list = (answer.kind_name() == "call_expression")
+            .then(|| answer.field("function"))
             .flatten()
             .filter(|f| {
-                f.kind() == "member_expression"
-                    && f.child_by_field_name("property")
+                f.kind_name() == "member_expression"
+                    && f.field("property")
                         .is_some_and(|p| text(p, src) == "filter")
             })
-            .and_then(|f| f.child_by_field_name("object"));
+            .and_then(|f| f.field("object"));
         match list {
             Some(list) => answer = list,
             None => break,
@@ -351,30 +351,33 @@ fn unfiltered<'t>(handler: Node<'t>, mut answer: Node<'t>, src: &[u8]) -> Node<'
 /// other answer. When the list cannot be read, the answer is what code builds:
 /// a dynamic site, as any answer the finder cannot read.
 pub(super) fn mapped(at: u32, answer: Node, src: &[u8]) -> Option<Site> {
-    if answer.kind() != "call_expression" {
+    if answer.kind_name() != "call_expression" {
         return None;
     }
-    let method = answer.child_by_field_name("function")?;
-    let property = method.child_by_field_name("property")?;
-    let [callback] = children(answer.child_by_field_name("arguments")?)[..] else {
+    let method = answer.field("function")?;
+    let property = method.field("property")?;
+    let [callback] = children(answer.field("arguments")?)[..] else {
         return None;
     };
     if text(property, src) != "map"
-        || !matches!(callback.kind(), "arrow_function" | "function_expression")
+        || !matches!(
+            callback.kind_name(),
+            "arrow_function" | "function_expression"
+        )
     {
         return None;
     }
-    let first = match callback.child_by_field_name("parameter") {
+    let first = match callback.field("parameter") {
         Some(p) => p,
-        None => *children(callback.child_by_field_name("parameters")?).first()?,
+        None => *children(callback.field("parameters")?).first()?,
     };
-    let first = match first.kind() {
-        "required_parameter" | "optional_parameter" => first.child_by_field_name("pattern")?,
+    let first = match first.kind_name() {
+        "required_parameter" | "optional_parameter" => first.field("pattern")?,
         _ => first,
     };
     let pattern = pattern(first, src)?;
     let returned = returned_node(callback)?;
-    let items = val(method.child_by_field_name("object")?, src, 0);
+    let items = val(method.field("object")?, src, 0);
     Some(Site::new(
         at,
         answer.byte_range(),
@@ -395,17 +398,20 @@ pub(super) fn mapped(at: u32, answer: Node, src: &[u8]) -> Option<Site> {
 /// binding, whatever other functions of the file bind to the same name (a
 /// compiled file's CLI that prints the same list).
 pub(super) fn bound_in<'t>(handler: Node<'t>, name: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
-    if !matches!(name.kind(), "identifier" | "shorthand_property_identifier") {
+    if !matches!(
+        name.kind_name(),
+        "identifier" | "shorthand_property_identifier"
+    ) {
         return None;
     }
     let wanted = text(name, src);
     let declarators = descendants(handler, HANDLER_BUDGET, |n| {
-        n.kind() == "variable_declarator"
-            && n.child_by_field_name("name")
-                .is_some_and(|id| id.kind() == "identifier" && text(id, src) == wanted)
+        n.kind_name() == "variable_declarator"
+            && n.field("name")
+                .is_some_and(|id| id.kind_name() == "identifier" && text(id, src) == wanted)
     });
     match declarators.as_slice() {
-        [one] => one.child_by_field_name("value"),
+        [one] => one.field("value"),
         _ => None,
     }
 }

@@ -5,7 +5,7 @@
 use tree_sitter::Node;
 
 use crate::tools::keys;
-use crate::tools::sdk::syntax::{children, line, text, unquote};
+use crate::tools::sdk::syntax::{children, line, text, unquote, Named};
 use crate::tools::value::{Param, Prop, Val, MAX_VALUE_DEPTH};
 
 /// Translates an expression into a value, `Other` for anything but literals, names
@@ -14,12 +14,12 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
     if depth > MAX_VALUE_DEPTH {
         return Val::Other;
     }
-    match node.kind() {
+    match node.kind_name() {
         "string" => unquote(text(node, src)).map_or(Val::Other, Val::Str),
         "template_string" => {
             if children(node)
                 .iter()
-                .any(|c| c.kind() == "template_substitution")
+                .any(|c| c.kind_name() == "template_substitution")
             {
                 Val::Other
             } else {
@@ -51,7 +51,7 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
         | "non_null_expression"
         | "type_assertion" => children(node)
             .into_iter()
-            .find(|c| !c.kind().starts_with("type") && !c.kind().ends_with("_type"))
+            .find(|c| !c.kind_name().starts_with("type") && !c.kind_name().ends_with("_type"))
             .map_or(Val::Other, |inner| val(inner, src, depth + 1)),
         "object" => object(node, src, depth),
         // `(0, m.f)`: what `tsc` and bundlers call a module's function through.
@@ -71,7 +71,7 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
         "call_expression" => call_val(node, src, depth),
         "array" => {
             let items = children(node);
-            if items.iter().any(|c| c.kind() == "spread_element") {
+            if items.iter().any(|c| c.kind_name() == "spread_element") {
                 return Val::Other;
             }
             Val::Arr(items.into_iter().map(|c| val(c, src, depth + 1)).collect())
@@ -85,10 +85,7 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
 /// its arguments bound to its parameters (one level: an argument that is itself
 /// a call is not followed).
 pub(super) fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
-    let (Some(f), Some(args)) = (
-        node.child_by_field_name("function"),
-        node.child_by_field_name("arguments"),
-    ) else {
+    let (Some(f), Some(args)) = (node.field("function"), node.field("arguments")) else {
         return Val::Other;
     };
     let args = children(args);
@@ -97,25 +94,25 @@ pub(super) fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
         ("Object.values", [x]) => return Val::Values(Box::new(val(*x, src, depth + 1))),
         ("Object.entries", [x]) => return Val::Entries(Box::new(val(*x, src, depth + 1))),
         // esbuild's `__name(f, "f")` keeps a function's name and returns it.
-        ("__name", [x, name]) if name.kind() == "string" => return val(*x, src, depth + 1),
+        ("__name", [x, name]) if name.kind_name() == "string" => return val(*x, src, depth + 1),
         _ => {}
     }
     if text(f, src) == "Object.assign" {
         let props = args
             .iter()
-            .map(|a| match a.kind() {
+            .map(|a| match a.kind_name() {
                 "spread_element" => Prop::Spread(Val::Other),
                 _ => Prop::Spread(val(*a, src, depth + 1)),
             })
             .collect();
         return Val::obj(line(node), props);
     }
-    if !matches!(f.kind(), "identifier" | "member_expression") || depth > 2 {
+    if !matches!(f.kind_name(), "identifier" | "member_expression") || depth > 2 {
         return Val::Other;
     }
     let args = args
         .iter()
-        .map(|a| match a.kind() {
+        .map(|a| match a.kind_name() {
             "spread_element" => Val::Other,
             _ => val(*a, src, depth + 1),
         })
@@ -126,7 +123,7 @@ pub(super) fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
 /// Returns the function a call calls: `(0, m.f)` as `m.f`, parentheses left out.
 pub(super) fn callee(mut f: Node) -> Node {
     for _ in 0..4 {
-        match f.kind() {
+        match f.kind_name() {
             "parenthesized_expression" | "sequence_expression" => match children(f).last() {
                 Some(inner) => f = *inner,
                 None => break,
@@ -140,13 +137,10 @@ pub(super) fn callee(mut f: Node) -> Node {
 /// Returns the two sides of `a || "literal"` and `a ?? "literal"`: a value with a
 /// literal fallback.
 pub(super) fn fallback<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node<'t>)> {
-    let operator = node.child_by_field_name("operator")?;
-    let (left, right) = (
-        node.child_by_field_name("left")?,
-        node.child_by_field_name("right")?,
-    );
+    let operator = node.field("operator")?;
+    let (left, right) = (node.field("left")?, node.field("right")?);
     (matches!(text(operator, src), "||" | "??")
-        && matches!(right.kind(), "string" | "template_string"))
+        && matches!(right.kind_name(), "string" | "template_string"))
     .then_some((left, right))
 }
 
@@ -158,14 +152,12 @@ fn is_schema(key: &str) -> bool {
 pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
     let mut props = Vec::new();
     for p in children(node) {
-        match p.kind() {
+        match p.kind_name() {
             "pair" => {
-                let (Some(k), Some(v)) =
-                    (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                else {
+                let (Some(k), Some(v)) = (p.field("key"), p.field("value")) else {
                     continue;
                 };
-                let key = match k.kind() {
+                let key = match k.kind_name() {
                     "property_identifier" => text(k, src).to_string(),
                     "string" => match unquote(text(k, src)) {
                         Some(s) => s,
@@ -179,7 +171,7 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
                 // annotations): kept whole, a list of tools with their JSON schemas
                 // would pass the bound on a binding's size and no tool of it would
                 // be read.
-                let value = match is_schema(&key) && v.kind() == "object" {
+                let value = match is_schema(&key) && v.kind_name() == "object" {
                     true => Val::Shape(Box::new(Val::Other)),
                     false => val(v, src, depth + 1),
                 };
@@ -196,7 +188,7 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
                 ));
             }
             "method_definition" => {
-                if let Some(k) = p.child_by_field_name("name") {
+                if let Some(k) = p.field("name") {
                     props.push(Prop::Field(text(k, src).to_string(), Val::Other));
                 }
             }
@@ -211,14 +203,14 @@ pub(super) fn dotted(node: Node, src: &[u8]) -> Option<Vec<String>> {
     let mut path = Vec::new();
     let mut cur = node;
     loop {
-        match cur.kind() {
+        match cur.kind_name() {
             "member_expression" => {
-                let property = cur.child_by_field_name("property")?;
-                if property.kind() != "property_identifier" {
+                let property = cur.field("property")?;
+                if property.kind_name() != "property_identifier" {
                     return None;
                 }
                 path.push(text(property, src).to_string());
-                cur = cur.child_by_field_name("object")?;
+                cur = cur.field("object")?;
             }
             "identifier" | "this" => {
                 path.push(text(cur, src).to_string());
@@ -257,25 +249,21 @@ pub(super) fn returned(function: Node, src: &[u8]) -> Option<Val> {
 /// destructuring or rest parameter binds no name the finder reads.
 pub(super) fn params(function: Node, src: &[u8]) -> Vec<Param> {
     let list = function
-        .child_by_field_name("parameters")
+        .field("parameters")
         .map(children)
-        .or_else(|| function.child_by_field_name("parameter").map(|p| vec![p]))
+        .or_else(|| function.field("parameter").map(|p| vec![p]))
         .unwrap_or_default();
     list.into_iter()
         .map(|p| {
-            let (pattern, default) = match p.kind() {
-                "required_parameter" | "optional_parameter" => (
-                    p.child_by_field_name("pattern"),
-                    p.child_by_field_name("value"),
-                ),
-                "assignment_pattern" => (
-                    p.child_by_field_name("left"),
-                    p.child_by_field_name("right"),
-                ),
+            let (pattern, default) = match p.kind_name() {
+                "required_parameter" | "optional_parameter" => {
+                    (p.field("pattern"), p.field("value"))
+                }
+                "assignment_pattern" => (p.field("left"), p.field("right")),
                 _ => (Some(p), None),
             };
             let name = pattern
-                .filter(|n| n.kind() == "identifier")
+                .filter(|n| n.kind_name() == "identifier")
                 .map_or(String::new(), |n| text(n, src).to_string());
             Param {
                 name,
@@ -294,13 +282,13 @@ pub(super) fn returned_expression(function: Node, src: &[u8]) -> Option<Val> {
 /// Returns the expression a function returns: its expression body, or what the
 /// last `return` of its block returns.
 pub(super) fn returned_node(function: Node) -> Option<Node> {
-    let body = function.child_by_field_name("body")?;
-    match body.kind() {
+    let body = function.field("body")?;
+    match body.kind_name() {
         "statement_block" => {
             let last = children(body)
                 .into_iter()
                 .rev()
-                .find(|c| c.kind() == "return_statement")?;
+                .find(|c| c.kind_name() == "return_statement")?;
             children(last).into_iter().next()
         }
         _ => Some(body),
