@@ -167,6 +167,10 @@ fn literal(node: Node, src: &[u8], sdks: &Sdks, own: &[&str], out: &mut FileSumm
 /// literal of such a type with a `Name` is then a tool, annotated or not.
 fn own_tool_types<'s>(root: Node, src: &'s [u8], sdks: &Sdks) -> Vec<&'s str> {
     let mut own = Vec::new();
+    // The annotations' type is spelled in the file, or no type of it is a tool's.
+    if memchr::memmem::find(src, b"ToolAnnotation").is_none() {
+        return own;
+    }
     preorder(root, |node| {
         if node.kind_name() != "composite_literal" {
             return;

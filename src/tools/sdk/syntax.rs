@@ -118,6 +118,17 @@ pub(crate) fn preorder<'t>(root: Node<'t>, visit: impl FnMut(Node<'t>)) {
     preorder_within(root, |_| true, visit);
 }
 
+/// [`preorder`], passing over the nodes of the kinds `skip` lists and all they
+/// hold.
+pub(crate) fn preorder_skipping<'t>(root: Node<'t>, skip: &[&str], visit: impl FnMut(Node<'t>)) {
+    // Punctuation and keywords, the anonymous nodes, are of no kind listed.
+    preorder_within(
+        root,
+        |n| !n.is_named() || !skip.contains(&n.kind_name()),
+        visit,
+    );
+}
+
 /// [`preorder`] over the nodes `within` holds: a node it does not hold is neither
 /// visited nor walked into.
 fn preorder_within<'t>(

@@ -35,19 +35,32 @@ mod values;
 
 use tree_sitter::Node;
 
-use super::syntax::{preorder, Named};
+use super::syntax::{preorder_skipping, Named};
 use super::value::FileSummary;
 
 use bindings::{class, declarator, function, typed_list};
 use modules::{bare_require, commonjs_export, compiled_export, import, reexport};
 use registrations::call;
 
+/// Kinds of nodes that hold none of those [`collect`] reads: types (a declarator's
+/// or a function's type is read from the declarator or the function itself), string
+/// literals and comments.
+const UNREAD: [&str; 7] = [
+    "type_annotation",
+    "type_arguments",
+    "type_parameters",
+    "interface_declaration",
+    "type_alias_declaration",
+    "string",
+    "comment",
+];
+
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let mut top = Vec::new();
     let mut nested = Vec::new();
     let mut namespaces = Vec::new();
-    preorder(root, |node| match node.kind_name() {
+    preorder_skipping(root, &UNREAD, |node| match node.kind_name() {
         "variable_declarator" => {
             typed_list(node, src, out);
             declarator(node, src, out, &mut top, &mut nested)
