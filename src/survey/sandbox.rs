@@ -20,8 +20,8 @@ use std::time::Duration;
 use crate::infra::process::{self, Limits};
 use crate::probe::handoff;
 
-/// The HOME a sandboxed server sees: an empty tmpfs.
-const HOME: &str = "/home/probe";
+/// The HOME a sandboxed server sees, and the folder it starts in: an empty tmpfs.
+pub(super) const HOME: &str = "/home/probe";
 /// The PATH a sandboxed server sees.
 const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 

@@ -651,10 +651,15 @@ fn probe_installed(
     started: Shown,
 ) -> (Outcome, Started) {
     let entry = &server.entry;
-    // What the server quotes of its install is the same on every machine.
+    // What the server quotes of its install, and of the sandbox's HOME it runs in
+    // (a relative path it resolved), is the same on every machine.
     let local = Redaction::default()
         .with(&installed.prefix, "{install}")
         .with_all(&installed.runtime_dirs, "{runtime}");
+    let local = match sandbox {
+        Some(Ok(_)) => local.with(Path::new(sandbox::HOME), "{home}"),
+        _ => local,
+    };
     // Made before the server starts and removed once it is probed: the install is
     // left as it was.
     let writable = match sandbox {

@@ -143,11 +143,14 @@ fn console_scripts(name: &str) -> String {
 
 /// Returns what the fixture server `name` does before it serves: `hintlocal` binds
 /// `localhost` (resolving it) and names its tool after the address it bound;
-/// `hintcrash` raises, naming its own file.
+/// `hintcrash` raises, naming its own file and the folder it runs in.
 fn prelude(name: &str) -> &'static str {
     match name {
         // Fails at start, its traceback quoting where it was installed.
-        "hintcrash" => "raise RuntimeError('no configuration next to ' + __file__)\n",
+        "hintcrash" => {
+            "import os\n\
+             raise RuntimeError('no configuration next to ' + __file__ + ' nor in ' + os.getcwd())\n"
+        }
         // Names its tool after the MCP SDK it was installed with.
         "hintsdk" => {
             "import importlib.metadata as _m\n\
@@ -2527,7 +2530,8 @@ fn a_listings_preload_reaches_no_host_process() {
 
 /// A row quotes no folder of the machine that wrote it: a server whose traceback names
 /// its install, run from two cache folders, writes the same servers table, the
-/// install written as `{install}` and the interpreter's folder as `{runtime}`.
+/// install written as `{install}`, the interpreter's folder as `{runtime}` and the
+/// sandbox's HOME, where the server runs, as `{home}`.
 #[test]
 fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
     let Some(uv) = sandbox_and_uv() else {
@@ -2571,6 +2575,11 @@ fn a_table_written_from_two_cache_folders_is_the_same_bytes() {
     assert_eq!(one, table("two"));
     assert!(
         one.contains("no configuration next to {install}/lib/python3."),
+        "{one}\n{}",
+        show(&out)
+    );
+    assert!(
+        one.contains("/hintcrash/__init__.py nor in {home}"),
         "{one}\n{}",
         show(&out)
     );
