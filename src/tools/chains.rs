@@ -118,7 +118,8 @@ pub(super) fn unread_on_chains(
             }
         }
     }
-    let backward = walk(targets.into_iter().filter(|&t| forward[t]), &back, |_| true);
+    let targets: Vec<usize> = targets.into_iter().filter(|&t| forward[t]).collect();
+    let backward = walk(targets.iter().copied(), &back, |_| true);
     let on_chain = |i: usize| forward[i] && backward[i];
     let mut first = vec![round > FRONTIER_ROUNDS; paths.len()];
     if round <= FRONTIER_ROUNDS {
@@ -130,8 +131,23 @@ pub(super) fn unread_on_chains(
                 first[j] = true;
             }
         }
-        for i in parsed..paths.len() {
-            first[i] |= uses_sdk[i];
+        // A chain from a parsed file first: once its next file is parsed, the
+        // registrations it reaches may count, and the unread files using the SDK
+        // that reach them too need not be read.
+        if !(parsed..paths.len()).any(|i| on_chain(i) && first[i]) {
+            for i in parsed..paths.len() {
+                first[i] |= uses_sdk[i];
+            }
+        }
+        // Of those, each registration's cheapest chain's only: the one through the
+        // fewest unread files is the likeliest to be real, and once it is, the others
+        // need not be read. When no chain has one, the rule above stands, so that the
+        // rounds end on the same condition.
+        let cheapest = cheapest_firsts(&edges, &uses_sdk, parsed, &targets);
+        if (parsed..paths.len()).any(|i| cheapest[i] && first[i]) {
+            for (f, c) in first.iter_mut().zip(cheapest) {
+                *f &= c;
+            }
         }
     }
     (parsed..paths.len())
@@ -154,7 +170,8 @@ pub(super) struct UnreadText {
 
 impl UnreadText {
     /// Returns the files the text of the file at `from` may reach: a module it
-    /// names, and the modules under it (a named import may be one).
+    /// names, and the modules named in it (a named import may be one, as the
+    /// resolver reads it: see `FileSummary::modules`).
     fn reaches(from: &[u8], references: &[Spec], modules: &Modules) -> Vec<usize> {
         let mut out = Vec::new();
         for rel in references {
@@ -162,13 +179,15 @@ impl UnreadText {
             out.extend(modules.held(module_paths(from, rel, modules.layout())));
             // A module by package names the modules its names may be itself
             // (see `prefilter::references`).
-            let under = match rel {
+            let folder = match rel {
                 Spec::Relative(rel) => value::join(value::parent(from), rel),
                 Spec::Package(_) => None,
             };
-            if let Some(mut folder) = under {
-                folder.push(b'/');
-                out.extend(modules.under(&folder));
+            if let Some(mut folder) = folder {
+                if !folder.is_empty() {
+                    folder.push(b'/');
+                }
+                out.extend(modules.named_in(&folder));
             }
         }
         out
@@ -237,6 +256,66 @@ impl Graph<'_> {
 /// Returns true for a Go file (by its extension, in any case).
 fn is_go(path: &[u8]) -> bool {
     value::extension_as_written(path).eq_ignore_ascii_case(b"go")
+}
+
+/// Marks, for each of `targets`, the first unread node (at `parsed` or past it) of
+/// the chain to it from a node using an SDK that holds the fewest unread nodes: a
+/// breadth-first walk in which a parsed node costs nothing (a 0-1 search).
+fn cheapest_firsts(
+    edges: &[Vec<usize>],
+    uses_sdk: &[bool],
+    parsed: usize,
+    targets: &[usize],
+) -> Vec<bool> {
+    let cost = |i: usize| usize::from(i >= parsed);
+    let mut unread_on_way = vec![usize::MAX; edges.len()];
+    let mut came_from = vec![usize::MAX; edges.len()];
+    let mut next = std::collections::VecDeque::new();
+    for i in (0..edges.len()).filter(|&i| uses_sdk[i]) {
+        unread_on_way[i] = cost(i);
+        came_from[i] = i;
+        match cost(i) {
+            0 => next.push_front(i),
+            _ => next.push_back(i),
+        }
+    }
+    let mut done = vec![false; edges.len()];
+    while let Some(i) = next.pop_front() {
+        if std::mem::replace(&mut done[i], true) {
+            continue;
+        }
+        for &j in &edges[i] {
+            let through = unread_on_way[i] + cost(j);
+            if through < unread_on_way[j] {
+                unread_on_way[j] = through;
+                came_from[j] = i;
+                match cost(j) {
+                    0 => next.push_front(j),
+                    _ => next.push_back(j),
+                }
+            }
+        }
+    }
+    let mut marked = vec![false; edges.len()];
+    for &target in targets {
+        if came_from[target] == usize::MAX {
+            continue;
+        }
+        let (mut at, mut first) = (target, None);
+        loop {
+            if at >= parsed {
+                first = Some(at);
+            }
+            if came_from[at] == at {
+                break;
+            }
+            at = came_from[at];
+        }
+        if let Some(first) = first {
+            marked[first] = true;
+        }
+    }
+    marked
 }
 
 /// Marks every node reached from `starts` along `edges`, through nodes `within`

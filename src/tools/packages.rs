@@ -618,11 +618,23 @@ impl Modules {
         self.paths.len()
     }
 
-    /// Returns the ids of the files under `folder` (given with its trailing `/`).
-    pub(crate) fn under(&self, folder: &[u8]) -> std::ops::Range<usize> {
+    /// Returns the ids of the files a module named in `folder` (given with its
+    /// trailing `/`) may be, whatever its name: a file right in it (`x.ts`, `x.py`,
+    /// `x`), or a folder's own module one level down (`x/index.ts`,
+    /// `x/__init__.py`), as [`module_paths`] tries them.
+    pub(crate) fn named_in<'m>(&'m self, folder: &'m [u8]) -> impl Iterator<Item = usize> + 'm {
         let start = self.paths.partition_point(|p| p.as_slice() < folder);
         let end = start + self.paths[start..].partition_point(|p| p.starts_with(folder));
-        start..end
+        (start..end).filter(move |&id| {
+            let rest = &self.paths[id][folder.len()..];
+            match rest.iter().position(|&b| b == b'/') {
+                None => true,
+                Some(slash) => {
+                    let own = &rest[slash + 1..];
+                    own.starts_with(b"index.") || own.starts_with(b"__init__.")
+                }
+            }
+        })
     }
 }
 
@@ -651,6 +663,34 @@ mod tests {
             .filter_map(|(p, t)| Some((p.as_bytes().to_vec(), read(p.as_bytes(), t.as_bytes())?)))
             .collect();
         Layout::new(&manifests, files.iter().map(|f| f.as_bytes()))
+    }
+
+    #[test]
+    fn the_modules_named_in_a_folder_are_its_files_and_its_folders_own() {
+        let files = [
+            "app/tools.py",
+            "app/tools/__init__.py",
+            "app/tools/search.py",
+            "app/tools/deep/inner.py",
+            "app/tools/web/index.ts",
+            "app/tools/web/page.ts",
+            "app/toolsets.py",
+        ];
+        let modules = Modules::new(&BTreeMap::new(), files.iter().map(|f| f.as_bytes()));
+        let named: Vec<&[u8]> = modules
+            .named_in(b"app/tools/")
+            .map(|id| modules.path(id))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                &b"app/tools/__init__.py"[..],
+                b"app/tools/search.py",
+                b"app/tools/web/index.ts",
+            ]
+        );
+        let top: Vec<&[u8]> = modules.named_in(b"").map(|id| modules.path(id)).collect();
+        assert!(top.is_empty(), "{top:?}");
     }
 
     fn strings(paths: Vec<Vec<u8>>) -> Vec<String> {

@@ -73,3 +73,46 @@ fn a_cycle_of_ten_thousand_files_that_reaches_no_registration_is_not_parsed() {
     let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
     assert_eq!(parsed, [&b"src/tools.ts"[..]]);
 }
+
+#[test]
+fn of_the_chains_to_a_registration_only_the_cheapest_is_read() {
+    // The server (parsed: it registers a tool of its own) reaches the registration
+    // in `leaf.ts` through one file kept aside and, longer, through three; twenty
+    // clients using the SDK, kept aside, reach it too.
+    let mut files = vec![
+        (
+            "src/server.ts".to_string(),
+            b"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nimport './long/a.js';\nimport './short.js';\nserver.registerTool('own', { annotations: { readOnlyHint: true } }, cb);\n".to_vec(),
+        ),
+        ("src/long/a.ts".to_string(), b"import './b.js';\n".to_vec()),
+        ("src/long/b.ts".to_string(), b"import './c.js';\n".to_vec()),
+        ("src/long/c.ts".to_string(), b"import '../leaf.js';\n".to_vec()),
+        ("src/short.ts".to_string(), b"import './leaf.js';\n".to_vec()),
+        (
+            "src/leaf.ts".to_string(),
+            b"export function leaf(server) {\n  server.tool('leaf', 'Leaf', { destructiveHint: true }, async () => ({}));\n}\n".to_vec(),
+        ),
+    ];
+    for k in 0..20 {
+        let text = "import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nimport '../long/a.js';\n";
+        files.push((format!("src/clients/c{k}.ts"), text.as_bytes().to_vec()));
+    }
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    // The parse-everything oracle agrees.
+    assert_rows(
+        &find(&borrowed),
+        &["src/leaf.ts:2 leaf -t--", "src/server.ts:4 own t---"],
+    );
+    let mut tools = collect(&files);
+    let (found, rounds) = tools.resolve_in_rounds();
+    assert_eq!(found.len(), 2);
+    assert_eq!(rounds, 2);
+    let parsed: Vec<&[u8]> = tools.files.iter().map(|f| f.path.as_slice()).collect();
+    assert_eq!(
+        parsed,
+        [&b"src/leaf.ts"[..], b"src/server.ts", b"src/short.ts"]
+    );
+}
