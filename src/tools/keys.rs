@@ -49,12 +49,22 @@ pub(super) struct ToolType {
 }
 
 /// Returns the tool type a declared type is written as (its white space left out,
-/// a leading `:` too): the SDK's `Tool` (`types.Tool`), or a project's own type
+/// a leading `:` and `readonly` too): the SDK's `Tool` (`types.Tool`), or a project's own type
 /// whose name holds `Tool` (`ToolDefinition`, `McpTool`), alone or as a list
 /// (`Tool[]`, `Array<Tool>`), each maybe in a `Promise<...>`. The recogniser reads the
 /// object or array a constant or a function of that type gives, and the skimmer
 /// keeps such a function's body in the parse, both by this reading.
 pub(super) fn tool_type(written: &[u8]) -> Option<ToolType> {
+    // `readonly Tool[]`: the list's elements are read alike.
+    let written = written.trim_ascii();
+    let written = written
+        .strip_prefix(b":")
+        .unwrap_or(written)
+        .trim_ascii_start();
+    let written = match written.strip_prefix(b"readonly") {
+        Some(rest) if rest.first().is_some_and(u8::is_ascii_whitespace) => rest,
+        _ => written,
+    };
     let written: Vec<u8> = written
         .iter()
         .copied()
@@ -130,6 +140,8 @@ mod tests {
         assert_eq!(t(":Tool"), Some((false, false)));
         assert_eq!(t(": ToolDefinition[]"), Some((true, true)));
         assert_eq!(t("Promise<McpTool>"), Some((false, true)));
+        assert_eq!(t("readonly Tool[]"), Some((true, false)));
+        assert_eq!(t(": readonly NeonToolDefinition[]"), Some((true, true)));
         for none in [
             ": string[]",
             ": Tools | undefined",

@@ -270,7 +270,8 @@ fn before_name(mut head: &[u8]) -> &[u8] {
 /// Returns true when a constant or a function is declared with a tool type (see
 /// `keys::tool_type`, which the recogniser reads): a `:`, the type, then `=` or
 /// `{` (`const t: Tool = {`, `: types . Tool`, `getTools(): Promise<Tool[]> {`, `():
-/// ToolDefinition => (`); a project's own type only in a file that spells
+/// ToolDefinition => (`), or an array or object literal typed after it (`] as
+/// Tool[]`, `} satisfies Tool`); a project's own type only in a file that spells
 /// `inputSchema`.
 fn declared_tool_type(bytes: &[u8]) -> bool {
     let spells_input = has(bytes, b"inputSchema");
@@ -281,7 +282,8 @@ fn declared_tool_type(bytes: &[u8]) -> bool {
         while let Some(rest) = head.strip_suffix(b"<") {
             head = before_name(rest.trim_ascii_end());
         }
-        if head.last() != Some(&b':') {
+        let after_literal = typed_after_literal(head);
+        if head.last() != Some(&b':') && !after_literal {
             return false;
         }
         // On past the name and the list's and the wrappers' closers.
@@ -294,11 +296,33 @@ fn declared_tool_type(bytes: &[u8]) -> bool {
         {
             end += 1;
         }
-        if !matches!(bytes.get(end), Some(b'=' | b'{')) {
+        if !after_literal && !matches!(bytes.get(end), Some(b'=' | b'{')) {
             return false;
         }
         keys::tool_type(&bytes[head.len()..end]).is_some_and(|t| !t.is_own || spells_input)
     })
+}
+
+/// Returns true when `head`, the text before a type's name, types an array or object
+/// literal after it: `] as`, `} satisfies`, `] as const satisfies readonly`.
+fn typed_after_literal(head: &[u8]) -> bool {
+    let word = |head: &[u8], word: &[u8]| -> Option<usize> {
+        let rest = head.strip_suffix(word)?;
+        (rest.is_empty() || rest.last().is_some_and(u8::is_ascii_whitespace))
+            .then(|| rest.trim_ascii_end().len())
+    };
+    let mut head = head;
+    if let Some(len) = word(head, b"readonly") {
+        head = &head[..len];
+    }
+    let Some(len) = word(head, b"as").or_else(|| word(head, b"satisfies")) else {
+        return false;
+    };
+    head = &head[..len];
+    if let Some(len) = word(head, b"const").and_then(|len| word(&head[..len], b"as")) {
+        head = &head[..len];
+    }
+    matches!(head.last(), Some(b']' | b'}'))
 }
 
 /// A constant written as the protocol's tool (`const t = { name, description,
@@ -817,6 +841,9 @@ mod tests {
             "export const tool: types . Tool = {",
             "function t(a: A): ToolDefinition { return { inputSchema } }",
             "const t = (): McpTool[] => [{ inputSchema: s }]",
+            "const all = [\n  { name: 'a' },\n] as Tool[];",
+            "const one = { name: 'a' } satisfies types.Tool;",
+            "const all = [{ inputSchema: s }] as const satisfies readonly McpTool[];",
         ] {
             assert!(anchored(Lang::TypeScript, text.as_bytes()), "{text}");
         }
@@ -826,6 +853,8 @@ mod tests {
             "function f(): ToolDefinition { return { parameters } }",
             "function f(t: Tool[], u: ToolDefinition) {}",
             "let t: Tool; type L = Tool[];",
+            "const ts = result.tools as Tool[]; const u = (await f()) as Tool;",
+            "const k = [] asTool[];",
         ] {
             assert!(!anchored(Lang::TypeScript, text.as_bytes()), "{text}");
         }

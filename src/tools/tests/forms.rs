@@ -473,6 +473,40 @@ export const more = (): Promise< Tool [] > => {
     );
 }
 
+/// A list whose type is written after it (`[...] as Tool[]`, `satisfies`), as the faf
+/// servers build their `tools/list` answer inside a method; `as const` types nothing.
+#[test]
+fn a_list_typed_after_its_value_is_read_element_by_element() {
+    let server = br#"import { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export class Handler {
+  async listTools(): Promise<{ tools: Tool[] }> {
+    const allTools = [
+      { name: 'faf', description: 'd', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+      { name: 'faf_sync', description: 'd', inputSchema: { type: 'object' } },
+    ] as Tool[];
+    return { tools: filterTools(allTools) };
+  }
+}
+
+export const checked = [
+  { name: 'checked', description: 'd', inputSchema: {} },
+] satisfies Tool[];
+export const twice = [{ name: 'twice', inputSchema: {} }] as unknown as Tool[];
+export const names = ['not_a_tool'] as const;
+"#;
+    let found = find(&[("src/handler.ts", server.as_slice())]);
+    assert_rows(
+        &found,
+        &[
+            "src/handler.ts:6 faf t---",
+            "src/handler.ts:7 faf_sync ----",
+            "src/handler.ts:14 checked ----",
+            "src/handler.ts:16 twice ----",
+        ],
+    );
+}
+
 /// A project's own tool type (`ToolDefinition`, whose name holds `Tool`): each
 /// function declared to give one returns the tool's object, as postgres-mcp writes
 /// each of its tools, and a list of them is read element by element. Of such a type

@@ -98,6 +98,22 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
     }
 }
 
+/// A constant's type and value, the type written after the value when it is not
+/// before it: `[...] as Tool[]`, `{...} satisfies Tool` (and through `as unknown as`).
+fn after_the_value<'t>(
+    mut annotation: Option<Node<'t>>,
+    mut value: Option<Node<'t>>,
+) -> (Option<Node<'t>>, Option<Node<'t>>) {
+    while let Some(typed) =
+        value.filter(|v| matches!(v.kind_name(), "as_expression" | "satisfies_expression"))
+    {
+        let inner = children(typed);
+        annotation = annotation.or_else(|| inner.get(1).copied());
+        value = inner.first().copied();
+    }
+    (annotation, value)
+}
+
 /// Records the tools a constant or a function declared with a tool type gives: a
 /// constant declared as the SDK's `Tool` (`export const tool: Tool = { name,
 /// inputSchema, annotations }`, as Stainless generates one file per tool; the type
@@ -114,7 +130,7 @@ fn tool_constant(value: Node, read: &Val, out: &mut FileSummary) {
 /// registration of the tree defines the same (see [`SiteKind::Shaped`]).
 pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let (annotation, list) = match node.kind_name() {
-        "variable_declarator" => (node.field("type"), node.field("value")),
+        "variable_declarator" => after_the_value(node.field("type"), node.field("value")),
         "function_declaration" | "method_definition" | "function_expression" | "arrow_function" => {
             (node.field("return_type"), returned_node(node))
         }
