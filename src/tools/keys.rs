@@ -55,12 +55,12 @@ pub(super) struct ToolType {
 /// object or array a constant or a function of that type gives, and the skimmer
 /// keeps such a function's body in the parse, both by this reading.
 pub(super) fn tool_type(written: &[u8]) -> Option<ToolType> {
-    // `readonly Tool[]`: the list's elements are read alike.
     let written = written.trim_ascii();
     let written = written
         .strip_prefix(b":")
         .unwrap_or(written)
         .trim_ascii_start();
+    // `readonly Tool[]`: the list's elements are read alike.
     let written = match written.strip_prefix(b"readonly") {
         Some(rest) if rest.first().is_some_and(u8::is_ascii_whitespace) => rest,
         _ => written,
@@ -70,7 +70,7 @@ pub(super) fn tool_type(written: &[u8]) -> Option<ToolType> {
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
         .collect();
-    let written = written.strip_prefix(b":").unwrap_or(&written);
+    let written = written.as_slice();
     let inner = written
         .strip_prefix(b"Promise<")
         .and_then(|w| w.strip_suffix(b">"))
