@@ -5,6 +5,7 @@
 //! graph over parsed files by their imports and unread ones by what their text may
 //! name; it parses nothing.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashMap};
 
 use super::filter::prefilter;
@@ -352,17 +353,27 @@ pub(super) fn mcp_files(
         .iter()
         .map(|f| Role::of_path(&f.path).0 == Role::Source)
         .collect();
-    let reach: Vec<resolver::Reach> = (0..files.len()).map(|i| resolver.reaches(i)).collect();
+    // Drawn as a walk meets a file: files no file using an SDK reaches are not asked.
+    let reach: Vec<OnceCell<resolver::Reach>> = (0..files.len()).map(|_| OnceCell::new()).collect();
+    let reach_of = |i: usize| reach[i].get_or_init(|| resolver.reaches(i));
     let closure = |within: &dyn Fn(usize) -> bool, unsure: bool| {
         let mut reached: BTreeSet<usize> = BTreeSet::new();
+        // Go packages already walked into, by their first file: packages are
+        // disjoint, and each file of one reaches the same others.
+        let mut packages: BTreeSet<usize> = BTreeSet::new();
         let mut next: Vec<usize> = (0..files.len())
             .filter(|&i| files[i].sdk && within(i))
             .collect();
         while let Some(file) = next.pop() {
             if reached.insert(file) {
-                let r = &reach[file];
+                let r = reach_of(file);
                 let more = r.unsure.iter().map(|(i, _)| *i).filter(|_| unsure);
-                next.extend(r.sure.iter().copied().chain(more).filter(|&i| within(i)));
+                let package = match r.package.first() {
+                    Some(&first) if packages.insert(first) => r.package,
+                    _ => &[],
+                };
+                let out = r.sure.iter().chain(package).copied().chain(more);
+                next.extend(out.filter(|&i| within(i)));
             }
         }
         reached
@@ -384,12 +395,11 @@ pub(super) fn mcp_files(
             .filter(|&i| !files[i].sites.is_empty())
             .collect()
     };
-    let waits = reach.iter().any(|r| !r.unsure.is_empty())
-        && registering(&sure) != registering(&counted(true));
+    // The two differ only when some file reached has an unsure import.
+    let waits = registering(&sure) != registering(&counted(true));
     let waiting = match waits {
-        true => reach
-            .iter()
-            .flat_map(|r| r.unsure.iter().map(|(_, p)| p.clone()))
+        true => (0..files.len())
+            .flat_map(|i| reach_of(i).unsure.iter().map(|(_, p)| p.clone()))
             .collect(),
         false => BTreeSet::new(),
     };

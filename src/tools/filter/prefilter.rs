@@ -479,13 +479,18 @@ pub(in crate::tools) fn references(lang: Lang, bytes: &[u8]) -> Vec<Spec> {
 /// `after` accepts (given the bytes before the opening quote): a superset of the
 /// module specifiers an import names.
 fn quoted(bytes: &[u8], quotes: &[u8], after: impl Fn(&[u8]) -> bool) -> Vec<String> {
+    let next_quote = |hay: &[u8]| match *quotes {
+        [a, b] => memchr::memchr2(a, b, hay),
+        [a, b, c] => memchr::memchr3(a, b, c, hay),
+        _ => hay.iter().position(|b| quotes.contains(b)),
+    };
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(i) = bytes[at..].iter().position(|b| quotes.contains(b)) {
+    while let Some(i) = next_quote(&bytes[at..]) {
         let open = at + i;
         let quote = bytes[open];
         let rest = &bytes[open + 1..];
-        match rest.iter().position(|&b| b == quote || b == b'\n') {
+        match memchr::memchr2(quote, b'\n', rest) {
             Some(end) if rest[end] == quote => {
                 if let Ok(spec) = std::str::from_utf8(&rest[..end]) {
                     if !spec.is_empty()

@@ -23,15 +23,26 @@
 use tree_sitter::Node;
 
 use super::model::Family;
-use super::syntax::{children, line, preorder, text, unquote, Named};
+use super::syntax::{children, line, preorder, preorder_skipping, text, unquote, Named};
 use super::value::{FileSummary, Import, Param, Prop, Site, SiteKind, Spec, Val, MAX_VALUE_DEPTH};
 use super::wrappers;
+
+/// Kinds of node that hold none the walk reads (declarations, calls, literals,
+/// imports), so that it passes over them: strings, comments, type declarations and
+/// parameter lists, whose types hold no value.
+const UNREAD: [&str; 5] = [
+    "interpreted_string_literal",
+    "raw_string_literal",
+    "comment",
+    "type_declaration",
+    "parameter_list",
+];
 
 /// Fills `out` from one parsed file.
 pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let sdks = &sdk_imports(root, src);
     let own = &own_tool_types(root, src, sdks);
-    preorder(root, |node| match node.kind_name() {
+    preorder_skipping(root, &UNREAD, |node| match node.kind_name() {
         "var_spec" | "const_spec" => spec(node, src, out),
         "short_var_declaration" => short(node, src, out),
         "call_expression" => call(node, src, sdks, out),
