@@ -17,6 +17,13 @@ pub(super) const ANNOTATIONS: &str = "annotations";
 /// The keys of a tool's input schema.
 pub(super) const SCHEMA: [&str; 3] = ["inputSchema", "schema", "parameters"];
 
+/// Returns true for a key whose object-literal value is a tool's input or output
+/// schema, which the recogniser reads as a schema without reading inside it, and
+/// the parse may leave out (see `lex::typescript`).
+pub(super) fn is_schema(key: &[u8]) -> bool {
+    key == b"outputSchema" || is_one_of(key, &SCHEMA)
+}
+
 /// The keys of the function that runs a tool.
 pub(super) const HANDLER: [&str; 5] = ["handler", "handle", "execute", "run", "callback"];
 

@@ -325,6 +325,18 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_object_is_left_out_unless_it_holds_an_anchor_or_a_binding() {
+        let src = "server.registerTool(\"a\", { inputSchema: { q: z.string() }, outputSchema: { type: \"object\" }, annotations: { readOnlyHint: true } }, cb);\n\
+                   const t = { name: \"b\", \"parameters\": { x: 1 }, schema: other, inputSchema: { f: require(\"./f\") } };\n\
+                   const u = { inputSchema: { inner: server.registerTool(\"c\", {}, cb) } };\n\
+                   const v = { schema : /* c */ { y: 2 }, input_schema: { z: 3 } };\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [" q: z.string() ", " type: \"object\" ", " x: 1 ", " y: 2 "]
+        );
+    }
+
+    #[test]
     fn bodies_after_a_return_type_are_left_out() {
         let src = "class C {\n  async m(x: T): Promise<Map<string, R[]>> { return { a: 1 }; }\n  n(): { a: number } { return { a: 2 }; }\n}\n\
                    function g(a: string): string | undefined { h(); }\n\

@@ -15,7 +15,8 @@ use super::value::MAX_STRING_BYTES;
 pub(crate) struct Names {
     /// By kind id.
     kinds: Vec<&'static str>,
-    /// Sorted by name.
+    /// Sorted by the length of the name, then the name: most steps of a search
+    /// tell two names apart by their lengths alone.
     fields: Vec<(&'static str, u16)>,
 }
 
@@ -35,7 +36,7 @@ impl Names {
                 Some((grammar.field_name_for_id(id)?, id))
             })
             .collect();
-        fields.sort_unstable();
+        fields.sort_unstable_by_key(|&(name, _)| (name.len(), name));
         Names { kinds, fields }
     }
 }
@@ -82,7 +83,7 @@ impl<'t> Named<'t> for Node<'t> {
             Some(names) => {
                 let at = names
                     .fields
-                    .binary_search_by(|(f, _)| (*f).cmp(name))
+                    .binary_search_by(|(f, _)| (f.len(), *f).cmp(&(name.len(), name)))
                     .ok()?;
                 self.child_by_field_id(names.fields[at].1)
             }

@@ -217,3 +217,36 @@ const presets = { shape: { idempotentHint: true } };
         ],
     );
 }
+
+/// A schema's object literal (`inputSchema: {...}`, `outputSchema`, `schema`,
+/// `parameters`) is read as a schema without its inside, so the parse leaves the
+/// inside out; one holding a registration or an import is parsed. The oracle in
+/// `find` parses every file whole.
+#[test]
+fn a_schema_left_out_of_the_parse_changes_no_answer() {
+    let found = find(&[(
+        "src/index.ts",
+        br#"import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+const server = new McpServer({ name: "schemas", version: "1.0.0" });
+server.registerTool("search", { inputSchema: { q: z.string().describe("{") }, outputSchema: { hits: z.array(z.string()) }, annotations: { readOnlyHint: true } }, cb);
+const TOOLS: Tool[] = [
+  { name: "list", inputSchema: { type: "object", properties: { a: { type: "string", default: "}" } } }, annotations: { destructiveHint: false } },
+  { name: "odd", "inputSchema": { inner: server.registerTool("inner", { annotations: { idempotentHint: true } }, cb) } },
+];
+server.registerTool("wrapped", { inputSchema: { x: z.string() }, annotations: { openWorldHint: false } }, cb);
+server.addTool({ name: "added", parameters: { x: z.string() }, annotations: { readOnlyHint: false }, execute });
+"#,
+    )]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:4 search t---",
+            "src/index.ts:6 list -f--",
+            "src/index.ts:7 inner --t-",
+            "src/index.ts:7 odd --?-",
+            "src/index.ts:9 wrapped ---f",
+            "src/index.ts:10 added f---",
+        ],
+    );
+}

@@ -58,6 +58,8 @@ struct Frame {
     keys: u8,
     /// The brace is the value of an `annotations` key.
     annotations: bool,
+    /// The brace is the value of a schema's key (see `keys::is_schema`).
+    schema: bool,
     /// A brace given by a `=` outside every bracket (see [`Forms::constant`]).
     assigned: bool,
     /// A `(` after `key: name` (see [`Forms::keyed`]), and whether an object
@@ -79,6 +81,7 @@ impl Frame {
             kept,
             keys: 0,
             annotations: false,
+            schema: false,
             assigned: false,
             keyed_call: false,
             keyed_object: false,
@@ -138,9 +141,10 @@ fn past_comments(text: &[u8]) -> &[u8] {
     }
 }
 
-/// Where an `annotations` key's value is being read.
+/// Where the value of a key the lexer follows (`annotations`, a schema's) is being
+/// read.
 #[derive(Clone, Copy, PartialEq)]
-enum Annotations {
+enum KeyValue {
     None,
     /// The key was read.
     Key,
@@ -202,7 +206,8 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lex
         comments: Vec::new(),
         elements: Vec::new(),
         forms: Forms::default(),
-        annotations: Annotations::None,
+        annotations: KeyValue::None,
+        schema: KeyValue::None,
         assigned: false,
         keyed: Keyed::None,
         stack: Vec::new(),
@@ -255,7 +260,8 @@ struct TypeScriptLexer<'a> {
     /// The state of each JSX element a `{...}` hole was opened in, innermost last.
     elements: Vec<Jsx>,
     forms: Forms,
-    annotations: Annotations,
+    annotations: KeyValue,
+    schema: KeyValue,
     /// The last token was a `=` that assigns (no `==`, `=>`, `<=`).
     assigned: bool,
     keyed: Keyed,
@@ -282,7 +288,28 @@ struct TypeScriptLexer<'a> {
     functions: Vec<bool>,
 }
 
+impl KeyValue {
+    /// The state a `:` leaves: a key read is followed by its value.
+    fn after_colon(self) -> KeyValue {
+        match self {
+            KeyValue::Key => KeyValue::Colon,
+            _ => KeyValue::None,
+        }
+    }
+}
+
 impl TypeScriptLexer<'_> {
+    /// An object's key was read: the values of `annotations` and of a schema's
+    /// key are followed.
+    fn key_read(&mut self, key: &[u8]) {
+        if key == keys::ANNOTATIONS.as_bytes() {
+            self.annotations = KeyValue::Key;
+        }
+        if keys::is_schema(key) {
+            self.schema = KeyValue::Key;
+        }
+    }
+
     /// Reads what starts at `i`: white space, a comment, a string, template, regular
     /// expression or JSX element whole, a bracket, a word or a punctuation mark.
     fn step(&mut self) -> Option<()> {
@@ -304,7 +331,8 @@ impl TypeScriptLexer<'_> {
         }
         let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
-            self.annotations = Annotations::None;
+            self.annotations = KeyValue::None;
+            self.schema = KeyValue::None;
         }
         // What the last token began, for the next one (white space and comments
         // stand between them).
@@ -316,7 +344,13 @@ impl TypeScriptLexer<'_> {
             ),
         };
         match b {
-            b' ' | b'\t' | b'\n' | b'\r' => self.i += 1,
+            // A run of white space at once: between tokens, it changes no state.
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                self.i = bytes[i..]
+                    .iter()
+                    .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                    .map_or(n, |run| i + run);
+            }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 self.i = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
                 self.comments.push(i..self.i);
@@ -358,10 +392,8 @@ impl TypeScriptLexer<'_> {
             _ if is_ident(b) => self.word(keyed),
             _ => {
                 if b == b':' {
-                    self.annotations = match self.annotations {
-                        Annotations::Key => Annotations::Colon,
-                        _ => Annotations::None,
-                    };
+                    self.annotations = self.annotations.after_colon();
+                    self.schema = self.schema.after_colon();
                     if keyed == Keyed::Key {
                         self.keyed = Keyed::Colon;
                     }
@@ -405,9 +437,7 @@ impl TypeScriptLexer<'_> {
             let key = &self.bytes[inside];
             let top = self.stack.last_mut().expect("a brace is open");
             top.keys |= key_flag(key);
-            if key == keys::ANNOTATIONS.as_bytes() {
-                self.annotations = Annotations::Key;
-            }
+            self.key_read(key);
             self.keyed = Keyed::Key;
         } else if !inside.is_empty()
             && memchr::memchr2(b'\n', b'\r', &self.bytes[inside.clone()]).is_none()
@@ -455,13 +485,15 @@ impl TypeScriptLexer<'_> {
             function: b == b'(' && self.function_pending,
             kept,
             keys: 0,
-            annotations: b == b'{' && self.annotations == Annotations::Colon,
+            annotations: b == b'{' && self.annotations == KeyValue::Colon,
+            schema: b == b'{' && self.schema == KeyValue::Colon,
             assigned: b == b'{' && assigned && self.stack.is_empty(),
             keyed_call: b == b'(' && keyed == Keyed::Callee,
             keyed_object: false,
         });
         self.function_pending = false;
-        self.annotations = Annotations::None;
+        self.annotations = KeyValue::None;
+        self.schema = KeyValue::None;
         self.i += 1;
         self.prev = Prev::Operator;
     }
@@ -515,8 +547,12 @@ impl TypeScriptLexer<'_> {
                         parent.keys |= KEY_HINTED;
                     }
                 }
-                if frame.body && !frame.kept {
-                    self.out.push(Candidate::body(frame.at + 1..i, frame.named));
+                // A body, or a schema's object literal, which the recogniser reads
+                // as a schema without reading inside it: left out of the parse
+                // unless it holds an anchor or a binding spelling, as a block is.
+                if (frame.body || frame.schema) && !frame.kept {
+                    self.out
+                        .push(Candidate::body(frame.at + 1..i, frame.body && frame.named));
                     self.functions.push(frame.function_body);
                 }
                 self.i += 1;
@@ -573,9 +609,7 @@ impl TypeScriptLexer<'_> {
         if let Some(top) = self.stack.last_mut().filter(|f| f.open == Open::Brace) {
             if key_follows(bytes, i) {
                 top.keys |= key_flag(word);
-                if word == keys::ANNOTATIONS.as_bytes() {
-                    self.annotations = Annotations::Key;
-                }
+                self.key_read(word);
                 self.keyed = Keyed::Key;
             }
         }

@@ -12,23 +12,35 @@ use crate::tools::value::{field, FileSummary, Import, Prop, Site, SiteKind, Spec
 use super::modules::{destructured_imports, require_of};
 use super::values::{returned, returned_node, val};
 
-pub(super) fn is_top_level(declarator: Node) -> bool {
-    let Some(decl) = declarator.parent() else {
-        return false;
-    };
-    match decl.parent() {
-        Some(p) if p.kind_name() == "program" => true,
-        Some(p) if p.kind_name() == "export_statement" => {
-            p.parent().is_some_and(|g| g.kind_name() == "program")
+/// Returns the ids of the file's top-level declarators, sorted: those of a
+/// declaration at the top of the file, exported or not. Read once a file, so that no
+/// declarator asks for its parents (tree-sitter finds a node's parent by walking
+/// down from the root).
+pub(super) fn top_declarators(root: Node) -> Vec<usize> {
+    let mut out = Vec::new();
+    for statement in children(root) {
+        let declarations = match statement.kind_name() {
+            "export_statement" => children(statement),
+            _ => vec![statement],
+        };
+        for declaration in declarations {
+            out.extend(
+                children(declaration)
+                    .into_iter()
+                    .filter(|d| d.kind_name() == "variable_declarator")
+                    .map(|d| d.id()),
+            );
         }
-        _ => false,
     }
+    out.sort_unstable();
+    out
 }
 
 pub(super) fn declarator(
     node: Node,
     src: &[u8],
     out: &mut FileSummary,
+    tops: &[usize],
     top: &mut Vec<(String, Val)>,
     nested: &mut Vec<(String, Val)>,
 ) {
@@ -48,7 +60,7 @@ pub(super) fn declarator(
     }
     let entry = (text(name, src).to_string(), val(value, src, 0));
     xmcp_tool(node, value, &entry.1, src, out);
-    if is_top_level(node) {
+    if tops.binary_search(&node.id()).is_ok() {
         tool_constant(value, &entry.1, out);
         top.push(entry);
     } else {
@@ -179,14 +191,14 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
 /// The framework registers every file of its tools folder as one tool, named by
 /// `metadata.name` (else by the file's name, which the row leaves unnamed).
 fn is_xmcp_metadata(node: Node, src: &[u8], out: &FileSummary) -> bool {
-    let exported = node
-        .parent()
-        .and_then(|d| d.parent())
-        .is_some_and(|e| e.kind_name() == "export_statement");
-    exported
-        && node
-            .field("name")
-            .is_some_and(|n| text(n, src) == "metadata")
+    let exported = || {
+        node.parent()
+            .and_then(|d| d.parent())
+            .is_some_and(|e| e.kind_name() == "export_statement")
+    };
+    node.field("name")
+        .is_some_and(|n| text(n, src) == "metadata")
+        && exported()
         && out
             .imports
             .values()

@@ -38,7 +38,7 @@ use tree_sitter::Node;
 use super::syntax::{preorder_skipping, Named};
 use super::value::FileSummary;
 
-use bindings::{class, declarator, function, typed_list};
+use bindings::{class, declarator, function, top_declarators, typed_list};
 use modules::{bare_require, commonjs_export, compiled_export, import, reexport};
 use registrations::call;
 
@@ -60,10 +60,11 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
     let mut top = Vec::new();
     let mut nested = Vec::new();
     let mut namespaces = Vec::new();
+    let tops = top_declarators(root);
     preorder_skipping(root, &UNREAD, |node| match node.kind_name() {
         "variable_declarator" => {
             typed_list(node, src, out);
-            declarator(node, src, out, &mut top, &mut nested)
+            declarator(node, src, out, &tops, &mut top, &mut nested)
         }
         "method_definition" | "function_expression" | "arrow_function" => {
             typed_list(node, src, out)

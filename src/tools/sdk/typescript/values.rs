@@ -144,11 +144,6 @@ pub(super) fn fallback<'t>(node: Node<'t>, src: &[u8]) -> Option<(Node<'t>, Node
     .then_some((left, right))
 }
 
-/// Returns true for a key whose value is a tool's input or output schema.
-fn is_schema(key: &str) -> bool {
-    key == "outputSchema" || keys::is_one_of(key.as_bytes(), &keys::SCHEMA)
-}
-
 pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
     let mut props = Vec::new();
     for p in children(node) {
@@ -171,7 +166,7 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
                 // annotations): kept whole, a list of tools with their JSON schemas
                 // would pass the bound on a binding's size and no tool of it would
                 // be read.
-                let value = match is_schema(&key) && v.kind_name() == "object" {
+                let value = match keys::is_schema(key.as_bytes()) && v.kind_name() == "object" {
                     true => Val::Shape(Box::new(Val::Other)),
                     false => val(v, src, depth + 1),
                 };
