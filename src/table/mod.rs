@@ -347,7 +347,7 @@ pub const TOOL_COLUMNS: [&str; 5] = [
     "tools_skipped",
 ];
 /// The column of a dated table's date, after `subfolder`.
-const AS_OF: &str = "as_of";
+pub(crate) const AS_OF: &str = "as_of";
 /// The census table's trailing columns, after the count columns.
 const TRAILING: [&str; 4] = ["archive_sha256", "probed_on", "status", "error"];
 
@@ -890,19 +890,34 @@ pub fn read_tools<R: Read>(input: R, name: &str, is_dated: bool) -> Result<Tools
                 )
             })?;
         }
-        tools
-            .entry(key_at.key(&record, text))
-            .or_default()
-            .push(ToolDef {
-                path: record[path_at].to_vec(),
-                line,
-                kind,
-                role,
-                family,
-                name: tool_name,
-                name_class,
-                hints,
-            });
+        let def = ToolDef {
+            path: record[path_at].to_vec(),
+            line,
+            kind,
+            role,
+            family,
+            name: tool_name,
+            name_class,
+            hints,
+        };
+        // A commit standing at several dates lists its definitions once, its
+        // `as_of` naming every date (see `report::csv::write_tools_csv`).
+        let key = key_at.key(&record, text);
+        let dates: Vec<Option<String>> = match key.as_of.as_deref() {
+            Some(dates) if dates.contains(' ') => dates
+                .split(' ')
+                .filter(|d| !d.is_empty())
+                .map(|d| Some(d.to_string()))
+                .collect(),
+            date => vec![date.map(str::to_string)],
+        };
+        for date in dates {
+            let key = TreeKey {
+                as_of: date,
+                ..key.clone()
+            };
+            tools.entry(key).or_default().push(def.clone());
+        }
     }
     Ok(tools)
 }
