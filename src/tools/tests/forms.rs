@@ -507,6 +507,41 @@ export const names = ['not_a_tool'] as const;
     );
 }
 
+/// A class's field declared with a tool type, as kubeview-mcp writes each of its tools
+/// (`tool: Tool = { name, ... }` in a class its own wrapper registers): the object is
+/// one tool when its `name` is a literal: `name: this.name` is the class's own, which
+/// the class rule reads when the class is a tool.
+#[test]
+fn a_class_field_typed_as_a_tool_is_one() {
+    let tools = br#"import { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { OwnToolDefinition } from './types.js';
+
+export class ArgoCronListTool implements ArgoBaseTool {
+  tool: Tool = {
+    name: 'argo_cron_list',
+    description: 'List Argo cron workflows',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  };
+  public readonly helper: Tool = { name: this.name, inputSchema: {} };
+  private own: OwnToolDefinition = { name: 'own_tool', inputSchema: {} };
+  private named: OwnToolDefinition = { name: this.name, inputSchema: {} };
+  private config: Config = { name: 'not_a_tool', inputSchema: {} };
+  async execute(params: unknown): Promise<unknown> {
+    return run(params);
+  }
+}
+"#;
+    let found = find(&[("src/tools/ArgoCronListTool.ts", tools.as_slice())]);
+    assert_rows(
+        &found,
+        &[
+            "src/tools/ArgoCronListTool.ts:5 argo_cron_list t--f",
+            "src/tools/ArgoCronListTool.ts:12 own_tool ----",
+        ],
+    );
+}
+
 /// A project's own tool type (`ToolDefinition`, whose name holds `Tool`): each
 /// function declared to give one returns the tool's object, as postgres-mcp writes
 /// each of its tools, and a list of them is read element by element. Of such a type

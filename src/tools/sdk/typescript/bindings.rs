@@ -129,7 +129,8 @@ fn after_the_value<'t>(
 /// Records the tools a constant or a function declared with a tool type gives: a
 /// constant declared as the SDK's `Tool` (`export const tool: Tool = { name,
 /// inputSchema, annotations }`, as Stainless generates one file per tool; the type
-/// says what the object is, its keys need not); each element of a list of tools
+/// says what the object is, its keys need not), or a class's field so declared
+/// with a literal `name` (`tool: Tool = { name: 'kube_list', ... }`); each element of a list of tools
 /// written as an array literal, a constant declared `Tool[]` (or `Array<Tool>`) or a
 /// function or method declared to return one (`getTools(): Tool[] { return [{ name,
 /// annotations }, ...] }`, as servers that answer `tools/list` from a method of
@@ -142,7 +143,11 @@ fn after_the_value<'t>(
 /// registration of the tree defines the same (see [`SiteKind::Shaped`]).
 pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let (annotation, list) = match node.kind_name() {
-        "variable_declarator" => after_the_value(node.field("type"), node.field("value")),
+        // A constant, or a class's field (`tool: Tool = { name, ... }`, as
+        // kubeview-mcp writes each tool a class of its own runs).
+        "variable_declarator" | "public_field_definition" => {
+            after_the_value(node.field("type"), node.field("value"))
+        }
         "function_declaration" | "method_definition" | "function_expression" | "arrow_function" => {
             (node.field("return_type"), returned_node(node))
         }
@@ -154,7 +159,10 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     let Some(typed) = keys::tool_type(text(annotation, src).as_bytes()) else {
         return;
     };
-    let is_function = node.kind_name() != "variable_declarator";
+    let is_function = !matches!(
+        node.kind_name(),
+        "variable_declarator" | "public_field_definition"
+    );
     // An arrow function's `=> ({ ... })`.
     let mut list = list;
     while is_function && list.kind_name() == "parenthesized_expression" {
@@ -168,10 +176,12 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
         (false, "object") => vec![list],
         _ => return,
     };
-    // One a function gives, or of a project's own type: a name that is no literal
-    // may be a config's that a `tools/list` answer or a registration copies (`name:
-    // config.name`), no tool alone.
-    let literal = typed.is_own || (!typed.is_list && is_function);
+    // One a function gives, a class's field, or of a project's own type: a name that
+    // is no literal may be a config's that a `tools/list` answer or a registration
+    // copies (`name: config.name`), or the class's own (`name: this.name`, a class
+    // the class rule reads as the tool already), no tool alone.
+    let in_a_class = node.kind_name() == "public_field_definition";
+    let literal = typed.is_own || in_a_class || (!typed.is_list && is_function);
     for element in elements.into_iter().filter(|e| e.kind_name() == "object") {
         let read = val(element, src, 0);
         let tool = matches!(&read, Val::Obj { props, .. }
