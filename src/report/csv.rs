@@ -126,10 +126,9 @@ pub fn write_tools_csv<W: Write>(out: W, table: &Table) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, Row, TreeKey};
+    use crate::table::fixtures::counted;
+    use crate::table::{Row, TreeKey};
     use crate::tools::hints::tests::tool;
-    use crate::tools::FoundTools;
 
     /// A counted row of `o/a` at `pinned` as of `as_of`, its tools named `names`.
     fn row(pinned: &str, as_of: &str, names: &[&str]) -> Row {
@@ -141,26 +140,13 @@ mod tests {
                 def
             })
             .collect();
-        Row {
-            key: TreeKey {
-                repo: "o/a".into(),
-                pinned: Some(pinned.into()),
-                subfolder: None,
-                as_of: Some(as_of.into()),
-            },
-            server: None,
-            note: None,
-            outcome: Ok(Counted {
-                commit: pinned.into(),
-                commit_source: CommitSource::Pinned,
-                count: TreeCount::default(),
-                sha256: String::new(),
-                tools: Some(FoundTools {
-                    tools,
-                    skipped_files: 0,
-                }),
-            }),
-        }
+        let key = TreeKey {
+            repo: "o/a".into(),
+            pinned: Some(pinned.into()),
+            subfolder: None,
+            as_of: Some(as_of.into()),
+        };
+        counted(key, tools)
     }
 
     #[test]

@@ -319,10 +319,9 @@ pub fn print<W: Write>(mut w: W, table: &Table) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::TreeCount;
-    use crate::table::{CommitSource, Counted, TreeKey};
+    use crate::table::fixtures::counted;
+    use crate::table::TreeKey;
     use crate::tools::hints::tests::tool;
-    use crate::tools::FoundTools;
 
     /// Returns a counted row of `repo` as of `as_of` whose tools are `names`, each
     /// with no hint but the first, declared read-only.
@@ -340,26 +339,13 @@ mod tests {
                 def
             })
             .collect();
-        Row {
-            key: TreeKey {
-                repo: repo.into(),
-                pinned: Some("abcd".into()),
-                subfolder: None,
-                as_of: as_of.map(str::to_string),
-            },
-            server: None,
-            note: None,
-            outcome: Ok(Counted {
-                commit: "abcd".into(),
-                commit_source: CommitSource::Pinned,
-                count: TreeCount::default(),
-                sha256: String::new(),
-                tools: Some(FoundTools {
-                    tools,
-                    skipped_files: 0,
-                }),
-            }),
-        }
+        let key = TreeKey {
+            repo: repo.into(),
+            pinned: Some("abcd".into()),
+            subfolder: None,
+            as_of: as_of.map(str::to_string),
+        };
+        counted(key, tools)
     }
 
     #[test]

@@ -982,6 +982,31 @@ pub fn by_extension(count: &TreeCount) -> std::io::Result<Vec<ExtensionCount>> {
     Ok(groups.into_values().collect())
 }
 
+/// Rows for the tests of the tables' readers and writers.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+
+    /// A row counted at its key's pin, no file counted, the finder giving `tools`.
+    pub(crate) fn counted(key: TreeKey, tools: Vec<ToolDef>) -> Row {
+        Row {
+            outcome: Ok(Counted {
+                commit: key.pinned.clone().unwrap_or_default(),
+                commit_source: CommitSource::Pinned,
+                count: TreeCount::default(),
+                sha256: String::new(),
+                tools: Some(FoundTools {
+                    tools,
+                    skipped_files: 0,
+                }),
+            }),
+            key,
+            server: None,
+            note: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,9 +66,10 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
             typed_list(node, src, out);
             declarator(node, src, out, &tops, &mut top, &mut nested)
         }
-        "method_definition" | "function_expression" | "arrow_function" | "public_field_definition" => {
-            typed_list(node, src, out)
-        }
+        "method_definition"
+        | "function_expression"
+        | "arrow_function"
+        | "public_field_definition" => typed_list(node, src, out),
         "assignment_expression" => commonjs_export(node, src, &mut top),
         "import_statement" => import(node, src, out),
         "export_statement" => reexport(node, src, out),
