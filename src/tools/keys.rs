@@ -89,6 +89,18 @@ pub(super) fn tool_type(written: &[u8]) -> Option<ToolType> {
     });
     let is_list = element.is_some();
     let element = element.unwrap_or(inner);
+    // A project's own type may take type arguments (`ToolDefinition<typeof In, typeof
+    // Out>`, as cyanheads' template declares each tool); the SDK's `Tool` takes none.
+    let element = match element.iter().position(|&b| b == b'<') {
+        Some(open) if element.ends_with(b">") => {
+            let base = &element[..open];
+            match base.rsplit(|&b| b == b'.').next() {
+                Some(b"Tool") => return None,
+                _ => base,
+            }
+        }
+        _ => element,
+    };
     if element.is_empty()
         || !element
             .iter()
@@ -149,11 +161,20 @@ mod tests {
         assert_eq!(t("Promise<McpTool>"), Some((false, true)));
         assert_eq!(t("readonly Tool[]"), Some((true, false)));
         assert_eq!(t(": readonly NeonToolDefinition[]"), Some((true, true)));
+        // A project's own type with type arguments; the SDK's `Tool` takes none.
+        assert_eq!(
+            t(": ToolDefinition<\n  typeof InputSchema,\n  typeof OutputSchema\n>"),
+            Some((false, true))
+        );
+        assert_eq!(t("Array<McpTool<A>>"), Some((true, true)));
         for none in [
             ": string[]",
             ": Tools | undefined",
             ": Record<string, Tool>",
             ": Array<Tool",
+            ": Tool<any, any>[]",
+            ": types.Tool<X>",
+            ": Map<string, ToolDefinition>",
             "",
         ] {
             assert_eq!(t(none), None, "{none}");

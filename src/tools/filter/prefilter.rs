@@ -286,11 +286,13 @@ fn declared_tool_type(bytes: &[u8]) -> bool {
         if head.last() != Some(&b':') && !after_literal {
             return false;
         }
-        // On past the name and the list's and the wrappers' closers.
+        // On past the name, its type arguments (a project's own type, `ToolDefinition<
+        // typeof In, typeof Out>`), and the list's and the wrappers' closers.
         let mut end = at;
         while end < bytes.len() && part(bytes[end]) {
             end += 1;
         }
+        end = type_arguments_end(bytes, end).unwrap_or(end);
         while end < bytes.len()
             && (matches!(bytes[end], b'[' | b']' | b'>') || bytes[end].is_ascii_whitespace())
         {
@@ -301,6 +303,32 @@ fn declared_tool_type(bytes: &[u8]) -> bool {
         }
         keys::tool_type(&bytes[head.len()..end]).is_some_and(|t| !t.is_own || spells_input)
     })
+}
+
+/// Returns where the type arguments opening at `at` end (past their `>`), balanced,
+/// an arrow's `=>` inside stepped over, within 512 bytes; `None` when no `<` opens
+/// there or they do not close.
+fn type_arguments_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&b'<') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = at;
+    while i < bytes.len().min(at + 512) {
+        match bytes[i] {
+            b'=' if bytes.get(i + 1) == Some(&b'>') => i += 1,
+            b'<' => depth += 1,
+            b'>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Returns true when `head`, the text before a type's name, types an array or object
@@ -849,6 +877,8 @@ mod tests {
             "const all = [\n  { name: 'a' },\n] as Tool[];",
             "const one = { name: 'a' } satisfies types.Tool;",
             "const all = [{ inputSchema: s }] as const satisfies readonly McpTool[];",
+            "export const t: ToolDefinition<\n  typeof In,\n  typeof Out\n> = { inputSchema };",
+            "const ts: Array<McpTool<(a: A) => B>> = [{ inputSchema }];",
         ] {
             assert!(anchored(Lang::TypeScript, text.as_bytes()), "{text}");
         }
@@ -860,6 +890,8 @@ mod tests {
             "let t: Tool; type L = Tool[];",
             "const ts = result.tools as Tool[]; const u = (await f()) as Tool;",
             "const k = [] asTool[];",
+            "const m: Map<string, ToolDefinition> = new Map(); // inputSchema",
+            "const t: Tool<any, any>[] = []; // inputSchema",
         ] {
             assert!(!anchored(Lang::TypeScript, text.as_bytes()), "{text}");
         }

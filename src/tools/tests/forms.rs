@@ -542,6 +542,53 @@ export class ArgoCronListTool implements ArgoBaseTool {
     );
 }
 
+/// A project's own tool type with type arguments, each tool a constant named by a
+/// constant of its file, as cyanheads' template writes them (`export const getStudyTool:
+/// ToolDefinition<typeof In, typeof Out> = { name: TOOL_NAME, ... }`), registered
+/// through dependency injection: each constant is one tool, with its annotations. A
+/// function's one name is its parameter's, no tool.
+#[test]
+fn a_generic_own_tool_type_named_by_a_constant_gives_its_tools() {
+    let tool = br#"import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations, ToolDefinition } from '@/mcp-server/tools/utils/toolDefinition.js';
+
+const TOOL_NAME = 'clinicaltrials_get_study';
+const TOOL_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+
+export const getStudyTool: ToolDefinition<
+  typeof InputSchema,
+  typeof OutputSchema
+> = {
+  name: TOOL_NAME,
+  description: 'Fetches one study.',
+  inputSchema: InputSchema,
+  annotations: TOOL_ANNOTATIONS,
+  logic,
+};
+
+export const fromConfig: ToolDefinition<typeof InputSchema> = {
+  name: config.name,
+  inputSchema: InputSchema,
+};
+
+export function makeTool(name: string): ToolDefinition<typeof InputSchema> {
+  return { name, inputSchema: InputSchema };
+}
+"#;
+    let found = find(&[(
+        "src/mcp-server/tools/definitions/get-study.tool.ts",
+        tool.as_slice(),
+    )]);
+    assert_rows(
+        &found,
+        &["src/mcp-server/tools/definitions/get-study.tool.ts:14 clinicaltrials_get_study t-tt"],
+    );
+}
+
 /// A project's own tool type (`ToolDefinition`, whose name holds `Tool`): each
 /// function declared to give one returns the tool's object, as postgres-mcp writes
 /// each of its tools, and a list of them is read element by element. Of such a type

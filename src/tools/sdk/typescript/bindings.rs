@@ -179,7 +179,9 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
     // One a function gives, a class's field, or of a project's own type: a name that
     // is no literal may be a config's that a `tools/list` answer or a registration
     // copies (`name: config.name`), or the class's own (`name: this.name`, a class
-    // the class rule reads as the tool already), no tool alone.
+    // the class rule reads as the tool already), no tool alone. A constant's or a
+    // field's name may still be one name (`name: TOOL_NAME`, a constant of the file,
+    // as cyanheads' template names each tool); a function's may be its parameter.
     let in_a_class = node.kind_name() == "public_field_definition";
     let literal = typed.is_own || in_a_class || (!typed.is_list && is_function);
     for element in elements.into_iter().filter(|e| e.kind_name() == "object") {
@@ -187,6 +189,7 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
         let tool = matches!(&read, Val::Obj { props, .. }
             if match field(props, keys::NAME) {
                 Some(Val::Str(_)) => true,
+                Some(Val::Ref(path)) if path.len() == 1 && !is_function => true,
                 Some(_) => !literal,
                 None => false,
             } && (!typed.is_own || field(props, "inputSchema").is_some()));
