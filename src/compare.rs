@@ -146,11 +146,11 @@ pub fn run(args: &CompareArgs) -> Result<ExitStatus> {
     match tools {
         [Some(x), Some(y)] => {
             // A dated census table has a dated tools table beside it.
-            let read = |path: &Path, sheet: &Sheet| -> Result<table::ToolsByTree> {
+            let read = |path: &Path, sheet: &Sheet| -> Result<table::tools::ToolsByTree> {
                 let name = sanitize(path.display().to_string());
                 let file = std::fs::File::open(path)
                     .map_err(|e| UsageError(format!("reading '{name}': {e}")))?;
-                table::read_tools(file, &name, sheet.column("as_of").is_some())
+                table::tools::read_tools(file, &name, sheet.column("as_of").is_some())
                     .map_err(|e| UsageError(format!("{e:#}")).into())
             };
             let t = compare_tools(&read(&x, &a)?, &read(&y, &b)?, &mut out)?;
@@ -286,7 +286,7 @@ type ToolKey = (
     Option<String>,
 );
 
-fn tool_keys(tools: &table::ToolsByTree) -> BTreeMap<ToolKey, &ToolDef> {
+fn tool_keys(tools: &table::tools::ToolsByTree) -> BTreeMap<ToolKey, &ToolDef> {
     let mut keys = BTreeMap::new();
     for (tree, defs) in tools {
         for def in defs {
@@ -308,8 +308,8 @@ fn tool_keys(tools: &table::ToolsByTree) -> BTreeMap<ToolKey, &ToolDef> {
 /// Compares two tools tables definition by definition, printing each difference
 /// and a summary line; every hint cell that agrees counts as a cell that agrees.
 fn compare_tools(
-    a: &table::ToolsByTree,
-    b: &table::ToolsByTree,
+    a: &table::tools::ToolsByTree,
+    b: &table::tools::ToolsByTree,
     out: &mut dyn Write,
 ) -> Result<ToolTally> {
     let (a, b) = (tool_keys(a), tool_keys(b));
@@ -339,7 +339,10 @@ fn compare_tools(
             continue;
         };
         for (i, hint) in Hint::ALL.iter().enumerate() {
-            let (p, q) = (table::hint_cell(x.hints[i]), table::hint_cell(y.hints[i]));
+            let (p, q) = (
+                table::tools::hint_cell(x.hints[i]),
+                table::tools::hint_cell(y.hints[i]),
+            );
             if p == q {
                 tally.agree += 1;
             } else {

@@ -279,7 +279,7 @@ impl Journal {
         let files = table::files_records(row, self.is_dated)
             .map(|record| Ok(record?.into_iter().map(Cell::of).collect()))
             .collect::<Result<Vec<Vec<Cell>>>>()?;
-        let tools = table::tools_records(row, self.is_dated)
+        let tools = table::tools::tools_records(row, self.is_dated)
             .into_iter()
             .map(|record| record.into_iter().map(Cell::of).collect())
             .collect();
@@ -329,18 +329,18 @@ impl Journal {
                 .tools
                 .iter()
                 .map(|r| r.iter().map(Cell::as_bytes).collect()),
-            table::tools_header(self.is_dated),
+            table::tools::tools_header(self.is_dated),
         )?;
-        let mut tools = table::read_tools(&tools[..], "the row's tools", self.is_dated)?;
+        let mut tools = table::tools::read_tools(&tools[..], "the row's tools", self.is_dated)?;
         if row.outcome.is_err() {
             anyhow::bail!("a failed row");
         }
-        match table::join_row(&mut row, tool_counts, &mut files, &mut tools) {
+        match table::tools::join_row(&mut row, tool_counts, &mut files, &mut tools) {
             Ok(()) => {}
-            Err(table::JoinError::ToolCountsDisagree { .. }) => {
+            Err(table::tools::JoinError::ToolCountsDisagree { .. }) => {
                 anyhow::bail!("its tool count disagrees with its tools")
             }
-            Err(table::JoinError::ToolsWithoutCount) => {
+            Err(table::tools::JoinError::ToolsWithoutCount) => {
                 anyhow::bail!("tools without a tool count")
             }
         }

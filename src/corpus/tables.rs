@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::file::Corpus;
-use crate::table::{self, JoinError, Row, Table, TreeKey};
+use crate::table::tools::JoinError;
+use crate::table::{self, Row, Table, TreeKey};
 
 /// Returns the table of the whole corpus from shard tables; fails unless every tree
 /// is found exactly once and every table has the corpus's columns and one date.
@@ -33,7 +34,7 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
         let tools_path = beside(path, "tools")?;
         let tools_name = tools_path.display().to_string();
         let file = File::open(&tools_path).with_context(|| format!("reading '{tools_name}'"))?;
-        let mut tools = table::read_tools(file, &tools_name, corpus.is_dated())?;
+        let mut tools = table::tools::read_tools(file, &tools_name, corpus.is_dated())?;
         let rows = read.rows.into_iter().zip(read.dates).zip(read.tool_counts);
         for (((line, mut row), row_date), tool_counts) in rows {
             let at = || format!("'{name}' line {line}");
@@ -56,7 +57,7 @@ pub fn merge(corpus: &Corpus, tables: &[PathBuf]) -> Result<Table> {
             }
             row.note = corpus.trees[i].note.clone();
             row.server = corpus.trees[i].name.clone();
-            match table::join_row(&mut row, tool_counts, &mut files, &mut tools) {
+            match table::tools::join_row(&mut row, tool_counts, &mut files, &mut tools) {
                 Ok(()) => {}
                 Err(JoinError::ToolCountsDisagree { said, listed }) => bail!(
                     "{}: '{label}' says {} tools, {} annotated, but '{tools_name}' lists {} \

@@ -52,17 +52,17 @@ pub fn write_files_csv<W: Write>(out: W, table: &Table) -> Result<()> {
 /// path's bytes and the line, as the files table orders its files. In a dated table
 /// a commit that stands at several dates with the same definitions lists them once,
 /// at its first date's place, its `as_of` naming every date, space-separated
-/// (`table::read_tools` reads them back date by date).
+/// (`table::tools::read_tools` reads them back date by date).
 pub fn write_tools_csv<W: Write>(out: W, table: &Table) -> Result<()> {
     let mut w = writer(out);
     let is_dated = table.is_dated();
-    w.write_record(table::tools_header(is_dated))?;
+    w.write_record(table::tools::tools_header(is_dated))?;
     let records: Vec<Vec<Vec<Vec<u8>>>> = table
         .rows
         .iter()
-        .map(|row| table::tools_records(row, is_dated))
+        .map(|row| table::tools::tools_records(row, is_dated))
         .collect();
-    let as_of = table::tools_header(true)
+    let as_of = table::tools::tools_header(true)
         .iter()
         .position(|c| c == table::AS_OF)
         .filter(|_| is_dated);
@@ -183,7 +183,7 @@ mod tests {
             ],
             "{text}"
         );
-        let read = table::read_tools(&out[..], "tools.csv", true).unwrap();
+        let read = table::tools::read_tools(&out[..], "tools.csv", true).unwrap();
         for row in &table.rows {
             let written = row.outcome.as_ref().unwrap().tools.as_ref().unwrap();
             let names = |defs: &[crate::tools::ToolDef]| -> Vec<Option<String>> {

@@ -9,7 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::table::{Table, ToolsByTree, TreeKey};
+use crate::table::tools::ToolsByTree;
+use crate::table::{Table, TreeKey};
 use crate::tools::ToolDef;
 
 /// Returns true when the row of `key` in `table` is a family member.

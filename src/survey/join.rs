@@ -26,7 +26,8 @@ use crate::infra::out::Out;
 use crate::infra::sanitize::sanitize;
 use crate::probe::hints::{Declared, ToolHints};
 use crate::probe::source::{self, Agreement};
-use crate::table::{self, ToolsByTree, TreeKey};
+use crate::table::tools::ToolsByTree;
+use crate::table::{self, TreeKey};
 use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Role, ToolDef};
 
@@ -134,7 +135,7 @@ impl Census {
         }
         let tools_name = tools.display().to_string();
         let file = File::open(tools).with_context(|| format!("reading '{tools_name}'"))?;
-        let mut tools = table::read_tools(file, &tools_name, as_of.is_some())?;
+        let mut tools = table::tools::read_tools(file, &tools_name, as_of.is_some())?;
         super::family::attribute(&mut tools, &members);
         Ok(Census {
             name: census

@@ -23,11 +23,8 @@ use crate::tools::hints::Hint;
 use crate::tools::{DefKind, Family, FoundTools, HintState, NameClass, Role, ToolDef};
 
 pub mod header;
-mod tools;
-pub use tools::{
-    hint_cell, join_row, read_tools, tools_header, tools_records, JoinError, ToolsByTree,
-};
 mod package;
+pub mod tools;
 
 pub use package::{package_cells, Shipped, PACKAGE_COLUMNS};
 
@@ -481,7 +478,7 @@ pub struct ReadTable {
     pub dates: Vec<String>,
     /// The `tools` and `tools_annotated` cells of each row, in the same order; `None`
     /// when empty (an error row, or the finder off). The rows' definitions are in the
-    /// tools table (see [`read_tools`]), and these check it.
+    /// tools table (see [`tools::read_tools`]), and these check it.
     pub tool_counts: Vec<Option<[u64; 4]>>,
 }
 
@@ -792,6 +789,7 @@ pub(crate) mod fixtures {
 
 #[cfg(test)]
 mod tests {
+    use super::tools::*;
     use super::*;
 
     #[test]

@@ -11,8 +11,8 @@ use super::super::keys;
 use super::lexed::{mark_binding, Candidate, Forms, Lexed};
 use super::scan::{block_comment_end, is_ident, string_end};
 
-mod jsx;
-use jsx::{jsx_opens, jsx_step, Jsx};
+mod types;
+use types::{return_type_body, type_declaration_body, type_parameters_end};
 
 /// What came before, as far as telling a regular expression from a division and
 /// a callback's body from a block needs it.
@@ -628,102 +628,123 @@ impl TypeScriptLexer<'_> {
     }
 }
 
-/// Returns where the body of a declaration of types opens, `from` being just past
-/// its `interface` or `type`: `interface I<T> extends A<B>, C.D {` or
-/// `type T<U> = {`, the name on the keyword's line. Type parameters are read as
-/// balanced `<>` (an arrow's `=>` inside stepped over, quotes as strings), an
-/// interface's heritage as names, `.`, `,` and balanced `<>`; anything else is no
-/// declaration this reads.
-fn type_declaration_body(bytes: &[u8], from: usize, alias: bool) -> Option<usize> {
-    let end = bytes.len().min(from + 512);
-    let mut i = from;
-    while i < end && matches!(bytes[i], b' ' | b'\t') {
-        i += 1;
-    }
-    let name = i;
-    while i < end && is_ident(bytes[i]) {
-        i += 1;
-    }
-    if i == name {
-        return None;
-    }
-    let mut angle = 0usize;
-    let mut heritage = false;
-    while i < end {
-        match bytes[i] {
-            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-            b'<' => {
-                angle += 1;
-                i += 1;
-            }
-            b'=' if angle > 0 && bytes.get(i + 1) == Some(&b'>') => i += 2,
-            b'>' => {
-                angle = angle.checked_sub(1)?;
-                i += 1;
-            }
-            b'\'' | b'"' if angle > 0 => i = string_end(bytes, i)?,
-            b'{' if angle == 0 => return (!alias || heritage).then_some(i),
-            b'=' if angle == 0 && alias && !heritage => {
-                heritage = true;
-                i += 1;
-            }
-            b'.' | b',' if angle == 0 && !alias => i += 1,
-            b if is_ident(b) && angle == 0 && !alias => {
-                while i < end && is_ident(bytes[i]) {
-                    i += 1;
-                }
-            }
-            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b':' | b'.' | b',' | b'|' | b'&'
-            | b'?' | b'='
-                if angle > 0 =>
-            {
-                i += 1
-            }
-            b if is_ident(b) && angle > 0 => i += 1,
-            _ => return None,
-        }
-    }
-    None
+/// Where a JSX element is being read: how many elements are open, and whether the
+/// reader is inside a tag (its attributes) rather than among the children.
+#[derive(Clone, Copy)]
+struct Jsx {
+    depth: usize,
+    in_tag: bool,
 }
 
-/// Returns where a function's body opens after a return type, `from` being just
-/// past its parameters' `)`: `): Promise<Result> {`, `): string | undefined {`. A
-/// type is read as names, `.`, `|`, `&`, `,`, `[]`, balanced `<>` and quoted
-/// literals; anything else (an object type, a function type, `||`, `?`) is no return
-/// type this reads, and the body is then not left out.
-fn return_type_body(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut i = from + bytes.get(from..)?.len() - bytes[from..].trim_ascii_start().len();
-    if bytes.get(i) != Some(&b':') {
-        return None;
+/// Returns true when the `<` at `at`, where an expression starts, opens a JSX
+/// element: a fragment (`<>`) or a tag name not followed by `,` or `extends` (a
+/// generic arrow function's type parameters, `<T,>(x) => x`).
+fn jsx_opens(bytes: &[u8], at: usize) -> bool {
+    let rest = &bytes[at + 1..];
+    match rest.first() {
+        Some(b'>') => true,
+        Some(&b) if is_ident(b) => {
+            let name = rest
+                .iter()
+                .take_while(|&&b| is_ident(b) || matches!(b, b'.' | b':' | b'-'))
+                .count();
+            let after = rest[name..].trim_ascii_start();
+            !(after.starts_with(b",")
+                || after.starts_with(b"extends") && !after.get(7).is_some_and(|&b| is_ident(b)))
+        }
+        _ => false,
     }
-    i += 1;
-    let mut angle = 0usize;
-    let mut words = 0;
-    let end = bytes.len().min(i + 512);
-    while i < end {
-        match bytes[i] {
-            b' ' | b'\t' | b'\n' | b'\r' | b'.' | b',' | b'[' | b']' => i += 1,
-            b'|' | b'&' if bytes.get(i + 1) != Some(&bytes[i]) => i += 1,
-            b'<' => {
-                angle += 1;
-                i += 1;
-            }
-            b'>' => {
-                angle = angle.checked_sub(1)?;
-                i += 1;
-            }
-            b'\'' | b'"' => {
-                i = string_end(bytes, i)?;
-                words += 1;
-            }
-            b'{' => return (angle == 0 && words > 0).then_some(i),
-            b if is_ident(b) => {
-                while i < end && is_ident(bytes[i]) {
-                    i += 1;
+}
+
+/// Reads JSX from `i` in `state` up to the end of its outermost element (returning
+/// the index past it) or up to a `{` hole (pushing a frame for it and the element's
+/// state, and returning the index past the `{`). Text and attribute strings are
+/// quiet. `None` for what this reader does not follow.
+fn jsx_step(
+    bytes: &[u8],
+    mut i: usize,
+    mut state: Jsx,
+    stack: &mut Vec<Frame>,
+    elements: &mut Vec<Jsx>,
+    quiet: &mut Vec<Range<usize>>,
+) -> Option<usize> {
+    let n = bytes.len();
+    let hole = |i: usize, state: Jsx, stack: &mut Vec<Frame>, elements: &mut Vec<Jsx>| {
+        stack.push(Frame::hole(
+            Open::JsxHole,
+            i,
+            stack.last().is_some_and(|f| f.kept),
+        ));
+        elements.push(state);
+        i + 1
+    };
+    while i < n {
+        if state.in_tag {
+            match bytes[i] {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'/' if bytes.get(i + 1) == Some(&b'>') => {
+                    i += 2;
+                    state.in_tag = false;
+                    state.depth -= 1;
+                    if state.depth == 0 {
+                        return Some(i);
+                    }
                 }
-                words += 1;
+                b'>' => {
+                    i += 1;
+                    state.in_tag = false;
+                }
+                // Comments between attributes.
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    let end = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
+                    quiet.push(i..end);
+                    i = end;
+                }
+                b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                    let end = block_comment_end(bytes, i, false)?;
+                    quiet.push(i..end);
+                    i = end;
+                }
+                q @ (b'"' | b'\'') => {
+                    let end = i + 1 + memchr::memchr(q, &bytes[i + 1..])? + 1;
+                    quiet.push(i..end);
+                    i = end;
+                }
+                b'{' => return Some(hole(i, state, stack, elements)),
+                b'=' | b'.' | b':' | b'-' => i += 1,
+                b if is_ident(b) => i += 1,
+                _ => return None,
             }
-            _ => return None,
+            continue;
+        }
+        // Children: text up to a tag or a hole.
+        let next = i + memchr::memchr2(b'<', b'{', &bytes[i..])?;
+        if next > i {
+            quiet.push(i..next);
+        }
+        i = next;
+        if bytes[i] == b'{' {
+            return Some(hole(i, state, stack, elements));
+        }
+        if bytes.get(i + 1) == Some(&b'/') {
+            // A closing tag, `</name>` or `</>`.
+            let close = i + memchr::memchr(b'>', &bytes[i..])?;
+            let name = &bytes[i + 2..close];
+            if !name
+                .iter()
+                .all(|&b| is_ident(b) || b.is_ascii_whitespace() || matches!(b, b'.' | b':' | b'-'))
+            {
+                return None;
+            }
+            i = close + 1;
+            state.depth -= 1;
+            if state.depth == 0 {
+                return Some(i);
+            }
+        } else {
+            i += 1;
+            state.depth += 1;
+            state.in_tag = true;
         }
     }
     None
@@ -776,31 +797,6 @@ fn regex_end(bytes: &[u8], at: usize) -> Option<usize> {
                 return Some(i);
             }
             _ => i += 1,
-        }
-    }
-    None
-}
-
-/// Returns where a declaration's type parameters that open at `at` (`<T extends
-/// Def>`) end, when a `(` follows them: brackets `<>` nested, an arrow's `=>` not
-/// closing one, and `None` at anything a list of type parameters does not hold
-/// (a parenthesis, a brace, a string, a line of more than 512 bytes).
-fn type_parameters_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, &b) in bytes.iter().enumerate().skip(at).take(512) {
-        match b {
-            b'<' => depth += 1,
-            b'>' if i > 0 && bytes[i - 1] == b'=' => {}
-            b'>' => {
-                depth -= 1;
-                if depth == 0 {
-                    let rest = &bytes[i + 1..];
-                    let next = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-                    return (rest[next] == b'(').then_some(i + 1 + next);
-                }
-            }
-            b'(' | b')' | b'{' | b'}' | b';' | b'"' | b'\'' | b'`' | b'/' => return None,
-            _ => {}
         }
     }
     None
