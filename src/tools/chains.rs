@@ -395,8 +395,13 @@ pub(super) fn mcp_files(
             .filter(|&i| !files[i].sites.is_empty())
             .collect()
     };
-    // The two differ only when some file reached has an unsure import.
-    let waits = registering(&sure) != registering(&counted(true));
+    // The two differ only when a file the walks reached has an unsure import: each
+    // such file's reach is drawn by now.
+    let waits = reach
+        .iter()
+        .filter_map(OnceCell::get)
+        .any(|r| !r.unsure.is_empty())
+        && registering(&sure) != registering(&counted(true));
     let waiting = match waits {
         true => (0..files.len())
             .flat_map(|i| reach_of(i).unsure.iter().map(|(_, p)| p.clone()))

@@ -15,7 +15,7 @@ use memchr::{memchr2_iter, memmem};
 use super::hints::Hint;
 use super::keys;
 use super::lang::Lang;
-use super::lex::Forms;
+use super::lex::{angle_close, Forms};
 use super::packages::is_relative;
 use super::value::{python_relative, Spec};
 
@@ -292,7 +292,7 @@ fn declared_tool_type(bytes: &[u8]) -> bool {
         while end < bytes.len() && part(bytes[end]) {
             end += 1;
         }
-        end = type_arguments_end(bytes, end).unwrap_or(end);
+        end = angle_close(bytes, end, b"").map_or(end, |close| close + 1);
         while end < bytes.len()
             && (matches!(bytes[end], b'[' | b']' | b'>') || bytes[end].is_ascii_whitespace())
         {
@@ -303,32 +303,6 @@ fn declared_tool_type(bytes: &[u8]) -> bool {
         }
         keys::tool_type(&bytes[head.len()..end]).is_some_and(|t| !t.is_own || spells_input)
     })
-}
-
-/// Returns where the type arguments opening at `at` end (past their `>`), balanced,
-/// an arrow's `=>` inside stepped over, within 512 bytes; `None` when no `<` opens
-/// there or they do not close.
-fn type_arguments_end(bytes: &[u8], at: usize) -> Option<usize> {
-    if bytes.get(at) != Some(&b'<') {
-        return None;
-    }
-    let mut depth = 0usize;
-    let mut i = at;
-    while i < bytes.len().min(at + 512) {
-        match bytes[i] {
-            b'=' if bytes.get(i + 1) == Some(&b'>') => i += 1,
-            b'<' => depth += 1,
-            b'>' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Returns true when `head`, the text before a type's name, types an array or object

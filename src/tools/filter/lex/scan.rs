@@ -50,3 +50,28 @@ pub(super) fn quoted_end(bytes: &[u8], at: usize, lines: bool) -> Option<usize> 
     }
     None
 }
+
+/// Returns the index of the `>` closing the angle brackets that open at `at` (a `<`):
+/// brackets nested, an arrow's `=>` closing none, within 512 bytes; `None` when they
+/// do not close there, or at one of `stops` first.
+pub(in crate::tools) fn angle_close(bytes: &[u8], at: usize, stops: &[u8]) -> Option<usize> {
+    if bytes.get(at) != Some(&b'<') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(at).take(512) {
+        match b {
+            b'<' => depth += 1,
+            b'>' if bytes[i - 1] == b'=' => {}
+            b'>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ if stops.contains(&b) => return None,
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,7 +1,7 @@
 //! Where TypeScript's type syntax ends, as the lexer steps over it: a declaration
 //! of types, a function's return type, a declared function's type parameters.
 
-use super::super::scan::{is_ident, string_end};
+use super::super::scan::{angle_close, is_ident, string_end};
 
 /// Returns where the body of a declaration of types opens, `from` being just past
 /// its `interface` or `type`: `interface I<T> extends A<B>, C.D {` or
@@ -109,22 +109,8 @@ pub(super) fn return_type_body(bytes: &[u8], from: usize) -> Option<usize> {
 /// closing one, and `None` at anything a list of type parameters does not hold
 /// (a parenthesis, a brace, a string, a line of more than 512 bytes).
 pub(super) fn type_parameters_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, &b) in bytes.iter().enumerate().skip(at).take(512) {
-        match b {
-            b'<' => depth += 1,
-            b'>' if i > 0 && bytes[i - 1] == b'=' => {}
-            b'>' => {
-                depth -= 1;
-                if depth == 0 {
-                    let rest = &bytes[i + 1..];
-                    let next = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-                    return (rest[next] == b'(').then_some(i + 1 + next);
-                }
-            }
-            b'(' | b')' | b'{' | b'}' | b';' | b'"' | b'\'' | b'`' | b'/' => return None,
-            _ => {}
-        }
-    }
-    None
+    let close = angle_close(bytes, at, b"(){};\"'`/")?;
+    let rest = &bytes[close + 1..];
+    let next = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+    (rest[next] == b'(').then_some(close + 1 + next)
 }
