@@ -818,9 +818,10 @@ mod tests {
         for text in [
             "export const t = { name: 'x', description: 'd', inputSchema: {} };",
             "const t: T = {\n  // the tool\n  \"name\": 'x', description: d, inputSchema: s };",
-            "const tools = { list_projects: tool({ description: 'd', execute }) };",
-            "const tools = { 'list-projects': tool( {\n description }, ) };",
-            "export default { read: defineTool({ description: `d` }) }",
+            "const tools = { list_projects: tool({ description: 'd', annotations, execute }) };",
+            "const tools = { 'list-projects': tool( {\n description, ...base }, ) };",
+            "export default { read: defineTool({ description: `d`, inputSchema: s, run() {} }) }",
+            "const t = { a: p({ \"annotations\": { readOnlyHint: true } }) };",
             // The lexer cannot follow the file: the text's spellings stand.
             "const t = { name: 'x', description: 'd', inputSchema: s }; }",
         ] {
@@ -835,6 +836,11 @@ mod tests {
             "useMutation({ mutationFn: async ({ id }) => f(id) });",
             "const v = c ? a : f({ y });",
             "const o = { k: f(x, { y }) };",
+            // An object the recogniser would not read as a tool: no annotations, and
+            // a schema without a handler or none (a bundle's `style: css({...})`).
+            "const o = { k: f({ description: 'd', execute }) };",
+            "const o = { k: f({ inputSchema: s, other: { annotations, execute } }) };",
+            "const styles = { root: css({ color: 'red', fontSize: 12 }) };",
         ] {
             assert!(!anchored(Lang::TypeScript, text.as_bytes()), "{text}");
         }

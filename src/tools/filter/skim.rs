@@ -82,7 +82,9 @@ pub(in crate::tools) fn bodies_of(
 /// recogniser reads. A comment's line ends stay, since a comment holding one reads
 /// as a line end (Go's semicolons, JavaScript's automatic ones); a comment on one
 /// line is left out when white space stands on one side of it, so that the tokens
-/// around it do not run together (`a/**/b`, `-/**/-`).
+/// around it do not run together (`a/**/b`, `-/**/-`). Two ranges with only white
+/// space between them, a line end among it, are left out as one when a line end
+/// follows the later one (see [`push_joined`]).
 fn with_comments(
     bytes: &[u8],
     bodies: Vec<Range<usize>>,
@@ -93,7 +95,7 @@ fn with_comments(
     let mut next = bodies.into_iter().peekable();
     for c in comments {
         while let Some(b) = next.next_if(|b| b.end <= c.start) {
-            out.push(b);
+            push_joined(bytes, &mut out, b);
         }
         if next.peek().is_some_and(|b| b.start < c.end) {
             // Inside a body left out already.
@@ -103,7 +105,7 @@ fn with_comments(
         if memchr::memchr(b'\n', text).is_none() {
             let before = c.start.checked_sub(1).map(|i| &bytes[i]);
             if space(before) || space(bytes.get(c.end)) {
-                out.push(c.clone());
+                push_joined(bytes, &mut out, c.clone());
             }
             continue;
         }
@@ -116,13 +118,42 @@ fn with_comments(
             let part = from..at;
             let part = part.start..part.start + bytes[part].trim_ascii_end().len();
             if !part.is_empty() {
-                out.push(part);
+                push_joined(bytes, &mut out, part);
             }
             from = at + 1;
         }
     }
-    out.extend(next);
+    for b in next {
+        push_joined(bytes, &mut out, b);
+    }
     out
+}
+
+/// Pushes `r` onto `out` (sorted, disjoint, `r` after the last), or stretches the
+/// last range over it when only white space holding a line end stands between them
+/// and a line end follows `r`, past spaces and tabs (or the file ends): the parse
+/// then reads one line end where it read several, which no grammar tells apart
+/// (a blank line in Python, one automatic semicolon in Go and JavaScript), and
+/// each line of a block comment or a run of line comments is not a range of its
+/// own. tree-sitter's lexer looks for its place among the included ranges from the
+/// first one at every token, so their number weighs on every token after them.
+fn push_joined(bytes: &[u8], out: &mut Vec<Range<usize>>, r: Range<usize>) {
+    if let Some(last) = out.last_mut() {
+        let gap = &bytes[last.end..r.start];
+        let after = &bytes[r.end..];
+        let after = &after[after
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count()..];
+        if gap.iter().all(u8::is_ascii_whitespace)
+            && memchr::memchr2(b'\n', b'\r', gap).is_some()
+            && matches!(after.first(), None | Some(b'\n' | b'\r'))
+        {
+            last.end = r.end;
+            return;
+        }
+    }
+    out.push(r);
 }
 
 /// Returns true when the code before a body (`head`, up to its `{`, an arrow's
@@ -242,18 +273,31 @@ mod tests {
 
     #[test]
     fn comments_are_left_out_but_their_line_ends() {
-        let src = "/** Doc\n * more */\nconst a = 1; // c\nconst b = a /* x */ + 2;\nconst d = a-/**/-b;\n";
+        let src = "/** Doc\n * more */\nconst a = 1; // c\nconst b = a /* x */ + 2;\nconst d = a-/**/-b;\n\
+                   const e = 1 /* one\n two */ + 2; // f\n  // g\n\n// h\nreturn\n";
         let left: Vec<&str> = bodies(Lang::TypeScript, src.as_bytes())
             .into_iter()
             .map(|r| &src[r])
             .collect();
-        assert_eq!(left, ["/** Doc", " * more */", "// c", "/* x */"]);
-        let py = "# head\nx = 1  # tail\ndef f():\n    # inside\n    return 1\n";
+        // A block comment's lines, and a run of line comments, are one range when
+        // a line end follows them; one followed by code keeps its line end apart.
+        assert_eq!(
+            left,
+            [
+                "/** Doc\n * more */",
+                "// c",
+                "/* x */",
+                "/* one",
+                " two */",
+                "// f\n  // g\n\n// h"
+            ]
+        );
+        let py = "# head\nx = 1  # tail\ndef f():\n    # inside\n    # more\n    return 1\n";
         let left: Vec<&str> = bodies(Lang::Python, py.as_bytes())
             .into_iter()
             .map(|r| &py[r])
             .collect();
-        assert_eq!(left, ["# head", "# tail", "# inside"]);
+        assert_eq!(left, ["# head", "# tail", "# inside\n    # more"]);
     }
 
     #[test]

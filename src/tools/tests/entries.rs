@@ -204,3 +204,55 @@ fn a_tool_object_a_helper_gives_back_is_named_by_its_key() {
     );
     assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
 }
+
+/// Each file holds one keyed call, whose object brings what the recogniser needs
+/// its own way: the hints through a spread, a schema beside a handler, annotations
+/// named by a constant; and one whose object is no tool (a style helper of a
+/// bundle). Through `find`, the lexer's confirmation of the form changes no answer.
+#[test]
+fn a_keyed_call_is_read_whichever_way_its_object_brings_its_keys() {
+    let file = |body: &str| format!("import {{ tool }} from '@supabase/mcp-utils';\n{body}\n");
+    let spread = file(
+        "const defs = { a: { annotations: { readOnlyHint: true } } };\n\
+         export const t = { spread_tool: tool({ ...defs.a, execute: run }) };",
+    );
+    let shaped = file(
+        "export const t = {\n  shaped_tool: tool({ description: 'd', parameters: s, execute() {} }),\n};",
+    );
+    let named = file(
+        "const RO = { readOnlyHint: true, openWorldHint: false };\n\
+         export const t = { named_tool: tool({ annotations: RO, execute: run }) };",
+    );
+    let style = "const css = (o) => o;\nexport const styles = { root: css({ color: 'red' }) };\n";
+    let found = find(&[
+        (
+            "packages/mcp-utils/package.json",
+            SUPABASE_UTILS_PACKAGE.as_bytes(),
+        ),
+        (
+            "packages/mcp-utils/src/index.ts",
+            b"export * from './server.js';\n",
+        ),
+        (
+            "packages/mcp-utils/src/server.ts",
+            SUPABASE_UTILS_SERVER.as_bytes(),
+        ),
+        (
+            "packages/server/package.json",
+            br#"{"name": "server", "dependencies": {"@supabase/mcp-utils": "workspace:^"}}"#,
+        ),
+        ("packages/server/src/spread.ts", spread.as_bytes()),
+        ("packages/server/src/shaped.ts", shaped.as_bytes()),
+        ("packages/server/src/named.ts", named.as_bytes()),
+        ("packages/server/src/style.js", style.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "packages/mcp-utils/src/server.ts:12 <dynamic> uuuu [dynamic]",
+            "packages/server/src/named.ts:3 named_tool t--f",
+            "packages/server/src/shaped.ts:3 shaped_tool ----",
+            "packages/server/src/spread.ts:3 spread_tool t---",
+        ],
+    );
+}

@@ -45,7 +45,10 @@ pub(in crate::tools) struct Forms {
     pub(in crate::tools) constant: bool,
     /// An object's key, a `:`, a name and `(` with an object literal first inside
     /// (`list_projects: tool({`), and no arrow function's parameters after all
-    /// (`mutationFn: async ({ id }) =>`): the keyed call's form.
+    /// (`mutationFn: async ({ id }) =>`): the keyed call's form. The object holds
+    /// what the recogniser needs of it: an `annotations` key, or a schema key
+    /// beside a handler key, or a spread that may bring them (`style: css({ color
+    /// })`, a bundle's thousand such calls, is none).
     pub(in crate::tools) keyed: bool,
 }
 

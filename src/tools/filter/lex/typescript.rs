@@ -66,9 +66,11 @@ struct Frame {
     /// A brace given by a `=` outside every bracket (see [`Forms::constant`]).
     assigned: bool,
     /// A `(` after `key: name` (see [`Forms::keyed`]), and whether an object
-    /// literal opened first inside it.
+    /// literal first inside it has the keys the recogniser needs of it.
     keyed_call: bool,
     keyed_object: bool,
+    /// A brace opening the object literal first inside a keyed call's parentheses.
+    keyed_first: bool,
 }
 
 impl Frame {
@@ -88,6 +90,7 @@ impl Frame {
             assigned: false,
             keyed_call: false,
             keyed_object: false,
+            keyed_first: false,
         }
     }
 }
@@ -102,6 +105,10 @@ const KEY_SCHEMA: u8 = 4;
 const KEY_HANDLER: u8 = 8;
 /// A hint key (`readOnlyHint`), in an `annotations` object.
 const KEY_HINT: u8 = 16;
+/// An `annotations` key, whatever its value.
+const KEY_ANNOTATIONS: u8 = 32;
+/// A spread (`...base`), which may bring any key.
+const KEY_SPREAD: u8 = 64;
 
 /// Returns the flag of a key the tool-shaped form reads, 0 for any other; a key
 /// with an escape may be any of them.
@@ -111,7 +118,10 @@ fn key_flag(key: &[u8]) -> u8 {
         _ if keys::is_one_of(key, &keys::SCHEMA) => KEY_SCHEMA,
         _ if keys::is_one_of(key, &keys::HANDLER) => KEY_HANDLER,
         _ if keys::is_hint(key) => KEY_HINT,
-        _ if key.contains(&b'\\') => KEY_NAME | KEY_SCHEMA | KEY_HANDLER | KEY_HINT,
+        _ if key == keys::ANNOTATIONS.as_bytes() => KEY_ANNOTATIONS,
+        _ if key.contains(&b'\\') => {
+            KEY_NAME | KEY_SCHEMA | KEY_HANDLER | KEY_HINT | KEY_ANNOTATIONS
+        }
         _ => 0,
     }
 }
@@ -394,6 +404,11 @@ impl TypeScriptLexer<'_> {
             }
             _ if is_ident(b) => self.word(keyed),
             _ => {
+                if b == b'.' && bytes[i..].starts_with(b"...") {
+                    if let Some(top) = self.stack.last_mut().filter(|f| f.open == Open::Brace) {
+                        top.keys |= KEY_SPREAD;
+                    }
+                }
                 if b == b':' {
                     self.annotations = self.annotations.after_colon();
                     self.schema = self.schema.after_colon();
@@ -456,12 +471,11 @@ impl TypeScriptLexer<'_> {
     fn open(&mut self, b: u8, assigned: bool, keyed: Keyed) {
         let i = self.i;
         // An object literal first inside a keyed call's parentheses.
-        if b == b'{' {
-            let bytes = self.bytes;
-            if let Some(call) = self.stack.last_mut().filter(|f| f.keyed_call) {
-                call.keyed_object |= bytes.len() - past_comments(&bytes[call.at + 1..]).len() == i;
-            }
-        }
+        let bytes = self.bytes;
+        let keyed_first = b == b'{'
+            && self.stack.last().is_some_and(|call| {
+                call.keyed_call && bytes.len() - past_comments(&bytes[call.at + 1..]).len() == i
+            });
         let kept = self.stack.last().is_some_and(|f| f.kept);
         let body = b == b'{'
             && (matches!(self.prev, Prev::Arrow | Prev::CloseParen) || self.typed_body == Some(i));
@@ -493,6 +507,7 @@ impl TypeScriptLexer<'_> {
             assigned: b == b'{' && assigned && self.stack.is_empty(),
             keyed_call: b == b'(' && keyed == Keyed::Callee,
             keyed_object: false,
+            keyed_first,
         });
         self.function_pending = false;
         self.annotations = KeyValue::None;
@@ -548,6 +563,17 @@ impl TypeScriptLexer<'_> {
                 if frame.annotations && k & KEY_HINT != 0 {
                     if let Some(parent) = self.stack.last_mut() {
                         parent.keys |= KEY_HINTED;
+                    }
+                }
+                // What the recogniser needs of a keyed call's object (see
+                // `keyed`): a hint in its `annotations`, or a schema beside a
+                // handler, any of them maybe brought by a spread.
+                if frame.keyed_first
+                    && (k & (KEY_ANNOTATIONS | KEY_SPREAD) != 0
+                        || k & KEY_SCHEMA != 0 && k & KEY_HANDLER != 0)
+                {
+                    if let Some(call) = self.stack.last_mut() {
+                        call.keyed_object = true;
                     }
                 }
                 // A body, or a schema's object literal, which the recogniser reads

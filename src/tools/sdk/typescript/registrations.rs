@@ -174,13 +174,22 @@ pub(super) fn keyed(node: Node, function: Node, args: &[Node], src: &[u8], out: 
     let Val::Obj { props, .. } = val(object, src, 0) else {
         return;
     };
-    let named = props
-        .iter()
-        .any(|p| matches!(p, Prop::Field(k, _) if k == keys::NAME));
+    let has = |set: &[&str]| {
+        props
+            .iter()
+            .any(|p| matches!(p, Prop::Field(k, _) if set.contains(&k.as_str())))
+    };
+    let named = has(&[keys::NAME]);
+    // What the resolver needs of the object, as the lexer confirms the form
+    // (`Forms::keyed`): annotations, or a schema beside a handler, or a spread
+    // that may bring them.
+    let shaped = has(&[keys::ANNOTATIONS])
+        || props.iter().any(|p| matches!(p, Prop::Spread(_)))
+        || has(&keys::SCHEMA) && has(&keys::HANDLER);
     // `f<T>({...})` is left out: the prefilter's anchor reads `f({` (see
     // `prefilter::keyed_call`).
     let typed = node.field("type_arguments").is_some();
-    if function.kind_name() == "identifier" && !named && !typed {
+    if function.kind_name() == "identifier" && !named && shaped && !typed {
         let call = Val::Call(
             Box::new(val(function, src, 0)),
             vec![Val::obj(line(object), props)],
