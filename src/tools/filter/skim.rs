@@ -47,6 +47,7 @@ pub(in crate::tools) fn bodies_of(
     code: &[u8],
 ) -> Vec<Range<usize>> {
     let comments = lexed.comments;
+    let texts = lexed.texts;
     let mut candidates = lexed.candidates;
     // Outermost first: a body left out takes every body inside it along.
     candidates.sort_by_key(|c| (c.search.start, std::cmp::Reverse(c.search.end)));
@@ -75,7 +76,27 @@ pub(in crate::tools) fn bodies_of(
             out.push(c.skip);
         }
     }
-    with_comments(bytes, out, &comments)
+    with_comments(bytes, with_texts(out, &texts), &comments)
+}
+
+/// Adds to `bodies` (sorted, disjoint) the texts outside them (see
+/// [`lex::Lexed::texts`]).
+fn with_texts(bodies: Vec<Range<usize>>, texts: &[Range<usize>]) -> Vec<Range<usize>> {
+    if texts.is_empty() {
+        return bodies;
+    }
+    let mut out = Vec::with_capacity(bodies.len() + texts.len());
+    let mut next = bodies.into_iter().peekable();
+    for t in texts {
+        while let Some(b) = next.next_if(|b| b.end <= t.start) {
+            out.push(b);
+        }
+        if next.peek().is_none_or(|b| t.end <= b.start) {
+            out.push(t.clone());
+        }
+    }
+    out.extend(next);
+    out
 }
 
 /// Adds to `bodies` (sorted, disjoint) the comments outside them, which no
@@ -378,6 +399,25 @@ mod tests {
             skipped(Lang::TypeScript, src),
             [" q: z.string() ", " type: \"object\" ", " x: 1 ", " y: 2 "]
         );
+    }
+
+    #[test]
+    fn a_description_text_is_left_out_when_it_is_the_whole_value() {
+        let long = "Reads one page of the project's issues, newest first, at most fifty.";
+        let src = format!(
+            "server.registerTool(\"a\", {{ description: \"{long}\", annotations: {{ readOnlyHint: true }} }}, cb);\n\
+             const t = {{ name: \"b\", 'description': /* c */ `{long}\n{long}`, inputSchema: s }};\n\
+             const u = {{ description: \"short\", other: \"{long}\" }};\n\
+             const v = {{ description: \"{long}\" + more, x: `{long}${{y}}`, description2: \"{long}\" }};\n\
+             const w = {{ k: cond ? description : \"{long}\", description: `${{a}}{long}` }};\n"
+        );
+        let left: Vec<&str> = bodies(Lang::TypeScript, src.as_bytes())
+            .into_iter()
+            .map(|r| &src[r])
+            .filter(|text| !text.starts_with("/*"))
+            .collect();
+        let two = format!("{long}\n{long}");
+        assert_eq!(left, [long, two.as_str()]);
     }
 
     #[test]

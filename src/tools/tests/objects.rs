@@ -144,3 +144,51 @@ fn a_tool_object_a_factory_returns_in_a_list_element_is_read_in_place() {
     );
     assert!(found.tools.iter().all(|t| t.family == Family::TypeScript));
 }
+
+/// A description's text is left out of the parse (`Lexed::texts`) and read as a
+/// string without its text: the 1.x overloads still tell it from a schema or the
+/// annotations when it is passed by a field, and a name taken from a description
+/// reads the same as in a whole parse.
+#[test]
+fn a_description_left_out_of_the_parse_is_still_a_description() {
+    let tools = r#"import { z } from 'zod';
+
+export const listTool = {
+  name: 'list_items',
+  description: "Lists the items of one project, newest first, fifty at a time at most.",
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+export const dropTool = {
+  name: 'drop_item',
+  'description': `Drops one item for good.
+It cannot be undone, and its history goes with it.`,
+  schema: { id: z.string() },
+};
+
+export const oddTool = {
+  description: "A name taken from a description is read as a whole parse reads it.",
+};
+"#;
+    let index = r#"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { listTool, dropTool, oddTool } from './tools.js';
+
+const server = new McpServer({ name: 's', version: '1.0.0' });
+server.tool(listTool.name, listTool.description, listTool.annotations, async () => ({ content: [] }));
+server.tool(dropTool.name, dropTool.description, dropTool.schema, { destructiveHint: true }, async () => ({ content: [] }));
+server.tool(oddTool.description, {}, async () => ({ content: [] }));
+"#;
+    let found = find(&[
+        ("src/tools.ts", tools.as_bytes()),
+        ("src/index.ts", index.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:5 list_items t--f",
+            "src/index.ts:6 drop_item -t--",
+            // The description's text is not read: an empty name, in both parses.
+            "src/index.ts:7  ----",
+        ],
+    );
+}

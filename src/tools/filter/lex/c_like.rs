@@ -152,6 +152,7 @@ pub(super) fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
         candidates: out,
         quiet,
         comments,
+        texts: Vec::new(),
         forms: Forms::default(),
     })
 }

@@ -10,6 +10,10 @@ use std::ops::Range;
 /// nested bodies is bounded, and what is past the bound is parsed.
 pub(in crate::tools) const SEARCH_FACTOR: usize = 4;
 
+/// A description's text shorter than this stays in the parse: the range it would
+/// take costs tree-sitter's lexer more than the bytes it saves.
+pub(in crate::tools) const DESCRIPTION_MIN: usize = 48;
+
 /// What a lexer reads of a file: the bodies and blocks the parse may leave out when
 /// their text allows it (see `skim::bodies`), and where its quiet text is.
 pub(in crate::tools) struct Lexed {
@@ -24,6 +28,11 @@ pub(in crate::tools) struct Lexed {
     /// Its other comments, sorted and disjoint: no recogniser reads one, so the
     /// parse may leave them out (see `skim::bodies_of`).
     pub(in crate::tools) comments: Vec<Range<usize>>,
+    /// TypeScript: the insides of the string literals that are a `description`
+    /// key's whole value (see [`DESCRIPTION_MIN`]), sorted and disjoint. The
+    /// recogniser reads such a value as a string whose text it never reads
+    /// (`values::object`), so the parse may leave them out.
+    pub(in crate::tools) texts: Vec<Range<usize>>,
     /// TypeScript: the forms of object literals the file holds, as its
     /// [`Lexed::code`] reads. None for the other languages, whose anchors ask no such
     /// question.

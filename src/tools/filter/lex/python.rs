@@ -59,6 +59,7 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
         candidates: out,
         quiet,
         comments,
+        texts: Vec::new(),
         forms: Forms::default(),
     })
 }

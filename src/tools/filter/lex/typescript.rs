@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use super::super::keys;
-use super::lexed::{mark_binding, Candidate, Forms, Lexed};
+use super::lexed::{mark_binding, Candidate, Forms, Lexed, DESCRIPTION_MIN};
 use super::scan::{block_comment_end, is_ident, string_end};
 
 mod types;
@@ -221,6 +221,10 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lex
         forms: Forms::default(),
         annotations: KeyValue::None,
         schema: KeyValue::None,
+        description: KeyValue::None,
+        texts: Vec::new(),
+        separated: true,
+        key_start: false,
         assigned: false,
         keyed: Keyed::None,
         stack: Vec::new(),
@@ -257,6 +261,7 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lex
         candidates: lexer.out,
         quiet: lexer.quiet,
         comments: lexer.comments,
+        texts: lexer.texts,
         forms: lexer.forms,
     })
 }
@@ -275,6 +280,15 @@ struct TypeScriptLexer<'a> {
     forms: Forms,
     annotations: KeyValue,
     schema: KeyValue,
+    /// A `description` key starting a property (see `key_start`), and its value.
+    description: KeyValue,
+    /// See [`Lexed::texts`].
+    texts: Vec<Range<usize>>,
+    /// The last token was `{` or `,`, after which a property starts.
+    separated: bool,
+    /// The token being read follows `{` or `,`: a key there starts a property
+    /// (`cond ? description : "x"` holds none).
+    key_start: bool,
     /// The last token was a `=` that assigns (no `==`, `=>`, `<=`).
     assigned: bool,
     keyed: Keyed,
@@ -321,6 +335,9 @@ impl TypeScriptLexer<'_> {
         if keys::is_schema(key) {
             self.schema = KeyValue::Key;
         }
+        if key == b"description" && self.key_start {
+            self.description = KeyValue::Key;
+        }
     }
 
     /// Reads what starts at `i`: white space, a comment, a string, template, regular
@@ -343,9 +360,16 @@ impl TypeScriptLexer<'_> {
             self.last_was_modifier = false;
         }
         let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
+        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        // A description's value, if a string starts here.
+        let described = self.description == KeyValue::Colon && matches!(b, b'"' | b'\'' | b'`');
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
             self.annotations = KeyValue::None;
             self.schema = KeyValue::None;
+            self.description = KeyValue::None;
+        }
+        if !space && !comment {
+            self.key_start = std::mem::replace(&mut self.separated, matches!(b, b'{' | b','));
         }
         // What the last token began, for the next one (white space and comments
         // stand between them).
@@ -380,9 +404,14 @@ impl TypeScriptLexer<'_> {
                 self.i = regex_end(bytes, i)?;
                 self.prev = Prev::Operand;
             }
-            b'\'' | b'"' => self.string()?,
+            b'\'' | b'"' => self.string(described)?,
             b'`' => {
+                let depth = self.stack.len();
                 self.i = template_end(bytes, i + 1, &mut self.stack)?;
+                // A template without substitutions is text only.
+                if described && self.stack.len() == depth {
+                    self.text(i + 1..self.i - 1);
+                }
                 self.prev = Prev::Operand;
             }
             b'<' if self.jsx
@@ -412,6 +441,7 @@ impl TypeScriptLexer<'_> {
                 if b == b':' {
                     self.annotations = self.annotations.after_colon();
                     self.schema = self.schema.after_colon();
+                    self.description = self.description.after_colon();
                     if keyed == Keyed::Key {
                         self.keyed = Keyed::Colon;
                     }
@@ -442,16 +472,30 @@ impl TypeScriptLexer<'_> {
         Some(())
     }
 
+    /// Keeps `inside`, a description's string, among the texts the parse may
+    /// leave out when it is the key's whole value (a `,` or `}` follows) and long
+    /// enough to be worth a range of its own.
+    fn text(&mut self, inside: Range<usize>) {
+        let rest = past_comments(&self.bytes[inside.end + 1..]);
+        if inside.len() >= DESCRIPTION_MIN && matches!(rest.first(), Some(b',' | b'}')) {
+            self.texts.push(inside);
+        }
+    }
+
     /// A quoted string, which may be an object's key. One that is no key is quiet
     /// inside its quotes: no recogniser reads code or a key there, and a bundle or a
     /// page held in a string literal spells anchors that register nothing. One
     /// continued across lines keeps its bytes, so that its code still lexes.
-    fn string(&mut self) -> Option<()> {
+    /// `described`: it is a `description` key's value (see [`Lexed::texts`]), no key.
+    fn string(&mut self, described: bool) -> Option<()> {
         let start = self.i;
         self.i = string_end(self.bytes, start)?;
         let i = self.i;
         let inside = start + 1..i - 1;
-        if self.stack.last().is_some_and(|f| f.open == Open::Brace) && key_follows(self.bytes, i) {
+        if !described
+            && self.stack.last().is_some_and(|f| f.open == Open::Brace)
+            && key_follows(self.bytes, i)
+        {
             let key = &self.bytes[inside];
             let top = self.stack.last_mut().expect("a brace is open");
             top.keys |= key_flag(key);
@@ -460,6 +504,9 @@ impl TypeScriptLexer<'_> {
         } else if !inside.is_empty()
             && memchr::memchr2(b'\n', b'\r', &self.bytes[inside.clone()]).is_none()
         {
+            if described {
+                self.text(inside.clone());
+            }
             self.quiet.push(inside);
         }
         self.prev = Prev::Operand;
@@ -512,6 +559,7 @@ impl TypeScriptLexer<'_> {
         self.function_pending = false;
         self.annotations = KeyValue::None;
         self.schema = KeyValue::None;
+        self.description = KeyValue::None;
         self.i += 1;
         self.prev = Prev::Operator;
     }

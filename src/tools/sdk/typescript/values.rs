@@ -168,6 +168,10 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
                 // be read.
                 let value = match keys::is_schema(key.as_bytes()) && v.kind_name() == "object" {
                     true => Val::Shape(Box::new(Val::Other)),
+                    // A description's text is never read, only that it is a string
+                    // (a 1.x `tool(...)`'s overloads tell a description by it): the
+                    // parse may leave it out (`Lexed::texts`).
+                    false if key == "description" && is_text(v) => Val::Str(String::new()),
                     false => val(v, src, depth + 1),
                 };
                 props.push(Prop::Field(key, value));
@@ -191,6 +195,18 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
         }
     }
     Val::obj(line(node), props)
+}
+
+/// Returns true when `node` is a string literal or a template without
+/// substitutions.
+fn is_text(node: Node) -> bool {
+    match node.kind_name() {
+        "string" => true,
+        "template_string" => !children(node)
+            .iter()
+            .any(|c| c.kind_name() == "template_substitution"),
+        _ => false,
+    }
 }
 
 /// Returns `a.b.c` as its names, `None` when a part is not a plain name.
