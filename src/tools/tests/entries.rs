@@ -149,6 +149,22 @@ export function getAccountTools({ account, readOnly }: AccountToolsOptions) {
 }
 "#;
 
+/// The workspace package holding supabase-mcp's `tool` helper.
+const SUPABASE_UTILS: [(&str, &[u8]); 3] = [
+    (
+        "packages/mcp-utils/package.json",
+        SUPABASE_UTILS_PACKAGE.as_bytes(),
+    ),
+    (
+        "packages/mcp-utils/src/index.ts",
+        b"export * from './server.js';\n",
+    ),
+    (
+        "packages/mcp-utils/src/server.ts",
+        SUPABASE_UTILS_SERVER.as_bytes(),
+    ),
+];
+
 const SUPABASE_SERVER: &str = r#"import { createMcpServer } from '@supabase/mcp-utils';
 import { getAccountTools } from './tools/account-tools.js';
 
@@ -168,19 +184,7 @@ export function createSupabaseMcpServer(options: SupabaseMcpServerOptions) {
 /// key names the tool.
 #[test]
 fn a_tool_object_a_helper_gives_back_is_named_by_its_key() {
-    let found = find(&[
-        (
-            "packages/mcp-utils/package.json",
-            SUPABASE_UTILS_PACKAGE.as_bytes(),
-        ),
-        (
-            "packages/mcp-utils/src/index.ts",
-            b"export * from './server.js';\n",
-        ),
-        (
-            "packages/mcp-utils/src/server.ts",
-            SUPABASE_UTILS_SERVER.as_bytes(),
-        ),
+    let own: [(&str, &[u8]); 3] = [
         (
             "packages/mcp-server-supabase/package.json",
             br#"{"name": "@supabase/mcp-server-supabase", "dependencies": {"@supabase/mcp-utils": "workspace:^"}}"#,
@@ -193,7 +197,8 @@ fn a_tool_object_a_helper_gives_back_is_named_by_its_key() {
             "packages/mcp-server-supabase/src/tools/account-tools.ts",
             SUPABASE_ACCOUNT_TOOLS.as_bytes(),
         ),
-    ]);
+    ];
+    let found = find(&[&SUPABASE_UTILS[..], &own].concat());
     assert_rows(
         &found,
         &[
@@ -224,19 +229,7 @@ fn a_keyed_call_is_read_whichever_way_its_object_brings_its_keys() {
          export const t = { named_tool: tool({ annotations: RO, execute: run }) };",
     );
     let style = "const css = (o) => o;\nexport const styles = { root: css({ color: 'red' }) };\n";
-    let found = find(&[
-        (
-            "packages/mcp-utils/package.json",
-            SUPABASE_UTILS_PACKAGE.as_bytes(),
-        ),
-        (
-            "packages/mcp-utils/src/index.ts",
-            b"export * from './server.js';\n",
-        ),
-        (
-            "packages/mcp-utils/src/server.ts",
-            SUPABASE_UTILS_SERVER.as_bytes(),
-        ),
+    let own: [(&str, &[u8]); 5] = [
         (
             "packages/server/package.json",
             br#"{"name": "server", "dependencies": {"@supabase/mcp-utils": "workspace:^"}}"#,
@@ -245,7 +238,8 @@ fn a_keyed_call_is_read_whichever_way_its_object_brings_its_keys() {
         ("packages/server/src/shaped.ts", shaped.as_bytes()),
         ("packages/server/src/named.ts", named.as_bytes()),
         ("packages/server/src/style.js", style.as_bytes()),
-    ]);
+    ];
+    let found = find(&[&SUPABASE_UTILS[..], &own].concat());
     assert_rows(
         &found,
         &[
