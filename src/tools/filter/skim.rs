@@ -161,14 +161,10 @@ fn with_comments(
 fn push_joined(bytes: &[u8], out: &mut Vec<Range<usize>>, r: Range<usize>) {
     if let Some(last) = out.last_mut() {
         let gap = &bytes[last.end..r.start];
-        let after = &bytes[r.end..];
-        let after = &after[after
-            .iter()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count()..];
+        let after = bytes[r.end..].iter().find(|&&b| b != b' ' && b != b'\t');
         if gap.iter().all(u8::is_ascii_whitespace)
             && memchr::memchr2(b'\n', b'\r', gap).is_some()
-            && matches!(after.first(), None | Some(b'\n' | b'\r'))
+            && matches!(after, None | Some(b'\n' | b'\r'))
         {
             last.end = r.end;
             return;

@@ -356,11 +356,11 @@ impl TypeScriptLexer<'_> {
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'*' | b'(') && !is_ident(b) {
             self.function_pending = false;
         }
-        if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') && !is_ident(b) {
+        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        if !space && !is_ident(b) {
             self.last_was_modifier = false;
         }
         let comment = b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
-        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         // A description's value, if a string starts here.
         let described = self.description == KeyValue::Colon && matches!(b, b'"' | b'\'' | b'`');
         if !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':' | b'{') && !comment {
@@ -373,7 +373,7 @@ impl TypeScriptLexer<'_> {
         }
         // What the last token began, for the next one (white space and comments
         // stand between them).
-        let (assigned, keyed) = match matches!(b, b' ' | b'\t' | b'\n' | b'\r') || comment {
+        let (assigned, keyed) = match space || comment {
             true => (self.assigned, self.keyed),
             false => (
                 std::mem::take(&mut self.assigned),

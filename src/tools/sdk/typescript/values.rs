@@ -15,16 +15,8 @@ pub(crate) fn val(node: Node, src: &[u8], depth: usize) -> Val {
         return Val::Other;
     }
     match node.kind_name() {
-        "string" => unquote(text(node, src)).map_or(Val::Other, Val::Str),
-        "template_string" => {
-            if children(node)
-                .iter()
-                .any(|c| c.kind_name() == "template_substitution")
-            {
-                Val::Other
-            } else {
-                unquote(text(node, src)).map_or(Val::Other, Val::Str)
-            }
+        "string" | "template_string" if is_text(node) => {
+            unquote(text(node, src)).map_or(Val::Other, Val::Str)
         }
         "true" => Val::Bool(true),
         "false" => Val::Bool(false),
