@@ -176,8 +176,14 @@ impl UnreadText {
     fn reaches(from: &[u8], references: &[Spec], modules: &Modules) -> Vec<usize> {
         let mut out = Vec::new();
         for rel in references {
-            // Asked once a file: not kept (see `Modules::of`).
-            out.extend(modules.held(module_paths(from, rel, modules.layout())));
+            match rel {
+                // Asked once a file: not kept.
+                Spec::Relative(_) => {
+                    out.extend(modules.held(module_paths(from, rel, modules.layout())))
+                }
+                // The same for every file of a scope (see `Modules::of`).
+                Spec::Package(_) => out.extend(modules.of(from, rel).iter()),
+            }
             // A module by package names the modules its names may be itself
             // (see `prefilter::references`).
             let folder = match rel {

@@ -219,15 +219,38 @@ impl Layout {
     }
 
     fn nearest_config(&self, from: &[u8]) -> Option<&Resolved> {
+        self.nearest_config_at(from).map(|(_, config)| config)
+    }
+
+    /// The nearest config of the file at `from`, and the folder it is in (a prefix
+    /// of `from`).
+    fn nearest_config_at<'f>(&self, from: &'f [u8]) -> Option<(&'f [u8], &Resolved)> {
         let mut dir = parent(from);
         loop {
             if let Some(config) = self.ts_configs.get(dir) {
-                return Some(config);
+                return Some((dir, config));
             }
             if dir.is_empty() {
                 return None;
             }
             dir = parent(dir);
+        }
+    }
+
+    /// All that [`Layout::paths`] reads of the importing file at `from`, beside
+    /// its language: a script's nearest config (the folder it is in), a Python
+    /// file's own folder, and of a Go file nothing. Files of one scope find a
+    /// package at the same paths.
+    fn scope<'f>(&self, from: &'f [u8]) -> Scope<'f> {
+        match extension(from).as_slice() {
+            b"go" => Scope::Anywhere,
+            b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => {
+                match self.nearest_config_at(from) {
+                    Some((dir, _)) => Scope::Config(dir),
+                    None => Scope::Anywhere,
+                }
+            }
+            _ => Scope::Folder(parent(from)),
         }
     }
 }
@@ -487,16 +510,53 @@ pub(crate) struct Modules {
     layout: Layout,
     /// Every file, in path order; a file's id is its index here.
     paths: Vec<Vec<u8>>,
-    /// The answers so far, by a hash of (folder of the importing file, its
+    /// The answers so far, by a hash of (the importing file's [`Scope`], its
     /// extension, the spec): what `module_paths` returns depends on the importing
     /// file through these two only. A hit allocates nothing.
     found: RefCell<HashMap<u64, Vec<Found>>>,
 }
 
-/// One answer of [`Modules::of`]: the folder and extension (lower case) of the
+/// One answer of [`Modules::of`]: the scope and extension (lower case) of the
 /// importing file, the spec, and the ids of the files [`module_paths`] gives that
 /// the tree holds, in the order tried.
-type Found = (Vec<u8>, Vec<u8>, Spec, Rc<[usize]>);
+type Found = (OwnedScope, Vec<u8>, Spec, Rc<[usize]>);
+
+/// What a module's paths depend on of the importing file beside its extension
+/// (see [`Layout::scope`]): its folder for a relative module, and for a package
+/// less, so that the files of a tree's many folders share one answer.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Scope<'f> {
+    Folder(&'f [u8]),
+    Config(&'f [u8]),
+    Anywhere,
+}
+
+impl Scope<'_> {
+    fn to_owned(self) -> OwnedScope {
+        match self {
+            Scope::Folder(f) => OwnedScope::Folder(f.to_vec()),
+            Scope::Config(d) => OwnedScope::Config(d.to_vec()),
+            Scope::Anywhere => OwnedScope::Anywhere,
+        }
+    }
+}
+
+/// A [`Scope`] kept in [`Modules`].
+enum OwnedScope {
+    Folder(Vec<u8>),
+    Config(Vec<u8>),
+    Anywhere,
+}
+
+impl OwnedScope {
+    fn as_ref(&self) -> Scope<'_> {
+        match self {
+            OwnedScope::Folder(f) => Scope::Folder(f),
+            OwnedScope::Config(d) => Scope::Config(d),
+            OwnedScope::Anywhere => Scope::Anywhere,
+        }
+    }
+}
 
 impl Modules {
     /// Indexes `paths` (every file the resolver may meet) and lays out the tree's
@@ -519,15 +579,21 @@ impl Modules {
     /// Returns the ids of the files a module may be, seen from the file at `from`:
     /// those of [`module_paths`] the tree holds, in the same order.
     pub(crate) fn of(&self, from: &[u8], spec: &Spec) -> Rc<[usize]> {
-        let (folder, ext) = (parent(from), extension_as_written(from));
+        let ext = extension_as_written(from);
+        let scope = match spec {
+            Spec::Relative(_) => Scope::Folder(parent(from)),
+            Spec::Package(_) => self.layout.scope(from),
+        };
         let mut hasher = std::hash::DefaultHasher::new();
-        folder.hash(&mut hasher);
+        scope.hash(&mut hasher);
         for b in ext {
             b.to_ascii_lowercase().hash(&mut hasher);
         }
         spec.hash(&mut hasher);
         let key = hasher.finish();
-        let same = |(f, e, s, _): &&Found| f == folder && e.eq_ignore_ascii_case(ext) && s == spec;
+        let same = |(s, e, sp, _): &&Found| {
+            s.as_ref() == scope && e.eq_ignore_ascii_case(ext) && sp == spec
+        };
         if let Some((.., ids)) = self
             .found
             .borrow()
@@ -538,7 +604,7 @@ impl Modules {
         }
         let ids: Rc<[usize]> = self.held(module_paths(from, spec, &self.layout)).into();
         let found = (
-            folder.to_vec(),
+            scope.to_owned(),
             ext.to_ascii_lowercase(),
             spec.clone(),
             ids.clone(),
@@ -727,6 +793,49 @@ mod tests {
         assert!(l.paths(b"a.go", "github.com/me/up").is_empty());
         assert!(l.paths(b"a.go", "github.com/other/x").is_empty());
         assert!(l.paths(b"a.go", "github.com/me/srvx").is_empty());
+    }
+
+    #[test]
+    fn a_package_is_looked_for_once_a_scope_and_found_as_from_each_file() {
+        let manifests: BTreeMap<Vec<u8>, Manifest> = [
+            (
+                "apps/a/tsconfig.json",
+                "{\"compilerOptions\": {\"baseUrl\": \".\", \"paths\": {\"@/*\": [\"src/*\"]}}}",
+            ),
+            (
+                "apps/b/tsconfig.json",
+                "{\"compilerOptions\": {\"baseUrl\": \".\", \"paths\": {\"@/*\": [\"lib/*\"]}}}",
+            ),
+        ]
+        .iter()
+        .filter_map(|(p, t)| Some((p.as_bytes().to_vec(), read(p.as_bytes(), t.as_bytes())?)))
+        .collect();
+        let files = [
+            "apps/a/deep/er/f.ts",
+            "apps/a/g.js",
+            "apps/a/src/x.ts",
+            "apps/b/h.ts",
+            "apps/b/lib/x.ts",
+            "top.ts",
+        ];
+        let modules = Modules::new(&manifests, files.iter().map(|f| f.as_bytes()));
+        let spec = Spec::Package("@/x".to_string());
+        let found = |from: &str| -> Vec<&str> {
+            let ids = modules.of(from.as_bytes(), &spec);
+            // As if asked for the first time, from this file.
+            let fresh = modules.held(module_paths(from.as_bytes(), &spec, modules.layout()));
+            assert_eq!(ids.to_vec(), fresh, "{from}");
+            ids.iter()
+                .map(|&id| std::str::from_utf8(modules.path(id)).unwrap())
+                .collect()
+        };
+        // The first asks for the scope of `apps/a`'s config; the others of it share
+        // the answer, and `apps/b`'s config and no config give their own.
+        assert_eq!(found("apps/a/deep/er/f.ts"), ["apps/a/src/x.ts"]);
+        assert_eq!(found("apps/a/g.js"), ["apps/a/src/x.ts"]);
+        assert_eq!(found("apps/b/h.ts"), ["apps/b/lib/x.ts"]);
+        assert!(found("top.ts").is_empty());
+        assert_eq!(found("apps/a/src/x.ts"), ["apps/a/src/x.ts"]);
     }
 
     #[test]

@@ -417,6 +417,29 @@ mod tests {
     }
 
     #[test]
+    fn a_handler_key_s_function_body_is_left_out_though_it_returns_an_object() {
+        let src = "const t = { name: \"a\", handler: async (args: A): Promise<{ content: R[] }> => { return { content: [] }; } };\n\
+                   const u = { execute: function run(x) { return { ok: 1 }; }, \"handle\": async ({ a }) => { return { a }; } };\n\
+                   const v = { make: () => { return { name: \"x\" }; }, run: wrap, callback: (a) => a, later: (b) => { return { b }; } };\n\
+                   const w = { handler: (cond ? f : g), other: y => { return { y }; } };\n\
+                   class C { handler = async () => { return { c: 1 }; }; }\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [
+                " return { content: [] }; ",
+                " return { ok: 1 }; ",
+                " return { a }; ",
+            ]
+        );
+        // JavaScript, whose handler's parameters take no types.
+        let js = "module.exports = { handler: async function (event) { return { statusCode: 200 }; } };\n";
+        assert_eq!(
+            skipped(Lang::JavaScript, js),
+            [" return { statusCode: 200 }; "]
+        );
+    }
+
+    #[test]
     fn bodies_after_a_return_type_are_left_out() {
         let src = "class C {\n  async m(x: T): Promise<Map<string, R[]>> { return { a: 1 }; }\n  n(): { a: number } { return { a: 2 }; }\n}\n\
                    function g(a: string): string | undefined { h(); }\n\

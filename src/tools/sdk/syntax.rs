@@ -15,6 +15,8 @@ use super::value::MAX_STRING_BYTES;
 pub(crate) struct Names {
     /// By kind id.
     kinds: Vec<&'static str>,
+    /// By kind id: the kind is a comment's (its name holds `comment`).
+    comments: Vec<bool>,
     /// Sorted by the length of the name, then the name: most steps of a search
     /// tell two names apart by their lengths alone.
     fields: Vec<(&'static str, u16)>,
@@ -22,7 +24,7 @@ pub(crate) struct Names {
 
 impl Names {
     pub(crate) fn of(grammar: &Language) -> Names {
-        let kinds = (0..grammar.node_kind_count())
+        let kinds: Vec<&'static str> = (0..grammar.node_kind_count())
             .map(|id| {
                 u16::try_from(id)
                     .ok()
@@ -37,7 +39,12 @@ impl Names {
             })
             .collect();
         fields.sort_unstable_by_key(|&(name, _)| (name.len(), name));
-        Names { kinds, fields }
+        let comments = kinds.iter().map(|k| k.contains("comment")).collect();
+        Names {
+            kinds,
+            comments,
+            fields,
+        }
     }
 }
 
@@ -282,10 +289,19 @@ pub(crate) fn descendants<'t>(
 
 /// Returns the named children of a node that are not comments.
 pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut out = Vec::with_capacity(node.named_child_count());
     let mut cursor = node.walk();
-    node.named_children(&mut cursor)
-        .filter(|c| !c.kind_name().contains("comment"))
-        .collect()
+    out.extend(node.named_children(&mut cursor).filter(|c| !is_comment(c)));
+    out
+}
+
+/// Returns true for a comment (a kind whose name holds `comment`), from the
+/// [`Names`] being read when one is set.
+fn is_comment(node: &Node) -> bool {
+    let id = usize::from(node.kind_id());
+    NAMES
+        .with(|n| n.get().and_then(|names| names.comments.get(id).copied()))
+        .unwrap_or_else(|| node.kind().contains("comment"))
 }
 
 /// Returns the value of a quoted string literal's text: the quotes (and prefixes

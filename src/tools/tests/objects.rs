@@ -192,3 +192,39 @@ server.tool(oddTool.description, {}, async () => ({ content: [] }));
         ],
     );
 }
+
+/// A handler key's function is run, never called for a value: read as nothing in
+/// every parse, its body (which returns the tool's result, an object) is left out
+/// of the parse. A factory under another key is still read where it is called.
+#[test]
+fn a_handler_returning_an_object_is_no_factory() {
+    let index = r#"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+const defs = {
+  make: () => {
+    return { name: 'made', annotations: { readOnlyHint: true } };
+  },
+  handler: async (args: { id: string }): Promise<{ content: unknown[] }> => {
+    const found = await lookUp(args.id);
+    return { name: 'from_handler', content: [found] };
+  },
+};
+
+const server = new McpServer({ name: 's', version: '1.0.0' });
+const made = defs.make();
+server.registerTool(made.name, { annotations: made.annotations }, defs.handler);
+server.registerTool('drop', { annotations: { destructiveHint: true } }, defs.handler);
+const byHandler = defs.handler();
+server.registerTool(byHandler.name, {}, defs.handler);
+"#;
+    let found = find(&[("src/index.ts", index.as_bytes())]);
+    assert_rows(
+        &found,
+        &[
+            "src/index.ts:15 made t---",
+            "src/index.ts:16 drop -t--",
+            // What a handler returns is not read, its name either, in both parses.
+            "src/index.ts:18 <dynamic> ----",
+        ],
+    );
+}

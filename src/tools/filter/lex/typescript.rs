@@ -11,7 +11,9 @@ use super::super::keys;
 use super::lexed::{mark_binding, Candidate, Forms, Lexed, DESCRIPTION_MIN};
 use super::scan::{block_comment_end, is_ident, string_end};
 
+mod jsx;
 mod types;
+use jsx::{jsx_opens, jsx_step, Jsx};
 use types::{return_type_body, type_declaration_body, type_parameters_end};
 
 /// What came before, as far as telling a regular expression from a division and
@@ -71,6 +73,9 @@ struct Frame {
     keyed_object: bool,
     /// A brace opening the object literal first inside a keyed call's parentheses.
     keyed_first: bool,
+    /// A `(` opening the parameters of a function that is a handler key's value
+    /// (see [`TypeScriptLexer::handler_colon`]).
+    handler_params: bool,
 }
 
 impl Frame {
@@ -91,6 +96,7 @@ impl Frame {
             keyed_call: false,
             keyed_object: false,
             keyed_first: false,
+            handler_params: false,
         }
     }
 }
@@ -165,6 +171,22 @@ enum KeyValue {
     Colon,
 }
 
+/// Where the tokens after the parameters of a function that is a handler key's
+/// value are (see [`TypeScriptLexer::handler_colon`]): a body opening right after
+/// them, after their return type or after the arrow is the handler's, which the
+/// recogniser never reads as a factory (`values::object`).
+#[derive(Clone, Copy, PartialEq)]
+enum After {
+    None,
+    /// Right after the `)`, at this depth of brackets.
+    Params(usize),
+    /// In the return type after its `:`, until a `,`, `;` or closing bracket at
+    /// that depth.
+    ReturnType(usize),
+    /// Right after the `=>`.
+    Arrow,
+}
+
 /// Where a keyed call (`key: f({`, see [`Forms::keyed`]) is being read.
 #[derive(Clone, Copy, PartialEq)]
 enum Keyed {
@@ -222,6 +244,9 @@ pub(super) fn typescript_lex(bytes: &[u8], jsx: bool, types: bool) -> Option<Lex
         annotations: KeyValue::None,
         schema: KeyValue::None,
         description: KeyValue::None,
+        handler: KeyValue::None,
+        handler_colon: None,
+        handler_after: After::None,
         texts: Vec::new(),
         separated: true,
         key_start: false,
@@ -282,6 +307,14 @@ struct TypeScriptLexer<'a> {
     schema: KeyValue,
     /// A `description` key starting a property (see `key_start`), and its value.
     description: KeyValue,
+    /// A handler key (`keys::HANDLER`) starting a property, and its `:`.
+    handler: KeyValue,
+    /// Where the value after such a key's `:` starts: a `(` opening a function's
+    /// parameters there, after nothing but `async` or `function` (and its name),
+    /// opens a handler's (see [`handler_function`]).
+    handler_colon: Option<usize>,
+    /// Where the tokens after a handler's parameters are (see [`After`]).
+    handler_after: After,
     /// See [`Lexed::texts`].
     texts: Vec<Range<usize>>,
     /// The last token was `{` or `,`, after which a property starts.
@@ -315,6 +348,28 @@ struct TypeScriptLexer<'a> {
     functions: Vec<bool>,
 }
 
+impl After {
+    /// The state after a token starting with `b` (`then` the byte after it) is
+    /// read, `depth` brackets open before it.
+    fn next(self, b: u8, then: Option<&u8>, depth: usize) -> After {
+        let arrow = b == b'=' && then == Some(&b'>');
+        match self {
+            After::Params(at) if b == b':' => After::ReturnType(at),
+            After::Params(_) | After::ReturnType(_) if arrow => After::Arrow,
+            // The `{` of a body, which `open` reads.
+            After::Params(_) | After::Arrow if b == b'{' => self,
+            After::ReturnType(at)
+                if depth == at && matches!(b, b',' | b';' | b')' | b']' | b'}') =>
+            {
+                After::None
+            }
+            After::ReturnType(at) if depth < at => After::None,
+            After::ReturnType(_) => self,
+            _ => After::None,
+        }
+    }
+}
+
 impl KeyValue {
     /// The state a `:` leaves: a key read is followed by its value.
     fn after_colon(self) -> KeyValue {
@@ -337,6 +392,9 @@ impl TypeScriptLexer<'_> {
         }
         if key == b"description" && self.key_start {
             self.description = KeyValue::Key;
+        }
+        if self.key_start && keys::is_one_of(key, &keys::HANDLER) {
+            self.handler = KeyValue::Key;
         }
     }
 
@@ -367,9 +425,13 @@ impl TypeScriptLexer<'_> {
             self.annotations = KeyValue::None;
             self.schema = KeyValue::None;
             self.description = KeyValue::None;
+            self.handler = KeyValue::None;
         }
         if !space && !comment {
             self.key_start = std::mem::replace(&mut self.separated, matches!(b, b'{' | b','));
+            self.handler_after = self
+                .handler_after
+                .next(b, bytes.get(i + 1), self.stack.len());
         }
         // What the last token began, for the next one (white space and comments
         // stand between them).
@@ -442,6 +504,10 @@ impl TypeScriptLexer<'_> {
                     self.annotations = self.annotations.after_colon();
                     self.schema = self.schema.after_colon();
                     self.description = self.description.after_colon();
+                    if self.handler.after_colon() == KeyValue::Colon {
+                        self.handler_colon = Some(i + 1);
+                    }
+                    self.handler = KeyValue::None;
                     if keyed == Keyed::Key {
                         self.keyed = Keyed::Colon;
                     }
@@ -530,8 +596,23 @@ impl TypeScriptLexer<'_> {
         let callback = body && self.stack.last().is_some_and(|f| f.open == Open::Paren);
         // A factory the recogniser may read: a declared function, or an
         // arrow function that is no call's argument (bound to a name, a
-        // class field's value).
-        let named = !callback && (self.prev == Prev::Arrow || self.closed_function);
+        // class field's value), nor a handler key's value.
+        let handler = body
+            && match self.handler_after {
+                After::Arrow => self.prev == Prev::Arrow,
+                After::Params(_) => self.closed_function && self.prev == Prev::CloseParen,
+                After::ReturnType(_) => self.closed_function && self.typed_body == Some(i),
+                After::None => false,
+            };
+        let named = !(callback || handler) && (self.prev == Prev::Arrow || self.closed_function);
+        let handler_params = b == b'('
+            && self
+                .handler_colon
+                .take()
+                .is_some_and(|at| handler_function(&bytes[at..i]));
+        if body {
+            self.handler_after = After::None;
+        }
         self.stack.push(Frame {
             open: match b {
                 b'(' => Open::Paren,
@@ -555,6 +636,7 @@ impl TypeScriptLexer<'_> {
             keyed_call: b == b'(' && keyed == Keyed::Callee,
             keyed_object: false,
             keyed_first,
+            handler_params,
         });
         self.function_pending = false;
         self.annotations = KeyValue::None;
@@ -576,6 +658,9 @@ impl TypeScriptLexer<'_> {
             return None;
         }
         self.closed_function = frame.function;
+        if frame.handler_params {
+            self.handler_after = After::Params(self.stack.len());
+        }
         self.i += 1;
         let i = self.i;
         // A call, unless the parentheses were an arrow function's parameters.
@@ -702,126 +787,28 @@ impl TypeScriptLexer<'_> {
     }
 }
 
-/// Where a JSX element is being read: how many elements are open, and whether the
-/// reader is inside a tag (its attributes) rather than among the children.
-#[derive(Clone, Copy)]
-struct Jsx {
-    depth: usize,
-    in_tag: bool,
-}
-
-/// Returns true when the `<` at `at`, where an expression starts, opens a JSX
-/// element: a fragment (`<>`) or a tag name not followed by `,` or `extends` (a
-/// generic arrow function's type parameters, `<T,>(x) => x`).
-fn jsx_opens(bytes: &[u8], at: usize) -> bool {
-    let rest = &bytes[at + 1..];
-    match rest.first() {
-        Some(b'>') => true,
-        Some(&b) if is_ident(b) => {
-            let name = rest
-                .iter()
-                .take_while(|&&b| is_ident(b) || matches!(b, b'.' | b':' | b'-'))
-                .count();
-            let after = rest[name..].trim_ascii_start();
-            !(after.starts_with(b",")
-                || after.starts_with(b"extends") && !after.get(7).is_some_and(|&b| is_ident(b)))
-        }
-        _ => false,
+/// Returns true when `between`, the text from a handler key's `:` to a `(`, makes
+/// that `(` open the parameters of a function that is the key's whole value:
+/// nothing but `async`, `function` and the function's name stand there
+/// (`handler: async (args) => {`, `execute: function run(args) {`).
+fn handler_function(between: &[u8]) -> bool {
+    let mut words = between
+        .split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty());
+    let mut next = words.next();
+    if next == Some(b"async") {
+        next = words.next();
     }
-}
-
-/// Reads JSX from `i` in `state` up to the end of its outermost element (returning
-/// the index past it) or up to a `{` hole (pushing a frame for it and the element's
-/// state, and returning the index past the `{`). Text and attribute strings are
-/// quiet. `None` for what this reader does not follow.
-fn jsx_step(
-    bytes: &[u8],
-    mut i: usize,
-    mut state: Jsx,
-    stack: &mut Vec<Frame>,
-    elements: &mut Vec<Jsx>,
-    quiet: &mut Vec<Range<usize>>,
-) -> Option<usize> {
-    let n = bytes.len();
-    let hole = |i: usize, state: Jsx, stack: &mut Vec<Frame>, elements: &mut Vec<Jsx>| {
-        stack.push(Frame::hole(
-            Open::JsxHole,
-            i,
-            stack.last().is_some_and(|f| f.kept),
-        ));
-        elements.push(state);
-        i + 1
-    };
-    while i < n {
-        if state.in_tag {
-            match bytes[i] {
-                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
-                b'/' if bytes.get(i + 1) == Some(&b'>') => {
-                    i += 2;
-                    state.in_tag = false;
-                    state.depth -= 1;
-                    if state.depth == 0 {
-                        return Some(i);
-                    }
-                }
-                b'>' => {
-                    i += 1;
-                    state.in_tag = false;
-                }
-                // Comments between attributes.
-                b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                    let end = memchr::memchr(b'\n', &bytes[i..]).map_or(n, |e| i + e);
-                    quiet.push(i..end);
-                    i = end;
-                }
-                b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                    let end = block_comment_end(bytes, i, false)?;
-                    quiet.push(i..end);
-                    i = end;
-                }
-                q @ (b'"' | b'\'') => {
-                    let end = i + 1 + memchr::memchr(q, &bytes[i + 1..])? + 1;
-                    quiet.push(i..end);
-                    i = end;
-                }
-                b'{' => return Some(hole(i, state, stack, elements)),
-                b'=' | b'.' | b':' | b'-' => i += 1,
-                b if is_ident(b) => i += 1,
-                _ => return None,
-            }
-            continue;
+    match next {
+        None => true,
+        Some(b"function") => {
+            words
+                .next()
+                .is_none_or(|name| name.iter().all(|&b| is_ident(b)))
+                && words.next().is_none()
         }
-        // Children: text up to a tag or a hole.
-        let next = i + memchr::memchr2(b'<', b'{', &bytes[i..])?;
-        if next > i {
-            quiet.push(i..next);
-        }
-        i = next;
-        if bytes[i] == b'{' {
-            return Some(hole(i, state, stack, elements));
-        }
-        if bytes.get(i + 1) == Some(&b'/') {
-            // A closing tag, `</name>` or `</>`.
-            let close = i + memchr::memchr(b'>', &bytes[i..])?;
-            let name = &bytes[i + 2..close];
-            if !name
-                .iter()
-                .all(|&b| is_ident(b) || b.is_ascii_whitespace() || matches!(b, b'.' | b':' | b'-'))
-            {
-                return None;
-            }
-            i = close + 1;
-            state.depth -= 1;
-            if state.depth == 0 {
-                return Some(i);
-            }
-        } else {
-            i += 1;
-            state.depth += 1;
-            state.in_tag = true;
-        }
+        Some(_) => false,
     }
-    None
 }
 
 /// Steps through a template literal from `i` (past its opening backtick or a

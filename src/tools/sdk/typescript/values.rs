@@ -164,6 +164,18 @@ pub(super) fn object(node: Node, src: &[u8], depth: usize) -> Val {
                     // (a 1.x `tool(...)`'s overloads tell a description by it): the
                     // parse may leave it out (`Lexed::texts`).
                     false if key == "description" && is_text(v) => Val::Str(String::new()),
+                    // A handler is run, never called for a value: what it returns is
+                    // never read as a factory's (`handler: async () => { return
+                    // { content } }`), so the parse may leave its body out.
+                    false
+                        if keys::is_one_of(key.as_bytes(), &keys::HANDLER)
+                            && matches!(
+                                v.kind_name(),
+                                "arrow_function" | "function_expression" | "function"
+                            ) =>
+                    {
+                        Val::Other
+                    }
                     false => val(v, src, depth + 1),
                 };
                 props.push(Prop::Field(key, value));
