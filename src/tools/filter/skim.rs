@@ -345,6 +345,21 @@ mod tests {
     }
 
     #[test]
+    fn a_non_null_assertion_leaves_an_operand_on_its_line() {
+        // `x! / y` divides; a `!` opening a line is a negation, a regular
+        // expression after it.
+        let src = "function f() { const r = ranks.get(p)! / n; return r; }\n\
+                   function g() { return a\n!/}/.test(s); }\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [
+                " const r = ranks.get(p)! / n; return r; ",
+                " return a\n!/}/.test(s); "
+            ]
+        );
+    }
+
+    #[test]
     fn tsx_elements_are_read_and_their_handlers_left_out() {
         let src = "export function App() {\n  const id = <T,>(x: T) => { return x ?? 0; };\n  return (\n    <div className=\"a\" // a comment\n      onClick={() => { setOpen(\"}\"); }}>\n      Don't {'{'} <b>stop</b> &amp; <></>\n      <Panel tools={tools.map((t) => { return t.name; })} />\n    </div>\n  );\n}\nserver.tool(\"t\", { readOnlyHint: true }, async () => { return <p>{x}</p>; });\n";
         assert_eq!(

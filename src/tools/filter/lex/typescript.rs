@@ -517,8 +517,22 @@ impl TypeScriptLexer<'_> {
                     && !i
                         .checked_sub(1)
                         .is_some_and(|p| matches!(bytes[p], b'=' | b'!' | b'<' | b'>'));
+                // TypeScript's non-null assertion (`ranks.get(p)! / n`): a `!` right
+                // after an operand on its line, no `=` after it, leaves an operand.
+                let non_null = b == b'!'
+                    && self.types
+                    && matches!(self.prev, Prev::Operand | Prev::CloseParen)
+                    && bytes.get(i + 1) != Some(&b'=')
+                    && bytes[..i]
+                        .iter()
+                        .rev()
+                        .find(|&&b| !matches!(b, b' ' | b'\t'))
+                        .is_some_and(|&b| !matches!(b, b'\n' | b'\r'));
                 self.i += 1;
-                self.prev = Prev::Operator;
+                self.prev = match non_null {
+                    true => Prev::Operand,
+                    false => Prev::Operator,
+                };
             }
         }
         Some(())
