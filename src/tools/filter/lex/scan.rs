@@ -8,11 +8,15 @@ pub(in crate::tools) fn is_ident(b: u8) -> bool {
 /// Returns the index past a block comment starting at `at`, nested ones counted
 /// where the language nests them (Rust).
 pub(super) fn block_comment_end(bytes: &[u8], at: usize, nests: bool) -> Option<usize> {
+    if !nests {
+        let from = at + 2;
+        return memchr::memmem::find(bytes.get(from..)?, b"*/").map(|end| from + end + 2);
+    }
     let mut depth = 0usize;
     let mut i = at;
     while i + 1 < bytes.len() {
         match &bytes[i..i + 2] {
-            b"/*" if nests || depth == 0 => {
+            b"/*" => {
                 depth += 1;
                 i += 2;
             }
@@ -40,15 +44,20 @@ pub(super) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
 pub(super) fn quoted_end(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
     let quote = bytes[at];
     let mut i = at + 1;
-    while i < bytes.len() {
+    loop {
+        let rest = bytes.get(i..)?;
+        // The next byte that ends the string or needs a look: a run of others at once.
+        let next = match lines {
+            true => memchr::memchr2(b'\\', quote, rest),
+            false => memchr::memchr3(b'\\', b'\n', quote, rest),
+        }?;
+        i += next;
         match bytes[i] {
             b'\\' => i += 2,
             b'\n' if !lines => return None,
-            c if c == quote => return Some(i + 1),
-            _ => i += 1,
+            _ => return Some(i + 1),
         }
     }
-    None
 }
 
 /// Returns the index of the `>` closing the angle brackets that open at `at` (a `<`):

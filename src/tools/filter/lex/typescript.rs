@@ -829,7 +829,9 @@ fn handler_function(between: &[u8]) -> bool {
 /// `}` closing a substitution): returns the index past its closing backtick, or
 /// past a `${`, pushing a frame for it.
 fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<usize> {
-    while i < bytes.len() {
+    loop {
+        // The template's text up to the next byte that needs a look, at once.
+        i += memchr::memchr3(b'\\', b'`', b'$', bytes.get(i..)?)?;
         match bytes[i] {
             b'\\' => i += 2,
             b'`' => return Some(i + 1),
@@ -844,7 +846,6 @@ fn template_end(bytes: &[u8], mut i: usize, stack: &mut Vec<Frame>) -> Option<us
             _ => i += 1,
         }
     }
-    None
 }
 
 /// Returns the index past a regular expression literal that starts at `at`

@@ -18,18 +18,25 @@ use super::values::{returned, returned_node, val};
 /// down from the root).
 pub(super) fn top_declarators(root: Node) -> Vec<usize> {
     let mut out = Vec::new();
-    for statement in children(root) {
-        let declarations = match statement.kind_name() {
-            "export_statement" => children(statement),
-            _ => vec![statement],
-        };
-        for declaration in declarations {
-            out.extend(
-                children(declaration)
-                    .into_iter()
-                    .filter(|d| d.kind_name() == "variable_declarator")
-                    .map(|d| d.id()),
-            );
+    let declarators = |declaration: Node, out: &mut Vec<usize>| {
+        let mut cursor = declaration.walk();
+        out.extend(
+            declaration
+                .named_children(&mut cursor)
+                .filter(|d| d.kind_name() == "variable_declarator")
+                .map(|d| d.id()),
+        );
+    };
+    let mut cursor = root.walk();
+    for statement in root.named_children(&mut cursor) {
+        match statement.kind_name() {
+            "export_statement" => {
+                let mut inner = statement.walk();
+                for declaration in statement.named_children(&mut inner) {
+                    declarators(declaration, &mut out);
+                }
+            }
+            _ => declarators(statement, &mut out),
         }
     }
     out.sort_unstable();
@@ -148,8 +155,13 @@ pub(super) fn typed_list(node: Node, src: &[u8], out: &mut FileSummary) {
         "variable_declarator" | "public_field_definition" => {
             after_the_value(node.field("type"), node.field("value"))
         }
+        // The return type first: most functions have none, and what one returns
+        // is found by a walk over its body.
         "function_declaration" | "method_definition" | "function_expression" | "arrow_function" => {
-            (node.field("return_type"), returned_node(node))
+            match node.field("return_type") {
+                Some(annotation) => (Some(annotation), returned_node(node)),
+                None => return,
+            }
         }
         _ => return,
     };

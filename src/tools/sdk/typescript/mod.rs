@@ -35,7 +35,7 @@ mod values;
 
 use tree_sitter::Node;
 
-use super::syntax::{preorder_skipping, Named};
+use super::syntax::{children, preorder_skipping, Named};
 use super::value::FileSummary;
 
 use bindings::{class, declarator, function, top_declarators, typed_list};
@@ -74,8 +74,14 @@ pub(crate) fn collect(root: Node, src: &[u8], out: &mut FileSummary) {
         "import_statement" => import(node, src, out),
         "export_statement" => reexport(node, src, out),
         "call_expression" => {
-            call(node, src, out);
-            compiled_export(node, src, out, &mut top, &mut namespaces);
+            let (Some(function), Some(arguments)) =
+                (node.field("function"), node.field("arguments"))
+            else {
+                return;
+            };
+            let args = children(arguments);
+            call(node, function, &args, src, out);
+            compiled_export(node, function, &args, src, out, &mut top, &mut namespaces);
         }
         "expression_statement" => bare_require(node, src, out),
         "function_declaration" => {

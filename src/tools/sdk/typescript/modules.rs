@@ -109,17 +109,15 @@ pub(super) fn commonjs_export(node: Node, src: &[u8], top: &mut Vec<(String, Val
 /// `__webpack_require__.d(...)`, under any name): `ns` is an object of those fields.
 pub(super) fn compiled_export(
     node: Node,
+    function: Node,
+    args: &[Node],
     src: &[u8],
     out: &mut FileSummary,
     top: &mut Vec<(String, Val)>,
     namespaces: &mut Vec<(String, Val)>,
 ) {
-    let (Some(function), Some(args)) = (node.field("function"), node.field("arguments")) else {
-        return;
-    };
-    let args = children(args);
     let callee = text(function, src);
-    match args.as_slice() {
+    match args {
         [target, key, descriptor]
             if callee == "Object.defineProperty"
                 && matches!(text(*target, src), "exports" | "module.exports") =>

@@ -15,17 +15,10 @@ use super::values::{fallback, returned_node, val};
 /// At most this many nodes of a `tools/list` handler are searched for its answer.
 pub(super) const HANDLER_BUDGET: usize = 200_000;
 
-pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
-    let Some(function) = node.field("function") else {
-        return;
-    };
-    let Some(args) = node.field("arguments") else {
-        return;
-    };
-    let args = children(args);
+pub(super) fn call(node: Node, function: Node, args: &[Node], src: &[u8], out: &mut FileSummary) {
     if function.kind_name() != "member_expression" {
-        keyed(node, function, &args, src, out);
-        return tool_shaped(&args, src, out);
+        keyed(node, function, args, src, out);
+        return tool_shaped(args, src, out);
     }
     let Some(method) = function.field("property") else {
         return;
@@ -100,7 +93,7 @@ pub(super) fn call(node: Node, src: &[u8], out: &mut FileSummary) {
                 ));
             }
         }
-        _ => tool_shaped(&args, src, out),
+        _ => tool_shaped(args, src, out),
     }
 }
 
