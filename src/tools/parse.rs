@@ -3,6 +3,7 @@
 //! filling its summary. It knows nothing of the tree: which files to parse, and
 //! when, is the collector's (`tools/mod.rs`).
 
+use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -188,21 +189,33 @@ pub(super) fn parse(
     skipped: &[Range<usize>],
     budget: Duration,
 ) -> Option<Tree> {
-    let mut parser = Parser::new();
-    parser.set_language(&lang.grammar()).ok()?;
-    if !skipped.is_empty() {
-        parser
-            .set_included_ranges(&skim::included(bytes, skipped))
-            .ok()?;
+    thread_local! {
+        /// One parser a thread, reused: a new one allocates its stacks anew, a
+        /// cost a small file's parse notices.
+        static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
     }
-    let started = Instant::now();
-    // Returning true cancels the parse.
-    let mut over_budget = |_: &ParseState| started.elapsed() > budget;
-    let options = ParseOptions::new().progress_callback(&mut over_budget);
-    let len = bytes.len();
-    parser.parse_with_options(
-        &mut |at, _| if at < len { &bytes[at..] } else { &[] },
-        None,
-        Some(options),
-    )
+    let ranges = match skipped.is_empty() {
+        true => Vec::new(),
+        false => skim::included(bytes, skipped),
+    };
+    PARSER.with_borrow_mut(|parser| {
+        parser.set_language(&lang.grammar()).ok()?;
+        // None is the whole file.
+        parser.set_included_ranges(&ranges).ok()?;
+        let started = Instant::now();
+        // Returning true cancels the parse.
+        let mut over_budget = |_: &ParseState| started.elapsed() > budget;
+        let options = ParseOptions::new().progress_callback(&mut over_budget);
+        let len = bytes.len();
+        let tree = parser.parse_with_options(
+            &mut |at, _| if at < len { &bytes[at..] } else { &[] },
+            None,
+            Some(options),
+        );
+        // A cancelled parse would otherwise be resumed by the next.
+        if tree.is_none() {
+            parser.reset();
+        }
+        tree
+    })
 }

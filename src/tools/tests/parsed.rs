@@ -218,6 +218,16 @@ fn a_parse_past_its_budget_is_abandoned() {
     let src = b"server.registerTool(\"x\", {}, cb);\n".repeat(2000);
     assert!(parse(Lang::TypeScript, &src, &[], PARSE_BUDGET).is_some());
     assert!(parse(Lang::TypeScript, &src, &[], Duration::ZERO).is_none());
+    // The thread's parser, reused, starts the next parse afresh: a small file,
+    // then a file of another language.
+    let small = b"server.registerTool(\"y\", {}, cb);\n";
+    let tree = parse(Lang::TypeScript, small, &[], PARSE_BUDGET).expect("parsed");
+    assert_eq!(tree.root_node().end_byte(), small.len());
+    assert!(!tree.root_node().has_error());
+    let py = b"@mcp.tool()\ndef f():\n    return 1\n";
+    let tree = parse(Lang::Python, py, &[], PARSE_BUDGET).expect("parsed");
+    assert_eq!(tree.root_node().kind(), "module");
+    assert!(!tree.root_node().has_error());
 }
 
 /// An optional call of `server.tool` is a registration like any other, and its
