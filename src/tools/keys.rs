@@ -24,6 +24,19 @@ pub(super) fn is_schema(key: &[u8]) -> bool {
     key == b"outputSchema" || is_one_of(key, &SCHEMA)
 }
 
+/// Returns true for the callee of Zod's object schema, `z.object`, `zod.object`
+/// (`strictObject`, `looseObject`; `zod_1.z.object` as tsc compiles it), white
+/// space around the dots allowed: the recogniser reads its arguments as nothing it
+/// knows (a schema's content is never read), and the parse may leave out the
+/// object literal it is first given (see `lex::typescript`).
+pub(super) fn is_zod_object(callee: &[u8]) -> bool {
+    let mut parts = callee.rsplit(|&b| b == b'.').map(<[u8]>::trim_ascii);
+    matches!(
+        parts.next(),
+        Some(b"object" | b"strictObject" | b"looseObject")
+    ) && matches!(parts.next(), Some(b"z" | b"zod"))
+}
+
 /// The keys of the function that runs a tool.
 pub(super) const HANDLER: [&str; 5] = ["handler", "handle", "execute", "run", "callback"];
 

@@ -413,6 +413,22 @@ mod tests {
     }
 
     #[test]
+    fn a_zod_object_s_shape_is_left_out() {
+        let src = "export const S = z.object({ a: z.string(), b: zod.number() });\n\
+                   const T = zod_1.z.strictObject(\n  { c: z.boolean() },\n);\n\
+                   const U = other.object({ d: 1 }), V = z.object(shape), W = z.array(z.looseObject({ e: f(() => { g(); }) }));\n\
+                   const X = z.object({ t: server.registerTool(\"x\", {}, cb) });\n";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [
+                " a: z.string(), b: zod.number() ",
+                " c: z.boolean() ",
+                " e: f(() => { g(); }) ",
+            ]
+        );
+    }
+
+    #[test]
     fn a_description_text_is_left_out_when_it_is_the_whole_value() {
         let long = "Reads one page of the project's issues, newest first, at most fifty.";
         let src = format!(

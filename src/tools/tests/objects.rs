@@ -228,3 +228,43 @@ server.registerTool(byHandler.name, {}, defs.handler);
         ],
     );
 }
+
+/// A Zod object schema's shape is never read, only that it is there: read so in
+/// every parse, the object literal `z.object(...)` is first given is left out of
+/// the parse. A 1.x `tool(...)` still tells its `.shape` for the parameters, and an
+/// object of tool-like keys given to it is no tool.
+#[test]
+fn a_zod_object_s_shape_is_never_read() {
+    let schemas = r#"import { z } from 'zod';
+
+export const SearchInput = z.object({
+  query: z.string().describe('What to look for'),
+  limit: z.number().int().max(50).optional(),
+});
+
+export const ToolConfig = z.object({
+  name: z.string(),
+  inputSchema: z.record(z.unknown()),
+  handler: z.function(),
+});
+"#;
+    let index = r#"import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { SearchInput } from './schemas.js';
+
+const server = new McpServer({ name: 's', version: '1.0.0' });
+server.tool('search', 'Searches.', SearchInput.shape, { readOnlyHint: true }, async () => ({ content: [] }));
+server.registerTool('drop', {
+  inputSchema: z.object({ id: z.string() }).shape,
+  annotations: { destructiveHint: true },
+}, async () => ({ content: [] }));
+"#;
+    let found = find(&[
+        ("src/schemas.ts", schemas.as_bytes()),
+        ("src/index.ts", index.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &["src/index.ts:6 search t---", "src/index.ts:7 drop -t--"],
+    );
+}

@@ -11,8 +11,10 @@ use super::super::keys;
 use super::lexed::{mark_binding, Candidate, Forms, Lexed, DESCRIPTION_MIN};
 use super::scan::{block_comment_end, is_ident, string_end};
 
+mod handler;
 mod jsx;
 mod types;
+use handler::{handler_function, After};
 use jsx::{jsx_opens, jsx_step, Jsx};
 use types::{return_type_body, type_declaration_body, type_parameters_end};
 
@@ -76,6 +78,9 @@ struct Frame {
     /// A `(` opening the parameters of a function that is a handler key's value
     /// (see [`TypeScriptLexer::handler_colon`]).
     handler_params: bool,
+    /// A `(` opening the arguments of a Zod object schema (`z.object(`, see
+    /// `keys::is_zod_object`).
+    zod: bool,
 }
 
 impl Frame {
@@ -97,6 +102,7 @@ impl Frame {
             keyed_object: false,
             keyed_first: false,
             handler_params: false,
+            zod: false,
         }
     }
 }
@@ -169,22 +175,6 @@ enum KeyValue {
     Key,
     /// Its `:` was read: a `{` next is its value.
     Colon,
-}
-
-/// Where the tokens after the parameters of a function that is a handler key's
-/// value are (see [`TypeScriptLexer::handler_colon`]): a body opening right after
-/// them, after their return type or after the arrow is the handler's, which the
-/// recogniser never reads as a factory (`values::object`).
-#[derive(Clone, Copy, PartialEq)]
-enum After {
-    None,
-    /// Right after the `)`, at this depth of brackets.
-    Params(usize),
-    /// In the return type after its `:`, until a `,`, `;` or closing bracket at
-    /// that depth.
-    ReturnType(usize),
-    /// Right after the `=>`.
-    Arrow,
 }
 
 /// Where a keyed call (`key: f({`, see [`Forms::keyed`]) is being read.
@@ -346,28 +336,6 @@ struct TypeScriptLexer<'a> {
     /// For each candidate of `out`, whether it is a function's body (a `var` in it
     /// is its own), not a block.
     functions: Vec<bool>,
-}
-
-impl After {
-    /// The state after a token starting with `b` (`then` the byte after it) is
-    /// read, `depth` brackets open before it.
-    fn next(self, b: u8, then: Option<&u8>, depth: usize) -> After {
-        let arrow = b == b'=' && then == Some(&b'>');
-        match self {
-            After::Params(at) if b == b':' => After::ReturnType(at),
-            After::Params(_) | After::ReturnType(_) if arrow => After::Arrow,
-            // The `{` of a body, which `open` reads.
-            After::Params(_) | After::Arrow if b == b'{' => self,
-            After::ReturnType(at)
-                if depth == at && matches!(b, b',' | b';' | b')' | b']' | b'}') =>
-            {
-                After::None
-            }
-            After::ReturnType(at) if depth < at => After::None,
-            After::ReturnType(_) => self,
-            _ => After::None,
-        }
-    }
 }
 
 impl KeyValue {
@@ -599,10 +567,19 @@ impl TypeScriptLexer<'_> {
         let i = self.i;
         // An object literal first inside a keyed call's parentheses.
         let bytes = self.bytes;
+        let first_inside =
+            |call: &Frame| bytes.len() - past_comments(&bytes[call.at + 1..]).len() == i;
         let keyed_first = b == b'{'
-            && self.stack.last().is_some_and(|call| {
-                call.keyed_call && bytes.len() - past_comments(&bytes[call.at + 1..]).len() == i
-            });
+            && self
+                .stack
+                .last()
+                .is_some_and(|call| call.keyed_call && first_inside(call));
+        // A Zod object schema's shape, which the recogniser never reads.
+        let zod_shape = b == b'{'
+            && self
+                .stack
+                .last()
+                .is_some_and(|call| call.zod && first_inside(call));
         let kept = self.stack.last().is_some_and(|f| f.kept);
         let body = b == b'{'
             && (matches!(self.prev, Prev::Arrow | Prev::CloseParen) || self.typed_body == Some(i));
@@ -645,12 +622,13 @@ impl TypeScriptLexer<'_> {
             kept,
             keys: 0,
             annotations: b == b'{' && self.annotations == KeyValue::Colon,
-            schema: b == b'{' && self.schema == KeyValue::Colon,
+            schema: b == b'{' && (self.schema == KeyValue::Colon || zod_shape),
             assigned: b == b'{' && assigned && self.stack.is_empty(),
             keyed_call: b == b'(' && keyed == Keyed::Callee,
             keyed_object: false,
             keyed_first,
             handler_params,
+            zod: b == b'(' && keys::is_zod_object(callee_before(&bytes[..i])),
         });
         self.function_pending = false;
         self.annotations = KeyValue::None;
@@ -801,28 +779,15 @@ impl TypeScriptLexer<'_> {
     }
 }
 
-/// Returns true when `between`, the text from a handler key's `:` to a `(`, makes
-/// that `(` open the parameters of a function that is the key's whole value:
-/// nothing but `async`, `function` and the function's name stand there
-/// (`handler: async (args) => {`, `execute: function run(args) {`).
-fn handler_function(between: &[u8]) -> bool {
-    let mut words = between
-        .split(u8::is_ascii_whitespace)
-        .filter(|w| !w.is_empty());
-    let mut next = words.next();
-    if next == Some(b"async") {
-        next = words.next();
-    }
-    match next {
-        None => true,
-        Some(b"function") => {
-            words
-                .next()
-                .is_none_or(|name| name.iter().all(|&b| is_ident(b)))
-                && words.next().is_none()
-        }
-        Some(_) => false,
-    }
+/// Returns the dotted name that ends `before` (the text before a `(`), white space
+/// after it left out: the callee of a call written plainly (`zod_1.z.object`).
+fn callee_before(before: &[u8]) -> &[u8] {
+    let before = before.trim_ascii_end();
+    let start = before
+        .iter()
+        .rposition(|&b| !(is_ident(b) || b == b'.'))
+        .map_or(0, |at| at + 1);
+    &before[start..]
 }
 
 /// Steps through a template literal from `i` (past its opening backtick or a

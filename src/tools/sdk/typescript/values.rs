@@ -102,6 +102,11 @@ pub(super) fn call_val(node: Node, src: &[u8], depth: usize) -> Val {
     if !matches!(f.kind_name(), "identifier" | "member_expression") || depth > 2 {
         return Val::Other;
     }
+    // A Zod object schema: its shape is never read, so the parse may leave it out.
+    if keys::is_zod_object(text(f, src).as_bytes()) {
+        let args = args.iter().map(|_| Val::Other).collect();
+        return Val::Call(Box::new(val(f, src, depth + 1)), args);
+    }
     let args = args
         .iter()
         .map(|a| match a.kind_name() {
