@@ -471,6 +471,24 @@ mod tests {
     }
 
     #[test]
+    fn a_go_description_text_is_left_out_when_it_is_the_whole_value() {
+        let long = "Lists the items of one project, newest first, fifty at a time.";
+        let src = format!(
+            "package s\n\nfunc register(s *mcp.Server) {{\n\
+             \tmcp.AddTool(s, &mcp.Tool{{\n\t\tName: \"list_items\",\n\t\tDescription: \"{long}\",\n\t}}, h)\n\
+             \tt := T{{Description:\n\t\t`{long}` /* c */ }}\n\
+             \tu := T{{Description: \"{long}\" + more, x.Description: \"{long}\"}}\n\
+             \tv := T{{Description: \"short\", Summary: \"{long}\"}}\n}}\n"
+        );
+        let left: Vec<&str> = bodies(Lang::Go, src.as_bytes())
+            .into_iter()
+            .map(|r| &src[r])
+            .filter(|text| !text.starts_with("/*"))
+            .collect();
+        assert_eq!(left, [long, long]);
+    }
+
+    #[test]
     fn bodies_after_a_return_type_are_left_out() {
         let src = "class C {\n  async m(x: T): Promise<Map<string, R[]>> { return { a: 1 }; }\n  n(): { a: number } { return { a: 2 }; }\n}\n\
                    function g(a: string): string | undefined { h(); }\n\

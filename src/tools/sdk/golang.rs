@@ -756,7 +756,22 @@ fn fields(body: Node, ty: &str, src: &[u8], depth: usize, at: u32) -> Val {
             "OpenWorldHint" => "openWorldHint",
             other => other,
         };
-        let mut value = val(*v, src, depth + 1);
+        // A description's text is never read, only that it is a string: the parse
+        // may leave it out (`Lexed::texts`).
+        let is_string = |n: Node| {
+            matches!(
+                n.kind_name(),
+                "interpreted_string_literal" | "raw_string_literal"
+            )
+        };
+        let text = match v.kind_name() {
+            "literal_element" => children(*v).first().is_some_and(|inner| is_string(*inner)),
+            _ => is_string(*v),
+        };
+        let mut value = match key == "Description" && text {
+            true => Val::Str(String::new()),
+            false => val(*v, src, depth + 1),
+        };
         // A pointer helper's value is a project's own `*bool` field: sent as written.
         let is_pointer = matches!(value, Val::Helper(..) | Val::Call(..));
         if omits_false && !is_pointer && matches!(key, "readOnlyHint" | "idempotentHint") {

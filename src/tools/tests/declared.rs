@@ -513,3 +513,40 @@ fn a_projects_own_tool_type_is_read_with_the_sdk_its_go_mod_requires() {
     ]);
     assert!(unreached.tools.is_empty(), "{:?}", unreached.tools);
 }
+
+/// A Go `Description` field's text is left out of the parse and read as a string
+/// without its text: a name taken from a description reads the same in every parse.
+#[test]
+fn a_go_description_left_out_of_the_parse_is_still_a_string() {
+    let server = r#"package server
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+var info = Info{Description: "A name taken from a description is read as a whole parse reads it."}
+
+func Register(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "list_items",
+		Description: "Lists the items of one project, newest first, fifty at a time at most.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, listItems)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: info.Description,
+		Description: `Drops one item for good. It cannot be undone, and its history goes.`, // why
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)},
+	}, dropItem)
+}
+"#;
+    let go_mod = go_mod("v1.0.0");
+    let found = find(&[
+        ("go.mod", go_mod.as_bytes()),
+        ("server/server.go", server.as_bytes()),
+    ]);
+    assert_rows(
+        &found,
+        &[
+            "server/server.go:8 list_items t---",
+            "server/server.go:13  -t--",
+        ],
+    );
+}

@@ -3,7 +3,7 @@
 //! raw strings, character literals and comments are stepped over, brackets matched;
 //! `None` for what it cannot follow.
 
-use super::lexed::{Candidate, Forms, Lexed};
+use super::lexed::{Candidate, Forms, Lexed, DESCRIPTION_MIN};
 use super::scan::{block_comment_end, is_ident, quoted_end, string_end};
 
 /// The languages [`c_like_bodies`] reads.
@@ -25,6 +25,7 @@ pub(super) fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
     let mut out = Vec::new();
     let mut quiet = Vec::new();
     let mut comments = Vec::new();
+    let mut texts = Vec::new();
     // C#'s interpolated strings hold code.
     let quiet_strings = dialect != Dialect::CSharp;
     // (the opening byte, where it is, whether it is a body's brace)
@@ -64,10 +65,14 @@ pub(super) fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
             b'"' => {
                 i = string_end(bytes, i)?;
                 quiet.push(start..i);
+                if dialect == Dialect::Go {
+                    texts.extend(go_description(bytes, start..i));
+                }
             }
             b'`' if dialect == Dialect::Go => {
                 i = i + 2 + memchr::memchr(b'`', &bytes[i + 1..])?;
                 quiet.push(start..i);
+                texts.extend(go_description(bytes, start..i));
             }
             b'\'' => {
                 match dialect {
@@ -152,9 +157,37 @@ pub(super) fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
         candidates: out,
         quiet,
         comments,
-        texts: Vec::new(),
+        texts,
         forms: Forms::default(),
     })
+}
+
+/// Returns the inside of `string` (quotes included in the range) when it is the
+/// whole value of a composite literal's `Description` field (`{` or `,` before the
+/// key, `,` or `}` after the string, white space and comments between) and at
+/// least [`DESCRIPTION_MIN`] bytes long: the recogniser reads such a value as a
+/// string whose text it never reads (`golang::fields`), so the parse may leave it
+/// out (see [`Lexed::texts`]).
+fn go_description(bytes: &[u8], string: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+    let inside = string.start + 1..string.end - 1;
+    if inside.len() < DESCRIPTION_MIN {
+        return None;
+    }
+    let before = bytes[..string.start].trim_ascii_end().strip_suffix(b":")?;
+    let key = before.trim_ascii_end().strip_suffix(b"Description")?;
+    if !matches!(key.trim_ascii_end().last(), Some(b'{' | b',')) {
+        return None;
+    }
+    let mut after = &bytes[string.end..];
+    loop {
+        after = after.trim_ascii_start();
+        match after {
+            [b'/', b'/', ..] => after = &after[memchr::memchr(b'\n', after)?..],
+            [b'/', b'*', ..] => after = &after[block_comment_end(after, 0, false)?..],
+            [b',' | b'}', ..] => return Some(inside),
+            _ => return None,
+        }
+    }
 }
 
 /// Returns the index past a C# string whose `"` is at `at`, its prefix read from

@@ -29,9 +29,10 @@ pub(in crate::tools) struct Lexed {
     /// parse may leave them out (see `skim::bodies_of`).
     pub(in crate::tools) comments: Vec<Range<usize>>,
     /// TypeScript: the insides of the string literals that are a `description`
-    /// key's whole value (see [`DESCRIPTION_MIN`]), sorted and disjoint. The
-    /// recogniser reads such a value as a string whose text it never reads
-    /// (`values::object`), so the parse may leave them out.
+    /// key's whole value (see [`DESCRIPTION_MIN`]), sorted and disjoint; Go: those
+    /// that are a composite literal's `Description` field's. The recogniser reads
+    /// such a value as a string whose text it never reads (`values::object`,
+    /// `golang::fields`), so the parse may leave them out.
     pub(in crate::tools) texts: Vec<Range<usize>>,
     /// TypeScript: the forms of object literals the file holds, as its
     /// [`Lexed::code`] reads. None for the other languages, whose anchors ask no such
