@@ -11,9 +11,11 @@ use super::super::keys;
 use super::lexed::{mark_binding, Candidate, Forms, Lexed, DESCRIPTION_MIN};
 use super::scan::{block_comment_end, is_ident, string_end};
 
+mod frame;
 mod handler;
 mod jsx;
 mod types;
+use frame::{Frame, Open};
 use handler::{handler_function, After};
 use jsx::{jsx_opens, jsx_step, Jsx};
 use types::{return_type_body, type_declaration_body, type_parameters_end};
@@ -32,79 +34,6 @@ enum Prev {
     CloseParen,
     /// `=>`: a `{` next opens an arrow function's body.
     Arrow,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Open {
-    Paren,
-    Bracket,
-    Brace,
-    /// `${` in a template literal: its `}` goes back into the template.
-    Template,
-    /// `{` in a JSX element: its `}` goes back into the element.
-    JsxHole,
-}
-
-struct Frame {
-    open: Open,
-    at: usize,
-    /// A body or block: a `{` right after `)` or `=>`.
-    body: bool,
-    /// Such a body that is a function's: after `=>`, after a function's
-    /// parameters, or a callback's (right inside a call's parentheses).
-    function_body: bool,
-    /// Such a body that the recogniser may read as a factory (see [`Candidate`]).
-    named: bool,
-    /// A `(` opening a declared or bound function's parameters (`function f(`).
-    function: bool,
-    /// Inside the arguments of a call naming `ListToolsRequestSchema`, whose
-    /// handler a recogniser searches.
-    kept: bool,
-    /// The keys of an object literal that make it tool-shaped, seen right inside
-    /// this brace ([`KEY_NAME`] and the others).
-    keys: u8,
-    /// The brace is the value of an `annotations` key.
-    annotations: bool,
-    /// The brace is the value of a schema's key (see `keys::is_schema`).
-    schema: bool,
-    /// A brace given by a `=` outside every bracket (see [`Forms::constant`]).
-    assigned: bool,
-    /// A `(` after `key: name` (see [`Forms::keyed`]), and whether an object
-    /// literal first inside it has the keys the recogniser needs of it.
-    keyed_call: bool,
-    keyed_object: bool,
-    /// A brace opening the object literal first inside a keyed call's parentheses.
-    keyed_first: bool,
-    /// A `(` opening the parameters of a function that is a handler key's value
-    /// (see [`TypeScriptLexer::handler_colon`]).
-    handler_params: bool,
-    /// A `(` opening the arguments of a Zod object schema (`z.object(`, see
-    /// `keys::is_zod_object`).
-    zod: bool,
-}
-
-impl Frame {
-    /// A template's substitution or a JSX hole at `at`, `kept` as its parent.
-    fn hole(open: Open, at: usize, kept: bool) -> Frame {
-        Frame {
-            open,
-            at,
-            body: false,
-            function_body: false,
-            named: false,
-            function: false,
-            kept,
-            keys: 0,
-            annotations: false,
-            schema: false,
-            assigned: false,
-            keyed_call: false,
-            keyed_object: false,
-            keyed_first: false,
-            handler_params: false,
-            zod: false,
-        }
-    }
 }
 
 /// A `name` key (the keys are those of [`keys`]).

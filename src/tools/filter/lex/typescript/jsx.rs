@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::super::scan::{block_comment_end, is_ident};
-use super::{Frame, Open};
+use super::frame::{Frame, Open};
 
 /// Where a JSX element is being read: how many elements are open, and whether the
 /// reader is inside a tag (its attributes) rather than among the children.
