@@ -173,7 +173,7 @@ impl Layout {
         match extension(from).as_slice() {
             b"go" => self.go_package(package),
             b"py" | b"pyi" => python_module(from, package, &self.py_roots, &self.py_projects),
-            b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => self
+            ext if is_script(ext) => self
                 .js_stems(from, package)
                 .iter()
                 .flat_map(|stem| script_paths(stem))
@@ -244,12 +244,10 @@ impl Layout {
     fn scope<'f>(&self, from: &'f [u8]) -> Scope<'f> {
         match extension(from).as_slice() {
             b"go" => Scope::Anywhere,
-            b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx" => {
-                match self.nearest_config_at(from) {
-                    Some((dir, _)) => Scope::Config(dir),
-                    None => Scope::Anywhere,
-                }
-            }
+            ext if is_script(ext) => match self.nearest_config_at(from) {
+                Some((dir, _)) => Scope::Config(dir),
+                None => Scope::Anywhere,
+            },
             _ => Scope::Folder(parent(from)),
         }
     }
@@ -364,6 +362,15 @@ fn package_stems(dir: &[u8], sub: &str, exports: &[(String, String)]) -> Vec<Vec
     }
     out.dedup();
     out
+}
+
+/// Returns true for the extension (lower case) of a TypeScript or JavaScript file,
+/// whose package specifiers are looked for as scripts' (see [`Layout::paths`]).
+fn is_script(ext: &[u8]) -> bool {
+    matches!(
+        ext,
+        b"ts" | b"tsx" | b"mts" | b"cts" | b"js" | b"mjs" | b"cjs" | b"jsx"
+    )
 }
 
 /// Returns the files a stem of a script may be (`x`, `x.ts`, `x/index.ts`, and

@@ -3,7 +3,7 @@
 //! raw strings, character literals and comments are stepped over, brackets matched;
 //! `None` for what it cannot follow.
 
-use super::lexed::{Candidate, Forms, Lexed, DESCRIPTION_MIN};
+use super::lexed::{description_text, Candidate, Forms, Lexed};
 use super::scan::{block_comment_end, is_ident, quoted_end, string_end};
 
 /// The languages [`c_like_bodies`] reads.
@@ -162,32 +162,18 @@ pub(super) fn c_like_bodies(bytes: &[u8], dialect: Dialect) -> Option<Lexed> {
     })
 }
 
-/// Returns the inside of `string` (quotes included in the range) when it is the
-/// whole value of a composite literal's `Description` field (`{` or `,` before the
-/// key, `,` or `}` after the string, white space and comments between) and at
-/// least [`DESCRIPTION_MIN`] bytes long: the recogniser reads such a value as a
-/// string whose text it never reads (`golang::fields`), so the parse may leave it
-/// out (see [`Lexed::texts`]).
+/// Returns the inside of `string` (its quotes in the range) when it is a
+/// composite literal's `Description` field's (`{` or `,` before the key) and may
+/// be left out of the parse as a description (see [`description_text`]): the
+/// recogniser reads such a value as a string whose text it never reads
+/// (`golang::fields`).
 fn go_description(bytes: &[u8], string: std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
-    let inside = string.start + 1..string.end - 1;
-    if inside.len() < DESCRIPTION_MIN {
-        return None;
-    }
     let before = bytes[..string.start].trim_ascii_end().strip_suffix(b":")?;
     let key = before.trim_ascii_end().strip_suffix(b"Description")?;
     if !matches!(key.trim_ascii_end().last(), Some(b'{' | b',')) {
         return None;
     }
-    let mut after = &bytes[string.end..];
-    loop {
-        after = after.trim_ascii_start();
-        match after {
-            [b'/', b'/', ..] => after = &after[memchr::memchr(b'\n', after)?..],
-            [b'/', b'*', ..] => after = &after[block_comment_end(after, 0, false)?..],
-            [b',' | b'}', ..] => return Some(inside),
-            _ => return None,
-        }
-    }
+    description_text(string.start + 1..string.end - 1, &bytes[string.end..])
 }
 
 /// Returns the index past a C# string whose `"` is at `at`, its prefix read from

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use super::scan::past_comments;
+
 /// At most this many bytes of candidate bodies are searched for anchors, as a
 /// multiple of the file's length (nested candidates are searched again), and at
 /// most this many Python lines walked, as a multiple of the file's: a file of many
@@ -13,6 +15,15 @@ pub(in crate::tools) const SEARCH_FACTOR: usize = 4;
 /// A description's text shorter than this stays in the parse: the range it would
 /// take costs tree-sitter's lexer more than the bytes it saves.
 pub(in crate::tools) const DESCRIPTION_MIN: usize = 48;
+
+/// Returns `inside`, the inside of a description's string, when it may be left out
+/// of the parse (see [`Lexed::texts`]): it is the key's whole value (`after`, the
+/// text past its closing quote, holds a `,` or `}` first, white space and comments
+/// aside) and at least [`DESCRIPTION_MIN`] bytes long.
+pub(super) fn description_text(inside: Range<usize>, after: &[u8]) -> Option<Range<usize>> {
+    (inside.len() >= DESCRIPTION_MIN && matches!(past_comments(after).first(), Some(b',' | b'}')))
+        .then_some(inside)
+}
 
 /// What a lexer reads of a file: the bodies and blocks the parse may leave out when
 /// their text allows it (see `skim::bodies`), and where its quiet text is.

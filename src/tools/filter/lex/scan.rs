@@ -84,3 +84,20 @@ pub(in crate::tools) fn angle_close(bytes: &[u8], at: usize, stops: &[u8]) -> Op
     }
     None
 }
+
+/// Returns `text` past its leading white space and comments; an unclosed block
+/// comment is left in place.
+pub(super) fn past_comments(text: &[u8]) -> &[u8] {
+    let mut rest = text.trim_ascii_start();
+    loop {
+        let past = match rest {
+            [b'/', b'/', ..] => memchr::memchr(b'\n', rest).unwrap_or(rest.len()),
+            [b'/', b'*', ..] => match block_comment_end(rest, 0, false) {
+                Some(end) => end,
+                None => return rest,
+            },
+            _ => return rest,
+        };
+        rest = rest[past..].trim_ascii_start();
+    }
+}

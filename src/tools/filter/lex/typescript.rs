@@ -8,8 +8,8 @@
 use std::ops::Range;
 
 use super::super::keys;
-use super::lexed::{mark_binding, Candidate, Forms, Lexed, DESCRIPTION_MIN};
-use super::scan::{block_comment_end, is_ident, string_end};
+use super::lexed::{description_text, mark_binding, Candidate, Forms, Lexed};
+use super::scan::{block_comment_end, is_ident, past_comments, string_end};
 
 mod frame;
 mod handler;
@@ -76,23 +76,6 @@ fn key_follows(bytes: &[u8], at: usize) -> bool {
     let rest = past_comments(&bytes[at..]);
     let rest = rest.strip_prefix(b"?").map_or(rest, past_comments);
     matches!(rest.first(), Some(b':' | b',' | b'}' | b'(' | b'<' | b'/'))
-}
-
-/// Returns `text` past its leading white space and comments; an unclosed block
-/// comment is left in place.
-fn past_comments(text: &[u8]) -> &[u8] {
-    let mut rest = text.trim_ascii_start();
-    loop {
-        let past = match rest {
-            [b'/', b'/', ..] => memchr::memchr(b'\n', rest).unwrap_or(rest.len()),
-            [b'/', b'*', ..] => match block_comment_end(rest, 0, false) {
-                Some(end) => end,
-                None => return rest,
-            },
-            _ => return rest,
-        };
-        rest = rest[past..].trim_ascii_start();
-    }
 }
 
 /// Where the value of a key the lexer follows (`annotations`, a schema's) is being
@@ -453,10 +436,8 @@ impl TypeScriptLexer<'_> {
     /// leave out when it is the key's whole value (a `,` or `}` follows) and long
     /// enough to be worth a range of its own.
     fn text(&mut self, inside: Range<usize>) {
-        let rest = past_comments(&self.bytes[inside.end + 1..]);
-        if inside.len() >= DESCRIPTION_MIN && matches!(rest.first(), Some(b',' | b'}')) {
-            self.texts.push(inside);
-        }
+        let after = &self.bytes[inside.end + 1..];
+        self.texts.extend(description_text(inside, after));
     }
 
     /// A quoted string, which may be an object's key. One that is no key is quiet
