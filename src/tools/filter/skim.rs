@@ -384,6 +384,9 @@ mod tests {
     fn a_list_tools_handler_is_parsed() {
         let src = "server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: TOOLS.map((t) => { return t; }) };\n});\n";
         assert!(skipped(Lang::TypeScript, src).is_empty());
+        // Its bodies stay, its tools' schemas do not.
+        let listed = "server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: [{ name: \"a\", inputSchema: { type: \"object\" } }] };\n});\n";
+        assert_eq!(skipped(Lang::TypeScript, listed), [" type: \"object\" "]);
         // A bundler's suffixed name, in a bundle.
         let bundled = src.replace("ListToolsRequestSchema", "ListToolsRequestSchema2");
         assert!(skipped(Lang::TypeScript, &bundled).is_empty());
@@ -662,6 +665,16 @@ mod tests {
         assert_eq!(
             skipped(Lang::Python, absolute),
             ["    import json\n    from typing import Any\n"]
+        );
+        // A global assigned, even in a nested block or annotated, keeps its body
+        // in the parse; one only read, or compared, does not.
+        let assigned =
+            "def e():\n    global Y, \\\n        Z\n    if Y == 1:\n        Z: int = 3\n";
+        assert!(skipped(Lang::Python, assigned).is_empty());
+        let read = "def f():\n    global Y\n    x = self.Y = YY = 1\n    return Y == Y.run(Y)\n";
+        assert_eq!(
+            skipped(Lang::Python, read),
+            ["    x = self.Y = YY = 1\n    return Y == Y.run(Y)\n"]
         );
     }
 

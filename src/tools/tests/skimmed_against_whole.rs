@@ -34,6 +34,8 @@ fn typescript() -> impl Strategy<Value = String> {
         Just("const q = `${ server.tool(\"th\", { readOnlyHint: true }, cb) }`;".to_string()),
         (0u8..3)
             .prop_map(|i| format!("server.tool(\"leaf{i}\", {{ readOnlyHint: true }}, cb);")),
+        // A list-tools handler's tools, a schema's inside left out of the parse.
+        Just("server.setRequestHandler(ListToolsRequestSchema, async () => {\n  return { tools: [{ name: \"lt\", inputSchema: { type: \"object\", properties: { q: { type: \"string\" } } }, annotations: { readOnlyHint: true } }] };\n});".to_string()),
         // A factory's call: a top-level `function mk{i}` may return its config.
         (0u8..3).prop_map(|i| format!("server.registerTool(\"fx{i}\", mk{i}(), cb);")),
     ];
@@ -101,6 +103,10 @@ fn python(depth: usize) -> BoxedStrategy<String> {
         )),
         Just(format!(
             "{pad}mcp.add_tool(f, name=\"g\", annotations=ANN)\n"
+        )),
+        // One only read there binds nothing.
+        Just(format!(
+            "{pad}global ANN\n{pad}return ANN == ANN.get(ANN)\n"
         )),
         Just(format!(
             "{pad}s = \"global ANN; from .m import x\"  # nonlocal y\n"

@@ -11,7 +11,13 @@ use super::scan::is_ident;
 /// first statement is searched, and left out past that statement's line. `None`
 /// when the lexer cannot follow the file.
 pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
-    let (lines, binding, quiet, comments) = python_logical_lines(bytes)?;
+    let PythonLines {
+        lines,
+        relative,
+        globals,
+        quiet,
+        comments,
+    } = python_logical_lines(bytes)?;
     let mut out = Vec::new();
     // Nested bodies are walked again; past this many lines walked, the rest is parsed.
     let mut budget = lines.len().saturating_mul(SEARCH_FACTOR);
@@ -54,7 +60,10 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
             });
         }
     }
-    mark_binding(&mut out, &binding);
+    mark_binding(&mut out, &relative);
+    for c in &mut out {
+        c.binds = c.binds || assigns_a_global(bytes, &globals, c.search.clone());
+    }
     Some(Lexed {
         candidates: out,
         quiet,
@@ -218,21 +227,25 @@ impl LogicalLine {
     }
 }
 
-/// Splits Python source into logical lines: a newline inside brackets or a string,
-/// or after a backslash, continues the line. Also returns where the code (not its
-/// strings or comments) spells `global`, `nonlocal` or a relative import's `from`,
-/// its quiet text and its comments (see [`Lexed`]).
-type PythonLines = (
-    Vec<LogicalLine>,
-    Vec<usize>,
-    Vec<Range<usize>>,
-    Vec<Range<usize>>,
-);
+/// Python source split into logical lines: a newline inside brackets or a string,
+/// or after a backslash, continues the line.
+struct PythonLines {
+    lines: Vec<LogicalLine>,
+    /// Where the code (not its strings or comments) spells a relative import's
+    /// `from`, sorted.
+    relative: Vec<usize>,
+    /// Where it spells `global` or `nonlocal`, sorted.
+    globals: Vec<usize>,
+    /// Its quiet text and its comments (see [`Lexed`]).
+    quiet: Vec<Range<usize>>,
+    comments: Vec<Range<usize>>,
+}
 
 fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
     let n = bytes.len();
     let mut out = Vec::new();
-    let mut binding = Vec::new();
+    let mut relative = Vec::new();
+    let mut globals = Vec::new();
     let mut quiet = Vec::new();
     let mut comments = Vec::new();
     let mut i = 0;
@@ -294,10 +307,10 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
                     while i < n && is_ident(bytes[i]) {
                         i += 1;
                     }
-                    let relative = || bytes[i..].trim_ascii_start().first() == Some(&b'.');
+                    let dotted = || bytes[i..].trim_ascii_start().first() == Some(&b'.');
                     match &bytes[start..i] {
-                        b"global" | b"nonlocal" => binding.push(start),
-                        b"from" if relative() => binding.push(start),
+                        b"global" | b"nonlocal" => globals.push(start),
+                        b"from" if dotted() => relative.push(start),
                         _ => {}
                     }
                     last_code = Some(bytes[i - 1]);
@@ -325,7 +338,84 @@ fn python_logical_lines(bytes: &[u8]) -> Option<PythonLines> {
             opens_body,
         });
     }
-    Some((out, binding, quiet, comments))
+    Some(PythonLines {
+        lines: out,
+        relative,
+        globals,
+        quiet,
+        comments,
+    })
+}
+
+/// Returns true when a `global` or `nonlocal` statement of `globals` stands in
+/// `within` and one of the names it lists may be assigned there: the name as a
+/// whole word followed by `=` (not `==`) or by `:` (an annotated assignment, or
+/// any other colon: more is read, never less). A statement whose names cannot be
+/// read counts as assigning. A body that only reads a global binds nothing the
+/// recognisers read (docs/method.md, "What is parsed").
+fn assigns_a_global(bytes: &[u8], globals: &[usize], within: Range<usize>) -> bool {
+    let first = globals.partition_point(|&at| at < within.start);
+    let text = &bytes[within.clone()];
+    globals[first..]
+        .iter()
+        .take_while(|&&at| at < within.end)
+        .any(|&at| match global_names(bytes, at) {
+            Some(names) => names
+                .iter()
+                .any(|name| assigned(text, &bytes[name.clone()])),
+            None => true,
+        })
+}
+
+/// The names a `global` or `nonlocal` statement at `at` lists; `None` when none
+/// can be read.
+fn global_names(bytes: &[u8], at: usize) -> Option<Vec<Range<usize>>> {
+    // Past spaces and backslash-continued line ends.
+    let blanks = |mut i: usize| loop {
+        match bytes.get(i..) {
+            Some([b' ' | b'\t' | b'\r' | b'\x0c', ..]) => i += 1,
+            Some([b'\\', b'\n', ..]) => i += 2,
+            Some([b'\\', b'\r', b'\n', ..]) => i += 3,
+            _ => return i,
+        }
+    };
+    let mut i = at + bytes[at..].iter().take_while(|b| is_ident(**b)).count();
+    let mut names = Vec::new();
+    loop {
+        let start = blanks(i);
+        i = start + bytes[start..].iter().take_while(|b| is_ident(**b)).count();
+        if start == i {
+            break;
+        }
+        names.push(start..i);
+        i = blanks(i);
+        if bytes.get(i) != Some(&b',') {
+            break;
+        }
+        i += 1;
+    }
+    (!names.is_empty()).then_some(names)
+}
+
+/// Returns true when `text` holds `name` as a whole word (not after a `.`)
+/// followed, past spaces, by `=` but not `==`, or by `:`.
+fn assigned(text: &[u8], name: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, name).any(|at| {
+        let before = at.checked_sub(1).map(|b| text[b]);
+        if before.is_some_and(|b| is_ident(b) || b == b'.') {
+            return false;
+        }
+        let after = &text[at + name.len()..];
+        if after.first().is_some_and(|b| is_ident(*b)) {
+            return false;
+        }
+        let after = after.trim_ascii_start();
+        match after {
+            [b'=', b'=', ..] => false,
+            [b'=', ..] | [b':', ..] => true,
+            _ => false,
+        }
+    })
 }
 
 /// Returns true when the Python string whose quote ends `head` may hold code: its

@@ -614,7 +614,9 @@ impl TypeScriptLexer<'_> {
                 // A body, or a schema's object literal, which the recogniser reads
                 // as a schema without reading inside it: left out of the parse
                 // unless it holds an anchor or a binding spelling, as a block is.
-                if (frame.body || frame.schema) && !frame.kept {
+                // A list-tools handler's bodies stay (the recogniser reads what
+                // it returns), its tools' schemas do not.
+                if frame.schema || (frame.body && !frame.kept) {
                     self.out
                         .push(Candidate::body(frame.at + 1..i, frame.body && frame.named));
                     self.functions.push(frame.function_body);
