@@ -24,7 +24,7 @@ use tree_sitter::Point;
 use super::keys;
 use super::lang::Lang;
 use super::lex::{self, SEARCH_FACTOR};
-use super::prefilter::{self, words};
+use super::prefilter;
 
 /// Returns the byte ranges of `bytes` the parse may leave out, sorted and disjoint;
 /// empty when the language is not skimmed or the lexer could not follow the file.
@@ -51,10 +51,24 @@ pub(in crate::tools) fn bodies_of(
     let mut candidates = lexed.candidates;
     // Outermost first: a body left out takes every body inside it along.
     candidates.sort_by_key(|c| (c.search.start, std::cmp::Reverse(c.search.end)));
+    let wanted: Vec<bool> = candidates
+        .iter()
+        .map(|c| {
+            let body = &code[c.search.clone()];
+            (c.named && (c.returns || returns_a_name(body)))
+                || (lang == Lang::Go && returns_a_pointer(body))
+                || (matches!(lang, Lang::TypeScript | Lang::Tsx)
+                    && returns_tools(&code[..c.search.start]))
+        })
+        .collect();
+    let holding = holding_wanted(&candidates, &wanted);
     let mut budget = bytes.len().saturating_mul(SEARCH_FACTOR);
     let mut out: Vec<Range<usize>> = Vec::new();
-    for c in candidates {
+    for (k, c) in candidates.into_iter().enumerate() {
         if out.last().is_some_and(|last| c.search.start < last.end) {
+            continue;
+        }
+        if wanted[k] || holding[k] {
             continue;
         }
         let text = &bytes[c.search.clone()];
@@ -62,13 +76,7 @@ pub(in crate::tools) fn bodies_of(
             continue;
         }
         budget -= text.len();
-        let read = prefilter::anchored(lang, &code[c.search.clone()])
-            || c.binds
-            || (c.named && (returns_a_literal(text) || returns_a_name(&code[c.search.clone()])))
-            || (lang == Lang::Go && returns_a_pointer(&code[c.search.clone()]))
-            || (matches!(lang, Lang::TypeScript | Lang::Tsx)
-                && returns_tools(&code[..c.search.start]));
-        if read {
+        if prefilter::anchored(lang, &code[c.search.clone()]) || c.binds {
             continue;
         }
         out.extend(c.doc.filter(|d| !d.is_empty()));
@@ -77,6 +85,35 @@ pub(in crate::tools) fn bodies_of(
         }
     }
     with_comments(bytes, with_texts(out, &texts), &comments)
+}
+
+/// Returns, for each of `candidates` (outermost first), whether a body inside it
+/// is `wanted` (one the recogniser reads for what it is: a factory, a function
+/// typed as giving tools): left out, the outer body would take it along, so it
+/// stays in the parse too.
+fn holding_wanted(candidates: &[lex::Candidate], wanted: &[bool]) -> Vec<bool> {
+    let mut holding = vec![false; candidates.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let close = |open: &mut Vec<usize>, holding: &mut [bool]| {
+        if let Some(inner) = open.pop() {
+            if let Some(&outer) = open.last() {
+                holding[outer] |= wanted[inner] || holding[inner];
+            }
+        }
+    };
+    for (k, c) in candidates.iter().enumerate() {
+        while open
+            .last()
+            .is_some_and(|&o| candidates[o].search.end <= c.search.start)
+        {
+            close(&mut open, &mut holding);
+        }
+        open.push(k);
+    }
+    while !open.is_empty() {
+        close(&mut open, &mut holding);
+    }
+    holding
 }
 
 /// Adds to `bodies` (sorted, disjoint) the texts outside them (see
@@ -197,21 +234,6 @@ fn returns_a_pointer(code: &[u8]) -> bool {
         || rest
             .strip_prefix(b"new")
             .is_some_and(|r| r.trim_ascii_start().starts_with(b"("))
-}
-
-/// Returns true when a body may return an object literal: `return` followed,
-/// past white space and opening parentheses, by `{`, by `<` (a type assertion,
-/// `return <Tool>{...}`) or by a comment. A function the TypeScript recogniser
-/// reads as a factory of what it returns, when it is bound to a name, returns
-/// one of these (`return (a ?? b)` is none).
-fn returns_a_literal(text: &[u8]) -> bool {
-    words(text, b"return").any(|at| {
-        let mut rest = &text[at + b"return".len()..];
-        while let Some(inner) = rest.trim_ascii_start().strip_prefix(b"(") {
-            rest = inner;
-        }
-        matches!(rest.trim_ascii_start().first(), Some(b'{' | b'<' | b'/'))
-    })
 }
 
 /// Returns true when a body's code is one statement returning a name or a dotted
@@ -555,6 +577,28 @@ mod tests {
         assert_eq!(
             skipped(Lang::TypeScript, src),
             [" return { content: [] }; ", " return (\n a ?? b\n ); "]
+        );
+    }
+
+    #[test]
+    fn a_function_returning_a_literal_only_from_a_nested_block_is_left_out() {
+        // The recogniser reads the last `return` among a function's own statements:
+        // one in a `try`, an `if` or a callback makes no factory. A factory
+        // declared inside a function keeps the function around it.
+        let src = "async function handle(a): Promise<R> { try { return { content: [] }; } catch { return { isError: true }; } }
+                   function pick(a) { if (a) { return { name: \"p\" }; } }
+                   const each = () => { items.map((t) => { return { t }; }); };
+                   function outer() { function inner() { return { name: \"i\" }; } go(); }
+                   function last() { if (a) { go(); } return { name: \"l\" }; }
+";
+        assert_eq!(
+            skipped(Lang::TypeScript, src),
+            [
+                " try { return { content: [] }; } catch { return { isError: true }; } ",
+                " if (a) { return { name: \"p\" }; } ",
+                " items.map((t) => { return { t }; }); ",
+                " go(); ",
+            ]
         );
     }
 

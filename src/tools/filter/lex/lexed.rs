@@ -98,10 +98,14 @@ pub(in crate::tools) struct Candidate {
     pub(in crate::tools) doc: Option<Range<usize>>,
     /// A TypeScript body the recogniser may read as a factory: a declared
     /// function's (`function f() {`), or an arrow function's that is no call's
-    /// argument (bound to a name, a class field's value). It must not return an
-    /// object literal (see [`returns_a_literal`]). Methods and blocks are no
+    /// argument (bound to a name, a class field's value). Methods and blocks are no
     /// factories.
     pub(in crate::tools) named: bool,
+    /// Such a body one of whose own statements returns what may open an object
+    /// literal (see [`opens_a_literal`]): the recogniser reads what the last
+    /// `return` among a function's own statements gives, never one in a nested
+    /// block or function.
+    pub(in crate::tools) returns: bool,
     /// Its code (not its strings or comments) holds a spelling by which a name bound
     /// in it may be seen outside it, or a module be reached from it: TypeScript's
     /// and JavaScript's `import`, `require` and `exports`, and `var` (hoisted out of
@@ -118,9 +122,22 @@ impl Candidate {
             skip: inside,
             doc: None,
             named,
+            returns: false,
             binds: false,
         }
     }
+}
+
+/// Returns true when the text after a `return` (`after`) may open an object
+/// literal: past white space and opening parentheses, `{`, `<` (a type
+/// assertion, `return <Tool>{...}`) or `/` (a comment, or a regular expression:
+/// more is read, never less). `return (a ?? b)` opens none.
+pub(super) fn opens_a_literal(after: &[u8]) -> bool {
+    let mut rest = after;
+    while let Some(inner) = rest.trim_ascii_start().strip_prefix(b"(") {
+        rest = inner;
+    }
+    matches!(rest.trim_ascii_start().first(), Some(b'{' | b'<' | b'/'))
 }
 
 /// Marks the candidates whose searched text holds one of `binding` (the sorted

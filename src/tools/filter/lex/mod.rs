@@ -15,7 +15,7 @@ mod python;
 mod scan;
 mod typescript;
 
-pub(in crate::tools) use lexed::{Forms, Lexed, SEARCH_FACTOR};
+pub(in crate::tools) use lexed::{Candidate, Forms, Lexed, SEARCH_FACTOR};
 pub(in crate::tools) use scan::angle_close;
 #[cfg(test)]
 pub(in crate::tools) use typescript::typescript_forms;

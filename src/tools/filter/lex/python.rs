@@ -56,6 +56,7 @@ pub(super) fn python_bodies(bytes: &[u8]) -> Option<Lexed> {
                 skip: first.end..lines[last].end,
                 doc,
                 named: false,
+                returns: false,
                 binds: false,
             });
         }

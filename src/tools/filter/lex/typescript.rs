@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use super::super::keys;
-use super::lexed::{description_text, mark_binding, Candidate, Forms, Lexed};
+use super::lexed::{description_text, mark_binding, opens_a_literal, Candidate, Forms, Lexed};
 use super::scan::{block_comment_end, is_ident, past_comments, string_end};
 
 mod frame;
@@ -539,6 +539,7 @@ impl TypeScriptLexer<'_> {
             keyed_first,
             handler_params,
             zod: b == b'(' && keys::is_zod_object(callee_before(&bytes[..i])),
+            returns: false,
         });
         self.function_pending = false;
         self.annotations = KeyValue::None;
@@ -617,8 +618,9 @@ impl TypeScriptLexer<'_> {
                 // A list-tools handler's bodies stay (the recogniser reads what
                 // it returns), its tools' schemas do not.
                 if frame.schema || (frame.body && !frame.kept) {
-                    self.out
-                        .push(Candidate::body(frame.at + 1..i, frame.body && frame.named));
+                    let mut body = Candidate::body(frame.at + 1..i, frame.body && frame.named);
+                    body.returns = frame.returns;
+                    self.out.push(body);
                     self.functions.push(frame.function_body);
                 }
                 self.i += 1;
@@ -652,6 +654,11 @@ impl TypeScriptLexer<'_> {
         }
         if word == b"var" {
             self.hoisted.push(start);
+        }
+        if word == b"return" {
+            if let Some(body) = self.stack.last_mut().filter(|f| f.body && f.named) {
+                body.returns |= opens_a_literal(&bytes[i..]);
+            }
         }
         // `function name (`: the name is the one word allowed in between.
         self.function_pending =

@@ -47,6 +47,10 @@ pub(super) struct Frame {
     /// A `(` opening the arguments of a Zod object schema (`z.object(`, see
     /// `keys::is_zod_object`).
     pub(super) zod: bool,
+    /// A named body (see `named`) one of whose own statements, not a nested
+    /// block's or function's, is `return` followed by what may open an object
+    /// literal (see [`opens_a_literal`](super::super::lexed::opens_a_literal)).
+    pub(super) returns: bool,
 }
 
 impl Frame {
@@ -68,6 +72,7 @@ impl Frame {
             keyed_object: false,
             keyed_first: false,
             handler_params: false,
+            returns: false,
             zod: false,
         }
     }
