@@ -218,7 +218,12 @@ fn returns_tools(head: &[u8]) -> bool {
     let head = head.trim_ascii_end();
     let head = head.strip_suffix(b"{").unwrap_or(head).trim_ascii_end();
     let head = head.strip_suffix(b"=>").unwrap_or(head);
-    memchr::memrchr(b':', head).is_some_and(|at| keys::tool_type(&head[at + 1..]).is_some())
+    // Asked of every candidate, nested ones too (see `holding_wanted`): a type
+    // whose name holds no `Tool` is none, found without `tool_type`'s copy.
+    memchr::memrchr(b':', head).is_some_and(|at| {
+        let written = &head[at + 1..];
+        memchr::memmem::find(written, b"Tool").is_some() && keys::tool_type(written).is_some()
+    })
 }
 
 /// Returns true when a body's code opens with `return &` or `return new(`: a Go
